@@ -1,0 +1,329 @@
+# Conformal calibration of NCAM prediction intervals (paper sections "Monte
+# Carlo Conformal Calibration", "Sensor-Anchored Conformal Calibration" and
+# appendix "Adapted Monte Carlo Conformal Algorithm").
+
+#' Calibrate NCAM prediction intervals by conformal prediction
+#'
+#' Computes conformity scores on calibration data and stores them so that
+#' `predict()` can return locally adaptive intervals
+#' \eqn{\hat\mu_i \pm q \hat\sigma_{i,pred}}{mu_i +/- q * sd_pred_i} at any level.
+#' Means, standard deviations and intervals are in the model scale (log units
+#' when the model was fitted with a log transform; the bounds are then
+#' back-transformed).
+#'
+#' @section Methods:
+#' All scores are normalised by the predictive standard deviation
+#' \eqn{\hat\sigma_{i,pred} = \sqrt{\sigma^2_{post,i} + \sigma^2_y}}{sd_pred_i}.
+#' * `"mc_model"` (MC-CP Model, the default, needs no labels): for each
+#'   calibration row, `m` pseudo-labels are drawn from the posterior predictive
+#'   by two stages, \eqn{\Theta^{(r)} \sim N(\mu_i, \sigma^2_{post,i})}{Theta ~ N(mu, var_post)},
+#'   \eqn{Y^{(r)} \sim N(\Theta^{(r)}, \sigma^2_y)}{Y ~ N(Theta, sigma_y^2)};
+#'   scores are \eqn{|Y^{(r)} - \mu_i| / \hat\sigma_{i,pred}}{|Y - mu| / sd_pred}.
+#' * `"mc_empirical"` (MC-CP Empirical): each pseudo-label is the reading of one
+#'   observed sensor of the row, drawn uniformly (in the model scale).
+#' * `"sensor_anchored"`: scores are
+#'   \eqn{|(b_{ij} - c_j(X_i)) / a_j(X_i) - \mu_i| / \hat\sigma_{i,pred}}{|(b_ij - c_j) / a_j - mu_i| / sd_pred_i}
+#'   pooled over rows and observed sensors, with the ordinary split-conformal
+#'   quantile of the pooled set.
+#' * `"split"`: ordinary split conformal with reference labels from the column
+#'   named by `reference` (the idealised oracle of the paper); rows with a
+#'   missing reference (or, with a log transform, a non-positive one) are
+#'   skipped.
+#'
+#' Rows with missing covariates are skipped. Rows without any sensor reading
+#' still have a prior-based mean and standard deviation and contribute to
+#' `"mc_model"` and `"split"`, but give no score for `"mc_empirical"` and
+#' `"sensor_anchored"`.
+#'
+#' @section Threshold:
+#' With \eqn{n} calibration rows, \eqn{m} scores per row and
+#' \eqn{\alpha = 1 - level}, `correction = "stutz"` (the default) uses the
+#' threshold of Algorithm 1 of Stutz et al. (2023): with conformity
+#' \eqn{E = -score}, the \eqn{k}-th largest of the \eqn{mn} scores where
+#' \eqn{k = \lfloor \alpha m (n + 1) \rfloor - m + 1}{k = floor(alpha m (n + 1)) - m + 1}.
+#' With \eqn{m = 1} this is exactly split conformal, the
+#' \eqn{\lceil (1 - \alpha)(n + 1) \rceil}{ceiling((1 - alpha)(n + 1))}-th
+#' smallest score, with the usual \eqn{1 - \alpha} guarantee (with respect to the
+#' pseudo-label distribution); for \eqn{m \ge 2} the scores of a row are
+#' dependent and the guarantee is \eqn{1 - 2\alpha}, although coverage is
+#' usually close to \eqn{1 - \alpha}.
+#'
+#' `correction = "ecdf"` gives an exact \eqn{1 - \alpha} guarantee following the
+#' ECDF correction of Stutz et al. (2023): the calibration rows are split at
+#' random into two halves. The first half provides the \eqn{m} scores per row;
+#' a score \eqn{s} gets the Monte Carlo p-value averaged over the \eqn{m}
+#' samples, \eqn{\bar p(s) = (m + \#\{scores \ge s\}) / (m (n_1 + 1))}{pbar(s) = (m + #{scores >= s}) / (m (n1 + 1))}.
+#' Each row of the second half draws one fresh pseudo-label, whose p-value
+#' \eqn{\bar p_h}{pbar_h} is computed the same way. The corrected p-value of a test
+#' label is \eqn{(1 + \#\{h: \bar p_h \le \bar p(s)\}) / (n_2 + 1)}{(1 + #{h: pbar_h <= pbar(s)}) / (n2 + 1)},
+#' and the interval keeps the labels whose corrected p-value exceeds
+#' \eqn{\alpha}; the threshold is the largest score that does so. The
+#' correction only applies to `"mc_model"` and `"mc_empirical"`.
+#'
+#' If the calibration set is too small for the level (for example fewer than
+#' 9 rows at level 0.9) the threshold is infinite, so the intervals are
+#' unbounded, and a warning says how many rows are needed.
+#'
+#' @param object A fitted model from [ncam()].
+#' @param data Calibration data: a data frame with the covariates and sensor
+#'   columns of the model (for example the calibration rows of
+#'   [split_blocks()]).
+#' @param method Calibration method, see the Methods section.
+#' @param level Default coverage level of the intervals, strictly between 0
+#'   and 1; `predict()` can use another.
+#' @param m Number of Monte Carlo pseudo-labels per calibration row (for
+#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1.
+#' @param reference Name of the reference column of `data`; required for
+#'   `"split"` and unused otherwise.
+#' @param seed `NULL` to draw from R's random number generator (so
+#'   [set.seed()] applies), or a whole number used locally without disturbing
+#'   the global random stream.
+#' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
+#'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant.
+#' @return An object of class `ncam_calibration`: a list with the fitted
+#'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
+#'   `holdout` scores (for `"ecdf"`, else `NULL`), `n` (calibration rows that
+#'   gave scores; for `"ecdf"` those behind `scores`, the rest are the
+#'   holdout), `m` (scores per row; 1 for `"split"` and `"sensor_anchored"`,
+#'   whose pooled scores count as one set) and `quantile` (the threshold at
+#'   `level`).
+#' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
+#'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
+#'   truth. *Transactions on Machine Learning Research*.
+#' @seealso [predict.ncam_calibration()], [evaluate_fusion()]
+#' @export
+#' @examples
+#' toy <- simulate_toy(300, seed = 1)
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = toy[1:200, ],
+#'             anchor = "sensor_0", hidden = integer(0), epochs = 5,
+#'             seed = 1, verbose = FALSE)
+#' cal <- calibrate(fit, toy[201:250, ], m = 10, seed = 1)
+#' cal
+#' head(predict(cal, toy[251:300, ]))
+calibrate <- function(object, data,
+                      method = c("mc_model", "split", "mc_empirical", "sensor_anchored"),
+                      level = 0.9, m = 50, reference = NULL, seed = NULL,
+                      correction = c("stutz", "ecdf")) {
+  check_ncam(object)
+  check_data_frame(data)
+  method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
+                         "method")
+  correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
+  check_scalar_level(level)
+  check_number(m, "m", min = 1, integer = TRUE)
+  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  if (method == "split") {
+    if (is.null(reference)) {
+      cli::cli_abort(c("{.arg reference} is required for {.code method = \"split\"}.",
+                       i = "Name the column of {.arg data} with the reference values."))
+    }
+    check_string(reference, "reference")
+    check_columns(data, reference, "reference")
+  }
+  if (!method %in% c("mc_model", "mc_empirical")) {
+    # One score per label: the Stutz threshold with m = 1 is split conformal.
+    m <- 1L
+    correction <- "stutz"
+  }
+
+  post <- ncam_posterior(object, data)
+  post$sigma_y2 <- object$sigma_y2_model
+  sd_pred <- sqrt(post$var_pred)
+  draws <- with_seed_or_global(seed, calibration_scores(
+    method, post, sd_pred, m, correction,
+    reference = if (method == "split") model_scale(object, data[[reference]])
+  ))
+
+  out <- structure(list(
+    model = object, method = method, level = level, correction = correction,
+    scores = sort(draws$scores), holdout = draws$holdout,
+    n = draws$n, m = as.integer(m)
+  ), class = "ncam_calibration")
+  out$quantile <- calibration_quantile(out, level)
+  out
+}
+
+#' Calibrated prediction intervals
+#'
+#' Returns the fused predictions of the model with conformal interval bounds
+#' at the requested level, computed from the stored calibration scores.
+#'
+#' @param object An `ncam_calibration` object from [calibrate()].
+#' @param newdata A data frame with the covariates and sensor columns of the
+#'   model.
+#' @param level Coverage level, strictly between 0 and 1; defaults to the
+#'   level given to [calibrate()].
+#' @param ... Unused.
+#' @return The data frame of `predict()` for the model (one row per row of
+#'   `newdata`, in order) with columns `.pred_lower` and `.pred_upper` added;
+#'   `NA` for rows with missing covariates, infinite when the calibration set
+#'   is too small for `level`.
+#' @seealso [calibrate()]
+#' @export
+#' @examples
+#' toy <- simulate_toy(300, seed = 2)
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = toy[1:200, ],
+#'             anchor = "sensor_0", hidden = integer(0), epochs = 5,
+#'             seed = 1, verbose = FALSE)
+#' cal <- calibrate(fit, toy[201:250, ], method = "sensor_anchored")
+#' head(predict(cal, toy[251:300, ], level = 0.8))
+predict.ncam_calibration <- function(object, newdata, level = object$level, ...) {
+  check_data_frame(newdata)
+  check_scalar_level(level)
+  q <- calibration_quantile(object, level)
+  out <- stats::predict(object$model, newdata)
+  post <- ncam_posterior(object$model, newdata)
+  half <- q * sqrt(post$var_pred)
+  out$.pred_lower <- ncam_untransform(object$model, post$mu - half)
+  out$.pred_upper <- ncam_untransform(object$model, post$mu + half)
+  out
+}
+
+#' @export
+print.ncam_calibration <- function(x, ...) {
+  labels <- c(mc_model = "MC-CP (model)", mc_empirical = "MC-CP (empirical)",
+              sensor_anchored = "sensor-anchored conformal", split = "split conformal")
+  corr <- if (x$method %in% c("mc_model", "mc_empirical")) {
+    paste0(", ", x$correction, " threshold")
+  } else ""
+  cat("<ncam_calibration> ", labels[[x$method]], corr, "\n",
+      "Calibration rows: ", x$n,
+      if (!is.null(x$holdout)) paste0(" (+ ", length(x$holdout), " ECDF holdout)"), "\n",
+      "Scores per row:   ", if (x$method == "sensor_anchored") "one per observed sensor" else x$m,
+      "\n",
+      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n", sep = "")
+  invisible(x)
+}
+
+#' Conformal threshold from calibration scores
+#'
+#' @param scores Nonconformity scores, `n * m` of them (`m` per row).
+#' @param n Number of calibration rows (or pooled scores when `m = 1`).
+#' @param m Scores per row.
+#' @param level Coverage level.
+#' @param correction `"stutz"` or `"ecdf"`, see [calibrate()].
+#' @param holdout For `"ecdf"`, one score per holdout row.
+#' @param what What `n` counts, for the warning.
+#' @return The threshold `q`, or `Inf` (with a warning) when there are too few
+#'   scores for the level.
+#' @noRd
+conformal_threshold <- function(scores, n, m, level, correction = "stutz",
+                                holdout = NULL, what = "calibration rows") {
+  alpha <- 1 - level
+  # Rows needed so that floor(alpha * (n + 1)) >= 1; the fuzz absorbs 1 - 0.9 != 0.1.
+  needed <- ceiling(1 / alpha - 1 - 1e-8)
+  total <- n * m
+  sorted <- sort(scores)
+  if (correction == "stutz") {
+    k <- floor(alpha * m * (n + 1) + 1e-8) - m + 1
+    if (k < 1) return(too_small(needed, n, level, what))
+    return(sorted[total - k + 1])
+  }
+  n_hold <- length(holdout)
+  r <- floor(alpha * (n_hold + 1) + 1e-8)
+  if (r < 1) {
+    # Half the rows (rounded up) form the holdout, so 2 * needed - 1 suffice.
+    return(too_small(2 * needed - 1, n + n_hold, level, what))
+  }
+  # The averaged p-value (m + count) / (m (n + 1)) is monotone in count =
+  # #{scores >= s}, so compare counts: keep s with count >= the r-th smallest
+  # holdout count.
+  counts <- total - findInterval(holdout, sorted, left.open = TRUE)
+  c_r <- sort(counts)[r]
+  if (c_r < 1) {
+    cli::cli_warn(c("The ECDF-corrected threshold at level {level} is infinite.",
+                    i = "Holdout scores exceed every calibration score; use more calibration rows."))
+    return(Inf)
+  }
+  sorted[total - c_r + 1]
+}
+
+too_small <- function(needed, n, level, what) {
+  cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
+                  i = "Level {level} needs at least {needed} {what}; there {?is/are} {n}."))
+  Inf
+}
+
+# Sensor-anchored scores are pooled into one set of exchangeable-looking
+# scores, so their count plays the role of n.
+calibration_quantile <- function(cal, level) {
+  if (cal$method == "sensor_anchored") {
+    return(conformal_threshold(cal$scores, length(cal$scores), 1L, level,
+                               what = "pooled sensor scores"))
+  }
+  conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout)
+}
+
+# Scores of the chosen method: list(scores, holdout, n), n = rows giving scores
+# (for "ecdf", the rows behind `scores`, excluding the holdout).
+calibration_scores <- function(method, post, sd_pred, m, correction, reference) {
+  if (method == "split") {
+    use <- which(post$ok & is.finite(reference))
+    return(list(scores = abs(reference[use] - post$mu[use]) / sd_pred[use],
+                holdout = NULL, n = length(use)))
+  }
+  observed <- !is.na(post$b)
+  if (method == "sensor_anchored") {
+    implied <- (post$b - post$c) / post$a
+    s <- abs(implied - post$mu) / sd_pred
+    use <- observed & post$ok
+    return(list(scores = s[use], holdout = NULL, n = sum(rowSums(use) > 0)))
+  }
+  rows <- which(post$ok)
+  if (method == "mc_empirical") rows <- rows[rowSums(observed[rows, , drop = FALSE]) > 0]
+  draw <- if (method == "mc_model") draw_model_labels else draw_sensor_labels
+  if (correction == "ecdf") {
+    # Random halves: calibration scores and a holdout for the ECDF correction.
+    rows <- rows[sample.int(length(rows))]
+    half <- floor(length(rows) / 2)
+    cal_rows <- rows[seq_len(half)]
+    hold_rows <- rows[-seq_len(half)]
+    return(list(scores = mc_scores(draw, post, sd_pred, cal_rows, m),
+                holdout = mc_scores(draw, post, sd_pred, hold_rows, 1L),
+                n = length(cal_rows)))
+  }
+  list(scores = mc_scores(draw, post, sd_pred, rows, m), holdout = NULL, n = length(rows))
+}
+
+mc_scores <- function(draw, post, sd_pred, rows, m) {
+  labels <- draw(post, rows, m)
+  as.vector(abs(labels - post$mu[rows]) / sd_pred[rows])
+}
+
+# Two-stage draw from the posterior predictive: Theta ~ N(mu, var_post), then
+# Y ~ N(Theta, sigma_y^2); a length(rows) x m matrix.
+draw_model_labels <- function(post, rows, m) {
+  n <- length(rows)
+  theta <- post$mu[rows] + sqrt(post$var_post[rows]) * matrix(stats::rnorm(n * m), n, m)
+  theta + sqrt(post$sigma_y2) * matrix(stats::rnorm(n * m), n, m)
+}
+
+# Reading of one observed sensor per draw, chosen uniformly among the row's
+# observed sensors; a length(rows) x m matrix.
+draw_sensor_labels <- function(post, rows, m) {
+  b <- post$b[rows, , drop = FALSE]
+  n <- length(rows)
+  observed <- !is.na(b)
+  k <- rowSums(observed)
+  # Column indices of the observed sensors first, so the u-th observed one is
+  # at position u.
+  cols <- t(apply(observed, 1, function(o) c(which(o), which(!o))))
+  if (ncol(b) == 1L) cols <- matrix(cols, ncol = 1L)
+  pick <- matrix(ceiling(stats::runif(n * m) * k), n, m)
+  col <- matrix(cols[cbind(rep(seq_len(n), m), as.vector(pick))], n, m)
+  matrix(b[cbind(rep(seq_len(n), m), as.vector(col))], n, m)
+}
+
+# Reference values on the model's scale (log when the model was fitted on logs).
+model_scale <- function(object, y) {
+  if (identical(object$transform, "log")) suppressWarnings(log(y)) else y
+}
+
+check_scalar_level <- function(level, call = parent.frame()) {
+  check_level(level, call = call)
+  if (length(level) != 1L) {
+    cli::cli_abort("{.arg level} must be a single number, not {length(level)} numbers.",
+                   call = call)
+  }
+  invisible(level)
+}

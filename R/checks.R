@@ -1,0 +1,77 @@
+# Shared argument checks. Each names the argument (and the column or row) at fault,
+# with the caller's call so the message points at the user's code.
+
+check_data_frame <- function(x, arg = rlang_arg(x), call = parent.frame()) {
+  if (!is.data.frame(x)) {
+    cli::cli_abort("{.arg {arg}} must be a data frame, not {.obj_type_friendly {x}}.", call = call)
+  }
+  invisible(x)
+}
+
+# Scalar number in [min, max]; `integer = TRUE` also demands a whole number.
+check_number <- function(x, arg, min = -Inf, max = Inf, integer = FALSE,
+                         allow_null = FALSE, call = parent.frame()) {
+  if (is.null(x) && allow_null) return(invisible(x))
+  what <- if (integer) "a whole number" else "a number"
+  range_txt <- if (is.finite(min) && is.finite(max)) {
+    sprintf(" between %s and %s", format(min), format(max))
+  } else if (is.finite(min)) {
+    sprintf(" of at least %s", format(min))
+  } else if (is.finite(max)) {
+    sprintf(" of at most %s", format(max))
+  } else ""
+  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) &&
+    x >= min && x <= max && (!integer || x == round(x))
+  if (!ok) {
+    shown <- if (is.numeric(x) && length(x) == 1L) format(x) else paste0("<", class(x)[1], "[", length(x), "]>")
+    cli::cli_abort("{.arg {arg}} must be {what}{range_txt}, not {shown}.", call = call)
+  }
+  invisible(x)
+}
+
+# A probability strictly inside (0, 1), such as a coverage level.
+check_level <- function(level, arg = "level", call = parent.frame()) {
+  ok <- is.numeric(level) && length(level) >= 1L && !anyNA(level) && all(level > 0 & level < 1)
+  if (!ok) {
+    cli::cli_abort("{.arg {arg}} must be a number strictly between 0 and 1, not {format(level)}.",
+                   call = call)
+  }
+  invisible(level)
+}
+
+check_string <- function(x, arg, call = parent.frame()) {
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !nzchar(x)) {
+    cli::cli_abort("{.arg {arg}} must be a single non-empty string.", call = call)
+  }
+  invisible(x)
+}
+
+# Every name in `cols` must be a column of `data`.
+check_columns <- function(data, cols, arg, call = parent.frame()) {
+  missing <- setdiff(cols, names(data))
+  if (length(missing) > 0L) {
+    cli::cli_abort(c("{.arg {arg}} names column{?s} not found in the data: {.val {missing}}.",
+                     i = "Available columns: {.val {names(data)}}."), call = call)
+  }
+  invisible(cols)
+}
+
+# Seed for the C++ generator: NULL draws one from R's RNG so set.seed() works.
+resolve_seed <- function(seed, call = parent.frame()) {
+  if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
+  check_number(seed, "seed", min = 0, max = .Machine$integer.max, integer = TRUE, call = call)
+  as.integer(seed)
+}
+
+rlang_arg <- function(x) deparse(substitute(x, parent.frame()))
+
+# Evaluate `code` with R's RNG seeded by `seed`, leaving the caller's RNG stream untouched.
+with_local_seed <- function(seed, code) {
+  global <- globalenv()
+  had_seed <- exists(".Random.seed", envir = global, inherits = FALSE)
+  old_seed <- if (had_seed) get(".Random.seed", envir = global, inherits = FALSE)
+  on.exit(if (had_seed) assign(".Random.seed", old_seed, envir = global) else
+    rm(".Random.seed", envir = global), add = TRUE)
+  set.seed(seed)
+  code
+}

@@ -1,0 +1,139 @@
+#' Methods for fitted NCAM models
+#'
+#' `print()` shows the sensors, anchor, covariates and training; `summary()` the per-sensor
+#' gain \eqn{a_j}, offset \eqn{c_j} and noise \eqn{\sigma_j} averaged over the fitted data, with
+#' their spread; `coef()` the network weights; `logLik()` the marginal log-likelihood of the
+#' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
+#' of the same readings); `fitted()` the fused values of the fitted data; `residuals()` the
+#' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
+#' where a reading is missing); `nobs()` the rows that entered the likelihood; `plot()` the
+#' training and validation loss curves.
+#'
+#' @param x,object A fitted [ncam()] model.
+#' @param ... Unused.
+#' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
+#'   `summary.ncam` with a `sensors` data frame; `coef()` a named list (head, layer) of weight
+#'   matrices and bias vectors; `logLik()` a `logLik` object; `fitted()` a numeric vector;
+#'   `residuals()` a matrix; `nobs()` an integer.
+#' @examples
+#' toy <- simulate_toy(n = 1000, seed = 3)
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
+#'             epochs = 10, seed = 1, threads = 1)
+#' fit
+#' summary(fit)
+#' AIC(fit)
+#' str(coef(fit)$prior, max.level = 1)
+#' head(residuals(fit))
+#' plot(fit)
+#' @name ncam-methods
+NULL
+
+#' @rdname ncam-methods
+#' @export
+print.ncam <- function(x, ...) {
+  cli::cli_text("{.strong Neural Conjugate Aggregation Model}")
+  cli::cli_text("Sensors: {.field {x$sensors}}")
+  anchor_txt <- if (is.null(x$anchor)) x$parameterization else paste0(x$anchor, " (a = 1, c = 0)")
+  cli::cli_text("Anchor: {anchor_txt}")
+  cov_txt <- if (length(x$covariates)) x$covariates else "none (constant heads)"
+  cli::cli_text("Covariates: {cov_txt}")
+  hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"
+  cli::cli_text("Hidden layers: {hidden_txt}; transform: {x$transform}")
+  cli::cli_text("Rows: {x$n_train} training, {x$n_validation} validation")
+  stop_txt <- if (x$stopped_early) " (early stopping)" else ""
+  cli::cli_text("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
+  best <- x$history[x$best_epoch, ]
+  if (x$n_validation > 0L) {
+    cli::cli_text("Validation NLL per row at best epoch: {format(best$validation_nll, digits = 5)}")
+  } else {
+    cli::cli_text("Training NLL per row at best epoch: {format(best$train_nll, digits = 5)}")
+  }
+  invisible(x)
+}
+
+#' @rdname ncam-methods
+#' @export
+summary.ncam <- function(object, ...) {
+  structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
+                 loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform),
+            class = "summary.ncam")
+}
+
+#' @export
+print.summary.ncam <- function(x, ...) {
+  cat("Call:\n")
+  print(x$call)
+  unit_txt <- if (identical(x$transform, "log")) " (log readings)" else ""
+  cat("\nSensor model b = a * theta + c + N(0, sigma^2)", unit_txt,
+      ", averaged over the fitted rows (sd, 10% and 90% quantiles):\n", sep = "")
+  print(format(x$sensors, digits = 4), row.names = FALSE)
+  cat("\nlog-likelihood of the readings:", format(as.numeric(x$loglik), digits = 7),
+      " (df = ", attr(x$loglik, "df"), ", nobs = ", attr(x$loglik, "nobs"), ")\n", sep = "")
+  invisible(x)
+}
+
+#' @rdname ncam-methods
+#' @export
+coef.ncam <- function(object, ...) {
+  layout <- ncam_layout_cpp(object$spec)
+  lapply(layout$heads, function(head) {
+    w <- head$widths
+    layers <- lapply(seq_len(length(w) - 1L), function(l) {
+      n_w <- w[l + 1L] * w[l]
+      list(weight = matrix(object$params[head$w_offset[l] + seq_len(n_w)], w[l + 1L], w[l]),
+           bias = object$params[head$b_offset[l] + seq_len(w[l + 1L])])
+    })
+    stats::setNames(layers, paste0("layer", seq_along(layers)))
+  })
+}
+
+#' @rdname ncam-methods
+#' @export
+logLik.ncam <- function(object, ...) {
+  structure(object$loglik, df = length(object$params), nobs = object$nobs, class = "logLik")
+}
+
+#' @rdname ncam-methods
+#' @export
+nobs.ncam <- function(object, ...) object$nobs
+
+#' @rdname ncam-methods
+#' @export
+fitted.ncam <- function(object, ...) ncam_untransform(object, object$fitted_posterior$mu)
+
+#' @rdname ncam-methods
+#' @export
+residuals.ncam <- function(object, ...) object$residuals
+
+#' @rdname ncam-methods
+#' @param y Unused.
+#' @export
+plot.ncam <- function(x, y, ...) {
+  h <- x$history
+  curves <- cbind(train = h$train_nll, validation = h$validation_nll)
+  keep <- colSums(is.finite(curves)) > 0
+  graphics::matplot(h$epoch, curves[, keep, drop = FALSE], type = "l", lty = 1, col = c(1, 2)[keep],
+                    xlab = "epoch", ylab = "NLL per row", main = "NCAM training", ...)
+  graphics::abline(v = x$best_epoch, lty = 3, col = "grey40")
+  graphics::legend("topright", legend = c(colnames(curves)[keep], "best epoch"),
+                   lty = c(rep(1, sum(keep)), 3), col = c(c(1, 2)[keep], "grey40"), bty = "n")
+  invisible(x)
+}
+
+# Per-sensor averages and spread of the sensor model over the rows used for fitting.
+summarise_heads <- function(post, rows, sensors) {
+  stat <- function(m) {
+    m <- m[rows, , drop = FALSE]
+    list(mean = colMeans(m), sd = apply(m, 2L, stats::sd),
+         q10 = apply(m, 2L, stats::quantile, 0.1, names = FALSE),
+         q90 = apply(m, 2L, stats::quantile, 0.9, names = FALSE))
+  }
+  a <- stat(post$a)
+  c <- stat(post$c)
+  s <- stat(sqrt(post$sigma2))
+  data.frame(sensor = sensors,
+             a = a$mean, a_sd = a$sd, a_q10 = a$q10, a_q90 = a$q90,
+             c = c$mean, c_sd = c$sd, c_q10 = c$q10, c_q90 = c$q90,
+             sigma = s$mean, sigma_sd = s$sd, sigma_q10 = s$q10, sigma_q90 = s$q90,
+             row.names = NULL)
+}

@@ -1,0 +1,264 @@
+#' Read PurpleAir channels beside AQS reference monitors (daily)
+#'
+#' Reads the daily PurpleAir/AQS co-location file of Mathieu-Campbell et al.
+#' (`DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv` in
+#' github.com/MartineMathieu/PurpleAir-calibration): PurpleAir sensors within
+#' 0.5 km of an AQS monitor, one row per sensor and day. The two Plantower
+#' channels A and B of a PurpleAir unit are the two sensors to fuse; the AQS
+#' concentration is the reference.
+#'
+#' The file must have the columns `sensor_index`, `DAILY`, `conc`,
+#' `pm2.5_cf_1_a`, `pm2.5_cf_1_b`, `humidity_a`, `temp_Celsius`, `dewPoint`
+#' and `n`; the pre-computed channel average `A_B_Avg` is not returned.
+#'
+#' @param path Path to the CSV file.
+#' @return A data frame sorted by `site` and `date`, with columns `date`
+#'   (Date), `site` (the PurpleAir `sensor_index`, character), `pa_a`, `pa_b`
+#'   (channel A and B PM2.5, CF = 1, ug/m3), `ref` (AQS PM2.5, ug/m3), `rh`
+#'   (%), `temperature` (deg C), `dew_point` (deg C) and `n_hours` (hours averaged
+#'   in the day).
+#' @export
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' writeLines(c(
+#'   "sensor_index,DAILY,conc,A_B_Avg,pm2.5_cf_1_a,pm2.5_cf_1_b,humidity_a,temp_Celsius,dewPoint,n",
+#'   "7,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
+#'   "7,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23"
+#' ), path)
+#' read_purpleair_aqs(path)
+read_purpleair_aqs <- function(path) {
+  raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
+                                  "humidity_a", "temp_Celsius", "dewPoint", "n"))
+  num <- function(col) as_number(raw[[col]], col, path)
+  out <- data.frame(
+    date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE),
+    site = raw$sensor_index,
+    pa_a = num("pm2.5_cf_1_a"),
+    pa_b = num("pm2.5_cf_1_b"),
+    ref = num("conc"),
+    rh = num("humidity_a"),
+    temperature = num("temp_Celsius"),
+    dew_point = num("dewPoint"),
+    n_hours = num("n")
+  )
+  out <- out[order(out$site, out$date, method = "radix"), , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+#' Read the SensEURCity Antwerp co-location data (hourly)
+#'
+#' Reads the hourly PM2.5 of the SensEURCity low-cost sensor boxes (Plantower
+#' PMS5003, column `PMS_PM25`) placed at the nine Antwerp reference stations
+#' (Palas FIDAS200), as distributed with the INERIS scripts
+#' (github.com/LaurentSpi/SensEURCity_Ineris) and exported to CSV.
+#'
+#' Two sources are supported, giving the same layout:
+#' * `"colocated"`: the per-station co-location tables,
+#'   `REF_colocated_hourly_all_stations.csv` (columns `station`, `date`,
+#'   `ref_pm25`, `ref_pm10`, `lcs1_id`, `lcs1_pm25`, `lcs2_id`, `lcs2_pm25`).
+#' * `"join"`: joins the box table `LCS_df_all.csv.gz` (columns `ID`, `date`,
+#'   `Location.ID`, `PMS_PM25`) with the reference table `ref_df_all.csv`
+#'   (`ID`, `datetime`, `PM10`, `PM2.5`), pairing a box reading with the
+#'   reference station named by its `Location.ID` in the same hour. This keeps
+#'   every such hour, including some the co-location tables leave out.
+#'
+#' Layout: one row per station and hour having a reference PM2.5 value and at
+#' least one box reading. A station's boxes are numbered in alphabetical order
+#' of their IDs (without the `Antwerp_` prefix): `box_1` is the PM2.5 of the
+#' first box, `box_2` of the second (`NA` at stations with a single box, and
+#' in hours that box did not report). `box_1_id` and `box_2_id` say which box
+#' each column holds at that station. Stations R801, R802 and R804 have two
+#' boxes, so at those stations `box_1` and `box_2` are two co-located sensors
+#' of the same quantity.
+#'
+#' @param dir Folder holding the files.
+#' @param source `"colocated"` or `"join"` (see Details).
+#' @return A data frame sorted by `station` and `date`, with columns `date`
+#'   (POSIXct, UTC, start of the hour), `station` (such as `"ANT_REF_R801"`),
+#'   `box_1`, `box_2` (box PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3),
+#'   `ref_pm10`, `box_1_id` and `box_2_id`.
+#' @export
+#' @examples
+#' dir <- tempfile()
+#' dir.create(dir)
+#' writeLines(c(
+#'   "station,date,ref_pm25,ref_pm10,lcs1_id,lcs1_pm25,lcs2_id,lcs2_pm25",
+#'   "ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14.0,40499C,12.2,4043B1,11.0",
+#'   "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
+#'   "ANT_REF_AL01,2020-07-01T00:00:00Z,6.0,10.2,4065DA,9.8,,"
+#' ), file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+#' read_senseurcity(dir)
+read_senseurcity <- function(dir, source = c("colocated", "join")) {
+  check_string(dir, "dir")
+  if (!dir.exists(dir)) {
+    cli::cli_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
+  }
+  source <- match_choice(source, c("colocated", "join"), "source")
+  long <- if (source == "colocated") senseurcity_colocated(dir) else senseurcity_join(dir)
+  senseurcity_wide(long)
+}
+
+# Long table (station, date, box, pm25, ref, ref_pm10) from the co-location tables.
+senseurcity_colocated <- function(dir) {
+  path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv")
+  raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
+                                  "lcs1_pm25", "lcs2_id", "lcs2_pm25"))
+  date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path)
+  ref <- as_number(raw$ref_pm25, "ref_pm25", path)
+  ref_pm10 <- as_number(raw$ref_pm10, "ref_pm10", path)
+  long <- lapply(c("lcs1", "lcs2"), function(slot) {
+    data.frame(station = raw$station, date = date, box = raw[[paste0(slot, "_id")]],
+               pm25 = as_number(raw[[paste0(slot, "_pm25")]], paste0(slot, "_pm25"), path),
+               ref = ref, ref_pm10 = ref_pm10)
+  })
+  do.call(rbind, long)
+}
+
+# Long table from the box and reference tables, paired by station and hour.
+senseurcity_join <- function(dir) {
+  lcs_path <- senseurcity_file(dir, "LCS_df_all.csv.gz")
+  ref_path <- senseurcity_file(dir, "ref_df_all.csv")
+  lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"))
+  ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"))
+  lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path)
+  ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path)
+  ref_row <- match(paste(lcs$Location.ID, as.numeric(lcs_date)),
+                   paste(ref$ID, as.numeric(ref_date)))
+  at_ref <- !is.na(ref_row)
+  ref_row <- ref_row[at_ref]
+  data.frame(station = lcs$Location.ID[at_ref], date = lcs_date[at_ref],
+             box = sub("^Antwerp_", "", lcs$ID[at_ref]),
+             pm25 = as_number(lcs$PMS_PM25, "PMS_PM25", lcs_path)[at_ref],
+             ref = as_number(ref$PM2.5, "PM2.5", ref_path)[ref_row],
+             ref_pm10 = as_number(ref$PM10, "PM10", ref_path)[ref_row])
+}
+
+# One row per station-hour with a reference value and at least one box
+# reading; boxes numbered within each station in alphabetical order.
+senseurcity_wide <- function(long) {
+  long <- long[!is.na(long$pm25) & !is.na(long$ref) & !is.na(long$box), , drop = FALSE]
+  boxes <- unique(long[c("station", "box")])
+  boxes <- boxes[order(boxes$station, boxes$box, method = "radix"), , drop = FALSE]
+  boxes$slot <- stats::ave(seq_along(boxes$box), boxes$station, FUN = seq_along)
+  long$slot <- boxes$slot[match(paste(long$station, long$box), paste(boxes$station, boxes$box))]
+
+  key <- paste(long$station, as.numeric(long$date))
+  first <- !duplicated(key)
+  out <- data.frame(date = long$date[first], station = long$station[first])
+  n_slots <- max(2L, boxes$slot)
+  for (k in seq_len(n_slots)) {
+    in_slot <- long$slot == k
+    out[[paste0("box_", k)]] <- long$pm25[in_slot][match(key[first], key[in_slot])]
+  }
+  out$ref <- long$ref[first]
+  out$ref_pm10 <- long$ref_pm10[first]
+  for (k in seq_len(n_slots)) {
+    in_slot <- boxes$slot == k
+    out[[paste0("box_", k, "_id")]] <- boxes$box[in_slot][match(out$station, boxes$station[in_slot])]
+  }
+  out <- out[order(out$station, out$date, method = "radix"), , drop = FALSE]
+  rownames(out) <- NULL
+  out
+}
+
+senseurcity_file <- function(dir, name, call = parent.frame()) {
+  path <- file.path(dir, name)
+  if (!file.exists(path)) {
+    cli::cli_abort("{.arg dir} must contain the file {.file {name}}; it is not in {.file {dir}}.",
+                   call = call)
+  }
+  path
+}
+
+#' Read the EPA sensortoolkit "Toco Toucan" co-location data (hourly)
+#'
+#' Reads the hourly merge of the EPA sensortoolkit example data set: three
+#' units (RT01, RT02, RT03) of one sensor model beside FEM reference monitors
+#' (AirNowTech), August 2019. The file (`toucan_hourly_merged.csv`) holds the
+#' hourly means of the units' 1-minute data and the hourly reference values,
+#' on local standard time (UTC-5) in column `time_lst_utc-5`; it must also
+#' have the columns `RT0k_pm25`, `RT0k_temp`, `RT0k_rh`, `RT0k_dp`
+#' (k = 1, 2, 3) and `ref_pm25`.
+#'
+#' The meteorological covariates are taken from the sensor units, not the
+#' reference site: each is the mean over the units reporting in that hour.
+#'
+#' @param path Path to the CSV file.
+#' @return A data frame with one row per hour in file order, with columns
+#'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit
+#'   PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3), `temperature` (deg C), `rh`
+#'   (%) and `dew_point` (deg C).
+#' @export
+#' @examples
+#' path <- tempfile(fileext = ".csv")
+#' units <- paste0("RT0", 1:3)
+#' vars <- c("pm25", "temp", "rh", "dp")
+#' header <- c("time_lst_utc-5", paste(rep(units, each = 4), vars, sep = "_"), "ref_pm25")
+#' writeLines(c(paste(header, collapse = ","),
+#'              "2019-08-01T19:00,4.1,25,70,19,4.3,25.2,69,19,3.9,24.8,71,19.2,7.5"), path)
+#' read_toucan(path)
+read_toucan <- function(path) {
+  units <- paste0("RT0", 1:3)
+  measures <- c("pm25", "temp", "rh", "dp")
+  unit_cols <- paste(rep(units, each = length(measures)), measures, sep = "_")
+  raw <- read_csv_columns(path, c("time_lst_utc-5", unit_cols, "ref_pm25"))
+  num <- function(col) as_number(raw[[col]], col, path)
+  # Local standard time is UTC-5 all year.
+  lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path)
+  unit_mean <- function(measure) {
+    x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
+    m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)
+    ifelse(is.nan(m), NA_real_, m)
+  }
+  data.frame(
+    date = lst + 5 * 3600,
+    rt01 = num("RT01_pm25"),
+    rt02 = num("RT02_pm25"),
+    rt03 = num("RT03_pm25"),
+    ref = num("ref_pm25"),
+    temperature = unit_mean("temp"),
+    rh = unit_mean("rh"),
+    dew_point = unit_mean("dp")
+  )
+}
+
+# All columns as character (so IDs such as "4047E5" stay text), after
+# checking that the file exists and has the required columns.
+read_csv_columns <- function(path, required, call = parent.frame()) {
+  check_string(path, "path", call = call)
+  if (!file.exists(path)) {
+    cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
+  }
+  con <- if (grepl("\\.gz$", path)) gzfile(path, encoding = "UTF-8-BOM") else file(path, encoding = "UTF-8-BOM")
+  raw <- utils::read.csv(con, colClasses = "character", check.names = FALSE,
+                         na.strings = c("", "NA"))
+  missing <- setdiff(required, names(raw))
+  if (length(missing) > 0L) {
+    cli::cli_abort(c("File {.file {path}} lacks required column{?s} {.val {missing}}.",
+                     i = "It has column{?s} {.val {names(raw)}}."), call = call)
+  }
+  raw
+}
+
+# Numeric column; any non-empty value that is not a number is an error.
+as_number <- function(x, col, path, call = parent.frame()) {
+  out <- suppressWarnings(as.numeric(x))
+  bad <- which(is.na(out) & !is.na(x))
+  if (length(bad) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {path}} is not numeric: row {bad[1]} is {.val {x[bad[1]]}}.",
+                   call = call)
+  }
+  out
+}
+
+# Dates (`date = TRUE`) or UTC times; unparseable values are an error.
+parse_time <- function(x, format, col, path, date = FALSE, call = parent.frame()) {
+  out <- if (date) as.Date(x, format = format) else as.POSIXct(x, format = format, tz = "UTC")
+  bad <- which(is.na(out))
+  if (length(bad) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {path}} must hold times as {.val {format}}: row {bad[1]} is {.val {x[bad[1]]}}.",
+                   call = call)
+  }
+  out
+}

@@ -1,0 +1,264 @@
+# Train/validation/calibration/test splits: random, chronological and
+# temporal blocks with gaps (paper section "Temporal Block Splitting").
+
+split_levels <- c("train", "validation", "calibration", "test")
+
+#' Split rows at random
+#'
+#' Assigns every row of `data` to one of the splits train, validation,
+#' calibration and test, ignoring time. The number of rows per split is
+#' `prop * nrow(data)` rounded by the largest-remainder rule, so the counts add
+#' up to `nrow(data)` and each is within one row of its target.
+#'
+#' @param data A data frame.
+#' @param prop Named numeric vector of split proportions. Names must be a subset
+#'   of `"train"`, `"validation"`, `"calibration"`, `"test"`; values must be
+#'   positive and sum to 1.
+#' @param seed `NULL` to draw from R's random number generator (so
+#'   [set.seed()] applies), or a whole number used locally without disturbing
+#'   the global random stream.
+#' @return A factor with levels `train`, `validation`, `calibration`, `test`
+#'   and one element per row of `data`, in row order.
+#' @seealso [split_chronological()], [split_blocks()]
+#' @export
+#' @examples
+#' d <- data.frame(x = 1:20)
+#' table(split_random(d, seed = 1))
+split_random <- function(data,
+                         prop = c(train = 0.6, validation = 0.1, calibration = 0.15, test = 0.15),
+                         seed = NULL) {
+  check_data_frame(data)
+  prop <- check_prop(prop)
+  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  n <- nrow(data)
+  counts <- allocate_counts(n, prop)
+  labels <- rep(names(prop), counts)
+  shuffled <- with_seed_or_global(seed, labels[sample.int(n)])
+  factor(shuffled, levels = split_levels)
+}
+
+#' Split rows chronologically
+#'
+#' Orders the rows by time and cuts the timeline into consecutive segments,
+#' one per split in the order train, validation, calibration, test (splits
+#' absent from `prop` are skipped). Segment boundaries are placed at the row
+#' counts `prop * nrow(data)`; rows sharing a timestamp always go to the same
+#' segment. A gap is then carved from the start of each later segment: its rows
+#' closer than `gap` to the last row of an earlier split become `NA`, so any two
+#' rows of different splits are at least `gap` apart in time. The later splits
+#' are therefore slightly smaller than their targets.
+#'
+#' @inheritParams split_random
+#' @param date Name of the time column of `data` (a string); the column must be
+#'   of class `POSIXct` or `Date`. Rows need not be sorted; times may repeat and
+#'   be irregularly spaced.
+#' @param gap Minimum time between rows of different splits: a string such as
+#'   `"36 hours"`, `"90 mins"`, `"7 days"` or `"2 weeks"`, a `difftime`, or a
+#'   number of seconds. Must be positive.
+#' @return A factor with levels `train`, `validation`, `calibration`, `test`
+#'   and one element per row of `data`, in row order; `NA` for rows in a gap.
+#' @seealso [split_blocks()], [split_random()], [select_gap()]
+#' @export
+#' @examples
+#' d <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:999)
+#' s <- split_chronological(d, "time", gap = "12 hours")
+#' table(s, useNA = "ifany")
+split_chronological <- function(data, date,
+                                prop = c(train = 0.6, validation = 0.1, calibration = 0.15, test = 0.15),
+                                gap = "36 hours") {
+  check_data_frame(data)
+  time <- time_column(data, date)
+  prop <- check_prop(prop)
+  gap <- parse_duration(gap, "gap")
+  ord <- order(time)
+  sorted <- time[ord]
+  counts <- allocate_counts(length(time), prop)
+  segment <- rep(seq_along(prop), counts)
+  # Ties follow the first row with the same time so equal times share a split.
+  segment <- segment[match(sorted, sorted)]
+  split_sorted <- names(prop)[segment]
+  split_sorted <- carve_gaps(split_sorted, sorted, gap)
+  out <- character(length(time))
+  out[ord] <- split_sorted
+  factor(out, levels = split_levels)
+}
+
+#' Split rows into temporal blocks
+#'
+#' Implements the temporal block split of the NCAM paper: the timeline is cut
+#' into contiguous blocks and whole blocks are assigned to splits, with a gap
+#' between blocks of different splits to limit leakage through
+#' autocorrelation.
+#'
+#' The algorithm:
+#' 1. Blocks are the time windows `[t0 + k * block, t0 + (k + 1) * block)`,
+#'    `k = 0, 1, ...`, where `t0` is the earliest time; empty windows are
+#'    ignored.
+#' 2. The non-empty blocks are shuffled (using `seed`) and laid end to end by
+#'    row count. Each block goes to the split whose cumulative target interval
+#'    (from `prop * nrow(data)`) contains the middle of the block, so each
+#'    split's row count is within one block of its target. A split whose target
+#'    is smaller than half a block may get no block; a warning says so.
+#' 3. Gaps are carved from the start of the later block: walking through the
+#'    blocks in time order, a row becomes `NA` if it lies less than `gap` after
+#'    the last kept row of any other split. Any two rows of different splits
+#'    are therefore at least `gap` apart in time, and blocks following a block
+#'    of the same split lose nothing.
+#'
+#' @inheritParams split_chronological
+#' @param block Length of a block, in the same forms as `gap` (for example
+#'   `"7 days"`).
+#' @return A factor with levels `train`, `validation`, `calibration`, `test`
+#'   and one element per row of `data`, in row order; `NA` for rows in a gap.
+#' @seealso [split_chronological()], [select_gap()]
+#' @export
+#' @examples
+#' d <- data.frame(day = as.Date("2024-01-01") + 0:364)
+#' s <- split_blocks(d, "day", block = "2 weeks", gap = "2 days", seed = 1)
+#' table(s, useNA = "ifany")
+split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
+                         prop = c(train = 0.6, validation = 0.1, calibration = 0.15, test = 0.15),
+                         seed = NULL) {
+  check_data_frame(data)
+  time <- time_column(data, date)
+  block <- parse_duration(block, "block")
+  gap <- parse_duration(gap, "gap")
+  prop <- check_prop(prop)
+  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+
+  block_id <- floor((time - min(time)) / block)
+  ids <- sort(unique(block_id))
+  sizes <- tabulate(match(block_id, ids), length(ids))
+  order_ids <- with_seed_or_global(seed, sample.int(length(ids)))
+  # Middle of each block on the shuffled row-count axis.
+  ends <- cumsum(sizes[order_ids])
+  middles <- ends - sizes[order_ids] / 2
+  targets <- cumsum(prop) * length(time)
+  split_of_block <- character(length(ids))
+  split_of_block[order_ids] <- names(prop)[findInterval(middles, c(0, targets),
+                                                        rightmost.closed = TRUE)]
+  empty <- setdiff(names(prop), split_of_block)
+  if (length(empty) > 0L) {
+    cli::cli_warn(c("Split{?s} {.val {empty}} received no block.",
+                    i = "Use shorter blocks or larger proportions."))
+  }
+
+  ord <- order(time)
+  split_sorted <- split_of_block[match(block_id[ord], ids)]
+  split_sorted <- carve_gaps(split_sorted, time[ord], gap)
+  out <- character(length(time))
+  out[ord] <- split_sorted
+  factor(out, levels = split_levels)
+}
+
+# Walks rows in time order and blanks those closer than `gap` to the last kept
+# row of another split, so rows of different splits are at least `gap` apart.
+# Works run by run (a run is consecutive rows of one split) to stay fast.
+carve_gaps <- function(split, time, gap) {
+  last_kept <- stats::setNames(rep(-Inf, length(split_levels)), split_levels)
+  runs <- rle(split)
+  ends <- cumsum(runs$lengths)
+  starts <- ends - runs$lengths + 1L
+  for (r in seq_along(ends)) {
+    rows <- starts[r]:ends[r]
+    s <- runs$values[r]
+    drop <- time[rows] < max(last_kept[names(last_kept) != s]) + gap
+    split[rows[drop]] <- NA_character_
+    if (!all(drop)) last_kept[s] <- max(time[rows[!drop]])
+  }
+  split
+}
+
+# Row counts per split by the largest-remainder rule: they sum to n and each is
+# within one row of n * prop.
+allocate_counts <- function(n, prop) {
+  raw <- n * prop
+  counts <- floor(raw)
+  left <- n - sum(counts)
+  if (left > 0L) {
+    extra <- order(raw - counts, decreasing = TRUE)[seq_len(left)]
+    counts[extra] <- counts[extra] + 1
+  }
+  counts
+}
+
+check_prop <- function(prop, call = parent.frame()) {
+  if (!is.numeric(prop) || length(prop) == 0L || anyNA(prop) || is.null(names(prop))) {
+    cli::cli_abort("{.arg prop} must be a named numeric vector without missing values.",
+                   call = call)
+  }
+  bad <- setdiff(names(prop), split_levels)
+  if (length(bad) > 0L || anyDuplicated(names(prop))) {
+    cli::cli_abort(c("{.arg prop} names must be distinct and among {.val {split_levels}}.",
+                     x = "Problem name{?s}: {.val {c(bad, names(prop)[duplicated(names(prop))])}}."),
+                   call = call)
+  }
+  if (any(prop <= 0)) {
+    cli::cli_abort("{.arg prop} must be positive; {.val {names(prop)[prop <= 0]}} {?is/are} not.",
+                   call = call)
+  }
+  if (abs(sum(prop) - 1) > 1e-6) {
+    cli::cli_abort("{.arg prop} must sum to 1, not {format(sum(prop))}.", call = call)
+  }
+  # Canonical order so segments follow train, validation, calibration, test;
+  # exact normalisation so cumulative targets end at the row count.
+  prop <- prop[intersect(split_levels, names(prop))]
+  prop / sum(prop)
+}
+
+# Time column as seconds since the epoch (Dates become midnight UTC).
+time_column <- function(data, date, call = parent.frame()) {
+  check_string(date, "date", call = call)
+  check_columns(data, date, "date", call = call)
+  x <- data[[date]]
+  if (inherits(x, "Date")) {
+    secs <- as.numeric(x) * 86400
+  } else if (inherits(x, "POSIXt")) {
+    secs <- as.numeric(as.POSIXct(x))
+  } else {
+    cli::cli_abort("Column {.field {date}} named by {.arg date} must be a {.cls Date} or
+                    {.cls POSIXct}, not {.obj_type_friendly {x}}.", call = call)
+  }
+  if (anyNA(secs)) {
+    cli::cli_abort("Column {.field {date}} named by {.arg date} has missing times in
+                    row{?s} {which(is.na(secs))}.", call = call)
+  }
+  secs
+}
+
+duration_units <- c(s = 1, sec = 1, secs = 1, second = 1, seconds = 1,
+                    min = 60, mins = 60, minute = 60, minutes = 60,
+                    h = 3600, hr = 3600, hrs = 3600, hour = 3600, hours = 3600,
+                    d = 86400, day = 86400, days = 86400,
+                    w = 604800, week = 604800, weeks = 604800)
+
+# A positive duration in seconds, from "36 hours", a difftime, or seconds.
+parse_duration <- function(x, arg, call = parent.frame()) {
+  if (inherits(x, "difftime")) {
+    secs <- as.numeric(x, units = "secs")
+  } else if (is.numeric(x)) {
+    secs <- x
+  } else if (is.character(x) && length(x) == 1L && !is.na(x)) {
+    parts <- regmatches(x, regexec("^\\s*([-+]?[0-9]*\\.?[0-9]+)\\s*([A-Za-z]+)\\s*$", x))[[1]]
+    unit <- if (length(parts) == 3L) duration_units[tolower(parts[3])] else NA
+    if (is.na(unit)) {
+      cli::cli_abort(c("{.arg {arg}} must be a duration such as {.val 36 hours}, not {.val {x}}.",
+                       i = "Units: secs, mins, hours, days, weeks."), call = call)
+    }
+    secs <- as.numeric(parts[2]) * unit
+  } else {
+    cli::cli_abort("{.arg {arg}} must be a duration string, a {.cls difftime} or a number
+                    of seconds, not {.obj_type_friendly {x}}.", call = call)
+  }
+  if (length(secs) != 1L || is.na(secs) || !is.finite(secs) || secs <= 0) {
+    cli::cli_abort("{.arg {arg}} must be a single positive duration, not {format(x)}.",
+                   call = call)
+  }
+  unname(secs)
+}
+
+# `seed = NULL` uses (and advances) R's generator so set.seed() applies;
+# otherwise the shared with_local_seed() leaves the caller's stream untouched.
+with_seed_or_global <- function(seed, expr) {
+  if (is.null(seed)) expr else with_local_seed(seed, expr)
+}

@@ -1,0 +1,29 @@
+#' Number of threads used by ncam
+#'
+#' Heavy functions take a `threads` argument. When it is `NULL` the number comes from
+#' `getOption("ncam.threads")`, then the environment variable `NCAM_THREADS`, then 2; it is
+#' never above `OMP_THREAD_LIMIT` when that is set. Results do not depend on the number of
+#' threads: rows are processed in fixed-size chunks reduced in a fixed order.
+#'
+#' @param threads `NULL` or a whole number of at least 1.
+#' @return The number of threads, an integer.
+#' @examples
+#' ncam_threads()
+#' ncam_threads(1)
+#' @export
+ncam_threads <- function(threads = NULL) {
+  call <- parent.frame()
+  if (is.null(threads)) threads <- getOption("ncam.threads", NULL)
+  if (is.null(threads)) {
+    env <- Sys.getenv("NCAM_THREADS", "")
+    threads <- if (nzchar(env)) suppressWarnings(as.numeric(env)) else 2L
+    if (is.na(threads) || threads < 1) {
+      cli::cli_abort("Environment variable {.envvar NCAM_THREADS} must be a whole number of at least 1, not {.val {env}}.",
+                     call = call)
+    }
+  }
+  check_number(threads, "threads", min = 1, max = 1024, integer = TRUE, call = call)
+  limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
+  if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
+  as.integer(threads)
+}

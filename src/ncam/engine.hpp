@@ -1,0 +1,269 @@
+// Batched evaluation of the NCAM objective over rows of a data set held in caller-owned
+// memory (column-major, no copies), with OpenMP over fixed-size row chunks. Chunks are
+// reduced in a fixed order, so results do not depend on the number of threads.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "likelihood.hpp"
+#include "model.hpp"
+
+namespace ncam {
+
+// Column-major n x p covariates and n x L sensor readings (NaN = missing), plus the affine
+// maps into the working scale: x' = (x - x_center) / x_scale, b' = (b - b_shift) / b_scale.
+struct DataView {
+  const double* x = nullptr;
+  const double* b = nullptr;
+  int n_rows = 0;
+  std::vector<double> x_center, x_scale;
+  double b_shift = 0.0, b_scale = 1.0;
+};
+
+// Per-row results of predict(), in the working scale.
+struct PosteriorOut {
+  double* mean = nullptr;      // posterior mean of Theta
+  double* variance = nullptr;  // posterior variance of Theta
+  int* n_observed = nullptr;
+  double* nll = nullptr;       // negative log marginal likelihood of the row's readings
+  double* heads = nullptr;     // optional n x (2 + 3L) column-major: mu0, v0, w_1..L, a_1..L, c_1..L
+};
+
+constexpr int kChunkRows = 128;
+
+template <typename T>
+class Engine {
+ public:
+  Engine(const Model& model, const DataView& data, int n_threads)
+      : model_(model), data_(data), n_threads_(std::max(1, n_threads)) {
+    for (int t = 0; t < n_threads_; ++t) workspaces_.emplace_back(new Workspace(model_));
+  }
+
+  const Model& model() const { return model_; }
+  int n_threads() const { return n_threads_; }
+
+  // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).
+  // Also returns the plain NLL sum through nll_sum when non-null.
+  double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr) {
+    const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
+    const std::size_t n_params = model_.n_params();
+    if (chunk_grads_.size() < static_cast<std::size_t>(n_chunks)) chunk_grads_.resize(n_chunks);
+    std::vector<double> chunk_loss(n_chunks, 0.0), chunk_nll(n_chunks, 0.0);
+    const double scale = 1.0 / n_rows;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#endif
+    for (int c = 0; c < n_chunks; ++c) {
+      std::vector<T>& g = chunk_grads_[c];
+      g.assign(n_params, T(0));
+      const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
+      chunk_loss[c] = evaluate_chunk(params, rows + begin, m, scale, g.data(), &chunk_nll[c], nullptr);
+    }
+    reduce_chunks(n_chunks, grad);
+    double loss = 0.0, nll = 0.0;
+    for (int c = 0; c < n_chunks; ++c) {
+      loss += chunk_loss[c];
+      nll += chunk_nll[c];
+    }
+    if (nll_sum != nullptr) *nll_sum = nll;
+    return loss * scale;
+  }
+
+  // Sum over `rows` of the NLL (no penalty).
+  double nll_sum(const T* params, const int* rows, int n_rows) {
+    const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
+    std::vector<double> chunk_nll(n_chunks, 0.0);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#endif
+    for (int c = 0; c < n_chunks; ++c) {
+      const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
+      evaluate_chunk(params, rows + begin, m, 0.0, nullptr, &chunk_nll[c], nullptr);
+    }
+    double total = 0.0;
+    for (double v : chunk_nll) total += v;
+    return total;
+  }
+
+  // Posterior (and optionally head outputs) for every row of the data; rows with a
+  // missing covariate get NaN.
+  void predict(const T* params, const PosteriorOut& out) {
+    const int n = data_.n_rows;
+    const int n_chunks = (n + kChunkRows - 1) / kChunkRows;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#endif
+    for (int c = 0; c < n_chunks; ++c) {
+      int rows[kChunkRows];
+      const int begin = c * kChunkRows, m = std::min(kChunkRows, n - begin);
+      for (int r = 0; r < m; ++r) rows[r] = begin + r;
+      evaluate_chunk(params, rows, m, 0.0, nullptr, nullptr, &out);
+    }
+  }
+
+ private:
+  struct Workspace {
+    Mat<T> x;
+    std::vector<double> b;
+    MlpWorkspace<T> prior, reliability, bias;
+    Mat<T> d_prior, d_reliability, d_bias;
+    RowHeads heads;
+    std::vector<double> g_w, g_a, g_c;
+    std::vector<int> valid;
+    explicit Workspace(const Model& model)
+        : x(model.spec().n_covariates, kChunkRows),
+          b(static_cast<std::size_t>(kChunkRows) * model.spec().n_sensors),
+          prior(model.prior(), kChunkRows),
+          reliability(model.reliability(), kChunkRows),
+          bias(model.bias(), kChunkRows),
+          d_prior(2, kChunkRows),
+          d_reliability(model.spec().n_sensors, kChunkRows),
+          d_bias(2 * model.n_free(), kChunkRows),
+          heads(model.spec().n_sensors),
+          g_w(model.spec().n_sensors),
+          g_a(model.spec().n_sensors),
+          g_c(model.spec().n_sensors) {}
+  };
+
+  Workspace& workspace() {
+#ifdef _OPENMP
+    return *workspaces_[omp_get_thread_num()];
+#else
+    return *workspaces_[0];
+#endif
+  }
+
+  // One chunk of m rows. With grad: adds scale * gradient of (NLL + penalty) and returns the
+  // sum of (NLL + penalty); nll_sum gets the NLL sum. With out: writes the posterior.
+  double evaluate_chunk(const T* params, const int* rows, int m, double scale, T* grad, double* nll_sum,
+                        const PosteriorOut* out) {
+    Workspace& ws = workspace();
+    const ModelSpec& spec = model_.spec();
+    const int p = spec.n_covariates, L = spec.n_sensors, n = data_.n_rows;
+    // Gather the chunk in the working scale; rows with a missing covariate are skipped.
+    int k = 0;
+    ws.valid.clear();
+    for (int r = 0; r < m; ++r) {
+      const int row = rows[r];
+      bool ok = true;
+      for (int q = 0; q < p; ++q) {
+        const double v = data_.x[row + static_cast<std::size_t>(q) * n];
+        if (std::isnan(v)) { ok = false; break; }
+        ws.x(q, k) = static_cast<T>((v - data_.x_center[q]) / data_.x_scale[q]);
+      }
+      if (!ok) {
+        if (out != nullptr) write_missing(*out, row);
+        continue;
+      }
+      for (int j = 0; j < L; ++j)
+        ws.b[static_cast<std::size_t>(k) * L + j] =
+            (data_.b[row + static_cast<std::size_t>(j) * n] - data_.b_shift) / data_.b_scale;
+      ws.valid.push_back(row);
+      ++k;
+    }
+    if (k == 0) return 0.0;
+    mlp_forward(model_.prior(), params, ws.x, k, ws.prior);
+    mlp_forward(model_.reliability(), params, ws.x, k, ws.reliability);
+    if (model_.has_bias_head()) mlp_forward(model_.bias(), params, ws.x, k, ws.bias);
+
+    const int n_free = model_.n_free();
+    double loss = 0.0, nll_total = 0.0;
+    RowHeads& h = ws.heads;
+    for (int i = 0; i < k; ++i) {
+      model_.transform(ws.prior.out, ws.reliability.out, ws.bias.out, i, h);
+      const double* b = ws.b.data() + static_cast<std::size_t>(i) * L;
+      RowPosterior post{};
+      double g_mu0 = 0, g_v0 = 0;
+      const bool want_grad = grad != nullptr;
+      const double nll = row_nll(L, b, h.mu0, h.v0, h.w.data(), h.a.data(), h.c.data(), &post,
+                                 want_grad ? &g_mu0 : nullptr, &g_v0, ws.g_w.data(), ws.g_a.data(),
+                                 ws.g_c.data());
+      nll_total += nll;
+      double penalty = spec.lambda_prior * h.v0 * h.v0;
+      for (int j = 0; j < L; ++j) penalty += spec.lambda_sensor * h.w[j] * h.w[j];
+      loss += nll + penalty;
+      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h);
+      if (!want_grad) continue;
+      ws.d_prior(0, i) = static_cast<T>(scale * g_mu0);
+      const double raw_v0 = ws.prior.out(1, i);
+      ws.d_prior(1, i) = model_.in_clamp(raw_v0)
+                             ? static_cast<T>(scale * (g_v0 + 2.0 * spec.lambda_prior * h.v0))
+                             : T(0);
+      for (int j = 0; j < L; ++j) {
+        const double raw_w = ws.reliability.out(j, i);
+        ws.d_reliability(j, i) = model_.in_clamp(raw_w)
+                                     ? static_cast<T>(scale * (ws.g_w[j] + 2.0 * spec.lambda_sensor * h.w[j]))
+                                     : T(0);
+        const int f = model_.free_index(j);
+        if (f < 0) continue;
+        ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * sigmoid(ws.bias.out(f, i)));
+        ws.d_bias(n_free + f, i) = static_cast<T>(scale * ws.g_c[j]);
+      }
+    }
+    if (nll_sum != nullptr) *nll_sum = nll_total;
+    if (grad != nullptr) {
+      mlp_backward(model_.prior(), params, ws.x, k, ws.prior, ws.d_prior.leftCols(k), grad);
+      mlp_backward(model_.reliability(), params, ws.x, k, ws.reliability, ws.d_reliability.leftCols(k), grad);
+      if (model_.has_bias_head())
+        mlp_backward(model_.bias(), params, ws.x, k, ws.bias, ws.d_bias.leftCols(k), grad);
+    }
+    return loss;
+  }
+
+  void write_row(const PosteriorOut& out, int row, const RowPosterior& post, double nll, const RowHeads& h) const {
+    out.mean[row] = post.mean;
+    out.nll[row] = nll;
+    out.variance[row] = post.variance;
+    out.n_observed[row] = post.n_observed;
+    if (out.heads == nullptr) return;
+    const int L = model_.spec().n_sensors;
+    const std::size_t n = data_.n_rows;
+    out.heads[row] = h.mu0;
+    out.heads[row + n] = h.v0;
+    for (int j = 0; j < L; ++j) {
+      out.heads[row + (2 + j) * n] = h.w[j];
+      out.heads[row + (2 + L + j) * n] = h.a[j];
+      out.heads[row + (2 + 2 * L + j) * n] = h.c[j];
+    }
+  }
+
+  void write_missing(const PosteriorOut& out, int row) const {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    out.mean[row] = nan;
+    out.variance[row] = nan;
+    out.n_observed[row] = 0;
+    out.nll[row] = nan;
+    if (out.heads == nullptr) return;
+    const std::size_t n = data_.n_rows;
+    for (int k = 0; k < 2 + 3 * model_.spec().n_sensors; ++k) out.heads[row + k * n] = nan;
+  }
+
+  // grad = sum of the chunk gradients, always in chunk order.
+  void reduce_chunks(int n_chunks, T* grad) {
+    const std::ptrdiff_t n_params = static_cast<std::ptrdiff_t>(model_.n_params());
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#endif
+    for (std::ptrdiff_t k = 0; k < n_params; ++k) {
+      T s = chunk_grads_[0][k];
+      for (int c = 1; c < n_chunks; ++c) s += chunk_grads_[c][k];
+      grad[k] = s;
+    }
+  }
+
+  const Model& model_;
+  DataView data_;
+  int n_threads_;
+  std::vector<std::unique_ptr<Workspace>> workspaces_;
+  std::vector<std::vector<T>> chunk_grads_;
+};
+
+}  // namespace ncam

@@ -1,0 +1,63 @@
+// Per-row NCAM marginal likelihood, its gradient with respect to the head outputs, and the
+// closed-form posterior, in O(L) with missing readings (NaN) left out of the row's model.
+// Model: Theta ~ N(mu0, exp(v0)); b_j = a_j Theta + c_j + N(0, exp(w_j)).
+#pragma once
+#include <cmath>
+
+namespace ncam {
+
+constexpr double kLog2Pi = 1.8378770664093454836;
+
+struct RowPosterior {
+  double mean;      // posterior mean of Theta
+  double variance;  // posterior variance of Theta (1 / precision)
+  int n_observed;   // sensors observed in the row
+};
+
+// Negative log marginal likelihood of the observed readings of one row:
+//   NLL = 1/2 [ |O| log 2pi + sum_O w_j + v0 + log P + sum_O lambda_j r_j^2 - h^2 / P ]
+// with r_j = b_j - c_j - a_j mu0, lambda_j = exp(-w_j), P = exp(-v0) + sum_O a_j^2 lambda_j,
+// h = sum_O a_j lambda_j r_j (matrix determinant lemma + Sherman-Morrison).
+// If grad_* are non-null they receive dNLL/d(head output); unobserved sensors get 0.
+inline double row_nll(int n_sensors, const double* b, double mu0, double v0, const double* w,
+                      const double* a, const double* c, RowPosterior* post, double* grad_mu0 = nullptr,
+                      double* grad_v0 = nullptr, double* grad_w = nullptr, double* grad_a = nullptr,
+                      double* grad_c = nullptr) {
+  const double prior_precision = std::exp(-v0);
+  double precision = prior_precision, h = 0.0, quad = 0.0, sum_w = 0.0;
+  int n_obs = 0;
+  for (int j = 0; j < n_sensors; ++j) {
+    if (std::isnan(b[j])) continue;
+    const double lambda = std::exp(-w[j]);
+    const double r = b[j] - c[j] - a[j] * mu0;
+    precision += a[j] * a[j] * lambda;
+    h += a[j] * lambda * r;
+    quad += lambda * r * r;
+    sum_w += w[j];
+    ++n_obs;
+  }
+  const double shift = h / precision;  // mu_post - mu0
+  const double mu_post = mu0 + shift;
+  const double nll = 0.5 * (n_obs * kLog2Pi + sum_w + v0 + std::log(precision) + quad - h * shift);
+  if (post != nullptr) *post = RowPosterior{mu_post, 1.0 / precision, n_obs};
+  if (grad_mu0 != nullptr) {
+    // Fisher's identity: gradient = posterior expectation of the complete-data gradient.
+    const double var_post = 1.0 / precision;
+    *grad_mu0 = -shift * prior_precision;
+    *grad_v0 = 0.5 * (1.0 - (shift * shift + var_post) * prior_precision);
+    for (int j = 0; j < n_sensors; ++j) {
+      if (std::isnan(b[j])) {
+        grad_w[j] = grad_a[j] = grad_c[j] = 0.0;
+        continue;
+      }
+      const double lambda = std::exp(-w[j]);
+      const double e = b[j] - c[j] - a[j] * mu_post;
+      grad_a[j] = lambda * (a[j] * var_post - mu_post * e);
+      grad_c[j] = -lambda * e;
+      grad_w[j] = 0.5 * (1.0 - lambda * (e * e + a[j] * a[j] * var_post));
+    }
+  }
+  return nll;
+}
+
+}  // namespace ncam

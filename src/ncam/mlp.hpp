@@ -1,0 +1,137 @@
+// A multilayer perceptron stored inside one flat parameter vector: hidden layers with GELU,
+// a linear output layer. Activations are feature-major (width x rows), so every layer is
+// one matrix product over a chunk of rows.
+#pragma once
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "gelu.hpp"
+#include "rng.hpp"
+
+namespace ncam {
+
+template <typename T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <typename T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+struct MlpLayout {
+  std::vector<int> widths;             // input, hidden..., output
+  std::vector<std::size_t> w_offset;   // per layer: weight matrix (out x in, column-major)
+  std::vector<std::size_t> b_offset;   // per layer: bias vector
+  std::size_t begin = 0, end = 0;      // slice of the flat parameter vector
+
+  MlpLayout() = default;
+  MlpLayout(int n_in, const std::vector<int>& hidden, int n_out, std::size_t offset) {
+    widths.push_back(n_in);
+    widths.insert(widths.end(), hidden.begin(), hidden.end());
+    widths.push_back(n_out);
+    begin = offset;
+    for (int l = 0; l < n_layers(); ++l) {
+      w_offset.push_back(offset);
+      offset += static_cast<std::size_t>(widths[l + 1]) * widths[l];
+      b_offset.push_back(offset);
+      offset += widths[l + 1];
+    }
+    end = offset;
+  }
+  int n_layers() const { return static_cast<int>(widths.size()) - 1; }
+  int n_in() const { return widths.front(); }
+  int n_out() const { return widths.back(); }
+  int max_width() const {
+    int m = 0;
+    for (int w : widths) m = w > m ? w : m;
+    return m;
+  }
+
+  // PyTorch's nn.Linear default: weights and biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+  template <typename T>
+  void initialise(T* params, Rng& rng) const {
+    for (int l = 0; l < n_layers(); ++l) {
+      const int fan_in = widths[l];
+      const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+      const std::size_t n_w = static_cast<std::size_t>(widths[l + 1]) * fan_in;
+      for (std::size_t k = 0; k < n_w; ++k) params[w_offset[l] + k] = static_cast<T>(rng.uniform(-bound, bound));
+      for (int k = 0; k < widths[l + 1]; ++k) params[b_offset[l] + k] = static_cast<T>(rng.uniform(-bound, bound));
+    }
+  }
+};
+
+// Per-thread buffers for one MLP, sized for chunks of up to `max_rows` rows.
+template <typename T>
+struct MlpWorkspace {
+  std::vector<Mat<T>> act;    // act[l]: output of hidden layer l (l = 0 .. n_hidden - 1)
+  std::vector<Mat<T>> deriv;  // GELU'(pre-activation) of hidden layer l
+  Mat<T> pre, out, grad_a, grad_b;
+
+  MlpWorkspace(const MlpLayout& layout, int max_rows) {
+    const int n_hidden = layout.n_layers() - 1;
+    for (int l = 0; l < n_hidden; ++l) {
+      act.emplace_back(layout.widths[l + 1], max_rows);
+      deriv.emplace_back(layout.widths[l + 1], max_rows);
+    }
+    pre.resize(layout.max_width(), max_rows);
+    out.resize(layout.n_out(), max_rows);
+    grad_a.resize(layout.max_width(), max_rows);
+    grad_b.resize(layout.max_width(), max_rows);
+  }
+};
+
+template <typename T>
+inline Eigen::Map<const Mat<T>> layer_weight(const MlpLayout& layout, const T* params, int l) {
+  return Eigen::Map<const Mat<T>>(params + layout.w_offset[l], layout.widths[l + 1], layout.widths[l]);
+}
+
+// Forward pass for the first n columns of `input` (n_in x n); result in ws.out.leftCols(n).
+template <typename T, typename Input>
+void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, int n, MlpWorkspace<T>& ws) {
+  const int n_layers = layout.n_layers();
+  for (int l = 0; l < n_layers; ++l) {
+    const int rows = layout.widths[l + 1];
+    auto z = (l + 1 == n_layers) ? ws.out.topLeftCorner(rows, n) : ws.pre.topLeftCorner(rows, n);
+    if (layout.widths[l] == 0) {
+      z.setZero();  // no covariates: the layer is its bias alone
+    } else if (l == 0) {
+      z.noalias() = layer_weight(layout, params, l) * input.topLeftCorner(layout.widths[0], n);
+    } else {
+      z.noalias() = layer_weight(layout, params, l) * ws.act[l - 1].leftCols(n);
+    }
+    z.colwise() += Eigen::Map<const Vec<T>>(params + layout.b_offset[l], rows);
+    if (l + 1 < n_layers) gelu_forward(z, ws.act[l].leftCols(n), ws.deriv[l].leftCols(n), T());
+  }
+}
+
+// Backward pass: `grad_out` (n_out x n) is dLoss/d(output); adds dLoss/d(parameters) into grad.
+// Needs the workspace of the matching forward pass. The input's gradient is not needed.
+template <typename T, typename Input, typename GradOut>
+void mlp_backward(const MlpLayout& layout, const T* params, const Input& input, int n, MlpWorkspace<T>& ws,
+                  const GradOut& grad_out, T* grad) {
+  const int n_layers = layout.n_layers();
+  Mat<T>* g_cur = &ws.grad_a;
+  Mat<T>* g_next = &ws.grad_b;
+  g_cur->topLeftCorner(layout.n_out(), n) = grad_out;
+  for (int l = n_layers - 1; l >= 0; --l) {
+    const int rows = layout.widths[l + 1], cols = layout.widths[l];
+    const auto g = g_cur->topLeftCorner(rows, n);
+    Eigen::Map<Mat<T>> gw(grad + layout.w_offset[l], rows, cols);
+    Eigen::Map<Vec<T>> gb(grad + layout.b_offset[l], rows);
+    if (cols > 0) {
+      if (l == 0) {
+        gw.noalias() += g * input.topLeftCorner(cols, n).transpose();
+      } else {
+        gw.noalias() += g * ws.act[l - 1].leftCols(n).transpose();
+      }
+    }
+    gb += g.rowwise().sum();
+    if (l > 0) {
+      auto g_prev = g_next->topLeftCorner(cols, n);
+      g_prev.noalias() = layer_weight(layout, params, l).transpose() * g;
+      g_prev.array() *= ws.deriv[l - 1].leftCols(n).array();
+      std::swap(g_cur, g_next);
+    }
+  }
+}
+
+}  // namespace ncam

@@ -1,0 +1,112 @@
+// Minibatch training of NCAM with Adam: rows shuffled every epoch, optional gradient-norm
+// clipping and weight decay. Early stopping and the epoch loop's bookkeeping live with the
+// caller, which checks for interrupts and reports progress between epochs.
+#pragma once
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "engine.hpp"
+
+namespace ncam {
+
+struct AdamOptions {
+  double learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
+  double clip_norm = 0.0;  // <= 0: no clipping
+  int batch_size = 256;
+};
+
+struct EpochResult {
+  double train_loss = 0.0;  // mean of NLL + penalty over the epoch's rows
+  double train_nll = 0.0;   // mean NLL over the epoch's rows
+  bool interrupted = false;
+  bool finite = true;
+};
+
+template <typename T>
+class Trainer {
+ public:
+  Trainer(const ModelSpec& spec, const DataView& data, std::vector<int> train_rows, const AdamOptions& opt,
+          std::uint64_t seed, int n_threads)
+      : model_(spec), engine_(model_, data, n_threads), rows_(std::move(train_rows)), opt_(opt), rng_(seed),
+        params_(model_.n_params()), grad_(model_.n_params()), m_(model_.n_params(), T(0)),
+        v_(model_.n_params(), T(0)) {
+    model_.initialise(params_.data(), rng_);
+  }
+
+  const Model& model() const { return model_; }
+  const std::vector<T>& params() const { return params_; }
+  Engine<T>& engine() { return engine_; }
+
+  // One pass over the training rows. `interrupted` is polled on the calling thread between
+  // batches (at most every 100 ms); when it returns true the epoch stops early.
+  EpochResult epoch(const std::function<bool()>& interrupted) {
+    EpochResult res;
+    rng_.shuffle(rows_);
+    const int n = static_cast<int>(rows_.size());
+    double loss_sum = 0.0, nll_sum = 0.0;
+    auto last_poll = std::chrono::steady_clock::now();
+    for (int begin = 0; begin < n; begin += opt_.batch_size) {
+      const int m = std::min(opt_.batch_size, n - begin);
+      double batch_nll = 0.0;
+      const double loss = engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll);
+      if (!std::isfinite(loss)) {
+        res.finite = false;
+        return res;
+      }
+      loss_sum += loss * m;
+      nll_sum += batch_nll;
+      adam_step();
+      const auto now = std::chrono::steady_clock::now();
+      if (interrupted && now - last_poll > std::chrono::milliseconds(100)) {
+        last_poll = now;
+        if (interrupted()) {
+          res.interrupted = true;
+          return res;
+        }
+      }
+    }
+    res.train_loss = loss_sum / n;
+    res.train_nll = nll_sum / n;
+    res.finite = std::isfinite(res.train_loss);
+    return res;
+  }
+
+ private:
+  void adam_step() {
+    ++step_;
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(params_.size());
+    double clip = 1.0;
+    if (opt_.clip_norm > 0) {
+      double sq = 0.0;
+      for (std::ptrdiff_t k = 0; k < n; ++k) sq += static_cast<double>(grad_[k]) * grad_[k];
+      const double norm = std::sqrt(sq);
+      if (norm > opt_.clip_norm) clip = opt_.clip_norm / norm;
+    }
+    const T b1 = static_cast<T>(opt_.beta1), b2 = static_cast<T>(opt_.beta2);
+    const T wd = static_cast<T>(opt_.weight_decay), eps = static_cast<T>(opt_.eps), c = static_cast<T>(clip);
+    const T step_size = static_cast<T>(opt_.learn_rate / (1.0 - std::pow(opt_.beta1, step_)));
+    const T bias2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(opt_.beta2, step_)));
+    T* p = params_.data();
+    const T* g = grad_.data();
+    T* m = m_.data();
+    T* v = v_.data();
+    for (std::ptrdiff_t k = 0; k < n; ++k) {
+      const T gk = c * g[k] + wd * p[k];  // L2 weight decay as in torch.optim.Adam
+      m[k] = b1 * m[k] + (T(1) - b1) * gk;
+      v[k] = b2 * v[k] + (T(1) - b2) * gk * gk;
+      p[k] -= step_size * m[k] / (std::sqrt(v[k]) * bias2 + eps);
+    }
+  }
+
+  Model model_;
+  Engine<T> engine_;
+  std::vector<int> rows_;
+  AdamOptions opt_;
+  Rng rng_;
+  std::vector<T> params_, grad_, m_, v_;
+  long step_ = 0;
+};
+
+}  // namespace ncam

@@ -1,0 +1,207 @@
+// Thin Rcpp layer over the engine in ncam/: converts R arguments, maps R's memory without
+// copies, and checks for user interrupts on the main thread.
+#include <Rcpp.h>
+#include <R_ext/Utils.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ncam/trainer.hpp"
+
+using Rcpp::IntegerVector;
+using Rcpp::List;
+using Rcpp::NumericMatrix;
+using Rcpp::NumericVector;
+
+namespace {
+
+ncam::ModelSpec spec_from_list(const List& s) {
+  ncam::ModelSpec spec;
+  spec.n_covariates = Rcpp::as<int>(s["n_covariates"]);
+  spec.n_sensors = Rcpp::as<int>(s["n_sensors"]);
+  spec.hidden = Rcpp::as<std::vector<int>>(s["hidden"]);
+  spec.parameterization = static_cast<ncam::Parameterization>(Rcpp::as<int>(s["parameterization"]));
+  spec.anchor = Rcpp::as<int>(s["anchor"]);
+  spec.logvar_min = Rcpp::as<double>(s["logvar_min"]);
+  spec.logvar_max = Rcpp::as<double>(s["logvar_max"]);
+  spec.lambda_prior = Rcpp::as<double>(s["lambda_prior"]);
+  spec.lambda_sensor = Rcpp::as<double>(s["lambda_sensor"]);
+  return spec;
+}
+
+ncam::DataView data_view(const NumericMatrix& x, const NumericMatrix& b, const List& scaling) {
+  ncam::DataView d;
+  d.x = x.begin();
+  d.b = b.begin();
+  d.n_rows = b.nrow();
+  d.x_center = Rcpp::as<std::vector<double>>(scaling["x_center"]);
+  d.x_scale = Rcpp::as<std::vector<double>>(scaling["x_scale"]);
+  d.b_shift = Rcpp::as<double>(scaling["b_shift"]);
+  d.b_scale = Rcpp::as<double>(scaling["b_scale"]);
+  if (x.nrow() != b.nrow()) Rcpp::stop("covariates and sensors differ in rows");
+  if (static_cast<int>(d.x_center.size()) != x.ncol()) Rcpp::stop("scaling does not match the covariates");
+  return d;
+}
+
+std::vector<int> rows_from_r(const IntegerVector& rows, int n) {
+  std::vector<int> out(rows.begin(), rows.end());
+  for (int r : out)
+    if (r < 0 || r >= n) Rcpp::stop("row index out of range");
+  return out;
+}
+
+bool is_float(const std::string& precision) { return precision == "float"; }
+
+void interrupt_probe(void*) { R_CheckUserInterrupt(); }
+// True when the user pressed Ctrl-C; the interrupt is consumed without a longjmp through C++.
+bool user_interrupted() { return R_ToplevelExec(interrupt_probe, nullptr) == FALSE; }
+
+// Training state behind an external pointer, only for the duration of ncam()'s epoch loop.
+struct FitState {
+  virtual ~FitState() = default;
+  virtual ncam::EpochResult epoch() = 0;
+  virtual double nll_mean(const std::vector<int>& rows) = 0;
+  virtual std::vector<double> params() const = 0;
+};
+
+template <typename T>
+struct FitStateT : FitState {
+  ncam::Trainer<T> trainer;
+  FitStateT(const ncam::ModelSpec& spec, const ncam::DataView& data, std::vector<int> rows,
+            const ncam::AdamOptions& opt, std::uint64_t seed, int threads)
+      : trainer(spec, data, std::move(rows), opt, seed, threads) {}
+  ncam::EpochResult epoch() override { return trainer.epoch(user_interrupted); }
+  double nll_mean(const std::vector<int>& rows) override {
+    if (rows.empty()) return NA_REAL;
+    return trainer.engine().nll_sum(trainer.params().data(), rows.data(), static_cast<int>(rows.size())) /
+           rows.size();
+  }
+  std::vector<double> params() const override {
+    return std::vector<double>(trainer.params().begin(), trainer.params().end());
+  }
+};
+
+template <typename T>
+std::vector<T> params_as(const NumericVector& params, std::size_t expected) {
+  if (static_cast<std::size_t>(params.size()) != expected) Rcpp::stop("parameter vector has the wrong length");
+  return std::vector<T>(params.begin(), params.end());
+}
+
+template <typename T>
+List predict_impl(const ncam::ModelSpec& spec, const NumericVector& params, const ncam::DataView& data,
+                  int threads, bool heads) {
+  ncam::Model model(spec);
+  const std::vector<T> p = params_as<T>(params, model.n_params());
+  const int n = data.n_rows;
+  NumericVector mean(n), variance(n), nll(n);
+  IntegerVector n_obs(n);
+  NumericMatrix head_out(heads ? n : 0, heads ? 2 + 3 * spec.n_sensors : 0);
+  ncam::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
+                         heads ? head_out.begin() : nullptr};
+  ncam::Engine<T> engine(model, data, threads);
+  engine.predict(p.data(), out);
+  return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs, Rcpp::_["nll"] = nll,
+                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue));
+}
+
+template <typename T>
+List objective_impl(const ncam::ModelSpec& spec, const NumericVector& params, const ncam::DataView& data,
+                    const std::vector<int>& rows, int threads) {
+  ncam::Model model(spec);
+  const std::vector<T> p = params_as<T>(params, model.n_params());
+  std::vector<T> grad(model.n_params());
+  ncam::Engine<T> engine(model, data, threads);
+  double nll_sum = 0.0;
+  const double loss = engine.loss_grad(p.data(), rows.data(), static_cast<int>(rows.size()), grad.data(), &nll_sum);
+  return List::create(Rcpp::_["loss"] = loss, Rcpp::_["nll_sum"] = nll_sum,
+                      Rcpp::_["gradient"] = NumericVector(grad.begin(), grad.end()));
+}
+
+}  // namespace
+
+// [[Rcpp::export]]
+SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows,
+                      List adam, double seed, int threads, std::string precision) {
+  const ncam::ModelSpec s = spec_from_list(spec);
+  const ncam::DataView data = data_view(x, b, scaling);
+  ncam::AdamOptions opt;
+  opt.learn_rate = Rcpp::as<double>(adam["learn_rate"]);
+  opt.beta1 = Rcpp::as<double>(adam["beta1"]);
+  opt.beta2 = Rcpp::as<double>(adam["beta2"]);
+  opt.eps = Rcpp::as<double>(adam["eps"]);
+  opt.weight_decay = Rcpp::as<double>(adam["weight_decay"]);
+  opt.clip_norm = Rcpp::as<double>(adam["clip_norm"]);
+  opt.batch_size = Rcpp::as<int>(adam["batch_size"]);
+  std::vector<int> rows = rows_from_r(train_rows, data.n_rows);
+  const auto seed64 = static_cast<std::uint64_t>(seed);
+  FitState* state = is_float(precision)
+                        ? static_cast<FitState*>(new FitStateT<float>(s, data, std::move(rows), opt, seed64, threads))
+                        : static_cast<FitState*>(new FitStateT<double>(s, data, std::move(rows), opt, seed64, threads));
+  // The pointer keeps x and b alive: the engine reads them in place.
+  return Rcpp::XPtr<FitState>(state, true, R_NilValue, List::create(x, b));
+}
+
+// [[Rcpp::export]]
+List ncam_trainer_epoch(SEXP state) {
+  Rcpp::XPtr<FitState> fit(state);
+  const ncam::EpochResult r = fit->epoch();
+  return List::create(Rcpp::_["train_loss"] = r.train_loss, Rcpp::_["train_nll"] = r.train_nll,
+                      Rcpp::_["interrupted"] = r.interrupted, Rcpp::_["finite"] = r.finite);
+}
+
+// [[Rcpp::export]]
+double ncam_trainer_nll(SEXP state, IntegerVector rows) {
+  Rcpp::XPtr<FitState> fit(state);
+  return fit->nll_mean(std::vector<int>(rows.begin(), rows.end()));
+}
+
+// [[Rcpp::export]]
+NumericVector ncam_trainer_params(SEXP state) {
+  Rcpp::XPtr<FitState> fit(state);
+  const std::vector<double> p = fit->params();
+  return NumericVector(p.begin(), p.end());
+}
+
+// [[Rcpp::export]]
+List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling,
+                      int threads, std::string precision, bool heads) {
+  const ncam::ModelSpec s = spec_from_list(spec);
+  const ncam::DataView data = data_view(x, b, scaling);
+  return is_float(precision) ? predict_impl<float>(s, params, data, threads, heads)
+                             : predict_impl<double>(s, params, data, threads, heads);
+}
+
+// [[Rcpp::export]]
+List ncam_objective_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling,
+                        IntegerVector rows, int threads, std::string precision) {
+  const ncam::ModelSpec s = spec_from_list(spec);
+  const ncam::DataView data = data_view(x, b, scaling);
+  const std::vector<int> r = rows_from_r(rows, data.n_rows);
+  return is_float(precision) ? objective_impl<float>(s, params, data, r, threads)
+                             : objective_impl<double>(s, params, data, r, threads);
+}
+
+// [[Rcpp::export]]
+NumericVector ncam_init_params_cpp(List spec, double seed) {
+  ncam::Model model(spec_from_list(spec));
+  std::vector<double> p(model.n_params());
+  ncam::Rng rng(static_cast<std::uint64_t>(seed));
+  model.initialise(p.data(), rng);
+  return NumericVector(p.begin(), p.end());
+}
+
+// [[Rcpp::export]]
+List ncam_layout_cpp(List spec) {
+  ncam::Model model(spec_from_list(spec));
+  auto describe = [](const ncam::MlpLayout& l) {
+    return List::create(Rcpp::_["widths"] = l.widths,
+                        Rcpp::_["w_offset"] = std::vector<double>(l.w_offset.begin(), l.w_offset.end()),
+                        Rcpp::_["b_offset"] = std::vector<double>(l.b_offset.begin(), l.b_offset.end()));
+  };
+  List heads = List::create(Rcpp::_["prior"] = describe(model.prior()),
+                            Rcpp::_["reliability"] = describe(model.reliability()));
+  if (model.has_bias_head()) heads["bias"] = describe(model.bias());
+  return List::create(Rcpp::_["heads"] = heads, Rcpp::_["n_params"] = static_cast<double>(model.n_params()),
+                      Rcpp::_["n_free"] = model.n_free());
+}

@@ -1,0 +1,268 @@
+# Threshold rule against hand computations, then the whole pipeline on data
+# simulated from the NCAM model itself (constant prior and sensor parameters,
+# so `~ 1` with no hidden layer is the correct model).
+
+# ---- conformal_threshold -----------------------------------------------------
+
+test_that("m = 1 is split conformal: the ceiling((n + 1)(1 - alpha))-th smallest score", {
+  expect_equal(conformal_threshold(1:19, n = 19, m = 1, level = 0.9), 18)
+  expect_equal(conformal_threshold(c(5, 1, 4, 2, 3), n = 5, m = 1, level = 0.5), 3)
+  set.seed(1)
+  for (n in c(9, 10, 37, 200)) {
+    for (level in c(0.8, 0.9, 0.95)) {
+      if ((n + 1) * (1 - level) < 1 - 1e-9) next
+      s <- rexp(n)
+      expect_equal(conformal_threshold(s, n, 1, level),
+                   sort(s)[ceiling((n + 1) * level - 1e-9)])
+    }
+  }
+})
+
+test_that("m >= 2 takes the k-th largest score, k = floor(alpha m (n + 1)) - m + 1", {
+  # n = 9, m = 2, alpha = 0.2: k = floor(4) - 1 = 3, the 3rd largest of 1..18.
+  expect_equal(conformal_threshold(18:1, n = 9, m = 2, level = 0.8), 16)
+  # n = 4, m = 3, alpha = 0.5: k = floor(7.5) - 2 = 5, the 5th largest of 1..12.
+  expect_equal(conformal_threshold(1:12, n = 4, m = 3, level = 0.5), 8)
+  # n = 9, m = 5, alpha = 0.1: k = floor(5) - 4 = 1, the largest.
+  expect_equal(conformal_threshold(1:45, n = 9, m = 5, level = 0.9), 45)
+})
+
+test_that("too few calibration rows give Inf with a warning naming the rows needed", {
+  expect_warning(q <- conformal_threshold(1:8, n = 8, m = 1, level = 0.9),
+                 "at least 9 calibration rows")
+  expect_identical(q, Inf)
+  # n = 8, m = 5: k = floor(4.5) - 4 = 0.
+  expect_warning(q <- conformal_threshold(1:40, n = 8, m = 5, level = 0.9), "at least 9")
+  expect_identical(q, Inf)
+  expect_warning(q <- conformal_threshold(1:18, n = 18, m = 1, level = 0.95), "at least 19")
+  expect_identical(q, Inf)
+  expect_warning(q <- conformal_threshold(numeric(0), n = 0, m = 50, level = 0.9), "at least 9")
+  expect_identical(q, Inf)
+})
+
+# Corrected p-value of a test score, written from Stutz et al.'s ECDF
+# construction: averaged MC p-values, then their rank among holdout p-values.
+ecdf_p <- function(s, scores, n, m, holdout) {
+  pbar <- function(x) (m + sum(scores >= x)) / (m * (n + 1))
+  p_hold <- vapply(holdout, pbar, numeric(1))
+  (1 + sum(p_hold <= pbar(s))) / (length(holdout) + 1)
+}
+
+test_that("the ECDF correction matches a brute-force p-value computation", {
+  # Hand case: scores 1..4 (n = 2, m = 2); holdout 2.5, 0.5, 3.5, 5; alpha = 0.4.
+  # Holdout p-values 4/6, 6/6, 3/6, 2/6; a test score keeps its label when at
+  # least 2 holdout p-values are <= its own: scores up to 4 (p = 3/6) qualify.
+  expect_equal(conformal_threshold(1:4, 2, 2, 0.6, "ecdf", holdout = c(2.5, 0.5, 3.5, 5)), 4)
+
+  set.seed(3)
+  for (i in 1:20) {
+    n <- sample(5:30, 1)
+    m <- sample(1:6, 1)
+    scores <- rexp(n * m)
+    holdout <- rexp(sample(10:40, 1))
+    level <- sample(c(0.7, 0.8, 0.9), 1)
+    q <- suppressWarnings(conformal_threshold(scores, n, m, level, "ecdf", holdout = holdout))
+    # p > alpha, with alpha = 1 - level free of floating-point error (0.2 not 0.1999...).
+    alpha <- round(1 - level, 10)
+    kept <- vapply(sort(scores), function(s) ecdf_p(s, scores, n, m, holdout) > alpha + 1e-12,
+                   logical(1))
+    # Infinite when even scores beyond every calibration score are kept.
+    unbounded <- ecdf_p(max(scores) + 1, scores, n, m, holdout) > alpha + 1e-12
+    expected <- if (unbounded) Inf else max(sort(scores)[kept])
+    expect_equal(q, expected)
+  }
+})
+
+test_that("the ECDF correction warns when the holdout is too small", {
+  expect_warning(q <- conformal_threshold(1:20, 10, 2, 0.9, "ecdf", holdout = 1:5),
+                 "at least 17 calibration rows")
+  expect_identical(q, Inf)
+})
+
+# ---- pipeline on data from the model -----------------------------------------
+
+simulate_ncam <- function(n, seed) {
+  set.seed(seed)
+  theta <- rnorm(n, 20, 4)
+  data.frame(
+    sensor_0 = theta + rnorm(n, 0, 1.5),
+    sensor_1 = 1.3 * theta - 4 + rnorm(n, 0, 2),
+    sensor_2 = 0.8 * theta + 3 + rnorm(n, 0, 3),
+    truth = theta
+  )
+}
+
+fit_ncam_toy <- function(train, ...) {
+  ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = train, anchor = "sensor_0",
+       hidden = integer(0), epochs = 100, learn_rate = 0.01, seed = 1, verbose = FALSE,
+       threads = 1, ...)
+}
+
+sim <- simulate_ncam(7000, seed = 10)
+train <- sim[1:2000, ]
+cal_data <- sim[2001:3000, ]
+test_data <- sim[3001:7000, ]
+fit <- fit_ncam_toy(train)
+
+# Binomial tolerance for coverage: test-set noise plus the spread of the
+# conditional coverage given n calibration rows, 3.5 standard deviations.
+coverage_tolerance <- function(level, n_test, n_cal) {
+  3.5 * sqrt(level * (1 - level) * (1 / n_test + 1 / (n_cal + 2)))
+}
+
+test_that("split conformal and MC-CP cover the truth at the nominal level", {
+  tol <- coverage_tolerance(0.9, nrow(test_data), nrow(cal_data))
+  for (method in c("split", "mc_model")) {
+    cal <- calibrate(fit, cal_data, method = method, reference = "truth", m = 20, seed = 2)
+    ev <- evaluate_fusion(predict(cal, test_data), test_data$truth)
+    expect_lt(abs(ev$coverage - 0.9), tol)
+    expect_equal(ev$n, nrow(test_data))
+  }
+  cal <- calibrate(fit, cal_data, method = "mc_model", m = 20, seed = 2, correction = "ecdf")
+  ev <- evaluate_fusion(predict(cal, test_data), test_data$truth)
+  expect_lt(abs(ev$coverage - 0.9), coverage_tolerance(0.9, nrow(test_data), 500))
+})
+
+test_that("MC-CP (model) width agrees with the credible interval", {
+  n <- nrow(cal_data)
+  m <- 50
+  cal <- calibrate(fit, cal_data, method = "mc_model", m = m, seed = 4)
+  expect_equal(cal$n, n)
+  expect_length(cal$scores, n * m)
+  mc <- evaluate_fusion(predict(cal, test_data), test_data$truth)
+  cred <- evaluate_fusion(predict(fit, test_data, interval = "credible", level = 0.9),
+                          test_data$truth)
+  # Scores |Y - mu| / sd_pred are |N(0, 1)| draws, and the threshold is their
+  # empirical quantile at 1 - k / (m n): compare with the normal quantile and its
+  # Monte Carlo standard error sqrt(p (1 - p) / N) / density.
+  k <- floor(0.1 * m * (n + 1)) - m + 1
+  p <- 1 - k / (m * n)
+  z <- qnorm((1 + p) / 2)
+  se <- sqrt(p * (1 - p) / (m * n)) / (2 * dnorm(z))
+  expect_lt(abs(cal$quantile - z), 4 * se)
+  expect_lt(abs(mc$mean_width / cred$mean_width - z / qnorm(0.95)), 4 * se / qnorm(0.95))
+})
+
+test_that("intervals are .pred -/+ q * .pred_sd and the level is chosen at prediction", {
+  cal <- calibrate(fit, cal_data, method = "split", reference = "truth")
+  p <- predict(fit, test_data[1:50, ])
+  out <- predict(cal, test_data[1:50, ])
+  expect_equal(out[names(p)], p)
+  expect_equal(out$.pred_lower, p$.pred - cal$quantile * p$.pred_sd)
+  expect_equal(out$.pred_upper, p$.pred + cal$quantile * p$.pred_sd)
+  # Level 0.8 from the stored scores: the ceiling(0.8 (n + 1))-th smallest
+  # of the independently computed split scores.
+  all_pred <- predict(fit, cal_data)
+  scores <- abs(cal_data$truth - all_pred$.pred) / all_pred$.pred_sd
+  q80 <- sort(scores)[ceiling(0.8 * (nrow(cal_data) + 1))]
+  out80 <- predict(cal, test_data[1:50, ], level = 0.8)
+  expect_equal(out80$.pred_upper, p$.pred + q80 * p$.pred_sd)
+  expect_equal(cal$quantile, sort(scores)[ceiling(0.9 * (nrow(cal_data) + 1))])
+})
+
+test_that("sensor-anchored scores are the bias-corrected readings' residuals", {
+  d <- cal_data[1:200, ]
+  d$sensor_1[1:20] <- NA
+  d[21:25, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  cal <- calibrate(fit, d, method = "sensor_anchored")
+  pr <- predict(fit, d)
+  sp <- sensor_params(fit, d)
+  b <- unname(unlist(d[c("sensor_0", "sensor_1", "sensor_2")]))
+  implied <- (b - sp$c) / sp$a
+  s <- abs(implied - pr$.pred[sp$.row]) / pr$.pred_sd[sp$.row]
+  expect_equal(cal$scores, sort(s[!is.na(s)]))
+  expect_equal(cal$n, 195)
+  expect_length(cal$scores, 3 * 200 - 20 - 15)
+  N <- length(cal$scores)
+  expect_equal(cal$quantile, sort(s)[ceiling(0.9 * (N + 1))])
+})
+
+test_that("missing readings: MC-CP (model) keeps rows without readings, empirical skips them", {
+  d <- cal_data[1:300, ]
+  d[1:30, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  d$sensor_2[31:100] <- NA
+  model <- calibrate(fit, d, method = "mc_model", m = 5, seed = 1)
+  expect_equal(model$n, 300)
+  expect_true(all(is.finite(model$scores)))
+  emp <- calibrate(fit, d, method = "mc_empirical", m = 5, seed = 1)
+  expect_equal(emp$n, 270)
+  expect_length(emp$scores, 270 * 5)
+  # Every empirical pseudo-label is one of the row's observed readings.
+  pr <- predict(fit, d)
+  b <- as.matrix(d[c("sensor_0", "sensor_1", "sensor_2")])
+  possible <- abs(b - pr$.pred) / pr$.pred_sd
+  possible <- sort(unique(round(as.vector(possible[!is.na(possible)]), 8)))
+  expect_true(all(round(emp$scores, 8) %in% possible))
+})
+
+test_that("empirical pseudo-labels pick observed sensors uniformly", {
+  post <- list(b = rbind(c(1, NA, 3), c(NA, 5, NA), c(7, 8, 9)))
+  set.seed(1)
+  y <- draw_sensor_labels(post, 1:3, 3000)
+  expect_true(all(y[1, ] %in% c(1, 3)))
+  expect_true(all(y[2, ] == 5))
+  expect_lt(abs(mean(y[1, ] == 1) - 0.5), 4 * sqrt(0.25 / 3000))
+  expect_lt(abs(mean(y[3, ] == 8) - 1 / 3), 4 * sqrt(2 / 9 / 3000))
+})
+
+test_that("predict keeps rows in order; missing covariates give NA bounds", {
+  fit_x <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x, data = transform(train, x = rnorm(2000)),
+                anchor = "sensor_0", hidden = integer(0), epochs = 5, seed = 1,
+                verbose = FALSE, threads = 1)
+  cal <- calibrate(fit_x, transform(cal_data, x = rnorm(1000)), m = 5, seed = 1)
+  new <- transform(test_data[1:40, ], x = rnorm(40))
+  new$x[c(3, 17)] <- NA
+  new$sensor_1[5] <- NA
+  out <- predict(cal, new)
+  expect_equal(nrow(out), 40)
+  expect_true(all(is.na(out$.pred_lower[c(3, 17)])))
+  expect_true(all(is.finite(out$.pred_lower[-c(3, 17)])))
+  expect_true(all(out$.pred_lower[-c(3, 17)] < out$.pred_upper[-c(3, 17)]))
+  expect_equal(out$.pred, predict(fit_x, new)$.pred)
+})
+
+test_that("log transform: bounds are back-transformed, symmetric on the log scale", {
+  fit_log <- fit_ncam_toy(train, transform = "log")
+  cal <- calibrate(fit_log, cal_data, method = "split", reference = "truth")
+  out <- predict(cal, test_data[1:30, ])
+  # .pred is exp(mu) and the bounds exp(mu -/+ q sd), so lower * upper = .pred^2.
+  expect_equal(out$.pred_lower * out$.pred_upper, out$.pred^2)
+  expect_true(all(out$.pred_lower > 0 & out$.pred_lower < out$.pred))
+})
+
+test_that("a calibration set too small for the level gives infinite bounds with a warning", {
+  expect_warning(cal <- calibrate(fit, cal_data[1:5, ], method = "mc_model", m = 10, seed = 1),
+                 "at least 9 calibration rows")
+  expect_identical(cal$quantile, Inf)
+  expect_warning(out <- predict(cal, test_data[1:3, ]), "at least 9")
+  expect_identical(out$.pred_lower, rep(-Inf, 3))
+  expect_identical(out$.pred_upper, rep(Inf, 3))
+  # The same scores suffice at a lower level: 5 rows support level 1 - 1/6.
+  out <- predict(cal, test_data[1:3, ], level = 0.8)
+  expect_true(all(is.finite(out$.pred_upper)))
+})
+
+test_that("seeded calibration is reproducible and leaves the global stream alone", {
+  set.seed(7)
+  expected <- runif(2)
+  set.seed(7)
+  a <- calibrate(fit, cal_data[1:100, ], m = 5, seed = 3)
+  expect_identical(runif(2), expected)
+  b <- calibrate(fit, cal_data[1:100, ], m = 5, seed = 3)
+  expect_identical(a$scores, b$scores)
+  expect_output(print(a), "Calibration rows: 100")
+})
+
+test_that("bad calibrate input gives clear errors", {
+  d <- cal_data[1:50, ]
+  expect_snapshot(error = TRUE, calibrate(fit, d, method = "bootstrap"))
+  expect_snapshot(error = TRUE, calibrate(fit, d, level = 1.5))
+  expect_snapshot(error = TRUE, calibrate(fit, d, level = 0))
+  expect_snapshot(error = TRUE, calibrate(fit, d, m = 0))
+  expect_snapshot(error = TRUE, calibrate(fit, d, method = "split"))
+  expect_snapshot(error = TRUE, calibrate(fit, d, method = "split", reference = "pm25"))
+  expect_snapshot(error = TRUE, calibrate(fit, d, correction = "exact"))
+  expect_snapshot(error = TRUE, calibrate(list(), d))
+  cal <- calibrate(fit, d, m = 2, seed = 1)
+  expect_snapshot(error = TRUE, predict(cal, d, level = c(0.8, 0.9)))
+})

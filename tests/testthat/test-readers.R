@@ -1,0 +1,194 @@
+# The shared real data sets, if this machine has them (never shipped).
+shared_data <- function(folder) {
+  roots <- c(Sys.getenv("NCAM_SHARED_DATA"),
+             test_path("..", "..", "..", "shared", "data"),
+             "/work/shared/data")
+  roots <- roots[nzchar(roots) & dir.exists(file.path(roots, folder))]
+  if (length(roots) == 0L) return(file.path(tempdir(), "no-shared-data", folder))
+  file.path(roots[1], folder)
+}
+
+write_lines_tmp <- function(lines, name = "data.csv", dir = withr::local_tempdir(.local_envir = parent.frame())) {
+  path <- file.path(dir, name)
+  writeLines(lines, path)
+  path
+}
+
+purpleair_header <- "sensor_index,DAILY,conc,A_B_Avg,pm2.5_cf_1_a,pm2.5_cf_1_b,humidity_a,temp_Celsius,dewPoint,n"
+
+test_that("read_purpleair_aqs() renames, types and sorts a small file", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
+                            "10,2022-01-01,4.0,5.5,5.4,5.6,60,9.5,1.9,22",
+                            "9,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23"))
+  out <- read_purpleair_aqs(path)
+  expect_named(out, c("date", "site", "pa_a", "pa_b", "ref", "rh", "temperature", "dew_point",
+                      "n_hours"))
+  expect_s3_class(out$date, "Date")
+  expect_identical(out$site, c("10", "9", "9"))
+  expect_identical(out$date, as.Date(c("2022-01-01", "2022-01-01", "2022-01-02")))
+  expect_identical(out$pa_a, c(5.4, 7.1, 8.0))
+  expect_identical(out$pa_b, c(5.6, 7.0, 8.3))
+  expect_identical(out$ref, c(4.0, 5.2, 6.1))
+  expect_identical(out$dew_point, c(1.9, 1.4, 2.6))
+})
+
+test_that("read_purpleair_aqs() names a missing column or a bad value", {
+  path <- write_lines_tmp(c(sub(",pm2.5_cf_1_b", "", purpleair_header),
+                            "9,2022-01-02,6.1,8.15,8.0,51,12.5,2.6,24"))
+  expect_error(read_purpleair_aqs(path), "pm2.5_cf_1_b", class = "rlang_error")
+  path <- write_lines_tmp(c(purpleair_header, "9,2022-01-02,6.1,8.15,8.0,8.3,51,hot,2.6,24"),
+                          name = "bad.csv")
+  expect_error(read_purpleair_aqs(path), "temp_Celsius.*row 1", class = "rlang_error")
+  path <- write_lines_tmp(c(purpleair_header, "9,02/01/2022,6.1,8.15,8.0,8.3,51,12,2.6,24"),
+                          name = "bad_date.csv")
+  expect_error(read_purpleair_aqs(path), "DAILY", class = "rlang_error")
+  expect_error(read_purpleair_aqs(file.path(tempdir(), "absent.csv")), "path",
+               class = "rlang_error")
+})
+
+test_that("read_purpleair_aqs() reads the shared file as its README describes", {
+  dir <- shared_data("purpleair-aqs-daily-mathieu")
+  skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
+  out <- read_purpleair_aqs(file.path(dir, "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv"))
+  expect_identical(nrow(out), 5666L)
+  expect_false(anyNA(out))
+  expect_length(unique(out$site), 18)
+  expect_identical(range(out$date), as.Date(c("2021-01-01", "2023-08-27")))
+  expect_identical(order(out$site, out$date, method = "radix"), seq_len(nrow(out)))
+  expect_equal(unname(colMeans(out[c("ref", "pa_a", "pa_b")])), c(9.13, 13.52, 13.12),
+               tolerance = 0.001)
+  expect_equal(cor(out$pa_a, out$pa_b), 0.975, tolerance = 0.001)
+  expect_true(all(out$n_hours >= 21 & out$n_hours <= 31))
+})
+
+colocated_header <- "station,date,ref_pm25,ref_pm10,lcs1_id,lcs1_pm25,lcs2_id,lcs2_pm25"
+
+test_that("read_senseurcity() puts a station's boxes side by side in ID order", {
+  dir <- withr::local_tempdir()
+  writeLines(c(colocated_header,
+               "ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14,40499C,12.2,4043B1,11",
+               "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,",
+               "ANT_REF_AL01,2020-07-01T00:00:00Z,6,10.2,4047E5,9.8,,"),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  out <- read_senseurcity(dir)
+  expect_named(out, c("date", "station", "box_1", "box_2", "ref", "ref_pm10",
+                      "box_1_id", "box_2_id"))
+  expect_identical(attr(out$date, "tzone"), "UTC")
+  expect_identical(out$date, as.POSIXct(c("2020-07-01 00:00", "2020-07-01 00:00",
+                                          "2020-07-01 01:00"), tz = "UTC"))
+  expect_identical(out$station, c("ANT_REF_AL01", "ANT_REF_R801", "ANT_REF_R801"))
+  # "4043B1" sorts before "40499C"; an ID like "4047E5" stays text.
+  expect_identical(out$box_1_id, c("4047E5", "4043B1", "4043B1"))
+  expect_identical(out$box_2_id, c(NA, "40499C", "40499C"))
+  expect_identical(out$box_1, c(9.8, NA, 11))
+  expect_identical(out$box_2, c(NA, 11.9, 12.2))
+  expect_identical(out$ref, c(6, 7.5, 8.1))
+})
+
+test_that("read_senseurcity(source = 'join') pairs boxes with their station's hour", {
+  dir <- withr::local_tempdir()
+  con <- gzfile(file.path(dir, "LCS_df_all.csv.gz"), "w")
+  writeLines(c("ID,date,latitude,longitude,Location.ID,PMS_PM10,PMS_PM25",
+               "Antwerp_40499C,2020-07-01T00:00:00Z,51.2,4.43,ANT_REF_R801,20,11.9",
+               "Antwerp_4043B1,2020-07-01T00:00:00Z,51.2,4.43,ANT_REF_R801,19,",
+               "Antwerp_4043B1,2020-07-01T01:00:00Z,51.2,4.43,ANT_REF_R801,19,11",
+               "Antwerp_40499C,2020-07-01T01:00:00Z,51.2,4.43,ANT_REF_R801,21,12.2",
+               "Antwerp_4047E5,2020-07-01T00:00:00Z,51.2,4.38,ANT_REF_AL01,15,9.8",
+               "Antwerp_402723,2020-07-01T00:00:00Z,51.2,4.41,ANT_URB_MAER,15,30",
+               "Antwerp_4047E5,2020-07-01T05:00:00Z,51.2,4.38,ANT_REF_AL01,15,9"), con)
+  close(con)
+  writeLines(c("ID,datetime,PM10,PM2.5,X,Y,Representativity_min",
+               "ANT_REF_R801,2020-07-01T00:00:00Z,13.1,7.5,1,2,100",
+               "ANT_REF_R801,2020-07-01T01:00:00Z,14,8.1,1,2,100",
+               "ANT_REF_AL01,2020-07-01T00:00:00Z,10.2,6,1,2,100",
+               "ANT_REF_AL01,2020-07-01T03:00:00Z,10.2,6,1,2,100"),
+             file.path(dir, "ref_df_all.csv"))
+  out <- read_senseurcity(dir, source = "join")
+  expect_identical(out$station, c("ANT_REF_AL01", "ANT_REF_R801", "ANT_REF_R801"))
+  expect_identical(out$box_1, c(9.8, NA, 11))
+  expect_identical(out$box_2, c(NA, 11.9, 12.2))
+  expect_identical(out$ref_pm10, c(10.2, 13.1, 14))
+  expect_identical(out$box_2_id, c(NA, "40499C", "40499C"))
+})
+
+test_that("read_senseurcity() reports missing files and columns", {
+  dir <- withr::local_tempdir()
+  expect_error(read_senseurcity(dir), "REF_colocated_hourly_all_stations.csv",
+               class = "rlang_error")
+  expect_error(read_senseurcity(file.path(dir, "nowhere")), "dir", class = "rlang_error")
+  expect_error(read_senseurcity(dir, source = "zenodo"), "source", class = "rlang_error")
+  writeLines(c(sub(",lcs2_pm25", "", colocated_header), "A,2020-07-01T00:00:00Z,1,2,x,3,y"),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  expect_error(read_senseurcity(dir), "lcs2_pm25", class = "rlang_error")
+})
+
+test_that("read_senseurcity() reads the shared files as their README describes", {
+  dir <- shared_data("senseurcity-antwerp-ineris")
+  skip_if_not(dir.exists(dir), "shared SensEURCity data not available")
+  out <- read_senseurcity(dir)
+  expect_identical(nrow(out), 50043L)
+  expect_identical(sum(!is.na(out$box_2)), 15966L)
+  expect_false(anyNA(out[c("date", "station", "box_1", "ref", "box_1_id")]))
+  expect_length(unique(out$station), 9)
+  expect_identical(range(out$date), as.POSIXct(c("2020-06-18 01:00", "2021-02-16 01:00"),
+                                                tz = "UTC"))
+  pairs <- unique(out[!is.na(out$box_2_id), c("station", "box_1_id", "box_2_id")])
+  expect_identical(pairs$station, paste0("ANT_REF_R80", c(1, 2, 4)))
+  expect_identical(pairs$box_1_id, c("4043B1", "4043A7", "4043AE"))
+  expect_identical(pairs$box_2_id, c("40499C", "4049A6", "40499F"))
+  r <- vapply(split(out, out$station), function(s) cor(s$ref, s$box_1), numeric(1))
+  expect_true(all(r > 0.85 & r < 0.97))
+  expect_gt(mean(out$box_1), mean(out$ref))
+
+  # Joining the box and reference tables keeps every reference hour; the
+  # co-location tables are a subset with the same values.
+  joined <- read_senseurcity(dir, source = "join")
+  expect_identical(nrow(joined), 52421L)
+  rows <- match(paste(out$station, out$date), paste(joined$station, joined$date))
+  expect_false(anyNA(rows))
+  expect_equal(joined[rows, ], out, ignore_attr = TRUE)
+})
+
+toucan_header <- function() {
+  units <- paste0("RT0", 1:3)
+  cols <- paste(rep(units, each = 4), c("pm25", "temp", "rh", "dp"), sep = "_")
+  paste(c("time_lst_utc-5", cols, "ref_pm25", "ref_temp"), collapse = ",")
+}
+
+test_that("read_toucan() converts local standard time to UTC and averages units", {
+  path <- write_lines_tmp(c(toucan_header(),
+                            "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,7.5,24",
+                            "2019-08-01T20:00,,,,,,,,,,,,,8,23"))
+  out <- read_toucan(path)
+  expect_named(out, c("date", "rt01", "rt02", "rt03", "ref", "temperature", "rh", "dew_point"))
+  expect_identical(out$date, as.POSIXct(c("2019-08-02 00:00", "2019-08-02 01:00"), tz = "UTC"))
+  expect_identical(out$rt01, c(4, NA))
+  expect_identical(out$rt03, c(3, NA))
+  expect_identical(out$ref, c(7.5, 8))
+  expect_identical(out$temperature, c(25.5, NA))
+  expect_identical(out$rh, c(71, NA))
+  expect_identical(out$dew_point, c(19.5, NA))
+
+  path <- write_lines_tmp(c(sub(",ref_pm25", "", toucan_header()), "2019-08-01T19:00"),
+                          name = "no_ref.csv")
+  expect_error(read_toucan(path), "ref_pm25", class = "rlang_error")
+})
+
+test_that("read_toucan() reads the shared file as its README describes", {
+  dir <- shared_data("epa-sensortoolkit-toucan")
+  skip_if_not(dir.exists(dir), "shared Toucan data not available")
+  out <- read_toucan(file.path(dir, "toucan_hourly_merged.csv"))
+  expect_identical(nrow(out), 737L)
+  expect_identical(out$date[1], as.POSIXct("2019-08-01 05:00", tz = "UTC"))
+  steps <- diff(as.numeric(out$date))
+  expect_true(all(steps > 0 & steps %% 3600 == 0))
+  both <- complete.cases(out[c("rt01", "rt02", "rt03", "ref")])
+  expect_identical(sum(both), 710L)
+  expect_equal(unname(colMeans(out[both, c("rt01", "rt02", "rt03", "ref")])),
+               c(4.71, 4.69, 4.17, 7.80), tolerance = 0.002)
+  expect_equal(unname(vapply(out[both, c("rt01", "rt02", "rt03")], cor, numeric(1),
+                             y = out$ref[both])),
+               c(0.72, 0.74, 0.75), tolerance = 0.01)
+  expect_false(anyNA(out$temperature[both]))
+})

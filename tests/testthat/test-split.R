@@ -1,0 +1,194 @@
+# Independent checks of the split invariants: each row once or NA, gaps,
+# contiguous blocks, proportions, determinism, unsorted input, Date/POSIXct.
+
+hourly_data <- function(n = 24 * 120, shuffle = TRUE, seed = 11) {
+  set.seed(seed)
+  t <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq(0, n - 1)
+  d <- data.frame(when = t, x = seq_len(n))
+  if (shuffle) d <- d[sample.int(n), ]
+  d
+}
+
+# Smallest time distance (in seconds) between rows of two different splits.
+min_cross_distance <- function(split, secs) {
+  keep <- !is.na(split)
+  s <- as.character(split[keep])
+  t <- secs[keep]
+  o <- order(t)
+  s <- s[o]
+  t <- t[o]
+  best <- Inf
+  for (lev in unique(s)) {
+    mine <- t[s == lev]
+    other <- t[s != lev]
+    if (length(other) == 0L) next
+    # Distance from each own row to the nearest row of another split.
+    idx <- findInterval(mine, other)
+    before <- ifelse(idx > 0, mine - other[pmax(idx, 1)], Inf)
+    after <- ifelse(idx < length(other), other[pmin(idx + 1, length(other))] - mine, Inf)
+    best <- min(best, before, after)
+  }
+  best
+}
+
+test_that("split_random assigns every row once with exact largest-remainder counts", {
+  d <- data.frame(x = 1:101)
+  s <- split_random(d, seed = 3)
+  expect_s3_class(s, "factor")
+  expect_identical(levels(s), c("train", "validation", "calibration", "test"))
+  expect_length(s, 101)
+  expect_false(anyNA(s))
+  # 101 * (0.6, 0.1, 0.15, 0.15) = 60.6, 10.1, 15.15, 15.15: floors sum to 100,
+  # the largest remainder (train, 0.6) gets the extra row.
+  expect_equal(as.vector(table(s)), c(61, 10, 15, 15))
+  expect_identical(s, split_random(d, seed = 3))
+  expect_false(identical(s, split_random(d, seed = 4)))
+})
+
+test_that("seeded splits leave the global random stream untouched; NULL seed uses it", {
+  d <- hourly_data(24 * 60)
+  set.seed(99)
+  expected <- runif(3)
+  set.seed(99)
+  split_blocks(d, "when", block = "3 days", gap = "12 hours", seed = 5)
+  split_random(d, seed = 5)
+  expect_identical(runif(3), expected)
+
+  set.seed(1)
+  a <- split_blocks(d, "when", block = "3 days", gap = "12 hours")
+  set.seed(1)
+  b <- split_blocks(d, "when", block = "3 days", gap = "12 hours")
+  expect_identical(a, b)
+  set.seed(1)
+  c1 <- split_random(d)
+  set.seed(1)
+  expect_identical(split_random(d), c1)
+})
+
+test_that("split_blocks: contiguous whole blocks, gaps, proportions within one block", {
+  d <- hourly_data()
+  secs <- as.numeric(d$when)
+  s <- split_blocks(d, "when", block = "5 days", gap = "36 hours", seed = 42)
+  expect_length(s, nrow(d))
+
+  # Whole blocks: every block (independently computed) holds one split only.
+  block <- floor((secs - min(secs)) / (5 * 86400))
+  per_block <- tapply(as.character(s), block, function(v) length(unique(v[!is.na(v)])))
+  expect_true(all(per_block <= 1))
+
+  # Gaps: rows of different splits are at least 36 hours apart.
+  expect_gte(min_cross_distance(s, secs), 36 * 3600)
+
+  # NA rows sit at the start of a block, right after a block of another split.
+  block_split <- tapply(as.character(s), block, function(v) unique(v[!is.na(v)])[1])
+  na_rows <- which(is.na(s))
+  expect_gt(length(na_rows), 0)
+  offset <- (secs[na_rows] - min(secs)) - block[na_rows] * 5 * 86400
+  expect_true(all(offset < 36 * 3600))
+
+  # Proportions: counting whole blocks (gap rows included), each split is within
+  # one block (120 rows) of its target.
+  counts <- table(factor(block_split[as.character(block)], levels = levels(s)))
+  target <- nrow(d) * c(0.6, 0.1, 0.15, 0.15)
+  expect_true(all(abs(as.vector(counts) - target) <= 120))
+  # All blocks of the calendar are used: 120 days / 5 = 24 blocks.
+  expect_equal(length(unique(block)), 24)
+
+  # Deterministic for a seed, different for another.
+  expect_identical(s, split_blocks(d, "when", block = "5 days", gap = "36 hours", seed = 42))
+  expect_false(identical(s, split_blocks(d, "when", block = "5 days", gap = "36 hours", seed = 7)))
+})
+
+test_that("split_blocks does not depend on row order", {
+  sorted <- hourly_data(shuffle = FALSE)
+  shuffled <- hourly_data(shuffle = TRUE)
+  a <- split_blocks(sorted, "when", block = "4 days", gap = "1 day", seed = 2)
+  b <- split_blocks(shuffled, "when", block = "4 days", gap = "1 day", seed = 2)
+  # Same assignment for the same time stamp.
+  expect_identical(as.character(b), as.character(a)[match(shuffled$x, sorted$x)])
+})
+
+test_that("split_blocks handles Date columns, duplicated times and irregular sampling", {
+  set.seed(8)
+  days <- as.Date("2023-01-01") + sort(sample(0:729, 900, replace = TRUE))
+  d <- data.frame(day = sample(days))
+  s <- split_blocks(d, "day", block = "3 weeks", gap = "5 days", seed = 1)
+  secs <- as.numeric(d$day) * 86400
+  expect_gte(min_cross_distance(s, secs), 5 * 86400)
+  # Rows with the same date share the split (or are all NA).
+  same_day <- tapply(as.character(s), d$day, function(v) length(unique(v)))
+  expect_true(all(same_day == 1))
+  # Prop subset: only two splits used.
+  s2 <- split_blocks(d, "day", block = "3 weeks", gap = "5 days",
+                     prop = c(train = 0.7, test = 0.3), seed = 1)
+  expect_identical(levels(s2), c("train", "validation", "calibration", "test"))
+  expect_setequal(unique(as.character(s2[!is.na(s2)])), c("train", "test"))
+})
+
+test_that("split_blocks takes the gap from the later block (hand-made case)", {
+  # Daily data, 4-day blocks, prop forces two blocks of different splits.
+  d <- data.frame(day = as.Date("2024-03-01") + 0:7)
+  s <- split_blocks(d, "day", block = "4 days", gap = "2 days",
+                    prop = c(train = 0.5, test = 0.5), seed = 1)
+  first <- as.character(s[1:4])
+  expect_length(unique(first), 1)
+  # The later block loses the days less than 2 days after the earlier block's
+  # last day (day 4): only day 5; days 6 to 8 are kept.
+  expect_true(is.na(s[5]))
+  expect_false(anyNA(s[c(1:4, 6:8)]))
+  expect_false(identical(as.character(s[6]), first[1]))
+})
+
+test_that("split_chronological: ordered segments with gaps", {
+  d <- hourly_data(1000)
+  s <- split_chronological(d, "when", gap = "10 hours")
+  secs <- as.numeric(d$when)
+  o <- order(secs)
+  seq_s <- as.character(s[o])
+  kept <- seq_s[!is.na(seq_s)]
+  # Segments appear in the order train, validation, calibration, test.
+  expect_identical(rle(kept)$values, c("train", "validation", "calibration", "test"))
+  # Train is the first 600 hours (no gap before it).
+  expect_equal(sum(s == "train", na.rm = TRUE), 600)
+  # The gap removes rows closer than 10 h: 9 rows (1..9 h after) per boundary.
+  expect_equal(sum(is.na(s)), 3 * 9)
+  expect_gte(min_cross_distance(s, secs), 10 * 3600)
+})
+
+test_that("split_chronological keeps ties together and works with Date", {
+  d <- data.frame(day = as.Date("2024-01-01") + rep(0:9, each = 3))
+  prop <- c(train = 0.45, test = 0.55)
+  s <- split_chronological(d, "day", prop = prop, gap = "1 day")
+  # The 14-row train target ends inside the fifth day (rows 13-15): the whole
+  # day stays with train. The sixth day is exactly 1 day later, so it is kept.
+  expect_identical(as.character(s[1:15]), rep("train", 15))
+  expect_identical(as.character(s[16:30]), rep("test", 15))
+  s2 <- split_chronological(d, "day", prop = prop, gap = "36 hours")
+  expect_true(all(is.na(s2[16:18])))
+  expect_identical(as.character(s2[19:30]), rep("test", 12))
+})
+
+test_that("durations are parsed in several forms", {
+  expect_equal(parse_duration("36 hours", "gap"), 36 * 3600)
+  expect_equal(parse_duration("7 days", "gap"), 7 * 86400)
+  expect_equal(parse_duration("90 mins", "gap"), 90 * 60)
+  expect_equal(parse_duration("2 weeks", "gap"), 14 * 86400)
+  expect_equal(parse_duration("1.5 day", "gap"), 1.5 * 86400)
+  expect_equal(parse_duration(as.difftime(2, units = "hours"), "gap"), 7200)
+  expect_equal(parse_duration(600, "gap"), 600)
+})
+
+test_that("bad split arguments give clear errors", {
+  d <- hourly_data(200)
+  expect_snapshot(error = TRUE, split_blocks(d, "when", gap = "-3 hours"))
+  expect_snapshot(error = TRUE, split_blocks(d, "when", gap = 0))
+  expect_snapshot(error = TRUE, split_blocks(d, "when", block = "0 days"))
+  expect_snapshot(error = TRUE, split_blocks(d, "when", block = "seven days"))
+  expect_snapshot(error = TRUE, split_chronological(d, "x"))
+  expect_snapshot(error = TRUE, split_chronological(d, "nope"))
+  expect_snapshot(error = TRUE, split_random(d, prop = c(train = 0.5, test = 0.4)))
+  expect_snapshot(error = TRUE, split_random(d, prop = c(train = 0.5, holdout = 0.5)))
+  expect_snapshot(error = TRUE, split_random(d, prop = c(train = 1.2, test = -0.2)))
+  expect_snapshot(error = TRUE, split_random(d, prop = c(0.5, 0.5)))
+  expect_snapshot(error = TRUE, split_random(list(a = 1)))
+})
