@@ -33,3 +33,7 @@ ncam_layout_cpp <- function(spec) {
     .Call(`_ncam_ncam_layout_cpp`, spec)
 }
 
+ncam_gemm_probe_cpp <- function(rows, depth, cols, reps, precision) {
+    .Call(`_ncam_ncam_gemm_probe_cpp`, rows, depth, cols, reps, precision)
+}
+

@@ -46,12 +46,17 @@ check_string <- function(x, arg, call = parent.frame()) {
   invisible(x)
 }
 
-# Every name in `cols` must be a column of `data`.
-check_columns <- function(data, cols, arg, call = parent.frame()) {
+# Every name in `cols` must be a column of `data`. `arg` names what asked for the columns;
+# `data_arg`, when given, is the data frame that lacks them (such as `newdata`).
+check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NULL) {
   missing <- setdiff(cols, names(data))
   if (length(missing) > 0L) {
-    cli::cli_abort(c("{.arg {arg}} names column{?s} not found in the data: {.val {missing}}.",
-                     i = "Available columns: {.val {names(data)}}."), call = call)
+    msg <- if (is.null(data_arg)) {
+      "{.arg {arg}} names column{?s} not found in the data: {.val {missing}}."
+    } else {
+      "{.arg {data_arg}} lacks column{?s} {.val {missing}} used by the model."
+    }
+    cli::cli_abort(c(msg, i = "Available columns: {.val {names(data)}}."), call = call)
   }
   invisible(cols)
 }

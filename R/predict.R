@@ -75,7 +75,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, call = parent.frame(
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   threads <- ncam_threads(threads)
-  check_columns(newdata, object$sensors, "newdata", call = call)
+  check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_matrix(newdata, object$sensors, object$transform, training = FALSE, call = call)
   x <- new_design(object, newdata, call = call)
   ncam_posterior_matrices(object, x, readings, threads)
@@ -125,7 +125,7 @@ fitted_model_scale <- function(object) {
 # Covariate design matrix for new data, coded as in training.
 new_design <- function(object, newdata, call = parent.frame()) {
   vars <- all.vars(object$terms)
-  check_columns(newdata, vars, "newdata", call = call)
+  check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
   for (v in names(object$xlevels)) {
     seen <- object$xlevels[[v]]
     values <- as.character(newdata[[v]])

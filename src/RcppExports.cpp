@@ -123,6 +123,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ncam_gemm_probe_cpp
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision);
+RcppExport SEXP _ncam_ncam_gemm_probe_cpp(SEXP rowsSEXP, SEXP depthSEXP, SEXP colsSEXP, SEXP repsSEXP, SEXP precisionSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< int >::type depth(depthSEXP);
+    Rcpp::traits::input_parameter< int >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< int >::type reps(repsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_gemm_probe_cpp(rows, depth, cols, reps, precision));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 9},
@@ -133,6 +148,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 8},
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 2},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 1},
+    {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 5},
     {NULL, NULL, 0}
 };
 

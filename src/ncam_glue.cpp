@@ -3,6 +3,7 @@
 #include <Rcpp.h>
 #include <R_ext/Utils.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -204,4 +205,20 @@ List ncam_layout_cpp(List spec) {
   if (model.has_bias_head()) heads["bias"] = describe(model.bias());
   return List::create(Rcpp::_["heads"] = heads, Rcpp::_["n_params"] = static_cast<double>(model.n_params()),
                       Rcpp::_["n_free"] = model.n_free());
+}
+
+// GFLOP/s of Eigen's matrix product C = A B (A: rows x depth, B: depth x cols) with the
+// package's own compiler flags: the practical roofline for the network's layers.
+// [[Rcpp::export]]
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision) {
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    ncam::Mat<T> a = ncam::Mat<T>::Random(rows, depth), b = ncam::Mat<T>::Random(depth, cols), c(rows, cols);
+    c.noalias() = a * b;  // warm-up
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) c.noalias() += a * b;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return 2.0 * rows * depth * static_cast<double>(cols) * reps / s / 1e9 + 0.0 * c(0, 0);
+  };
+  return is_float(precision) ? run(0.0f) : run(0.0);
 }

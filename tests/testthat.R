@@ -1,0 +1,4 @@
+library(testthat)
+library(ncam)
+
+test_check("ncam")

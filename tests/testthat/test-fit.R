@@ -1,0 +1,219 @@
+toy_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4
+
+quick_fit <- function(data, ...) {
+  args <- utils::modifyList(list(formula = toy_formula, data = data, anchor = "sensor_0",
+                                 hidden = c(8L, 8L), epochs = 5L, seed = 1L, threads = 1L),
+                            list(...))
+  do.call(ncam, args)
+}
+
+test_that("anchored NCAM beats every raw sensor on the toy data and recovers the reliability order", {
+  toy <- simulate_toy(n = 8000, seed = 11)
+  is_test <- seq_len(nrow(toy)) > 6000
+  fit <- ncam(toy_formula, data = toy[!is_test, ], anchor = "sensor_0", hidden = c(32L, 32L, 32L),
+              epochs = 150L, seed = 2, threads = 2)
+  pred <- predict(fit, toy[is_test, ])
+  rmse <- function(e) sqrt(mean(e^2))
+  truth <- toy$truth[is_test]
+  ncam_rmse <- rmse(pred$.pred - truth)
+  raw_rmse <- vapply(fit$sensors, function(s) rmse(toy[[s]][is_test] - truth), numeric(1))
+  expect_lt(ncam_rmse, min(raw_rmse))
+  # Relative improvement over the best raw sensor, not only a win by a hair.
+  expect_lt(ncam_rmse, 0.9 * min(raw_rmse))
+  sigma <- summary(fit)$sensors$sigma
+  expect_true(sigma[1] < sigma[2] && sigma[2] < sigma[3])
+  # The anchor is fixed at a = 1, c = 0; the others are free and positive.
+  sp <- sensor_params(fit, toy[1:50, ])
+  expect_true(all(sp$a[sp$sensor == "sensor_0"] == 1) && all(sp$c[sp$sensor == "sensor_0"] == 0))
+  expect_true(all(sp$a > 0))
+})
+
+test_that("with ~ 1 and no hidden layer the fit is the one-factor model's MLE (moments reproduced)", {
+  # Three indicators, one marker: just identified, so the MLE reproduces the sample mean and
+  # covariance exactly. This checks the whole training pipeline against closed-form moments.
+  set.seed(5)
+  n <- 4000
+  theta <- rnorm(n, 10, 3)
+  d <- data.frame(s1 = theta + rnorm(n, 0, 1), s2 = 2 + 1.5 * theta + rnorm(n, 0, 2),
+                  s3 = -1 + 0.7 * theta + rnorm(n, 0, 1.5))
+  fit <- ncam(s1 + s2 + s3 ~ 1, data = d, hidden = integer(0), epochs = 400L, learn_rate = 0.02,
+              batch_size = 500L, validation = 0, stop_iter = 0L, lambda_var = 0, seed = 1, threads = 1,
+              control = ncam_control(precision = "double"))
+  post <- ncam:::ncam_posterior(fit, d[1, ])
+  a <- post$a[1, ]
+  implied_cov <- post$s0_2[1] * tcrossprod(a) + diag(post$sigma2[1, ])
+  implied_mean <- a * post$mu0[1] + post$c[1, ]
+  b <- as.matrix(d)
+  sample_cov <- crossprod(sweep(b, 2, colMeans(b))) / n
+  expect_equal(unname(implied_mean), unname(colMeans(b)), tolerance = 1e-3)
+  expect_equal(unname(implied_cov), unname(sample_cov), tolerance = 1e-2)
+  expect_equal(unname(a), c(1, 1.5, 0.7), tolerance = 0.05)
+})
+
+test_that("logLik is the marginal likelihood of the readings in their original units", {
+  toy <- simulate_toy(n = 300, seed = 3)
+  toy$sensor_1[c(2, 7)] <- NA
+  fit <- quick_fit(toy)
+  post <- ncam:::ncam_posterior(fit, toy)
+  b <- as.matrix(toy[fit$sensors])
+  dense <- vapply(seq_len(nrow(b)), function(i) {
+    o <- !is.na(b[i, ])
+    a <- post$a[i, o]
+    mean <- a * post$mu0[i] + post$c[i, o]
+    cov <- post$s0_2[i] * tcrossprod(a) + diag(post$sigma2[i, o], sum(o))
+    r <- b[i, o] - mean
+    -0.5 * (sum(o) * log(2 * pi) + determinant(cov)$modulus + drop(r %*% solve(cov, r)))
+  }, numeric(1))
+  ll <- logLik(fit)
+  expect_equal(as.numeric(ll), sum(dense), tolerance = 1e-6)
+  expect_equal(attr(ll, "df"), length(fit$params))
+  expect_equal(nobs(fit), nrow(toy))
+  expect_equal(AIC(fit), -2 * sum(dense) + 2 * length(fit$params), tolerance = 1e-6)
+})
+
+test_that("the same seed gives identical fits; thread count does not change results", {
+  toy <- simulate_toy(n = 1500, seed = 4)
+  fit_a <- quick_fit(toy, threads = 1L)
+  fit_b <- quick_fit(toy, threads = 1L)
+  fit_c <- quick_fit(toy, threads = 2L)
+  expect_identical(fit_a$params, fit_b$params)
+  expect_identical(fit_a$params, fit_c$params)
+  expect_identical(predict(fit_a, toy, threads = 1), predict(fit_c, toy, threads = 2))
+  fit_d <- quick_fit(toy, seed = 2L)
+  expect_false(identical(fit_a$params, fit_d$params))
+})
+
+test_that("seed = NULL follows set.seed()", {
+  toy <- simulate_toy(n = 500, seed = 4)
+  set.seed(42)
+  fit_a <- quick_fit(toy, seed = NULL, epochs = 2L)
+  set.seed(42)
+  fit_b <- quick_fit(toy, seed = NULL, epochs = 2L)
+  expect_identical(fit_a$params, fit_b$params)
+})
+
+test_that("the fitted object survives saveRDS()", {
+  toy <- simulate_toy(n = 500, seed = 5)
+  fit <- quick_fit(toy)
+  f <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, f)
+  back <- readRDS(f)
+  expect_identical(predict(back, toy), predict(fit, toy))
+  expect_false(any(vapply(unlist(back, recursive = TRUE), typeof, "") == "externalptr"))
+})
+
+test_that("multiplying every sensor by 1000 multiplies .pred and .pred_sd by 1000", {
+  toy <- simulate_toy(n = 1000, seed = 6)
+  scaled <- toy
+  scaled[c("sensor_0", "sensor_1", "sensor_2")] <- 1000 * toy[c("sensor_0", "sensor_1", "sensor_2")]
+  fit <- quick_fit(toy, epochs = 10L)
+  fit_scaled <- quick_fit(scaled, epochs = 10L)
+  p <- predict(fit, toy)
+  p_scaled <- predict(fit_scaled, scaled)
+  expect_equal(p_scaled$.pred, 1000 * p$.pred, tolerance = 1e-4)
+  expect_equal(p_scaled$.pred_sd, 1000 * p$.pred_sd, tolerance = 1e-4)
+  expect_equal(as.numeric(logLik(fit_scaled)), as.numeric(logLik(fit)) - 3 * nrow(toy) * log(1000),
+               tolerance = 1e-4)
+})
+
+test_that("early stopping keeps the best epoch's weights and records the history", {
+  toy <- simulate_toy(n = 1000, seed = 7)
+  fit <- quick_fit(toy, epochs = 40L, stop_iter = 3L, learn_rate = 0.05)
+  h <- fit$history
+  expect_equal(nrow(h), fit$epochs_run)
+  expect_equal(fit$best_epoch, which.min(h$validation_nll))
+  if (fit$stopped_early) expect_equal(fit$epochs_run, fit$best_epoch + 3L)
+  # The kept weights reproduce the best epoch's validation NLL.
+  expect_true(all(is.finite(h$train_nll)))
+})
+
+test_that("parameterizations: unanchored frees every sensor, no_bias fixes them all", {
+  toy <- simulate_toy(n = 800, seed = 8)
+  un <- quick_fit(toy, parameterization = "unanchored")
+  nb <- quick_fit(toy, parameterization = "no_bias")
+  expect_null(un$anchor)
+  expect_null(coef(nb)$bias)
+  expect_equal(ncol(coef(un)$bias[[length(coef(un)$bias)]]$weight), 8L)
+  expect_equal(nrow(coef(un)$bias[[length(coef(un)$bias)]]$weight), 6L)
+  sp <- sensor_params(nb, toy[1:20, ])
+  expect_true(all(sp$a == 1) && all(sp$c == 0))
+  expect_equal(length(coef(quick_fit(toy))$bias$layer3$bias), 4L)
+})
+
+test_that("transform = 'log' models log readings and maps predictions back", {
+  set.seed(9)
+  n <- 1500
+  theta <- rnorm(n, 2, 0.5)
+  d <- data.frame(a = exp(theta + rnorm(n, 0, 0.1)), b = exp(0.2 + theta + rnorm(n, 0, 0.2)),
+                  rh = runif(n))
+  fit <- ncam(a + b ~ rh, data = d, hidden = 4L, epochs = 30L, transform = "log", seed = 1, threads = 1)
+  pred <- predict(fit, d, interval = "credible")
+  post <- ncam:::ncam_posterior(fit, d)
+  expect_equal(pred$.pred, exp(post$mu))
+  expect_true(all(pred$.pred_lower < pred$.pred & pred$.pred < pred$.pred_upper))
+  expect_equal(pred$.pred_sd, sqrt(expm1(post$var_pred) * exp(2 * post$mu + post$var_pred)))
+  expect_gt(cor(log(pred$.pred), theta), 0.9)
+})
+
+test_that("factor and character covariates are one-hot encoded", {
+  toy <- simulate_toy(n = 600, seed = 10)
+  toy$site <- rep(c("north", "south", "east"), length.out = nrow(toy))
+  toy$season <- factor(rep(c("summer", "winter"), length.out = nrow(toy)))
+  fit <- ncam(sensor_0 + sensor_1 ~ x1 + site + season, data = toy, hidden = 4L, epochs = 2L,
+              seed = 1, threads = 1)
+  expect_setequal(fit$covariates, c("x1", "siteeast", "sitenorth", "sitesouth", "seasonsummer", "seasonwinter"))
+  expect_equal(nrow(predict(fit, toy[c(3, 1), ])), 2L)
+})
+
+test_that("missing covariates in training rows are left out with a warning", {
+  toy <- simulate_toy(n = 500, seed = 12)
+  toy$x1[c(5, 9)] <- NA
+  expect_warning(fit <- quick_fit(toy), "2 rows with a missing covariate")
+  expect_equal(fit$n_train + fit$n_validation, 498L)
+  pred <- predict(fit, toy)
+  expect_equal(nrow(pred), 500L)
+  expect_true(all(is.na(pred$.pred[c(5, 9)])) && !anyNA(pred$.pred[-c(5, 9)]))
+})
+
+test_that("bad input gives clear errors", {
+  toy <- simulate_toy(n = 200, seed = 13)
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = as.matrix(toy)))
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_9 ~ x1, data = toy))
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1 + humidity, data = toy))
+  bad <- toy
+  bad$sensor_1 <- as.character(bad$sensor_1)
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad))
+  expect_snapshot(error = TRUE, ncam(sensor_0 ~ x1, data = toy))
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = toy, anchor = "sensor_2"))
+  bad <- toy
+  bad$sensor_1 <- NA_real_
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad))
+  bad <- toy
+  bad$sensor_0[c(3, 8)] <- Inf
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad))
+  bad <- toy
+  bad$x1[4] <- -Inf
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad))
+  bad <- toy
+  bad$x2 <- 1
+  expect_snapshot(fit <- ncam(sensor_0 + sensor_1 ~ x1 + x2, data = bad, hidden = 2L, epochs = 1L, seed = 1,
+                              threads = 1))
+  expect_equal(fit$covariates, "x1")
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, epochs = 0))
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, learn_rate = -1))
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, batch_size = 2.5))
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, threads = 0))
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, hidden = c(8, -1)))
+  expect_snapshot(error = TRUE, ncam(toy_formula, data = toy, validation = 1.5))
+  expect_snapshot(error = TRUE, ncam(log(sensor_0) + sensor_1 ~ x1, data = toy))
+  bad <- toy
+  bad$sensor_0[2] <- 0
+  expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad, transform = "log"))
+})
+
+test_that("training that diverges stops with an error saying what to change", {
+  toy <- simulate_toy(n = 300, seed = 14)
+  toy$sensor_1[1] <- 1e300
+  expect_error(ncam(toy_formula, data = toy, hidden = 4L, epochs = 3L, seed = 1, threads = 1),
+               "non-finite")
+})

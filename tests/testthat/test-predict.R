@@ -1,0 +1,88 @@
+toy_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4
+
+small_fit <- function(data) {
+  ncam(toy_formula, data = data, hidden = c(8L, 8L), epochs = 5L, seed = 1, threads = 1)
+}
+
+test_that("predict returns one row per input row, in order, with the documented columns", {
+  toy <- simulate_toy(n = 400, seed = 21)
+  fit <- small_fit(toy)
+  pred <- predict(fit, toy, interval = "credible", level = 0.8)
+  expect_s3_class(pred, "data.frame")
+  expect_named(pred, c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
+  expect_equal(nrow(pred), nrow(toy))
+  z <- qnorm(0.9)
+  expect_equal(pred$.pred_upper - pred$.pred, z * pred$.pred_sd)
+  expect_equal(pred$.pred_sd^2, pred$.post_sd^2 + fit$sigma_y2_model)
+  reordered <- predict(fit, toy[c(10, 3, 7), ])
+  expect_equal(reordered$.pred, pred$.pred[c(10, 3, 7)])
+  expect_named(predict(fit, toy), c(".pred", ".pred_sd", ".post_sd", ".n_sensors"))
+  expect_equal(predict(fit)$.pred, predict(fit, toy)$.pred)
+  expect_equal(fitted(fit), predict(fit, toy)$.pred)
+})
+
+test_that("the posterior is the closed-form conjugate update of the heads", {
+  toy <- simulate_toy(n = 200, seed = 22)
+  toy$sensor_2[c(1, 4)] <- NA
+  fit <- small_fit(toy)
+  post <- ncam:::ncam_posterior(fit, toy)
+  b <- as.matrix(toy[fit$sensors])
+  obs <- !is.na(b)
+  w <- ifelse(obs, post$a^2 / post$sigma2, 0)
+  precision <- 1 / post$s0_2 + rowSums(w)
+  num <- post$mu0 / post$s0_2 + rowSums(ifelse(obs, post$a * (b - post$c) / post$sigma2, 0))
+  expect_equal(post$var_post, 1 / precision, tolerance = 1e-10)
+  expect_equal(post$mu, num / precision, tolerance = 1e-10)
+  expect_equal(post$n_sensors, as.integer(rowSums(obs)))
+})
+
+test_that("missing readings are used, not dropped; a row with none gets the prior", {
+  toy <- simulate_toy(n = 300, seed = 23)
+  fit <- small_fit(toy)
+  nd <- toy[1:5, ]
+  nd$sensor_1[2] <- NA
+  nd[3, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  nd$sensor_0 <- NA_real_
+  pred <- predict(fit, nd)
+  expect_equal(nrow(pred), 5L)
+  expect_equal(pred$.n_sensors, c(2L, 1L, 0L, 2L, 2L))
+  post <- ncam:::ncam_posterior(fit, nd)
+  expect_equal(post$mu[3], post$mu0[3])
+  expect_equal(post$var_post[3], post$s0_2[3])
+})
+
+test_that("rows whose covariates are missing give NA, never an error or a dropped row", {
+  toy <- simulate_toy(n = 300, seed = 24)
+  fit <- small_fit(toy)
+  nd <- toy[1:4, ]
+  nd$x3[2] <- NA
+  pred <- predict(fit, nd, interval = "credible")
+  expect_equal(nrow(pred), 4L)
+  expect_true(all(is.na(unlist(pred[2, 1:3]))))
+  expect_false(anyNA(pred[-2, ]))
+})
+
+test_that("sensor_params gives per-row a, c, sigma for every sensor in long format", {
+  toy <- simulate_toy(n = 100, seed = 25)
+  fit <- small_fit(toy)
+  sp <- sensor_params(fit, toy[1:10, ])
+  expect_named(sp, c(".row", "sensor", "a", "c", "sigma"))
+  expect_equal(nrow(sp), 30L)
+  expect_equal(sp$.row, rep(1:10, 3))
+  post <- ncam:::ncam_posterior(fit, toy[1:10, ])
+  expect_equal(sp$sigma[sp$sensor == "sensor_2"], sqrt(post$sigma2[, 3]))
+})
+
+test_that("predict checks newdata", {
+  toy <- simulate_toy(n = 200, seed = 26)
+  toy$site <- rep(c("a", "b"), 100)
+  fit <- ncam(sensor_0 + sensor_1 ~ x1 + site, data = toy, hidden = 2L, epochs = 1L, seed = 1,
+              threads = 1)
+  nd <- toy[1:3, ]
+  expect_snapshot(error = TRUE, predict(fit, nd[setdiff(names(nd), "x1")]))
+  nd$site[2] <- "c"
+  expect_snapshot(error = TRUE, predict(fit, nd))
+  expect_snapshot(error = TRUE, predict(fit, toy, level = 1.2))
+  expect_snapshot(error = TRUE, predict(fit, toy[setdiff(names(toy), "sensor_1")]))
+  expect_snapshot(error = TRUE, predict(fit, toy, threads = -2))
+})
