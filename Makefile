@@ -3,7 +3,7 @@
 PKG     := ncam
 VERSION := $(shell sed -n 's/^Version: //p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
-CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
+CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false _R_CHECK_SYSTEM_CLOCK_=false \
              _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false NOT_CRAN=true
 
 .PHONY: all deps build install run test cpp-test clean

@@ -5,7 +5,11 @@
 #' then [predict.ncam()], [calibrate()] and [evaluate_fusion()]; see
 #' `vignette("ncam")`.
 #'
+#' @docType package
+#' @name ncam-package
+#' @aliases ncam-package
 #' @useDynLib ncam, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats AIC coef fitted logLik nobs predict residuals
 #' @keywords internal
-"_PACKAGE"
+NULL

@@ -106,6 +106,7 @@ split_chronological <- function(data, date,
 #'    of the same split lose nothing.
 #'
 #' @inheritParams split_chronological
+#' @inheritParams split_random
 #' @param block Length of a block, in the same forms as `gap` (for example
 #'   `"7 days"`).
 #' @return A factor with levels `train`, `validation`, `calibration`, `test`

@@ -213,7 +213,10 @@ List ncam_layout_cpp(List spec) {
 double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision) {
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    ncam::Mat<T> a = ncam::Mat<T>::Random(rows, depth), b = ncam::Mat<T>::Random(depth, cols), c(rows, cols);
+    ncam::Rng rng(1);
+    ncam::Mat<T> a(rows, depth), b(depth, cols), c(rows, cols);
+    for (Eigen::Index k = 0; k < a.size(); ++k) a.data()[k] = static_cast<T>(rng.uniform(-1, 1));
+    for (Eigen::Index k = 0; k < b.size(); ++k) b.data()[k] = static_cast<T>(rng.uniform(-1, 1));
     c.noalias() = a * b;  // warm-up
     const auto t0 = std::chrono::steady_clock::now();
     for (int r = 0; r < reps; ++r) c.noalias() += a * b;

@@ -52,7 +52,13 @@ class Engine {
 
   // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).
   // Also returns the plain NLL sum through nll_sum when non-null.
+  // Rows must have complete covariates (the caller filters them).
   double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr) {
+    if (n_rows <= 0) {
+      std::fill(grad, grad + model_.n_params(), T(0));
+      if (nll_sum != nullptr) *nll_sum = 0.0;
+      return 0.0;
+    }
     const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
     const std::size_t n_params = model_.n_params();
     if (chunk_grads_.size() < static_cast<std::size_t>(n_chunks)) chunk_grads_.resize(n_chunks);

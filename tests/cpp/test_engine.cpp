@@ -1,0 +1,546 @@
+// Standalone tests of the NCAM C++ core (src/ncam/*.hpp), without R. Built with
+// AddressSanitizer and UndefinedBehaviorSanitizer by tests/cpp/Makefile. Every check compares
+// the engine against an independent computation (central finite differences, dense Gaussian
+// algebra with Eigen). Exits non-zero if any check fails; the last line is "N passed, N failed".
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ncam/trainer.hpp"
+
+using namespace ncam;
+
+namespace {
+
+int g_pass = 0, g_fail = 0;
+
+void check(bool ok, const std::string& name, const char* fmt = "", double v1 = 0, double v2 = 0) {
+  if (ok) {
+    ++g_pass;
+    return;
+  }
+  ++g_fail;
+  std::printf("FAIL: %s ", name.c_str());
+  std::printf(fmt, v1, v2);
+  std::printf("\n");
+}
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Data {
+  int n = 0, p = 0, L = 0;
+  std::vector<double> x, b;  // column-major
+  DataView view() const {
+    DataView d;
+    d.x = x.data();
+    d.b = b.data();
+    d.n_rows = n;
+    d.x_center.assign(p, 3.0);
+    d.x_scale.assign(p, 2.0);
+    d.b_shift = 10.0;
+    d.b_scale = 3.0;
+    return d;
+  }
+  double bw(int i, int j) const { return (b[i + static_cast<std::size_t>(j) * n] - 10.0) / 3.0; }
+};
+
+// Covariates ~ N(3, 2^2); truth ~ N(10, 3^2); sensor j = g_j truth + j + noise, some readings
+// missing, row 1 without readings, row 2 with one reading.
+Data simulate(int n, int p, int L, std::uint64_t seed, double na_frac) {
+  std::mt19937_64 eng(seed);
+  std::normal_distribution<double> norm(0.0, 1.0);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  Data d;
+  d.n = n;
+  d.p = p;
+  d.L = L;
+  d.x.resize(static_cast<std::size_t>(n) * p);
+  d.b.resize(static_cast<std::size_t>(n) * L);
+  for (auto& v : d.x) v = 3.0 + 2.0 * norm(eng);
+  for (int i = 0; i < n; ++i) {
+    const double covariate_effect = p > 0 ? 0.5 * (d.x[i] - 3.0) : 0.0;
+    const double theta = 10.0 + 3.0 * norm(eng) + covariate_effect;
+    for (int j = 0; j < L; ++j) {
+      const double gain = 0.8 + 0.5 * j / std::max(1, L - 1);
+      const double sd = 0.5 + 0.3 * j + (p > 0 ? 0.1 * std::fabs(d.x[i]) : 0.0);
+      double v = gain * theta + j + sd * norm(eng);
+      if (unif(eng) < na_frac) v = kNaN;
+      d.b[i + static_cast<std::size_t>(j) * n] = v;
+    }
+  }
+  if (n > 2) {
+    for (int j = 0; j < L; ++j) d.b[1 + static_cast<std::size_t>(j) * n] = kNaN;
+    for (int j = 0; j + 1 < L; ++j) d.b[2 + static_cast<std::size_t>(j) * n] = kNaN;
+    d.b[2 + static_cast<std::size_t>(L - 1) * n] = 10.5;
+  }
+  return d;
+}
+
+ModelSpec make_spec(int p, int L, std::vector<int> hidden, int param, int anchor = 0, double lp = 0.2,
+                    double ls = 0.07) {
+  ModelSpec s;
+  s.n_covariates = p;
+  s.n_sensors = L;
+  s.hidden = std::move(hidden);
+  s.parameterization = static_cast<Parameterization>(param);
+  s.anchor = anchor;
+  s.lambda_prior = lp;
+  s.lambda_sensor = ls;
+  return s;
+}
+
+std::vector<double> generic_params(const Model& model, std::uint64_t seed, double noise) {
+  std::vector<double> p(model.n_params());
+  Rng rng(seed);
+  model.initialise(p.data(), rng);
+  std::mt19937_64 eng(seed + 77);
+  std::normal_distribution<double> norm(0.0, noise);
+  for (auto& v : p) v += norm(eng);
+  return p;
+}
+
+std::vector<int> all_rows(int n) {
+  std::vector<int> r(n);
+  for (int i = 0; i < n; ++i) r[i] = i;
+  return r;
+}
+
+struct Predicted {
+  std::vector<double> mean, variance, nll, heads;
+  std::vector<int> n_obs;
+};
+
+template <typename T>
+Predicted predict(Engine<T>& engine, const std::vector<T>& params, int n, int L) {
+  Predicted pr;
+  pr.mean.assign(n, 0);
+  pr.variance.assign(n, 0);
+  pr.nll.assign(n, 0);
+  pr.n_obs.assign(n, 0);
+  pr.heads.assign(static_cast<std::size_t>(n) * (2 + 3 * L), 0);
+  PosteriorOut out{pr.mean.data(), pr.variance.data(), pr.n_obs.data(), pr.nll.data(), pr.heads.data()};
+  engine.predict(params.data(), out);
+  return pr;
+}
+
+// Dense Gaussian computation over the observed sensors: -log N(b; a mu0 + c, S) with
+// S = s0^2 a a' + diag(sigma^2), and the conditional law of Theta given b.
+struct Dense {
+  double nll, mean, variance;
+};
+
+Dense dense_row(const std::vector<double>& b, double mu0, double v0, const std::vector<double>& w,
+                const std::vector<double>& a, const std::vector<double>& c) {
+  std::vector<int> obs;
+  for (std::size_t j = 0; j < b.size(); ++j)
+    if (!std::isnan(b[j])) obs.push_back(static_cast<int>(j));
+  const int k = static_cast<int>(obs.size());
+  const double s2 = std::exp(v0);
+  if (k == 0) return Dense{0.0, mu0, s2};
+  Eigen::MatrixXd S(k, k);
+  Eigen::VectorXd av(k), r(k);
+  for (int u = 0; u < k; ++u) {
+    av(u) = a[obs[u]];
+    r(u) = b[obs[u]] - (a[obs[u]] * mu0 + c[obs[u]]);
+  }
+  S = s2 * av * av.transpose();
+  for (int u = 0; u < k; ++u) S(u, u) += std::exp(w[obs[u]]);
+  Eigen::LLT<Eigen::MatrixXd> llt(S);
+  const Eigen::MatrixXd Lm = llt.matrixL();
+  double logdet = 0;
+  for (int u = 0; u < k; ++u) logdet += 2.0 * std::log(Lm(u, u));
+  const Eigen::VectorXd Sr = llt.solve(r), Sa = llt.solve(av);
+  Dense out;
+  out.nll = 0.5 * (k * std::log(2.0 * M_PI) + logdet + r.dot(Sr));
+  out.mean = mu0 + s2 * av.dot(Sr);              // E[Theta | b] = mu0 + Cov(Theta, b) S^-1 (b - m)
+  out.variance = s2 - s2 * s2 * av.dot(Sa);      // Var(Theta) - Cov S^-1 Cov'
+  return out;
+}
+
+bool close(double x, double y, double tol) { return std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y)); }
+
+// ---------------------------------------------------------------------------------------------
+
+// loss_grad with an empty row set must not crash (run in a child process: a crash or a
+// sanitizer report there is reported as a failure here instead of killing the run).
+void test_empty_rows() {
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    Data d = simulate(5, 0, 2, 1, 0.0);
+    Model model(make_spec(0, 2, {}, 1));
+    std::vector<double> params = generic_params(model, 1, 0.1), grad(model.n_params(), 1.0);
+    Engine<double> engine(model, d.view(), 1);
+    double nll = -1;
+    engine.loss_grad(params.data(), nullptr, 0, grad.data(), &nll);
+    bool ok = nll == 0.0;
+    for (double g : grad) ok = ok && std::isfinite(g);
+    std::_Exit(ok ? 0 : 3);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const bool exited = WIFEXITED(status);
+  const int code = exited ? WEXITSTATUS(status) : -1;
+  check(exited && code == 0,
+        "Engine::loss_grad with n_rows = 0 (engine.hpp reduce_chunks reads chunk_grads_[0] of an empty vector)",
+        "(child exit code %g, signal %g)", code, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// Gradient of row_nll with respect to the head outputs vs central differences, and row_nll
+// and the closed-form posterior vs dense Gaussian algebra, on random heads and missing patterns.
+void test_row_level() {
+  std::mt19937_64 eng(2024);
+  std::normal_distribution<double> norm(0.0, 1.0);
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  const int L = 5;
+  double worst_nll = 0, worst_mean = 0, worst_var = 0, worst_grad = 0;
+  for (int rep = 0; rep < 200; ++rep) {
+    std::vector<double> b(L), w(L), a(L), c(L);
+    const double mu0 = norm(eng), v0 = 0.8 * norm(eng);
+    for (int j = 0; j < L; ++j) {
+      b[j] = unif(eng) < 0.3 ? kNaN : 2.0 * norm(eng);
+      w[j] = 0.8 * norm(eng);
+      a[j] = 0.2 + 1.5 * unif(eng);
+      c[j] = 0.5 * norm(eng);
+    }
+    if (rep == 0) std::fill(b.begin(), b.end(), kNaN);
+    if (rep == 1) std::fill(b.begin(), b.end() - 1, kNaN);
+    RowPosterior post{};
+    double g_mu0, g_v0;
+    std::vector<double> g_w(L), g_a(L), g_c(L);
+    const double nll = row_nll(L, b.data(), mu0, v0, w.data(), a.data(), c.data(), &post, &g_mu0, &g_v0,
+                               g_w.data(), g_a.data(), g_c.data());
+    const Dense dn = dense_row(b, mu0, v0, w, a, c);
+    worst_nll = std::max(worst_nll, std::fabs(nll - dn.nll) / std::max(1.0, std::fabs(dn.nll)));
+    worst_mean = std::max(worst_mean, std::fabs(post.mean - dn.mean) / std::max(1.0, std::fabs(dn.mean)));
+    worst_var = std::max(worst_var, std::fabs(post.variance - dn.variance) / dn.variance);
+    // Finite differences over every head output.
+    auto f = [&](double dmu, double dv, int which, int j, double h) {
+      std::vector<double> ww = w, aa = a, cc = c;
+      if (which == 0) ww[j] += h;
+      if (which == 1) aa[j] += h;
+      if (which == 2) cc[j] += h;
+      return row_nll(L, b.data(), mu0 + dmu, v0 + dv, ww.data(), aa.data(), cc.data(), nullptr);
+    };
+    const double h = 1e-5;
+    auto fd = [&](double dmu, double dv, int which, int j) {
+      return (f(dmu * h, dv * h, which, j, h) - f(-dmu * h, -dv * h, which, j, -h)) / (2 * h);
+    };
+    auto err = [&](double g, double ref) { return std::fabs(g - ref) / std::max(1.0, std::fabs(ref)); };
+    worst_grad = std::max(worst_grad, err(g_mu0, fd(1, 0, -1, 0)));
+    worst_grad = std::max(worst_grad, err(g_v0, fd(0, 1, -1, 0)));
+    for (int j = 0; j < L; ++j) {
+      worst_grad = std::max(worst_grad, err(g_w[j], fd(0, 0, 0, j)));
+      worst_grad = std::max(worst_grad, err(g_a[j], fd(0, 0, 1, j)));
+      worst_grad = std::max(worst_grad, err(g_c[j], fd(0, 0, 2, j)));
+    }
+    int n_obs = 0;
+    for (double v : b) n_obs += !std::isnan(v);
+    check(post.n_observed == n_obs, "row_nll n_observed");
+  }
+  check(worst_nll < 1e-10, "row_nll vs dense Cholesky NLL", "(max rel err %g)", worst_nll);
+  check(worst_mean < 1e-10, "posterior mean vs dense conditioning", "(max rel err %g)", worst_mean);
+  check(worst_var < 1e-10, "posterior variance vs dense conditioning", "(max rel err %g)", worst_var);
+  check(worst_grad < 1e-7, "row_nll head-output gradient vs finite differences", "(max rel err %g)", worst_grad);
+}
+
+// Engine gradient (whole network, penalty, missing readings) vs central finite differences.
+void fd_case(const Data& d, const ModelSpec& spec, std::uint64_t seed, const std::string& label) {
+  Model model(spec);
+  std::vector<double> params = generic_params(model, seed, 0.3);
+  Engine<double> engine(model, d.view(), 1);
+  // FD needs the raw log-variances away from the clamp: check the (clamped) heads are inside.
+  const Predicted pr = predict(engine, params, d.n, d.L);
+  bool inside = true;
+  for (int i = 0; i < d.n; ++i)
+    for (int k = 1; k < 2 + d.L; ++k) {
+      const double v = pr.heads[i + static_cast<std::size_t>(k) * d.n];
+      inside = inside && v > spec.logvar_min + 0.5 && v < spec.logvar_max - 0.5;
+    }
+  check(inside, label + ": log variances away from the clamp (FD precondition)");
+  const std::vector<int> rows = all_rows(d.n);
+  std::vector<double> grad(model.n_params()), scratch(model.n_params());
+  engine.loss_grad(params.data(), rows.data(), d.n, grad.data());
+  const double h = 1e-5;
+  double worst = 0, largest = 0;
+  std::size_t worst_k = 0;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    std::vector<double> pp = params, pm = params;
+    pp[k] += h;
+    pm[k] -= h;
+    const double fp = engine.loss_grad(pp.data(), rows.data(), d.n, scratch.data());
+    const double fm = engine.loss_grad(pm.data(), rows.data(), d.n, scratch.data());
+    const double fd = (fp - fm) / (2 * h);
+    const double e = std::fabs(grad[k] - fd) / std::max(1.0, std::fabs(fd));
+    largest = std::max(largest, std::fabs(fd));
+    if (e > worst) {
+      worst = e;
+      worst_k = k;
+    }
+  }
+  check(worst < 1e-6, label + ": gradient vs finite differences", "(max rel err %g at param %g)", worst,
+        static_cast<double>(worst_k));
+  check(largest > 1e-3, label + ": gradient is not trivially zero");
+}
+
+void test_gradient_fd() {
+  const Data d = simulate(30, 2, 3, 11, 0.15);
+  const Data d0 = simulate(30, 0, 3, 12, 0.15);
+  for (int param = 0; param < 3; ++param) {
+    const std::string tag = "param " + std::to_string(param);
+    fd_case(d, make_spec(2, 3, {4, 3}, param, 1), 21 + param, tag + ", hidden {4,3}");
+    fd_case(d, make_spec(2, 3, {}, param, 2), 31 + param, tag + ", no hidden layer");
+    fd_case(d0, make_spec(0, 3, {}, param), 41 + param, tag + ", p = 0, no hidden layer");
+    fd_case(d0, make_spec(0, 3, {3}, param), 51 + param, tag + ", p = 0, hidden {3}");
+  }
+}
+
+// Engine per-row NLL and posterior (through the full network) vs dense computations from the
+// returned head outputs; the objective's nll_sum and loss vs the per-row values.
+void test_engine_dense() {
+  for (int param = 0; param < 3; ++param) {
+    const Data d = simulate(150, 2, 4, 60 + param, 0.2);
+    const ModelSpec spec = make_spec(2, 4, {5, 3}, param, 3);
+    Model model(spec);
+    const std::vector<double> params = generic_params(model, 61, 0.5);
+    Engine<double> engine(model, d.view(), 1);
+    const Predicted pr = predict(engine, params, d.n, d.L);
+    const int L = d.L;
+    const std::size_t n = d.n;
+    double worst_nll = 0, worst_mean = 0, worst_var = 0, sum_nll = 0, sum_loss = 0;
+    bool anchor_ok = true;
+    for (int i = 0; i < d.n; ++i) {
+      auto H = [&](int k) { return pr.heads[i + k * n]; };
+      std::vector<double> b(L), w(L), a(L), c(L);
+      for (int j = 0; j < L; ++j) {
+        b[j] = d.bw(i, j);
+        w[j] = H(2 + j);
+        a[j] = H(2 + L + j);
+        c[j] = H(2 + 2 * L + j);
+      }
+      if (param == 0) anchor_ok = anchor_ok && a[3] == 1.0 && c[3] == 0.0;
+      if (param == 2) for (int j = 0; j < L; ++j) anchor_ok = anchor_ok && a[j] == 1.0 && c[j] == 0.0;
+      const Dense dn = dense_row(b, H(0), H(1), w, a, c);
+      worst_nll = std::max(worst_nll, std::fabs(pr.nll[i] - dn.nll) / std::max(1.0, std::fabs(dn.nll)));
+      worst_mean = std::max(worst_mean, std::fabs(pr.mean[i] - dn.mean) / std::max(1.0, std::fabs(dn.mean)));
+      worst_var = std::max(worst_var, std::fabs(pr.variance[i] - dn.variance) / dn.variance);
+      sum_nll += dn.nll;
+      double pen = spec.lambda_prior * H(1) * H(1);
+      for (int j = 0; j < L; ++j) pen += spec.lambda_sensor * w[j] * w[j];
+      sum_loss += dn.nll + pen;
+    }
+    const std::string tag = "param " + std::to_string(param);
+    check(anchor_ok, tag + ": anchor / no_bias heads have a = 1, c = 0");
+    check(worst_nll < 1e-10, tag + ": engine NLL vs dense", "(max rel err %g)", worst_nll);
+    check(worst_mean < 1e-10, tag + ": engine posterior mean vs dense", "(max rel err %g)", worst_mean);
+    check(worst_var < 1e-10, tag + ": engine posterior variance vs dense", "(max rel err %g)", worst_var);
+    check(pr.nll[1] == 0.0 && pr.n_obs[1] == 0 && pr.n_obs[2] == 1, tag + ": rows without / with one reading");
+    const std::vector<int> rows = all_rows(d.n);
+    std::vector<double> grad(model.n_params());
+    double nll_sum = 0;
+    const double loss = engine.loss_grad(params.data(), rows.data(), d.n, grad.data(), &nll_sum);
+    check(close(nll_sum, sum_nll, 1e-10), tag + ": nll_sum vs dense sum", "(%g vs %g)", nll_sum, sum_nll);
+    check(close(loss, sum_loss / d.n, 1e-10), tag + ": loss vs dense mean + penalty", "(%g vs %g)", loss,
+          sum_loss / d.n);
+    check(close(engine.nll_sum(params.data(), rows.data(), d.n), sum_nll, 1e-10), tag + ": Engine::nll_sum");
+  }
+}
+
+// Identical results for 1, 2 and 3 threads over many chunks (fixed reduction order).
+template <typename T>
+void thread_case(const char* prec) {
+  const Data d = simulate(1000, 3, 3, 70, 0.1);
+  const ModelSpec spec = make_spec(3, 3, {6, 4}, 0);
+  Model model(spec);
+  const std::vector<double> pd = generic_params(model, 71, 0.3);
+  const std::vector<T> params(pd.begin(), pd.end());
+  std::mt19937_64 eng(72);
+  std::vector<int> rows(900);
+  for (auto& r : rows) r = static_cast<int>(eng() % 1000);
+  std::vector<std::vector<T>> grads;
+  std::vector<double> losses, nlls;
+  std::vector<Predicted> preds;
+  for (int threads : {1, 2, 3}) {
+    Engine<T> engine(model, d.view(), threads);
+    std::vector<T> g(model.n_params());
+    double nll = 0;
+    losses.push_back(engine.loss_grad(params.data(), rows.data(), static_cast<int>(rows.size()), g.data(), &nll));
+    // A second call on the same engine (reused buffers) must give the same answer.
+    std::vector<T> g2(model.n_params());
+    engine.loss_grad(params.data(), rows.data(), static_cast<int>(rows.size()), g2.data());
+    check(std::memcmp(g.data(), g2.data(), g.size() * sizeof(T)) == 0,
+          std::string(prec) + ": repeated loss_grad identical");
+    grads.push_back(g);
+    nlls.push_back(nll);
+    preds.push_back(predict(engine, params, d.n, d.L));
+  }
+  for (int t = 1; t < 3; ++t) {
+    const std::string tag = std::string(prec) + ", " + std::to_string(t + 1) + " threads vs 1";
+    check(losses[t] == losses[0] && nlls[t] == nlls[0], tag + ": identical loss", "(%.17g vs %.17g)", losses[t],
+          losses[0]);
+    check(std::memcmp(grads[t].data(), grads[0].data(), grads[0].size() * sizeof(T)) == 0,
+          tag + ": identical gradient");
+    check(std::memcmp(preds[t].mean.data(), preds[0].mean.data(), d.n * sizeof(double)) == 0 &&
+              std::memcmp(preds[t].nll.data(), preds[0].nll.data(), d.n * sizeof(double)) == 0 &&
+              std::memcmp(preds[t].heads.data(), preds[0].heads.data(), preds[0].heads.size() * sizeof(double)) == 0,
+          tag + ": identical predictions");
+  }
+}
+
+void test_threads() {
+#ifndef _OPENMP
+  std::printf("note: built without OpenMP, thread invariance is trivial\n");
+#endif
+  thread_case<double>("double");
+  thread_case<float>("float");
+}
+
+// float engine vs double engine.
+void test_float() {
+  const Data d = simulate(300, 3, 4, 80, 0.15);
+  for (int param = 0; param < 3; ++param) {
+    Model model(make_spec(3, 4, {8, 8}, param));
+    const std::vector<double> pd = generic_params(model, 81, 0.3);
+    const std::vector<float> pf(pd.begin(), pd.end());
+    const std::vector<int> rows = all_rows(d.n);
+    Engine<double> ed(model, d.view(), 1);
+    Engine<float> ef(model, d.view(), 1);
+    std::vector<double> gd(model.n_params());
+    std::vector<float> gf(model.n_params());
+    const double ld = ed.loss_grad(pd.data(), rows.data(), d.n, gd.data());
+    const double lf = ef.loss_grad(pf.data(), rows.data(), d.n, gf.data());
+    double dot = 0, nd = 0, nf = 0;
+    for (std::size_t k = 0; k < gd.size(); ++k) {
+      dot += gd[k] * gf[k];
+      nd += gd[k] * gd[k];
+      nf += static_cast<double>(gf[k]) * gf[k];
+    }
+    const double cosine = dot / std::sqrt(nd * nf);
+    const std::string tag = "float vs double, param " + std::to_string(param);
+    check(std::fabs(lf - ld) <= 1e-4 * std::fabs(ld), tag + ": loss", "(%.10g vs %.10g)", lf, ld);
+    check(cosine > 0.9999, tag + ": gradient cosine", "(%g)", cosine);
+  }
+}
+
+// The float GELU (vectorised erf approximation) vs the double GELU (std::erfc) and vs a
+// direct evaluation of x Phi(x) and Phi(x) + x phi(x).
+void test_gelu() {
+  const int m = 4001;
+  Eigen::MatrixXd zd(1, m), od(1, m), dd(1, m);
+  Eigen::MatrixXf zf(1, m), of(1, m), df(1, m);
+  for (int k = 0; k < m; ++k) {
+    zd(0, k) = -10.0 + 20.0 * k / (m - 1);
+    zf(0, k) = static_cast<float>(zd(0, k));
+  }
+  gelu_forward(zd, od, dd, 0.0);
+  gelu_forward(zf, of, df, 0.0f);
+  double worst_d = 0, worst_f = 0;
+  for (int k = 0; k < m; ++k) {
+    const double x = zd(0, k);
+    const double cdf = 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
+    const double dens = std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
+    worst_d = std::max({worst_d, std::fabs(od(0, k) - x * cdf), std::fabs(dd(0, k) - (cdf + x * dens))});
+    const double xf = zf(0, k);
+    const double cdff = 0.5 * (1.0 + std::erf(xf / std::sqrt(2.0)));
+    const double densf = std::exp(-0.5 * xf * xf) / std::sqrt(2.0 * M_PI);
+    worst_f = std::max({worst_f, std::fabs(of(0, k) - xf * cdff) / std::max(1.0, std::fabs(xf)),
+                        std::fabs(df(0, k) - (cdff + xf * densf))});
+  }
+  check(worst_d < 1e-14, "double GELU vs x Phi(x)", "(max err %g)", worst_d);
+  check(worst_f < 2e-6, "float GELU vs x Phi(x)", "(max err %g)", worst_f);
+}
+
+// The trainer lowers the NLL on simulated data, deterministically for a seed.
+template <typename T>
+void trainer_case(const char* prec) {
+  const Data d = simulate(600, 2, 3, 90, 0.1);
+  const ModelSpec spec = make_spec(2, 3, {8}, 0, 0, 0.01, 0.01);
+  AdamOptions opt;
+  opt.learn_rate = 1e-2;
+  opt.batch_size = 64;
+  opt.clip_norm = 10.0;
+  std::vector<int> rows = all_rows(d.n);
+  Trainer<T> trainer(spec, d.view(), rows, opt, 5, 2);
+  const double before = trainer.engine().nll_sum(trainer.params().data(), rows.data(), d.n) / d.n;
+  std::vector<double> epoch_loss;
+  bool finite = true;
+  for (int e = 0; e < 15; ++e) {
+    const EpochResult r = trainer.epoch(nullptr);
+    finite = finite && r.finite && !r.interrupted;
+    epoch_loss.push_back(r.train_loss);
+  }
+  const double after = trainer.engine().nll_sum(trainer.params().data(), rows.data(), d.n) / d.n;
+  const std::string tag = std::string("trainer (") + prec + ")";
+  check(finite, tag + ": epochs finite");
+  check(after < before - 0.1, tag + ": NLL decreases", "(%g -> %g)", before, after);
+  check(epoch_loss.back() < epoch_loss.front(), tag + ": epoch loss decreases", "(%g -> %g)", epoch_loss.front(),
+        epoch_loss.back());
+  // Determinism: a second trainer with the same seed (and a different thread count) matches.
+  Trainer<T> again(spec, d.view(), rows, opt, 5, 1);
+  for (int e = 0; e < 15; ++e) again.epoch(nullptr);
+  check(std::memcmp(again.params().data(), trainer.params().data(), trainer.params().size() * sizeof(T)) == 0,
+        tag + ": same seed gives the same parameters (1 vs 2 threads)");
+}
+
+void test_trainer() {
+  trainer_case<double>("double");
+  trainer_case<float>("float");
+}
+
+// Initialisation: PyTorch bounds, output biases give mu0 = 0, a = 1, c = 0.
+void test_init() {
+  for (int param = 0; param < 3; ++param) {
+    Model model(make_spec(3, 4, {6, 5}, param, 2));
+    std::vector<double> p(model.n_params()), q(model.n_params()), r(model.n_params());
+    Rng r1(9), r2(9), r3(10);
+    model.initialise(p.data(), r1);
+    model.initialise(q.data(), r2);
+    model.initialise(r.data(), r3);
+    check(p == q && p != r, "init deterministic per seed, param " + std::to_string(param));
+    bool bounds = true;
+    const MlpLayout* heads[3] = {&model.prior(), &model.reliability(), &model.bias()};
+    const int n_heads = model.has_bias_head() ? 3 : 2;
+    for (int h = 0; h < n_heads; ++h) {
+      const MlpLayout& l = *heads[h];
+      for (int k = 0; k < l.n_layers(); ++k) {
+        const double bound = 1.0 / std::sqrt(static_cast<double>(l.widths[k]));
+        for (std::size_t u = 0; u < static_cast<std::size_t>(l.widths[k + 1]) * l.widths[k]; ++u)
+          bounds = bounds && std::fabs(p[l.w_offset[k] + u]) <= bound;
+      }
+    }
+    check(bounds, "init weights within 1/sqrt(fan_in), param " + std::to_string(param));
+    const int last = model.prior().n_layers() - 1;
+    bool outs = p[model.prior().b_offset[last]] == 0.0;
+    for (int f = 0; f < model.n_free(); ++f) {
+      outs = outs && std::fabs(softplus(p[model.bias().b_offset[last] + f]) - 1.0) < 1e-15;
+      outs = outs && p[model.bias().b_offset[last] + model.n_free() + f] == 0.0;
+    }
+    check(outs, "init output biases (mu0 = 0, a = 1, c = 0), param " + std::to_string(param));
+  }
+}
+
+}  // namespace
+
+int main() {
+  test_empty_rows();  // first: forks before any OpenMP thread pool exists
+  test_row_level();
+  test_gradient_fd();
+  test_engine_dense();
+  test_threads();
+  test_float();
+  test_gelu();
+  test_trainer();
+  test_init();
+  std::printf("%d passed, %d failed\n", g_pass, g_fail);
+  return g_fail == 0 ? 0 : 1;
+}
