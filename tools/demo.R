@@ -12,7 +12,12 @@ fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4, data = train,
 print(fit)
 print(summary(fit))
 
-metrics <- function(name, pred) cbind(method = name, evaluate_fusion(pred, truth = test$truth))
+columns <- c("rmse", "mae", "coverage", "mean_width", "n")
+metrics <- function(name, pred) {
+  m <- evaluate_fusion(pred, truth = test$truth)
+  m[setdiff(columns, names(m))] <- NA_real_
+  cbind(method = name, m[columns])
+}
 rows <- list(metrics("ncam (credible 90%)", predict(fit, test, interval = "credible", level = 0.9)))
 for (m in c("mc_model", "sensor_anchored")) {
   cal_fit <- calibrate(fit, cal, method = m, seed = 1)
@@ -24,5 +29,4 @@ for (b in c("mean", "ivw", "ppca", "kalman")) {
   rows[[length(rows) + 1]] <- metrics(paste("baseline", b), base$.pred[split %in% "test"])
 }
 cat("\nFused-estimate metrics on", nrow(test), "held-out rows (truth used only here):\n")
-print(do.call(rbind, lapply(rows, function(r) r[intersect(c("method", "rmse", "mae", "coverage", "mean_width", "n"), names(r))])),
-      row.names = FALSE, digits = 4)
+print(do.call(rbind, rows), row.names = FALSE, digits = 4)
