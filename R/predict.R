@@ -31,7 +31,11 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible"), leve
                          threads = NULL, ...) {
   interval <- match.arg(interval)
   check_level(level)
-  post <- if (missing(newdata)) fitted_model_scale(object) else ncam_posterior(object, newdata, threads)
+  post <- if (missing(newdata)) {
+    fitted_model_scale(object)
+  } else {
+    ncam_posterior(object, newdata, threads, heads = FALSE)
+  }
   out <- data.frame(
     .pred = ncam_untransform(object, post$mu),
     .pred_sd = user_scale_sd(object, post$mu, post$var_pred),
@@ -69,42 +73,40 @@ sensor_params <- function(object, newdata, threads = NULL) {
              a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
-# Posterior and head outputs for newdata, in the model scale (user units, or log units for
-# transform = "log"). Rows with a missing covariate are NA (ok = FALSE).
-ncam_posterior <- function(object, newdata, threads = NULL, call = parent.frame()) {
+# Posterior and (with heads = TRUE) head outputs for newdata, in the model scale (user units,
+# or log units for transform = "log"). Rows with a missing covariate are NA (ok = FALSE).
+ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   threads <- ncam_threads(threads)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_matrix(newdata, object$sensors, object$transform, training = FALSE, call = call)
   x <- new_design(object, newdata, call = call)
-  ncam_posterior_matrices(object, x, readings, threads)
+  ncam_posterior_matrices(object, x, readings, threads, heads)
 }
 
-ncam_posterior_matrices <- function(object, x, readings, threads) {
+ncam_posterior_matrices <- function(object, x, readings, threads, heads = TRUE) {
   s <- object$scaling
   raw <- ncam_predict_cpp(object$spec, object$params, x, readings, s, threads,
-                          object$settings$control$precision, TRUE)
+                          object$settings$control$precision, heads)
   k <- s$b_scale
   m <- s$b_shift
+  var_post <- k^2 * raw$variance
+  post <- list(mu = m + k * raw$mean, var_post = var_post, var_pred = var_post + object$sigma_y2_model,
+               n_sensors = raw$n_observed, nll = raw$nll)
+  if (!heads) return(post)
   L <- length(object$sensors)
   heads <- raw$heads
   a <- heads[, 2L + L + seq_len(L), drop = FALSE]
-  var_post <- k^2 * raw$variance
-  list(
-    mu = m + k * raw$mean,
-    var_post = var_post,
-    var_pred = var_post + object$sigma_y2_model,
+  c(post, list(
     mu0 = m + k * heads[, 1L],
     s0_2 = k^2 * exp(heads[, 2L]),
     a = a,
     c = k * heads[, 2L + 2L * L + seq_len(L), drop = FALSE] + m * (1 - a),
     sigma2 = k^2 * exp(heads[, 2L + seq_len(L), drop = FALSE]),
     b = readings,
-    n_sensors = raw$n_observed,
-    nll = raw$nll,
     ok = !is.na(raw$mean)
-  )
+  ))
 }
 
 # Map model-scale means or bounds to the user's units.

@@ -53,9 +53,13 @@ class Engine {
   // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).
   // Also returns the plain NLL sum through nll_sum when non-null.
   // Rows must have complete covariates (the caller filters them).
-  double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr) {
+  // With reduce = false the per-chunk gradients are left for the caller to combine
+  // (see chunk_gradients()), so the trainer can fuse the sum with its update.
+  double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr,
+                   bool reduce = true) {
     if (n_rows <= 0) {
-      std::fill(grad, grad + model_.n_params(), T(0));
+      last_n_chunks_ = 0;
+      if (grad != nullptr) std::fill(grad, grad + model_.n_params(), T(0));
       if (nll_sum != nullptr) *nll_sum = 0.0;
       return 0.0;
     }
@@ -73,7 +77,8 @@ class Engine {
       const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
       chunk_loss[c] = evaluate_chunk(params, rows + begin, m, scale, g.data(), &chunk_nll[c], nullptr);
     }
-    reduce_chunks(n_chunks, grad);
+    if (reduce) reduce_chunks(n_chunks, grad);
+    last_n_chunks_ = n_chunks;
     double loss = 0.0, nll = 0.0;
     for (int c = 0; c < n_chunks; ++c) {
       loss += chunk_loss[c];
@@ -82,6 +87,10 @@ class Engine {
     if (nll_sum != nullptr) *nll_sum = nll;
     return loss * scale;
   }
+
+  // Per-chunk gradients of the last loss_grad() call; their sum in chunk order is the gradient.
+  const std::vector<std::vector<T>>& chunk_gradients() const { return chunk_grads_; }
+  int last_n_chunks() const { return last_n_chunks_; }
 
   // Sum over `rows` of the NLL (no penalty).
   double nll_sum(const T* params, const int* rows, int n_rows) {
@@ -270,6 +279,7 @@ class Engine {
   int n_threads_;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
   std::vector<std::vector<T>> chunk_grads_;
+  int last_n_chunks_ = 0;
 };
 
 }  // namespace ncam

@@ -28,14 +28,16 @@ inline void gelu_forward(const Z& z, Out&& out, Deriv&& deriv, float /*tag*/) {
   const float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f,
               a4 = -1.453152027f, a5 = 1.061405429f;
   const auto za = z.array();
-  const Eigen::ArrayXXf u = za.abs() * inv_sqrt2;
-  const Eigen::ArrayXXf t = (1.0f + p * u).inverse();
-  const Eigen::ArrayXXf gauss = (-u * u).exp();  // exp(-z^2/2)
+  auto o = out.array();
+  auto d = deriv.array();
+  // Element-wise stages written into the output buffers, so no temporaries are allocated.
+  d = (-0.5f * za.square()).exp();                 // exp(-z^2/2)
+  o = (1.0f + (p * inv_sqrt2) * za.abs()).inverse();  // t
   // pe = erfc(|z|/sqrt2); 1 + erf(z/sqrt2) is 2 - pe for z >= 0 and pe for z < 0 (no cancellation).
-  const Eigen::ArrayXXf pe = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * gauss;
-  const Eigen::ArrayXXf cdf = 0.5f * (za >= 0.0f).select(2.0f - pe, pe);
-  out.array() = za * cdf;
-  deriv.array() = cdf + za * inv_sqrt2pi * gauss;
+  o = o * (a1 + o * (a2 + o * (a3 + o * (a4 + o * a5)))) * d;
+  o = 0.5f * (za >= 0.0f).select(2.0f - o, o);     // Phi(z)
+  d = o + za * inv_sqrt2pi * d;                    // Phi(z) + z phi(z)
+  o = za * o;
 }
 
 }  // namespace ncam

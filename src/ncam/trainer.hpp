@@ -50,14 +50,16 @@ class Trainer {
     for (int begin = 0; begin < n; begin += opt_.batch_size) {
       const int m = std::min(opt_.batch_size, n - begin);
       double batch_nll = 0.0;
-      const double loss = engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll);
+      const bool clipping = opt_.clip_norm > 0;
+      const double loss =
+          engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll, clipping);
       if (!std::isfinite(loss)) {
         res.finite = false;
         return res;
       }
       loss_sum += loss * m;
       nll_sum += batch_nll;
-      adam_step();
+      adam_step(!clipping);
       const auto now = std::chrono::steady_clock::now();
       if (interrupted && now - last_poll > std::chrono::milliseconds(100)) {
         last_poll = now;
@@ -74,11 +76,14 @@ class Trainer {
   }
 
  private:
-  void adam_step() {
+  // One Adam update (torch.optim.Adam's formula, L2 weight decay added to the gradient).
+  // Without clipping the chunk gradients are summed here, in chunk order, in the same
+  // parallel pass as the update; with clipping grad_ already holds the sum.
+  void adam_step(bool sum_chunks) {
     ++step_;
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(params_.size());
     double clip = 1.0;
-    if (opt_.clip_norm > 0) {
+    if (!sum_chunks) {
       double sq = 0.0;
       for (std::ptrdiff_t k = 0; k < n; ++k) sq += static_cast<double>(grad_[k]) * grad_[k];
       const double norm = std::sqrt(sq);
@@ -88,12 +93,24 @@ class Trainer {
     const T wd = static_cast<T>(opt_.weight_decay), eps = static_cast<T>(opt_.eps), c = static_cast<T>(clip);
     const T step_size = static_cast<T>(opt_.learn_rate / (1.0 - std::pow(opt_.beta1, step_)));
     const T bias2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(opt_.beta2, step_)));
+    const auto& chunks = engine_.chunk_gradients();
+    const int n_chunks = engine_.last_n_chunks();
     T* p = params_.data();
     const T* g = grad_.data();
     T* m = m_.data();
     T* v = v_.data();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(engine_.n_threads()) if (n > 4096)
+#endif
     for (std::ptrdiff_t k = 0; k < n; ++k) {
-      const T gk = c * g[k] + wd * p[k];  // L2 weight decay as in torch.optim.Adam
+      T gk;
+      if (sum_chunks) {
+        gk = chunks[0][k];
+        for (int ch = 1; ch < n_chunks; ++ch) gk += chunks[ch][k];
+      } else {
+        gk = c * g[k];
+      }
+      gk += wd * p[k];
       m[k] = b1 * m[k] + (T(1) - b1) * gk;
       v[k] = b2 * v[k] + (T(1) - b2) * gk * gk;
       p[k] -= step_size * m[k] / (std::sqrt(v[k]) * bias2 + eps);
