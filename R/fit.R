@@ -225,7 +225,7 @@ train_loop <- function(spec, x, readings, scaling, train_rows, val_rows, adam, s
   if (verbose) {
     loss_txt <- ""
     cli::cli_progress_bar("Training", total = epochs,
-                          format = "Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} {loss_txt} | ETA {cli::pb_eta}",
+                          format = "Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} ETA {cli::pb_eta} | {loss_txt}",
                           clear = FALSE)
   }
   for (epoch in seq_len(epochs)) {
@@ -254,8 +254,8 @@ train_loop <- function(spec, x, readings, scaling, train_rows, val_rows, adam, s
       since_best <- since_best + 1L
     }
     if (verbose) {
-      loss_txt <- sprintf("train NLL %.4g%s", history$train_nll[epoch],
-                          if (has_val) sprintf(" | val NLL %.4g", val) else "")
+      loss_txt <- sprintf("NLL train %.4g%s", history$train_nll[epoch],
+                          if (has_val) sprintf(", val %.4g", val) else "")
       cli::cli_progress_update()
     }
     if (stop_iter > 0L && since_best >= stop_iter) {

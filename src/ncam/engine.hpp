@@ -69,7 +69,7 @@ class Engine {
     std::vector<double> chunk_loss(n_chunks, 0.0), chunk_nll(n_chunks, 0.0);
     const double scale = 1.0 / n_rows;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       std::vector<T>& g = chunk_grads_[c];
@@ -97,7 +97,7 @@ class Engine {
     const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
     std::vector<double> chunk_nll(n_chunks, 0.0);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
@@ -114,7 +114,7 @@ class Engine {
     const int n = data_.n_rows;
     const int n_chunks = (n + kChunkRows - 1) / kChunkRows;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       int rows[kChunkRows];
@@ -265,7 +265,7 @@ class Engine {
   void reduce_chunks(int n_chunks, T* grad) {
     const std::ptrdiff_t n_params = static_cast<std::ptrdiff_t>(model_.n_params());
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_)
+#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_params > 4096)
 #endif
     for (std::ptrdiff_t k = 0; k < n_params; ++k) {
       T s = chunk_grads_[0][k];
