@@ -70,13 +70,31 @@ resolve_seed <- function(seed, call = parent.frame()) {
 
 rlang_arg <- function(x) deparse(substitute(x, parent.frame()))
 
+# The caller's RNG state (NULL if none yet) and its restoration, so that a local seed
+# leaves the user's random stream untouched.
+save_rng <- function() {
+  if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+    get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  }
+}
+
+restore_rng <- function(state) {
+  if (!is.null(state)) {
+    assign(".Random.seed", state, envir = globalenv())
+  } else if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+    rm(".Random.seed", envir = globalenv())
+  }
+}
+
 # Evaluate `code` with R's RNG seeded by `seed`, leaving the caller's RNG stream untouched.
 with_local_seed <- function(seed, code) {
-  global <- globalenv()
-  had_seed <- exists(".Random.seed", envir = global, inherits = FALSE)
-  old_seed <- if (had_seed) get(".Random.seed", envir = global, inherits = FALSE)
-  on.exit(if (had_seed) assign(".Random.seed", old_seed, envir = global) else
-    rm(".Random.seed", envir = global), add = TRUE)
+  old <- save_rng()
+  on.exit(restore_rng(old), add = TRUE)
   set.seed(seed)
   code
+}
+
+# `seed = NULL` uses (and advances) R's generator so set.seed() applies.
+with_seed_or_global <- function(seed, expr) {
+  if (is.null(seed)) expr else with_local_seed(seed, expr)
 }

@@ -132,19 +132,3 @@ simulate_toy <- function(n = 20000, ambiguity = 3, spatial_noise = 5, seed = NUL
   attr(out, "params") <- c(params, list(ambiguity = ambiguity, spatial_noise = spatial_noise))
   out
 }
-
-# The caller's RNG state (NULL if none yet), so a local seed can leave the
-# user's stream untouched.
-save_rng <- function() {
-  if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
-    get(".Random.seed", envir = globalenv(), inherits = FALSE)
-  }
-}
-
-restore_rng <- function(state) {
-  if (!is.null(state)) {
-    assign(".Random.seed", state, envir = globalenv())
-  } else if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
-    rm(".Random.seed", envir = globalenv())
-  }
-}

@@ -257,9 +257,3 @@ parse_duration <- function(x, arg, call = parent.frame()) {
   }
   unname(secs)
 }
-
-# `seed = NULL` uses (and advances) R's generator so set.seed() applies;
-# otherwise the shared with_local_seed() leaves the caller's stream untouched.
-with_seed_or_global <- function(seed, expr) {
-  if (is.null(seed)) expr else with_local_seed(seed, expr)
-}
