@@ -21,7 +21,11 @@
 #'   anchor (of all sensors pooled when there is no anchor); results are mapped back, so
 #'   multiplying every sensor by a constant multiplies the predictions and their standard
 #'   deviations by it. The clamp of log-variances to `control$logvar_range` (default
-#'   \eqn{[-5, 4]}), the variance penalty and `sigma_y2` all act on this working scale.
+#'   \eqn{[-5, 4]}), the variance penalty and `sigma_y2` all act on this working scale. The
+#'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08} and
+#'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings; when
+#'   co-located sensors agree more closely than that, [summary.ncam()] shows noise levels at the
+#'   floor, and a wider `logvar_range` lets them go lower.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
