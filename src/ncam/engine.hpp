@@ -73,7 +73,7 @@ class Engine {
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       std::vector<T>& g = chunk_grads_[c];
-      g.assign(n_params, T(0));
+      g.resize(n_params);  // every entry is overwritten by the backward pass
       const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
       chunk_loss[c] = evaluate_chunk(params, rows + begin, m, scale, g.data(), &chunk_nll[c], nullptr);
     }
@@ -184,7 +184,11 @@ class Engine {
       ws.valid.push_back(row);
       ++k;
     }
-    if (k == 0) return 0.0;
+    if (k == 0) {  // every row lacks a covariate: nothing to add
+      if (grad != nullptr) std::fill(grad, grad + model_.n_params(), T(0));
+      if (nll_sum != nullptr) *nll_sum = 0.0;
+      return 0.0;
+    }
     mlp_forward(model_.prior(), params, ws.x, k, ws.prior);
     mlp_forward(model_.reliability(), params, ws.x, k, ws.reliability);
     if (model_.has_bias_head()) mlp_forward(model_.bias(), params, ws.x, k, ws.bias);

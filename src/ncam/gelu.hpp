@@ -27,9 +27,9 @@ inline void gelu_forward(const Z& z, Out&& out, Deriv&& deriv, float /*tag*/) {
   const float inv_sqrt2 = 0.70710678f, inv_sqrt2pi = 0.39894228f;
   const float p = 0.3275911f, a1 = 0.254829592f, a2 = -0.284496736f, a3 = 1.421413741f,
               a4 = -1.453152027f, a5 = 1.061405429f;
-  const auto za = z.array();
-  auto o = out.array();
-  auto d = deriv.array();
+  const auto& za = z.array();
+  auto&& o = out.array();
+  auto&& d = deriv.array();
   // Element-wise stages written into the output buffers, so no temporaries are allocated.
   d = (-0.5f * za.square()).exp();                 // exp(-z^2/2)
   o = (1.0f + (p * inv_sqrt2) * za.abs()).inverse();  // t

@@ -26,9 +26,13 @@ inline double row_nll(int n_sensors, const double* b, double mu0, double v0, con
   const double prior_precision = std::exp(-v0);
   double precision = prior_precision, h = 0.0, quad = 0.0, sum_w = 0.0;
   int n_obs = 0;
+  // Sensor precisions, kept for the gradient pass when there are few sensors.
+  constexpr int kCached = 32;
+  double lambdas[kCached];
   for (int j = 0; j < n_sensors; ++j) {
     if (std::isnan(b[j])) continue;
     const double lambda = std::exp(-w[j]);
+    if (j < kCached) lambdas[j] = lambda;
     const double r = b[j] - c[j] - a[j] * mu0;
     precision += a[j] * a[j] * lambda;
     h += a[j] * lambda * r;
@@ -50,7 +54,7 @@ inline double row_nll(int n_sensors, const double* b, double mu0, double v0, con
         grad_w[j] = grad_a[j] = grad_c[j] = 0.0;
         continue;
       }
-      const double lambda = std::exp(-w[j]);
+      const double lambda = j < kCached ? lambdas[j] : std::exp(-w[j]);
       const double e = b[j] - c[j] - a[j] * mu_post;
       grad_a[j] = lambda * (a[j] * var_post - mu_post * e);
       grad_c[j] = -lambda * e;

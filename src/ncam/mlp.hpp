@@ -60,19 +60,22 @@ struct MlpLayout {
 };
 
 // Per-thread buffers for one MLP, sized for chunks of up to `max_rows` rows.
+// Each buffer has exactly its layer's height, so its first n columns are contiguous and the
+// element-wise GELU runs as one linear pass (much faster than a 2-D loop for narrow layers).
 template <typename T>
 struct MlpWorkspace {
-  std::vector<Mat<T>> act;    // act[l]: output of hidden layer l (l = 0 .. n_hidden - 1)
+  std::vector<Mat<T>> pre;    // pre[l]: pre-activation of hidden layer l (l = 0 .. n_hidden - 1)
+  std::vector<Mat<T>> act;    // act[l]: output of hidden layer l
   std::vector<Mat<T>> deriv;  // GELU'(pre-activation) of hidden layer l
-  Mat<T> pre, out, grad_a, grad_b;
+  Mat<T> out, grad_a, grad_b;
 
   MlpWorkspace(const MlpLayout& layout, int max_rows) {
     const int n_hidden = layout.n_layers() - 1;
     for (int l = 0; l < n_hidden; ++l) {
+      pre.emplace_back(layout.widths[l + 1], max_rows);
       act.emplace_back(layout.widths[l + 1], max_rows);
       deriv.emplace_back(layout.widths[l + 1], max_rows);
     }
-    pre.resize(layout.max_width(), max_rows);
     out.resize(layout.n_out(), max_rows);
     grad_a.resize(layout.max_width(), max_rows);
     grad_b.resize(layout.max_width(), max_rows);
@@ -90,7 +93,8 @@ void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, i
   const int n_layers = layout.n_layers();
   for (int l = 0; l < n_layers; ++l) {
     const int rows = layout.widths[l + 1];
-    auto z = (l + 1 == n_layers) ? ws.out.topLeftCorner(rows, n) : ws.pre.topLeftCorner(rows, n);
+    const bool hidden = l + 1 < n_layers;
+    auto z = hidden ? ws.pre[l].leftCols(n) : ws.out.leftCols(n);
     if (layout.widths[l] == 0) {
       z.setZero();  // no covariates: the layer is its bias alone
     } else if (l == 0) {
@@ -99,12 +103,17 @@ void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, i
       z.noalias() = layer_weight(layout, params, l) * ws.act[l - 1].leftCols(n);
     }
     z.colwise() += Eigen::Map<const Vec<T>>(params + layout.b_offset[l], rows);
-    if (l + 1 < n_layers) gelu_forward(z, ws.act[l].leftCols(n), ws.deriv[l].leftCols(n), T());
+    if (hidden) {
+      const Eigen::Index size = static_cast<Eigen::Index>(rows) * n;
+      using Flat = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+      gelu_forward(Flat(ws.pre[l].data(), size), Flat(ws.act[l].data(), size), Flat(ws.deriv[l].data(), size), T());
+    }
   }
 }
 
-// Backward pass: `grad_out` (n_out x n) is dLoss/d(output); adds dLoss/d(parameters) into grad.
-// Needs the workspace of the matching forward pass. The input's gradient is not needed.
+// Backward pass: `grad_out` (n_out x n) is dLoss/d(output); writes dLoss/d(parameters) of this
+// MLP into its slice of grad (overwriting it). Needs the workspace of the matching forward pass.
+// The input's gradient is not needed.
 template <typename T, typename Input, typename GradOut>
 void mlp_backward(const MlpLayout& layout, const T* params, const Input& input, int n, MlpWorkspace<T>& ws,
                   const GradOut& grad_out, T* grad) {
@@ -119,12 +128,12 @@ void mlp_backward(const MlpLayout& layout, const T* params, const Input& input, 
     Eigen::Map<Vec<T>> gb(grad + layout.b_offset[l], rows);
     if (cols > 0) {
       if (l == 0) {
-        gw.noalias() += g * input.topLeftCorner(cols, n).transpose();
+        gw.noalias() = g * input.topLeftCorner(cols, n).transpose();
       } else {
-        gw.noalias() += g * ws.act[l - 1].leftCols(n).transpose();
+        gw.noalias() = g * ws.act[l - 1].leftCols(n).transpose();
       }
     }
-    gb += g.rowwise().sum();
+    gb = g.rowwise().sum();
     if (l > 0) {
       auto g_prev = g_next->topLeftCorner(cols, n);
       g_prev.noalias() = layer_weight(layout, params, l).transpose() * g;
