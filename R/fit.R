@@ -168,15 +168,60 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
   ), class = "ncam")
 
   # Posterior on the data used for fitting: fitted values, residuals, logLik and the summary.
-  post <- ncam_posterior_matrices(fit, x, readings, threads)
+  post <- fitted_posterior(fit, x, readings, usable, threads)
   fit$fitted_posterior <- post[c("mu", "var_post", "n_sensors")]
-  fit$residuals <- sensor_residuals(post)
-  dimnames(fit$residuals) <- list(NULL, sensors)
-  nll_rows <- post$nll + unit_offset
-  fit$loglik <- -sum(nll_rows[usable])
+  fit$residuals <- post$residuals
+  fit$loglik <- -sum((post$nll + unit_offset)[usable])
   fit$nobs <- sum(usable)
-  fit$sensor_summary <- summarise_heads(post, usable, sensors)
+  fit$sensor_summary <- post$sensor_summary
   fit
+}
+
+# The posterior of the fitted rows, computed in blocks of rows so that the per-row head
+# outputs of all rows never exist at once. The per-sensor means and sds of a, c and sigma
+# over the `usable` rows are exact (block moments combined); their 10% and 90% quantiles
+# come from all usable rows, or from 100,000 evenly spaced ones when there are more.
+fitted_posterior <- function(fit, x, readings, usable, threads, block_rows = 65536L) {
+  n <- nrow(x)
+  sensors <- fit$sensors
+  out <- list(mu = rep(NA_real_, n), var_post = rep(NA_real_, n), n_sensors = integer(n),
+              nll = rep(NA_real_, n),
+              residuals = matrix(NA_real_, n, length(sensors), dimnames = list(NULL, sensors)))
+  used <- which(usable)
+  quantile_rows <- if (length(used) > 1e5) used[round(seq(1, length(used), length.out = 1e5))] else used
+  moments <- list()
+  sampled <- list()
+  for (start in seq(1L, n, by = block_rows)) {
+    idx <- start:min(n, start + block_rows - 1L)
+    post <- ncam_posterior_matrices(fit, x[idx, , drop = FALSE], readings[idx, , drop = FALSE], threads)
+    out$mu[idx] <- post$mu
+    out$var_post[idx] <- post$var_post
+    out$n_sensors[idx] <- post$n_sensors
+    out$nll[idx] <- post$nll
+    out$residuals[idx, ] <- sensor_residuals(post)
+    keep <- usable[idx]
+    heads <- list(a = post$a[keep, , drop = FALSE], c = post$c[keep, , drop = FALSE],
+                  sigma = sqrt(post$sigma2[keep, , drop = FALSE]))
+    in_sample <- idx[keep] %in% quantile_rows
+    for (q in names(heads)) {
+      moments[[q]] <- combine_moments(moments[[q]], heads[[q]])
+      sampled[[q]] <- rbind(sampled[[q]], heads[[q]][in_sample, , drop = FALSE])
+    }
+  }
+  out$sensor_summary <- summarise_heads(moments, sampled, sensors)
+  out
+}
+
+# Chan et al.'s pairwise update of column counts, means and sums of squared deviations.
+combine_moments <- function(acc, block) {
+  n_b <- nrow(block)
+  if (n_b == 0L) return(acc)
+  mean_b <- colMeans(block)
+  m2_b <- colSums(sweep(block, 2L, mean_b)^2)
+  if (is.null(acc)) return(list(n = n_b, mean = mean_b, m2 = m2_b))
+  n <- acc$n + n_b
+  delta <- mean_b - acc$mean
+  list(n = n, mean = acc$mean + delta * n_b / n, m2 = acc$m2 + m2_b + delta^2 * acc$n * n_b / n)
 }
 
 #' Optimiser details for ncam()

@@ -120,17 +120,19 @@ plot.ncam <- function(x, y, ...) {
   invisible(x)
 }
 
-# Per-sensor averages and spread of the sensor model over the rows used for fitting.
-summarise_heads <- function(post, rows, sensors) {
-  stat <- function(m) {
-    m <- m[rows, , drop = FALSE]
-    list(mean = colMeans(m), sd = apply(m, 2L, stats::sd),
-         q10 = apply(m, 2L, stats::quantile, 0.1, names = FALSE),
-         q90 = apply(m, 2L, stats::quantile, 0.9, names = FALSE))
+# Per-sensor averages and spread of the sensor model over the rows used for fitting, from
+# combined moments and the rows sampled for quantiles (see fitted_posterior()).
+summarise_heads <- function(moments, sampled, sensors) {
+  stat <- function(q) {
+    m <- moments[[q]]
+    x <- sampled[[q]]
+    list(mean = unname(m$mean), sd = unname(sqrt(m$m2 / (m$n - 1))),
+         q10 = apply(x, 2L, stats::quantile, 0.1, names = FALSE),
+         q90 = apply(x, 2L, stats::quantile, 0.9, names = FALSE))
   }
-  a <- stat(post$a)
-  c <- stat(post$c)
-  s <- stat(sqrt(post$sigma2))
+  a <- stat("a")
+  c <- stat("c")
+  s <- stat("sigma")
   data.frame(sensor = sensors,
              a = a$mean, a_sd = a$sd, a_q10 = a$q10, a_q90 = a$q90,
              c = c$mean, c_sd = c$sd, c_q10 = c$q10, c_q90 = c$q90,
