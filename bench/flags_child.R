@@ -1,0 +1,27 @@
+#!/usr/bin/env Rscript
+# Child process of bench/speed.R: the same few timings against one installed build, so that
+# builds with different compiler flags (e.g. NCAM_CXXFLAGS=-march=native) can be compared.
+#   Rscript flags_child.R lib reps
+a <- commandArgs(TRUE)
+lib <- a[1]; reps <- as.integer(a[2])
+library(ncam, lib.loc = lib)
+d <- simulate_toy(200000, seed = 1)
+X <- as.matrix(d[, paste0("x", 1:4)]); B <- as.matrix(d[, paste0("sensor_", 0:2)])
+spec <- list(n_covariates = 4L, n_sensors = 3L, hidden = c(64L, 64L, 64L), parameterization = 0L, anchor = 0L,
+             logvar_min = -5, logvar_max = 4, lambda_prior = 0, lambda_sensor = 0)
+sc <- list(x_center = unname(colMeans(X)), x_scale = unname(apply(X, 2, sd)), b_shift = mean(B[, 1]),
+           b_scale = sd(B[, 1]))
+adam <- list(learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = 0,
+             batch_size = 256L)
+el <- function(f) { t0 <- proc.time()[["elapsed"]]; f; proc.time()[["elapsed"]] - t0 }
+out <- list()
+for (pr in c("float", "double")) {
+  st <- ncam:::ncam_trainer_new(spec, X[1:20000, ], B[1:20000, ], sc, 0:19999, adam, 1, 1L, pr)
+  ncam:::ncam_trainer_epoch(st)
+  out[[paste0("train_", pr)]] <- 20000 / median(vapply(seq_len(reps), function(i) el(ncam:::ncam_trainer_epoch(st)), 0))
+  p <- ncam:::ncam_trainer_params(st)
+  out[[paste0("post_", pr)]] <- 200000 / median(vapply(seq_len(reps), function(i)
+    el(ncam:::ncam_predict_cpp(spec, p, X, B, sc, 1L, pr, FALSE)), 0))
+  out[[paste0("probe_", pr)]] <- median(vapply(1:3, function(i) ncam:::ncam_gemm_probe_cpp(64L, 64L, 128L, 200L, pr), 0))
+}
+cat(jsonlite::toJSON(out, auto_unbox = TRUE, digits = NA), "\n")
