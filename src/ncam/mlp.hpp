@@ -104,9 +104,7 @@ void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, i
     }
     z.colwise() += Eigen::Map<const Vec<T>>(params + layout.b_offset[l], rows);
     if (hidden) {
-      const Eigen::Index size = static_cast<Eigen::Index>(rows) * n;
-      using Flat = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-      gelu_forward(Flat(ws.pre[l].data(), size), Flat(ws.act[l].data(), size), Flat(ws.deriv[l].data(), size), T());
+      gelu_forward(ws.pre[l].data(), ws.act[l].data(), ws.deriv[l].data(), static_cast<Eigen::Index>(rows) * n);
     }
   }
 }

@@ -442,8 +442,8 @@ void test_gelu() {
     zd(0, k) = -10.0 + 20.0 * k / (m - 1);
     zf(0, k) = static_cast<float>(zd(0, k));
   }
-  gelu_forward(zd, od, dd, 0.0);
-  gelu_forward(zf, of, df, 0.0f);
+  gelu_forward(zd.data(), od.data(), dd.data(), m);
+  gelu_forward(zf.data(), of.data(), df.data(), m);
   double worst_d = 0, worst_f = 0;
   for (int k = 0; k < m; ++k) {
     const double x = zd(0, k);
