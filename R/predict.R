@@ -138,6 +138,20 @@ new_design <- function(object, newdata, call = parent.frame()) {
     }
     newdata[[v]] <- factor(values, levels = seen)
   }
+  labels <- attr(object$terms, "term.labels")
+  plain <- length(object$xlevels) == 0L && identical(sort(labels), sort(vars)) &&
+    all(vapply(newdata[vars], is.numeric, logical(1)))
+  if (plain) {
+    # Plain numeric columns: the design matrix is those columns, without model.frame's copies.
+    x <- matrix(as.double(unlist(newdata[object$covariates], use.names = FALSE)), nrow(newdata),
+                length(object$covariates), dimnames = list(NULL, object$covariates))
+    bad <- which(is.infinite(x), arr.ind = TRUE)
+    if (nrow(bad)) {
+      cli::cli_abort("Covariate {.field {colnames(x)[bad[1, 2]]}} has an infinite value in row {bad[1, 1]}.",
+                     call = call)
+    }
+    return(x)
+  }
   mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)
   x[, object$covariates, drop = FALSE]

@@ -21,6 +21,20 @@ test_that("predict returns one row per input row, in order, with the documented 
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
 })
 
+test_that("the fast design path for plain numeric covariates equals model.matrix", {
+  toy <- simulate_toy(n = 300, seed = 27)
+  toy$x2 <- as.integer(round(10 * toy$x2))
+  fit <- ncam(sensor_0 + sensor_1 ~ x1 + x2 + x3, data = toy, hidden = 4L, epochs = 2L, seed = 1, threads = 1)
+  fast <- ncam:::new_design(fit, toy)
+  full <- stats::model.matrix(~ x1 + x2 + x3, toy)[, -1]
+  expect_equal(unname(fast), unname(full))
+  expect_equal(colnames(fast), colnames(full))
+  fit_tr <- ncam(sensor_0 + sensor_1 ~ log(x2 + 20) + x1:x3, data = toy, hidden = 4L, epochs = 2L, seed = 1,
+                 threads = 1)
+  expect_equal(unname(ncam:::new_design(fit_tr, toy)),
+               unname(stats::model.matrix(~ log(x2 + 20) + x1:x3, toy)[, -1]))
+})
+
 test_that("the posterior is the closed-form conjugate update of the heads", {
   toy <- simulate_toy(n = 200, seed = 22)
   toy$sensor_2[c(1, 4)] <- NA
