@@ -56,7 +56,8 @@
 #'   must then be positive; predictions are transformed back).
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible.
-#' @param threads Number of threads; see [ncam_threads()]. Results do not depend on it.
+#' @param threads Number of threads; see [ncam_threads()] (also for the choice between the
+#'   AVX2 and the portable engine). Results do not depend on the number of threads.
 #' @param verbose Show a progress bar with epoch, loss and time left.
 #' @param control Optimiser details from [ncam_control()].
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
@@ -261,7 +262,7 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
 train_loop <- function(spec, x, readings, scaling, train_rows, val_rows, adam, seed, threads, epochs,
                        stop_iter, verbose, control, train_offset, val_offset, learn_rate) {
   state <- ncam_trainer_new(spec, x, readings, scaling, train_rows - 1L, adam, seed, threads,
-                            control$precision)
+                            control$precision, use_simd())
   has_val <- length(val_rows) > 0L
   history <- data.frame(epoch = seq_len(epochs), train_loss = NA_real_, train_nll = NA_real_,
                         validation_nll = NA_real_)

@@ -88,7 +88,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call =
 ncam_posterior_matrices <- function(object, x, readings, threads, heads = TRUE) {
   s <- object$scaling
   raw <- ncam_predict_cpp(object$spec, object$params, x, readings, s, threads,
-                          object$settings$control$precision, heads)
+                          object$settings$control$precision, heads, use_simd())
   k <- s$b_scale
   m <- s$b_shift
   var_post <- k^2 * raw$variance

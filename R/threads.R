@@ -5,6 +5,12 @@
 #' never above `OMP_THREAD_LIMIT` when that is set. Results do not depend on the number of
 #' threads: rows are processed in fixed-size chunks reduced in a fixed order.
 #'
+#' On x86-64 CPUs with AVX2 and FMA, ncam runs an engine compiled for those instructions,
+#' chosen at run time (R's portable build flags leave them unused); elsewhere, the portable
+#' engine. The two agree to float precision but not to the last bit, so for bit-identical
+#' results across different machines set `options(ncam.simd = FALSE)` or the environment
+#' variable `NCAM_SIMD=0`.
+#'
 #' @param threads `NULL` or a whole number of at least 1.
 #' @return The number of threads, an integer.
 #' @examples
@@ -26,4 +32,10 @@ ncam_threads <- function(threads = NULL) {
   limit <- suppressWarnings(as.integer(Sys.getenv("OMP_THREAD_LIMIT", "")))
   if (!is.na(limit) && limit >= 1L) threads <- min(threads, limit)
   as.integer(threads)
+}
+
+# The AVX2+FMA engine is used where the CPU has it, unless options(ncam.simd = FALSE) or the
+# environment variable NCAM_SIMD=0 asks for the portable one.
+use_simd <- function() {
+  isTRUE(getOption("ncam.simd", TRUE)) && !identical(Sys.getenv("NCAM_SIMD"), "0")
 }

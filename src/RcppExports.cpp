@@ -12,8 +12,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ncam_trainer_new
-SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision);
-RcppExport SEXP _ncam_ncam_trainer_new(SEXP specSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP train_rowsSEXP, SEXP adamSEXP, SEXP seedSEXP, SEXP threadsSEXP, SEXP precisionSEXP) {
+SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision, bool simd);
+RcppExport SEXP _ncam_ncam_trainer_new(SEXP specSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP train_rowsSEXP, SEXP adamSEXP, SEXP seedSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -26,7 +26,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_trainer_new(spec, x, b, scaling, train_rows, adam, seed, threads, precision));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_trainer_new(spec, x, b, scaling, train_rows, adam, seed, threads, precision, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -65,8 +66,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_predict_cpp
-List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling, int threads, std::string precision, bool heads);
-RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP headsSEXP) {
+List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling, int threads, std::string precision, bool heads, bool simd);
+RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP headsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -78,7 +79,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
     Rcpp::traits::input_parameter< bool >::type heads(headsSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, heads));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, heads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -124,8 +126,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_gemm_probe_cpp
-double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision);
-RcppExport SEXP _ncam_ncam_gemm_probe_cpp(SEXP rowsSEXP, SEXP depthSEXP, SEXP colsSEXP, SEXP repsSEXP, SEXP precisionSEXP) {
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, bool simd);
+RcppExport SEXP _ncam_ncam_gemm_probe_cpp(SEXP rowsSEXP, SEXP depthSEXP, SEXP colsSEXP, SEXP repsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -134,21 +136,34 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type cols(colsSEXP);
     Rcpp::traits::input_parameter< int >::type reps(repsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_gemm_probe_cpp(rows, depth, cols, reps, precision));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_gemm_probe_cpp(rows, depth, cols, reps, precision, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ncam_backend_cpp
+std::string ncam_backend_cpp(bool simd);
+RcppExport SEXP _ncam_ncam_backend_cpp(SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_backend_cpp(simd));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 9},
+    {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 10},
     {"_ncam_ncam_trainer_epoch", (DL_FUNC) &_ncam_ncam_trainer_epoch, 1},
     {"_ncam_ncam_trainer_nll", (DL_FUNC) &_ncam_ncam_trainer_nll, 2},
     {"_ncam_ncam_trainer_params", (DL_FUNC) &_ncam_ncam_trainer_params, 1},
-    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 8},
+    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 9},
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 8},
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 2},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 1},
-    {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 5},
+    {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 6},
+    {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},
     {NULL, NULL, 0}
 };
 

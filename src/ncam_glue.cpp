@@ -3,11 +3,11 @@
 #include <Rcpp.h>
 #include <R_ext/Utils.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ncam/dispatch.hpp"
 #include "ncam/trainer.hpp"
 
 using Rcpp::IntegerVector;
@@ -58,52 +58,17 @@ void interrupt_probe(void*) { R_CheckUserInterrupt(); }
 // True when the user pressed Ctrl-C; the interrupt is consumed without a longjmp through C++.
 bool user_interrupted() { return R_ToplevelExec(interrupt_probe, nullptr) == FALSE; }
 
-// Training state behind an external pointer, only for the duration of ncam()'s epoch loop.
-struct FitState {
-  virtual ~FitState() = default;
-  virtual ncam::EpochResult epoch() = 0;
-  virtual double nll_mean(const std::vector<int>& rows) = 0;
-  virtual std::vector<double> params() const = 0;
-};
-
-template <typename T>
-struct FitStateT : FitState {
-  ncam::Trainer<T> trainer;
-  FitStateT(const ncam::ModelSpec& spec, const ncam::DataView& data, std::vector<int> rows,
-            const ncam::AdamOptions& opt, std::uint64_t seed, int threads)
-      : trainer(spec, data, std::move(rows), opt, seed, threads) {}
-  ncam::EpochResult epoch() override { return trainer.epoch(user_interrupted); }
-  double nll_mean(const std::vector<int>& rows) override {
-    if (rows.empty()) return NA_REAL;
-    return trainer.engine().nll_sum(trainer.params().data(), rows.data(), static_cast<int>(rows.size())) /
-           rows.size();
+const ncam_dispatch::Backend& backend(bool simd) {
+  if (simd) {
+    if (const ncam_dispatch::Backend* b = ncam_dispatch::simd_backend()) return *b;
   }
-  std::vector<double> params() const override {
-    return std::vector<double>(trainer.params().begin(), trainer.params().end());
-  }
-};
+  return ncam_dispatch::portable_backend();
+}
 
 template <typename T>
 std::vector<T> params_as(const NumericVector& params, std::size_t expected) {
   if (static_cast<std::size_t>(params.size()) != expected) Rcpp::stop("parameter vector has the wrong length");
   return std::vector<T>(params.begin(), params.end());
-}
-
-template <typename T>
-List predict_impl(const ncam::ModelSpec& spec, const NumericVector& params, const ncam::DataView& data,
-                  int threads, bool heads) {
-  ncam::Model model(spec);
-  const std::vector<T> p = params_as<T>(params, model.n_params());
-  const int n = data.n_rows;
-  NumericVector mean(n), variance(n), nll(n);
-  IntegerVector n_obs(n);
-  NumericMatrix head_out(heads ? n : 0, heads ? 2 + 3 * spec.n_sensors : 0);
-  ncam::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
-                         heads ? head_out.begin() : nullptr};
-  ncam::Engine<T> engine(model, data, threads);
-  engine.predict(p.data(), out);
-  return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs, Rcpp::_["nll"] = nll,
-                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue));
 }
 
 template <typename T>
@@ -123,8 +88,9 @@ List objective_impl(const ncam::ModelSpec& spec, const NumericVector& params, co
 
 // [[Rcpp::export]]
 SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows,
-                      List adam, double seed, int threads, std::string precision) {
+                      List adam, double seed, int threads, std::string precision, bool simd = true) {
   const ncam::ModelSpec s = spec_from_list(spec);
+  ncam::Model model(s);  // validates the spec before anything is allocated
   const ncam::DataView data = data_view(x, b, scaling);
   ncam::AdamOptions opt;
   opt.learn_rate = Rcpp::as<double>(adam["learn_rate"]);
@@ -135,42 +101,51 @@ SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling,
   opt.clip_norm = Rcpp::as<double>(adam["clip_norm"]);
   opt.batch_size = Rcpp::as<int>(adam["batch_size"]);
   std::vector<int> rows = rows_from_r(train_rows, data.n_rows);
-  const auto seed64 = static_cast<std::uint64_t>(seed);
-  FitState* state = is_float(precision)
-                        ? static_cast<FitState*>(new FitStateT<float>(s, data, std::move(rows), opt, seed64, threads))
-                        : static_cast<FitState*>(new FitStateT<double>(s, data, std::move(rows), opt, seed64, threads));
+  ncam_dispatch::FitState* state = backend(simd).new_fit_state(s, data, std::move(rows), opt,
+                                                                static_cast<std::uint64_t>(seed), threads,
+                                                                is_float(precision));
   // The pointer keeps x and b alive: the engine reads them in place.
-  return Rcpp::XPtr<FitState>(state, true, R_NilValue, List::create(x, b));
+  return Rcpp::XPtr<ncam_dispatch::FitState>(state, true, R_NilValue, List::create(x, b));
 }
 
 // [[Rcpp::export]]
 List ncam_trainer_epoch(SEXP state) {
-  Rcpp::XPtr<FitState> fit(state);
-  const ncam::EpochResult r = fit->epoch();
+  Rcpp::XPtr<ncam_dispatch::FitState> fit(state);
+  const ncam::EpochResult r = fit->epoch(user_interrupted);
   return List::create(Rcpp::_["train_loss"] = r.train_loss, Rcpp::_["train_nll"] = r.train_nll,
                       Rcpp::_["interrupted"] = r.interrupted, Rcpp::_["finite"] = r.finite);
 }
 
 // [[Rcpp::export]]
 double ncam_trainer_nll(SEXP state, IntegerVector rows) {
-  Rcpp::XPtr<FitState> fit(state);
+  Rcpp::XPtr<ncam_dispatch::FitState> fit(state);
   return fit->nll_mean(std::vector<int>(rows.begin(), rows.end()));
 }
 
 // [[Rcpp::export]]
 NumericVector ncam_trainer_params(SEXP state) {
-  Rcpp::XPtr<FitState> fit(state);
+  Rcpp::XPtr<ncam_dispatch::FitState> fit(state);
   const std::vector<double> p = fit->params();
   return NumericVector(p.begin(), p.end());
 }
 
 // [[Rcpp::export]]
 List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling,
-                      int threads, std::string precision, bool heads) {
+                      int threads, std::string precision, bool heads, bool simd = true) {
   const ncam::ModelSpec s = spec_from_list(spec);
   const ncam::DataView data = data_view(x, b, scaling);
-  return is_float(precision) ? predict_impl<float>(s, params, data, threads, heads)
-                             : predict_impl<double>(s, params, data, threads, heads);
+  ncam::Model model(s);
+  if (static_cast<std::size_t>(params.size()) != model.n_params()) Rcpp::stop("parameter vector has the wrong length");
+  const int n = data.n_rows;
+  NumericVector mean(n), variance(n), nll(n);
+  IntegerVector n_obs(n);
+  NumericMatrix head_out(heads ? n : 0, heads ? 2 + 3 * s.n_sensors : 0);
+  const ncam::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
+                               heads ? head_out.begin() : nullptr};
+  backend(simd).predict(s, params.begin(), data, threads, is_float(precision), out);
+  return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
+                      Rcpp::_["nll"] = nll,
+                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue));
 }
 
 // [[Rcpp::export]]
@@ -207,21 +182,13 @@ List ncam_layout_cpp(List spec) {
                       Rcpp::_["n_free"] = model.n_free());
 }
 
-// GFLOP/s of Eigen's matrix product C = A B (A: rows x depth, B: depth x cols) with the
-// package's own compiler flags: the practical roofline for the network's layers.
+// GFLOP/s of Eigen's matrix product C += A B (A: rows x depth, B: depth x cols) as the chosen
+// backend compiles it: the practical roofline for the network's layers.
 // [[Rcpp::export]]
-double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision) {
-  auto run = [&](auto zero) {
-    using T = decltype(zero);
-    ncam::Rng rng(1);
-    ncam::Mat<T> a(rows, depth), b(depth, cols), c(rows, cols);
-    for (Eigen::Index k = 0; k < a.size(); ++k) a.data()[k] = static_cast<T>(rng.uniform(-1, 1));
-    for (Eigen::Index k = 0; k < b.size(); ++k) b.data()[k] = static_cast<T>(rng.uniform(-1, 1));
-    c.noalias() = a * b;  // warm-up
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) c.noalias() += a * b;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return 2.0 * rows * depth * static_cast<double>(cols) * reps / s / 1e9 + 0.0 * c(0, 0);
-  };
-  return is_float(precision) ? run(0.0f) : run(0.0);
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, bool simd = true) {
+  return backend(simd).gemm_probe(rows, depth, cols, reps, is_float(precision));
 }
+
+// Name of the backend that `simd` selects on this machine: "avx2" or "portable".
+// [[Rcpp::export]]
+std::string ncam_backend_cpp(bool simd) { return backend(simd).name; }

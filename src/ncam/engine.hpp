@@ -18,24 +18,8 @@
 
 namespace ncam {
 
-// Column-major n x p covariates and n x L sensor readings (NaN = missing), plus the affine
-// maps into the working scale: x' = (x - x_center) / x_scale, b' = (b - b_shift) / b_scale.
-struct DataView {
-  const double* x = nullptr;
-  const double* b = nullptr;
-  int n_rows = 0;
-  std::vector<double> x_center, x_scale;
-  double b_shift = 0.0, b_scale = 1.0;
-};
-
-// Per-row results of predict(), in the working scale.
-struct PosteriorOut {
-  double* mean = nullptr;      // posterior mean of Theta
-  double* variance = nullptr;  // posterior variance of Theta
-  int* n_observed = nullptr;
-  double* nll = nullptr;       // negative log marginal likelihood of the row's readings
-  double* heads = nullptr;     // optional n x (2 + 3L) column-major: mu0, v0, w_1..L, a_1..L, c_1..L
-};
+using ncam_types::DataView;
+using ncam_types::PosteriorOut;
 
 constexpr int kChunkRows = 128;
 

@@ -10,20 +10,12 @@
 #include <vector>
 
 #include "mlp.hpp"
+#include "types.hpp"
 
 namespace ncam {
 
-enum class Parameterization { anchored = 0, unanchored = 1, no_bias = 2 };
-
-struct ModelSpec {
-  int n_covariates = 0;
-  int n_sensors = 0;
-  std::vector<int> hidden;
-  Parameterization parameterization = Parameterization::anchored;
-  int anchor = 0;  // 0-based sensor index (anchored only)
-  double logvar_min = -5.0, logvar_max = 4.0;
-  double lambda_prior = 0.0, lambda_sensor = 0.0;  // variance penalty weights
-};
+using ncam_types::ModelSpec;
+using ncam_types::Parameterization;
 
 inline double softplus(double u) { return u > 0 ? u + std::log1p(std::exp(-u)) : std::log1p(std::exp(u)); }
 inline double sigmoid(double u) { return 1.0 / (1.0 + std::exp(-u)); }

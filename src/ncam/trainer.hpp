@@ -11,18 +11,8 @@
 
 namespace ncam {
 
-struct AdamOptions {
-  double learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
-  double clip_norm = 0.0;  // <= 0: no clipping
-  int batch_size = 256;
-};
-
-struct EpochResult {
-  double train_loss = 0.0;  // mean of NLL + penalty over the epoch's rows
-  double train_nll = 0.0;   // mean NLL over the epoch's rows
-  bool interrupted = false;
-  bool finite = true;
-};
+using ncam_types::AdamOptions;
+using ncam_types::EpochResult;
 
 template <typename T>
 class Trainer {

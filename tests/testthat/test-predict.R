@@ -100,3 +100,17 @@ test_that("predict checks newdata", {
   expect_snapshot(error = TRUE, predict(fit, toy[setdiff(names(toy), "sensor_1")]))
   expect_snapshot(error = TRUE, predict(fit, toy, threads = -2))
 })
+
+test_that("the AVX2 and portable engines agree to float precision", {
+  skip_if_not(ncam:::ncam_backend_cpp(TRUE) == "avx2", "this machine has no AVX2 engine")
+  expect_equal(ncam:::ncam_backend_cpp(FALSE), "portable")
+  toy <- simulate_toy(n = 1000, seed = 30)
+  fit_simd <- small_fit(toy)
+  fit_port <- withr::with_options(list(ncam.simd = FALSE), small_fit(toy))
+  # Training follows the same path to float rounding; predictions agree closely.
+  expect_equal(fit_port$params, fit_simd$params, tolerance = 1e-3)
+  p_simd <- predict(fit_simd, toy)
+  p_port <- withr::with_envvar(c(NCAM_SIMD = "0"), predict(fit_simd, toy))
+  expect_equal(p_port, p_simd, tolerance = 1e-5)
+  expect_false(identical(p_port$.pred, p_simd$.pred))  # really two engines
+})
