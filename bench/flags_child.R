@@ -2,17 +2,13 @@
 # Child process of bench/speed.R: the same few timings against one installed build, so that
 # builds with different compiler flags (e.g. NCAM_CXXFLAGS=-march=native) can be compared.
 #   Rscript flags_child.R lib reps
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 a <- commandArgs(TRUE)
 lib <- a[1]; reps <- as.integer(a[2])
 library(ncam, lib.loc = lib)
 d <- simulate_toy(200000, seed = 1)
-X <- as.matrix(d[, paste0("x", 1:4)]); B <- as.matrix(d[, paste0("sensor_", 0:2)])
-spec <- list(n_covariates = 4L, n_sensors = 3L, hidden = c(64L, 64L, 64L), parameterization = 0L, anchor = 0L,
-             logvar_min = -5, logvar_max = 4, lambda_prior = 0, lambda_sensor = 0)
-sc <- list(x_center = unname(colMeans(X)), x_scale = unname(apply(X, 2, sd)), b_shift = mean(B[, 1]),
-           b_scale = sd(B[, 1]))
-adam <- list(learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = 0,
-             batch_size = 256L)
+inp <- toy_engine_inputs(d)
+X <- inp$X; B <- inp$B; spec <- inp$spec; sc <- inp$sc; adam <- inp$adam
 el <- function(f) { t0 <- proc.time()[["elapsed"]]; f; proc.time()[["elapsed"]] - t0 }
 out <- list()
 for (pr in c("float", "double")) {

@@ -5,6 +5,7 @@
 #          time of `epochs` epochs; ncam: one ncam() fit with `epochs` epochs (H=64, 2 threads).
 # Memory: VmRSS after the data are built (and gc()), then VmHWM reset through
 # /proc/self/clear_refs, so the reported peak is that of the training alone plus the data.
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 a <- commandArgs(TRUE)
 mode <- a[1]; n <- as.integer(a[2]); epochs <- as.integer(a[3]); reps <- as.integer(a[4])
 lib <- if (length(a) >= 5 && nzchar(a[5])) a[5] else ""
@@ -16,14 +17,9 @@ vm <- function(field) {
 reset_hwm <- function() tryCatch({ cat("5", file = "/proc/self/clear_refs"); TRUE }, error = function(e) FALSE)
 d <- simulate_toy(n, seed = 1)
 if (mode == "trainer") {
-  X <- as.matrix(d[, paste0("x", 1:4)]); B <- as.matrix(d[, paste0("sensor_", 0:2)])
+  inp <- toy_engine_inputs(d)
+  X <- inp$X; B <- inp$B; spec <- inp$spec; sc <- inp$sc; adam <- inp$adam
   rm(d)
-  spec <- list(n_covariates = 4L, n_sensors = 3L, hidden = c(64L, 64L, 64L), parameterization = 0L, anchor = 0L,
-               logvar_min = -5, logvar_max = 4, lambda_prior = 0, lambda_sensor = 0)
-  sc <- list(x_center = unname(colMeans(X)), x_scale = unname(apply(X, 2, sd)), b_shift = mean(B[, 1]),
-             b_scale = sd(B[, 1]))
-  adam <- list(learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = 0,
-               batch_size = 256L)
   invisible(gc())
   reset <- reset_hwm()
   before <- vm("VmRSS")
