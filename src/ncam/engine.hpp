@@ -207,7 +207,7 @@ class Engine {
                                      : T(0);
         const int f = model_.free_index(j);
         if (f < 0) continue;
-        ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * sigmoid(ws.bias.out(f, i)));
+        ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * h.da[j]);
         ws.d_bias(n_free + f, i) = static_cast<T>(scale * ws.g_c[j]);
       }
     }

@@ -18,14 +18,14 @@ using ncam_types::ModelSpec;
 using ncam_types::Parameterization;
 
 inline double softplus(double u) { return u > 0 ? u + std::log1p(std::exp(-u)) : std::log1p(std::exp(u)); }
-inline double sigmoid(double u) { return 1.0 / (1.0 + std::exp(-u)); }
 inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 // Head outputs of one row after the output transforms, in the working (standardised) scale.
 struct RowHeads {
   double mu0 = 0, v0 = 0;
   std::vector<double> w, a, c;
-  explicit RowHeads(int n_sensors) : w(n_sensors), a(n_sensors), c(n_sensors) {}
+  std::vector<double> da;  // d a_j / d(raw gain) = sigmoid(raw gain); 0 for fixed gains
+  explicit RowHeads(int n_sensors) : w(n_sensors), a(n_sensors), c(n_sensors), da(n_sensors) {}
 };
 
 class Model {
@@ -80,8 +80,18 @@ class Model {
     for (int j = 0; j < spec_.n_sensors; ++j) {
       h.w[j] = clamp(rel_out(j, i), spec_.logvar_min, spec_.logvar_max);
       const int f = free_index_[j];
-      h.a[j] = f >= 0 ? softplus(bias_out(f, i)) : 1.0;
-      h.c[j] = f >= 0 ? static_cast<double>(bias_out(n_free_ + f, i)) : 0.0;
+      if (f >= 0) {
+        // softplus and its derivative (the sigmoid) from one exponential.
+        const double u = bias_out(f, i);
+        const double e = std::exp(-std::fabs(u));
+        h.a[j] = (u > 0 ? u : 0.0) + std::log1p(e);
+        h.da[j] = u >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+        h.c[j] = bias_out(n_free_ + f, i);
+      } else {
+        h.a[j] = 1.0;
+        h.da[j] = 0.0;
+        h.c[j] = 0.0;
+      }
     }
   }
 
