@@ -1,12 +1,6 @@
-toy_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4
-
-small_fit <- function(data) {
-  ncam(toy_formula, data = data, hidden = c(8L, 8L), epochs = 5L, seed = 1, threads = 1)
-}
-
 test_that("predict returns one row per input row, in order, with the documented columns", {
   toy <- simulate_toy(n = 400, seed = 21)
-  fit <- small_fit(toy)
+  fit <- quick_fit(toy)
   pred <- predict(fit, toy, interval = "credible", level = 0.8)
   expect_s3_class(pred, "data.frame")
   expect_named(pred, c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
@@ -38,7 +32,7 @@ test_that("the fast design path for plain numeric covariates equals model.matrix
 test_that("the posterior is the closed-form conjugate update of the heads", {
   toy <- simulate_toy(n = 200, seed = 22)
   toy$sensor_2[c(1, 4)] <- NA
-  fit <- small_fit(toy)
+  fit <- quick_fit(toy)
   post <- ncam:::ncam_posterior(fit, toy)
   b <- as.matrix(toy[fit$sensors])
   obs <- !is.na(b)
@@ -52,7 +46,7 @@ test_that("the posterior is the closed-form conjugate update of the heads", {
 
 test_that("missing readings are used, not dropped; a row with none gets the prior", {
   toy <- simulate_toy(n = 300, seed = 23)
-  fit <- small_fit(toy)
+  fit <- quick_fit(toy)
   nd <- toy[1:5, ]
   nd$sensor_1[2] <- NA
   nd[3, c("sensor_0", "sensor_1", "sensor_2")] <- NA
@@ -67,7 +61,7 @@ test_that("missing readings are used, not dropped; a row with none gets the prio
 
 test_that("rows whose covariates are missing give NA, never an error or a dropped row", {
   toy <- simulate_toy(n = 300, seed = 24)
-  fit <- small_fit(toy)
+  fit <- quick_fit(toy)
   nd <- toy[1:4, ]
   nd$x3[2] <- NA
   pred <- predict(fit, nd, interval = "credible")
@@ -78,7 +72,7 @@ test_that("rows whose covariates are missing give NA, never an error or a droppe
 
 test_that("sensor_params gives per-row a, c, sigma for every sensor in long format", {
   toy <- simulate_toy(n = 100, seed = 25)
-  fit <- small_fit(toy)
+  fit <- quick_fit(toy)
   sp <- sensor_params(fit, toy[1:10, ])
   expect_named(sp, c(".row", "sensor", "a", "c", "sigma"))
   expect_equal(nrow(sp), 30L)
@@ -105,8 +99,8 @@ test_that("the AVX2 and portable engines agree to float precision", {
   skip_if_not(ncam:::ncam_backend_cpp(TRUE) == "avx2", "this machine has no AVX2 engine")
   expect_equal(ncam:::ncam_backend_cpp(FALSE), "portable")
   toy <- simulate_toy(n = 1000, seed = 30)
-  fit_simd <- small_fit(toy)
-  fit_port <- withr::with_options(list(ncam.simd = FALSE), small_fit(toy))
+  fit_simd <- quick_fit(toy)
+  fit_port <- withr::with_options(list(ncam.simd = FALSE), quick_fit(toy))
   # Training follows the same path to float rounding; predictions agree closely.
   expect_equal(fit_port$params, fit_simd$params, tolerance = 1e-3)
   p_simd <- predict(fit_simd, toy)
