@@ -17,7 +17,6 @@ namespace ncam {
 using ncam_types::ModelSpec;
 using ncam_types::Parameterization;
 
-inline double softplus(double u) { return u > 0 ? u + std::log1p(std::exp(-u)) : std::log1p(std::exp(u)); }
 inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 // Head outputs of one row after the output transforms, in the working (standardised) scale.

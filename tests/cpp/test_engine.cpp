@@ -522,7 +522,7 @@ void test_init() {
     const int last = model.prior().n_layers() - 1;
     bool outs = p[model.prior().b_offset[last]] == 0.0;
     for (int f = 0; f < model.n_free(); ++f) {
-      outs = outs && std::fabs(softplus(p[model.bias().b_offset[last] + f]) - 1.0) < 1e-15;
+      outs = outs && std::fabs(std::log1p(std::exp(static_cast<double>(p[model.bias().b_offset[last] + f]))) - 1.0) < 1e-15;
       outs = outs && p[model.bias().b_offset[last] + model.n_free() + f] == 0.0;
     }
     check(outs, "init output biases (mu0 = 0, a = 1, c = 0), param " + std::to_string(param));
