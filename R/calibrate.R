@@ -171,12 +171,7 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, ...)
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
-  out <- stats::predict(object$model, newdata)
-  post <- ncam_posterior(object$model, newdata)
-  half <- q * sqrt(post$var_pred)
-  out$.pred_lower <- ncam_untransform(object$model, post$mu - half)
-  out$.pred_upper <- ncam_untransform(object$model, post$mu + half)
-  out
+  posterior_table(object$model, ncam_posterior(object$model, newdata, heads = FALSE), q)
 }
 
 #' @export

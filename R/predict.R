@@ -36,14 +36,22 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible"), leve
   } else {
     ncam_posterior(object, newdata, threads, heads = FALSE)
   }
+  multiplier <- if (interval == "credible") stats::qnorm((1 + level) / 2)
+  posterior_table(object, post, multiplier)
+}
+
+# The prediction data frame from a model-scale posterior; with `multiplier`, also the
+# interval mu -/+ multiplier * sd_pred, mapped to the user's units.
+posterior_table <- function(object, post, multiplier = NULL) {
+  sd_pred <- sqrt(post$var_pred)
   out <- data.frame(
     .pred = ncam_untransform(object, post$mu),
-    .pred_sd = user_scale_sd(object, post$mu, post$var_pred),
+    .pred_sd = user_scale_sd(object, post$mu, post$var_pred, sd_pred),
     .post_sd = user_scale_sd(object, post$mu, post$var_post),
     .n_sensors = post$n_sensors
   )
-  if (interval == "credible") {
-    half <- stats::qnorm((1 + level) / 2) * sqrt(post$var_pred)
+  if (!is.null(multiplier)) {
+    half <- multiplier * sd_pred
     out$.pred_lower <- ncam_untransform(object, post$mu - half)
     out$.pred_upper <- ncam_untransform(object, post$mu + half)
   }
@@ -114,8 +122,10 @@ ncam_untransform <- function(object, x) {
   if (identical(object$transform, "log")) exp(x) else x
 }
 
-user_scale_sd <- function(object, mu, variance) {
-  if (identical(object$transform, "log")) sqrt(expm1(variance) * exp(2 * mu + variance)) else sqrt(variance)
+# Standard deviation in the user's units; `sd` is sqrt(variance) when the caller has it already.
+user_scale_sd <- function(object, mu, variance, sd = NULL) {
+  if (identical(object$transform, "log")) return(sqrt(expm1(variance) * exp(2 * mu + variance)))
+  if (is.null(sd)) sqrt(variance) else sd
 }
 
 fitted_model_scale <- function(object) {
