@@ -33,8 +33,8 @@ ncam_layout_cpp <- function(spec) {
     .Call(`_ncam_ncam_layout_cpp`, spec)
 }
 
-ncam_gemm_probe_cpp <- function(rows, depth, cols, reps, precision, simd = TRUE) {
-    .Call(`_ncam_ncam_gemm_probe_cpp`, rows, depth, cols, reps, precision, simd)
+ncam_gemm_probe_cpp <- function(rows, depth, cols, reps, precision, threads = 1L, simd = TRUE) {
+    .Call(`_ncam_ncam_gemm_probe_cpp`, rows, depth, cols, reps, precision, threads, simd)
 }
 
 ncam_backend_cpp <- function(simd) {

@@ -126,8 +126,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_gemm_probe_cpp
-double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, bool simd);
-RcppExport SEXP _ncam_ncam_gemm_probe_cpp(SEXP rowsSEXP, SEXP depthSEXP, SEXP colsSEXP, SEXP repsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, int threads, bool simd);
+RcppExport SEXP _ncam_ncam_gemm_probe_cpp(SEXP rowsSEXP, SEXP depthSEXP, SEXP colsSEXP, SEXP repsSEXP, SEXP precisionSEXP, SEXP threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -136,8 +136,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type cols(colsSEXP);
     Rcpp::traits::input_parameter< int >::type reps(repsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_gemm_probe_cpp(rows, depth, cols, reps, precision, simd));
+    rcpp_result_gen = Rcpp::wrap(ncam_gemm_probe_cpp(rows, depth, cols, reps, precision, threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -162,7 +163,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 8},
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 2},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 1},
-    {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 6},
+    {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 7},
     {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},
     {NULL, NULL, 0}
 };

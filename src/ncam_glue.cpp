@@ -183,10 +183,12 @@ List ncam_layout_cpp(List spec) {
 }
 
 // GFLOP/s of Eigen's matrix product C += A B (A: rows x depth, B: depth x cols) as the chosen
-// backend compiles it: the practical roofline for the network's layers.
+// backend compiles it: the practical roofline for the network's layers. With threads > 1,
+// the total over that many threads each running its own product at the same time.
 // [[Rcpp::export]]
-double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, bool simd = true) {
-  return backend(simd).gemm_probe(rows, depth, cols, reps, is_float(precision));
+double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, int threads = 1,
+                           bool simd = true) {
+  return backend(simd).gemm_probe(rows, depth, cols, reps, is_float(precision), threads);
 }
 
 // Name of the backend that `simd` selects on this machine: "avx2" or "portable".

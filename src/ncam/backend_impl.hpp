@@ -2,6 +2,7 @@
 // by backend_portable.cpp and once by backend_simd.cpp (which renames the namespaces `ncam`
 // and `Eigen` so the two compilations of the templates never meet at link time).
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -56,24 +57,44 @@ inline void predict(const ModelSpec& spec, const double* params, const DataView&
   }
 }
 
+// GFLOP/s of Eigen's C += A B on one shape: the practical roofline of the engine. With several
+// threads each runs its own product on its own matrices at the same time, so the figure
+// includes what the threads cost each other (shared caches, memory, clock).
 template <typename T>
-double gemm_probe_as(int rows, int depth, int cols, int reps) {
-  Rng rng(1);
-  Mat<T> a(rows, depth), b(depth, cols), c(rows, cols);
-  for (Eigen::Index k = 0; k < a.size(); ++k) a.data()[k] = static_cast<T>(rng.uniform(-1, 1));
-  for (Eigen::Index k = 0; k < b.size(); ++k) b.data()[k] = static_cast<T>(rng.uniform(-1, 1));
-  c.noalias() = a * b;  // warm-up
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < reps; ++r) c.noalias() += a * b;
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  volatile T sink = c(0, 0);  // keep the products
-  (void)sink;
-  return 2.0 * rows * depth * static_cast<double>(cols) * reps / s / 1e9;
+double gemm_probe_as(int rows, int depth, int cols, int reps, int threads) {
+  threads = std::max(1, threads);
+  double seconds = 0.0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    Rng rng(1);
+    Mat<T> a(rows, depth), b(depth, cols), c(rows, cols);
+    for (Eigen::Index k = 0; k < a.size(); ++k) a.data()[k] = static_cast<T>(rng.uniform(-1, 1));
+    for (Eigen::Index k = 0; k < b.size(); ++k) b.data()[k] = static_cast<T>(rng.uniform(-1, 1));
+    c.noalias() = a * b;  // warm-up
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) c.noalias() += a * b;
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    volatile T sink = c(0, 0);  // keep the products
+    (void)sink;
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    seconds = s;
+  }
+  return 2.0 * rows * depth * static_cast<double>(cols) * reps * threads / seconds / 1e9;
 }
 
-inline double gemm_probe(int rows, int depth, int cols, int reps, bool single_precision) {
-  return single_precision ? gemm_probe_as<float>(rows, depth, cols, reps)
-                          : gemm_probe_as<double>(rows, depth, cols, reps);
+inline double gemm_probe(int rows, int depth, int cols, int reps, bool single_precision, int threads) {
+  return single_precision ? gemm_probe_as<float>(rows, depth, cols, reps, threads)
+                          : gemm_probe_as<double>(rows, depth, cols, reps, threads);
 }
 
 }  // namespace backend

@@ -29,7 +29,7 @@ struct Backend {
   void (*predict)(const ncam_types::ModelSpec& spec, const double* params, const ncam_types::DataView& data,
                   int threads, bool single_precision, const ncam_types::PosteriorOut& out);
   // GFLOP/s of C += A B (A: rows x depth, B: depth x cols) as this backend compiles it.
-  double (*gemm_probe)(int rows, int depth, int cols, int reps, bool single_precision);
+  double (*gemm_probe)(int rows, int depth, int cols, int reps, bool single_precision, int threads);
 };
 
 const Backend& portable_backend();

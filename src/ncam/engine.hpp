@@ -56,7 +56,7 @@ class Engine {
 #pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
-      std::vector<T>& g = chunk_grads_[c];
+      AlignedVector<T>& g = chunk_grads_[c];
       g.resize(n_params);  // every entry is overwritten by the backward pass
       const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
       chunk_loss[c] = evaluate_chunk(params, rows + begin, m, scale, g.data(), &chunk_nll[c], nullptr);
@@ -73,7 +73,7 @@ class Engine {
   }
 
   // Per-chunk gradients of the last loss_grad() call; their sum in chunk order is the gradient.
-  const std::vector<std::vector<T>>& chunk_gradients() const { return chunk_grads_; }
+  const std::vector<AlignedVector<T>>& chunk_gradients() const { return chunk_grads_; }
   int last_n_chunks() const { return last_n_chunks_; }
 
   // Sum over `rows` of the NLL (no penalty).
@@ -213,10 +213,12 @@ class Engine {
     }
     if (nll_sum != nullptr) *nll_sum = nll_total;
     if (grad != nullptr) {
-      mlp_backward(model_.prior(), params, ws.x, k, ws.prior, ws.d_prior.leftCols(k), grad);
-      mlp_backward(model_.reliability(), params, ws.x, k, ws.reliability, ws.d_reliability.leftCols(k), grad);
+      // Heads in the reverse order of the forward pass: the last head's activations are the
+      // most likely to still be in cache. Each head writes its own slice of grad.
       if (model_.has_bias_head())
         mlp_backward(model_.bias(), params, ws.x, k, ws.bias, ws.d_bias.leftCols(k), grad);
+      mlp_backward(model_.reliability(), params, ws.x, k, ws.reliability, ws.d_reliability.leftCols(k), grad);
+      mlp_backward(model_.prior(), params, ws.x, k, ws.prior, ws.d_prior.leftCols(k), grad);
     }
     return loss;
   }
@@ -266,7 +268,7 @@ class Engine {
   DataView data_;
   int n_threads_;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
-  std::vector<std::vector<T>> chunk_grads_;
+  std::vector<AlignedVector<T>> chunk_grads_;
   int last_n_chunks_ = 0;
 };
 

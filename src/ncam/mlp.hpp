@@ -16,6 +16,11 @@ template <typename T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 template <typename T>
 using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+// Storage for vectors that Eigen processes in packets: with a fixed alignment, the elements
+// done one by one before the first aligned packet are always the same ones, so results do
+// not depend on where the allocator happened to put the memory.
+template <typename T>
+using AlignedVector = std::vector<T, Eigen::aligned_allocator<T>>;
 
 struct MlpLayout {
   std::vector<int> widths;             // input, hidden..., output
@@ -64,10 +69,14 @@ struct MlpLayout {
 // element-wise GELU runs as one linear pass (much faster than a 2-D loop for narrow layers).
 template <typename T>
 struct MlpWorkspace {
-  std::vector<Mat<T>> pre;    // pre[l]: pre-activation of hidden layer l (l = 0 .. n_hidden - 1)
+  std::vector<Mat<T>> pre;    // pre[l]: pre-activation of hidden layer l without its bias (l = 0 .. n_hidden - 1)
   std::vector<Mat<T>> act;    // act[l]: output of hidden layer l
   std::vector<Mat<T>> deriv;  // GELU'(pre-activation) of hidden layer l
-  Mat<T> out, grad_a, grad_b;
+  std::vector<Vec<T>> bias_cycle;  // hidden layer l's bias, repeated cyclically for gelu_forward
+  Mat<T> out;
+  // Backward buffers, viewed as (layer width x n) matrices: contiguous whatever the width, so
+  // element-wise passes are linear and bias gradients are matrix-vector products.
+  Vec<T> grad_a, grad_b, ones;
 
   MlpWorkspace(const MlpLayout& layout, int max_rows) {
     const int n_hidden = layout.n_layers() - 1;
@@ -75,10 +84,12 @@ struct MlpWorkspace {
       pre.emplace_back(layout.widths[l + 1], max_rows);
       act.emplace_back(layout.widths[l + 1], max_rows);
       deriv.emplace_back(layout.widths[l + 1], max_rows);
+      bias_cycle.emplace_back(layout.widths[l + 1] + kBiasCycleSlack);
     }
     out.resize(layout.n_out(), max_rows);
-    grad_a.resize(layout.max_width(), max_rows);
-    grad_b.resize(layout.max_width(), max_rows);
+    grad_a.resize(static_cast<Eigen::Index>(layout.max_width()) * max_rows);
+    grad_b.resize(grad_a.size());
+    ones.setOnes(max_rows);
   }
 };
 
@@ -102,9 +113,13 @@ void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, i
     } else {
       z.noalias() = layer_weight(layout, params, l) * ws.act[l - 1].leftCols(n);
     }
-    z.colwise() += Eigen::Map<const Vec<T>>(params + layout.b_offset[l], rows);
+    const T* bias = params + layout.b_offset[l];
     if (hidden) {
-      gelu_forward(ws.pre[l].data(), ws.act[l].data(), ws.deriv[l].data(), static_cast<Eigen::Index>(rows) * n);
+      fill_bias_cycle(bias, rows, ws.bias_cycle[l].data());
+      gelu_forward(ws.pre[l].data(), ws.bias_cycle[l].data(), rows, static_cast<Eigen::Index>(rows) * n,
+                   ws.act[l].data(), ws.deriv[l].data());
+    } else {
+      z.colwise() += Eigen::Map<const Vec<T>>(bias, rows);
     }
   }
 }
@@ -115,15 +130,17 @@ void mlp_forward(const MlpLayout& layout, const T* params, const Input& input, i
 template <typename T, typename Input, typename GradOut>
 void mlp_backward(const MlpLayout& layout, const T* params, const Input& input, int n, MlpWorkspace<T>& ws,
                   const GradOut& grad_out, T* grad) {
+  using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
   const int n_layers = layout.n_layers();
-  Mat<T>* g_cur = &ws.grad_a;
-  Mat<T>* g_next = &ws.grad_b;
-  g_cur->topLeftCorner(layout.n_out(), n) = grad_out;
+  const auto ones = ws.ones.head(n);
+  T* g_cur = ws.grad_a.data();
+  T* g_next = ws.grad_b.data();
+  Eigen::Map<Mat<T>>(g_cur, layout.n_out(), n) = grad_out;
   for (int l = n_layers - 1; l >= 0; --l) {
     const int rows = layout.widths[l + 1], cols = layout.widths[l];
-    const auto g = g_cur->topLeftCorner(rows, n);
+    const Eigen::Map<const Mat<T>> g(g_cur, rows, n);
+    if (l == n_layers - 1) Eigen::Map<Vec<T>>(grad + layout.b_offset[l], rows).noalias() = g * ones;
     Eigen::Map<Mat<T>> gw(grad + layout.w_offset[l], rows, cols);
-    Eigen::Map<Vec<T>> gb(grad + layout.b_offset[l], rows);
     if (cols > 0) {
       if (l == 0) {
         gw.noalias() = g * input.topLeftCorner(cols, n).transpose();
@@ -131,11 +148,12 @@ void mlp_backward(const MlpLayout& layout, const T* params, const Input& input, 
         gw.noalias() = g * ws.act[l - 1].leftCols(n).transpose();
       }
     }
-    gb = g.rowwise().sum();
     if (l > 0) {
-      auto g_prev = g_next->topLeftCorner(cols, n);
+      Eigen::Map<Mat<T>> g_prev(g_next, cols, n);
       g_prev.noalias() = layer_weight(layout, params, l).transpose() * g;
-      g_prev.array() *= ws.deriv[l - 1].leftCols(n).array();
+      const Eigen::Index size = static_cast<Eigen::Index>(cols) * n;
+      Eigen::Map<Arr>(g_next, size) *= Eigen::Map<const Arr>(ws.deriv[l - 1].data(), size);  // through GELU'
+      Eigen::Map<Vec<T>>(grad + layout.b_offset[l - 1], cols).noalias() = g_prev * ones;  // row sums
       std::swap(g_cur, g_next);
     }
   }

@@ -2,6 +2,7 @@
 // clipping and weight decay. Early stopping and the epoch loop's bookkeeping live with the
 // caller, which checks for interrupts and reports progress between epochs.
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -26,7 +27,7 @@ class Trainer {
   }
 
   const Model& model() const { return model_; }
-  const std::vector<T>& params() const { return params_; }
+  const AlignedVector<T>& params() const { return params_; }
   Engine<T>& engine() { return engine_; }
 
   // One pass over the training rows. `interrupted` is polled on the calling thread between
@@ -85,25 +86,28 @@ class Trainer {
     const T bias2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(opt_.beta2, step_)));
     const auto& chunks = engine_.chunk_gradients();
     const int n_chunks = engine_.last_n_chunks();
-    T* p = params_.data();
-    const T* g = grad_.data();
-    T* m = m_.data();
-    T* v = v_.data();
+    // Blocks of parameters small enough for a stack buffer; Eigen arrays vectorise the update.
+    constexpr std::ptrdiff_t block = 1024;
+    const std::ptrdiff_t n_blocks = (n + block - 1) / block;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(engine_.n_threads()) if (n > 4096)
 #endif
-    for (std::ptrdiff_t k = 0; k < n; ++k) {
-      T gk;
+    for (std::ptrdiff_t blk = 0; blk < n_blocks; ++blk) {
+      using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
+      const std::ptrdiff_t begin = blk * block, len = std::min(block, n - begin);
+      alignas(64) T g_buffer[block];
+      Eigen::Map<Arr> g(g_buffer, len);
       if (sum_chunks) {
-        gk = chunks[0][k];
-        for (int ch = 1; ch < n_chunks; ++ch) gk += chunks[ch][k];
+        g = Eigen::Map<const Arr>(chunks[0].data() + begin, len);
+        for (int ch = 1; ch < n_chunks; ++ch) g += Eigen::Map<const Arr>(chunks[ch].data() + begin, len);
       } else {
-        gk = c * g[k];
+        g = c * Eigen::Map<const Arr>(grad_.data() + begin, len);
       }
-      gk += wd * p[k];
-      m[k] = b1 * m[k] + (T(1) - b1) * gk;
-      v[k] = b2 * v[k] + (T(1) - b2) * gk * gk;
-      p[k] -= step_size * m[k] / (std::sqrt(v[k]) * bias2 + eps);
+      Eigen::Map<Arr> p(params_.data() + begin, len), m(m_.data() + begin, len), v(v_.data() + begin, len);
+      g += wd * p;
+      m = b1 * m + (T(1) - b1) * g;
+      v = b2 * v + (T(1) - b2) * g * g;
+      p -= step_size * m / (v.sqrt() * bias2 + eps);
     }
   }
 
@@ -112,7 +116,7 @@ class Trainer {
   std::vector<int> rows_;
   AdamOptions opt_;
   Rng rng_;
-  std::vector<T> params_, grad_, m_, v_;
+  AlignedVector<T> params_, grad_, m_, v_;
   long step_ = 0;
 };
 

@@ -442,10 +442,19 @@ void test_gelu() {
     zd(0, k) = -10.0 + 20.0 * k / (m - 1);
     zf(0, k) = static_cast<float>(zd(0, k));
   }
-  gelu_forward(zd.data(), od.data(), dd.data(), m);
-  gelu_forward(zf.data(), of.data(), df.data(), m);
+  // A bias with a period (3) that no packet width divides: element k gets bias[k % 3].
+  const double bias_d[3] = {0.5, -0.25, 0.0};
+  const float bias_f[3] = {0.5f, -0.25f, 0.0f};
+  std::vector<double> cycle_d(3 + kBiasCycleSlack);
+  std::vector<float> cycle_f(3 + kBiasCycleSlack);
+  fill_bias_cycle(bias_d, 3, cycle_d.data());
+  fill_bias_cycle(bias_f, 3, cycle_f.data());
+  gelu_forward(zd.data(), cycle_d.data(), 3, m, od.data(), dd.data());
+  gelu_forward(zf.data(), cycle_f.data(), 3, m, of.data(), df.data());
   double worst_d = 0, worst_f = 0;
   for (int k = 0; k < m; ++k) {
+    zd(0, k) += bias_d[k % 3];
+    zf(0, k) += bias_f[k % 3];
     const double x = zd(0, k);
     const double cdf = 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
     const double dens = std::exp(-0.5 * x * x) / std::sqrt(2.0 * M_PI);
