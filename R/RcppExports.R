@@ -37,6 +37,10 @@ ncam_gemm_probe_cpp <- function(rows, depth, cols, reps, precision, threads = 1L
     .Call(`_ncam_ncam_gemm_probe_cpp`, rows, depth, cols, reps, precision, threads, simd)
 }
 
+ncam_first_infinite_cpp <- function(cols) {
+    .Call(`_ncam_ncam_first_infinite_cpp`, cols)
+}
+
 ncam_backend_cpp <- function(simd) {
     .Call(`_ncam_ncam_backend_cpp`, simd)
 }

@@ -353,15 +353,22 @@ resolve_anchor <- function(anchor, sensors, parameterization, call = parent.fram
 
 # Numeric n x L matrix of readings in the model scale (log readings for transform = "log").
 sensor_matrix <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
-  for (s in sensors) {
+  cols <- sensor_columns(data, sensors, transform, training, call)
+  matrix(unlist(cols, use.names = FALSE), nrow(data), length(sensors), dimnames = list(NULL, sensors))
+}
+
+# The same readings as a named list of double columns: the columns of `data` themselves when
+# they are already double and untransformed, so the engine reads them without a copy.
+sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
+  cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     if (!is.numeric(v)) {
       cli::cli_abort("Sensor column {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
     }
     if (training && all(is.na(v))) cli::cli_abort("Sensor column {.field {s}} is entirely {.val NA}.", call = call)
-    bad <- which(is.infinite(v))
-    if (length(bad)) {
-      cli::cli_abort("Sensor column {.field {s}} has infinite values in row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
+    if (length(ncam_first_infinite_cpp(list(v)))) {
+      bad <- which(is.infinite(v))
+      cli::cli_abort("Sensor column {.field {s}} has infinite values in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
                      call = call)
     }
     if (transform == "log") {
@@ -370,12 +377,12 @@ sensor_matrix <- function(data, sensors, transform, training = TRUE, call = pare
         cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but sensor column {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
                          i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
       }
+      return(log(v))
     }
-  }
-  b <- matrix(as.double(unlist(data[sensors], use.names = FALSE)), nrow(data), length(sensors),
-              dimnames = list(NULL, sensors))
-  if (transform == "log") b <- log(b)
-  b
+    if (is.double(v)) v else as.double(v)
+  })
+  names(cols) <- sensors
+  cols
 }
 
 # Design matrix of the covariates with full one-hot coding of factors and characters.

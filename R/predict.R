@@ -88,11 +88,12 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call =
   check_data_frame(newdata, "newdata", call = call)
   threads <- ncam_threads(threads)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
-  readings <- sensor_matrix(newdata, object$sensors, object$transform, training = FALSE, call = call)
+  readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   x <- new_design(object, newdata, call = call)
   ncam_posterior_matrices(object, x, readings, threads, heads)
 }
 
+# `x` and `readings`: matrices, or lists of double columns (read in place by the engine).
 ncam_posterior_matrices <- function(object, x, readings, threads, heads = TRUE) {
   s <- object$scaling
   raw <- ncam_predict_cpp(object$spec, object$params, x, readings, s, threads,
@@ -112,7 +113,9 @@ ncam_posterior_matrices <- function(object, x, readings, threads, heads = TRUE) 
     a = a,
     c = k * heads[, 2L + 2L * L + seq_len(L), drop = FALSE] + m * (1 - a),
     sigma2 = k^2 * exp(heads[, 2L + seq_len(L), drop = FALSE]),
-    b = readings,
+    b = if (is.list(readings)) {
+      matrix(unlist(readings, use.names = FALSE), length(raw$mean), L, dimnames = list(NULL, object$sensors))
+    } else readings,
     ok = !is.na(raw$mean)
   ))
 }
@@ -134,7 +137,8 @@ fitted_model_scale <- function(object) {
        n_sensors = p$n_sensors)
 }
 
-# Covariate design matrix for new data, coded as in training.
+# Covariate design for new data, coded as in training: a matrix, or for plain numeric
+# covariates a list of their columns.
 new_design <- function(object, newdata, call = parent.frame()) {
   vars <- all.vars(object$terms)
   check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
@@ -152,12 +156,12 @@ new_design <- function(object, newdata, call = parent.frame()) {
   plain <- length(object$xlevels) == 0L && identical(sort(labels), sort(vars)) &&
     all(vapply(newdata[vars], is.numeric, logical(1)))
   if (plain) {
-    # Plain numeric columns: the design matrix is those columns, without model.frame's copies.
-    x <- matrix(as.double(unlist(newdata[object$covariates], use.names = FALSE)), nrow(newdata),
-                length(object$covariates), dimnames = list(NULL, object$covariates))
-    bad <- which(is.infinite(x), arr.ind = TRUE)
-    if (nrow(bad)) {
-      cli::cli_abort("Covariate {.field {colnames(x)[bad[1, 2]]}} has an infinite value in row {bad[1, 1]}.",
+    # Plain numeric columns: the design is those columns, read in place by the engine
+    # (integer columns are converted), without model.frame's copies.
+    x <- lapply(newdata[object$covariates], function(v) if (is.double(v)) v else as.double(v))
+    bad <- ncam_first_infinite_cpp(x)
+    if (length(bad)) {
+      cli::cli_abort("Covariate {.field {object$covariates[bad[1]]}} has an infinite value in row {bad[2]}.",
                      call = call)
     }
     return(x)

@@ -222,7 +222,7 @@ time_column <- function(data, date, call = parent.frame()) {
   }
   if (anyNA(secs)) {
     cli::cli_abort("Column {.field {date}} named by {.arg date} has missing times in
-                    row{?s} {which(is.na(secs))}.", call = call)
+                    {cli::qty(sum(is.na(secs)))}row{?s} {which(is.na(secs))}.", call = call)
   }
   secs
 }

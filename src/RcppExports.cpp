@@ -12,14 +12,14 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ncam_trainer_new
-SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision, bool simd);
+SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision, bool simd);
 RcppExport SEXP _ncam_ncam_trainer_new(SEXP specSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP train_rowsSEXP, SEXP adamSEXP, SEXP seedSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type b(bSEXP);
     Rcpp::traits::input_parameter< List >::type scaling(scalingSEXP);
     Rcpp::traits::input_parameter< IntegerVector >::type train_rows(train_rowsSEXP);
     Rcpp::traits::input_parameter< List >::type adam(adamSEXP);
@@ -66,15 +66,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_predict_cpp
-List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling, int threads, std::string precision, bool heads, bool simd);
+List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads, std::string precision, bool heads, bool simd);
 RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP headsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
     Rcpp::traits::input_parameter< NumericVector >::type params(paramsSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type b(bSEXP);
     Rcpp::traits::input_parameter< List >::type scaling(scalingSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
@@ -85,15 +85,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_objective_cpp
-List ncam_objective_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector rows, int threads, std::string precision);
+List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, IntegerVector rows, int threads, std::string precision);
 RcppExport SEXP _ncam_ncam_objective_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP rowsSEXP, SEXP threadsSEXP, SEXP precisionSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
     Rcpp::traits::input_parameter< NumericVector >::type params(paramsSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type b(bSEXP);
     Rcpp::traits::input_parameter< List >::type scaling(scalingSEXP);
     Rcpp::traits::input_parameter< IntegerVector >::type rows(rowsSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
@@ -142,6 +142,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ncam_first_infinite_cpp
+IntegerVector ncam_first_infinite_cpp(List cols);
+RcppExport SEXP _ncam_ncam_first_infinite_cpp(SEXP colsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< List >::type cols(colsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_first_infinite_cpp(cols));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ncam_backend_cpp
 std::string ncam_backend_cpp(bool simd);
 RcppExport SEXP _ncam_ncam_backend_cpp(SEXP simdSEXP) {
@@ -164,6 +175,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 2},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 1},
     {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 7},
+    {"_ncam_ncam_first_infinite_cpp", (DL_FUNC) &_ncam_ncam_first_infinite_cpp, 1},
     {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},
     {NULL, NULL, 0}
 };

@@ -1,6 +1,8 @@
 // Thin Rcpp layer over the engine in ncam/: converts R arguments, maps R's memory without
 // copies, and checks for user interrupts on the main thread.
 #include <Rcpp.h>
+
+#include <cmath>
 #include <R_ext/Utils.h>
 
 #include <memory>
@@ -31,17 +33,49 @@ ncam::ModelSpec spec_from_list(const List& s) {
   return spec;
 }
 
-ncam::DataView data_view(const NumericMatrix& x, const NumericMatrix& b, const List& scaling) {
+// Column pointers into a double matrix or into a list of double vectors (a data frame's
+// columns), read in place; checks that every column has n_rows entries (n_rows < 0: take the
+// first column's length).
+std::vector<const double*> column_pointers(SEXP m, int& n_rows, const char* what) {
+  std::vector<const double*> cols;
+  if (TYPEOF(m) == REALSXP && Rf_isMatrix(m)) {
+    const int nr = Rf_nrows(m), nc = Rf_ncols(m);
+    if (n_rows < 0) n_rows = nr;
+    if (nr != n_rows) Rcpp::stop("%s has %d rows, expected %d", what, nr, n_rows);
+    for (int k = 0; k < nc; ++k) cols.push_back(REAL(m) + static_cast<std::size_t>(k) * nr);
+  } else if (TYPEOF(m) == VECSXP) {
+    for (R_xlen_t k = 0; k < Rf_xlength(m); ++k) {
+      SEXP col = VECTOR_ELT(m, k);
+      if (TYPEOF(col) != REALSXP) Rcpp::stop("%s: column %d is not a double vector", what, static_cast<int>(k) + 1);
+      if (n_rows < 0) n_rows = static_cast<int>(Rf_xlength(col));
+      if (Rf_xlength(col) != n_rows) Rcpp::stop("%s: column %d has the wrong length", what, static_cast<int>(k) + 1);
+      cols.push_back(REAL(col));
+    }
+  } else {
+    Rcpp::stop("%s must be a double matrix or a list of double vectors", what);
+  }
+  return cols;
+}
+
+// x (covariates) and b (readings): each a double matrix or a list of double columns, as many
+// as the model has covariates and sensors.
+ncam::DataView data_view(const ncam::ModelSpec& spec, SEXP x, SEXP b, const List& scaling) {
   ncam::DataView d;
-  d.x = x.begin();
-  d.b = b.begin();
-  d.n_rows = b.nrow();
+  int n = -1;
+  d.b = column_pointers(b, n, "sensor readings");
+  if (n < 0) Rcpp::stop("sensor readings have no columns");
+  d.x = column_pointers(x, n, "covariates");
+  d.n_rows = n;
   d.x_center = Rcpp::as<std::vector<double>>(scaling["x_center"]);
   d.x_scale = Rcpp::as<std::vector<double>>(scaling["x_scale"]);
   d.b_shift = Rcpp::as<double>(scaling["b_shift"]);
   d.b_scale = Rcpp::as<double>(scaling["b_scale"]);
-  if (x.nrow() != b.nrow()) Rcpp::stop("covariates and sensors differ in rows");
-  if (static_cast<int>(d.x_center.size()) != x.ncol()) Rcpp::stop("scaling does not match the covariates");
+  if (static_cast<int>(d.x.size()) != spec.n_covariates)
+    Rcpp::stop("%d covariate columns, the model has %d", static_cast<int>(d.x.size()), spec.n_covariates);
+  if (static_cast<int>(d.b.size()) != spec.n_sensors)
+    Rcpp::stop("%d sensor columns, the model has %d", static_cast<int>(d.b.size()), spec.n_sensors);
+  if (d.x_center.size() != d.x.size() || d.x_scale.size() != d.x.size())
+    Rcpp::stop("scaling does not match the covariates");
   return d;
 }
 
@@ -87,11 +121,11 @@ List objective_impl(const ncam::ModelSpec& spec, const NumericVector& params, co
 }  // namespace
 
 // [[Rcpp::export]]
-SEXP ncam_trainer_new(List spec, NumericMatrix x, NumericMatrix b, List scaling, IntegerVector train_rows,
+SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows,
                       List adam, double seed, int threads, std::string precision, bool simd = true) {
   const ncam::ModelSpec s = spec_from_list(spec);
   ncam::Model model(s);  // validates the spec before anything is allocated
-  const ncam::DataView data = data_view(x, b, scaling);
+  const ncam::DataView data = data_view(s, x, b, scaling);
   ncam::AdamOptions opt;
   opt.learn_rate = Rcpp::as<double>(adam["learn_rate"]);
   opt.beta1 = Rcpp::as<double>(adam["beta1"]);
@@ -130,10 +164,10 @@ NumericVector ncam_trainer_params(SEXP state) {
 }
 
 // [[Rcpp::export]]
-List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling,
+List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
                       int threads, std::string precision, bool heads, bool simd = true) {
   const ncam::ModelSpec s = spec_from_list(spec);
-  const ncam::DataView data = data_view(x, b, scaling);
+  const ncam::DataView data = data_view(s, x, b, scaling);
   ncam::Model model(s);
   if (static_cast<std::size_t>(params.size()) != model.n_params()) Rcpp::stop("parameter vector has the wrong length");
   const int n = data.n_rows;
@@ -149,10 +183,10 @@ List ncam_predict_cpp(List spec, NumericVector params, NumericMatrix x, NumericM
 }
 
 // [[Rcpp::export]]
-List ncam_objective_cpp(List spec, NumericVector params, NumericMatrix x, NumericMatrix b, List scaling,
+List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
                         IntegerVector rows, int threads, std::string precision) {
   const ncam::ModelSpec s = spec_from_list(spec);
-  const ncam::DataView data = data_view(x, b, scaling);
+  const ncam::DataView data = data_view(s, x, b, scaling);
   const std::vector<int> r = rows_from_r(rows, data.n_rows);
   return is_float(precision) ? objective_impl<float>(s, params, data, r, threads)
                              : objective_impl<double>(s, params, data, r, threads);
@@ -189,6 +223,20 @@ List ncam_layout_cpp(List spec) {
 double ncam_gemm_probe_cpp(int rows, int depth, int cols, int reps, std::string precision, int threads = 1,
                            bool simd = true) {
   return backend(simd).gemm_probe(rows, depth, cols, reps, is_float(precision), threads);
+}
+
+// 1-based column and row of the first infinite value in a list of columns (double columns
+// only: other types cannot hold one), or an empty vector: one pass, no allocation.
+// [[Rcpp::export]]
+IntegerVector ncam_first_infinite_cpp(List cols) {
+  for (R_xlen_t k = 0; k < cols.size(); ++k) {
+    SEXP col = cols[k];
+    if (TYPEOF(col) != REALSXP) continue;
+    const double* v = REAL(col);
+    for (R_xlen_t i = 0; i < Rf_xlength(col); ++i)
+      if (std::isinf(v[i])) return IntegerVector::create(static_cast<int>(k) + 1, static_cast<int>(i) + 1);
+  }
+  return IntegerVector(0);
 }
 
 // Name of the backend that `simd` selects on this machine: "avx2" or "portable".

@@ -146,7 +146,7 @@ class Engine {
                         const PosteriorOut* out) {
     Workspace& ws = workspace();
     const ModelSpec& spec = model_.spec();
-    const int p = spec.n_covariates, L = spec.n_sensors, n = data_.n_rows;
+    const int p = spec.n_covariates, L = spec.n_sensors;
     // Gather the chunk in the working scale; rows with a missing covariate are skipped.
     int k = 0;
     ws.valid.clear();
@@ -154,7 +154,7 @@ class Engine {
       const int row = rows[r];
       bool ok = true;
       for (int q = 0; q < p; ++q) {
-        const double v = data_.x[row + static_cast<std::size_t>(q) * n];
+        const double v = data_.x[q][row];
         if (std::isnan(v)) { ok = false; break; }
         ws.x(q, k) = static_cast<T>((v - data_.x_center[q]) / data_.x_scale[q]);
       }
@@ -163,8 +163,7 @@ class Engine {
         continue;
       }
       for (int j = 0; j < L; ++j)
-        ws.b[static_cast<std::size_t>(k) * L + j] =
-            (data_.b[row + static_cast<std::size_t>(j) * n] - data_.b_shift) / data_.b_scale;
+        ws.b[static_cast<std::size_t>(k) * L + j] = (data_.b[j][row] - data_.b_shift) / data_.b_scale;
       ws.valid.push_back(row);
       ++k;
     }

@@ -18,11 +18,11 @@ struct ModelSpec {
   double lambda_prior = 0.0, lambda_sensor = 0.0;  // variance penalty weights
 };
 
-// Column-major n x p covariates and n x L sensor readings (NaN = missing), plus the affine
-// maps into the working scale: x' = (x - x_center) / x_scale, b' = (b - b_shift) / b_scale.
+// n rows of p covariates and L sensor readings (NaN = missing), one pointer per column, so the
+// columns can be a matrix's or a data frame's, read in place; plus the affine maps into the
+// working scale: x' = (x - x_center) / x_scale, b' = (b - b_shift) / b_scale.
 struct DataView {
-  const double* x = nullptr;
-  const double* b = nullptr;
+  std::vector<const double*> x, b;  // x[q][i]: covariate q of row i; b[j][i]: sensor j
   int n_rows = 0;
   std::vector<double> x_center, x_scale;
   double b_shift = 0.0, b_scale = 1.0;

@@ -42,8 +42,8 @@ struct Data {
   std::vector<double> x, b;  // column-major
   DataView view() const {
     DataView d;
-    d.x = x.data();
-    d.b = b.data();
+    for (int q = 0; q < p; ++q) d.x.push_back(x.data() + static_cast<std::size_t>(q) * n);
+    for (int j = 0; j < L; ++j) d.b.push_back(b.data() + static_cast<std::size_t>(j) * n);
     d.n_rows = n;
     d.x_center.assign(p, 3.0);
     d.x_scale.assign(p, 2.0);

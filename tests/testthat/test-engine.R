@@ -537,6 +537,25 @@ test_that("results do not depend on the number of threads", {
   }
 })
 
+test_that("columns given as a list are read in place and give the matrix results", {
+  d <- eng_data(300, 2, 3, seed = 83)
+  spec <- eng_spec(2, 3, c(6, 4), 0L)
+  params <- eng_params(spec, 84)
+  as_cols <- function(m) lapply(seq_len(ncol(m)), function(k) m[, k])
+  for (prec in c("double", "float")) {
+    expect_identical(eng_predict(spec, params, as_cols(d$X), as_cols(d$B), d$scaling, precision = prec),
+                     eng_predict(spec, params, d$X, d$B, d$scaling, precision = prec))
+  }
+  # Shapes that do not match the model are errors, not out-of-bounds reads.
+  predict_raw <- function(x, b) ncam:::ncam_predict_cpp(spec, params, x, b, d$scaling, 1L, "double", FALSE)
+  expect_error(predict_raw(d$X[, 1, drop = FALSE], d$B), "covariate columns")
+  expect_error(predict_raw(d$X, d$B[, 1:2]), "sensor columns")
+  expect_error(predict_raw(d$X[1:10, ], d$B), "rows")
+  expect_error(predict_raw(as_cols(d$X), list(d$B[, 1], d$B[1:5, 2], d$B[, 3])), "wrong length")
+  expect_error(predict_raw(list(d$X[, 1], as.integer(d$X[, 2])), d$B), "not a double vector")
+  expect_error(predict_raw("x", d$B), "double matrix or a list")
+})
+
 # ---------------------------------------------------------------------------------------
 # 8. Initialisation
 # ---------------------------------------------------------------------------------------

@@ -19,10 +19,12 @@ test_that("the fast design path for plain numeric covariates equals model.matrix
   toy <- simulate_toy(n = 300, seed = 27)
   toy$x2 <- as.integer(round(10 * toy$x2))
   fit <- ncam(sensor_0 + sensor_1 ~ x1 + x2 + x3, data = toy, hidden = 4L, epochs = 2L, seed = 1, threads = 1)
-  fast <- ncam:::new_design(fit, toy)
+  fast <- ncam:::new_design(fit, toy)  # the columns themselves, for the engine to read in place
   full <- stats::model.matrix(~ x1 + x2 + x3, toy)[, -1]
-  expect_equal(unname(fast), unname(full))
-  expect_equal(colnames(fast), colnames(full))
+  expect_type(fast, "list")
+  expect_true(all(vapply(fast, is.double, logical(1))))
+  expect_equal(unname(do.call(cbind, fast)), unname(full))
+  expect_equal(names(fast), colnames(full))
   fit_tr <- ncam(sensor_0 + sensor_1 ~ log(x2 + 20) + x1:x3, data = toy, hidden = 4L, epochs = 2L, seed = 1,
                  threads = 1)
   expect_equal(unname(ncam:::new_design(fit_tr, toy)),
@@ -107,4 +109,15 @@ test_that("the AVX2 and portable engines agree to float precision", {
   p_port <- withr::with_envvar(c(NCAM_SIMD = "0"), predict(fit_simd, toy))
   expect_equal(p_port, p_simd, tolerance = 1e-5)
   expect_false(identical(p_port$.pred, p_simd$.pred))  # really two engines
+})
+
+test_that("infinite values in newdata are errors that name the column and row", {
+  toy <- simulate_toy(n = 300, seed = 28)
+  fit <- quick_fit(toy, epochs = 1L)
+  bad <- toy
+  bad$x3[17] <- Inf
+  expect_error(predict(fit, bad), "Covariate x3 has an infinite value in row 17")
+  bad <- toy
+  bad$sensor_1[c(5, 9)] <- -Inf
+  expect_error(predict(fit, bad), "sensor_1 has infinite values in rows 5 and 9")
 })

@@ -192,3 +192,11 @@ test_that("bad split arguments give clear errors", {
   expect_snapshot(error = TRUE, split_random(d, prop = c(0.5, 0.5)))
   expect_snapshot(error = TRUE, split_random(list(a = 1)))
 })
+
+test_that("missing times are an error that lists their rows", {
+  d <- hourly_data(n = 48, shuffle = FALSE)
+  d$when[c(4, 30)] <- NA
+  expect_error(split_blocks(d, "when"), "missing times in rows 4 and 30")
+  d$when[30] <- d$when[31]
+  expect_error(split_chronological(d, "when"), "missing times in row 4\\.")
+})
