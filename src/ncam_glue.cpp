@@ -2,6 +2,7 @@
 // copies, and checks for user interrupts on the main thread.
 #include <Rcpp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <R_ext/Utils.h>
 
@@ -233,8 +234,15 @@ IntegerVector ncam_first_infinite_cpp(List cols) {
     SEXP col = cols[k];
     if (TYPEOF(col) != REALSXP) continue;
     const double* v = REAL(col);
-    for (R_xlen_t i = 0; i < Rf_xlength(col); ++i)
-      if (std::isinf(v[i])) return IntegerVector::create(static_cast<int>(k) + 1, static_cast<int>(i) + 1);
+    const R_xlen_t n = Rf_xlength(col);
+    for (R_xlen_t start = 0; start < n; start += 4096) {  // a branch-free scan, then the exact row
+      const R_xlen_t end = std::min(n, start + 4096);
+      bool any = false;
+      for (R_xlen_t i = start; i < end; ++i) any |= std::fabs(v[i]) == HUGE_VAL;
+      if (!any) continue;
+      for (R_xlen_t i = start; i < end; ++i)
+        if (std::isinf(v[i])) return IntegerVector::create(static_cast<int>(k) + 1, static_cast<int>(i) + 1);
+    }
   }
   return IntegerVector(0);
 }

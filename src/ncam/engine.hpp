@@ -114,7 +114,8 @@ class Engine {
     std::vector<double> b;
     MlpWorkspace<T> prior, reliability, bias;
     Mat<T> d_prior, d_reliability, d_bias;
-    RowHeads heads;
+    ChunkHeads heads;
+    GainScratch<T> gain_scratch;
     std::vector<double> g_w, g_a, g_c;
     std::vector<int> valid;
     explicit Workspace(const Model& model)
@@ -126,7 +127,8 @@ class Engine {
           d_prior(2, kChunkRows),
           d_reliability(model.spec().n_sensors, kChunkRows),
           d_bias(2 * model.n_free(), kChunkRows),
-          heads(model.spec().n_sensors),
+          heads(model.spec().n_sensors, kChunkRows),
+          gain_scratch(kChunkRows),
           g_w(model.spec().n_sensors),
           g_a(model.spec().n_sensors),
           g_c(model.spec().n_sensors) {}
@@ -178,35 +180,39 @@ class Engine {
 
     const int n_free = model_.n_free();
     double loss = 0.0, nll_total = 0.0;
-    RowHeads& h = ws.heads;
+    ChunkHeads& h = ws.heads;
+    model_.transform_chunk(ws.prior.out, ws.reliability.out, ws.bias.out, k, h, ws.gain_scratch);
     for (int i = 0; i < k; ++i) {
-      model_.transform(ws.prior.out, ws.reliability.out, ws.bias.out, i, h);
       const double* b = ws.b.data() + static_cast<std::size_t>(i) * L;
+      const double* w = &h.w(0, i);
+      const double* a = &h.a(0, i);
+      const double* da = &h.da(0, i);
       RowPosterior post{};
       double g_mu0 = 0, g_v0 = 0;
       const bool want_grad = grad != nullptr;
-      const double nll = row_nll(L, b, h.mu0, h.v0, h.w.data(), h.a.data(), h.c.data(), &post,
-                                 want_grad ? &g_mu0 : nullptr, &g_v0, ws.g_w.data(), ws.g_a.data(),
-                                 ws.g_c.data());
+      const double v0 = h.v0(i);
+      const double nll = row_nll_given_precisions(L, b, h.mu0(i), v0, h.prior_precision(i), w, &h.lambda(0, i), a,
+                                                  &h.c(0, i), &post, want_grad ? &g_mu0 : nullptr, &g_v0,
+                                                  ws.g_w.data(), ws.g_a.data(), ws.g_c.data());
       nll_total += nll;
-      double penalty = spec.lambda_prior * h.v0 * h.v0;
-      for (int j = 0; j < L; ++j) penalty += spec.lambda_sensor * h.w[j] * h.w[j];
+      double penalty = spec.lambda_prior * v0 * v0;
+      for (int j = 0; j < L; ++j) penalty += spec.lambda_sensor * w[j] * w[j];
       loss += nll + penalty;
-      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h);
+      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h, i);
       if (!want_grad) continue;
       ws.d_prior(0, i) = static_cast<T>(scale * g_mu0);
       const double raw_v0 = ws.prior.out(1, i);
       ws.d_prior(1, i) = model_.in_clamp(raw_v0)
-                             ? static_cast<T>(scale * (g_v0 + 2.0 * spec.lambda_prior * h.v0))
+                             ? static_cast<T>(scale * (g_v0 + 2.0 * spec.lambda_prior * v0))
                              : T(0);
       for (int j = 0; j < L; ++j) {
         const double raw_w = ws.reliability.out(j, i);
         ws.d_reliability(j, i) = model_.in_clamp(raw_w)
-                                     ? static_cast<T>(scale * (ws.g_w[j] + 2.0 * spec.lambda_sensor * h.w[j]))
+                                     ? static_cast<T>(scale * (ws.g_w[j] + 2.0 * spec.lambda_sensor * w[j]))
                                      : T(0);
         const int f = model_.free_index(j);
         if (f < 0) continue;
-        ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * h.da[j]);
+        ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * da[j]);
         ws.d_bias(n_free + f, i) = static_cast<T>(scale * ws.g_c[j]);
       }
     }
@@ -222,7 +228,8 @@ class Engine {
     return loss;
   }
 
-  void write_row(const PosteriorOut& out, int row, const RowPosterior& post, double nll, const RowHeads& h) const {
+  void write_row(const PosteriorOut& out, int row, const RowPosterior& post, double nll, const ChunkHeads& h,
+                 int i) const {
     out.mean[row] = post.mean;
     out.nll[row] = nll;
     out.variance[row] = post.variance;
@@ -230,12 +237,12 @@ class Engine {
     if (out.heads == nullptr) return;
     const int L = model_.spec().n_sensors;
     const std::size_t n = data_.n_rows;
-    out.heads[row] = h.mu0;
-    out.heads[row + n] = h.v0;
+    out.heads[row] = h.mu0(i);
+    out.heads[row + n] = h.v0(i);
     for (int j = 0; j < L; ++j) {
-      out.heads[row + (2 + j) * n] = h.w[j];
-      out.heads[row + (2 + L + j) * n] = h.a[j];
-      out.heads[row + (2 + 2 * L + j) * n] = h.c[j];
+      out.heads[row + (2 + j) * n] = h.w(j, i);
+      out.heads[row + (2 + L + j) * n] = h.a(j, i);
+      out.heads[row + (2 + 2 * L + j) * n] = h.c(j, i);
     }
   }
 

@@ -3,6 +3,7 @@
 // Model: Theta ~ N(mu0, exp(v0)); b_j = a_j Theta + c_j + N(0, exp(w_j)).
 #pragma once
 #include <cmath>
+#include <vector>
 
 namespace ncam {
 
@@ -18,25 +19,23 @@ struct RowPosterior {
 //   NLL = 1/2 [ |O| log 2pi + sum_O w_j + v0 + log P + sum_O lambda_j r_j^2 - h^2 / P ]
 // with r_j = b_j - c_j - a_j mu0, lambda_j = exp(-w_j), P = exp(-v0) + sum_O a_j^2 lambda_j,
 // h = sum_O a_j lambda_j r_j (matrix determinant lemma + Sherman-Morrison).
+// The precisions prior_precision = exp(-v0) and lambda_j = exp(-w_j) come from the caller,
+// which computes them for a whole chunk of rows at once (see Model::transform_chunk).
 // If grad_* are non-null they receive dNLL/d(head output); unobserved sensors get 0.
-inline double row_nll(int n_sensors, const double* b, double mu0, double v0, const double* w,
-                      const double* a, const double* c, RowPosterior* post, double* grad_mu0 = nullptr,
-                      double* grad_v0 = nullptr, double* grad_w = nullptr, double* grad_a = nullptr,
-                      double* grad_c = nullptr) {
-  const double prior_precision = std::exp(-v0);
+inline double row_nll_given_precisions(int n_sensors, const double* b, double mu0, double v0,
+                                       double prior_precision, const double* w, const double* lambda,
+                                       const double* a, const double* c, RowPosterior* post,
+                                       double* grad_mu0 = nullptr, double* grad_v0 = nullptr,
+                                       double* grad_w = nullptr, double* grad_a = nullptr,
+                                       double* grad_c = nullptr) {
   double precision = prior_precision, h = 0.0, quad = 0.0, sum_w = 0.0;
   int n_obs = 0;
-  // Sensor precisions, kept for the gradient pass when there are few sensors.
-  constexpr int kCached = 32;
-  double lambdas[kCached];
   for (int j = 0; j < n_sensors; ++j) {
     if (std::isnan(b[j])) continue;
-    const double lambda = std::exp(-w[j]);
-    if (j < kCached) lambdas[j] = lambda;
     const double r = b[j] - c[j] - a[j] * mu0;
-    precision += a[j] * a[j] * lambda;
-    h += a[j] * lambda * r;
-    quad += lambda * r * r;
+    precision += a[j] * a[j] * lambda[j];
+    h += a[j] * lambda[j] * r;
+    quad += lambda[j] * r * r;
     sum_w += w[j];
     ++n_obs;
   }
@@ -54,14 +53,23 @@ inline double row_nll(int n_sensors, const double* b, double mu0, double v0, con
         grad_w[j] = grad_a[j] = grad_c[j] = 0.0;
         continue;
       }
-      const double lambda = j < kCached ? lambdas[j] : std::exp(-w[j]);
       const double e = b[j] - c[j] - a[j] * mu_post;
-      grad_a[j] = lambda * (a[j] * var_post - mu_post * e);
-      grad_c[j] = -lambda * e;
-      grad_w[j] = 0.5 * (1.0 - lambda * (e * e + a[j] * a[j] * var_post));
+      grad_a[j] = lambda[j] * (a[j] * var_post - mu_post * e);
+      grad_c[j] = -lambda[j] * e;
+      grad_w[j] = 0.5 * (1.0 - lambda[j] * (e * e + a[j] * a[j] * var_post));
     }
   }
   return nll;
+}
+
+// The same from the log-variances alone (the precisions computed here).
+inline double row_nll(int n_sensors, const double* b, double mu0, double v0, const double* w, const double* a,
+                      const double* c, RowPosterior* post, double* grad_mu0 = nullptr, double* grad_v0 = nullptr,
+                      double* grad_w = nullptr, double* grad_a = nullptr, double* grad_c = nullptr) {
+  std::vector<double> lambda(n_sensors);
+  for (int j = 0; j < n_sensors; ++j) lambda[j] = std::exp(-w[j]);
+  return row_nll_given_precisions(n_sensors, b, mu0, v0, std::exp(-v0), w, lambda.data(), a, c, post, grad_mu0,
+                                  grad_v0, grad_w, grad_a, grad_c);
 }
 
 }  // namespace ncam

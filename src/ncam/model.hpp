@@ -17,14 +17,24 @@ namespace ncam {
 using ncam_types::ModelSpec;
 using ncam_types::Parameterization;
 
-inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+// Scratch arrays for the gain transform (no allocation per chunk).
+template <typename T>
+struct GainScratch {
+  Eigen::Array<T, Eigen::Dynamic, 1> u, e, one_plus_e;
+  explicit GainScratch(int max_rows) : u(max_rows), e(max_rows), one_plus_e(max_rows) {}
+};
 
-// Head outputs of one row after the output transforms, in the working (standardised) scale.
-struct RowHeads {
-  double mu0 = 0, v0 = 0;
-  std::vector<double> w, a, c;
-  std::vector<double> da;  // d a_j / d(raw gain) = sigmoid(raw gain); 0 for fixed gains
-  explicit RowHeads(int n_sensors) : w(n_sensors), a(n_sensors), c(n_sensors), da(n_sensors) {}
+// Head outputs of a chunk of rows after the output transforms, in the working (standardised)
+// scale and double precision: per row i, mu0, the clamped log prior variance v0 and its
+// precision exp(-v0); per sensor j and row i (column-major, so a row's sensors are
+// contiguous), the clamped log noise variance w, its precision exp(-w), the gain a with its
+// derivative da = d a / d(raw gain) (0 for fixed gains), and the offset c.
+struct ChunkHeads {
+  Eigen::ArrayXd mu0, v0, prior_precision;
+  Eigen::ArrayXXd w, lambda, a, da, c;
+  ChunkHeads(int n_sensors, int max_rows)
+      : mu0(max_rows), v0(max_rows), prior_precision(max_rows), w(n_sensors, max_rows),
+        lambda(n_sensors, max_rows), a(n_sensors, max_rows), da(n_sensors, max_rows), c(n_sensors, max_rows) {}
 };
 
 class Model {
@@ -71,26 +81,38 @@ class Model {
     }
   }
 
-  // Output transforms for row i of the raw head outputs.
-  template <typename P, typename R, typename B>
-  void transform(const P& prior_out, const R& rel_out, const B& bias_out, int i, RowHeads& h) const {
-    h.mu0 = prior_out(0, i);
-    h.v0 = clamp(prior_out(1, i), spec_.logvar_min, spec_.logvar_max);
+  // Output transforms of the first k rows of the raw head outputs, as whole-array operations
+  // (vectorised exp and log instead of scalar calls per row). Gains: a = softplus(u) =
+  // max(u, 0) + log1p(exp(-|u|)) and da = sigmoid(u) = 1 / (1 + exp(-u)), in the network's
+  // precision T, with log1p(e) = log(1 + e) - ((1 + e) - 1 - e) / (1 + e), accurate also for
+  // tiny e.
+  template <typename T, typename P, typename R, typename B>
+  void transform_chunk(const P& prior_out, const R& rel_out, const B& bias_out, int k, ChunkHeads& h,
+                       GainScratch<T>& scratch) const {
+    const double lo = spec_.logvar_min, hi = spec_.logvar_max;
+    h.mu0.head(k) = prior_out.row(0).head(k).transpose().template cast<double>().array();
+    h.v0.head(k) = prior_out.row(1).head(k).transpose().template cast<double>().array().max(lo).min(hi);
+    h.prior_precision.head(k) = (-h.v0.head(k)).exp();
+    h.w.leftCols(k) = rel_out.leftCols(k).template cast<double>().array().max(lo).min(hi);
+    h.lambda.leftCols(k) = (-h.w.leftCols(k)).exp();
     for (int j = 0; j < spec_.n_sensors; ++j) {
-      h.w[j] = clamp(rel_out(j, i), spec_.logvar_min, spec_.logvar_max);
       const int f = free_index_[j];
-      if (f >= 0) {
-        // softplus and its derivative (the sigmoid) from one exponential.
-        const double u = bias_out(f, i);
-        const double e = std::exp(-std::fabs(u));
-        h.a[j] = (u > 0 ? u : 0.0) + std::log1p(e);
-        h.da[j] = u >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-        h.c[j] = bias_out(n_free_ + f, i);
-      } else {
-        h.a[j] = 1.0;
-        h.da[j] = 0.0;
-        h.c[j] = 0.0;
+      if (f < 0) {
+        h.a.row(j).head(k).setOnes();
+        h.da.row(j).head(k).setZero();
+        h.c.row(j).head(k).setZero();
+        continue;
       }
+      auto u = scratch.u.head(k);
+      auto e = scratch.e.head(k);
+      auto one_plus_e = scratch.one_plus_e.head(k);
+      u = bias_out.row(f).head(k).transpose().array();
+      e = (-u.abs()).exp();
+      one_plus_e = T(1) + e;
+      h.a.row(j).head(k) =
+          (u.max(T(0)) + one_plus_e.log() - ((one_plus_e - T(1)) - e) / one_plus_e).template cast<double>().transpose();
+      h.da.row(j).head(k) = (T(1) / (T(1) + (-u).exp())).template cast<double>().transpose();
+      h.c.row(j).head(k) = bias_out.row(n_free_ + f).head(k).template cast<double>().array();
     }
   }
 
