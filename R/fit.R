@@ -108,15 +108,17 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
     cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.")
   }
   anchor <- resolve_anchor(anchor, sensors, parameterization)
-  readings <- sensor_matrix(data, sensors, transform)
+  # Readings and covariates are lists of columns, the data's own when they are plain doubles:
+  # the engine reads them in place, so a large data frame is not copied.
+  readings <- sensor_columns(data, sensors, transform)
 
   design <- build_design(formula, data, sensors)
   x <- design$x
-  complete_x <- stats::complete.cases(x)
+  complete_x <- rows_without_na(x, nrow(data))
   if (!all(complete_x)) {
     cli::cli_warn("{sum(!complete_x)} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}.")
   }
-  has_reading <- rowSums(!is.na(readings)) > 0L
+  has_reading <- n_observed(readings) > 0L
   usable <- complete_x & has_reading
   validation_rows <- resolve_validation(validation, nrow(data), usable, seed)
   train_rows <- which(usable & !validation_rows)
@@ -126,17 +128,17 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
   }
 
   # Constant covariates carry no information and break standardisation: warn and drop.
-  x_sd <- apply(x[train_rows, , drop = FALSE], 2L, stats::sd)
+  x_sd <- vapply(x, function(v) stats::sd(v[train_rows]), numeric(1))
   constant <- !is.finite(x_sd) | x_sd == 0
   if (any(constant)) {
-    cli::cli_warn("Dropping constant covariate{?s} {.val {colnames(x)[constant]}}.")
-    x <- x[, !constant, drop = FALSE]
+    cli::cli_warn("Dropping constant covariate{?s} {.val {names(x)[constant]}}.")
+    x <- x[!constant]
     x_sd <- x_sd[!constant]
   }
   scaling <- working_scale(x, x_sd, readings, train_rows, sensors, anchor, parameterization)
 
   spec <- list(
-    n_covariates = ncol(x), n_sensors = length(sensors), hidden = as.integer(hidden),
+    n_covariates = length(x), n_sensors = length(sensors), hidden = as.integer(hidden),
     parameterization = match(parameterization, c("anchored", "unanchored", "no_bias")) - 1L,
     anchor = if (is.null(anchor)) 0L else match(anchor, sensors) - 1L,
     logvar_min = control$logvar_range[1], logvar_max = control$logvar_range[2],
@@ -155,7 +157,7 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
 
   fit <- structure(list(
     call = call, formula = formula, terms = design$terms, xlevels = design$xlevels,
-    covariates = colnames(x), sensors = sensors, anchor = anchor,
+    covariates = names(x), sensors = sensors, anchor = anchor,
     parameterization = parameterization, transform = transform, hidden = as.integer(hidden),
     spec = spec, params = trained$params, scaling = scaling,
     sigma_y2 = sigma_y2, sigma_y2_model = sigma_y2 * scaling$b_scale^2,
@@ -183,7 +185,9 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
 # over the `usable` rows are exact (block moments combined); their 10% and 90% quantiles
 # come from all usable rows, or from 100,000 evenly spaced ones when there are more.
 fitted_posterior <- function(fit, x, readings, usable, threads, block_rows = 65536L) {
-  n <- nrow(x)
+  n <- length(usable)
+  x <- as_columns(x)
+  readings <- as_columns(readings)
   sensors <- fit$sensors
   out <- list(mu = rep(NA_real_, n), var_post = rep(NA_real_, n), n_sensors = integer(n),
               nll = rep(NA_real_, n),
@@ -194,7 +198,7 @@ fitted_posterior <- function(fit, x, readings, usable, threads, block_rows = 655
   sampled <- list()
   for (start in seq(1L, n, by = block_rows)) {
     idx <- start:min(n, start + block_rows - 1L)
-    post <- ncam_posterior_matrices(fit, x[idx, , drop = FALSE], readings[idx, , drop = FALSE], threads)
+    post <- ncam_posterior_matrices(fit, take_rows(x, idx), take_rows(readings, idx), threads)
     out$mu[idx] <- post$mu
     out$var_post[idx] <- post$var_post
     out$n_sensors[idx] <- post$n_sensors
@@ -351,14 +355,24 @@ resolve_anchor <- function(anchor, sensors, parameterization, call = parent.fram
   anchor
 }
 
-# Numeric n x L matrix of readings in the model scale (log readings for transform = "log").
-sensor_matrix <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
-  cols <- sensor_columns(data, sensors, transform, training, call)
-  matrix(unlist(cols, use.names = FALSE), nrow(data), length(sensors), dimnames = list(NULL, sensors))
+# A matrix as a named list of its columns; a list is returned as it is. The engine reads
+# either form; lists let it read a data frame's own columns.
+as_columns <- function(m) {
+  if (is.list(m)) return(m)
+  cols <- lapply(seq_len(ncol(m)), function(k) m[, k])
+  names(cols) <- colnames(m)
+  cols
 }
 
-# The same readings as a named list of double columns: the columns of `data` themselves when
-# they are already double and untransformed, so the engine reads them without a copy.
+take_rows <- function(cols, idx) lapply(cols, `[`, idx)
+
+# Per row: TRUE when no column is NA; the number of non-NA columns.
+rows_without_na <- function(cols, n) Reduce(`&`, lapply(cols, Negate(is.na)), rep(TRUE, n))
+n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
+
+# Sensor readings in the model scale (log readings for transform = "log") as a named list
+# of double columns: the columns of `data` themselves when they are already double and
+# untransformed, so the engine reads them without a copy.
 sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
@@ -394,11 +408,34 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   if (length(clash)) {
     cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
   }
+  if (plain_covariates(rhs, data)) {
+    return(list(terms = rhs, xlevels = list(), x = covariate_columns(data, attr(rhs, "term.labels"), call)))
+  }
   mf <- stats::model.frame(rhs, data, na.action = stats::na.pass)
   for (v in names(mf)) if (is.character(mf[[v]])) mf[[v]] <- factor(mf[[v]])
   xlevels <- stats::.getXlevels(rhs, mf)
-  x <- design_matrix(rhs, mf, call = call)
+  x <- as_columns(design_matrix(rhs, mf, call = call))
   list(terms = rhs, xlevels = xlevels, x = x)
+}
+
+# TRUE when every term of the formula's right side is a numeric column of `data` on its own
+# (no factor, transformation or interaction): the design is then those columns.
+plain_covariates <- function(rhs, data) {
+  vars <- all.vars(rhs)
+  labels <- attr(rhs, "term.labels")
+  identical(sort(labels), sort(vars)) && all(vapply(data[vars], is.numeric, logical(1)))
+}
+
+# Plain numeric covariates as a named list of double columns (integers converted), after
+# checking for infinite values.
+covariate_columns <- function(data, covariates, call = parent.frame()) {
+  x <- lapply(data[covariates], function(v) if (is.double(v)) v else as.double(v))
+  names(x) <- covariates
+  bad <- ncam_first_infinite_cpp(x)
+  if (length(bad)) {
+    cli::cli_abort("Covariate {.field {covariates[bad[1]]}} has an infinite value in row {bad[2]}.", call = call)
+  }
+  x
 }
 
 design_matrix <- function(rhs, mf, call = parent.frame()) {
@@ -443,22 +480,27 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
 # Covariate standardisation and the affine working scale of the sensors.
 working_scale <- function(x, x_sd, readings, train_rows, sensors, anchor, parameterization,
                           call = parent.frame()) {
-  ref <- if (parameterization == "anchored") readings[train_rows, anchor] else readings[train_rows, ]
+  ref <- if (parameterization == "anchored") {
+    readings[[anchor]][train_rows]
+  } else {
+    unlist(take_rows(readings, train_rows), use.names = FALSE)
+  }
   ref <- ref[!is.na(ref)]
   b_scale <- stats::sd(ref)
   if (length(ref) < 2L || !is.finite(b_scale) || b_scale == 0) {
     which_txt <- if (is.null(anchor)) "The sensors have" else paste0("Anchor sensor `", anchor, "` has")
     cli::cli_abort("{which_txt} no spread on the training rows, so there is no scale to fuse on.", call = call)
   }
-  list(x_center = unname(colMeans(x[train_rows, , drop = FALSE])), x_scale = unname(x_sd),
+  list(x_center = unname(vapply(x, function(v) mean(v[train_rows]), numeric(1))), x_scale = unname(x_sd),
        b_shift = mean(ref), b_scale = b_scale)
 }
 
 # Per-row offset from the working-scale NLL to the NLL of the readings in user units:
 # |O| log k for the scale k, plus sum(log b) for the log transform's Jacobian.
 nll_unit_offset <- function(readings, b_scale, transform) {
-  observed <- !is.na(readings)
-  offset <- rowSums(observed) * log(b_scale)
-  if (transform == "log") offset <- offset + rowSums(ifelse(observed, readings, 0))
+  offset <- n_observed(readings) * log(b_scale)
+  if (transform == "log") {
+    offset <- offset + Reduce(`+`, lapply(readings, function(v) ifelse(is.na(v), 0, v)), 0)
+  }
   offset
 }

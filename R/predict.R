@@ -152,19 +152,9 @@ new_design <- function(object, newdata, call = parent.frame()) {
     }
     newdata[[v]] <- factor(values, levels = seen)
   }
-  labels <- attr(object$terms, "term.labels")
-  plain <- length(object$xlevels) == 0L && identical(sort(labels), sort(vars)) &&
-    all(vapply(newdata[vars], is.numeric, logical(1)))
-  if (plain) {
-    # Plain numeric columns: the design is those columns, read in place by the engine
-    # (integer columns are converted), without model.frame's copies.
-    x <- lapply(newdata[object$covariates], function(v) if (is.double(v)) v else as.double(v))
-    bad <- ncam_first_infinite_cpp(x)
-    if (length(bad)) {
-      cli::cli_abort("Covariate {.field {object$covariates[bad[1]]}} has an infinite value in row {bad[2]}.",
-                     call = call)
-    }
-    return(x)
+  if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
+    # The design is the columns themselves, read in place by the engine.
+    return(covariate_columns(newdata, object$covariates, call))
   }
   mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)

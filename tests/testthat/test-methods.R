@@ -13,8 +13,8 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(s$sensors$c_sd, unname(apply(post$c, 2, sd)))
   expect_equal(s$sensors$a_q90, unname(apply(post$a, 2, quantile, 0.9)))
   # Computing the fitted posterior in small blocks gives the same result as in one block.
-  x <- do.call(cbind, ncam:::new_design(fit, toy))
-  b <- ncam:::sensor_matrix(toy, fit$sensors, "none")
+  x <- do.call(cbind, ncam:::new_design(fit, toy))  # a matrix: fitted_posterior() takes either form
+  b <- ncam:::sensor_columns(toy, fit$sensors, "none")
   usable <- rep(TRUE, nrow(toy))
   one <- ncam:::fitted_posterior(fit, x, b, usable, 1L)
   blocks <- ncam:::fitted_posterior(fit, x, b, usable, 1L, block_rows = 37L)
