@@ -137,11 +137,15 @@ flops_per_row <- function(hidden, p = 4, L = 3) {
   c(fwd = fwd, bwd = bwd, total = fwd + bwd)
 }
 
-# GFLOP/s of Eigen's C += A B at (rows x depth) (depth x cols), median of 3 probes of ~0.1 GFLOP.
-gemm_gflops <- function(rows, depth, cols, precision) {
+# GFLOP/s of Eigen's C += A B at (rows x depth) (depth x cols): one probe of ~0.1 GFLOP per
+# thread; with threads > 1, that many threads each run their own product at the same time.
+gemm_probe_once <- function(rows, depth, cols, precision, threads = 1L) {
   r <- max(20L, as.integer(1e8 / (2 * rows * depth * cols)))
-  median(vapply(1:3, function(i) ncam:::ncam_gemm_probe_cpp(as.integer(rows), as.integer(depth),
-                                                              as.integer(cols), r, precision), 0))
+  ncam:::ncam_gemm_probe_cpp(as.integer(rows), as.integer(depth), as.integer(cols), r, precision, as.integer(threads))
+}
+# Median of 3 such probes.
+gemm_gflops <- function(rows, depth, cols, precision, threads = 1L) {
+  median(vapply(1:3, function(i) gemm_probe_once(rows, depth, cols, precision, threads), 0))
 }
 
 # The GEMMs one chunk of n rows executes in the engine (forward, weight gradient, input gradient),
@@ -253,23 +257,34 @@ peer_rate <- function(kind, hidden, threads, batch = NA) {
 
 # ---------------------------------------------------------------------------------- training
 section("Training throughput: ncam trainer epochs (forward + backward + Adam), 20,000 toy rows")
+# Rows/s (median over repetitions). With probe = TRUE, each repetition is preceded by a GEMM
+# probe on 64x64 * 64xbatch with the same number of threads, and `fraction` is the median of
+# the per-repetition GFLOP/s ratios: the roofline is measured next to the work it bounds, so a
+# drift in the machine's speed (other guests, clock) moves both.
 train_rate <- function(hidden, batch, threads, precision, X = X20, B = B20, sc = sc20, n_reps = reps,
-                       min_rep = 0.25) {
+                       min_rep = 0.25, probe = FALSE) {
   st <- ncam:::ncam_trainer_new(spec_for(hidden), X, B, sc, seq_len(nrow(X)) - 1L, adam_for(batch), 1,
                                 as.integer(threads), precision)
   t1 <- timed(r1 <- ncam:::ncam_trainer_epoch(st))  # warm-up
   if (!isTRUE(r1$finite)) stop("training diverged in the benchmark")
   k <- max(1L, ceiling(min_rep / t1))
-  ts <- vapply(seq_len(n_reps), function(i) timed(for (e in seq_len(k)) ncam:::ncam_trainer_epoch(st)) / k, 0)
-  nrow(X) / median(ts)
+  ts <- pr <- rep(NA_real_, n_reps)
+  for (i in seq_len(n_reps)) {
+    if (probe) pr[i] <- gemm_probe_once(64, 64, batch, precision, threads)
+    ts[i] <- timed(for (e in seq_len(k)) ncam:::ncam_trainer_epoch(st)) / k
+  }
+  gflops <- nrow(X) / ts * flops_per_row(hidden)[["total"]] / 1e9
+  c(rows_per_s = nrow(X) / median(ts), probe_same_threads = median(pr), fraction = median(gflops / pr))
 }
 configs <- expand.grid(threads = 1:2, precision = c("float", "double"), stringsAsFactors = FALSE)
 shapes <- data.frame(hidden = c(64L, 64L, 4L), batch = c(256L, 1024L, 64L))
 train_tab <- NULL
 for (i in seq_len(nrow(shapes))) for (j in seq_len(nrow(configs))) {
   h <- shapes$hidden[i]; bs <- shapes$batch[i]; th <- configs$threads[j]; pr <- configs$precision[j]
-  r <- train_rate(h, bs, th, pr)
-  train_tab <- rbind(train_tab, data.frame(hidden = h, batch = bs, threads = th, precision = pr, rows_per_s = r))
+  r <- train_rate(h, bs, th, pr, probe = h == 64L)
+  train_tab <- rbind(train_tab, data.frame(hidden = h, batch = bs, threads = th, precision = pr,
+                                           rows_per_s = r[["rows_per_s"]], probe_same_threads = r[["probe_same_threads"]],
+                                           frac_probe_interleaved = r[["fraction"]]))
 }
 train_tab$peer_rows_per_s <- mapply(function(h, bs, th) peer_rate("train", h, th, bs),
                                     train_tab$hidden, train_tab$batch, train_tab$threads)
@@ -297,9 +312,12 @@ train_tab$frac_composite <- ifelse(h64, train_tab$rows_per_s / (train_tab$thread
 
 say("FLOPs/row (fwd+bwd, linear layers, peer's count): H=64 %s, H=4 %s, H=128 %s",
     fmt_rate(flops_per_row(64)[["total"]]), fmt_rate(flops_per_row(4)[["total"]]), fmt_rate(flops_per_row(128)[["total"]]))
-say("roofline = Eigen GEMM probe (ncam_gemm_probe_cpp, C += A B, package flags), single thread, scaled by threads:")
-say("  probe(64x64 * 64xbatch) and probe(64x64 * 64x%d = the engine's chunk), GFLOP/s; 'composite' = the rows/s a", chunk)
-say("  pure-GEMM engine would reach running every GEMM of a chunk (fwd, dW, dX of all 12 layers) at its probed speed")
+say("roofline = Eigen GEMM probe (ncam_gemm_probe_cpp, C += A B, package flags). Two measurements:")
+say("  * '/probe(thr)': before every timed repetition, the probe on 64x64 * 64xbatch run by as many threads as the")
+say("    training (each thread its own product, at the same time); median of the per-repetition ratios. The target.")
+say("  * below, single-thread probes taken once, scaled by the thread count: probe(64x64 * 64xbatch), probe(64x64 *")
+say("    64x%d = the engine's chunk), and 'composite' = the rows/s a pure-GEMM engine would reach running every GEMM", chunk)
+say("    of a chunk (fwd, dW, dX of all 12 layers) at its probed speed")
 print_table(data.frame(
   precision = roof$precision, batch = roof$batch,
   `probe 64xbatch` = fmt(roof$probe_64x64x64xbatch), `probe 64xchunk` = fmt(roof$probe_64x64x64xchunk),
@@ -310,6 +328,8 @@ print_table(data.frame(
   hidden = train_tab$hidden, batch = train_tab$batch, thr = train_tab$threads, prec = train_tab$precision,
   `ncam rows/s` = fmt_rate(train_tab$rows_per_s), `peer rows/s` = fmt_rate(train_tab$peer_rows_per_s),
   `x peer` = fmt_ratio(train_tab$ratio_vs_peer), `GFLOP/s` = fmt(train_tab$gflops),
+  `probe(thr) GFLOP/s` = ifelse(is.na(train_tab$probe_same_threads), "", fmt(train_tab$probe_same_threads)),
+  `/probe(thr)` = ifelse(is.na(train_tab$frac_probe_interleaved), "", sprintf("%.2f", train_tab$frac_probe_interleaved)),
   `/probe(batch)` = ifelse(is.na(train_tab$frac_probe_batch), "", sprintf("%.2f", train_tab$frac_probe_batch)),
   `/probe(chunk)` = ifelse(is.na(train_tab$frac_probe_chunk), "", sprintf("%.2f", train_tab$frac_probe_chunk)),
   `/composite` = ifelse(is.na(train_tab$frac_composite), "", sprintf("%.2f", train_tab$frac_composite)),
@@ -530,9 +550,11 @@ for (bs in c(256L, 1024L)) for (th in 1:2) {
   addt(sprintf("1a train H=64 b=%d %d thr float: >= 8x peer", bs, th), fmt_ratio(r), r >= 8)
 }
 for (bs in c(256L, 1024L)) for (th in 1:2) {
-  r <- g(64, bs, th, col = "frac_probe_batch"); r2 <- g(64, bs, th, col = "frac_composite")
+  r <- g(64, bs, th, col = "frac_probe_interleaved"); r1 <- g(64, bs, th, col = "frac_probe_batch")
+  r2 <- g(64, bs, th, col = "frac_composite")
   addt(sprintf("1b train H=64 b=%d %d thr float: >= 0.5 of GEMM probe", bs, th),
-       sprintf("%.2f of probe(64x64*64x%d); %.2f of composite", r, bs, r2), r >= 0.5)
+       sprintf("%.2f of probe(64x64*64x%d, %d thr, interleaved); %.2f of %dx 1-thr probe; %.2f of composite",
+               r, bs, th, r1, th, r2), r >= 0.5)
 }
 for (th in 1:2) {
   r <- g(4, 64, th)
