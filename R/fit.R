@@ -236,7 +236,8 @@ combine_moments <- function(acc, block) {
 #' @param clip_norm Clip the gradient to this Euclidean norm; `Inf` for no clipping.
 #' @param logvar_range Clamp of the log-variances, on the working scale.
 #' @param precision `"float"` (single precision networks, the default and fastest) or
-#'   `"double"`. The likelihood and posterior are always computed in double precision.
+#'   `"double"`. The likelihood and posterior are always computed in double precision from
+#'   the network outputs; the softplus of the gains runs in the network's precision.
 #' @param min_delta Smallest decrease of the validation NLL that counts as an improvement.
 #' @return A list of class `ncam_control`.
 #' @examples

@@ -572,8 +572,10 @@ dev <- max(abs(scale_tab$relative - 1))
 addt(sprintf("4a linear scaling %s rows: s/row within 20%%", paste(SCALE_NS, collapse = "/")), sprintf("max deviation %.1f%%", 100 * dev), dev <= 0.2)
 addt(sprintf("4b peak memory vs data (%s rows, trainer)", fmt_rate(N_BIG)), sprintf("extra %.0f MB = %.2fx data (%.0f MB)",
      scale_tab$engine_mb[3], scale_tab$engine_mb[3] / scale_tab$data_mb[3], scale_tab$data_mb[3]), NA)
-addt("5  toy experiment (H=128, 200k rows, b=1024, 100 ep)", sprintf("EXTRAPOLATED %.1f min (peer %.1f min)",
-     (fixed + 100 * per_epoch) / 60, 100 * n_tr_toy / max(peer128) / 60), NA)
+addt("5  toy experiment (H=128, 200k rows, b=1024, 100 ep)",
+     if (full) sprintf("run in full: %.1f min (peer, extrapolated, %.1f min)", t_full / 60, 100 * n_tr_toy / max(peer128) / 60)
+     else sprintf("EXTRAPOLATED %.1f min (peer %.1f min)", (fixed + 100 * per_epoch) / 60, 100 * n_tr_toy / max(peer128) / 60),
+     NA)
 for (pr in c("float", "double")) {
   k <- thr_tab$precision == pr & grepl("^toy", thr_tab$shape)
   addt(sprintf("6  2 vs 1 threads, toy shape, %s: >= 1.6x and identical", pr),
