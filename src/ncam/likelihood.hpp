@@ -41,7 +41,9 @@ inline double row_nll_given_precisions(int n_sensors, const double* b, double mu
   }
   const double shift = h / precision;  // mu_post - mu0
   const double mu_post = mu0 + shift;
-  const double nll = 0.5 * (n_obs * kLog2Pi + sum_w + v0 + std::log(precision) + quad - h * shift);
+  // No reading: the row's likelihood is 1 (v0 + log exp(-v0) = 0), exactly, whatever the
+  // rounding of the precision.
+  const double nll = n_obs == 0 ? 0.0 : 0.5 * (n_obs * kLog2Pi + sum_w + v0 + std::log(precision) + quad - h * shift);
   if (post != nullptr) *post = RowPosterior{mu_post, 1.0 / precision, n_obs};
   if (grad_mu0 != nullptr) {
     // Fisher's identity: gradient = posterior expectation of the complete-data gradient.
