@@ -20,8 +20,8 @@ using ncam_types::Parameterization;
 // Scratch arrays for the gain transform (no allocation per chunk).
 template <typename T>
 struct GainScratch {
-  Eigen::Array<T, Eigen::Dynamic, 1> u, e, one_plus_e;
-  explicit GainScratch(int max_rows) : u(max_rows), e(max_rows), one_plus_e(max_rows) {}
+  Eigen::Array<T, Eigen::Dynamic, 1> u, e, one_plus_e, value;
+  explicit GainScratch(int max_rows) : u(max_rows), e(max_rows), one_plus_e(max_rows), value(max_rows) {}
 };
 
 // Head outputs of a chunk of rows after the output transforms, in the working (standardised)
@@ -103,15 +103,19 @@ class Model {
         h.c.row(j).head(k).setZero();
         continue;
       }
+      // Each array expression is evaluated in T first: Eigen vectorises exp and log only in
+      // expressions without a cast, so the conversion to double is a separate copy.
       auto u = scratch.u.head(k);
       auto e = scratch.e.head(k);
       auto one_plus_e = scratch.one_plus_e.head(k);
+      auto value = scratch.value.head(k);
       u = bias_out.row(f).head(k).transpose().array();
       e = (-u.abs()).exp();
       one_plus_e = T(1) + e;
-      h.a.row(j).head(k) =
-          (u.max(T(0)) + one_plus_e.log() - ((one_plus_e - T(1)) - e) / one_plus_e).template cast<double>().transpose();
-      h.da.row(j).head(k) = (T(1) / (T(1) + (-u).exp())).template cast<double>().transpose();
+      value = u.max(T(0)) + one_plus_e.log() - ((one_plus_e - T(1)) - e) / one_plus_e;
+      h.a.row(j).head(k) = value.template cast<double>().transpose();
+      value = T(1) / (T(1) + (-u).exp());
+      h.da.row(j).head(k) = value.template cast<double>().transpose();
       h.c.row(j).head(k) = bias_out.row(n_free_ + f).head(k).template cast<double>().array();
     }
   }
