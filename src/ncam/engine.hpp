@@ -47,29 +47,54 @@ class Engine {
       if (nll_sum != nullptr) *nll_sum = 0.0;
       return 0.0;
     }
-    const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
-    const std::size_t n_params = model_.n_params();
-    if (chunk_grads_.size() < static_cast<std::size_t>(n_chunks)) chunk_grads_.resize(n_chunks);
-    std::vector<double> chunk_loss(n_chunks, 0.0), chunk_nll(n_chunks, 0.0);
-    const double scale = 1.0 / n_rows;
+    const int n_chunks = begin_gradient_pass(n_rows);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
+#pragma omp parallel num_threads(n_threads_) if (n_chunks > 1)
+#endif
+    gradient_chunks(params, rows);
+    if (reduce) reduce_chunks(n_chunks, grad);
+    return pass_loss(nll_sum);
+  }
+
+  // A gradient pass in three steps, so that a caller can run the chunks inside a parallel
+  // region of its own (the trainer runs its update in the same region):
+  // begin_gradient_pass() (outside any parallel region) sets up the chunks of n_rows rows;
+  int begin_gradient_pass(int n_rows) {
+    const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
+    if (chunk_grads_.size() < static_cast<std::size_t>(n_chunks)) chunk_grads_.resize(n_chunks);
+    for (int c = 0; c < n_chunks; ++c) chunk_grads_[c].resize(model_.n_params());  // overwritten by the pass
+    chunk_loss_.assign(n_chunks, 0.0);
+    chunk_nll_.assign(n_chunks, 0.0);
+    pass_rows_ = n_rows;
+    last_n_chunks_ = n_chunks;
+    return n_chunks;
+  }
+
+  // gradient_chunks() evaluates them: inside a parallel region every thread calls it and the
+  // chunks are shared out (an orphaned omp for, with its barrier at the end); outside one
+  // the calling thread does them all;
+  void gradient_chunks(const T* params, const int* rows) {
+    const int n_chunks = last_n_chunks_;
+    const double scale = 1.0 / pass_rows_;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
-      AlignedVector<T>& g = chunk_grads_[c];
-      g.resize(n_params);  // every entry is overwritten by the backward pass
-      const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
-      chunk_loss[c] = evaluate_chunk(params, rows + begin, m, scale, g.data(), &chunk_nll[c], nullptr);
+      const int begin = c * kChunkRows, m = std::min(kChunkRows, pass_rows_ - begin);
+      chunk_loss_[c] = evaluate_chunk(params, rows + begin, m, scale, chunk_grads_[c].data(), &chunk_nll_[c], nullptr);
     }
-    if (reduce) reduce_chunks(n_chunks, grad);
-    last_n_chunks_ = n_chunks;
+  }
+
+  // pass_loss() is the mean loss (and through nll_sum the NLL sum), summed in chunk order:
+  // the same on every thread that calls it.
+  double pass_loss(double* nll_sum) const {
     double loss = 0.0, nll = 0.0;
-    for (int c = 0; c < n_chunks; ++c) {
-      loss += chunk_loss[c];
-      nll += chunk_nll[c];
+    for (int c = 0; c < last_n_chunks_; ++c) {
+      loss += chunk_loss_[c];
+      nll += chunk_nll_[c];
     }
     if (nll_sum != nullptr) *nll_sum = nll;
-    return loss * scale;
+    return loss * (1.0 / pass_rows_);
   }
 
   // Per-chunk gradients of the last loss_grad() call; their sum in chunk order is the gradient.
@@ -275,6 +300,8 @@ class Engine {
   int n_threads_;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
   std::vector<AlignedVector<T>> chunk_grads_;
+  std::vector<double> chunk_loss_, chunk_nll_;
+  int pass_rows_ = 0;
   int last_n_chunks_ = 0;
 };
 

@@ -41,16 +41,37 @@ class Trainer {
     for (int begin = 0; begin < n; begin += opt_.batch_size) {
       const int m = std::min(opt_.batch_size, n - begin);
       double batch_nll = 0.0;
-      const bool clipping = opt_.clip_norm > 0;
-      const double loss =
-          engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll, clipping);
+      double loss;
+      if (opt_.clip_norm > 0) {
+        // Clipping needs the whole gradient's norm before the update.
+        loss = engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll, true);
+        if (std::isfinite(loss)) {
+          adam_step_clipped();
+          ++step_;
+        }
+      } else {
+        // The chunks and the update (which sums the chunk gradients) in one parallel region:
+        // one start of the threads per batch instead of two.
+        const int n_chunks = engine_.begin_gradient_pass(m);
+        adam_begin(1.0);
+        const int* batch_rows = rows_.data() + begin;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(engine_.n_threads()) if (engine_.n_threads() > 1 && (n_chunks > 1 || params_.size() > 4096))
+#endif
+        {
+          engine_.gradient_chunks(params_.data(), batch_rows);
+          // Every thread computes the same loss, so all take the same branch.
+          if (std::isfinite(engine_.pass_loss(nullptr))) adam_blocks(true);
+        }
+        loss = engine_.pass_loss(&batch_nll);
+        if (std::isfinite(loss)) ++step_;
+      }
       if (!std::isfinite(loss)) {
         res.finite = false;
         return res;
       }
       loss_sum += loss * m;
       nll_sum += batch_nll;
-      adam_step(!clipping);
       const auto now = std::chrono::steady_clock::now();
       if (interrupted && now - last_poll > std::chrono::milliseconds(100)) {
         last_poll = now;
@@ -67,30 +88,34 @@ class Trainer {
   }
 
  private:
-  // One Adam update (torch.optim.Adam's formula, L2 weight decay added to the gradient).
-  // Without clipping the chunk gradients are summed here, in chunk order, in the same
-  // parallel pass as the update; with clipping grad_ already holds the sum.
-  void adam_step(bool sum_chunks) {
-    ++step_;
+  // Adam (torch.optim.Adam's formula, L2 weight decay added to the gradient) in two steps:
+  // adam_begin() sets the coefficients of step step_ + 1, outside any parallel region (the
+  // caller counts the step once it is taken); adam_blocks()
+  // updates the parameters in blocks shared out over the threads of the enclosing parallel
+  // region (an orphaned omp for), or all on the calling thread outside one. With sum_chunks
+  // the gradient is the sum of the engine's chunk gradients, in chunk order; otherwise grad_
+  // times the clipping factor.
+  void adam_begin(double clip) {
+    const long step = step_ + 1;
+    coef_.b1 = static_cast<T>(opt_.beta1);
+    coef_.b2 = static_cast<T>(opt_.beta2);
+    coef_.wd = static_cast<T>(opt_.weight_decay);
+    coef_.eps = static_cast<T>(opt_.eps);
+    coef_.clip = static_cast<T>(clip);
+    coef_.step_size = static_cast<T>(opt_.learn_rate / (1.0 - std::pow(opt_.beta1, step)));
+    coef_.bias2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(opt_.beta2, step)));
+  }
+
+  void adam_blocks(bool sum_chunks) {
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(params_.size());
-    double clip = 1.0;
-    if (!sum_chunks) {
-      double sq = 0.0;
-      for (std::ptrdiff_t k = 0; k < n; ++k) sq += static_cast<double>(grad_[k]) * grad_[k];
-      const double norm = std::sqrt(sq);
-      if (norm > opt_.clip_norm) clip = opt_.clip_norm / norm;
-    }
-    const T b1 = static_cast<T>(opt_.beta1), b2 = static_cast<T>(opt_.beta2);
-    const T wd = static_cast<T>(opt_.weight_decay), eps = static_cast<T>(opt_.eps), c = static_cast<T>(clip);
-    const T step_size = static_cast<T>(opt_.learn_rate / (1.0 - std::pow(opt_.beta1, step_)));
-    const T bias2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(opt_.beta2, step_)));
     const auto& chunks = engine_.chunk_gradients();
     const int n_chunks = engine_.last_n_chunks();
+    const AdamCoefficients c = coef_;
     // Blocks of parameters small enough for a stack buffer; Eigen arrays vectorise the update.
     constexpr std::ptrdiff_t block = 1024;
     const std::ptrdiff_t n_blocks = (n + block - 1) / block;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(engine_.n_threads()) if (n > 4096)
+#pragma omp for schedule(static)
 #endif
     for (std::ptrdiff_t blk = 0; blk < n_blocks; ++blk) {
       using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -101,20 +126,38 @@ class Trainer {
         g = Eigen::Map<const Arr>(chunks[0].data() + begin, len);
         for (int ch = 1; ch < n_chunks; ++ch) g += Eigen::Map<const Arr>(chunks[ch].data() + begin, len);
       } else {
-        g = c * Eigen::Map<const Arr>(grad_.data() + begin, len);
+        g = c.clip * Eigen::Map<const Arr>(grad_.data() + begin, len);
       }
       Eigen::Map<Arr> p(params_.data() + begin, len), m(m_.data() + begin, len), v(v_.data() + begin, len);
-      g += wd * p;
-      m = b1 * m + (T(1) - b1) * g;
-      v = b2 * v + (T(1) - b2) * g * g;
-      p -= step_size * m / (v.sqrt() * bias2 + eps);
+      g += c.wd * p;
+      m = c.b1 * m + (T(1) - c.b1) * g;
+      v = c.b2 * v + (T(1) - c.b2) * g * g;
+      p -= c.step_size * m / (v.sqrt() * c.bias2 + c.eps);
     }
   }
+
+  // The update with gradient-norm clipping; grad_ holds the summed gradient.
+  void adam_step_clipped() {
+    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(params_.size());
+    double sq = 0.0;
+    for (std::ptrdiff_t k = 0; k < n; ++k) sq += static_cast<double>(grad_[k]) * grad_[k];
+    const double norm = std::sqrt(sq);
+    adam_begin(norm > opt_.clip_norm ? opt_.clip_norm / norm : 1.0);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(engine_.n_threads()) if (engine_.n_threads() > 1 && n > 4096)
+#endif
+    adam_blocks(false);
+  }
+
+  struct AdamCoefficients {
+    T b1 = 0, b2 = 0, wd = 0, eps = 0, clip = 1, step_size = 0, bias2 = 1;
+  };
 
   Model model_;
   Engine<T> engine_;
   std::vector<int> rows_;
   AdamOptions opt_;
+  AdamCoefficients coef_;
   Rng rng_;
   AlignedVector<T> params_, grad_, m_, v_;
   long step_ = 0;
