@@ -114,8 +114,9 @@ class Trainer {
     // Blocks of parameters small enough for a stack buffer; Eigen arrays vectorise the update.
     constexpr std::ptrdiff_t block = 1024;
     const std::ptrdiff_t n_blocks = (n + block - 1) / block;
+    // No barrier after the loop: the end of the enclosing parallel region is one.
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
     for (std::ptrdiff_t blk = 0; blk < n_blocks; ++blk) {
       using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
