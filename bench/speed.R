@@ -391,7 +391,9 @@ run_child <- function(mode, n, epochs, reps_child) {
 }
 scale_tab <- NULL
 for (n in SCALE_NS) {
-  r <- run_child("trainer", n, 2L, if (n == SCALE_NS[1]) reps else if (n == SCALE_NS[2]) min(reps, 3L) else 1L)
+  # Medians of several repetitions at every size: one slow moment of this shared VM in a single
+  # repetition moved the largest size by 20-30% in some runs.
+  r <- run_child("trainer", n, 2L, if (n == SCALE_NS[1]) reps else min(reps, 3L))
   scale_tab <- rbind(scale_tab, data.frame(n = n, seconds = r$seconds, sec_per_row = r$seconds / (2 * n),
                                            data_mb = n * 7 * 8 / 2^20, base_mb = r$rss_before_mb,
                                            hwm_mb = r$hwm_mb, engine_mb = r$hwm_mb - r$rss_before_mb,
