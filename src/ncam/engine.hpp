@@ -72,12 +72,13 @@ class Engine {
 
   // gradient_chunks() evaluates them: inside a parallel region every thread calls it and the
   // chunks are shared out (an orphaned omp for, with its barrier at the end); outside one
-  // the calling thread does them all;
+  // the calling thread does them all. Chunks go to whichever thread is free (a chunk's result
+  // does not depend on the thread), so a thread slowed by another process takes fewer.
   void gradient_chunks(const T* params, const int* rows) {
     const int n_chunks = last_n_chunks_;
     const double scale = 1.0 / pass_rows_;
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       const int begin = c * kChunkRows, m = std::min(kChunkRows, pass_rows_ - begin);
