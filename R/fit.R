@@ -184,10 +184,9 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
 # outputs of all rows never exist at once. The per-sensor means and sds of a, c and sigma
 # over the `usable` rows are exact (block moments combined); their 10% and 90% quantiles
 # come from all usable rows, or from 100,000 evenly spaced ones when there are more.
+# `x` and `readings` are lists of columns (see as_columns()).
 fitted_posterior <- function(fit, x, readings, usable, threads, block_rows = 65536L) {
   n <- length(usable)
-  x <- as_columns(x)
-  readings <- as_columns(readings)
   sensors <- fit$sensors
   out <- list(mu = rep(NA_real_, n), var_post = rep(NA_real_, n), n_sensors = integer(n),
               nll = rep(NA_real_, n),
@@ -356,10 +355,9 @@ resolve_anchor <- function(anchor, sensors, parameterization, call = parent.fram
   anchor
 }
 
-# A matrix as a named list of its columns; a list is returned as it is. The engine reads
-# either form; lists let it read a data frame's own columns.
+# A matrix as a named list of its columns, the form in which ncam() hands covariates and
+# readings to the engine (a data frame's own columns need no copy).
 as_columns <- function(m) {
-  if (is.list(m)) return(m)
   cols <- lapply(seq_len(ncol(m)), function(k) m[, k])
   names(cols) <- colnames(m)
   cols

@@ -37,10 +37,7 @@ class Engine {
   // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).
   // Also returns the plain NLL sum through nll_sum when non-null.
   // Rows must have complete covariates (the caller filters them).
-  // With reduce = false the per-chunk gradients are left for the caller to combine
-  // (see chunk_gradients()), so the trainer can fuse the sum with its update.
-  double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr,
-                   bool reduce = true) {
+  double loss_grad(const T* params, const int* rows, int n_rows, T* grad, double* nll_sum = nullptr) {
     if (n_rows <= 0) {
       last_n_chunks_ = 0;
       if (grad != nullptr) std::fill(grad, grad + model_.n_params(), T(0));
@@ -52,7 +49,7 @@ class Engine {
 #pragma omp parallel num_threads(n_threads_) if (n_chunks > 1)
 #endif
     gradient_chunks(params, rows);
-    if (reduce) reduce_chunks(n_chunks, grad);
+    reduce_chunks(n_chunks, grad);
     return pass_loss(nll_sum);
   }
 
@@ -98,7 +95,7 @@ class Engine {
     return loss * (1.0 / pass_rows_);
   }
 
-  // Per-chunk gradients of the last loss_grad() call; their sum in chunk order is the gradient.
+  // Per-chunk gradients of the last gradient pass; their sum in chunk order is the gradient.
   const std::vector<AlignedVector<T>>& chunk_gradients() const { return chunk_grads_; }
   int last_n_chunks() const { return last_n_chunks_; }
 

@@ -44,7 +44,7 @@ class Trainer {
       double loss;
       if (opt_.clip_norm > 0) {
         // Clipping needs the whole gradient's norm before the update.
-        loss = engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll, true);
+        loss = engine_.loss_grad(params_.data(), rows_.data() + begin, m, grad_.data(), &batch_nll);
         if (std::isfinite(loss)) {
           adam_step_clipped();
           ++step_;

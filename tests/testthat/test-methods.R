@@ -13,7 +13,7 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(s$sensors$c_sd, unname(apply(post$c, 2, sd)))
   expect_equal(s$sensors$a_q90, unname(apply(post$a, 2, quantile, 0.9)))
   # Computing the fitted posterior in small blocks gives the same result as in one block.
-  x <- do.call(cbind, ncam:::new_design(fit, toy))  # a matrix: fitted_posterior() takes either form
+  x <- ncam:::new_design(fit, toy)
   b <- ncam:::sensor_columns(toy, fit$sensors, "none")
   usable <- rep(TRUE, nrow(toy))
   one <- ncam:::fitted_posterior(fit, x, b, usable, 1L)
