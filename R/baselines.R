@@ -148,15 +148,6 @@ baseline_readings <- function(data, sensors, call = parent.frame()) {
   b
 }
 
-# One element of `choices`; the full default vector means its first element.
-match_choice <- function(x, choices, arg, call = parent.frame()) {
-  if (identical(x, choices)) return(choices[1])
-  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
-    cli::cli_abort("{.arg {arg}} must be one of {.val {choices}}.", call = call)
-  }
-  x
-}
-
 # Logical mask of the training rows.
 train_mask <- function(train, n, call = parent.frame()) {
   if (is.null(train)) return(rep(TRUE, n))

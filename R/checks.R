@@ -61,6 +61,15 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
   invisible(cols)
 }
 
+# One element of `choices`; the full default vector means its first element.
+match_choice <- function(x, choices, arg, call = parent.frame()) {
+  if (identical(x, choices)) return(choices[1])
+  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
+    cli::cli_abort("{.arg {arg}} must be one of {.val {choices}}.", call = call)
+  }
+  x
+}
+
 # Seed for the C++ generator: NULL draws one from R's RNG so set.seed() works.
 resolve_seed <- function(seed, call = parent.frame()) {
   if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
