@@ -21,16 +21,20 @@ ncam_predict_cpp <- function(spec, params, x, b, scaling, threads, precision, he
     .Call(`_ncam_ncam_predict_cpp`, spec, params, x, b, scaling, threads, precision, heads, simd)
 }
 
-ncam_objective_cpp <- function(spec, params, x, b, scaling, rows, threads, precision) {
-    .Call(`_ncam_ncam_objective_cpp`, spec, params, x, b, scaling, rows, threads, precision)
+ncam_head_columns_cpp <- function(n_sensors) {
+    .Call(`_ncam_ncam_head_columns_cpp`, n_sensors)
 }
 
-ncam_init_params_cpp <- function(spec, seed) {
-    .Call(`_ncam_ncam_init_params_cpp`, spec, seed)
+ncam_objective_cpp <- function(spec, params, x, b, scaling, rows, threads, precision, simd = TRUE) {
+    .Call(`_ncam_ncam_objective_cpp`, spec, params, x, b, scaling, rows, threads, precision, simd)
 }
 
-ncam_layout_cpp <- function(spec) {
-    .Call(`_ncam_ncam_layout_cpp`, spec)
+ncam_init_params_cpp <- function(spec, seed, simd = TRUE) {
+    .Call(`_ncam_ncam_init_params_cpp`, spec, seed, simd)
+}
+
+ncam_layout_cpp <- function(spec, simd = TRUE) {
+    .Call(`_ncam_ncam_layout_cpp`, spec, simd)
 }
 
 ncam_gemm_probe_cpp <- function(rows, depth, cols, reps, precision, threads = 1L, simd = TRUE) {

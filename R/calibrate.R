@@ -80,6 +80,7 @@
 #'   the global random stream.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant.
+#' @param threads Number of threads; see [ncam_threads()].
 #' @return An object of class `ncam_calibration`: a list with the fitted
 #'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
 #'   `holdout` scores (for `"ecdf"`, else `NULL`), `n` (calibration rows that
@@ -103,7 +104,7 @@
 calibrate <- function(object, data,
                       method = c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                       level = 0.9, m = 50, reference = NULL, seed = NULL,
-                      correction = c("stutz", "ecdf")) {
+                      correction = c("stutz", "ecdf"), threads = NULL) {
   check_ncam(object)
   check_data_frame(data)
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
@@ -119,6 +120,7 @@ calibrate <- function(object, data,
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
+    reference_column(data, reference)
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
     # One score per label: the Stutz threshold with m = 1 is split conformal.
@@ -126,12 +128,12 @@ calibrate <- function(object, data,
     correction <- "stutz"
   }
 
-  post <- ncam_posterior(object, data)
-  post$sigma_y2 <- object$sigma_y2_model
+  post <- ncam_posterior(object, data, threads)
+  post$sigma_y2 <- aleatoric_variance(object)
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
-    reference = if (method == "split") model_scale(object, data[[reference]])
+    reference = if (method == "split") to_model_units(reference_column(data, reference), object$transform)
   ))
 
   out <- structure(list(
@@ -153,8 +155,9 @@ calibrate <- function(object, data,
 #'   model.
 #' @param level Coverage level, strictly between 0 and 1; defaults to the
 #'   level given to [calibrate()].
-#' @param ... Unused.
-#' @return The data frame of `predict()` for the model (one row per row of
+#' @param threads Number of threads; see [ncam_threads()].
+#' @param ... Must be empty: a misspelt argument is an error, not ignored.
+#' @return The tibble of `predict()` for the model (one row per row of
 #'   `newdata`, in order) with columns `.pred_lower` and `.pred_upper` added;
 #'   `NA` for rows with missing covariates, infinite when the calibration set
 #'   is too small for `level`.
@@ -167,11 +170,12 @@ calibrate <- function(object, data,
 #'             seed = 1, verbose = FALSE)
 #' cal <- calibrate(fit, toy[201:250, ], method = "sensor_anchored")
 #' head(predict(cal, toy[251:300, ], level = 0.8))
-predict.ncam_calibration <- function(object, newdata, level = object$level, ...) {
+predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {
+  rlang::check_dots_empty()
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
-  posterior_table(object$model, ncam_posterior(object$model, newdata, heads = FALSE), q)
+  posterior_table(object$model, ncam_posterior(object$model, newdata, threads, heads = FALSE), q)
 }
 
 #' @export
@@ -309,16 +313,12 @@ draw_sensor_labels <- function(post, rows, m) {
   matrix(b[cbind(rep(seq_len(n), m), as.vector(col))], n, m)
 }
 
-# Reference values on the model's scale (log when the model was fitted on logs).
-model_scale <- function(object, y) {
-  if (identical(object$transform, "log")) suppressWarnings(log(y)) else y
-}
-
-check_scalar_level <- function(level, call = parent.frame()) {
-  check_level(level, call = call)
-  if (length(level) != 1L) {
-    cli::cli_abort("{.arg level} must be a single number, not {length(level)} numbers.",
+# The reference column as doubles, after checking it is numeric.
+reference_column <- function(data, reference, call = parent.frame()) {
+  v <- data[[reference]]
+  if (!is.numeric(v)) {
+    cli::cli_abort("Reference column {.field {reference}} must be numeric, not {.obj_type_friendly {v}}.",
                    call = call)
   }
-  invisible(level)
+  plain_double(v)
 }

@@ -70,6 +70,16 @@ match_choice <- function(x, choices, arg, call = parent.frame()) {
   x
 }
 
+# One coverage level, not a vector.
+check_scalar_level <- function(level, call = parent.frame()) {
+  check_level(level, call = call)
+  if (length(level) != 1L) {
+    cli::cli_abort("{.arg level} must be a single number, not {length(level)} numbers.",
+                   call = call)
+  }
+  invisible(level)
+}
+
 # Seed for the C++ generator: NULL draws one from R's RNG so set.seed() works.
 resolve_seed <- function(seed, call = parent.frame()) {
   if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
@@ -106,4 +116,17 @@ with_local_seed <- function(seed, code) {
 # `seed = NULL` uses (and advances) R's generator so set.seed() applies.
 with_seed_or_global <- function(seed, expr) {
   if (is.null(seed)) expr else with_local_seed(seed, expr)
+}
+
+# Columns (a named list of vectors) must hold no infinite value: one fast scan, then an
+# error naming the first column at fault and up to five of its rows. `what` is the kind of
+# column, such as "Sensor column" or "Covariate".
+check_finite_columns <- function(cols, what, call = parent.frame()) {
+  bad <- ncam_first_infinite_cpp(cols)
+  if (length(bad) == 0L) return(invisible(cols))
+  rows <- which(is.infinite(cols[[bad[1]]]))
+  shown <- utils::head(rows, 5)
+  more <- if (length(rows) > 5) ", ..." else ""
+  cli::cli_abort("{what} {.field {names(cols)[bad[1]]}} has {cli::qty(length(rows))}{?an/} infinite value{?s} in row{?s} {shown}{more}.",
+                 call = call)
 }

@@ -31,22 +31,23 @@ NULL
 #' @rdname ncam-methods
 #' @export
 print.ncam <- function(x, ...) {
-  cli::cli_text("{.strong Neural Conjugate Aggregation Model}")
-  cli::cli_text("Sensors: {.field {x$sensors}}")
+  line <- function(...) cat(cli::format_inline(..., .envir = parent.frame()), "\n", sep = "")
+  line("{.strong Neural Conjugate Aggregation Model}")
+  line("Sensors: {.field {x$sensors}}")
   anchor_txt <- if (is.null(x$anchor)) x$parameterization else paste0(x$anchor, " (a = 1, c = 0)")
-  cli::cli_text("Anchor: {anchor_txt}")
+  line("Anchor: {anchor_txt}")
   cov_txt <- if (length(x$covariates)) x$covariates else "none (constant heads)"
-  cli::cli_text("Covariates: {cov_txt}")
+  line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"
-  cli::cli_text("Hidden layers: {hidden_txt}; transform: {x$transform}")
-  cli::cli_text("Rows: {x$n_train} training, {x$n_validation} validation")
+  line("Hidden layers: {hidden_txt}; transform: {x$transform}")
+  line("Rows: {x$n_train} training, {x$n_validation} validation")
   stop_txt <- if (x$stopped_early) " (early stopping)" else ""
-  cli::cli_text("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
+  line("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
   best <- x$history[x$best_epoch, ]
   if (x$n_validation > 0L) {
-    cli::cli_text("Validation NLL per row at best epoch: {format(best$validation_nll, digits = 5)}")
+    line("Validation NLL per row at best epoch: {format(best$validation_nll, digits = 5)}")
   } else {
-    cli::cli_text("Training NLL per row at best epoch: {format(best$train_nll, digits = 5)}")
+    line("Training NLL per row at best epoch: {format(best$train_nll, digits = 5)}")
   }
   invisible(x)
 }
@@ -98,12 +99,22 @@ logLik.ncam <- function(object, ...) {
 nobs.ncam <- function(object, ...) object$nobs
 
 #' @rdname ncam-methods
+#' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default
+#'   the data the model was fitted to, found again from the call (a fit keeps no copy).
 #' @export
-fitted.ncam <- function(object, ...) ncam_untransform(object, object$fitted_posterior$mu)
+fitted.ncam <- function(object, newdata, ...) {
+  rlang::check_dots_empty()
+  if (missing(newdata)) newdata <- fitting_data(object)
+  ncam_untransform(object, ncam_posterior(object, newdata, heads = FALSE)$mu)
+}
 
 #' @rdname ncam-methods
 #' @export
-residuals.ncam <- function(object, ...) object$residuals
+residuals.ncam <- function(object, newdata, ...) {
+  rlang::check_dots_empty()
+  if (missing(newdata)) newdata <- fitting_data(object)
+  sensor_residuals(ncam_posterior(object, newdata))
+}
 
 #' @rdname ncam-methods
 #' @param y Unused.
@@ -118,24 +129,4 @@ plot.ncam <- function(x, y, ...) {
   graphics::legend("topright", legend = c(colnames(curves)[keep], "best epoch"),
                    lty = c(rep(1, sum(keep)), 3), col = c(c(1, 2)[keep], "grey40"), bty = "n")
   invisible(x)
-}
-
-# Per-sensor averages and spread of the sensor model over the rows used for fitting, from
-# combined moments and the rows sampled for quantiles (see fitted_posterior()).
-summarise_heads <- function(moments, sampled, sensors) {
-  stat <- function(q) {
-    m <- moments[[q]]
-    x <- sampled[[q]]
-    list(mean = unname(m$mean), sd = unname(sqrt(m$m2 / (m$n - 1))),
-         q10 = apply(x, 2L, stats::quantile, 0.1, names = FALSE),
-         q90 = apply(x, 2L, stats::quantile, 0.9, names = FALSE))
-  }
-  a <- stat("a")
-  c <- stat("c")
-  s <- stat("sigma")
-  data.frame(sensor = sensors,
-             a = a$mean, a_sd = a$sd, a_q10 = a$q10, a_q90 = a$q90,
-             c = c$mean, c_sd = c$sd, c_q10 = c$q10, c_q90 = c$q90,
-             sigma = s$mean, sigma_sd = s$sd, sigma_q10 = s$q10, sigma_q90 = s$q90,
-             row.names = NULL)
 }

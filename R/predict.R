@@ -16,8 +16,8 @@
 #'   \eqn{\mu \pm z_{(1+level)/2} \, sd}). For conformal intervals see [calibrate()].
 #' @param level Coverage level of the interval.
 #' @param threads Number of threads; see [ncam_threads()].
-#' @param ... Unused.
-#' @return A data frame with one row per row of `newdata`, in order: `.pred` (posterior mean),
+#' @param ... Must be empty: a misspelt argument is an error, not ignored.
+#' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (predictive standard deviation), `.post_sd` (posterior, epistemic, standard
 #'   deviation), `.n_sensors` (readings used), and `.pred_lower`, `.pred_upper` when an interval
 #'   is asked for. Rows with a missing covariate give `NA`.
@@ -29,22 +29,21 @@
 #' @export
 predict.ncam <- function(object, newdata, interval = c("none", "credible"), level = 0.9,
                          threads = NULL, ...) {
-  interval <- match.arg(interval)
-  check_level(level)
-  post <- if (missing(newdata)) {
-    fitted_model_scale(object)
-  } else {
-    ncam_posterior(object, newdata, threads, heads = FALSE)
-  }
+  rlang::check_dots_empty()
+  check_ncam(object)
+  interval <- match_choice(interval, c("none", "credible"), "interval")
+  check_scalar_level(level)
+  if (missing(newdata)) newdata <- fitting_data(object)
+  post <- ncam_posterior(object, newdata, threads, heads = FALSE)
   multiplier <- if (interval == "credible") stats::qnorm((1 + level) / 2)
   posterior_table(object, post, multiplier)
 }
 
-# The prediction data frame from a model-scale posterior; with `multiplier`, also the
-# interval mu -/+ multiplier * sd_pred, mapped to the user's units.
+# The prediction table from a model-unit posterior; with `multiplier`, also the interval
+# mu -/+ multiplier * sd_pred, mapped to the user's units.
 posterior_table <- function(object, post, multiplier = NULL) {
   sd_pred <- sqrt(post$var_pred)
-  out <- data.frame(
+  out <- list(
     .pred = ncam_untransform(object, post$mu),
     .pred_sd = user_scale_sd(object, post$mu, post$var_pred, sd_pred),
     .post_sd = user_scale_sd(object, post$mu, post$var_post),
@@ -55,7 +54,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
     out$.pred_lower <- ncam_untransform(object, post$mu - half)
     out$.pred_upper <- ncam_untransform(object, post$mu + half)
   }
-  out
+  tibble::new_tibble(out, nrow = length(post$mu))
 }
 
 #' Per-row sensor gains, offsets and noise
@@ -81,8 +80,8 @@ sensor_params <- function(object, newdata, threads = NULL) {
              a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
-# Posterior and (with heads = TRUE) head outputs for newdata, in the model scale (user units,
-# or log units for transform = "log"). Rows with a missing covariate are NA (ok = FALSE).
+# Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
+# units, or log units for transform = "log"). Rows with a missing covariate are NA.
 ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
@@ -90,75 +89,35 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call =
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   x <- new_design(object, newdata, call = call)
-  ncam_posterior_matrices(object, x, readings, threads, heads)
+  ncam_posterior_columns(object, x, readings, threads, heads)
 }
 
-# `x` and `readings`: matrices, or lists of double columns (read in place by the engine).
-ncam_posterior_matrices <- function(object, x, readings, threads, heads = TRUE) {
-  s <- object$scaling
-  raw <- ncam_predict_cpp(object$spec, object$params, x, readings, s, threads,
+# The engine's posterior for lists of columns (or matrices), already in model units.
+ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
+  raw <- ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
                           object$settings$control$precision, heads, use_simd())
-  k <- s$b_scale
-  m <- s$b_shift
-  var_post <- k^2 * raw$variance
-  post <- list(mu = m + k * raw$mean, var_post = var_post, var_pred = var_post + object$sigma_y2_model,
+  missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
+  raw$mean[missing_x] <- NA_real_
+  raw$variance[missing_x] <- NA_real_
+  raw$nll[missing_x] <- NA_real_
+  post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
                n_sensors = raw$n_observed, nll = raw$nll)
   if (!heads) return(post)
-  L <- length(object$sensors)
-  heads <- raw$heads
-  a <- heads[, 2L + L + seq_len(L), drop = FALSE]
+  col <- head_columns(length(object$sensors))
+  h <- raw$heads
+  h[missing_x, ] <- NA_real_
   c(post, list(
-    mu0 = m + k * heads[, 1L],
-    s0_2 = k^2 * exp(heads[, 2L]),
-    a = a,
-    c = k * heads[, 2L + 2L * L + seq_len(L), drop = FALSE] + m * (1 - a),
-    sigma2 = k^2 * exp(heads[, 2L + seq_len(L), drop = FALSE]),
+    mu0 = h[, col$prior_mean],
+    s0_2 = exp(h[, col$prior_log_variance]),
+    a = h[, col$gain, drop = FALSE],
+    c = h[, col$offset, drop = FALSE],
+    sigma2 = exp(h[, col$noise_log_variance, drop = FALSE]),
     b = if (is.list(readings)) {
-      matrix(unlist(readings, use.names = FALSE), length(raw$mean), L, dimnames = list(NULL, object$sensors))
+      matrix(unlist(readings, use.names = FALSE), length(raw$mean), length(object$sensors),
+             dimnames = list(NULL, object$sensors))
     } else readings,
-    ok = !is.na(raw$mean)
+    ok = !missing_x
   ))
-}
-
-# Map model-scale means or bounds to the user's units.
-ncam_untransform <- function(object, x) {
-  if (identical(object$transform, "log")) exp(x) else x
-}
-
-# Standard deviation in the user's units; `sd` is sqrt(variance) when the caller has it already.
-user_scale_sd <- function(object, mu, variance, sd = NULL) {
-  if (identical(object$transform, "log")) return(sqrt(expm1(variance) * exp(2 * mu + variance)))
-  if (is.null(sd)) sqrt(variance) else sd
-}
-
-fitted_model_scale <- function(object) {
-  p <- object$fitted_posterior
-  list(mu = p$mu, var_post = p$var_post, var_pred = p$var_post + object$sigma_y2_model,
-       n_sensors = p$n_sensors)
-}
-
-# Covariate design for new data, coded as in training: a matrix, or for plain numeric
-# covariates a list of their columns.
-new_design <- function(object, newdata, call = parent.frame()) {
-  vars <- all.vars(object$terms)
-  check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
-  for (v in names(object$xlevels)) {
-    seen <- object$xlevels[[v]]
-    values <- as.character(newdata[[v]])
-    unseen <- setdiff(unique(values[!is.na(values)]), seen)
-    if (length(unseen)) {
-      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} has level{?s} {.val {unseen}} not seen in training.",
-                       i = "Levels seen in training: {.val {seen}}."), call = call)
-    }
-    newdata[[v]] <- factor(values, levels = seen)
-  }
-  if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
-    # The design is the columns themselves, read in place by the engine.
-    return(covariate_columns(newdata, object$covariates, call))
-  }
-  mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
-  x <- design_matrix(object$terms, mf, call = call)
-  x[, object$covariates, drop = FALSE]
 }
 
 # Bias-corrected residuals (b_j - c_j) / a_j - mu, in the units of the fused value.

@@ -84,9 +84,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ncam_head_columns_cpp
+List ncam_head_columns_cpp(int n_sensors);
+RcppExport SEXP _ncam_ncam_head_columns_cpp(SEXP n_sensorsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type n_sensors(n_sensorsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_head_columns_cpp(n_sensors));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ncam_objective_cpp
-List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, IntegerVector rows, int threads, std::string precision);
-RcppExport SEXP _ncam_ncam_objective_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP rowsSEXP, SEXP threadsSEXP, SEXP precisionSEXP) {
+List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, IntegerVector rows, int threads, std::string precision, bool simd);
+RcppExport SEXP _ncam_ncam_objective_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP rowsSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -98,30 +109,33 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< IntegerVector >::type rows(rowsSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_objective_cpp(spec, params, x, b, scaling, rows, threads, precision));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_objective_cpp(spec, params, x, b, scaling, rows, threads, precision, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // ncam_init_params_cpp
-NumericVector ncam_init_params_cpp(List spec, double seed);
-RcppExport SEXP _ncam_ncam_init_params_cpp(SEXP specSEXP, SEXP seedSEXP) {
+NumericVector ncam_init_params_cpp(List spec, double seed, bool simd);
+RcppExport SEXP _ncam_ncam_init_params_cpp(SEXP specSEXP, SEXP seedSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_init_params_cpp(spec, seed));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_init_params_cpp(spec, seed, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // ncam_layout_cpp
-List ncam_layout_cpp(List spec);
-RcppExport SEXP _ncam_ncam_layout_cpp(SEXP specSEXP) {
+List ncam_layout_cpp(List spec, bool simd);
+RcppExport SEXP _ncam_ncam_layout_cpp(SEXP specSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_layout_cpp(spec));
+    Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_layout_cpp(spec, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -171,9 +185,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_trainer_nll", (DL_FUNC) &_ncam_ncam_trainer_nll, 2},
     {"_ncam_ncam_trainer_params", (DL_FUNC) &_ncam_ncam_trainer_params, 1},
     {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 9},
-    {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 8},
-    {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 2},
-    {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 1},
+    {"_ncam_ncam_head_columns_cpp", (DL_FUNC) &_ncam_ncam_head_columns_cpp, 1},
+    {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 9},
+    {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 3},
+    {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 2},
     {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 7},
     {"_ncam_ncam_first_infinite_cpp", (DL_FUNC) &_ncam_ncam_first_infinite_cpp, 1},
     {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},

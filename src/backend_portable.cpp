@@ -1,11 +1,12 @@
 // The engine compiled with R's portable flags.
+#include "ncam/std_headers.hpp"
+
 #include "ncam/backend_impl.hpp"
 
 namespace ncam_dispatch {
 
 const Backend& portable_backend() {
-  static const Backend table{"portable", &ncam::backend::new_fit_state, &ncam::backend::predict,
-                             &ncam::backend::gemm_probe};
+  static constexpr Backend table = ncam::backend::backend_table("portable");
   return table;
 }
 

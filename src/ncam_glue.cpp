@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "ncam/dispatch.hpp"
-#include "ncam/trainer.hpp"
 
 using Rcpp::IntegerVector;
 using Rcpp::List;
@@ -20,12 +19,21 @@ using Rcpp::NumericVector;
 
 namespace {
 
-ncam::ModelSpec spec_from_list(const List& s) {
-  ncam::ModelSpec spec;
+// The model spec from the list R's new_model_spec() builds; the parameterization comes as a
+// name, checked here against the engine's enum.
+ncam_types::Parameterization parameterization_from(const std::string& name) {
+  if (name == "anchored") return ncam_types::Parameterization::anchored;
+  if (name == "unanchored") return ncam_types::Parameterization::unanchored;
+  if (name == "no_bias") return ncam_types::Parameterization::no_bias;
+  Rcpp::stop("unknown parameterization '%s'", name);
+}
+
+ncam_types::ModelSpec spec_from_list(const List& s) {
+  ncam_types::ModelSpec spec;
   spec.n_covariates = Rcpp::as<int>(s["n_covariates"]);
   spec.n_sensors = Rcpp::as<int>(s["n_sensors"]);
   spec.hidden = Rcpp::as<std::vector<int>>(s["hidden"]);
-  spec.parameterization = static_cast<ncam::Parameterization>(Rcpp::as<int>(s["parameterization"]));
+  spec.parameterization = parameterization_from(Rcpp::as<std::string>(s["parameterization"]));
   spec.anchor = Rcpp::as<int>(s["anchor"]);
   spec.logvar_min = Rcpp::as<double>(s["logvar_min"]);
   spec.logvar_max = Rcpp::as<double>(s["logvar_max"]);
@@ -60,8 +68,8 @@ std::vector<const double*> column_pointers(SEXP m, int& n_rows, const char* what
 
 // x (covariates) and b (readings): each a double matrix or a list of double columns, as many
 // as the model has covariates and sensors.
-ncam::DataView data_view(const ncam::ModelSpec& spec, SEXP x, SEXP b, const List& scaling) {
-  ncam::DataView d;
+ncam_types::DataView data_view(const ncam_types::ModelSpec& spec, SEXP x, SEXP b, const List& scaling) {
+  ncam_types::DataView d;
   int n = -1;
   d.b = column_pointers(b, n, "sensor readings");
   if (n < 0) Rcpp::stop("sensor readings have no columns");
@@ -87,8 +95,6 @@ std::vector<int> rows_from_r(const IntegerVector& rows, int n) {
   return out;
 }
 
-bool is_float(const std::string& precision) { return precision == "float"; }
-
 void interrupt_probe(void*) { R_CheckUserInterrupt(); }
 // True when the user pressed Ctrl-C; the interrupt is consumed without a longjmp through C++.
 bool user_interrupted() { return R_ToplevelExec(interrupt_probe, nullptr) == FALSE; }
@@ -100,23 +106,11 @@ const ncam_dispatch::Backend& backend(bool simd) {
   return ncam_dispatch::portable_backend();
 }
 
-template <typename T>
-std::vector<T> params_as(const NumericVector& params, std::size_t expected) {
-  if (static_cast<std::size_t>(params.size()) != expected) Rcpp::stop("parameter vector has the wrong length");
-  return std::vector<T>(params.begin(), params.end());
-}
-
-template <typename T>
-List objective_impl(const ncam::ModelSpec& spec, const NumericVector& params, const ncam::DataView& data,
-                    const std::vector<int>& rows, int threads) {
-  ncam::Model model(spec);
-  const std::vector<T> p = params_as<T>(params, model.n_params());
-  std::vector<T> grad(model.n_params());
-  ncam::Engine<T> engine(model, data, threads);
-  double nll_sum = 0.0;
-  const double loss = engine.loss_grad(p.data(), rows.data(), static_cast<int>(rows.size()), grad.data(), &nll_sum);
-  return List::create(Rcpp::_["loss"] = loss, Rcpp::_["nll_sum"] = nll_sum,
-                      Rcpp::_["gradient"] = NumericVector(grad.begin(), grad.end()));
+// Precision names, checked: "float" or "double".
+bool is_float(const std::string& precision) {
+  if (precision == "float") return true;
+  if (precision == "double") return false;
+  Rcpp::stop("unknown precision '%s'", precision);
 }
 
 }  // namespace
@@ -124,10 +118,9 @@ List objective_impl(const ncam::ModelSpec& spec, const NumericVector& params, co
 // [[Rcpp::export]]
 SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows,
                       List adam, double seed, int threads, std::string precision, bool simd = true) {
-  const ncam::ModelSpec s = spec_from_list(spec);
-  ncam::Model model(s);  // validates the spec before anything is allocated
-  const ncam::DataView data = data_view(s, x, b, scaling);
-  ncam::AdamOptions opt;
+  const ncam_types::ModelSpec s = spec_from_list(spec);
+  const ncam_types::DataView data = data_view(s, x, b, scaling);
+  ncam_types::AdamOptions opt;
   opt.learn_rate = Rcpp::as<double>(adam["learn_rate"]);
   opt.beta1 = Rcpp::as<double>(adam["beta1"]);
   opt.beta2 = Rcpp::as<double>(adam["beta2"]);
@@ -146,7 +139,7 @@ SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector tra
 // [[Rcpp::export]]
 List ncam_trainer_epoch(SEXP state) {
   Rcpp::XPtr<ncam_dispatch::FitState> fit(state);
-  const ncam::EpochResult r = fit->epoch(user_interrupted);
+  const ncam_types::EpochResult r = fit->epoch(user_interrupted);
   return List::create(Rcpp::_["train_loss"] = r.train_loss, Rcpp::_["train_nll"] = r.train_nll,
                       Rcpp::_["interrupted"] = r.interrupted, Rcpp::_["finite"] = r.finite);
 }
@@ -164,57 +157,76 @@ NumericVector ncam_trainer_params(SEXP state) {
   return NumericVector(p.begin(), p.end());
 }
 
+// Posterior and (with heads) head outputs of every row, in model units.
 // [[Rcpp::export]]
 List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
                       int threads, std::string precision, bool heads, bool simd = true) {
-  const ncam::ModelSpec s = spec_from_list(spec);
-  const ncam::DataView data = data_view(s, x, b, scaling);
-  ncam::Model model(s);
-  if (static_cast<std::size_t>(params.size()) != model.n_params()) Rcpp::stop("parameter vector has the wrong length");
+  const ncam_types::ModelSpec s = spec_from_list(spec);
+  const ncam_types::DataView data = data_view(s, x, b, scaling);
+  const ncam_dispatch::Backend& engine = backend(simd);
+  if (static_cast<std::size_t>(params.size()) != engine.layout(s).n_params)
+    Rcpp::stop("parameter vector has the wrong length");
   const int n = data.n_rows;
+  const ncam_types::HeadColumns columns{s.n_sensors};
   NumericVector mean(n), variance(n), nll(n);
   IntegerVector n_obs(n);
-  NumericMatrix head_out(heads ? n : 0, heads ? 2 + 3 * s.n_sensors : 0);
-  const ncam::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
-                               heads ? head_out.begin() : nullptr};
-  backend(simd).predict(s, params.begin(), data, threads, is_float(precision), out);
+  NumericMatrix head_out(heads ? n : 0, heads ? columns.count() : 0);
+  const ncam_types::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
+                                     heads ? head_out.begin() : nullptr};
+  engine.predict(s, params.begin(), data, threads, is_float(precision), out);
   return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
                       Rcpp::_["nll"] = nll,
                       Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue));
 }
 
+// 1-based columns of the head outputs (ncam_types::HeadColumns) for n_sensors sensors.
+// [[Rcpp::export]]
+List ncam_head_columns_cpp(int n_sensors) {
+  const ncam_types::HeadColumns c{n_sensors};
+  IntegerVector noise(n_sensors), gain(n_sensors), offset(n_sensors);
+  for (int j = 0; j < n_sensors; ++j) {
+    noise[j] = c.noise_log_variance(j) + 1;
+    gain[j] = c.gain(j) + 1;
+    offset[j] = c.offset(j) + 1;
+  }
+  return List::create(Rcpp::_["prior_mean"] = c.prior_mean() + 1,
+                      Rcpp::_["prior_log_variance"] = c.prior_log_variance() + 1,
+                      Rcpp::_["noise_log_variance"] = noise, Rcpp::_["gain"] = gain, Rcpp::_["offset"] = offset);
+}
+
+// The training objective on the working scale (loss, NLL sum, gradient), for tests.
 // [[Rcpp::export]]
 List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
-                        IntegerVector rows, int threads, std::string precision) {
-  const ncam::ModelSpec s = spec_from_list(spec);
-  const ncam::DataView data = data_view(s, x, b, scaling);
-  const std::vector<int> r = rows_from_r(rows, data.n_rows);
-  return is_float(precision) ? objective_impl<float>(s, params, data, r, threads)
-                             : objective_impl<double>(s, params, data, r, threads);
+                        IntegerVector rows, int threads, std::string precision, bool simd = true) {
+  const ncam_types::ModelSpec s = spec_from_list(spec);
+  const ncam_types::DataView data = data_view(s, x, b, scaling);
+  const ncam_dispatch::Backend& engine = backend(simd);
+  if (static_cast<std::size_t>(params.size()) != engine.layout(s).n_params)
+    Rcpp::stop("parameter vector has the wrong length");
+  const ncam_dispatch::Objective o =
+      engine.objective(s, params.begin(), data, rows_from_r(rows, data.n_rows), threads, is_float(precision));
+  return List::create(Rcpp::_["loss"] = o.loss, Rcpp::_["nll_sum"] = o.nll_sum,
+                      Rcpp::_["gradient"] = NumericVector(o.gradient.begin(), o.gradient.end()));
 }
 
 // [[Rcpp::export]]
-NumericVector ncam_init_params_cpp(List spec, double seed) {
-  ncam::Model model(spec_from_list(spec));
-  std::vector<double> p(model.n_params());
-  ncam::Rng rng(static_cast<std::uint64_t>(seed));
-  model.initialise(p.data(), rng);
+NumericVector ncam_init_params_cpp(List spec, double seed, bool simd = true) {
+  const std::vector<double> p = backend(simd).init_params(spec_from_list(spec), static_cast<std::uint64_t>(seed));
   return NumericVector(p.begin(), p.end());
 }
 
 // [[Rcpp::export]]
-List ncam_layout_cpp(List spec) {
-  ncam::Model model(spec_from_list(spec));
-  auto describe = [](const ncam::MlpLayout& l) {
-    return List::create(Rcpp::_["widths"] = l.widths,
-                        Rcpp::_["w_offset"] = std::vector<double>(l.w_offset.begin(), l.w_offset.end()),
-                        Rcpp::_["b_offset"] = std::vector<double>(l.b_offset.begin(), l.b_offset.end()));
-  };
-  List heads = List::create(Rcpp::_["prior"] = describe(model.prior()),
-                            Rcpp::_["reliability"] = describe(model.reliability()));
-  if (model.has_bias_head()) heads["bias"] = describe(model.bias());
-  return List::create(Rcpp::_["heads"] = heads, Rcpp::_["n_params"] = static_cast<double>(model.n_params()),
-                      Rcpp::_["n_free"] = model.n_free());
+List ncam_layout_cpp(List spec, bool simd = true) {
+  const ncam_types::ParamLayout lay = backend(simd).layout(spec_from_list(spec));
+  List heads;
+  for (const ncam_types::HeadLayout& h : lay.heads) {
+    heads.push_back(List::create(Rcpp::_["widths"] = h.widths,
+                                 Rcpp::_["w_offset"] = std::vector<double>(h.w_offset.begin(), h.w_offset.end()),
+                                 Rcpp::_["b_offset"] = std::vector<double>(h.b_offset.begin(), h.b_offset.end())),
+                    h.name);
+  }
+  return List::create(Rcpp::_["heads"] = heads, Rcpp::_["n_params"] = static_cast<double>(lay.n_params),
+                      Rcpp::_["n_free"] = lay.n_free);
 }
 
 // GFLOP/s of Eigen's matrix product C += A B (A: rows x depth, B: depth x cols) as the chosen

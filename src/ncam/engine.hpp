@@ -19,7 +19,9 @@
 namespace ncam {
 
 using ncam_types::DataView;
+using ncam_types::HeadColumns;
 using ncam_types::PosteriorOut;
+using ncam_types::ReadingScale;
 
 constexpr int kChunkRows = 128;
 
@@ -27,7 +29,7 @@ template <typename T>
 class Engine {
  public:
   Engine(const Model& model, const DataView& data, int n_threads)
-      : model_(model), data_(data), n_threads_(std::max(1, n_threads)) {
+      : model_(model), data_(data), reading_scale_(data), n_threads_(std::max(1, n_threads)) {
     for (int t = 0; t < n_threads_; ++t) workspaces_.emplace_back(new Workspace(model_));
   }
 
@@ -115,9 +117,22 @@ class Engine {
     return total;
   }
 
-  // Posterior (and optionally head outputs) for every row of the data; rows with a
-  // missing covariate get NaN.
-  void predict(const T* params, const PosteriorOut& out) {
+  // Sum over `rows` of what turns their working-scale NLL into the NLL in model units.
+  double nll_units_offset(const int* rows, int n_rows) const {
+    double total = 0.0;
+    for (int r = 0; r < n_rows; ++r) {
+      int n_observed = 0;
+      for (const double* col : data_.b) n_observed += !std::isnan(col[rows[r]]);
+      total += reading_scale_.nll_to_units(0.0, n_observed);
+    }
+    return total;
+  }
+
+  // Posterior (and optionally head outputs) for every row of the data, in the working scale,
+  // or with model_units in the readings' units (see ReadingScale); rows with a missing
+  // covariate get NaN.
+  void predict(const T* params, const PosteriorOut& out, bool model_units = false) {
+    model_units_ = model_units;
     const int n = data_.n_rows;
     const int n_chunks = (n + kChunkRows - 1) / kChunkRows;
 #ifdef _OPENMP
@@ -188,7 +203,7 @@ class Engine {
         continue;
       }
       for (int j = 0; j < L; ++j)
-        ws.b[static_cast<std::size_t>(k) * L + j] = (data_.b[j][row] - data_.b_shift) / data_.b_scale;
+        ws.b[static_cast<std::size_t>(k) * L + j] = reading_scale_.to_working(data_.b[j][row]);
       ws.valid.push_back(row);
       ++k;
     }
@@ -253,19 +268,36 @@ class Engine {
 
   void write_row(const PosteriorOut& out, int row, const RowPosterior& post, double nll, const ChunkHeads& h,
                  int i) const {
-    out.mean[row] = post.mean;
-    out.nll[row] = nll;
-    out.variance[row] = post.variance;
-    out.n_observed[row] = post.n_observed;
-    if (out.heads == nullptr) return;
-    const int L = model_.spec().n_sensors;
+    const HeadColumns col{model_.spec().n_sensors};
     const std::size_t n = data_.n_rows;
-    out.heads[row] = h.mu0(i);
-    out.heads[row + n] = h.v0(i);
-    for (int j = 0; j < L; ++j) {
-      out.heads[row + (2 + j) * n] = h.w(j, i);
-      out.heads[row + (2 + L + j) * n] = h.a(j, i);
-      out.heads[row + (2 + 2 * L + j) * n] = h.c(j, i);
+    out.n_observed[row] = post.n_observed;
+    if (!model_units_) {
+      out.mean[row] = post.mean;
+      out.nll[row] = nll;
+      out.variance[row] = post.variance;
+      if (out.heads == nullptr) return;
+      double* at = out.heads + row;
+      at[col.prior_mean() * n] = h.mu0(i);
+      at[col.prior_log_variance() * n] = h.v0(i);
+      for (int j = 0; j < col.n_sensors; ++j) {
+        at[col.noise_log_variance(j) * n] = h.w(j, i);
+        at[col.gain(j) * n] = h.a(j, i);
+        at[col.offset(j) * n] = h.c(j, i);
+      }
+      return;
+    }
+    const ReadingScale& u = reading_scale_;
+    out.mean[row] = u.value_to_units(post.mean);
+    out.nll[row] = u.nll_to_units(nll, post.n_observed);
+    out.variance[row] = u.variance_to_units(post.variance);
+    if (out.heads == nullptr) return;
+    double* at = out.heads + row;
+    at[col.prior_mean() * n] = u.value_to_units(h.mu0(i));
+    at[col.prior_log_variance() * n] = u.log_variance_to_units(h.v0(i));
+    for (int j = 0; j < col.n_sensors; ++j) {
+      at[col.noise_log_variance(j) * n] = u.log_variance_to_units(h.w(j, i));
+      at[col.gain(j) * n] = h.a(j, i);
+      at[col.offset(j) * n] = u.offset_to_units(h.c(j, i), h.a(j, i));
     }
   }
 
@@ -277,7 +309,7 @@ class Engine {
     out.nll[row] = nan;
     if (out.heads == nullptr) return;
     const std::size_t n = data_.n_rows;
-    for (int k = 0; k < 2 + 3 * model_.spec().n_sensors; ++k) out.heads[row + k * n] = nan;
+    for (int k = 0; k < HeadColumns{model_.spec().n_sensors}.count(); ++k) out.heads[row + k * n] = nan;
   }
 
   // grad = sum of the chunk gradients, always in chunk order.
@@ -295,12 +327,14 @@ class Engine {
 
   const Model& model_;
   DataView data_;
+  ReadingScale reading_scale_;
   int n_threads_;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
   std::vector<AlignedVector<T>> chunk_grads_;
   std::vector<double> chunk_loss_, chunk_nll_;
   int pass_rows_ = 0;
   int last_n_chunks_ = 0;
+  bool model_units_ = false;
 };
 
 }  // namespace ncam

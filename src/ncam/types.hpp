@@ -2,6 +2,9 @@
 // Eigen here: these types must be identical in every translation unit, including the SIMD
 // backend, which compiles the engine under other names (see src/backend_simd.cpp).
 #pragma once
+#include <cmath>
+#include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ncam_types {
@@ -28,13 +31,57 @@ struct DataView {
   double b_shift = 0.0, b_scale = 1.0;
 };
 
-// Per-row results of predict(), in the working scale.
+// The readings' working scale in both directions, in one place: the engine computes on
+// b' = (b - shift) / scale, and every per-row result leaves the backend in the readings'
+// own units (the "model units": log units when R fits log readings). With Theta' the
+// working-scale value, Theta = shift + scale Theta'; a sensor's gain is unchanged and its
+// offset becomes scale c' + shift (1 - a); variances gain scale^2, log-variances 2 log(scale);
+// a row's NLL gains |O| log(scale) for its |O| readings (the Jacobian of the map).
+struct ReadingScale {
+  double shift = 0.0, scale = 1.0;
+  explicit ReadingScale(const DataView& d) : shift(d.b_shift), scale(d.b_scale) {}
+  double to_working(double b) const { return (b - shift) / scale; }
+  double value_to_units(double v) const { return shift + scale * v; }
+  double variance_to_units(double v) const { return scale * scale * v; }
+  double log_variance_to_units(double v) const { return v + 2.0 * std::log(scale); }
+  double offset_to_units(double c, double a) const { return scale * c + shift * (1.0 - a); }
+  double nll_to_units(double nll, int n_observed) const { return nll + n_observed * std::log(scale); }
+};
+
+// Columns (0-based) of the per-row head outputs, PosteriorOut::heads: the one definition of
+// that layout (R reads it through the glue, see ncam_head_columns_cpp()).
+struct HeadColumns {
+  int n_sensors = 0;
+  int prior_mean() const { return 0; }
+  int prior_log_variance() const { return 1; }
+  int noise_log_variance(int j) const { return 2 + j; }
+  int gain(int j) const { return 2 + n_sensors + j; }
+  int offset(int j) const { return 2 + 2 * n_sensors + j; }
+  int count() const { return 2 + 3 * n_sensors; }
+};
+
+// Per-row results of predict(): in the working scale from the Engine, in model units from a
+// backend (see ReadingScale).
 struct PosteriorOut {
   double* mean = nullptr;      // posterior mean of Theta
   double* variance = nullptr;  // posterior variance of Theta
   int* n_observed = nullptr;
   double* nll = nullptr;       // negative log marginal likelihood of the row's readings
-  double* heads = nullptr;     // optional n x (2 + 3L) column-major: mu0, v0, w_1..L, a_1..L, c_1..L
+  double* heads = nullptr;     // optional n x HeadColumns::count(), column-major
+};
+
+// Where each head's weights sit in the flat parameter vector (see mlp.hpp).
+struct HeadLayout {
+  std::string name;
+  std::vector<int> widths;              // input, hidden..., output
+  std::vector<std::size_t> w_offset;    // per layer: weight matrix (out x in, column-major)
+  std::vector<std::size_t> b_offset;    // per layer: bias vector
+};
+
+struct ParamLayout {
+  std::vector<HeadLayout> heads;
+  std::size_t n_params = 0;
+  int n_free = 0;  // sensors with a learned gain and offset
 };
 
 struct AdamOptions {

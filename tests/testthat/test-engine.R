@@ -7,26 +7,26 @@
 # Helpers
 # ---------------------------------------------------------------------------------------
 
+# `param` 0, 1, 2: anchored, unanchored, no_bias; `anchor` 0-based, as the engine stores it.
 eng_spec <- function(p, L, hidden = integer(0), param = 0L, anchor = 0L,
                      lambda_prior = 0.1, lambda_sensor = 0.05,
                      logvar_min = -5, logvar_max = 4) {
-  list(n_covariates = as.integer(p), n_sensors = as.integer(L), hidden = as.integer(hidden),
-       parameterization = as.integer(param), anchor = as.integer(anchor),
-       logvar_min = logvar_min, logvar_max = logvar_max,
-       lambda_prior = lambda_prior, lambda_sensor = lambda_sensor)
+  ncam:::new_model_spec(p, L, hidden, c("anchored", "unanchored", "no_bias")[param + 1L],
+                        anchor = anchor + 1L, logvar_range = c(logvar_min, logvar_max),
+                        lambda_prior = lambda_prior, lambda_sensor = lambda_sensor)
 }
 
 eng_scaling <- function(p, x_center = NULL, x_scale = NULL, b_shift = 0, b_scale = 1) {
-  list(x_center = if (is.null(x_center)) rep(0, p) else x_center,
-       x_scale = if (is.null(x_scale)) rep(1, p) else x_scale,
-       b_shift = b_shift, b_scale = b_scale)
+  ncam:::new_scaling(x_center = if (is.null(x_center)) rep(0, p) else x_center,
+                     x_scale = if (is.null(x_scale)) rep(1, p) else x_scale,
+                     b_shift = b_shift, b_scale = b_scale)
 }
 
 # Independent parameter layout: heads prior (2 outputs), reliability (L), bias (2 * n_free,
 # absent when n_free = 0), each an MLP p -> hidden... -> out with per layer W (out x in,
 # column-major) then b, packed contiguously in that order.
 eng_n_free <- function(spec) {
-  switch(spec$parameterization + 1L, spec$n_sensors - 1L, spec$n_sensors, 0L)
+  switch(spec$parameterization, anchored = spec$n_sensors - 1L, unanchored = spec$n_sensors, no_bias = 0L)
 }
 
 eng_layout <- function(spec) {
@@ -97,7 +97,7 @@ eng_heads_r <- function(spec, params, X, scaling) {
   nf <- lay$n_free
   if (nf > 0L) {
     bi <- eng_mlp_forward(lay$heads$bias, params, xw)
-    free <- if (spec$parameterization == 1L) seq_len(L) else setdiff(seq_len(L), spec$anchor + 1L)
+    free <- if (spec$parameterization == "unanchored") seq_len(L) else setdiff(seq_len(L), spec$anchor + 1L)
     a[, free] <- eng_softplus(bi[, seq_len(nf)])
     cc[, free] <- bi[, nf + seq_len(nf)]
   }
@@ -105,10 +105,12 @@ eng_heads_r <- function(spec, params, X, scaling) {
        raw_v0 = pr[, 2], raw_w = rl)
 }
 
-# Split the engine's heads matrix (n x (2 + 3L)).
+# Split the engine's heads matrix by the columns the engine names.
 eng_split_heads <- function(H, L) {
-  list(mu0 = H[, 1], v0 = H[, 2], w = H[, 2 + seq_len(L), drop = FALSE],
-       a = H[, 2 + L + seq_len(L), drop = FALSE], c = H[, 2 + 2 * L + seq_len(L), drop = FALSE])
+  col <- ncam:::head_columns(L)
+  list(mu0 = H[, col$prior_mean], v0 = H[, col$prior_log_variance],
+       w = H[, col$noise_log_variance, drop = FALSE], a = H[, col$gain, drop = FALSE],
+       c = H[, col$offset, drop = FALSE])
 }
 
 # Dense -log N(b; a mu0 + c, s0^2 a a' + diag(sigma^2)) over the observed entries of b.
@@ -128,7 +130,27 @@ eng_objective <- function(spec, params, X, B, scaling, rows0 = seq_len(nrow(B)) 
   ncam:::ncam_objective_cpp(spec, params, X, B, scaling, as.integer(rows0), as.integer(threads), precision)
 }
 
+# The engine returns results in the readings' units; the checks below compare with working-
+# scale computations, so map them back: with b' = (b - m) / k, Theta' = (Theta - m) / k,
+# c' = (c - m (1 - a)) / k, log-variances minus 2 log k, NLL minus |O| log k.
 eng_predict <- function(spec, params, X, B, scaling, threads = 1L, precision = "double") {
+  pr <- eng_predict_units(spec, params, X, B, scaling, threads, precision)
+  m <- scaling$b_shift
+  k <- scaling$b_scale
+  pr$mean <- (pr$mean - m) / k
+  pr$variance <- pr$variance / k^2
+  pr$nll <- pr$nll - pr$n_observed * log(k)
+  col <- ncam:::head_columns(spec$n_sensors)
+  H <- pr$heads
+  H[, col$prior_mean] <- (H[, col$prior_mean] - m) / k
+  H[, c(col$prior_log_variance, col$noise_log_variance)] <-
+    H[, c(col$prior_log_variance, col$noise_log_variance)] - 2 * log(k)
+  H[, col$offset] <- (H[, col$offset] - m * (1 - H[, col$gain])) / k
+  pr$heads <- H
+  pr
+}
+
+eng_predict_units <- function(spec, params, X, B, scaling, threads = 1L, precision = "double") {
   ncam:::ncam_predict_cpp(spec, params, X, B, scaling, as.integer(threads), precision, TRUE)
 }
 
@@ -215,6 +237,51 @@ test_that("rows with a missing covariate give NA predictions", {
   expect_false(anyNA(pr$mean[-4]))
 })
 
+test_that("the engine returns results in the readings' units, whatever the working scale", {
+  # The same network on readings given as b, with working scale (m, k), and on b* = (b - m) / k
+  # with the identity scale: the posterior is the same up to the affine map, and the NLL of
+  # b is the NLL of b* plus |O| log k (the Jacobian). Checked with a plain affine map in R.
+  d <- eng_data(25, 2, 3, seed = 15)
+  m <- d$scaling$b_shift
+  k <- d$scaling$b_scale
+  unit_scaling <- eng_scaling(2, x_center = rep(3, 2), x_scale = rep(2, 2))
+  for (param in 0:2) {
+    spec <- eng_spec(2, 3, 4L, param, anchor = 1L)
+    params <- eng_params(spec, 16)
+    raw <- eng_predict_units(spec, params, d$X, d$B, d$scaling)
+    std <- eng_predict_units(spec, params, d$X, (d$B - m) / k, unit_scaling)
+    expect_equal(raw$mean, m + k * std$mean, tolerance = 1e-12)
+    expect_equal(raw$variance, k^2 * std$variance, tolerance = 1e-12)
+    expect_equal(raw$nll, std$nll + rowSums(!is.na(d$B)) * log(k), tolerance = 1e-12)
+    H <- eng_split_heads(raw$heads, 3)
+    S <- eng_split_heads(std$heads, 3)
+    expect_equal(H$a, S$a, tolerance = 1e-12)
+    expect_equal(H$c, k * S$c + m * (1 - S$a), tolerance = 1e-12)
+    expect_equal(exp(H$w), k^2 * exp(S$w), tolerance = 1e-12)
+    expect_equal(H$mu0, m + k * S$mu0, tolerance = 1e-12)
+  }
+})
+
+test_that("the head columns named by the engine are the documented layout", {
+  for (L in c(1L, 3L)) {
+    col <- ncam:::head_columns(L)
+    expect_identical(unlist(col, use.names = FALSE), seq_len(2L + 3L * L))
+    expect_identical(col$gain, 2L + L + seq_len(L))
+  }
+})
+
+test_that("specs and precisions are checked names, not positions", {
+  spec <- eng_spec(2, 3, 4L, 0L)
+  expect_identical(spec$parameterization, "anchored")
+  expect_error(ncam:::new_model_spec(2, 3, 4L, "anchor"), "parameterization")
+  bad <- spec
+  bad$parameterization <- "anchor"
+  d <- eng_data(5, 2, 3, seed = 1)
+  expect_error(eng_predict(bad, eng_params(spec, 1), d$X, d$B, d$scaling), "unknown parameterization")
+  expect_error(eng_predict(spec, eng_params(spec, 1), d$X, d$B, d$scaling, precision = "single"),
+               "unknown precision")
+})
+
 # ---------------------------------------------------------------------------------------
 # 1. Gradient against central finite differences, per parameter group
 # ---------------------------------------------------------------------------------------
@@ -238,7 +305,7 @@ eng_fd_check <- function(spec, d, seed, h = 1e-5, rows0 = seq_len(nrow(d$B)) - 1
   err <- abs(obj$gradient - fd) / pmax(1, abs(fd))
   worst <- tapply(err, groups, max)
   for (g in names(worst)) {
-    expect_lt(worst[[g]], 1e-6, label = sprintf("max FD error of group '%s' (param %d, hidden %s, p %d)", g,
+    expect_lt(worst[[g]], 1e-6, label = sprintf("max FD error of group '%s' (param %s, hidden %s, p %d)", g,
                                                 spec$parameterization, paste(spec$hidden, collapse = ","),
                                                 spec$n_covariates))
   }

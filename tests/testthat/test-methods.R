@@ -12,15 +12,15 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(s$sensors$sigma, unname(colMeans(sqrt(post$sigma2))))
   expect_equal(s$sensors$c_sd, unname(apply(post$c, 2, sd)))
   expect_equal(s$sensors$a_q90, unname(apply(post$a, 2, quantile, 0.9)))
-  # Computing the fitted posterior in small blocks gives the same result as in one block.
+  # Computing the fitted summary in small blocks gives the same result as in one block.
   x <- ncam:::new_design(fit, toy)
   b <- ncam:::sensor_columns(toy, fit$sensors, "none")
   usable <- rep(TRUE, nrow(toy))
-  one <- ncam:::fitted_posterior(fit, x, b, usable, 1L)
-  blocks <- ncam:::fitted_posterior(fit, x, b, usable, 1L, block_rows = 37L)
+  one <- ncam:::fitted_summary(fit, x, b, usable, 0, 1L)
+  blocks <- ncam:::fitted_summary(fit, x, b, usable, 0, 1L, block_rows = 37L)
   expect_equal(blocks, one, tolerance = 1e-6)  # float kernels differ in the last bits by block size
   expect_equal(one$sensor_summary, s$sensors)
-  expect_equal(one$residuals, residuals(fit))
+  expect_equal(one$loglik, as.numeric(logLik(fit)))
   expect_output(print(s), "Sensor model")
 
   co <- coef(fit)

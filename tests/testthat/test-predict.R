@@ -7,12 +7,59 @@ test_that("predict returns one row per input row, in order, with the documented 
   expect_equal(nrow(pred), nrow(toy))
   z <- qnorm(0.9)
   expect_equal(pred$.pred_upper - pred$.pred, z * pred$.pred_sd)
-  expect_equal(pred$.pred_sd^2, pred$.post_sd^2 + fit$sigma_y2_model)
+  expect_equal(pred$.pred_sd^2, pred$.post_sd^2 + ncam:::aleatoric_variance(fit))
   reordered <- predict(fit, toy[c(10, 3, 7), ])
   expect_equal(reordered$.pred, pred$.pred[c(10, 3, 7)])
   expect_named(predict(fit, toy), c(".pred", ".pred_sd", ".post_sd", ".n_sensors"))
   expect_equal(predict(fit)$.pred, predict(fit, toy)$.pred)
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
+})
+
+test_that("sigma_y2 is a fraction of the variance of the anchor's training readings", {
+  toy <- simulate_toy(n = 400, seed = 22)
+  fit <- quick_fit(toy, validation = 0, sigma_y2 = 0.05)
+  pred <- predict(fit, toy)
+  expect_equal(pred$.pred_sd^2 - pred$.post_sd^2, rep(0.05 * var(toy$sensor_0), nrow(toy)))
+})
+
+test_that("a fit is small, saves and reloads to identical predictions, and finds its data again", {
+  toy <- simulate_toy(n = 5000, seed = 23)
+  fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8L, epochs = 3L,
+              seed = 1L, threads = 1L)
+  expect_lt(as.numeric(utils::object.size(fit)), 1e5)
+  expect_lt(as.numeric(utils::object.size(quick_fit(toy))), 1e5)  # do.call() puts data in the call
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  expect_identical(predict(readRDS(path), toy), predict(fit, toy))
+  expect_equal(fitted(fit), predict(fit, toy)$.pred)
+  # The data changed since the fit: fitted() says so instead of answering for other data.
+  toy$sensor_1[1] <- toy$sensor_1[1] + 1
+  expect_error(fitted(fit), "pass it as")
+  expect_equal(fitted(fit, newdata = toy)[2:5], predict(fit, toy)$.pred[2:5])
+})
+
+test_that("predict refuses misspelt arguments and several levels", {
+  toy <- simulate_toy(n = 200, seed = 24)
+  fit <- quick_fit(toy)
+  expect_error(predict(fit, toy, levle = 0.9), "levle")
+  expect_error(predict(fit, toy, type = "conf_int"), "type")
+  expect_error(predict(fit, toy, interval = "credible", level = c(0.5, 0.9)), "single number")
+})
+
+test_that("data-dependent terms keep their training coefficients on new data", {
+  toy <- simulate_toy(n = 400, seed = 25)
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ poly(x3, 2) + scale(x1))
+  expect_equal(predict(fit, toy[1:10, ])$.pred, predict(fit, toy)$.pred[1:10])
+})
+
+test_that("64-bit integer readings are converted by value", {
+  skip_if_not_installed("bit64")
+  toy <- simulate_toy(n = 300, seed = 26)
+  fit <- quick_fit(toy)
+  toy64 <- toy
+  toy64$sensor_1 <- bit64::as.integer64(round(toy$sensor_1))
+  toy$sensor_1 <- round(toy$sensor_1)
+  expect_equal(predict(fit, toy64), predict(fit, toy))
 })
 
 test_that("the fast design path for plain numeric covariates equals model.matrix", {

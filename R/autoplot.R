@@ -1,0 +1,396 @@
+# ggplot2 pictures of a fitted NCAM. ggplot2 is only suggested: every ggplot2 call is
+# qualified and autoplot.ncam() checks for the package first.
+
+#' Plot a fitted NCAM with ggplot2
+#'
+#' Five pictures of a fitted model, each returned as a ggplot object that can
+#' be modified further:
+#' * `"loss"`: the training and validation negative log-likelihood per row at
+#'   each epoch, with the best epoch (whose weights are kept) marked. When the
+#'   first epochs' values dwarf the rest, the y axis zooms on the epochs after
+#'   the first tenth and the caption says so.
+#' * `"sensors"`: each sensor's learned gain, offset and noise standard
+#'   deviation at the rows of `newdata`, against the column named by
+#'   `covariate`: one point per row (at most 5,000 rows are drawn, evenly
+#'   spaced) and a line through the means of all rows in 40 bins of equal
+#'   width along the covariate (one bin per 10 rows for fewer than 400 rows;
+#'   bins with fewer than 5 rows are skipped). Dashed lines mark a perfect sensor (gain 1, offset
+#'   0); the anchor sensor sits on them by construction. When other
+#'   covariates also drive the parameters, the points at one value of
+#'   `covariate` spread vertically. Offsets and noise are in reading units (log
+#'   units for a model fitted with `transform = "log"`).
+#' * `"series"`: the raw sensor readings, the fused estimate with its
+#'   credible interval at `level` as a ribbon, and the reference when
+#'   `reference` names a column, against the `date` column. `newdata` must
+#'   hold one time series (no repeated times); subset it to one site first.
+#' * `"scatter"`: the fused estimate against the reference, with the 1:1
+#'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
+#' * `"coverage"`: the fraction of rows whose reference lies inside the
+#'   credible interval, against the nominal level, at each level of `level`,
+#'   with the diagonal of perfect calibration. For conformal intervals use
+#'   [calibrate()] and [augment()].
+#'
+#' Rows with a missing value among the plotted columns are left out of the
+#' picture; the caption says how many.
+#'
+#' @param object A fitted [ncam()] model.
+#' @param type Which picture; see the list above.
+#' @param newdata A data frame with the sensor and covariate columns of the
+#'   model (and the `date` and `reference` columns where used); required for
+#'   every type except `"loss"`.
+#' @param covariate For `"sensors"`: name of the numeric, Date or POSIXct
+#'   column of `newdata` for the x axis; default the model's first covariate.
+#' @param date For `"series"`: name of the Date or POSIXct column of
+#'   `newdata` giving the time of each row.
+#' @param reference Name of the column of `newdata` with reference values:
+#'   optional for `"series"`, required for `"scatter"` and `"coverage"`.
+#' @param level Coverage level of the credible interval: one number for
+#'   `"series"` (default 0.9), the levels to check for `"coverage"` (default
+#'   0.50, 0.55, ..., 0.95).
+#' @param ... Must be empty; a misspelt argument is an error.
+#' @return A ggplot object.
+#' @seealso [plot.ncam()], [sensor_params()], [predict.ncam()], [ncam-tidy]
+#' @exportS3Method ggplot2::autoplot
+#' @importFrom rlang .data
+#' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
+#' toy <- simulate_toy(400, seed = 1)
+#' toy$date <- as.Date("2024-01-01") + seq_len(nrow(toy)) - 1
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:300, ],
+#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#' ggplot2::autoplot(fit)
+#' ggplot2::autoplot(fit, "sensors", newdata = toy)
+#' ggplot2::autoplot(fit, "series", newdata = toy[301:400, ], reference = "truth")
+#' ggplot2::autoplot(fit, "scatter", newdata = toy[301:400, ], reference = "truth")
+#' ggplot2::autoplot(fit, "coverage", newdata = toy[301:400, ], reference = "truth")
+autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
+                          newdata = NULL, covariate = NULL, date = "date", reference = NULL,
+                          level = NULL, ...) {
+  rlang::check_dots_empty()
+  call <- rlang::current_env()
+  check_ggplot2(call)
+  type <- match_choice(type, c("loss", "sensors", "series", "scatter", "coverage"), "type")
+  if (type == "loss") return(plot_loss(object))
+  if (is.null(newdata)) {
+    cli::cli_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
+                     i = "Pass a data frame with the model's sensor and covariate columns."))
+  }
+  check_data_frame(newdata, "newdata")
+  if (!is.null(level)) check_level(level)
+  if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
+  if (type == "series") {
+    if (length(level) > 1L) {
+      cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.")
+    }
+    return(plot_series(object, newdata, date, reference, if (is.null(level)) 0.9 else level, call))
+  }
+  if (is.null(reference)) {
+    cli::cli_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
+                     i = "Name the column of {.arg newdata} with the reference values."))
+  }
+  check_plot_column(newdata, reference, "reference", call)
+  if (type == "scatter") return(plot_scatter(object, newdata, reference, call))
+  levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
+  plot_coverage(object, newdata, reference, levels, call)
+}
+
+# `installed` is an argument so tests can pretend ggplot2 is absent.
+check_ggplot2 <- function(call = parent.frame(),
+                          installed = requireNamespace("ggplot2", quietly = TRUE)) {
+  if (!installed) {
+    cli::cli_abort(c("{.fn autoplot} for {.cls ncam} models needs the {.pkg ggplot2} package.",
+                     i = "Install it with {.code install.packages(\"ggplot2\")}."), call = call)
+  }
+}
+
+# `column` must name a column of newdata; `kind` restricts its class ("numeric",
+# "time" for Date/POSIXct, "continuous" for either).
+check_plot_column <- function(newdata, column, arg, call, kind = "numeric") {
+  check_string(column, arg, call = call)
+  if (!column %in% names(newdata)) {
+    cli::cli_abort(c("{.arg {arg}} names column {.val {column}}, which {.arg newdata} lacks.",
+                     i = "Available columns: {.val {names(newdata)}}."), call = call)
+  }
+  x <- newdata[[column]]
+  is_time <- inherits(x, c("Date", "POSIXct"))
+  is_number <- is.numeric(x) && !is_time
+  ok <- switch(kind, numeric = is_number, time = is_time, continuous = is_number || is_time)
+  if (!ok) {
+    what <- switch(kind, numeric = "numeric", time = "a Date or POSIXct column",
+                   continuous = "numeric, Date or POSIXct")
+    cli::cli_abort("Column {.field {column}} of {.arg newdata} (named by {.arg {arg}}) must be {what}, not {.obj_type_friendly {x}}.",
+                   call = call)
+  }
+  invisible(column)
+}
+
+# Okabe-Ito colours (yellow last: it is faint on white); evenly spaced hues for more
+# sensors than that.
+sensor_palette <- function(n) {
+  okabe_ito <- c("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
+  if (n > length(okabe_ito)) return(grDevices::hcl.colors(n, "Dark 3"))
+  okabe_ito[seq_len(n)]
+}
+
+sensor_labels <- function(object) {
+  ifelse(object$sensors %in% object$anchor, paste(object$sensors, "(anchor)"), object$sensors)
+}
+
+dropped_caption <- function(n_dropped, what = "row") {
+  if (n_dropped == 0L) return(NULL)
+  sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what,
+          if (n_dropped == 1L) "" else "s")
+}
+
+plot_theme <- function() {
+  ggplot2::theme_bw(base_size = 11) +
+    ggplot2::theme(legend.position = "bottom", panel.grid.minor = ggplot2::element_blank(),
+                   strip.background = ggplot2::element_rect(fill = "grey95"),
+                   plot.caption = ggplot2::element_text(colour = "grey35"))
+}
+
+plot_loss <- function(object) {
+  h <- object$history
+  curves <- data.frame(epoch = rep(h$epoch, 2L),
+                       curve = factor(rep(c("training", "validation"), each = nrow(h)),
+                                      levels = c("training", "validation")),
+                       nll = c(h$train_nll, h$validation_nll))
+  curves <- curves[is.finite(curves$nll), , drop = FALSE]
+  # The best epoch is chosen on validation NLL, or training NLL without validation rows.
+  chosen <- if (object$n_validation > 0L) "validation" else "training"
+  best <- curves[curves$epoch == object$best_epoch & curves$curve == chosen, , drop = FALSE]
+  stop_txt <- if (isTRUE(object$stopped_early)) ", stopped early" else ""
+  # The label goes on the side of the best-epoch line with more room.
+  label_right <- object$best_epoch <= mean(range(curves$epoch))
+  zoom <- loss_zoom(curves)
+  ggplot2::ggplot(curves, ggplot2::aes(.data$epoch, .data$nll, colour = .data$curve)) +
+    ggplot2::geom_vline(xintercept = object$best_epoch, linetype = "dashed", colour = "grey45") +
+    ggplot2::geom_line(linewidth = 0.7) +
+    ggplot2::geom_point(data = best, size = 2.5, show.legend = FALSE) +
+    ggplot2::annotate("text", x = object$best_epoch, y = Inf, label = " best epoch ",
+                      hjust = if (label_right) 0 else 1, vjust = 1.5, colour = "grey30", size = 3.5) +
+    ggplot2::scale_colour_manual(values = c(training = "#0072B2", validation = "#D55E00")) +
+    zoom$coord +
+    ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
+                  title = "NCAM training",
+                  subtitle = sprintf("Best epoch %d of %d run%s", object$best_epoch,
+                                     object$epochs_run, stop_txt),
+                  caption = zoom$caption) +
+    plot_theme()
+}
+
+# The first epochs' NLL can dwarf the rest of the curves: when it spans more than three
+# times the range after the first tenth of the epochs, zoom on the latter and say so.
+loss_zoom <- function(curves) {
+  skip <- floor(0.1 * max(curves$epoch))
+  late <- curves$nll[curves$epoch > skip]
+  if (skip < 2L || length(late) == 0L || diff(range(curves$nll)) <= 3 * diff(range(late))) {
+    return(list(coord = NULL, caption = NULL))
+  }
+  list(coord = ggplot2::coord_cartesian(ylim = range(late)),
+       caption = sprintf("y axis zoomed on epochs after %d; the curves start at %.4g.",
+                         skip, max(curves$nll[curves$epoch == min(curves$epoch)])))
+}
+
+plot_sensors <- function(object, newdata, covariate, call) {
+  if (is.null(covariate)) {
+    covariate <- intersect(object$covariates, names(newdata))[1]
+    if (is.na(covariate)) {
+      cli::cli_abort(c("{.arg covariate} is required: no covariate of the model is a column of {.arg newdata}.",
+                       i = "Name a numeric, Date or POSIXct column of {.arg newdata} for the x axis."),
+                     call = call)
+    }
+  }
+  check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
+  params <- sensor_params(object, newdata)
+  x <- newdata[[covariate]]
+  parameter_labels <- c(gain = "Gain (reading per unit of true value)",
+                        offset = "Offset (reading units)",
+                        noise = "Noise standard deviation (reading units)")
+  n_rows <- nrow(params)
+  long <- data.frame(.row = rep(params$.row, 3L),
+                     sensor = factor(rep(params$sensor, 3L), levels = object$sensors,
+                                     labels = sensor_labels(object)),
+                     parameter = factor(rep(names(parameter_labels), each = n_rows),
+                                        levels = names(parameter_labels)),
+                     value = c(params$a, params$c, params$sigma))
+  long$x <- x[long$.row]
+  complete_rows <- tapply(is.finite(long$value) & !is.na(long$x), long$.row, all)
+  n_dropped <- sum(!complete_rows)
+  long <- long[long$.row %in% which(complete_rows), , drop = FALSE]
+  if (nrow(long) == 0L) {
+    cli::cli_abort("No row of {.arg newdata} has both {.field {covariate}} and the model's covariates.",
+                   call = call)
+  }
+  # Points for at most 5,000 rows keep the figure light; the bin means use every row.
+  kept_rows <- unique(long$.row)
+  shown_rows <- if (length(kept_rows) > 5000L) {
+    kept_rows[round(seq(1, length(kept_rows), length.out = 5000L))]
+  } else kept_rows
+  points <- long[long$.row %in% shown_rows, , drop = FALSE]
+  alpha <- min(0.6, max(0.15, 300 / length(shown_rows)))
+  perfect <- data.frame(parameter = factor(c("gain", "offset"), levels = names(parameter_labels)),
+                        value = c(1, 0))
+  caption <- paste(c(
+    if (length(shown_rows) < length(kept_rows)) {
+      sprintf("Points: %s evenly spaced rows of %s; lines: means of all rows in equal-width bins of x.",
+              format(length(shown_rows), big.mark = ","), format(length(kept_rows), big.mark = ","))
+    } else "Points: rows; lines: means in equal-width bins of x.",
+    dropped_caption(n_dropped)
+  ), collapse = " ")
+  ggplot2::ggplot(long, ggplot2::aes(.data$x, .data$value, colour = .data$sensor)) +
+    ggplot2::geom_hline(data = perfect, ggplot2::aes(yintercept = .data$value),
+                        linetype = "dashed", colour = "grey40") +
+    ggplot2::geom_point(data = points, alpha = alpha, size = 1.1, stroke = 0) +
+    ggplot2::geom_line(data = bin_means(long), linewidth = 0.9) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$parameter), ncol = 1L, scales = "free_y",
+                        labeller = ggplot2::as_labeller(parameter_labels)) +
+    ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(nlevels(long$sensor)),
+                                                          levels(long$sensor))) +
+    ggplot2::guides(colour = ggplot2::guide_legend(override.aes = list(alpha = 1, size = 2.5))) +
+    ggplot2::labs(x = covariate, y = NULL, colour = "Sensor",
+                  title = sprintf("Learned sensor model against %s", covariate),
+                  caption = caption) +
+    plot_theme()
+}
+
+# Mean x and value of each sensor and parameter in bins of equal width along x, so the line
+# spans the data: 40 bins, or one per 10 rows for fewer than 400 rows; bins with fewer than
+# 5 rows are left out (too noisy). x keeps its Date/POSIXct class.
+bin_means <- function(long) {
+  x_num <- as.numeric(long$x)
+  n_bins <- max(1L, min(40L, length(unique(long$.row)) %/% 10L))
+  span <- range(x_num)
+  bin <- if (span[1] < span[2]) {
+    pmin(n_bins, 1L + floor(n_bins * (x_num - span[1]) / (span[2] - span[1])))
+  } else rep(1L, length(x_num))
+  groups <- interaction(long$sensor, long$parameter, bin, drop = TRUE)
+  first <- !duplicated(groups)
+  key <- as.character(groups[first])
+  means <- data.frame(sensor = long$sensor[first], parameter = long$parameter[first],
+                      x = as.vector(tapply(x_num, groups, mean)[key]),
+                      value = as.vector(tapply(long$value, groups, mean)[key]),
+                      n = as.vector(table(groups)[key]))
+  means <- means[means$n >= 5L, , drop = FALSE]
+  means <- means[order(means$sensor, means$parameter, means$x), , drop = FALSE]
+  # Restore the time class so the line shares the points' axis.
+  time_attributes <- attributes(long$x)[intersect(c("class", "tzone"), names(attributes(long$x)))]
+  attributes(means$x) <- time_attributes
+  means
+}
+
+plot_series <- function(object, newdata, date, reference, level, call) {
+  check_plot_column(newdata, date, "date", call, kind = "time")
+  if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
+  time <- newdata[[date]]
+  repeated <- sum(duplicated(time[!is.na(time)]))
+  if (repeated > 0L) {
+    cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}: the series plot draws one time series.",
+                     i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
+  }
+  pred <- stats::predict(object, newdata, interval = "credible", level = level)
+  fused_label <- "NCAM fused"
+  # Labelled apart from the sensors, as the reference may also be one of them.
+  reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
+  sensors <- object$sensors
+  readings <- data.frame(time = rep(time, length(sensors)),
+                         series = rep(sensor_labels(object), each = nrow(newdata)),
+                         value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
+                                        use.names = FALSE))
+  lines <- rbind(readings,
+                 if (!is.null(reference)) data.frame(time = time, series = reference_label,
+                                                     value = newdata[[reference]]),
+                 data.frame(time = time, series = fused_label, value = pred$.pred))
+  # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
+  # along a sensor both stay visible, then the reference and the fused line on top.
+  series_levels <- c(sensor_labels(object), reference_label, fused_label)
+  lines$series <- factor(lines$series, levels = series_levels)
+  n_missing <- sum(is.na(lines$value) | is.na(lines$time))
+  lines <- lines[!is.na(lines$time), , drop = FALSE]
+  lines <- lines[order(lines$series, lines$time), , drop = FALSE]
+  ribbon <- data.frame(time = time, lower = pred$.pred_lower, upper = pred$.pred_upper)
+  ribbon <- ribbon[stats::complete.cases(ribbon), , drop = FALSE]
+  ribbon <- ribbon[order(ribbon$time), , drop = FALSE]
+  colours <- stats::setNames(c(sensor_palette(length(sensors)), if (!is.null(reference)) "grey25",
+                                "black"), series_levels)
+  widths <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 0.6, 0.5),
+                            series_levels)
+  alphas <- stats::setNames(c(rep(0.55, length(sensors)), if (!is.null(reference)) 1, 1),
+                            series_levels)
+  types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
+                           series_levels)
+  ribbon_label <- sprintf("%g%% credible interval", 100 * level)
+  ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
+    ggplot2::geom_ribbon(data = ribbon, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
+                                                     fill = ribbon_label), inherit.aes = FALSE) +
+    ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
+                                    linetype = .data$series, alpha = .data$series), na.rm = TRUE) +
+    ggplot2::scale_fill_manual(values = stats::setNames("grey80", ribbon_label)) +
+    ggplot2::scale_colour_manual(values = colours) +
+    ggplot2::scale_linewidth_manual(values = widths) +
+    ggplot2::scale_linetype_manual(values = types) +
+    ggplot2::scale_alpha_manual(values = alphas) +
+    ggplot2::labs(x = date, y = "Reading and fused value (reading units)", colour = NULL,
+                  linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL,
+                  title = "Raw sensors and the NCAM fused estimate",
+                  caption = dropped_caption(n_missing, "value")) +
+    plot_theme() +
+    # The interval key on its own row keeps a legend of many series within the width.
+    ggplot2::theme(legend.box = "vertical")
+}
+
+# Predictions for newdata and the rows that have both a finite reference and a fused estimate.
+reference_rows <- function(object, newdata, reference, call) {
+  pred <- stats::predict(object, newdata)
+  usable <- is.finite(newdata[[reference]]) & is.finite(pred$.pred)
+  if (!any(usable)) {
+    cli::cli_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
+                   call = call)
+  }
+  list(pred = pred, usable = usable, n_dropped = sum(!usable))
+}
+
+plot_scatter <- function(object, newdata, reference, call) {
+  rows <- reference_rows(object, newdata, reference, call)
+  points <- data.frame(reference = newdata[[reference]][rows$usable],
+                       fused = rows$pred$.pred[rows$usable])
+  error <- points$fused - points$reference
+  stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f",
+                       format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
+                       if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_)
+  limits <- range(points$reference, points$fused)
+  ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
+    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
+    ggplot2::geom_point(alpha = min(0.7, max(0.1, 200 / nrow(points))), size = 1.2, stroke = 0,
+                        colour = "#0072B2") +
+    ggplot2::coord_equal(xlim = limits, ylim = limits) +
+    ggplot2::labs(x = sprintf("Reference (%s)", reference), y = "NCAM fused estimate",
+                  title = "Fused estimate against the reference", subtitle = stats_txt,
+                  caption = dropped_caption(rows$n_dropped)) +
+    plot_theme()
+}
+
+plot_coverage <- function(object, newdata, reference, levels, call) {
+  rows <- reference_rows(object, newdata, reference, call)
+  ref <- newdata[[reference]][rows$usable]
+  coverage <- vapply(levels, function(level) {
+    pred <- stats::predict(object, newdata, interval = "credible", level = level)[rows$usable, ]
+    mean(ref >= pred$.pred_lower & ref <= pred$.pred_upper)
+  }, numeric(1))
+  points <- data.frame(nominal = levels, empirical = coverage)
+  lower <- min(points$nominal, points$empirical, 0.5)
+  percent <- function(p) paste0(100 * p, "%")
+  ggplot2::ggplot(points, ggplot2::aes(.data$nominal, .data$empirical)) +
+    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
+    ggplot2::geom_line(colour = "#0072B2", linewidth = 0.8) +
+    ggplot2::geom_point(colour = "#0072B2", size = 2.2) +
+    ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
+    ggplot2::scale_x_continuous(labels = percent) +
+    ggplot2::scale_y_continuous(labels = percent) +
+    ggplot2::labs(x = "Nominal level of the credible interval",
+                  y = sprintf("Rows whose %s lies inside", reference),
+                  title = "Coverage of the credible intervals",
+                  subtitle = sprintf("%s rows with a reference value; diagonal: perfect calibration",
+                                     format(sum(rows$usable), big.mark = ",")),
+                  caption = dropped_caption(rows$n_dropped)) +
+    plot_theme()
+}

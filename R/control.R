@@ -1,0 +1,48 @@
+#' Optimiser details for ncam()
+#'
+#' @param beta1,beta2,eps Adam's moment decay rates and denominator constant.
+#' @param weight_decay L2 penalty added to the gradient (as in `torch.optim.Adam`).
+#' @param clip_norm Clip the gradient to this Euclidean norm; `Inf` for no clipping.
+#' @param logvar_range Clamp of the log-variances, on the working scale.
+#' @param precision `"float"` (single precision networks, the default and fastest) or
+#'   `"double"`. The likelihood and posterior are always computed in double precision from
+#'   the network outputs; the softplus of the gains runs in the network's precision.
+#' @param min_delta Smallest decrease of the validation NLL that counts as an improvement.
+#' @return A list of class `ncam_control`.
+#' @examples
+#' ncam_control(clip_norm = 5)
+#' @export
+ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = Inf,
+                         logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0) {
+  check_number(beta1, "beta1", min = 0, max = 1 - 1e-12)
+  check_number(beta2, "beta2", min = 0, max = 1 - 1e-12)
+  check_number(eps, "eps", min = 0)
+  check_number(weight_decay, "weight_decay", min = 0)
+  if (!is.numeric(clip_norm) || length(clip_norm) != 1L || is.na(clip_norm) || clip_norm <= 0) {
+    cli::cli_abort("{.arg clip_norm} must be a positive number or {.code Inf}.")
+  }
+  check_logvar_range(logvar_range)
+  check_number(min_delta, "min_delta", min = 0)
+  structure(list(beta1 = beta1, beta2 = beta2, eps = eps, weight_decay = weight_decay,
+                 clip_norm = if (is.finite(clip_norm)) clip_norm else 0,
+                 logvar_range = as.numeric(logvar_range),
+                 precision = match_choice(precision, precisions, "precision"),
+                 min_delta = min_delta), class = "ncam_control")
+}
+
+check_logvar_range <- function(logvar_range, call = parent.frame()) {
+  if (!is.numeric(logvar_range) || length(logvar_range) != 2L || anyNA(logvar_range) ||
+      any(!is.finite(logvar_range)) || logvar_range[1] >= logvar_range[2]) {
+    cli::cli_abort("{.arg logvar_range} must be two finite increasing numbers, such as {.code c(-5, 4)}.",
+                   call = call)
+  }
+}
+
+check_hidden <- function(hidden, call = parent.frame()) {
+  ok <- is.numeric(hidden) && !anyNA(hidden) && all(hidden >= 1) && all(hidden == round(hidden)) &&
+    all(hidden <= 4096)
+  if (!ok) {
+    cli::cli_abort("{.arg hidden} must be whole numbers between 1 and 4096 (or {.code integer(0)} for no hidden layer).",
+                   call = call)
+  }
+}

@@ -1,0 +1,154 @@
+# From a formula and a data frame to what the engine reads: the sensor columns, the anchor,
+# and the covariate design, for fitting and again, coded the same way, for new data.
+
+# Sensor column names from the left side of the formula: a + b + c or cbind(a, b, c).
+sensor_names <- function(formula, call = parent.frame()) {
+  walk <- function(e) {
+    if (is.name(e)) return(as.character(e))
+    if (is.call(e) && (identical(e[[1]], as.name("+")) || identical(e[[1]], as.name("cbind")))) {
+      return(unlist(lapply(as.list(e)[-1], walk)))
+    }
+    cli::cli_abort(c("The left side of {.arg formula} must list sensor columns as {.code a + b} or {.code cbind(a, b)}.",
+                     x = "Found {.code {deparse(e)}}."), call = call)
+  }
+  walk(formula[[2]])
+}
+
+resolve_anchor <- function(anchor, sensors, parameterization, call = parent.frame()) {
+  if (parameterization != "anchored") return(NULL)
+  if (is.null(anchor)) return(sensors[1])
+  check_string(anchor, "anchor", call = call)
+  if (!anchor %in% sensors) {
+    cli::cli_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
+                     x = "{.val {anchor}} is not on the left side of the formula."), call = call)
+  }
+  anchor
+}
+
+# A matrix as a named list of its columns, the form in which ncam() hands covariates and
+# readings to the engine (a data frame's own columns need no copy).
+as_columns <- function(m) {
+  cols <- lapply(seq_len(ncol(m)), function(k) m[, k])
+  names(cols) <- colnames(m)
+  cols
+}
+
+take_rows <- function(cols, idx) lapply(cols, `[`, idx)
+
+# Per row: TRUE when no column is NA; the number of non-NA columns.
+rows_without_na <- function(cols, n) Reduce(`&`, lapply(cols, Negate(is.na)), rep(TRUE, n))
+n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
+
+# Sensor readings in the model scale (log readings for transform = "log") as a named list
+# of double columns: the columns of `data` themselves when they are already double and
+# untransformed, so the engine reads them without a copy.
+sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
+  cols <- lapply(sensors, function(s) {
+    v <- data[[s]]
+    if (!is.numeric(v)) {
+      cli::cli_abort("Sensor column {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
+    }
+    if (training && all(is.na(v))) cli::cli_abort("Sensor column {.field {s}} is entirely {.val NA}.", call = call)
+    v <- plain_double(v)
+    if (transform == "log") {
+      bad <- which(!is.na(v) & v <= 0)
+      if (length(bad)) {
+        cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but sensor column {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
+                         i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
+      }
+      return(log(v))
+    }
+    plain_double(v)
+  })
+  names(cols) <- sensors
+  check_finite_columns(cols, "Sensor column", call = call)
+  cols
+}
+
+# A numeric column as plain doubles, the column itself when it already is one. 64-bit
+# integers (bit64, as data.table::fread and databases return them) are doubles underneath
+# whose bits mean something else: convert them by value.
+plain_double <- function(v) {
+  if (inherits(v, "integer64")) {
+    rlang::check_installed("bit64", reason = "to convert 64-bit integer columns.")
+    return(bit64::as.double.integer64(v))
+  }
+  if (is.double(v) && is.null(attributes(v))) v else as.double(v)
+}
+
+# Design of the covariates with full one-hot coding of factors and characters: a list of
+# columns, the terms (with the training data's `predvars`, so that poly(), scale() or ns()
+# are evaluated on new data with the training coefficients, as lm() does) and the factor
+# levels.
+build_design <- function(formula, data, sensors, call = parent.frame()) {
+  rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
+  vars <- all.vars(rhs)
+  check_columns(data, vars, "formula", call = call)
+  clash <- intersect(vars, sensors)
+  if (length(clash)) {
+    cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
+  }
+  if (plain_covariates(rhs, data)) {
+    x <- covariate_columns(data, attr(rhs, "term.labels"), call)
+    return(list(terms = rhs, xlevels = list(), x = x, covariates = names(x)))
+  }
+  mf <- stats::model.frame(rhs, data, na.action = stats::na.pass)
+  rhs <- attr(mf, "terms")
+  for (v in names(mf)) if (is.character(mf[[v]])) mf[[v]] <- factor(mf[[v]])
+  xlevels <- stats::.getXlevels(rhs, mf)
+  x <- as_columns(design_matrix(rhs, mf, call = call))
+  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x))
+}
+
+# TRUE when every term of the formula's right side is a numeric column of `data` on its own
+# (no factor, transformation or interaction): the design is then those columns.
+plain_covariates <- function(rhs, data) {
+  vars <- all.vars(rhs)
+  labels <- attr(rhs, "term.labels")
+  identical(sort(labels), sort(vars)) && all(vapply(data[vars], is.numeric, logical(1)))
+}
+
+# Plain numeric covariates as a named list of double columns (integers converted), after
+# checking for infinite values.
+covariate_columns <- function(data, covariates, call = parent.frame()) {
+  x <- lapply(data[covariates], plain_double)
+  names(x) <- covariates
+  check_finite_columns(x, "Covariate", call = call)
+}
+
+design_matrix <- function(rhs, mf, call = parent.frame()) {
+  factors <- names(mf)[vapply(mf, is.factor, logical(1))]
+  contrasts <- lapply(mf[factors], function(f) stats::contrasts(f, contrasts = FALSE))
+  x <- stats::model.matrix(rhs, mf, contrasts.arg = if (length(contrasts)) contrasts)
+  x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
+  storage.mode(x) <- "double"
+  check_finite_columns(as_columns(x), "Covariate", call = call)
+  attr(x, "assign") <- NULL
+  attr(x, "contrasts") <- NULL
+  x
+}
+
+# Covariate design for new data, coded as in training: a matrix, or for plain numeric
+# covariates a list of their columns.
+new_design <- function(object, newdata, call = parent.frame()) {
+  vars <- all.vars(object$terms)
+  check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
+  for (v in names(object$xlevels)) {
+    seen <- object$xlevels[[v]]
+    values <- as.character(newdata[[v]])
+    unseen <- setdiff(unique(values[!is.na(values)]), seen)
+    if (length(unseen)) {
+      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} has level{?s} {.val {unseen}} not seen in training.",
+                       i = "Levels seen in training: {.val {seen}}."), call = call)
+    }
+    newdata[[v]] <- factor(values, levels = seen)
+  }
+  if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
+    # The design is the columns themselves, read in place by the engine.
+    return(covariate_columns(newdata, object$covariates, call))
+  }
+  mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  x <- design_matrix(object$terms, mf, call = call)
+  x[, object$covariates, drop = FALSE]
+}
+

@@ -1,0 +1,85 @@
+# What a fit keeps about the data it was fitted to: the log-likelihood and a per-sensor
+# summary, computed in blocks of rows so that per-row results never all exist at once, and
+# never stored per row. fitted() and residuals() recompute from the data.
+
+# The fitted rows' log-likelihood and the per-sensor means and sds of a, c and sigma over the
+# `usable` rows (exact, from block moments combined), with their 10% and 90% quantiles from
+# all usable rows, or from 100,000 evenly spaced ones when there are more. `x` and `readings`
+# are lists of columns; `nll_offset` the transform's per-row Jacobian term.
+fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_rows = 65536L) {
+  n <- length(usable)
+  used <- which(usable)
+  quantile_rows <- if (length(used) > 1e5) used[round(seq(1, length(used), length.out = 1e5))] else used
+  moments <- list()
+  sampled <- list()
+  nll <- 0
+  for (start in seq(1L, n, by = block_rows)) {
+    idx <- start:min(n, start + block_rows - 1L)
+    post <- ncam_posterior_columns(fit, take_rows(x, idx), take_rows(readings, idx), threads)
+    keep <- usable[idx]
+    nll <- nll + sum(post$nll[keep])
+    heads <- list(a = post$a[keep, , drop = FALSE], c = post$c[keep, , drop = FALSE],
+                  sigma = sqrt(post$sigma2[keep, , drop = FALSE]))
+    in_sample <- idx[keep] %in% quantile_rows
+    for (q in names(heads)) {
+      moments[[q]] <- combine_moments(moments[[q]], heads[[q]])
+      sampled[[q]] <- rbind(sampled[[q]], heads[[q]][in_sample, , drop = FALSE])
+    }
+  }
+  offset <- if (length(nll_offset) == 1L) nll_offset * length(used) else sum(nll_offset[used])
+  list(loglik = -(nll + offset), nobs = length(used),
+       sensor_summary = summarise_heads(moments, sampled, fit$sensors))
+}
+
+# Chan et al.'s pairwise update of column counts, means and sums of squared deviations.
+combine_moments <- function(acc, block) {
+  n_b <- nrow(block)
+  if (n_b == 0L) return(acc)
+  mean_b <- colMeans(block)
+  m2_b <- colSums(sweep(block, 2L, mean_b)^2)
+  if (is.null(acc)) return(list(n = n_b, mean = mean_b, m2 = m2_b))
+  n <- acc$n + n_b
+  delta <- mean_b - acc$mean
+  list(n = n, mean = acc$mean + delta * n_b / n, m2 = acc$m2 + m2_b + delta^2 * acc$n * n_b / n)
+}
+
+# Per-sensor averages and spread of the sensor model over the rows used for fitting, from
+# combined moments and the rows sampled for quantiles.
+summarise_heads <- function(moments, sampled, sensors) {
+  stat <- function(q) {
+    m <- moments[[q]]
+    x <- sampled[[q]]
+    list(mean = unname(m$mean), sd = unname(sqrt(m$m2 / (m$n - 1))),
+         q10 = apply(x, 2L, stats::quantile, 0.1, names = FALSE),
+         q90 = apply(x, 2L, stats::quantile, 0.9, names = FALSE))
+  }
+  a <- stat("a")
+  c <- stat("c")
+  s <- stat("sigma")
+  data.frame(sensor = sensors,
+             a = a$mean, a_sd = a$sd, a_q10 = a$q10, a_q90 = a$q90,
+             c = c$mean, c_sd = c$sd, c_q10 = c$q10, c_q90 = c$q90,
+             sigma = s$mean, sigma_sd = s$sd, sigma_q10 = s$q10, sigma_q90 = s$q90,
+             row.names = NULL)
+}
+
+# A cheap fingerprint of the sensor columns, to notice when the data a fit refers to has
+# changed since: the row count and each column's count and sum of readings.
+data_fingerprint <- function(readings) {
+  c(n = length(readings[[1]]), vapply(readings, function(v) c(sum(!is.na(v)), sum(v, na.rm = TRUE)), numeric(2)))
+}
+
+# The data a model was fitted to, found again as lm() does when it keeps no model frame: the
+# call's `data` evaluated in the formula's environment, checked against the fingerprint.
+fitting_data <- function(object, call = parent.frame()) {
+  data <- tryCatch(eval(object$call$data, environment(object$formula)), error = function(e) NULL)
+  ok <- is.data.frame(data) && all(object$sensors %in% names(data)) &&
+    isTRUE(all.equal(data_fingerprint(sensor_columns(data, object$sensors, object$transform,
+                                                     training = FALSE, call = call)),
+                     object$data_check))
+  if (!ok) {
+    cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
+                     i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+  }
+  data
+}

@@ -1,0 +1,399 @@
+# Sensor performance by the US EPA targets and the EU uncertainty test; thresholds: one table.
+
+performance_target_table <- local({
+  epa_pm25 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/280 (PM2.5 air sensor targets)"
+  epa_o3 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/279 (O3 air sensor targets)"
+  eu_dqo <- "Directive 2008/50/EC, Annex I: DQO for indicative measurements (as in CEN/TS 17660)"
+  gde_pm <- paste("EC Guide to the Demonstration of Equivalence (2010): PM2.5 at 30 ug/m3 on",
+                  "24-hour values (the 2008/50/EC annual limit value is 25 ug/m3)")
+  eu_o3 <- paste("Directive 2008/50/EC, Annex VII: O3 target value 120 ug/m3 (maximum daily",
+                 "8-hour mean) in ppb at 293.15 K and 101.325 kPa (48.00 g/mol, 24.055 L/mol)")
+  o3_limit_ppb <- 120 / (48.00 / 24.055)
+  epa <- c("r2", "slope", "intercept", "rmse", "nrmse", "sd", "cv")
+  tibble::tibble(
+    pollutant = c(rep("pm25", 9), rep("o3", 8)),
+    framework = c(rep("US EPA", 7), "EU", "EU", rep("US EPA", 6), "EU", "EU"),
+    metric = c(epa, "expanded_uncertainty", "limit_value",
+               setdiff(epa, "nrmse"), "expanded_uncertainty", "limit_value"),
+    lower = c(0.70, 0.65, -5, 0, 0, 0, 0, 0, 30, 0.80, 0.80, -5, 0, 0, 0, 0, o3_limit_ppb),
+    upper = c(1, 1.35, 5, 7, 30, 5, 30, 50, 30, 1, 1.20, 5, 5, 5, 30, 30, o3_limit_ppb),
+    unit = c("", "", "ug/m3", "ug/m3", "%", "ug/m3", "%", "%", "ug/m3",
+             "", "", "ppb", "ppb", "ppb", "%", "%", "ppb"),
+    averaging = c(rep("24 hours", 9), rep("1 hour", 8)),
+    source = c(rep(epa_pm25, 7), eu_dqo, gde_pm, rep(epa_o3, 6), eu_dqo, eu_o3)
+  )
+})
+
+#' Performance targets for air sensors (US EPA and EU)
+#'
+#' The one table of thresholds [sensor_performance()] judges against, with the
+#' source of each value. US EPA base-testing targets (as in EPA's own
+#' `sensortoolkit` library): PM2.5 on 24-hour averages in ug/m3, O3 on 1-hour
+#' averages in ppb (the O3 report sets no NRMSE target). EU: relative expanded
+#' uncertainty at the limit value no larger than the data quality objective for
+#' indicative measurements of Directive 2008/50/EC, Annex I (PM2.5 50 %, O3
+#' 30 %), which CEN/TS 17660-1 (gases) and CEN/TS 17660-2 (particulate matter)
+#' classify sensors against. The concentration it is evaluated at (`metric ==
+#' "limit_value"`, in both `lower` and `upper`) is 30 ug/m3 for PM2.5, the value
+#' the EC Guide (2010) uses for 24-hour PM2.5 (the annual limit value of
+#' 2008/50/EC is 25 ug/m3), and for O3 the 120 ug/m3 target value (maximum
+#' daily 8-hour mean) as 60.1 ppb at 293.15 K and 101.325 kPa.
+#' [sensor_performance()] takes another value through `limit_value`.
+#'
+#' @references Duvall R. M. et al. (2021). Performance Testing Protocols, Metrics,
+#'   and Target Values for Fine Particulate Matter Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
+#'   Protocols, Metrics, and Target Values for Ozone Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/279. EC Working Group on Guidance for the Demonstration of
+#'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
+#'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
+#'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
+#' @return A tibble with one row per threshold: `pollutant` (`"pm25"`, `"o3"`),
+#'   `framework` (`"US EPA"`, `"EU"`), `metric`, the accepted range `lower` to
+#'   `upper` (inclusive), `unit`, `averaging` (that the target applies to), `source`.
+#' @seealso [sensor_performance()]
+#' @export
+#' @examples
+#' performance_targets()
+performance_targets <- function() performance_target_table
+
+#' Performance of sensor estimates against a reference
+#'
+#' Computes the metrics by which air sensors are judged, per unit and over all
+#' units, on the data as given and on 24-hour averages, and checks them against
+#' the US EPA performance targets and the EU expanded-uncertainty objective
+#' (see [performance_targets()] for the values and their sources).
+#'
+#' **Metrics** (on the pairs where estimate and reference are both present):
+#' `slope`, `intercept` and `r2` of the ordinary least-squares regression of the
+#' sensor on the reference, estimate = slope x reference + intercept, as the
+#' EPA reports define it (`r2` is the squared Pearson correlation); `rmse`;
+#' `nrmse` = RMSE / mean reference x 100 (%); `mbe` = mean(estimate - reference).
+#' The `"all"` row pools the pairs of every unit. A row with fewer than 3 pairs
+#' has NA metrics and says so in `note`.
+#'
+#' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
+#' reports, on the `n_precision` time points where every unit has an estimate,
+#' SD = sqrt(sum over units j and times t of (x_tj - mean_t)^2 / (N M - 1)),
+#' with M units and N time points, and CV = SD / (mean of those x_tj) x 100.
+#' It presumes co-located units beside one reference, so it is computed only
+#' when the units' reference values agree wherever two units share a time;
+#' otherwise (such as units at different sites) `sd` and `cv` are NA and `note`
+#' says why.
+#'
+#' **24-hour averages** (`averaging` includes `"24h"`): the time step of the
+#' data is the most common gap between consecutive time stamps of a unit, so a
+#' day is expected to hold 24 hours / time step records. Estimate and reference
+#' are averaged separately per unit and calendar day (in the time zone of the
+#' `date` column, the session's when it has none); a daily mean counts only if
+#' at least `completeness` of the expected records are present, otherwise it is
+#' missing, as in the EPA reports.
+#'
+#' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
+#' 2010; CEN/TS 17660-1:2021): orthogonal regression (Deming, equal error
+#' variances) of sensor y on reference x gives b1 and b0 and the residual sum
+#' of squares RSS; at the limit value L,
+#' u^2 = RSS / (n - 2) - u^2(x) + (b0 + (b1 - 1) L)^2 and the relative expanded
+#' uncertainty is `expanded_uncertainty` = 2 u / L x 100 (%), where u(x) is
+#' `reference_uncertainty`.
+#'
+#' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
+#' `time_step` equals the averaging the target is specified for (24 hours for
+#' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
+#' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
+#' Units are assumed to be ug/m3 for PM2.5 and ppb for O3, as in the targets.
+#'
+#' @param data A data frame with one row per unit and time.
+#' @param estimate,reference Names of the numeric columns holding the sensor
+#'   estimate and the reference measurement.
+#' @param date Name of the POSIXct or Date column with the time of each row.
+#' @param unit Name of the column identifying the sensor unit (or site), or
+#'   `NULL` when all rows come from one unit.
+#' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
+#' @param averaging `"as_given"`, `"24h"` or both (default).
+#' @param completeness Fraction (0 to 1) of the expected records a day needs
+#'   for its 24-hour average to count. Default 0.75.
+#' @param limit_value Concentration at which the EU expanded uncertainty is
+#'   evaluated; `NULL` takes the value of [performance_targets()].
+#' @param reference_uncertainty Standard uncertainty u(x) of the reference
+#'   measurements, in data units (default 0, the conservative choice).
+#' @return A tibble with, per averaging, one row per unit (in order of first
+#'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
+#'   (of the data the row uses), `n` (pairs), the metrics above, `n_precision`,
+#'   `orth_slope`, `orth_intercept`, `limit_value`, the `pass_*` columns and
+#'   `note` (why values are NA).
+#' @seealso [performance_targets()]
+#' @export
+#' @examples
+#' set.seed(1)
+#' hours <- seq(as.POSIXct("2024-01-01", tz = "UTC"), by = "hour", length.out = 24 * 10)
+#' truth <- 8 + 4 * sin(seq_along(hours) / 10) + rexp(length(hours))
+#' obs <- data.frame(date = rep(hours, 2), unit = rep(c("a", "b"), each = length(hours)),
+#'                   ref = rep(truth, 2))
+#' obs$pm <- 1.1 * obs$ref + 0.5 + rnorm(nrow(obs))
+#' sensor_performance(obs, estimate = "pm", reference = "ref", unit = "unit")
+sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
+                               pollutant = c("pm25", "o3"), averaging = c("as_given", "24h"),
+                               completeness = 0.75, limit_value = NULL,
+                               reference_uncertainty = 0) {
+  pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
+  if (!is.character(averaging) || length(averaging) == 0L || anyNA(averaging) ||
+      !all(averaging %in% c("as_given", "24h")) || anyDuplicated(averaging)) {
+    cli::cli_abort("{.arg averaging} must be {.val as_given}, {.val 24h} or both.")
+  }
+  check_number(completeness, "completeness", min = 0, max = 1)
+  check_number(limit_value, "limit_value", min = 0, allow_null = TRUE)
+  if (identical(limit_value > 0, FALSE)) cli::cli_abort("{.arg limit_value} must be positive.")
+  check_number(reference_uncertainty, "reference_uncertainty", min = 0)
+  obs <- performance_input(data, estimate, reference, date, unit)
+  targets <- performance_target_table[performance_target_table$pollutant == pollutant, ]
+  if (is.null(limit_value)) limit_value <- targets$upper[targets$metric == "limit_value"]
+  unpaired <- sum(is.na(obs$est) | is.na(obs$ref))
+  if (unpaired == nrow(obs)) {
+    cli::cli_abort(c("No row has both an estimate ({.val {estimate}}) and a reference
+                      ({.val {reference}}); nothing to compare.",
+                     i = "Check that the two columns overlap in time."))
+  }
+  if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
+                                      reference {?is/are} left out of the paired metrics.")
+  step <- time_step_seconds(obs)
+  colocated <- units_colocated(obs)
+  caller <- environment()
+  rows <- lapply(averaging, function(avg) {
+    frame <- if (avg == "24h") daily_means(obs, step, completeness, caller) else obs
+    groups <- c(if (!is.null(unit)) unique(obs$unit), "all")
+    out <- do.call(rbind, lapply(groups, function(u) {
+      pairs <- if (u == "all") frame else frame[frame$unit == u, ]
+      precision <- inter_unit_precision(pairs, colocated)
+      row <- pair_metrics(pairs, limit_value, reference_uncertainty)
+      row$note <- paste_notes(row$note, precision$note)
+      cbind(unit = u, row, n_precision = precision$n, sd = precision$sd, cv = precision$cv)
+    }))
+    cbind(averaging = avg, time_step = format_step(if (avg == "24h") 86400 else step), out)
+  })
+  result <- judge_targets(do.call(rbind, rows), targets)
+  short <- sum(result$n < 3L)
+  if (short > 0L) {
+    cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
+                   metrics are NA (see column {.field note}).")
+  }
+  columns <- c("unit", "averaging", "time_step", "n", "r2", "slope", "intercept", "rmse",
+               "nrmse", "mbe", "n_precision", "sd", "cv", "orth_slope", "orth_intercept",
+               "limit_value", "expanded_uncertainty", "pass_r2", "pass_slope", "pass_intercept",
+               "pass_error", "pass_precision", "pass_expanded_uncertainty", "note")
+  tibble::as_tibble(result[columns])
+}
+
+# Validated columns as a plain data frame: unit, time (seconds), day (days), est, ref.
+performance_input <- function(data, estimate, reference, date, unit, call = parent.frame()) {
+  check_data_frame(data, "data", call = call)
+  for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
+    check_string(get(arg), arg, call = call)
+    check_columns(data, get(arg), arg, call = call)
+  }
+  time <- data[[date]]
+  if (!inherits(time, c("POSIXct", "Date"))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+                    {.obj_type_friendly {time}}.", call = call)
+  }
+  if (anyNA(time)) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
+                      {rows_text(which(is.na(time)))}.",
+                     i = "Give every row a time or remove those rows."), call = call)
+  }
+  units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
+  if (!is.null(unit) && anyNA(units)) {
+    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
+                    {rows_text(which(is.na(units)))}.", call = call)
+  }
+  if (!is.null(unit) && any(units == "all")) {
+    cli::cli_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
+                      the name of the overall row.", i = "Rename that unit."), call = call)
+  }
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  day <- if (inherits(time, "Date")) as.numeric(time) else as.numeric(as.Date(time, tz = tz))
+  seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
+  repeated <- which(duplicated(data.frame(units, seconds)))
+  if (length(repeated) > 0L) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
+                      {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
+                     i = "Keep one row per unit and time."), call = call)
+  }
+  data.frame(unit = units, time = seconds, day = day,
+             est = numeric_column(data, estimate, "estimate", call),
+             ref = numeric_column(data, reference, "reference", call))
+}
+
+numeric_column <- function(data, column, arg, call) {
+  x <- data[[column]]
+  if (!is.numeric(x)) {
+    cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
+                    {.obj_type_friendly {x}}.", call = call)
+  }
+  infinite <- which(is.infinite(x))
+  if (length(infinite) > 0L) {
+    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) is infinite in
+                      {rows_text(infinite)}.",
+                     i = "Replace those values with NA."), call = call)
+  }
+  as.double(x)
+}
+
+rows_text <- function(rows) {
+  more <- if (length(rows) > 5L) sprintf(" and %d more", length(rows) - 5L) else ""
+  paste0(if (length(rows) == 1L) "row " else "rows ", toString(utils::head(rows, 5L)), more)
+}
+
+# The most common gap (seconds) between consecutive time stamps of a unit; NA when no
+# unit has two time stamps.
+time_step_seconds <- function(obs) {
+  gaps <- unlist(lapply(split(obs$time, obs$unit), function(t) diff(sort(t))))
+  gaps <- round(gaps[gaps > 0], 3)
+  if (length(gaps) == 0L) return(NA_real_)
+  as.numeric(names(which.max(table(gaps))))
+}
+
+format_step <- function(seconds) {
+  if (is.na(seconds)) return(NA_character_)
+  sizes <- c(hour = 3600, minute = 60, second = 1)
+  size <- sizes[which(seconds %% sizes == 0)[1]]
+  if (is.na(size)) return(paste(seconds, "seconds"))
+  count <- seconds / size
+  paste(count, paste0(names(size), if (count != 1) "s"))
+}
+
+# Daily means of estimate and reference per unit; a day with fewer than `completeness`
+# of the expected records gets NA for that column.
+daily_means <- function(obs, step, completeness, call) {
+  if (is.na(step) || step > 86400 || 86400 %% step != 0) {
+    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day; the data's
+                      is {format_step(step)}.",
+                     i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
+                   call = call)
+  }
+  expected <- 86400 / step
+  key <- paste(obs$unit, obs$day, sep = "\r")
+  first <- !duplicated(key)
+  group <- match(key, key[first])
+  day_mean <- function(v) {
+    present <- !is.na(v)
+    sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
+    means <- sums[, 2] / sums[, 1]
+    means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
+    unname(means)
+  }
+  data.frame(unit = obs$unit[first], time = obs$day[first] * 86400, day = obs$day[first],
+             est = day_mean(obs$est), ref = day_mean(obs$ref))
+}
+
+# OLS (sensor on reference), error metrics and the EU expanded uncertainty of one set of pairs.
+pair_metrics <- function(frame, limit_value, reference_uncertainty) {
+  paired <- !is.na(frame$est) & !is.na(frame$ref)
+  y <- frame$est[paired]
+  x <- frame$ref[paired]
+  n <- length(x)
+  out <- data.frame(n = n, r2 = NA_real_, slope = NA_real_, intercept = NA_real_,
+                    rmse = NA_real_, nrmse = NA_real_, mbe = NA_real_, orth_slope = NA_real_,
+                    orth_intercept = NA_real_, limit_value = limit_value,
+                    expanded_uncertainty = NA_real_, note = NA_character_)
+  if (n < 3L) {
+    out$note <- "fewer than 3 complete pairs"
+    return(out)
+  }
+  notes <- character()
+  out$rmse <- sqrt(mean((y - x)^2))
+  out$mbe <- mean(y - x)
+  if (mean(x) > 0) {
+    out$nrmse <- 100 * out$rmse / mean(x)
+  } else {
+    notes <- c(notes, "mean reference not positive: no NRMSE")
+  }
+  sxx <- sum((x - mean(x))^2)
+  syy <- sum((y - mean(y))^2)
+  sxy <- sum((x - mean(x)) * (y - mean(y)))
+  # Exact-zero checks would let rounding noise through as a slope of 1e16.
+  flat_x <- sxx <= 1e-12 * sum(x^2)
+  flat_y <- syy <= 1e-12 * sum(y^2)
+  if (flat_x) notes <- c(notes, "constant reference: no regression")
+  if (!flat_x) {
+    out$slope <- sxy / sxx
+    out$intercept <- mean(y) - out$slope * mean(x)
+  }
+  if (!flat_x && !flat_y) out$r2 <- sxy^2 / (sxx * syy)
+  if (flat_x || flat_y || sxy == 0) {
+    notes <- c(notes, "no covariance: no orthogonal regression")
+  } else {
+    b1 <- (syy - sxx + sqrt((syy - sxx)^2 + 4 * sxy^2)) / (2 * sxy)
+    b0 <- mean(y) - b1 * mean(x)
+    out[c("orth_slope", "orth_intercept")] <- list(b1, b0)
+    u2 <- sum((y - b0 - b1 * x)^2) / (n - 2) - reference_uncertainty^2 +
+      (b0 + (b1 - 1) * limit_value)^2
+    if (u2 >= 0) {
+      out$expanded_uncertainty <- 100 * 2 * sqrt(u2) / limit_value
+    } else {
+      notes <- c(notes, "reference_uncertainty exceeds the sensor's: no expanded uncertainty")
+    }
+  }
+  out$note <- paste_notes(notes)
+  out
+}
+
+# EPA inter-unit SD and CV over the time points where every unit has an estimate.
+inter_unit_precision <- function(frame, colocated) {
+  units <- unique(frame$unit)
+  none <- list(n = NA_integer_, sd = NA_real_, cv = NA_real_, note = NA_character_)
+  if (length(units) < 2L) return(none)
+  if (!colocated) {
+    none$note <- "units not co-located (their references differ): no inter-unit SD or CV"
+    return(none)
+  }
+  present <- !is.na(frame$est)
+  common <- Reduce(intersect, split(frame$time[present], factor(frame$unit[present], units)))
+  shared <- present & frame$time %in% common
+  n_times <- length(common)
+  if (n_times < 3L) {
+    none$n <- n_times
+    none$note <- "fewer than 3 times when every unit reports: no inter-unit SD or CV"
+    return(none)
+  }
+  x <- frame$est[shared]
+  sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(units) - 1))
+  list(n = n_times, sd = sd, cv = if (mean(x) > 0) 100 * sd / mean(x) else NA_real_,
+       note = if (mean(x) > 0) NA_character_ else "mean estimate not positive: no CV")
+}
+
+# Co-located units share one reference: wherever two units report a reference at the same
+# time, the values agree.
+units_colocated <- function(obs) {
+  present <- !is.na(obs$ref)
+  if (length(unique(obs$unit[present])) < 2L) return(FALSE)
+  time <- obs$time[present]
+  ref <- obs$ref[present]
+  spread <- tapply(ref, time, max) - tapply(ref, time, min)
+  shared <- tapply(ref, time, length) >= 2L
+  any(shared) && all(spread[shared] <= 1e-8 * (1 + max(abs(ref))))
+}
+
+judge_targets <- function(result, targets) {
+  check <- function(metric, value) {
+    target <- targets[targets$metric == metric, ]
+    if (nrow(target) == 0L) return(NULL)
+    pass <- value >= target$lower & value <= target$upper
+    pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
+    pass
+  }
+  either <- function(a, b) if (is.null(b)) a else a | b
+  result$pass_r2 <- check("r2", result$r2)
+  result$pass_slope <- check("slope", result$slope)
+  result$pass_intercept <- check("intercept", result$intercept)
+  result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
+  result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
+  result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
+  result
+}
+
+paste_notes <- function(...) {
+  notes <- c(...)
+  notes <- notes[!is.na(notes)]
+  if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
+}

@@ -1,0 +1,69 @@
+# The objects every fit is made of, each spelled out once: the model spec the engine reads,
+# the optimiser settings it trains with, the scaling of its inputs, and the fitted model.
+# ncam(), the tests and bench/ build them only through these constructors, and the glue
+# (src/ncam_glue.cpp) reads exactly these fields.
+
+parameterizations <- c("anchored", "unanchored", "no_bias")
+precisions <- c("float", "double")
+
+# The network and likelihood the engine evaluates. `anchor` is the anchor's position among
+# the sensors (1-based here, stored 0-based for the engine); it matters only when anchored.
+new_model_spec <- function(n_covariates, n_sensors, hidden = integer(0), parameterization = "anchored",
+                           anchor = 1L, logvar_range = c(-5, 4), lambda_prior = 0,
+                           lambda_sensor = lambda_prior, call = parent.frame()) {
+  check_number(n_covariates, "n_covariates", min = 0, integer = TRUE, call = call)
+  check_number(n_sensors, "n_sensors", min = 1, integer = TRUE, call = call)
+  check_hidden(hidden, call = call)
+  parameterization <- match_choice(parameterization, parameterizations, "parameterization", call = call)
+  check_number(anchor, "anchor", min = 1, max = n_sensors, integer = TRUE, call = call)
+  check_logvar_range(logvar_range, call = call)
+  check_number(lambda_prior, "lambda_prior", min = 0, call = call)
+  check_number(lambda_sensor, "lambda_sensor", min = 0, call = call)
+  list(n_covariates = as.integer(n_covariates), n_sensors = as.integer(n_sensors),
+       hidden = as.integer(hidden), parameterization = parameterization,
+       anchor = as.integer(anchor) - 1L, logvar_min = as.numeric(logvar_range[1]),
+       logvar_max = as.numeric(logvar_range[2]), lambda_prior = lambda_prior,
+       lambda_sensor = lambda_sensor)
+}
+
+# Adam's settings for the engine, from the user's learning rate and batch size and the
+# details in ncam_control().
+new_adam_settings <- function(learn_rate = 1e-3, batch_size = 256L, control = ncam_control(),
+                              call = parent.frame()) {
+  check_number(learn_rate, "learn_rate", min = .Machine$double.xmin, max = 10, call = call)
+  check_number(batch_size, "batch_size", min = 1, max = 2^31 - 1, integer = TRUE, call = call)
+  list(learn_rate = learn_rate, beta1 = control$beta1, beta2 = control$beta2, eps = control$eps,
+       weight_decay = control$weight_decay, clip_norm = control$clip_norm,
+       batch_size = as.integer(batch_size))
+}
+
+# The affine maps the engine applies on the way in: covariates x' = (x - x_center) / x_scale,
+# readings b' = (b - b_shift) / b_scale. The engine also maps every result back to the
+# readings' units (src/ncam/types.hpp, ReadingScale): R never undoes the scale itself.
+new_scaling <- function(x_center = numeric(0), x_scale = rep(1, length(x_center)), b_shift = 0,
+                        b_scale = 1) {
+  stopifnot(length(x_center) == length(x_scale), all(x_scale > 0), b_scale > 0)
+  list(x_center = as.numeric(x_center), x_scale = as.numeric(x_scale), b_shift = b_shift,
+       b_scale = b_scale)
+}
+
+# The fitted model: plain R data (weights, scaling, history, call and terms, a small
+# summary), so that saveRDS() works and the object stays small whatever the data's size.
+new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterization, transform, spec,
+                         params, scaling, sigma_y2, trained, rows, settings, fitted_summary,
+                         data_check) {
+  structure(list(
+    call = call, formula = formula, terms = design$terms, xlevels = design$xlevels,
+    covariates = design$covariates, sensors = sensors, anchor = anchor,
+    parameterization = parameterization, transform = transform, hidden = spec$hidden,
+    spec = spec, params = params, scaling = scaling, sigma_y2 = sigma_y2,
+    history = trained$history, best_epoch = trained$best_epoch,
+    epochs_run = nrow(trained$history), stopped_early = trained$stopped_early,
+    n_train = length(rows$train), n_validation = length(rows$validation), n_rows = rows$n,
+    settings = settings, loglik = fitted_summary$loglik, nobs = fitted_summary$nobs,
+    sensor_summary = fitted_summary$sensor_summary, data_check = data_check
+  ), class = "ncam")
+}
+
+# 1-based columns of the engine's per-row head outputs, as the engine defines them.
+head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))

@@ -1,0 +1,151 @@
+# broom-style summaries of fitted models (generics tidy(), glance(), augment()).
+
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
+#' @importFrom generics augment
+#' @export
+generics::augment
+
+#' Tidy summaries of a fitted NCAM
+#'
+#' `tidy()` gives one row per sensor with its learned gain, offset and noise
+#' standard deviation summarised over the fitted rows (as in [summary.ncam()]);
+#' `glance()` one row of model-level statistics; `augment()` the rows of
+#' `newdata` with the fused estimate added.
+#'
+#' The sensor model is \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))}.
+#' Gains are readings per unit of the fused value; offsets and noise standard
+#' deviations are in reading units (log units for a model fitted with
+#' `transform = "log"`). The anchor sensor has gain 1 and offset 0 by
+#' construction.
+#'
+#' `glance()`'s `converged` is `FALSE` when the best epoch is the last epoch
+#' run: the validation (or, without validation rows, training) NLL was still
+#' improving when training ended, so more `epochs` might give a better model.
+#' It is `TRUE` when a later epoch failed to improve on the best one (early
+#' stopping, or a plateau before the last epoch). It says nothing about
+#' whether the optimum found is global.
+#'
+#' @param x A fitted [ncam()] model (for `augment()`, also an
+#'   `ncam_calibration` object from [calibrate()]).
+#' @param newdata A data frame with the sensor and covariate columns of the
+#'   model; required by `augment()`.
+#' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
+#'   `"prediction"`, passed to [predict.ncam()].
+#' @param level Coverage level of the interval, strictly between 0 and 1. For
+#'   a calibration object it defaults to the level given to [calibrate()].
+#' @param ... Must be empty; a misspelt argument is an error.
+#' @return A tibble.
+#'   * `tidy()`: one row per sensor: `sensor`, `anchor` (logical), and for the
+#'     gain (`gain_`), offset (`offset_`) and noise standard deviation
+#'     (`noise_`) their `mean`, `sd`, `q10` and `q90` (10% and 90% quantiles)
+#'     over the fitted rows.
+#'   * `glance()`: one row: `logLik`, `AIC`, `BIC`, `nobs`, `n_train`,
+#'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
+#'     NLL per row at the best epoch, `NA` without validation rows) and
+#'     `converged` (see Details).
+#'   * `augment()`: the columns of `newdata`, then `.pred`, `.pred_sd`,
+#'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
+#'     for a calibration object) and `.n_sensors`; one row per row of
+#'     `newdata`, in order, `NA` where a covariate is missing. Existing columns
+#'     of these names are replaced, with a warning.
+#' @seealso [summary.ncam()], [predict.ncam()], [predict.ncam_calibration()],
+#'   [autoplot.ncam()]
+#' @examples
+#' toy <- simulate_toy(400, seed = 1)
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:300, ],
+#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#' tidy(fit)
+#' glance(fit)
+#' augment(fit, toy[301:310, ], interval = "credible")
+#' cal <- calibrate(fit, toy[301:350, ], seed = 1)
+#' augment(cal, toy[351:360, ], level = 0.8)
+#' @name ncam-tidy
+NULL
+
+#' @rdname ncam-tidy
+#' @export
+tidy.ncam <- function(x, ...) {
+  rlang::check_dots_empty()
+  s <- summary(x)$sensors
+  columns <- list(sensor = as.character(s$sensor), anchor = s$sensor %in% x$anchor)
+  # summary() names the statistics after the model's symbols a, c and sigma.
+  symbols <- c(gain = "a", offset = "c", noise = "sigma")
+  for (what in names(symbols)) {
+    sym <- symbols[[what]]
+    columns[paste0(what, c("_mean", "_sd", "_q10", "_q90"))] <-
+      lapply(c(sym, paste0(sym, c("_sd", "_q10", "_q90"))), function(col) s[[col]])
+  }
+  tibble::new_tibble(columns, nrow = nrow(s))
+}
+
+#' @rdname ncam-tidy
+#' @export
+glance.ncam <- function(x, ...) {
+  rlang::check_dots_empty()
+  ll <- stats::logLik(x)
+  history <- x$history
+  best_nll <- history$validation_nll[history$epoch == x$best_epoch]
+  validation_nll <- if (x$n_validation > 0L && length(best_nll) == 1L) best_nll else NA_real_
+  tibble::tibble(
+    logLik = as.numeric(ll), AIC = stats::AIC(x), BIC = stats::BIC(x),
+    nobs = as.integer(stats::nobs(x)), n_train = as.integer(x$n_train),
+    n_validation = as.integer(x$n_validation), epochs_run = as.integer(x$epochs_run),
+    best_epoch = as.integer(x$best_epoch), validation_nll = as.numeric(validation_nll),
+    converged = x$best_epoch < x$epochs_run
+  )
+}
+
+#' @rdname ncam-tidy
+#' @export
+augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
+                         level = 0.9, ...) {
+  rlang::check_dots_empty()
+  check_augment_newdata(newdata, missing(newdata))
+  interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
+  check_level(level)
+  pred <- stats::predict(x, newdata, interval = interval, level = level)
+  bind_predictions(newdata, pred)
+}
+
+#' @rdname ncam-tidy
+#' @export
+augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
+  rlang::check_dots_empty()
+  check_augment_newdata(newdata, missing(newdata))
+  pred <- stats::predict(x, newdata, level = level)
+  bind_predictions(newdata, pred)
+}
+
+check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
+  if (is_missing) {
+    cli::cli_abort(c("{.arg newdata} is required.",
+                     i = "Pass the data frame to add fused estimates to, such as the fitted data."),
+                   call = call)
+  }
+  check_data_frame(newdata, "newdata", call = call)
+}
+
+# newdata as a tibble followed by the prediction columns; `pred` has one row per row of
+# newdata, in order (predict()'s contract), which is checked rather than trusted.
+bind_predictions <- function(newdata, pred, call = parent.frame()) {
+  if (nrow(pred) != nrow(newdata)) {
+    cli::cli_abort("Internal error: {nrow(pred)} prediction{?s} for {nrow(newdata)} row{?s} of {.arg newdata}.",
+                   call = call)
+  }
+  added <- intersect(c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".n_sensors"), names(pred))
+  clash <- intersect(names(newdata), added)
+  if (length(clash)) {
+    cli::cli_warn("Column{?s} {.field {clash}} of {.arg newdata} {?is/are} replaced by the new predictions.",
+                  call = call)
+  }
+  out <- as.list(newdata)[setdiff(names(newdata), clash)]
+  out[added] <- as.list(pred)[added]
+  tibble::new_tibble(out, nrow = nrow(newdata))
+}

@@ -1,0 +1,95 @@
+# Training: which rows validate, and the epoch loop around the engine's trainer.
+
+# The epoch loop: Adam epochs in C++, early stopping, progress and interrupts here.
+# `inputs` holds the engine's columns (x, readings) and scaling; `rows` the training and
+# validation rows; `schedule` the epochs, stop_iter, min_delta, seed and precision. The
+# engine reports NLLs of the model-unit readings; `nll_offset` (per row, the log
+# transform's Jacobian) turns them into NLLs of the readings as given.
+train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, verbose) {
+  state <- ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
+                            schedule$seed, threads, schedule$precision, use_simd())
+  val_rows <- rows$validation
+  has_val <- length(val_rows) > 0L
+  mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
+  train_offset <- mean_offset(rows$train)
+  val_offset <- if (has_val) mean_offset(val_rows) else NA_real_
+  epochs <- schedule$epochs
+  stop_iter <- schedule$stop_iter
+  learn_rate <- adam$learn_rate
+  history <- data.frame(epoch = seq_len(epochs), train_loss = NA_real_, train_nll = NA_real_,
+                        validation_nll = NA_real_)
+  best <- Inf
+  best_epoch <- 0L
+  best_params <- ncam_trainer_params(state)
+  since_best <- 0L
+  stopped_early <- FALSE
+  min_delta <- schedule$min_delta
+  if (verbose) {
+    loss_txt <- ""
+    cli::cli_progress_bar("Training", total = epochs,
+                          format = "Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} ETA {cli::pb_eta} | {loss_txt}",
+                          clear = FALSE)
+  }
+  for (epoch in seq_len(epochs)) {
+    res <- ncam_trainer_epoch(state)
+    if (isTRUE(res$interrupted)) {
+      cli::cli_abort("Training interrupted at epoch {epoch}; no model was returned.", call = NULL)
+    }
+    if (!isTRUE(res$finite)) {
+      cli::cli_abort(c("Training diverged: the loss became non-finite at epoch {epoch}.",
+                       i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
+                     call = NULL)
+    }
+    val <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else NA_real_
+    history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val)
+    criterion <- if (has_val) val else history$train_nll[epoch]
+    if (!is.finite(criterion)) {
+      cli::cli_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",
+                       i = "Try a smaller {.arg learn_rate} (now {learn_rate}) or gradient clipping."), call = NULL)
+    }
+    if (criterion < best - min_delta) {
+      best <- criterion
+      best_epoch <- epoch
+      best_params <- ncam_trainer_params(state)
+      since_best <- 0L
+    } else {
+      since_best <- since_best + 1L
+    }
+    if (verbose) {
+      loss_txt <- sprintf("NLL train %.4g%s", history$train_nll[epoch],
+                          if (has_val) sprintf(", val %.4g", val) else "")
+      cli::cli_progress_update()
+    }
+    if (stop_iter > 0L && since_best >= stop_iter) {
+      stopped_early <- epoch < epochs
+      break
+    }
+  }
+  if (verbose) cli::cli_progress_done()
+  list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
+       stopped_early = stopped_early)
+}
+
+resolve_validation <- function(validation, n, usable, seed, call = parent.frame()) {
+  if (is.logical(validation) && length(validation) == n) {
+    if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)
+    return(validation)
+  }
+  if (is.numeric(validation) && length(validation) == 1L && !is.na(validation) &&
+      validation >= 0 && validation < 1) {
+    out <- logical(n)
+    candidates <- which(usable)
+    n_val <- round(validation * length(candidates))
+    if (n_val > 0) out[with_local_seed(seed, candidates[sample.int(length(candidates), n_val)])] <- TRUE
+    return(out)
+  }
+  if (is.numeric(validation) && length(validation) >= 1L && !anyNA(validation) &&
+      all(validation == round(validation)) && all(validation >= 1 & validation <= n)) {
+    out <- logical(n)
+    out[validation] <- TRUE
+    return(out)
+  }
+  cli::cli_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row ({n}), or row numbers.",
+                 call = call)
+}
+

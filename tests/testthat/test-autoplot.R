@@ -1,0 +1,177 @@
+# autoplot() pictures: each builds, and the plotted numbers match the model's accessors and
+# hand computations.
+
+skip_if_not_installed("ggplot2")
+
+plot_toy <- simulate_toy(300, seed = 21)
+plot_toy$date <- as.Date("2024-01-01") + seq_len(nrow(plot_toy)) - 1
+plot_fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = plot_toy[1:200, ],
+                 anchor = "sensor_0", hidden = 8, epochs = 5, seed = 1, threads = 1)
+plot_test <- plot_toy[201:300, ]
+
+# The data of the layer drawn by `geom` (such as "GeomRibbon") in a built plot.
+layer_data_of <- function(plot, geom) {
+  built <- ggplot2::ggplot_build(plot)
+  which_layer <- which(vapply(plot$layers, function(l) inherits(l$geom, geom), logical(1)))
+  expect_length(which_layer, 1L)
+  built$data[[which_layer]]
+}
+
+test_that("every type returns a ggplot that builds", {
+  plots <- list(
+    loss = ggplot2::autoplot(plot_fit),
+    sensors = ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test),
+    series = ggplot2::autoplot(plot_fit, "series", newdata = plot_test, reference = "truth"),
+    series_no_reference = ggplot2::autoplot(plot_fit, "series", newdata = plot_test),
+    scatter = ggplot2::autoplot(plot_fit, "scatter", newdata = plot_test, reference = "truth"),
+    coverage = ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")
+  )
+  for (p in plots) {
+    expect_s3_class(p, "ggplot")
+    expect_s3_class(ggplot2::ggplot_build(p), "ggplot_built")
+  }
+})
+
+test_that("the loss plot draws the history and marks the best epoch", {
+  p <- ggplot2::autoplot(plot_fit)
+  h <- plot_fit$history
+  lines <- layer_data_of(p, "GeomLine")
+  expect_equal(sort(lines$y), sort(c(h$train_nll, h$validation_nll)))
+  best <- layer_data_of(p, "GeomPoint")
+  expect_equal(c(best$x, best$y), c(plot_fit$best_epoch, min(h$validation_nll)))
+  expect_equal(layer_data_of(p, "GeomVline")$xintercept, plot_fit$best_epoch)
+})
+
+test_that("the loss plot zooms on later epochs when the first ones dwarf them", {
+  fit <- plot_fit
+  fit$history <- data.frame(epoch = 1:30, train_loss = 0, train_nll = c(100, 5 - (2:30) / 100),
+                            validation_nll = c(100, 5.1 - (2:30) / 100))
+  p <- ggplot2::autoplot(fit)
+  # Epochs 4 to 30 span 4.70 (training) to 5.06 (validation); coord_cartesian() adds 5%.
+  expect_equal(ggplot2::ggplot_build(p)$layout$panel_params[[1]]$y.range,
+               c(4.70, 5.06) + c(-1, 1) * 0.05 * 0.36)
+  expect_match(p$labels$caption, "zoomed on epochs after 3; the curves start at 100")
+})
+
+test_that("the sensors plot shows sensor_params() against the covariate", {
+  p <- ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test, covariate = "x2")
+  params <- sensor_params(plot_fit, plot_test)
+  points <- layer_data_of(p, "GeomPoint")
+  expect_identical(nrow(points), 3L * 3L * 100L)
+  expect_equal(sort(points$y), sort(c(params$a, params$c, params$sigma)))
+  expect_equal(sort(unique(points$x)), sort(unique(plot_test$x2)))
+  expect_equal(sort(layer_data_of(p, "GeomHline")$yintercept), c(0, 1))
+  expect_identical(p$labels$x, "x2")
+  # The first covariate is the default.
+  expect_identical(ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test)$labels$x, "x1")
+})
+
+test_that("bin means of a linear relation lie on it, with one bin per 10 rows", {
+  # 100 rows with a gap in x: 10 bins of equal width.
+  long <- data.frame(.row = 1:100, sensor = factor("s"), parameter = factor("gain"),
+                     x = as.Date("2024-01-01") + c(0:49, 100:149))
+  long$value <- 3 * as.numeric(long$x) + 1
+  means <- bin_means(long)
+  # 10 bins of width 14.9 days over days 0 to 149; the 5th and 6th (days 59.6 to 89.4) are
+  # empty.
+  expect_identical(nrow(means), 8L)
+  expect_s3_class(means$x, "Date")
+  expect_equal(means$value, 3 * as.numeric(means$x) + 1)
+  expect_false(is.unsorted(means$x))
+})
+
+test_that("the series plot draws sensors, reference and the credible ribbon on a date axis", {
+  p <- ggplot2::autoplot(plot_fit, "series", newdata = plot_test, reference = "truth", level = 0.8)
+  pred <- predict(plot_fit, plot_test, interval = "credible", level = 0.8)
+  ribbon <- layer_data_of(p, "GeomRibbon")
+  expect_equal(ribbon$ymin, pred$.pred_lower)
+  expect_equal(ribbon$ymax, pred$.pred_upper)
+  lines <- layer_data_of(p, "GeomLine")
+  expect_identical(nrow(lines), 5L * 100L)
+  expect_equal(sort(lines$y), sort(c(plot_test$sensor_0, plot_test$sensor_1, plot_test$sensor_2,
+                                     plot_test$truth, pred$.pred)))
+  expect_s3_class(ggplot2::ggplot_build(p)$layout$panel_scales_x[[1]], "ScaleContinuousDate")
+
+  # POSIXct times work as well.
+  hourly <- plot_test
+  hourly$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(nrow(hourly))
+  p <- ggplot2::autoplot(plot_fit, "series", newdata = hourly)
+  expect_s3_class(ggplot2::ggplot_build(p)$layout$panel_scales_x[[1]], "ScaleContinuousDatetime")
+})
+
+test_that("the scatter plot pairs the fused estimate with the reference", {
+  newdata <- plot_test
+  newdata$truth[1:3] <- NA
+  p <- ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth")
+  pred <- predict(plot_fit, newdata)$.pred[-(1:3)]
+  ref <- newdata$truth[-(1:3)]
+  points <- layer_data_of(p, "GeomPoint")
+  expect_equal(points$x, ref)
+  expect_equal(points$y, pred)
+  expect_equal(layer_data_of(p, "GeomAbline")[c("slope", "intercept")],
+               data.frame(slope = 1, intercept = 0), ignore_attr = TRUE)
+  rmse <- sqrt(mean((pred - ref)^2))
+  expect_match(p$labels$subtitle, sprintf("n = 97, bias = %.3g, RMSE = %.3g", mean(pred - ref), rmse),
+               fixed = TRUE)
+  expect_match(p$labels$caption, "3 rows with missing values")
+})
+
+test_that("the coverage plot counts references inside the credible intervals", {
+  levels <- c(0.5, 0.8, 0.95)
+  p <- ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth",
+                         level = levels)
+  # Gaussian model without transform: the interval is mu -/+ z * sd_pred.
+  pred <- predict(plot_fit, plot_test)
+  by_hand <- vapply(levels, function(l) {
+    half <- qnorm((1 + l) / 2) * pred$.pred_sd
+    mean(abs(plot_test$truth - pred$.pred) <= half)
+  }, numeric(1))
+  points <- layer_data_of(p, "GeomPoint")
+  expect_equal(points$x, levels)
+  expect_equal(points$y, by_hand)
+  # Default levels 0.50, 0.55, ..., 0.95.
+  default <- ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")
+  expect_equal(layer_data_of(default, "GeomPoint")$x, seq(0.5, 0.95, by = 0.05))
+})
+
+test_that("the sensors plot of the PurpleAir data anchors the reference monitor", {
+  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
+  dir <- file.path(roots[nzchar(roots)][1], "purpleair-aqs-daily-mathieu")
+  skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
+  pa <- read_purpleair_aqs(list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1])
+  fit <- ncam(ref + pa_a + pa_b ~ rh + temperature, pa, anchor = "ref", hidden = 8, epochs = 5,
+              seed = 1, threads = 1)
+  p <- ggplot2::autoplot(fit, "sensors", newdata = pa)
+  points <- layer_data_of(p, "GeomPoint")
+  # 5,000 of the rows are drawn, for each of 3 sensors and 3 parameters.
+  expect_identical(nrow(points), 5000L * 9L)
+  expect_identical(p$labels$x, "rh")
+  expect_identical(levels(p$data$sensor), c("ref (anchor)", "pa_a", "pa_b"))
+  anchor <- p$data[p$data$sensor == "ref (anchor)", ]
+  expect_true(all(anchor$value[anchor$parameter == "gain"] == 1))
+  expect_true(all(anchor$value[anchor$parameter == "offset"] == 0))
+})
+
+test_that("bad autoplot input gives clear errors naming the argument and column", {
+  undated <- plot_test
+  undated$date <- as.character(undated$date)
+  repeated <- plot_test
+  repeated$date[2] <- repeated$date[1]
+  expect_snapshot(ggplot2::autoplot(plot_fit, "maps"), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "sensors"), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test, covariate = "rh"),
+                  error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "scatter", newdata = plot_test), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "ref"),
+                  error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "series", newdata = plot_test, date = "day"),
+                  error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "series", newdata = undated), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "series", newdata = repeated), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "series", newdata = plot_test, level = c(0.5, 0.9)),
+                  error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth",
+                                    level = 1), error = TRUE)
+  expect_snapshot(ggplot2::autoplot(plot_fit, newdata = plot_test, refrence = "truth"), error = TRUE)
+  expect_snapshot(check_ggplot2(installed = FALSE), error = TRUE)
+})

@@ -1,0 +1,285 @@
+# Numbers are checked against lm(), hand-written formulas and an eigen decomposition,
+# never against the function's own earlier output.
+
+daily_dates <- function(n) as.Date("2024-01-01") + seq_len(n) - 1L
+
+# A series whose residual on the reference has exactly the given sum of squares and is
+# uncorrelated with it, so R^2 = Sxx / (Sxx + ss) holds by construction.
+orthogonal_noise <- function(x, ss, seed = 1) {
+  e <- withr::with_seed(seed, stats::rnorm(length(x)))
+  e <- stats::residuals(stats::lm(e ~ x))
+  e * sqrt(ss / sum(e^2))
+}
+
+quiet_performance <- function(...) suppressMessages(sensor_performance(...))
+
+test_that("performance_targets() holds the cited EPA and EU values", {
+  targets <- performance_targets()
+  expect_s3_class(targets, "tbl_df")
+  value <- function(p, m, side) targets[[side]][targets$pollutant == p & targets$metric == m]
+  # EPA/600/R-20/280 (PM2.5, 24 h) and EPA/600/R-20/279 (O3, 1 h).
+  expect_equal(value("pm25", "r2", "lower"), 0.70)
+  expect_equal(c(value("pm25", "slope", "lower"), value("pm25", "slope", "upper")), c(0.65, 1.35))
+  expect_equal(c(value("pm25", "intercept", "lower"), value("pm25", "intercept", "upper")),
+               c(-5, 5))
+  expect_equal(c(value("pm25", "rmse", "upper"), value("pm25", "nrmse", "upper")), c(7, 30))
+  expect_equal(c(value("pm25", "sd", "upper"), value("pm25", "cv", "upper")), c(5, 30))
+  expect_equal(value("o3", "r2", "lower"), 0.80)
+  expect_equal(c(value("o3", "slope", "lower"), value("o3", "slope", "upper")), c(0.8, 1.2))
+  expect_equal(c(value("o3", "rmse", "upper"), value("o3", "sd", "upper")), c(5, 5))
+  expect_length(value("o3", "nrmse", "upper"), 0L)
+  # EU: DQO for indicative measurements; O3 120 ug/m3 at 20 C: 120 / (47.997 / 24.055) ppb.
+  expect_equal(c(value("pm25", "expanded_uncertainty", "upper"),
+                 value("o3", "expanded_uncertainty", "upper")), c(50, 30))
+  expect_equal(value("pm25", "limit_value", "upper"), 30)
+  expect_equal(value("o3", "limit_value", "upper"), 60.14, tolerance = 1e-3)
+  expect_setequal(unique(targets$averaging[targets$pollutant == "pm25"]), "24 hours")
+  expect_setequal(unique(targets$averaging[targets$pollutant == "o3"]), "1 hour")
+  expect_false(anyNA(targets$source))
+})
+
+test_that("metrics of one unit match lm() and hand formulas", {
+  ref <- withr::with_seed(2, stats::runif(40, 2, 30))
+  est <- 1.2 * ref + 1.5 + withr::with_seed(3, stats::rnorm(40, sd = 2))
+  obs <- data.frame(date = daily_dates(40), ref = ref, est = est)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  fit <- stats::lm(est ~ ref)
+  expect_equal(nrow(res), 1L)
+  expect_equal(res$unit, "all")
+  expect_equal(res$n, 40L)
+  expect_equal(res$slope, unname(stats::coef(fit)[2]))
+  expect_equal(res$intercept, unname(stats::coef(fit)[1]))
+  expect_equal(res$r2, summary(fit)$r.squared)
+  expect_equal(res$rmse, sqrt(sum((est - ref)^2) / 40))
+  expect_equal(res$nrmse, 100 * sqrt(sum((est - ref)^2) / 40) / (sum(ref) / 40))
+  expect_equal(res$mbe, sum(est - ref) / 40)
+  expect_equal(res$time_step, "24 hours")
+  expect_true(is.na(res$sd) && is.na(res$note))
+})
+
+test_that("orthogonal regression and expanded uncertainty match the closed form", {
+  ref <- withr::with_seed(4, stats::runif(60, 5, 50))
+  est <- 0.9 * ref + 2 + withr::with_seed(5, stats::rnorm(60, sd = 3))
+  obs <- data.frame(date = daily_dates(60), ref = ref, est = est)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given", limit_value = 25,
+                            reference_uncertainty = 0.8)
+  # Orthogonal regression: the major axis of the covariance matrix.
+  axis <- eigen(stats::cov(cbind(ref, est)), symmetric = TRUE)$vectors[, 1]
+  b1 <- axis[2] / axis[1]
+  b0 <- mean(est) - b1 * mean(ref)
+  expect_equal(res$orth_slope, b1)
+  expect_equal(res$orth_intercept, b0)
+  u2 <- sum((est - b0 - b1 * ref)^2) / 58 - 0.8^2 + (b0 + (b1 - 1) * 25)^2
+  expect_equal(res$expanded_uncertainty, 100 * 2 * sqrt(u2) / 25)
+  expect_equal(res$limit_value, 25)
+  # The default limit value for PM2.5 is 30 ug/m3.
+  expect_equal(sensor_performance(obs, "est", "ref", averaging = "as_given")$limit_value, 30)
+})
+
+test_that("several units: per-unit rows match lm() per unit, the 'all' row pools them", {
+  n <- 30
+  ref <- withr::with_seed(6, stats::runif(2 * n, 3, 40))
+  obs <- data.frame(date = rep(daily_dates(n), 2), site = rep(c("s2", "s1"), each = n), ref = ref)
+  obs$est <- ifelse(obs$site == "s1", 0.8, 1.3) * ref + withr::with_seed(7, stats::rnorm(2 * n))
+  res <- sensor_performance(obs, "est", "ref", unit = "site", averaging = "as_given")
+  expect_equal(res$unit, c("s2", "s1", "all"))
+  for (s in c("s1", "s2")) {
+    fit <- stats::lm(est ~ ref, data = obs[obs$site == s, ])
+    expect_equal(res$slope[res$unit == s], unname(stats::coef(fit)[2]))
+    expect_equal(res$r2[res$unit == s], summary(fit)$r.squared)
+  }
+  pooled <- stats::lm(est ~ ref, data = obs)
+  expect_equal(res$slope[3], unname(stats::coef(pooled)[2]))
+  expect_equal(res$rmse[3], sqrt(mean((obs$est - obs$ref)^2)))
+  expect_equal(res$n, c(n, n, 2 * n))
+  # Different references at the same dates: units are not co-located, so no SD or CV.
+  expect_true(is.na(res$sd[3]) && is.na(res$cv[3]))
+  expect_match(res$note[3], "not co-located")
+})
+
+test_that("inter-unit SD and CV follow the EPA formula on times every unit reports", {
+  hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 20)
+  ref <- 10 + 5 * sin(seq_along(hours))
+  readings <- sapply(1:3, function(j) ref * (0.9 + 0.1 * j) + withr::with_seed(j, stats::rnorm(20)))
+  readings[c(4, 9), 2] <- NA # unit 2 misses two hours
+  readings[15, 3] <- NA
+  obs <- data.frame(date = rep(hours, 3), unit = rep(c("u1", "u2", "u3"), each = 20),
+                    ref = rep(ref, 3), est = as.vector(readings))
+  res <- quiet_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+                           averaging = "as_given")
+  all_row <- res[res$unit == "all", ]
+  complete <- readings[stats::complete.cases(readings), ]
+  n_times <- nrow(complete)
+  sd_hand <- sqrt(sum(sweep(complete, 1, rowMeans(complete))^2) / (n_times * 3 - 1))
+  expect_equal(all_row$n_precision, 17L)
+  expect_equal(all_row$sd, sd_hand)
+  expect_equal(all_row$cv, 100 * sd_hand / mean(complete))
+  expect_true(all(is.na(res$sd[res$unit != "all"])))
+  # O3 targets apply to 1-hour data: SD <= 5 ppb.
+  expect_equal(all_row$pass_precision, sd_hand <= 5 || 100 * sd_hand / mean(complete) <= 30)
+})
+
+test_that("24-hour averages drop days below the completeness threshold", {
+  hours <- seq(as.POSIXct("2024-05-01", tz = "UTC"), by = "hour", length.out = 24 * 5)
+  ref <- 5 + (seq_along(hours) %% 7)
+  est <- 2 * ref + 1 + (seq_along(hours) %% 3)
+  est[25:31] <- NA # day 2 keeps 17 of 24 hours (70.8 %)
+  est[49:54] <- NA # day 3 keeps 18 of 24 hours (75 %)
+  obs <- data.frame(date = hours, ref = ref, est = est)
+  res <- quiet_performance(obs, "est", "ref", averaging = c("as_given", "24h"))
+  expect_equal(res$averaging, c("as_given", "24h"))
+  expect_equal(res$time_step, c("1 hour", "24 hours"))
+  daily <- res[res$averaging == "24h", ]
+  expect_equal(daily$n, 4L) # day 2 dropped
+  kept <- c(1, 3, 4, 5)
+  day_est <- sapply(kept, function(d) mean(est[(d - 1) * 24 + 1:24], na.rm = TRUE))
+  day_ref <- sapply(kept, function(d) mean(ref[(d - 1) * 24 + 1:24]))
+  expect_equal(daily$mbe, mean(day_est - day_ref))
+  expect_equal(daily$rmse, sqrt(mean((day_est - day_ref)^2)))
+  expect_equal(daily$slope, unname(stats::coef(stats::lm(day_est ~ day_ref))[2]))
+  # With 70 % required, day 2 counts too.
+  loose <- quiet_performance(obs, "est", "ref", averaging = "24h", completeness = 0.70)
+  expect_equal(loose$n, 5L)
+})
+
+test_that("24-hour days follow the time zone of the date column", {
+  hours <- seq(as.POSIXct("2024-05-01", tz = "America/New_York"), by = "hour", length.out = 96)
+  obs <- data.frame(date = hours, ref = seq_along(hours), est = seq_along(hours) + 1)
+  # Four full local days; in UTC the first holds 20 and the last 4 of 24 hours, below 90 %.
+  res <- sensor_performance(obs, "est", "ref", averaging = "24h", completeness = 0.9)
+  expect_equal(res$n, 4L)
+})
+
+test_that("pass/fail flips at the PM2.5 thresholds on 24-hour data", {
+  ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40), 5)
+  perf <- function(est) {
+    sensor_performance(data.frame(date = daily_dates(length(ref)), ref = ref, est = est),
+                       "est", "ref", averaging = "as_given")
+  }
+  expect_true(perf(1.30 * ref)$pass_slope)
+  expect_false(perf(1.40 * ref)$pass_slope)
+  expect_false(perf(0.60 * ref)$pass_slope)
+  expect_true(perf(ref + 4)$pass_intercept)
+  expect_false(perf(ref + 6)$pass_intercept)
+  sxx <- sum((ref - mean(ref))^2)
+  expect_true(perf(ref + orthogonal_noise(ref, sxx * (1 / 0.72 - 1)))$pass_r2)
+  expect_false(perf(ref + orthogonal_noise(ref, sxx * (1 / 0.68 - 1)))$pass_r2)
+  # Error passes on RMSE <= 7 or NRMSE <= 30 %: mean reference is 22.5.
+  expect_true(perf(ref + 6)$pass_error) # RMSE 6
+  expect_true(perf(ref + 6.5 * c(-1, 1))$pass_error) # RMSE 6.5, NRMSE 28.9 %
+  expect_false(perf(ref + 7.5 * c(-1, 1))$pass_error) # RMSE 7.5, NRMSE 33.3 %
+  high <- ref + 100 # mean reference 122.5: RMSE 8 fails, NRMSE 6.5 % passes
+  expect_true(sensor_performance(data.frame(date = daily_dates(40), ref = high, est = high + 8),
+                                 "est", "ref", averaging = "as_given")$pass_error)
+})
+
+test_that("targets apply only at the averaging the reports specify", {
+  hours <- seq(as.POSIXct("2024-01-01", tz = "UTC"), by = "hour", length.out = 96)
+  ref <- 10 + 5 * sin(seq_along(hours) / 5)
+  obs <- data.frame(date = hours, ref = ref, est = 1.1 * ref)
+  pm <- sensor_performance(obs, "est", "ref")
+  expect_true(all(is.na(unlist(pm[pm$averaging == "as_given", c("pass_r2", "pass_slope")]))))
+  expect_true(pm$pass_slope[pm$averaging == "24h"])
+  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3")
+  expect_true(o3$pass_slope[o3$averaging == "as_given"])
+  expect_true(is.na(o3$pass_slope[o3$averaging == "24h"]))
+  # O3 slope bounds are 1 +/- 0.2.
+  obs$est <- 1.25 * ref
+  expect_false(sensor_performance(obs, "est", "ref", pollutant = "o3",
+                                  averaging = "as_given")$pass_slope)
+})
+
+test_that("EU expanded uncertainty is judged against the data quality objective", {
+  ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40), 5)
+  obs <- data.frame(date = daily_dates(40), ref = ref, est = ref + 1)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  expect_equal(res$expanded_uncertainty, 100 * 2 * 1 / 30) # pure offset of 1 at LV 30
+  expect_true(res$pass_expanded_uncertainty)
+  obs$est <- 1.8 * ref
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  expect_false(res$pass_expanded_uncertainty)
+})
+
+test_that("units with fewer than 3 pairs get NA metrics with a reason", {
+  obs <- data.frame(date = rep(daily_dates(10), 2), unit = rep(c("a", "b"), each = 10),
+                    ref = c(1:10, 1:10), est = c(1:10 + 0.5, c(2, 4), rep(NA, 8)))
+  expect_warning(res <- suppressMessages(sensor_performance(obs, "est", "ref", unit = "unit",
+                                                             averaging = "as_given")),
+                 "fewer than 3")
+  b <- res[res$unit == "b", ]
+  expect_equal(b$n, 2L)
+  expect_true(all(is.na(unlist(b[c("r2", "slope", "rmse", "expanded_uncertainty")]))))
+  expect_match(b$note, "fewer than 3 complete pairs")
+  expect_false(is.na(res$slope[res$unit == "a"]))
+})
+
+test_that("degenerate data give NA with a note, never NaN", {
+  obs <- data.frame(date = daily_dates(6), ref = rep(10, 6), est = c(9, 11, 10, 12, 8, 10))
+  res <- sensor_performance(obs, "est", "ref", averaging = c("as_given", "24h"))
+  numbers <- unlist(res[vapply(res, is.numeric, logical(1))])
+  expect_false(any(is.nan(numbers)))
+  expect_true(all(is.na(res$slope)))
+  expect_match(res$note[1], "constant reference")
+  expect_equal(res$rmse[1], sqrt(mean((obs$est - 10)^2)))
+})
+
+test_that("missing pairs are reported, and no pair at all is an error", {
+  obs <- data.frame(date = daily_dates(5), ref = c(1, 2, NA, 4, 5), est = c(1, 2, 3, 4, NA))
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given"),
+                 "2 rows")
+  expect_equal(res$n, 3L)
+  obs$ref <- c(NA, NA, 3, NA, NA)
+  obs$est <- c(1, 2, NA, 4, 5)
+  expect_error(sensor_performance(obs, "est", "ref"), "No row has both")
+})
+
+test_that("argument and column errors name the argument, column and rows", {
+  obs <- data.frame(date = daily_dates(5), ref = 1:5, est = c(1, 2, 3, 4, 6), site = "a")
+  expect_error(sensor_performance(list(), "est", "ref"), "data")
+  expect_error(sensor_performance(obs, "pm", "ref"), "estimate.*pm")
+  expect_error(sensor_performance(obs, "est", "ref", unit = "station"), "unit.*station")
+  obs$text <- letters[1:5]
+  expect_error(sensor_performance(obs, "text", "ref"), "text.*numeric")
+  obs$bad_date <- as.character(obs$date)
+  expect_error(sensor_performance(obs, "est", "ref", date = "bad_date"), "POSIXct or Date")
+  inf <- obs
+  inf$est[3] <- Inf
+  expect_error(sensor_performance(inf, "est", "ref"), "infinite in row 3")
+  dup <- rbind(obs, obs[2, ])
+  expect_error(sensor_performance(dup, "est", "ref"), "repeats a time.*row 6")
+  missing_date <- obs
+  missing_date$date[4] <- NA
+  expect_error(sensor_performance(missing_date, "est", "ref"), "missing in row 4")
+  named_all <- obs
+  named_all$site <- "all"
+  expect_error(sensor_performance(named_all, "est", "ref", unit = "site"), "named \"all\"")
+  expect_error(sensor_performance(obs, "est", "ref", pollutant = "no2"), "pollutant")
+  expect_error(sensor_performance(obs, "est", "ref", averaging = "8h"), "averaging")
+  expect_error(sensor_performance(obs, "est", "ref", completeness = 1.5), "completeness")
+  expect_error(sensor_performance(obs, "est", "ref", limit_value = 0), "limit_value")
+  expect_error(sensor_performance(obs, "est", "ref", reference_uncertainty = -1),
+               "reference_uncertainty")
+  weekly <- data.frame(date = as.Date("2024-01-01") + 7 * (0:4), ref = 1:5, est = 1:5 + 1)
+  expect_error(sensor_performance(weekly, "est", "ref", averaging = "24h"), "divides a day")
+})
+
+test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
+  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
+  roots <- roots[nzchar(roots) & dir.exists(roots)]
+  dir <- file.path(if (length(roots)) roots[1] else tempfile(), "purpleair-aqs-daily-mathieu")
+  skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
+  path <- list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1]
+  pa <- read_purpleair_aqs(path)
+  pa$pa_mean <- (pa$pa_a + pa$pa_b) / 2
+  res <- sensor_performance(pa, "pa_mean", "ref", unit = "site")
+  n_sites <- length(unique(pa$site))
+  expect_equal(nrow(res), 2L * (n_sites + 1L))
+  all_daily <- res[res$unit == "all" & res$averaging == "as_given", ]
+  expect_equal(all_daily$n, nrow(pa))
+  expect_equal(all_daily$time_step, "24 hours")
+  expect_true(all_daily$r2 > 0.5 && all_daily$r2 <= 1)
+  expect_true(all_daily$slope > 0.5 && all_daily$slope < 3)
+  expect_true(all_daily$mbe > 0) # PurpleAir CF=1 reads high
+  expect_false(any(is.nan(unlist(res[vapply(res, is.numeric, logical(1))]))))
+  expect_true(is.na(all_daily$sd)) # sites are not co-located
+})

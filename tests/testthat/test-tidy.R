@@ -1,0 +1,146 @@
+# tidy(), glance() and augment() against the model's own accessors and hand computations.
+
+tidy_toy <- simulate_toy(400, seed = 11)
+tidy_fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy[1:300, ],
+                 anchor = "sensor_1", hidden = 8, epochs = 5, seed = 1, threads = 1)
+
+test_that("tidy() has one typed row per sensor", {
+  out <- tidy(tidy_fit)
+  expect_s3_class(out, "tbl_df")
+  stats <- c("mean", "sd", "q10", "q90")
+  expect_named(out, c("sensor", "anchor", paste0("gain_", stats), paste0("offset_", stats),
+                      paste0("noise_", stats)))
+  expect_identical(out$sensor, c("sensor_0", "sensor_1", "sensor_2"))
+  expect_identical(out$anchor, c(FALSE, TRUE, FALSE))
+  expect_true(all(vapply(out[-(1:2)], is.double, logical(1))))
+})
+
+test_that("tidy() summarises the per-row sensor parameters of the fitted rows", {
+  out <- tidy(tidy_fit)
+  # Every fitted row is usable (no missing value), so the summaries are over all 300 rows.
+  params <- sensor_params(tidy_fit, tidy_toy[1:300, ])
+  symbols <- c(gain = "a", offset = "c", noise = "sigma")
+  for (j in seq_len(3)) {
+    p <- params[params$sensor == out$sensor[j], ]
+    for (name in names(symbols)) {
+      v <- p[[symbols[[name]]]]
+      expect_equal(out[[paste0(name, "_mean")]][j], mean(v), tolerance = 1e-8)
+      expect_equal(out[[paste0(name, "_sd")]][j], sd(v), tolerance = 1e-6)
+      expect_equal(out[[paste0(name, "_q10")]][j], unname(quantile(v, 0.1)), tolerance = 1e-8)
+      expect_equal(out[[paste0(name, "_q90")]][j], unname(quantile(v, 0.9)), tolerance = 1e-8)
+    }
+  }
+  # The anchor has gain 1 and offset 0 by construction.
+  anchor <- out[out$anchor, ]
+  expect_equal(c(anchor$gain_mean, anchor$gain_sd, anchor$offset_mean, anchor$offset_sd), c(1, 0, 0, 0))
+})
+
+test_that("glance() matches logLik, AIC, BIC, nobs and the training record", {
+  out <- glance(tidy_fit)
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c("logLik", "AIC", "BIC", "nobs", "n_train", "n_validation", "epochs_run",
+                      "best_epoch", "validation_nll", "converged"))
+  expect_identical(nrow(out), 1L)
+  ll <- logLik(tidy_fit)
+  df <- attr(ll, "df")
+  expect_equal(out$logLik, as.numeric(ll))
+  expect_equal(out$AIC, AIC(tidy_fit))
+  expect_equal(out$AIC, -2 * as.numeric(ll) + 2 * df)
+  expect_equal(out$BIC, BIC(tidy_fit))
+  expect_equal(out$BIC, -2 * as.numeric(ll) + log(nobs(tidy_fit)) * df)
+  expect_identical(out$nobs, 300L)
+  expect_identical(out$n_train + out$n_validation, 300L)
+  expect_identical(out$n_train, as.integer(tidy_fit$n_train))
+  expect_identical(out$epochs_run, as.integer(tidy_fit$epochs_run))
+  expect_identical(out$best_epoch, as.integer(tidy_fit$best_epoch))
+  # The best epoch minimises the validation NLL.
+  expect_equal(out$validation_nll, min(tidy_fit$history$validation_nll))
+  expect_type(out$converged, "logical")
+})
+
+test_that("converged is FALSE when the best epoch is the last one run, TRUE after early stopping", {
+  short <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy, hidden = 8, epochs = 2,
+                stop_iter = 30, seed = 1, threads = 1)
+  expect_identical(c(short$best_epoch, short$epochs_run), c(2L, 2L))
+  expect_false(glance(short)$converged)
+
+  stopped <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy, hidden = 8,
+                  epochs = 40, stop_iter = 3, learn_rate = 0.05, seed = 1, threads = 1)
+  expect_true(stopped$stopped_early)
+  expect_lt(stopped$best_epoch, stopped$epochs_run)
+  expect_true(glance(stopped)$converged)
+})
+
+test_that("glance() gives NA validation NLL without validation rows", {
+  fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = tidy_toy[1:100, ], hidden = 8, epochs = 3,
+              validation = 0, seed = 1, threads = 1)
+  out <- glance(fit)
+  expect_identical(out$n_validation, 0L)
+  expect_identical(out$validation_nll, NA_real_)
+})
+
+test_that("augment() adds predict()'s columns, one row per input row with NA rows kept", {
+  newdata <- tidy_toy[301:320, ]
+  newdata$x1[3] <- NA
+  newdata[5, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  rownames(newdata) <- NULL
+  attr(newdata, "params") <- NULL
+  out <- augment(tidy_fit, newdata)
+  expect_s3_class(out, "tbl_df")
+  expect_identical(nrow(out), 20L)
+  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".n_sensors"))
+  expect_identical(as.data.frame(out[names(newdata)]), newdata)
+  pred <- predict(tidy_fit, newdata)
+  expect_identical(out$.pred, pred$.pred)
+  expect_identical(out$.pred_sd, pred$.pred_sd)
+  expect_identical(out$.n_sensors, pred$.n_sensors)
+  expect_true(is.na(out$.pred[3]))
+  expect_identical(out$.n_sensors[5], 0L)
+  expect_true(is.finite(out$.pred[5]))
+
+  credible <- augment(tidy_fit, newdata, interval = "credible", level = 0.8)
+  expect_named(credible, c(names(newdata), ".pred", ".pred_sd", ".pred_lower", ".pred_upper",
+                           ".n_sensors"))
+  # Gaussian model without transform: mu -/+ z_0.9 * sd_pred.
+  z <- qnorm(0.9)
+  expect_equal(credible$.pred_upper, pred$.pred + z * pred$.pred_sd)
+  expect_equal(credible$.pred_lower, pred$.pred - z * pred$.pred_sd)
+})
+
+test_that("augment() on augmented data replaces the prediction columns with a warning", {
+  once <- augment(tidy_fit, tidy_toy[301:305, ])
+  expect_warning(twice <- augment(tidy_fit, once), ".pred")
+  expect_named(twice, names(once))
+  expect_identical(twice$.pred, once$.pred)
+})
+
+test_that("augment() on a calibration adds the conformal interval at the requested level", {
+  cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
+  newdata <- tidy_toy[351:400, ]
+  out <- augment(cal, newdata, level = 0.8)
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".pred_lower", ".pred_upper",
+                      ".n_sensors"))
+  expect_identical(out$.pred, predict(cal, newdata, level = 0.8)$.pred)
+  # Stutz et al. threshold by hand: the k-th largest of the n * m scores,
+  # k = floor(alpha * m * (n + 1)) - m + 1.
+  k <- floor(0.2 * cal$m * (cal$n + 1)) - cal$m + 1
+  q <- sort(cal$scores, decreasing = TRUE)[k]
+  expect_equal((out$.pred_upper - out$.pred) / out$.pred_sd, rep(q, 50))
+  expect_equal((out$.pred - out$.pred_lower) / out$.pred_sd, rep(q, 50))
+  # The default level is the calibration's.
+  expect_identical(augment(cal, newdata)$.pred_upper, predict(cal, newdata)$.pred_upper)
+})
+
+test_that("bad tidy, glance and augment input gives clear errors", {
+  expect_snapshot(augment(tidy_fit), error = TRUE)
+  expect_snapshot(augment(tidy_fit, newdata = 1:3), error = TRUE)
+  expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], interval = "confidence"), error = TRUE)
+  expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], level = 2), error = TRUE)
+  expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], levl = 0.8), error = TRUE)
+  expect_snapshot(tidy(tidy_fit, conf.int = TRUE), error = TRUE)
+  expect_snapshot(glance(tidy_fit, 1), error = TRUE)
+  cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
+  expect_snapshot(augment(cal), error = TRUE)
+  expect_snapshot(augment(cal, tidy_toy[1:5, ], interval = "credible"), error = TRUE)
+})
