@@ -1,13 +1,17 @@
 #' Classical unsupervised fusion baselines
 #'
-#' Fuses the readings of several co-located sensors row by row with one of the
-#' label-free baselines used in the NCAM paper. No reference values are used:
-#' all parameters are estimated from the sensor readings of the training rows.
+#' Fits one of the label-free baselines used in the NCAM paper to the sensor
+#' readings of the training rows, with the same formula interface as [ncam()]
+#' but no covariates. No reference values are used. The fitted object holds
+#' only the estimated parameters (a small list of plain R vectors, so
+#' [saveRDS()] works); [predict.ncam_baseline()] fuses the readings of new
+#' rows with them.
 #'
 #' Missing readings (`NA`) are never dropped: each row is fused from the
 #' sensors observed in it, and `.n_sensors` counts them. A row with no
-#' observed sensor gets `NA` from `"mean"`, `"ivw"` and `"ppca"`, and the
-#' one-step prediction from `"kalman"`.
+#' observed sensor gets `NA` from `"mean"`, `"ivw"` and `"ppca"`, the
+#' one-step prediction from `"kalman"` and the prior mean and sd from
+#' `"factor"`.
 #'
 #' @section Methods:
 #' * `"mean"`: the mean of the row's observed readings.
@@ -34,124 +38,176 @@
 #'   the `anchor` sensor by an ordinary least-squares fit of the anchor reading
 #'   on \eqn{[1, z]} over the training rows where the anchor is observed:
 #'   `.pred` \eqn{= c_0 + c_1 z}, `.pred_sd` \eqn{= |c_1|} times the latent
-#'   posterior sd.
+#'   posterior sd. `logLik()` is the PPCA likelihood of the complete training rows.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
-#'   `order` (ties keep row order), \eqn{\theta_t = \theta_{t-1} + w_t},
+#'   the column `order` (ties keep row order), \eqn{\theta_t = \theta_{t-1} + w_t},
 #'   \eqn{w_t \sim N(0, q)}, and each observed reading
 #'   \eqn{b_{tj} = \theta_t + v_{tj}}, \eqn{v_{tj} \sim N(0, s_j^2)}, with the
 #'   three-cornered-hat variances above. The initial state \eqn{\theta_0} is
 #'   \eqn{N(m_0, P_0)}, the mean and variance of the `"ivw"` estimates over the
 #'   training rows. \eqn{q} is the value of the grid \eqn{P_0 \cdot 10^{k/8}},
 #'   \eqn{k = -48, \dots, 8}, maximising the innovation log-likelihood of the
-#'   filter run over the training rows alone (in the same order); the filter is
-#'   then run over all rows. `.pred` and `.pred_sd` are the filtered
-#'   (forward) mean and sd, returned in the original row order.
+#'   filter run over the training rows alone (in the same order); `logLik()`
+#'   is that log-likelihood (only \eqn{q} is fitted by likelihood, the other
+#'   \eqn{L + 2} parameters by moments, so AIC and BIC are indicative).
+#'   [predict()] runs the filter with these parameters over the rows of
+#'   `newdata` in the order of its `order` column: `.pred` and `.pred_sd` are
+#'   the filtered (forward) mean and sd, returned in the row order of `newdata`.
+#'   Predicting on a subset of rows therefore gives other values than
+#'   predicting on all rows and keeping that subset.
+#' * `"factor"`: the linear-Gaussian one-factor measurement model that NCAM
+#'   generalises (NCAM with constant heads):
+#'   \eqn{\theta \sim N(\mu_0, s_0^2)}, \eqn{b_j = a_j \theta + c_j + e_j},
+#'   \eqn{e_j \sim N(0, \sigma_j^2)}, with \eqn{a = 1, c = 0} for the `anchor`.
+#'   The \eqn{3L} parameters are estimated by maximum likelihood with missing
+#'   readings: the exact marginal likelihood of each row's observed readings,
+#'   grouped by pattern of missingness, maximised with analytic gradients from
+#'   a moment-based start. `.pred` and `.pred_sd` are the posterior mean and sd
+#'   of \eqn{\theta} given the row's observed readings. Standard errors (see
+#'   [tidy.ncam_baseline()]) come from the observed information. At least three
+#'   sensors are needed, each pair observed together in at least two training
+#'   rows: with two sensors, their two variances and one covariance give three
+#'   equations for four unknowns. A noise variance estimated at zero (a
+#'   Heywood case) is reported with a warning.
 #'
+#' @param formula Sensors on the left as in [ncam()] (`a + b + c` or
+#'   `cbind(a, b, c)`, at least two sensors) and `~ 1` on the right: baselines
+#'   take no covariates.
 #' @param data A data frame holding the sensor readings.
-#' @param sensors Character vector naming at least two numeric columns of
-#'   `data`, one per sensor.
-#' @param method The baseline: `"mean"`, `"ivw"`, `"ppca"` or `"kalman"`
-#'   (see Methods).
+#' @param method The baseline: `"mean"`, `"ivw"`, `"ppca"`, `"kalman"` or
+#'   `"factor"` (see Methods).
 #' @param train Rows used to estimate the parameters: `NULL` (all rows), a
 #'   logical vector with one element per row, or positive row indices.
-#' @param anchor For `"ppca"`: the sensor (one of `sensors`) whose scale the
-#'   latent factor is mapped to.
-#' @param order For `"kalman"`: `NULL` (row order), the name of a column of
-#'   `data`, or a vector with one sortable value per row (such as dates) giving
-#'   the order in which the filter visits the rows.
+#' @param anchor For `"ppca"` and `"factor"`: the sensor whose scale the fused
+#'   value is on. `NULL` means the first sensor. Not used by the other methods.
+#' @param order For `"kalman"` only: `NULL` (row order) or the name of a
+#'   column with one sortable value per row (such as dates) giving the order in
+#'   which the filter visits the rows. The column is then required in the
+#'   `newdata` of [predict()].
 #'
-#' @return A data frame with one row per row of `data`, in the same order,
-#'   with columns `.pred` (fused estimate), `.pred_sd` (for `"ivw"`, `"ppca"`
-#'   and `"kalman"`) and `.n_sensors` (number of observed readings). Attribute
-#'   `"fit"` lists the estimated parameters: `method`, `sensor_var` (the
-#'   three-cornered-hat variances, for `"ivw"` and `"kalman"`), for `"ppca"`
-#'   `mu`, `loadings`, `sigma2` and `coef` (\eqn{c_0, c_1}), and for `"kalman"`
-#'   `q`, `loglik` (training innovation log-likelihood at `q`), `m0` and `P0`.
+#' @return An object of class `ncam_baseline`: a list with `method`,
+#'   `sensors`, `anchor`, `order`, `params` (the estimates: `sensor_var` for
+#'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
+#'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0` and `P0` for `"kalman"`;
+#'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var` and `vcov` for
+#'   `"factor"`), `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and
+#'   `nobs`, the training rows that entered the fit (rows with a reading; for
+#'   `"ppca"` the rows with every reading). Use [predict.ncam_baseline()],
+#'   `print()`, `logLik()`, `nobs()`, [tidy.ncam_baseline()] and
+#'   [glance.ncam_baseline()].
+#' @seealso [ncam()], which lets the sensor model depend on covariates.
 #' @export
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
-#' sensors <- c("sensor_0", "sensor_1", "sensor_2")
 #' toy$sensor_1[1:5] <- NA
-#' ivw <- fuse_baseline(toy, sensors, "ivw")
-#' attr(ivw, "fit")$sensor_var
-#' head(ivw)
-#' pc <- fuse_baseline(toy, sensors, "ppca", train = 1:200)
-#' kf <- fuse_baseline(toy, sensors, "kalman", order = "lon")
-#' sapply(list(ivw = ivw, ppca = pc, kalman = kf),
-#'        function(f) sqrt(mean((f$.pred - toy$truth)^2)))
-fuse_baseline <- function(data, sensors, method = c("mean", "ivw", "ppca", "kalman"),
-                          train = NULL, anchor = sensors[1], order = NULL) {
+#' f <- sensor_0 + sensor_1 + sensor_2 ~ 1
+#' ivw <- ncam_baseline(f, toy, "ivw")
+#' ivw$params$sensor_var
+#' head(predict(ivw, toy))
+#' fa <- ncam_baseline(f, toy, "factor", train = 1:200)
+#' fa
+#' head(predict(fa, toy[201:300, ], interval = "credible"))
+#' kf <- ncam_baseline(f, toy, "kalman", order = "lon")
+#' sapply(list(ivw = ivw, factor = fa, kalman = kf),
+#'        function(fit) sqrt(mean((predict(fit, toy)$.pred - toy$truth)^2)))
+ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalman", "factor"),
+                          train = NULL, anchor = NULL, order = NULL) {
   check_data_frame(data)
+  method <- match_choice(method, c("mean", "ivw", "ppca", "kalman", "factor"), "method")
+  sensors <- baseline_sensors(formula, data)
   b <- baseline_readings(data, sensors)
-  method <- match_choice(method, c("mean", "ivw", "ppca", "kalman"), "method")
   train <- train_mask(train, nrow(data))
-  check_string(anchor, "anchor")
-  if (!anchor %in% sensors) {
-    cli::cli_abort("{.arg anchor} must be one of {.arg sensors} ({.val {sensors}}), not {.val {anchor}}.")
-  }
-  visit <- if (method == "kalman") visit_order(order, data)
-
-  n_obs <- rowSums(!is.na(b))
-  fit <- list(method = method)
-  out <- switch(method,
-    mean = {
-      pred <- rowMeans(b, na.rm = TRUE)
-      data.frame(.pred = ifelse(n_obs > 0, pred, NA_real_))
-    },
-    ivw = {
-      fit$sensor_var <- three_cornered_hat(b[train, , drop = FALSE])
-      ivw_combine(b, fit$sensor_var)
-    },
-    ppca = {
-      fit <- c(fit, fit_ppca1(b[train, , drop = FALSE], match(anchor, sensors)))
-      latent <- ppca1_latent(b, fit)
-      data.frame(.pred = fit$coef[1] + fit$coef[2] * latent$mean,
-                 .pred_sd = abs(fit$coef[2]) * sqrt(latent$var))
-    },
-    kalman = {
-      fit$sensor_var <- three_cornered_hat(b[train, , drop = FALSE])
-      kf <- fit_kalman_rw(b, fit$sensor_var, train, visit)
-      fit <- c(fit, kf$fit)
-      data.frame(.pred = kf$mean, .pred_sd = sqrt(kf$var))
+  anchor <- baseline_anchor(anchor, sensors)
+  if (!is.null(order)) {
+    if (method != "kalman") {
+      cli::cli_abort(c("{.arg order} is used only by {.code method = \"kalman\"}, not {.val {method}}.",
+                       i = "Leave {.arg order} as {.code NULL} for the other methods."))
     }
+    check_string(order, "order")
+  }
+  b_train <- b[train, , drop = FALSE]
+  empty <- colSums(!is.na(b_train)) == 0L
+  if (any(empty)) {
+    cli::cli_abort("Sensor column {.val {sensors[empty][1]}} has no reading in the {.arg train} rows.")
+  }
+
+  fit <- switch(method,
+    mean = list(params = list()),
+    ivw = list(params = list(sensor_var = three_cornered_hat(b_train))),
+    ppca = fit_ppca1(b_train, match(anchor, sensors)),
+    kalman = {
+      # The column is checked on every row; the training rows are visited in its order.
+      visit <- visit_order(order, data)
+      fit_kalman_rw(b_train, match(visit[train[visit]], which(train)))
+    },
+    factor = fit_factor1(b_train, match(anchor, sensors))
   )
-  out$.n_sensors <- as.integer(n_obs)
-  attr(out, "fit") <- fit
-  out
+  structure(list(
+    method = method, sensors = sensors, anchor = anchor, order = order, params = fit$params,
+    loglik = fit$loglik, df = fit$df,
+    nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs
+  ), class = "ncam_baseline")
 }
 
-# Sensor readings as a numeric matrix, after checking the `sensors` argument.
-baseline_readings <- function(data, sensors, call = parent.frame()) {
-  if (!is.character(sensors) || length(sensors) < 2L || anyNA(sensors)) {
-    cli::cli_abort("{.arg sensors} must be a character vector naming at least two columns.",
+# Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1.
+baseline_sensors <- function(formula, data, call = parent.frame()) {
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    cli::cli_abort("{.arg formula} must be a two-sided formula such as {.code a + b + c ~ 1}.",
+                   call = call)
+  }
+  rhs <- formula[[3]]
+  if (!(is.numeric(rhs) && length(rhs) == 1L && rhs == 1)) {
+    rhs_txt <- paste(deparse(rhs), collapse = " ")
+    cli::cli_abort(c("Baselines take no covariates: the right side of {.arg formula} must be {.code ~ 1}.",
+                     x = "Found {.code ~ {rhs_txt}}.",
+                     i = "Use {.fn ncam} for a sensor model that depends on covariates."), call = call)
+  }
+  sensors <- sensor_names(formula, call = call)
+  if (length(sensors) < 2L) {
+    cli::cli_abort("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
                    call = call)
   }
   if (anyDuplicated(sensors)) {
-    cli::cli_abort("{.arg sensors} names column {.val {sensors[duplicated(sensors)]}} more than once.",
+    cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.",
                    call = call)
   }
-  check_columns(data, sensors, "sensors", call = call)
+  check_columns(data, sensors, "formula", call = call)
+  sensors
+}
+
+# Sensor readings as a numeric matrix; `data_arg` names the data frame in messages.
+baseline_readings <- function(data, sensors, data_arg = "data", call = parent.frame()) {
   for (s in sensors) {
     x <- data[[s]]
     if (!is.numeric(x)) {
-      cli::cli_abort("Sensor column {.val {s}} must be numeric, not {.obj_type_friendly {x}}.",
+      cli::cli_abort("Sensor column {.val {s}} of {.arg {data_arg}} must be numeric, not {.obj_type_friendly {x}}.",
                      call = call)
     }
     bad <- which(is.infinite(x))
     if (length(bad) > 0L) {
-      cli::cli_abort("Sensor column {.val {s}} has an infinite value in row {bad[1]}.", call = call)
+      cli::cli_abort("Sensor column {.val {s}} of {.arg {data_arg}} has an infinite value in row {bad[1]}.",
+                     call = call)
     }
   }
-  b <- as.matrix(data[sensors])
-  storage.mode(b) <- "double"
-  rownames(b) <- NULL
-  b
+  columns <- lapply(sensors, function(s) as.double(data[[s]]))
+  matrix(unlist(columns, use.names = FALSE), nrow(data), length(sensors), dimnames = list(NULL, sensors))
+}
+
+baseline_anchor <- function(anchor, sensors, call = parent.frame()) {
+  if (is.null(anchor)) return(sensors[1])
+  check_string(anchor, "anchor", call = call)
+  if (!anchor %in% sensors) {
+    cli::cli_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
+                     x = "{.val {anchor}} is not on the left side of {.arg formula}."), call = call)
+  }
+  anchor
 }
 
 # Logical mask of the training rows.
 train_mask <- function(train, n, call = parent.frame()) {
-  if (is.null(train)) return(rep(TRUE, n))
-  if (is.logical(train)) {
+  if (is.null(train)) {
+    mask <- rep(TRUE, n)
+  } else if (is.logical(train)) {
     if (length(train) != n) {
       cli::cli_abort("{.arg train} must have one element per row of {.arg data} ({n}), not {length(train)}.",
                      call = call)
@@ -177,168 +233,19 @@ train_mask <- function(train, n, call = parent.frame()) {
   mask
 }
 
-# Permutation in which the Kalman filter visits the rows.
-visit_order <- function(order, data, call = parent.frame()) {
-  n <- nrow(data)
-  if (is.null(order)) return(seq_len(n))
-  if (is.character(order) && length(order) == 1L) {
-    check_columns(data, order, "order", call = call)
-    order <- data[[order]]
-  }
-  if (!is.atomic(order) || length(order) != n) {
-    cli::cli_abort("{.arg order} must be a column name or a vector with one value per row of {.arg data} ({n}).",
+# Permutation in which the Kalman filter visits the rows of `data`: row order, or the order
+# of column `order` (ties keep row order).
+visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
+  if (is.null(order)) return(seq_len(nrow(data)))
+  check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
+  key <- data[[order]]
+  if (!is.atomic(key) || is.complex(key)) {
+    cli::cli_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
                    call = call)
   }
-  if (anyNA(order)) {
-    cli::cli_abort("{.arg order} is missing in row {which(is.na(order))[1]}.", call = call)
+  if (anyNA(key)) {
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {which(is.na(key))[1]}.",
+                     i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
   }
-  base::order(order)
-}
-
-# Three-cornered-hat (Grubbs) error variances: Var(b_j - b_k) = s_j^2 + s_k^2
-# for every pair observed together, solved by (minimum-norm) least squares.
-three_cornered_hat <- function(b, call = parent.frame()) {
-  l <- ncol(b)
-  pairs <- utils::combn(l, 2L)
-  design <- matrix(0, ncol(pairs), l)
-  v <- rep(NA_real_, ncol(pairs))
-  for (p in seq_len(ncol(pairs))) {
-    design[p, pairs[, p]] <- 1
-    d <- b[, pairs[1, p]] - b[, pairs[2, p]]
-    if (sum(!is.na(d)) >= 2L) v[p] <- stats::var(d, na.rm = TRUE)
-  }
-  keep <- !is.na(v)
-  if (!any(keep)) {
-    cli::cli_abort("No two {.arg sensors} are observed together in at least 2 {.arg train} rows.", call = call)
-  }
-  design <- design[keep, , drop = FALSE]
-  v <- v[keep]
-  dec <- svd(design)
-  tol <- max(dim(design)) * max(dec$d) * .Machine$double.eps
-  pos <- dec$d > tol
-  if (sum(pos) < l) {
-    cli::cli_warn(c(
-      "The pairwise differences do not identify every sensor's error variance.",
-      i = if (l == 2L) "With two sensors the variance of their difference is split equally."
-          else "Using the minimum-norm least-squares solution."
-    ), call = call)
-  }
-  s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
-  s2 <- pmax(s2, max(1e-6 * max(v), 1e-12))
-  stats::setNames(s2, colnames(b))
-}
-
-# Inverse-variance weighted mean over each row's observed sensors.
-ivw_combine <- function(b, s2) {
-  obs <- !is.na(b)
-  w <- sweep(obs, 2L, 1 / s2, `*`)
-  b0 <- b
-  b0[!obs] <- 0
-  total <- rowSums(w)
-  pred <- rowSums(b0 * w) / total
-  data.frame(.pred = ifelse(total > 0, pred, NA_real_),
-             .pred_sd = ifelse(total > 0, 1 / sqrt(total), NA_real_))
-}
-
-# Tipping & Bishop closed-form PPCA with one factor on the complete training
-# rows, plus the OLS map of the latent mean onto the anchor sensor.
-fit_ppca1 <- function(b, anchor, call = parent.frame()) {
-  complete <- b[stats::complete.cases(b), , drop = FALSE]
-  l <- ncol(b)
-  if (nrow(complete) <= l) {
-    cli::cli_abort(c("{.arg train} must contain more than {l} rows with every sensor observed for {.val ppca}.",
-                     x = "It has {nrow(complete)}."), call = call)
-  }
-  mu <- colMeans(complete)
-  centred <- sweep(complete, 2L, mu)
-  eig <- eigen(crossprod(centred) / nrow(complete), symmetric = TRUE)
-  sigma2 <- max(mean(eig$values[-1]), 1e-12 * max(eig$values[1], 1))
-  u1 <- eig$vectors[, 1]
-  # Orient the factor so that it increases with the readings.
-  if (sum(u1) < 0) u1 <- -u1
-  loadings <- stats::setNames(u1 * sqrt(max(eig$values[1] - sigma2, 0)), colnames(b))
-  fit <- list(mu = mu, loadings = loadings, sigma2 = sigma2)
-
-  z <- ppca1_latent(b, fit)$mean
-  used <- !is.na(b[, anchor]) & !is.na(z)
-  coef <- stats::lm.fit(cbind(1, z[used]), b[used, anchor])$coefficients
-  if (anyNA(coef)) {
-    cli::cli_abort("The PPCA factor is constant on the training rows; it cannot be mapped to {.arg anchor}.",
-                   call = call)
-  }
-  fit$coef <- stats::setNames(coef, c("intercept", "slope"))
-  fit
-}
-
-# Latent posterior mean and variance given each row's observed readings.
-ppca1_latent <- function(b, fit) {
-  obs <- !is.na(b)
-  centred <- sweep(b, 2L, fit$mu)
-  centred[!obs] <- 0
-  ww <- drop(obs %*% fit$loadings^2)
-  wb <- drop(centred %*% fit$loadings)
-  m <- fit$sigma2 + ww
-  list(mean = ifelse(ww > 0, wb / m, NA_real_),
-       var = ifelse(ww > 0, fit$sigma2 / m, NA_real_))
-}
-
-# Chooses q on the training rows, then filters all rows; results in row order.
-fit_kalman_rw <- function(b, s2, train, visit) {
-  init <- ivw_combine(b[train, , drop = FALSE], s2)$.pred
-  m0 <- mean(init, na.rm = TRUE)
-  p0 <- stats::var(init, na.rm = TRUE)
-  if (is.na(p0) || p0 <= 0) p0 <- mean(s2)
-  q_grid <- p0 * 10^(seq(-48, 8) / 8)
-
-  train_visit <- visit[train[visit]]
-  ll <- kalman_rw_filter(b[train_visit, , drop = FALSE], s2, q_grid, m0, p0)$loglik
-  best <- which.max(ll)
-  kf <- kalman_rw_filter(b[visit, , drop = FALSE], s2, q_grid[best], m0, p0, keep = TRUE)
-  filtered_mean <- filtered_var <- numeric(nrow(b))
-  filtered_mean[visit] <- kf$mean
-  filtered_var[visit] <- kf$var
-  list(mean = filtered_mean, var = filtered_var,
-       fit = list(q = q_grid[best], loglik = ll[best], m0 = m0, P0 = p0))
-}
-
-# Scalar random-walk Kalman filter, vectorised over a vector of q values.
-# Rows are time steps; NA readings are skipped (no reading: prediction only).
-# Returns the innovation log-likelihood per q and, if `keep`, the filtered
-# means and variances (rows x q).
-kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
-  obs <- !is.na(b)
-  prec <- sweep(obs, 2L, 1 / s2, `*`)
-  # Centring on m0 keeps the sufficient statistics well conditioned.
-  bc <- sweep(b, 2L, rep(m0, ncol(b)))
-  bc[!obs] <- 0
-  a <- rowSums(prec)
-  c1 <- rowSums(bc * prec)
-  c2 <- rowSums(bc^2 * prec)
-  n_obs <- rowSums(obs)
-  logdet <- drop(obs %*% log(s2))
-
-  g <- length(q)
-  m <- rep(0, g)
-  p <- rep(p0, g)
-  ll <- rep(0, g)
-  if (keep) mean_t <- var_t <- matrix(NA_real_, nrow(b), g)
-  for (t in seq_len(nrow(b))) {
-    p_pred <- p + q
-    if (n_obs[t] > 0) {
-      # b_O ~ N(m 1, p_pred 1 1' + R_O), by Sherman-Morrison.
-      u <- c1[t] - m * a[t]
-      quad <- c2[t] - 2 * m * c1[t] + m^2 * a[t]
-      den <- 1 + p_pred * a[t]
-      ll <- ll - 0.5 * (n_obs[t] * log(2 * pi) + logdet[t] + log(den) + quad - p_pred * u^2 / den)
-      p <- 1 / (1 / p_pred + a[t])
-      m <- p * (m / p_pred + c1[t])
-    } else {
-      p <- p_pred
-    }
-    if (keep) {
-      mean_t[t, ] <- m + m0
-      var_t[t, ] <- p
-    }
-  }
-  if (keep) list(loglik = ll, mean = drop(mean_t), var = drop(var_t)) else list(loglik = ll)
+  base::order(key)
 }

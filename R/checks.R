@@ -39,6 +39,13 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
   invisible(level)
 }
 
+check_flag <- function(x, arg, call = parent.frame()) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    cli::cli_abort("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.", call = call)
+  }
+  invisible(x)
+}
+
 check_string <- function(x, arg, call = parent.frame()) {
   if (!is.character(x) || length(x) != 1L || is.na(x) || !nzchar(x)) {
     cli::cli_abort("{.arg {arg}} must be a single non-empty string.", call = call)

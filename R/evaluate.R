@@ -4,9 +4,13 @@
 #' fused predictions against reference (ground-truth) values.
 #'
 #' Rows where `truth` or `.pred` is missing are dropped, with a message saying
-#' how many. Coverage is the share of rows with
-#' `.pred_lower <= truth <= .pred_upper`; infinite bounds count as covering and
-#' give an infinite `mean_width`.
+#' how many; if no row is left the metrics are undefined and an error says so.
+#' Infinite values of `truth` or `.pred` are an error. Coverage is the share of
+#' rows with `.pred_lower <= truth <= .pred_upper`; infinite bounds count as
+#' covering and give an infinite `mean_width`. Interval bounds must be present
+#' on every row kept and satisfy `.pred_lower <= .pred_upper`; otherwise an
+#' error names the rows at fault. A `pred` with only one of the two bound
+#' columns gives a warning and point metrics only.
 #'
 #' @param pred A data frame from `predict()` (with column `.pred` and optionally
 #'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions.
@@ -23,6 +27,7 @@ evaluate_fusion <- function(pred, truth) {
   if (is.data.frame(pred)) {
     check_columns(pred, ".pred", "pred")
     estimate <- pred$.pred
+    check_numeric_column(estimate, ".pred")
   } else if (is.numeric(pred)) {
     estimate <- pred
   } else {
@@ -36,20 +41,84 @@ evaluate_fusion <- function(pred, truth) {
     cli::cli_abort("{.arg truth} has {length(truth)} value{?s} but {.arg pred} has
                     {length(estimate)} prediction{?s}; they must match.")
   }
+  check_no_infinite(truth, "{.arg truth}")
+  check_no_infinite(estimate, "{.field .pred}")
+
   keep <- !is.na(truth) & !is.na(estimate)
   dropped <- sum(!keep)
+  if (!any(keep)) {
+    cli::cli_abort(c("No row has both a {.arg truth} and a {.field .pred} value, so the
+                      metrics are undefined.",
+                     i = "All {length(keep)} row{?s} miss one or the other; check that
+                          {.arg truth} is the reference for the rows of {.arg pred}."))
+  }
   if (dropped > 0L) {
     cli::cli_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.")
   }
   err <- estimate[keep] - truth[keep]
   out <- data.frame(rmse = sqrt(mean(err^2)), mae = mean(abs(err)))
-  if (is.data.frame(pred) && all(c(".pred_lower", ".pred_upper") %in% names(pred))) {
-    lower <- pred$.pred_lower[keep]
-    upper <- pred$.pred_upper[keep]
+  bounds <- interval_bounds(pred, keep)
+  if (!is.null(bounds)) {
     y <- truth[keep]
-    out$coverage <- mean(y >= lower & y <= upper)
-    out$mean_width <- mean(upper - lower)
+    out$coverage <- mean(y >= bounds$lower & y <= bounds$upper)
+    # Equal infinite bounds are a zero-width interval, not Inf - Inf = NaN.
+    width <- ifelse(bounds$lower == bounds$upper, 0, bounds$upper - bounds$lower)
+    out$mean_width <- mean(width)
   }
   out$n <- sum(keep)
   out
+}
+
+# The interval bounds of `pred` on the kept rows, or NULL when it has none.
+# Missing or crossed bounds on a kept row would give an NA or wrong coverage.
+interval_bounds <- function(pred, keep, call = parent.frame()) {
+  if (!is.data.frame(pred)) return(NULL)
+  has <- c(".pred_lower", ".pred_upper") %in% names(pred)
+  if (!any(has)) return(NULL)
+  if (!all(has)) {
+    cli::cli_warn(c("{.arg pred} has column {.field {c('.pred_lower', '.pred_upper')[has]}} but
+                     not {.field {c('.pred_lower', '.pred_upper')[!has]}}; interval metrics are
+                     skipped.",
+                    i = "Predict with an interval to get both bounds."))
+    return(NULL)
+  }
+  lower <- pred$.pred_lower
+  upper <- pred$.pred_upper
+  check_numeric_column(lower, ".pred_lower", call = call)
+  check_numeric_column(upper, ".pred_upper", call = call)
+  missing_bound <- which(keep & (is.na(lower) | is.na(upper)))
+  if (length(missing_bound) > 0L) {
+    cli::cli_abort(c("{.arg pred} has a missing {.field .pred_lower} or {.field .pred_upper} in
+                      {cli::qty(length(missing_bound))}row{?s} {missing_bound}, where
+                      {.field .pred} and {.arg truth} are present.",
+                     i = "Set {.field .pred} to {.code NA} on rows without an interval to
+                          drop them."), call = call)
+  }
+  crossed <- which(keep & lower > upper)
+  if (length(crossed) > 0L) {
+    cli::cli_abort(c("{.arg pred} has {.field .pred_lower} above {.field .pred_upper} in
+                      {cli::qty(length(crossed))}row{?s} {crossed}.",
+                     i = "Intervals must satisfy {.code .pred_lower <= .pred_upper}; check
+                          that the bound columns are not swapped."), call = call)
+  }
+  list(lower = lower[keep], upper = upper[keep])
+}
+
+check_numeric_column <- function(x, column, call = parent.frame()) {
+  if (!is.numeric(x)) {
+    cli::cli_abort("Column {.field {column}} of {.arg pred} must be numeric, not
+                    {.obj_type_friendly {x}}.", call = call)
+  }
+  invisible(x)
+}
+
+# `subject` is cli text naming the input, such as "{.arg truth}".
+check_no_infinite <- function(x, subject, call = parent.frame()) {
+  rows <- which(is.infinite(x))
+  if (length(rows) > 0L) {
+    cli::cli_abort(c(paste0(subject, " has infinite values in {cli::qty(length(rows))}row{?s}
+                            {rows}."),
+                     i = "Set them to {.code NA} to drop those rows."), call = call)
+  }
+  invisible(x)
 }

@@ -37,7 +37,13 @@
 #'   covariates are one-hot encoded.
 #' @param data A data frame.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
-#'   `parameterization = "anchored"`.
+#'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
+#' @param reference Name of a column holding a reference monitor's readings during a
+#'   co-location period (`NA` elsewhere), not on the formula's left side. The reference
+#'   becomes the anchor (a = 1, c = 0), so the fused value is on the reference's scale, and its
+#'   noise is learned from the rows where it exists (at least 20). [predict.ncam()] does not
+#'   need the column (by default it estimates from the low-cost sensors alone);
+#'   `interval = "prediction"` gives intervals for a reference reading.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.
@@ -77,7 +83,7 @@
 #' fit
 #' head(predict(fit, toy, interval = "credible"))
 #' @export
-ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs = 300L,
+ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L, 64L, 64L), epochs = 300L,
                  learn_rate = 1e-3, batch_size = 256L, validation = 0.1, stop_iter = 30L,
                  lambda_var = 1e-3, sigma_y2 = 1e-3,
                  parameterization = c("anchored", "unanchored", "no_bias"),
@@ -115,7 +121,12 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
   }
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   readings <- sensor_columns(data, sensors, transform)
-  design <- build_design(formula, data, sensors)
+  if (!is.null(reference)) {
+    readings <- c(readings, reference_readings(reference, data, sensors, anchor = call$anchor,
+                                               parameterization, transform))
+    anchor <- reference
+  }
+  design <- build_design(formula, data, c(sensors, reference))
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))
@@ -142,8 +153,8 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
-  spec <- new_model_spec(length(design$x), length(sensors), hidden, parameterization,
-                         anchor = if (is.null(anchor)) 1L else match(anchor, sensors),
+  spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
+                         anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
                          logvar_range = control$logvar_range, lambda_prior = lambda_var)
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)
@@ -156,7 +167,12 @@ ncam <- function(formula, data, anchor = NULL, hidden = c(64L, 64L, 64L), epochs
                    stop_iter = as.integer(stop_iter), lambda_var = lambda_var, seed = seed, control = control)
   fit <- new_ncam_fit(call, formula, design, sensors, anchor, parameterization, transform, spec,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
-                      fitted_summary = NULL, data_check = data_fingerprint(readings))
+                      fitted_summary = NULL, data_check = data_fingerprint(readings[sensors]))
+  if (!is.null(reference)) {
+    fit$reference <- reference
+    fit$n_reference <- c(train = sum(!is.na(readings[[reference]][rows$train])),
+                         validation = sum(!is.na(readings[[reference]][rows$validation])))
+  }
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
   fit
@@ -173,3 +189,40 @@ lean_call <- function(call) {
   }
   call
 }
+
+# The reference instrument's readings, checked, as one more (anchor) sensor column; it needs
+# enough readings to learn its noise level.
+reference_readings <- function(reference, data, sensors, anchor, parameterization, transform,
+                               call = parent.frame()) {
+  check_string(reference, "reference", call = call)
+  if (reference %in% sensors) {
+    cli::cli_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
+                     i = "Leave the reference monitor off the formula: {.arg reference} makes it the anchor."),
+                   call = call)
+  }
+  if (!is.null(anchor)) {
+    cli::cli_abort(c("{.arg anchor} must be {.code NULL} when {.arg reference} is given.",
+                     i = "The reference monitor {.field {reference}} is the anchor (a = 1, c = 0)."), call = call)
+  }
+  if (parameterization != "anchored") {
+    cli::cli_abort("{.arg reference} needs {.code parameterization = \"anchored\"}, not {.val {parameterization}}.",
+                   call = call)
+  }
+  check_columns(data, reference, "reference", call = call)
+  if (!is.numeric(data[[reference]])) reference_column(data, reference, call = call)
+  if (all(is.na(data[[reference]]))) {
+    cli::cli_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
+                   call = call)
+  }
+  col <- sensor_columns(data, reference, transform, call = call)
+  n_obs <- sum(!is.na(col[[1]]))
+  if (n_obs < min_reference_rows) {
+    cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
+                     i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
+                   call = call)
+  }
+  col
+}
+
+# Fewest reference readings accepted: below this its noise head has too little to learn from.
+min_reference_rows <- 20L

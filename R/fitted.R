@@ -28,7 +28,7 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
   }
   offset <- if (length(nll_offset) == 1L) nll_offset * length(used) else sum(nll_offset[used])
   list(loglik = -(nll + offset), nobs = length(used),
-       sensor_summary = summarise_heads(moments, sampled, fit$sensors))
+       sensor_summary = summarise_heads(moments, sampled, model_sensors(fit)))
 }
 
 # Chan et al.'s pairwise update of column counts, means and sums of squared deviations.

@@ -36,6 +36,9 @@ print.ncam <- function(x, ...) {
   line("Sensors: {.field {x$sensors}}")
   anchor_txt <- if (is.null(x$anchor)) x$parameterization else paste0(x$anchor, " (a = 1, c = 0)")
   line("Anchor: {anchor_txt}")
+  if (!is.null(x$reference)) {
+    line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows")
+  }
   cov_txt <- if (length(x$covariates)) x$covariates else "none (constant heads)"
   line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"

@@ -12,8 +12,15 @@
 #' @param object A fitted [ncam()] model.
 #' @param newdata A data frame with the sensor columns (readings may be `NA`) and the
 #'   covariates. If omitted, the data the model was fitted to.
-#' @param interval `"none"` or `"credible"` (the posterior predictive interval,
-#'   \eqn{\mu \pm z_{(1+level)/2} \, sd}). For conformal intervals see [calibrate()].
+#' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
+#'   true value \eqn{\Theta}: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior
+#'   variance plus `sigma_y2`. A `"prediction"` interval is for what the anchor instrument
+#'   (the `reference` monitor) would read: the posterior variance plus the anchor's own noise
+#'   variance \eqn{\sigma^2_{anchor}(X)}; use it to compare with reference readings. For
+#'   conformal intervals see [calibrate()].
+#' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
+#'   readings of `newdata`, where present, into the posterior (gap filling); the default
+#'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
 #' @param level Coverage level of the interval.
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty: a misspelt argument is an error, not ignored.
@@ -27,15 +34,25 @@
 #'             epochs = 10, seed = 1, threads = 1)
 #' head(predict(fit, toy, interval = "credible", level = 0.9))
 #' @export
-predict.ncam <- function(object, newdata, interval = c("none", "credible"), level = 0.9,
-                         threads = NULL, ...) {
+predict.ncam <- function(object, newdata, interval = c("none", "credible", "prediction"), level = 0.9,
+                         use_reference = FALSE, threads = NULL, ...) {
   rlang::check_dots_empty()
   check_ncam(object)
-  interval <- match_choice(interval, c("none", "credible"), "interval")
+  interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_scalar_level(level)
+  check_flag(use_reference, "use_reference")
   if (missing(newdata)) newdata <- fitting_data(object)
-  post <- ncam_posterior(object, newdata, threads, heads = FALSE)
-  multiplier <- if (interval == "credible") stats::qnorm((1 + level) / 2)
+  if (interval == "prediction" && is.null(object$anchor)) {
+    cli::cli_abort(c("{.code interval = \"prediction\"} is an interval for a reading of the anchor instrument, and this model has no anchor.",
+                     i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
+  }
+  post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
+                         use_reference = use_reference)
+  if (interval == "prediction") {
+    # A new reading of the anchor: Theta's posterior plus the anchor's own noise.
+    post$var_pred <- post$var_post + post$sigma2[, match(object$anchor, model_sensors(object))]
+  }
+  multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
   posterior_table(object, post, multiplier)
 }
 
@@ -75,19 +92,31 @@ sensor_params <- function(object, newdata, threads = NULL) {
   check_ncam(object)
   post <- ncam_posterior(object, newdata, threads)
   n <- length(post$mu)
-  L <- length(object$sensors)
-  data.frame(.row = rep(seq_len(n), times = L), sensor = rep(object$sensors, each = n),
+  sensors <- model_sensors(object)
+  data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
              a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
 # Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
 # units, or log units for transform = "log"). Rows with a missing covariate are NA.
-ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, call = parent.frame()) {
+ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
+                           call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   threads <- ncam_threads(threads)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
+  if (!is.null(object$reference)) {
+    # The reference instrument is the model's last sensor; by default the estimate comes from
+    # the low-cost sensors alone, so its readings are treated as missing.
+    ref <- if (use_reference) {
+      check_columns(newdata, object$reference, "use_reference", call = call)
+      to_model_units(reference_column(newdata, object$reference, call = call), object$transform)
+    } else {
+      rep(NA_real_, nrow(newdata))
+    }
+    readings[[object$reference]] <- ref
+  }
   x <- new_design(object, newdata, call = call)
   ncam_posterior_columns(object, x, readings, threads, heads)
 }
@@ -103,7 +132,7 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
   post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
                n_sensors = raw$n_observed, nll = raw$nll)
   if (!heads) return(post)
-  col <- head_columns(length(object$sensors))
+  col <- head_columns(length(model_sensors(object)))
   h <- raw$heads
   h[missing_x, ] <- NA_real_
   c(post, list(
@@ -113,8 +142,8 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
     c = h[, col$offset, drop = FALSE],
     sigma2 = exp(h[, col$noise_log_variance, drop = FALSE]),
     b = if (is.list(readings)) {
-      matrix(unlist(readings, use.names = FALSE), length(raw$mean), length(object$sensors),
-             dimnames = list(NULL, object$sensors))
+      matrix(unlist(readings, use.names = FALSE), length(raw$mean), length(readings),
+             dimnames = list(NULL, names(readings)))
     } else readings,
     ok = !missing_x
   ))
@@ -124,6 +153,9 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
 sensor_residuals <- function(post) {
   (post$b - post$c) / post$a - post$mu
 }
+
+# The model's sensors: the formula's, then the reference instrument when there is one.
+model_sensors <- function(object) c(object$sensors, object$reference)
 
 check_ncam <- function(object, call = parent.frame()) {
   if (!inherits(object, "ncam")) {

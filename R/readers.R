@@ -12,7 +12,7 @@
 #' and `n`; the pre-computed channel average `A_B_Avg` is not returned.
 #'
 #' @param path Path to the CSV file.
-#' @return A data frame sorted by `site` and `date`, with columns `date`
+#' @return A tibble sorted by `site` and `date`, with columns `date`
 #'   (Date), `site` (the PurpleAir `sensor_index`, character), `pa_a`, `pa_b`
 #'   (channel A and B PM2.5, CF = 1, ug/m3), `ref` (AQS PM2.5, ug/m3), `rh`
 #'   (%), `temperature` (deg C), `dew_point` (deg C) and `n_hours` (hours averaged
@@ -29,9 +29,9 @@
 read_purpleair_aqs <- function(path) {
   raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
                                   "humidity_a", "temp_Celsius", "dewPoint", "n"))
-  num <- function(col) as_number(raw[[col]], col, path)
+  num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   out <- data.frame(
-    date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE),
+    date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE, lines = attr(raw, "line")),
     site = raw$sensor_index,
     pa_a = num("pm2.5_cf_1_a"),
     pa_b = num("pm2.5_cf_1_b"),
@@ -41,17 +41,16 @@ read_purpleair_aqs <- function(path) {
     dew_point = num("dewPoint"),
     n_hours = num("n")
   )
-  out <- out[order(out$site, out$date, method = "radix"), , drop = FALSE]
-  rownames(out) <- NULL
-  out
+  as_tbl(out[order(out$site, out$date, method = "radix"), , drop = FALSE])
 }
 
-#' Read the SensEURCity Antwerp co-location data (hourly)
+#' Read the SensEURCity Antwerp co-location tables assembled by INERIS (hourly)
 #'
 #' Reads the hourly PM2.5 of the SensEURCity low-cost sensor boxes (Plantower
 #' PMS5003, column `PMS_PM25`) placed at the nine Antwerp reference stations
 #' (Palas FIDAS200), as distributed with the INERIS scripts
-#' (github.com/LaurentSpi/SensEURCity_Ineris) and exported to CSV.
+#' (github.com/LaurentSpi/SensEURCity_Ineris) and exported to CSV. For the
+#' per-box files of the SensEURCity Zenodo release use [read_senseurcity()].
 #'
 #' Two sources are supported, giving the same layout:
 #' * `"colocated"`: the per-station co-location tables,
@@ -74,7 +73,7 @@ read_purpleair_aqs <- function(path) {
 #'
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
-#' @return A data frame sorted by `station` and `date`, with columns `date`
+#' @return A tibble sorted by `station` and `date`, with columns `date`
 #'   (POSIXct, UTC, start of the hour), `station` (such as `"ANT_REF_R801"`),
 #'   `box_1`, `box_2` (box PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3),
 #'   `ref_pm10`, `box_1_id` and `box_2_id`.
@@ -88,8 +87,8 @@ read_purpleair_aqs <- function(path) {
 #'   "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
 #'   "ANT_REF_AL01,2020-07-01T00:00:00Z,6.0,10.2,4065DA,9.8,,"
 #' ), file.path(dir, "REF_colocated_hourly_all_stations.csv"))
-#' read_senseurcity(dir)
-read_senseurcity <- function(dir, source = c("colocated", "join")) {
+#' read_senseurcity_antwerp(dir)
+read_senseurcity_antwerp <- function(dir, source = c("colocated", "join")) {
   check_string(dir, "dir")
   if (!dir.exists(dir)) {
     cli::cli_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
@@ -104,13 +103,14 @@ senseurcity_colocated <- function(dir) {
   path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv")
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"))
-  date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path)
-  ref <- as_number(raw$ref_pm25, "ref_pm25", path)
-  ref_pm10 <- as_number(raw$ref_pm10, "ref_pm10", path)
+  lines <- attr(raw, "line")
+  num <- function(col) as_number(raw[[col]], col, path, lines)
+  date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines)
+  ref <- num("ref_pm25")
+  ref_pm10 <- num("ref_pm10")
   long <- lapply(c("lcs1", "lcs2"), function(slot) {
     data.frame(station = raw$station, date = date, box = raw[[paste0(slot, "_id")]],
-               pm25 = as_number(raw[[paste0(slot, "_pm25")]], paste0(slot, "_pm25"), path),
-               ref = ref, ref_pm10 = ref_pm10)
+               pm25 = num(paste0(slot, "_pm25")), ref = ref, ref_pm10 = ref_pm10)
   })
   do.call(rbind, long)
 }
@@ -121,17 +121,18 @@ senseurcity_join <- function(dir) {
   ref_path <- senseurcity_file(dir, "ref_df_all.csv")
   lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"))
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"))
-  lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path)
-  ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path)
+  lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"))
+  ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
+                         lines = attr(ref, "line"))
   ref_row <- match(paste(lcs$Location.ID, as.numeric(lcs_date)),
                    paste(ref$ID, as.numeric(ref_date)))
   at_ref <- !is.na(ref_row)
   ref_row <- ref_row[at_ref]
   data.frame(station = lcs$Location.ID[at_ref], date = lcs_date[at_ref],
              box = sub("^Antwerp_", "", lcs$ID[at_ref]),
-             pm25 = as_number(lcs$PMS_PM25, "PMS_PM25", lcs_path)[at_ref],
-             ref = as_number(ref$PM2.5, "PM2.5", ref_path)[ref_row],
-             ref_pm10 = as_number(ref$PM10, "PM10", ref_path)[ref_row])
+             pm25 = as_number(lcs$PMS_PM25, "PMS_PM25", lcs_path, attr(lcs, "line"))[at_ref],
+             ref = as_number(ref$PM2.5, "PM2.5", ref_path, attr(ref, "line"))[ref_row],
+             ref_pm10 = as_number(ref$PM10, "PM10", ref_path, attr(ref, "line"))[ref_row])
 }
 
 # One row per station-hour with a reference value and at least one box
@@ -157,9 +158,7 @@ senseurcity_wide <- function(long) {
     in_slot <- boxes$slot == k
     out[[paste0("box_", k, "_id")]] <- boxes$box[in_slot][match(out$station, boxes$station[in_slot])]
   }
-  out <- out[order(out$station, out$date, method = "radix"), , drop = FALSE]
-  rownames(out) <- NULL
-  out
+  as_tbl(out[order(out$station, out$date, method = "radix"), , drop = FALSE])
 }
 
 senseurcity_file <- function(dir, name, call = parent.frame()) {
@@ -185,7 +184,7 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' reference site: each is the mean over the units reporting in that hour.
 #'
 #' @param path Path to the CSV file.
-#' @return A data frame with one row per hour in file order, with columns
+#' @return A tibble with one row per hour in file order, with columns
 #'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit
 #'   PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3), `temperature` (deg C), `rh`
 #'   (%) and `dew_point` (deg C).
@@ -203,15 +202,16 @@ read_toucan <- function(path) {
   measures <- c("pm25", "temp", "rh", "dp")
   unit_cols <- paste(rep(units, each = length(measures)), measures, sep = "_")
   raw <- read_csv_columns(path, c("time_lst_utc-5", unit_cols, "ref_pm25"))
-  num <- function(col) as_number(raw[[col]], col, path)
+  num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   # Local standard time is UTC-5 all year.
-  lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path)
+  lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,
+                    lines = attr(raw, "line"))
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
     m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)
     ifelse(is.nan(m), NA_real_, m)
   }
-  data.frame(
+  as_tbl(list(
     date = lst + 5 * 3600,
     rt01 = num("RT01_pm25"),
     rt02 = num("RT02_pm25"),
@@ -220,45 +220,5 @@ read_toucan <- function(path) {
     temperature = unit_mean("temp"),
     rh = unit_mean("rh"),
     dew_point = unit_mean("dp")
-  )
-}
-
-# All columns as character (so IDs such as "4047E5" stay text), after
-# checking that the file exists and has the required columns.
-read_csv_columns <- function(path, required, call = parent.frame()) {
-  check_string(path, "path", call = call)
-  if (!file.exists(path)) {
-    cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
-  }
-  con <- if (grepl("\\.gz$", path)) gzfile(path, encoding = "UTF-8-BOM") else file(path, encoding = "UTF-8-BOM")
-  raw <- utils::read.csv(con, colClasses = "character", check.names = FALSE,
-                         na.strings = c("", "NA"))
-  missing <- setdiff(required, names(raw))
-  if (length(missing) > 0L) {
-    cli::cli_abort(c("File {.file {path}} lacks required column{?s} {.val {missing}}.",
-                     i = "It has column{?s} {.val {names(raw)}}."), call = call)
-  }
-  raw
-}
-
-# Numeric column; any non-empty value that is not a number is an error.
-as_number <- function(x, col, path, call = parent.frame()) {
-  out <- suppressWarnings(as.numeric(x))
-  bad <- which(is.na(out) & !is.na(x))
-  if (length(bad) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.file {path}} is not numeric: row {bad[1]} is {.val {x[bad[1]]}}.",
-                   call = call)
-  }
-  out
-}
-
-# Dates (`date = TRUE`) or UTC times; unparseable values are an error.
-parse_time <- function(x, format, col, path, date = FALSE, call = parent.frame()) {
-  out <- if (date) as.Date(x, format = format) else as.POSIXct(x, format = format, tz = "UTC")
-  bad <- which(is.na(out))
-  if (length(bad) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.file {path}} must hold times as {.val {format}}: row {bad[1]} is {.val {x[bad[1]]}}.",
-                   call = call)
-  }
-  out
+  ))
 }

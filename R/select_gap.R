@@ -12,32 +12,49 @@
 #' \eqn{r_k = \sum_t x_t x_{t+k} / \sum_t x_t^2}{r_k = sum(x_t x_(t+k)) / sum(x_t^2)}
 #' on the mean-centred series, where missing values contribute nothing to
 #' either sum (without missing values this equals [stats::acf()]); \eqn{n} is
-#' the number of non-missing values.
+#' the number of non-missing values. The sums are computed by fast Fourier
+#' transform, in time proportional to \eqn{m \log m}{m log(m)} for a series of
+#' \eqn{m} time points, whatever `max_lag`.
 #'
 #' When `date` is given the residuals are first placed on a regular grid whose
 #' step is the median spacing of the distinct times: each observation goes to
 #' the nearest grid point, observations sharing a grid point are averaged and
-#' empty grid points are missing. Lags are then multiples of that step.
+#' empty grid points are missing. Lags are then multiples of that step. Each
+#' time may appear only once per series: residuals of several sites or devices
+#' sharing times must be told apart with `group`, otherwise `select_gap()`
+#' stops with an error. If the grid would hold more than ten points per
+#' observed time and more than 10,000 points (after shortening gaps longer than
+#' `max_lag`, which contain no pair of interest), the times are too sparse for
+#' the step and an error says so.
+#'
+#' With `group`, each group (for example each site) is a separate series: its
+#' own mean is removed, lags never pair values of different groups, and the
+#' sums above are added over groups before dividing, giving one pooled ACF
+#' with \eqn{n} the total number of values.
 #'
 #' With a matrix (one column per sensor) each column gets its own ACF and band,
 #' and the selected gap is the largest of the per-column lags, so that it is
 #' long enough for every sensor.
 #'
-#' @param residuals Numeric vector or matrix of residuals (one column per
-#'   series, for example per sensor); `NA` allowed.
-#' @param date Optional vector of times (`POSIXct` or `Date`), one per
-#'   residual (row). Without it the residuals are taken as equally spaced and
-#'   lags are counted in rows.
+#' @param residuals Numeric vector, matrix or data frame of residuals (one
+#'   column per series, for example per sensor); `NA` allowed. A data frame may
+#'   also hold the columns named by `date` and `group`.
+#' @param date Optional times (`POSIXct` or `Date`), one per residual (row), or
+#'   the name of such a column of `residuals`. Without it the residuals are
+#'   taken as equally spaced and lags are counted in rows.
 #' @param max_lag Largest lag to examine: a number of rows, or with `date`
-#'   also a duration such as `"72 hours"`. Defaults to a quarter of the series
-#'   length.
+#'   also a duration such as `"72 hours"`. Defaults to a quarter of the number
+#'   of time points of the longest series (group).
 #' @param level Confidence level of the band, strictly between 0 and 1.
+#' @param group Optional series identifier (such as a site), one per row, or
+#'   the name of such a column of `residuals`. Rows of a group form one series
+#'   (in row order when `date` is not given); the ACF is pooled over groups.
 #' @return An object of class `ncam_gap`: a list with `gap` (the selected lag;
 #'   a `difftime` when `date` is given, `NA` if the ACF never enters the band),
 #'   `acf` (data frame with columns `lag`, `acf` and, for several series,
 #'   `series`), `band` (half-width of the band, one per series), `level`, `n`
-#'   (non-missing values per series) and `step` (grid step in seconds, or
-#'   `NULL`).
+#'   (non-missing values per series), `step` (grid step in seconds, or `NULL`)
+#'   and `groups` (number of groups pooled).
 #' @seealso [split_blocks()]
 #' @export
 #' @examples
@@ -46,23 +63,43 @@
 #' g <- select_gap(r, max_lag = 20)
 #' g
 #' plot(g)
-select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95) {
-  x <- gap_residual_matrix(residuals)
+#'
+#' # Two sites measured at the same hours: one pooled ACF.
+#' hours <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:249)
+#' d <- data.frame(site = rep(c("a", "b"), each = 250), time = c(hours, hours),
+#'                 resid = as.numeric(arima.sim(list(ar = 0.6), n = 500)))
+#' select_gap(d, date = "time", group = "site", max_lag = "12 hours")
+select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, group = NULL) {
   check_level(level)
   if (length(level) != 1L) cli::cli_abort("{.arg level} must be a single number.")
-  step <- NULL
-  if (!is.null(date)) {
-    regular <- regularise_series(x, date)
-    x <- regular$x
-    step <- regular$step
+  if (is.data.frame(residuals)) {
+    named <- c(date = if (is_column_name(date)) date, group = if (is_column_name(group)) group)
+    for (arg in names(named)) check_columns(residuals, named[[arg]], arg)
+    if ("date" %in% names(named)) date <- residuals[[named[["date"]]]]
+    if ("group" %in% names(named)) group <- residuals[[named[["group"]]]]
+    residuals <- residuals[setdiff(names(residuals), named)]
   }
-  max_lag <- gap_max_lag(max_lag, nrow(x), step)
+  x <- gap_residual_matrix(residuals)
+  grouped <- !is.null(group)
+  group <- gap_group_codes(group, nrow(x))
+  secs <- NULL
+  if (!is.null(date)) {
+    if (length(date) != nrow(x)) {
+      cli::cli_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has
+                      {nrow(x)} row{?s}.")
+    }
+    secs <- date_seconds(date, "date")
+  }
+  grid <- gap_grid(x, secs, group, date, grouped)
+  step <- grid$step
+  max_lag <- gap_max_lag(max_lag, grid, step)
   z <- stats::qnorm((1 + level) / 2)
 
   lags <- 0:max_lag
-  acfs <- apply(x, 2, acf_na, max_lag = max_lag)
-  n <- colSums(!is.na(x))
+  acfs <- pooled_acf(grid, max_lag)
+  n <- colSums(!is.na(grid$values))
   band <- z / sqrt(n)
+  warn_short_groups(grid, n, band)
   # First lag >= 1 inside the band; the paper's rule.
   first_inside <- vapply(seq_len(ncol(x)), function(j) {
     inside <- which(abs(acfs[-1, j]) < band[j])
@@ -83,7 +120,8 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95) {
     band = stats::setNames(band, colnames(x)),
     level = level,
     n = stats::setNames(n, colnames(x)),
-    step = step
+    step = step,
+    groups = max(group)
   ), class = "ncam_gap")
 }
 
@@ -91,9 +129,11 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95) {
 print.ncam_gap <- function(x, ...) {
   rows <- if (is.null(x$step)) " rows" else ""
   gap_txt <- if (is.na(x$gap)) "none found" else paste0(format(x$gap), rows)
+  groups <- if (isTRUE(x$groups > 1L)) paste0("Groups pooled:    ", x$groups, "\n") else ""
   cat("<ncam_gap> lag where the residual ACF enters the ", x$level * 100, "% band\n",
       "Selected gap:     ", gap_txt, "\n",
       "Series:           ", length(x$band), " (", paste(x$n, collapse = ", "), " values)\n",
+      groups,
       "Band half-width:  ", paste(signif(x$band, 3), collapse = ", "), "\n",
       "Lags examined:    0 to ", format(max(x$acf$lag)), rows, "\n", sep = "")
   invisible(x)
@@ -122,8 +162,18 @@ plot.ncam_gap <- function(x, ...) {
   invisible(x)
 }
 
+is_column_name <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
+
 gap_residual_matrix <- function(residuals, call = parent.frame()) {
-  if (is.data.frame(residuals)) residuals <- as.matrix(residuals)
+  if (is.data.frame(residuals)) {
+    other <- names(residuals)[!vapply(residuals, is.numeric, logical(1))]
+    if (length(other) > 0L) {
+      cli::cli_abort(c("{.arg residuals} has non-numeric column{?s} {.field {other}}.",
+                       i = "Name a time column in {.arg date} and a series column in
+                            {.arg group}; drop other columns."), call = call)
+    }
+    residuals <- as.matrix(residuals)
+  }
   if (!is.numeric(residuals) || length(residuals) < 3L) {
     cli::cli_abort("{.arg residuals} must be a numeric vector or matrix with at least 3 values,
                     not {.obj_type_friendly {residuals}}.", call = call)
@@ -138,40 +188,79 @@ gap_residual_matrix <- function(residuals, call = parent.frame()) {
   x
 }
 
-# Places the rows of `x` on a grid with the median spacing of the distinct times.
-regularise_series <- function(x, date, call = parent.frame()) {
-  if (!inherits(date, c("Date", "POSIXt"))) {
-    cli::cli_abort("{.arg date} must be a {.cls Date} or {.cls POSIXct} vector, not
-                    {.obj_type_friendly {date}}.", call = call)
-  }
-  if (length(date) != nrow(x)) {
-    cli::cli_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has
-                    {nrow(x)} row{?s}.", call = call)
-  }
-  secs <- if (inherits(date, "Date")) as.numeric(date) * 86400 else as.numeric(as.POSIXct(date))
-  if (anyNA(secs)) {
-    cli::cli_abort("{.arg date} has missing times at position{?s} {which(is.na(secs))}.",
+# Group identifiers as integer codes 1, 2, ... in order of first appearance.
+gap_group_codes <- function(group, n, call = parent.frame()) {
+  if (is.null(group)) return(rep(1L, n))
+  if (!is.atomic(group) || length(group) != n) {
+    cli::cli_abort(c("{.arg group} must have one element per row of {.arg residuals} ({n}),
+                      not {length(group)}.",
+                     i = "A column name works only when {.arg residuals} is a data frame."),
                    call = call)
   }
-  distinct <- sort(unique(secs))
-  if (length(distinct) < 3L) {
-    cli::cli_abort("{.arg date} needs at least 3 distinct times.", call = call)
+  if (anyNA(group)) {
+    cli::cli_abort("{.arg group} is missing in {cli::qty(sum(is.na(group)))}row{?s}
+                    {which(is.na(group))}.", call = call)
   }
-  step <- stats::median(diff(distinct))
-  cell <- round((secs - distinct[1]) / step) + 1
-  n_cells <- max(cell)
-  out <- matrix(NA_real_, n_cells, ncol(x), dimnames = list(NULL, colnames(x)))
-  for (j in seq_len(ncol(x))) {
-    ok <- !is.na(x[, j])
-    sums <- rowsum(x[ok, j], cell[ok])
-    counts <- rowsum(rep(1, sum(ok)), cell[ok])
-    out[as.integer(rownames(sums)), j] <- sums / counts
-  }
-  list(x = out, step = step)
+  match(group, unique(group))
 }
 
-gap_max_lag <- function(max_lag, n, step, call = parent.frame()) {
-  if (is.null(max_lag)) return(max(1L, min(n - 1L, floor(n / 4))))
+# The rows of `x` as series on a regular grid, sorted by group then grid
+# index `cell`: without times a group's rows in order; with times (seconds)
+# the nearest point of a grid whose step is the median spacing of the distinct
+# times within groups, averaging rows that share a grid point. Only occupied
+# grid points are kept, so a sparse time axis costs nothing here.
+gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
+  ord <- if (is.null(secs)) order(group) else order(group, secs)
+  group <- group[ord]
+  x <- x[ord, , drop = FALSE]
+  if (is.null(secs)) {
+    return(list(values = x, group = group, cell = sequence(tabulate(group)), step = NULL))
+  }
+  secs <- secs[ord]
+  same_group <- group[-1] == group[-length(group)]
+  spacing <- diff(secs)[same_group]
+  repeated <- which(same_group & diff(secs) == 0)
+  if (length(repeated) > 0L) {
+    rows <- ord[repeated[1] + 0:1]
+    cli::cli_abort(c("{.arg date} repeats times{if (grouped) ' within a group'}: {length(repeated)}
+                      row{?s} share a time with another, for example rows {rows} at
+                      {format(date[rows[1]])}.",
+                     i = if (grouped) {
+                       "Give one row per time in each group, or identify the series fully in {.arg group}."
+                     } else {
+                       "If these are several series (such as sites), pass their identifier as
+                        {.arg group}: each gets its own ACF and the ACFs are pooled."
+                     }), call = call)
+  }
+  if (length(spacing) < 2L) {
+    cli::cli_abort("{.arg date} needs at least 3 distinct times.", call = call)
+  }
+  step <- stats::median(spacing)
+  cell <- round((secs - secs[1]) / step)
+  # A new grid point wherever the group or the cell changes; average within.
+  starts <- c(TRUE, !same_group | diff(cell) != 0)
+  point <- cumsum(starts)
+  observed <- !is.na(x)
+  x[!observed] <- 0
+  counts <- rowsum(observed * 1, point, reorder = FALSE)
+  values <- rowsum(x, point, reorder = FALSE) / counts
+  values[counts == 0] <- NA_real_
+  dimnames(values) <- list(NULL, colnames(x))
+  list(values = values, group = group[starts], cell = cell[starts], step = step)
+}
+
+gap_max_lag <- function(max_lag, grid, step, call = parent.frame()) {
+  first <- !duplicated(grid$group)
+  last <- !duplicated(grid$group, fromLast = TRUE)
+  longest_span <- max(grid$cell[last] - grid$cell[first]) + 1
+  if (longest_span < 2) {
+    cli::cli_abort("Every series has a single time point, so no lag can be examined.",
+                   call = call)
+  }
+  if (is.null(max_lag)) {
+    points <- max(tabulate(grid$group))
+    return(as.integer(max(1, min(longest_span - 1, floor(points / 4)))))
+  }
   if (is.character(max_lag) || inherits(max_lag, "difftime")) {
     if (is.null(step)) {
       cli::cli_abort("{.arg max_lag} can be a duration only when {.arg date} is given.",
@@ -179,17 +268,73 @@ gap_max_lag <- function(max_lag, n, step, call = parent.frame()) {
     }
     max_lag <- floor(parse_duration(max_lag, "max_lag", call = call) / step + 1e-8)
   }
-  check_number(max_lag, "max_lag", min = 1, max = n - 1, integer = TRUE, call = call)
+  check_number(max_lag, "max_lag", min = 1, max = longest_span - 1, integer = TRUE, call = call)
   as.integer(max_lag)
 }
 
-acf_na <- function(x, max_lag) {
-  x <- x - mean(x, na.rm = TRUE)
-  x[is.na(x)] <- 0
-  n <- length(x)
-  denom <- sum(x^2)
-  vapply(0:max_lag, function(k) sum(x[seq_len(n - k)] * x[seq_len(n - k) + k]) / denom,
-         numeric(1))
+# ACF (max_lag + 1 rows, one column per series) pooled over groups: for each
+# group the lag sums sum_t x_t x_(t+k) of its mean-centred series (missing as
+# 0) come from one FFT, and the sums of all groups are divided by the summed
+# squares. A gap longer than max_lag grid steps holds no pair of interest, so
+# it is shortened to max_lag + 1 steps: the FFT length stays near the number of
+# points however sparse the times.
+pooled_acf <- function(grid, max_lag, call = parent.frame()) {
+  rows_of_group <- split(seq_along(grid$group), grid$group)
+  positions <- lapply(rows_of_group, function(rows) {
+    c(1, 1 + cumsum(pmin(diff(grid$cell[rows]), max_lag + 1)))
+  })
+  grid_length <- sum(vapply(positions, function(pos) pos[length(pos)], numeric(1)))
+  points <- length(grid$group)
+  if (grid_length > max(10 * points, 1e4)) {
+    cli::cli_abort(c("The times are too sparse for a regular grid: it would need
+                      {format(grid_length, big.mark = ',')} points for
+                      {format(points, big.mark = ',')} observed {cli::qty(points)}time{?s}.",
+                     i = "The grid step is the median spacing of the times,
+                          {format(as_lag_difftime(grid$step, grid$step))}.",
+                     i = "Use a smaller {.arg max_lag}, or average the residuals to a coarser
+                          regular time step first."), call = call)
+  }
+  lag_sums <- matrix(0, max_lag + 1L, ncol(grid$values))
+  squares <- numeric(ncol(grid$values))
+  for (k in seq_along(rows_of_group)) {
+    pos <- positions[[k]]
+    v <- grid$values[rows_of_group[[k]], , drop = FALSE]
+    v <- sweep(v, 2L, colMeans(v, na.rm = TRUE))
+    v[is.na(v)] <- 0
+    # Zero padding to at least length + max_lag keeps the circular FFT
+    # correlation equal to the linear one for lags up to max_lag.
+    padded <- matrix(0, stats::nextn(pos[length(pos)] + max_lag), ncol(v))
+    padded[pos, ] <- v
+    power <- Mod(stats::mvfft(padded))^2
+    lag_sums <- lag_sums +
+      Re(stats::mvfft(power, inverse = TRUE))[seq_len(max_lag + 1L), , drop = FALSE] / nrow(padded)
+    squares <- squares + colSums(v^2)
+  }
+  constant <- colnames(grid$values)[squares == 0]
+  if (length(constant) > 0L) {
+    within <- if (length(rows_of_group) > 1L) " within every group" else ""
+    cli::cli_abort(c("{.arg residuals} series {.val {constant}} {?is/are} constant{within},
+                      so the autocorrelation is undefined.",
+                     i = "Check that the residuals come from a fitted model."), call = call)
+  }
+  lag_sums[1L, ] <- squares
+  sweep(lag_sums, 2L, squares, "/")
+}
+
+# Centring each group on its own mean biases the pooled ACF by about
+# -groups / n (minus one over the mean group length); warn when that is a
+# sizeable part of the band, since the ACF may then never enter it.
+warn_short_groups <- function(grid, n, band) {
+  observed <- rowsum((!is.na(grid$values)) * 1, grid$group) > 0
+  bias <- colSums(observed) / n
+  short <- names(bias)[bias > band / 4]
+  if (length(short) > 0L) {
+    cli::cli_warn(c("The groups of series {.val {short}} are short (on average
+                     {format(signif(1 / max(bias[short]), 3))} values): centring each
+                     on its own mean biases the pooled ACF by about {format(-signif(max(bias[short]), 2))},
+                     against a band of {format(signif(min(band), 2))}.",
+                    i = "The selected gap may be too long; use fewer, longer groups."))
+  }
 }
 
 # Lag in seconds as a difftime in the coarsest unit dividing the grid step.

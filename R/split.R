@@ -8,7 +8,8 @@ split_levels <- c("train", "validation", "calibration", "test")
 #' Assigns every row of `data` to one of the splits train, validation,
 #' calibration and test, ignoring time. The number of rows per split is
 #' `prop * nrow(data)` rounded by the largest-remainder rule, so the counts add
-#' up to `nrow(data)` and each is within one row of its target.
+#' up to `nrow(data)` and each is within one row of its target. A split of
+#' `prop` left without rows (too few rows for the proportions) gives a warning.
 #'
 #' @param data A data frame.
 #' @param prop Named numeric vector of split proportions. Names must be a subset
@@ -34,6 +35,8 @@ split_random <- function(data,
   counts <- allocate_counts(n, prop)
   labels <- rep(names(prop), counts)
   shuffled <- with_seed_or_global(seed, labels[sample.int(n)])
+  warn_empty_splits(shuffled, shuffled, prop, "row",
+                    "{n} row{?s} {?is/are} too few for these proportions.")
   factor(shuffled, levels = split_levels)
 }
 
@@ -46,7 +49,9 @@ split_random <- function(data,
 #' segment. A gap is then carved from the start of each later segment: its rows
 #' closer than `gap` to the last row of an earlier split become `NA`, so any two
 #' rows of different splits are at least `gap` apart in time. The later splits
-#' are therefore slightly smaller than their targets.
+#' are therefore slightly smaller than their targets. A split of `prop` left
+#' without rows (too few distinct times for the proportions, or a segment
+#' shorter than `gap`) gives a warning naming it and the cause.
 #'
 #' @inheritParams split_random
 #' @param date Name of the time column of `data` (a string); the column must be
@@ -77,7 +82,11 @@ split_chronological <- function(data, date,
   # Ties follow the first row with the same time so equal times share a split.
   segment <- segment[match(sorted, sorted)]
   split_sorted <- names(prop)[segment]
-  split_sorted <- carve_gaps(split_sorted, sorted, gap)
+  carved <- carve_gaps(split_sorted, sorted, gap)
+  warn_empty_splits(split_sorted, carved, prop, "row",
+                    "{length(unique(sorted))} distinct time{?s} {?is/are} too few for these
+                     proportions (rows sharing a time stay in one split).")
+  split_sorted <- carved
   out <- character(length(time))
   out[ord] <- split_sorted
   factor(out, levels = split_levels)
@@ -103,7 +112,8 @@ split_chronological <- function(data, date,
 #'    blocks in time order, a row becomes `NA` if it lies less than `gap` after
 #'    the last kept row of any other split. Any two rows of different splits
 #'    are therefore at least `gap` apart in time, and blocks following a block
-#'    of the same split lose nothing.
+#'    of the same split lose nothing. A split all of whose rows fall in gaps
+#'    ends up empty; a warning says so.
 #'
 #' @inheritParams split_chronological
 #' @inheritParams split_random
@@ -138,15 +148,16 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
   split_of_block <- character(length(ids))
   split_of_block[order_ids] <- names(prop)[findInterval(middles, c(0, targets),
                                                         rightmost.closed = TRUE)]
-  empty <- setdiff(names(prop), split_of_block)
-  if (length(empty) > 0L) {
-    cli::cli_warn(c("Split{?s} {.val {empty}} received no block.",
-                    i = "Use shorter blocks or larger proportions."))
-  }
 
   ord <- order(time)
   split_sorted <- split_of_block[match(block_id[ord], ids)]
-  split_sorted <- carve_gaps(split_sorted, time[ord], gap)
+  carved <- carve_gaps(split_sorted, time[ord], gap)
+  warn_empty_splits(split_sorted, carved, prop, "block",
+                    "{length(ids)} non-empty block{?s} {?is/are} too few for {length(prop)}
+                     splits: a split whose share is under half a block gets none. Use
+                     shorter blocks or larger proportions.",
+                    gap_hint = "Use a shorter {.arg gap} or longer blocks.")
+  split_sorted <- carved
   out <- character(length(time))
   out[ord] <- split_sorted
   factor(out, levels = split_levels)
@@ -183,6 +194,28 @@ allocate_counts <- function(n, prop) {
   counts
 }
 
+# Warns when a split asked for in `prop` ends up without rows, saying whether it
+# was never allotted any `unit` (`why_none` explains, as cli text evaluated here)
+# or lost all its rows to the gaps; an empty split would give NaN downstream.
+warn_empty_splits <- function(allotted, kept, prop, unit, why_none,
+                              gap_hint = "Use a shorter {.arg gap}.", .envir = parent.frame()) {
+  never <- names(prop)[!names(prop) %in% allotted]
+  swallowed <- setdiff(names(prop)[!names(prop) %in% kept], never)
+  if (length(never) == 0L && length(swallowed) == 0L) return(invisible())
+  why_none <- cli::format_inline(why_none, .envir = .envir)
+  gap_hint <- cli::format_inline(gap_hint)
+  msg <- c(
+    if (length(never) > 0L) {
+      c("!" = paste0("Split{?s} {.val {never}} received no ", unit, "."), i = "{why_none}")
+    },
+    if (length(swallowed) > 0L) {
+      c("!" = "Every row of split{?s} {.val {swallowed}} lies within {.arg gap} of another
+               split and was set to {.code NA}.", i = "{gap_hint}")
+    }
+  )
+  cli::cli_warn(c("Some splits in {.arg prop} are empty.", msg))
+}
+
 check_prop <- function(prop, call = parent.frame()) {
   if (!is.numeric(prop) || length(prop) == 0L || anyNA(prop) || is.null(names(prop))) {
     cli::cli_abort("{.arg prop} must be a named numeric vector without missing values.",
@@ -211,18 +244,32 @@ check_prop <- function(prop, call = parent.frame()) {
 time_column <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
-  x <- data[[date]]
+  date_seconds(data[[date]], "date", column = date, call = call)
+}
+
+# The one conversion of times to seconds since the epoch (Dates become midnight
+# UTC), for the splits and select_gap(). `column` names the data column the
+# times come from, if any, so that errors point at it.
+date_seconds <- function(x, arg, column = NULL, call = parent.frame()) {
+  subject <- if (is.null(column)) "{.arg {arg}}" else "Column {.field {column}} named by {.arg {arg}}"
   if (inherits(x, "Date")) {
     secs <- as.numeric(x) * 86400
   } else if (inherits(x, "POSIXt")) {
     secs <- as.numeric(as.POSIXct(x))
   } else {
-    cli::cli_abort("Column {.field {date}} named by {.arg date} must be a {.cls Date} or
-                    {.cls POSIXct}, not {.obj_type_friendly {x}}.", call = call)
+    what <- if (is.null(column)) " vector" else ""
+    cli::cli_abort(paste0(subject, " must be a {.cls Date} or {.cls POSIXct}{what}, not
+                          {.obj_type_friendly {x}}."), call = call)
   }
   if (anyNA(secs)) {
-    cli::cli_abort("Column {.field {date}} named by {.arg date} has missing times in
-                    {cli::qty(sum(is.na(secs)))}row{?s} {which(is.na(secs))}.", call = call)
+    rows <- which(is.na(secs))
+    cli::cli_abort(paste0(subject, " has missing times in {cli::qty(length(rows))}row{?s}
+                          {rows}."), call = call)
+  }
+  if (any(is.infinite(secs))) {
+    rows <- which(is.infinite(secs))
+    cli::cli_abort(paste0(subject, " has infinite times in {cli::qty(length(rows))}row{?s}
+                          {rows}."), call = call)
   }
   secs
 }

@@ -24,9 +24,9 @@ for (m in c("mc_model", "sensor_anchored")) {
   rows[[length(rows) + 1]] <- metrics(paste0("ncam (", m, " 90%)"), predict(cal_fit, test, level = 0.9))
 }
 for (s in fit$sensors) rows[[length(rows) + 1]] <- metrics(paste("raw", s), test[[s]])
-for (b in c("mean", "ivw", "ppca", "kalman")) {
-  base <- fuse_baseline(toy, fit$sensors, method = b, train = split %in% "train")
-  rows[[length(rows) + 1]] <- metrics(paste("baseline", b), base$.pred[split %in% "test"])
+for (b in c("mean", "ivw", "ppca", "factor", "kalman")) {
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, method = b, train = split %in% "train")
+  rows[[length(rows) + 1]] <- metrics(paste("baseline", b), predict(base, toy)$.pred[split %in% "test"])
 }
 cat("\nFused-estimate metrics on", nrow(test), "held-out rows (truth used only here):\n")
 print(do.call(rbind, rows), row.names = FALSE, digits = 4)

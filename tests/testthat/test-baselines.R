@@ -16,10 +16,15 @@ condition <- function(mu_x, mu_y, s_xx, s_xy, s_yy, y_obs) {
 
 test_that("mean averages the observed readings of each row", {
   d <- data.frame(a = c(1, NA, 3, NA), b = c(3, 5, NA, NA), c = c(5, 7, 9, NA))
-  out <- fuse_baseline(d, c("a", "b", "c"), "mean")
+  fit <- ncam_baseline(a + b + c ~ 1, d, "mean")
+  expect_s3_class(fit, "ncam_baseline")
+  out <- predict(fit, d)
+  expect_s3_class(out, "tbl_df")
   expect_named(out, c(".pred", ".n_sensors"))
   expect_identical(out$.pred, c(3, 6, 6, NA))
   expect_identical(out$.n_sensors, c(3L, 2L, 2L, 0L))
+  # cbind() on the left names the same sensors.
+  expect_identical(ncam_baseline(cbind(a, b, c) ~ 1, d, "mean"), fit)
 })
 
 test_that("ivw equals a hand-computed weighted mean with three-cornered-hat variances", {
@@ -33,8 +38,9 @@ test_that("ivw equals a hand-computed weighted mean with three-cornered-hat vari
           c = (v("a", "c") + v("b", "c") - v("a", "b")) / 2)
   expect_true(all(s2 > 0))
 
-  out <- fuse_baseline(d, c("a", "b", "c"), "ivw", train = train)
-  expect_equal(attr(out, "fit")$sensor_var, s2, tolerance = 1e-12)
+  fit <- ncam_baseline(a + b + c ~ 1, d, "ivw", train = train)
+  out <- predict(fit, d)
+  expect_equal(fit$params$sensor_var, s2, tolerance = 1e-12)
   expected <- expected_sd <- rep(NA_real_, nrow(d))
   for (i in 1:7) {
     obs <- !is.na(unlist(d[i, ]))
@@ -45,32 +51,34 @@ test_that("ivw equals a hand-computed weighted mean with three-cornered-hat vari
   expect_equal(out$.pred, expected, tolerance = 1e-12)
   expect_equal(out$.pred_sd, expected_sd, tolerance = 1e-12)
   expect_identical(out$.n_sensors, c(3L, 3L, 3L, 3L, 3L, 2L, 2L, 0L))
-  expect_identical(attr(out, "fit")$method, "ivw")
+  expect_identical(fit$method, "ivw")
+  expect_identical(nobs(fit), 5L)
 
   # Logical and index forms of `train` agree.
-  expect_identical(fuse_baseline(d, c("a", "b", "c"), "ivw", train = 1:8 <= 5), out)
+  expect_identical(ncam_baseline(a + b + c ~ 1, d, "ivw", train = 1:8 <= 5), fit)
 })
 
 test_that("the three-cornered hat recovers known noise variances", {
   s2 <- c(1, 4, 9)
   d <- additive_sensors(1e5, s2, seed = 1)
-  out <- fuse_baseline(d, c("s1", "s2", "s3"), "ivw")
-  expect_equal(unname(attr(out, "fit")$sensor_var), s2, tolerance = 0.05)
+  fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "ivw")
+  expect_equal(unname(fit$params$sensor_var), s2, tolerance = 0.05)
 
   # Four sensors, a fifth of the readings missing: least squares over 6 pairs.
   s2 <- c(1, 2, 4, 8)
   d <- additive_sensors(1e5, s2, seed = 2)
   d[1:4][matrix(runif(4e5) < 0.2, ncol = 4)] <- NA
-  out <- fuse_baseline(d, paste0("s", 1:4), "ivw")
-  expect_equal(unname(attr(out, "fit")$sensor_var), s2, tolerance = 0.05)
+  fit <- ncam_baseline(s1 + s2 + s3 + s4 ~ 1, d, "ivw")
+  expect_equal(unname(fit$params$sensor_var), s2, tolerance = 0.05)
 })
 
 test_that("two sensors split the difference variance equally, with a warning", {
   d <- additive_sensors(200, c(1, 9), seed = 3)
-  expect_snapshot(out <- fuse_baseline(d, c("s1", "s2"), "ivw"))
-  s2 <- attr(out, "fit")$sensor_var
+  expect_warning(fit <- ncam_baseline(s1 + s2 ~ 1, d, "ivw"),
+                 "With two sensors the variance of their difference is split equally", fixed = TRUE)
+  s2 <- fit$params$sensor_var
   expect_equal(unname(s2), rep(var(d$s1 - d$s2) / 2, 2), tolerance = 1e-12)
-  expect_equal(out$.pred, (d$s1 + d$s2) / 2, tolerance = 1e-12)
+  expect_equal(predict(fit, d)$.pred, (d$s1 + d$s2) / 2, tolerance = 1e-12)
 })
 
 test_that("ppca matches the closed form and dense conditioning with missing readings", {
@@ -82,9 +90,9 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   d[matrix(runif(4 * n) < 0.05, ncol = 4)] <- NA
   d[17, ] <- NA
   train <- 1:300
-  sensors <- paste0("s", 1:4)
-  out <- fuse_baseline(d, sensors, "ppca", train = train, anchor = "s3")
-  fit <- attr(out, "fit")
+  fit <- ncam_baseline(s1 + s2 + s3 + s4 ~ 1, d, "ppca", train = train, anchor = "s3")
+  out <- predict(fit, d)
+  p <- fit$params
 
   # Tipping & Bishop on the complete training rows.
   b_fit <- as.matrix(d[train, ])[complete.cases(d[train, ]), ]
@@ -93,13 +101,24 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   e <- eigen(s)
   sigma2 <- mean(e$values[2:4])
   w <- e$vectors[, 1] * sqrt(e$values[1] - sigma2)
-  expect_equal(fit$mu, mu, tolerance = 1e-12)
-  expect_equal(fit$sigma2, sigma2, tolerance = 1e-10)
-  expect_equal(unname(tcrossprod(fit$loadings)), tcrossprod(w), tolerance = 1e-10)
+  expect_equal(p$mu, mu, tolerance = 1e-12)
+  expect_equal(p$sigma2, sigma2, tolerance = 1e-10)
+  expect_equal(unname(tcrossprod(p$loadings)), tcrossprod(w), tolerance = 1e-10)
+
+  # logLik: Gaussian density of the complete training rows, one row at a time.
+  c_bb <- tcrossprod(w) + diag(sigma2, 4)
+  dens <- apply(b_fit, 1, function(x) {
+    r <- x - mu
+    -0.5 * (4 * log(2 * pi) + determinant(c_bb)$modulus + sum(r * solve(c_bb, r)))
+  })
+  ll <- logLik(fit)
+  expect_equal(as.numeric(ll), sum(dens), tolerance = 1e-10)
+  expect_identical(attr(ll, "df"), 9L)
+  expect_identical(nobs(fit), nrow(b_fit))
 
   # Posterior of z given the observed coordinates of each row, from the joint
   # Gaussian of (z, b): Cov(b) = W W' + sigma2 I, Cov(z, b) = W'.
-  w <- fit$loadings
+  w <- p$loadings
   c_bb <- tcrossprod(w) + diag(sigma2, 4)
   b <- as.matrix(d)
   post <- t(vapply(seq_len(n), function(i) {
@@ -109,7 +128,7 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   }, numeric(2)))
   used <- train[!is.na(d$s3[train])]
   coef <- unname(coef(lm(d$s3[used] ~ post[used, 1])))
-  expect_equal(unname(fit$coef), coef, tolerance = 1e-10)
+  expect_equal(unname(p$coef), coef, tolerance = 1e-10)
   expect_equal(out$.pred, coef[1] + coef[2] * post[, 1], tolerance = 1e-10)
   expect_equal(out$.pred_sd, abs(coef[2]) * sqrt(post[, 2]), tolerance = 1e-10)
   expect_true(is.na(out$.pred[17]))
@@ -163,77 +182,143 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   d$s2[20:40] <- NA
   sensors <- c("s1", "s2", "s3")
   train <- d$date < as.Date("2020-08-01")
-  out <- fuse_baseline(d, sensors, "kalman", train = train, order = "date")
-  fit <- attr(out, "fit")
+  fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman", train = train, order = "date")
+  out <- predict(fit, d)
+  p <- fit$params
   expect_named(out, c(".pred", ".pred_sd", ".n_sensors"))
   expect_identical(nrow(out), 300L)
 
   # Sorting the data first gives the same estimates, row for row.
   ord <- order(d$date)
-  sorted <- fuse_baseline(d[ord, ], sensors, "kalman", train = train[ord])
-  expect_equal(out[ord, ], sorted, ignore_attr = TRUE, tolerance = 1e-12)
-  expect_identical(fuse_baseline(d, sensors, "kalman", train = train, order = d$date), out)
+  sorted_fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d[ord, ], "kalman", train = train[ord])
+  expect_equal(sorted_fit$params, p, tolerance = 1e-12)
+  expect_equal(out[ord, ], predict(sorted_fit, d[ord, ]), tolerance = 1e-12)
 
   # Rows without readings get the one-step prediction.
   for (i in c(10, 50)) {
     prev <- ord[match(i, ord) - 1]
     expect_equal(out$.pred[i], out$.pred[prev])
-    expect_equal(out$.pred_sd[i]^2, out$.pred_sd[prev]^2 + fit$q)
+    expect_equal(out$.pred_sd[i]^2, out$.pred_sd[prev]^2 + p$q)
     expect_identical(out$.n_sensors[i], 0L)
   }
 
   # q maximises the training innovation log-likelihood over its grid.
   b_train <- unname(as.matrix(d[ord[train[ord]], sensors]))
-  ll <- function(q) kalman_rw_filter(b_train, fit$sensor_var, q, fit$m0, fit$P0)$loglik
-  expect_equal(fit$loglik, ll(fit$q))
-  expect_gte(fit$loglik, ll(fit$q * 10^(1 / 8)))
-  expect_gte(fit$loglik, ll(fit$q / 10^(1 / 8)))
+  ll <- function(q) kalman_rw_filter(b_train, p$sensor_var, q, p$m0, p$P0)$loglik
+  expect_equal(as.numeric(logLik(fit)), ll(p$q))
+  expect_identical(attr(logLik(fit), "df"), 6L)
+  expect_gte(fit$loglik, ll(p$q * 10^(1 / 8)))
+  expect_gte(fit$loglik, ll(p$q / 10^(1 / 8)))
   # Initial state from the ivw estimates of the training rows.
-  init <- fuse_baseline(d[train, ], sensors, "ivw")$.pred
-  expect_equal(c(fit$m0, fit$P0), c(mean(init, na.rm = TRUE), var(init, na.rm = TRUE)))
+  init <- predict(ncam_baseline(s1 + s2 + s3 ~ 1, d[train, ], "ivw"), d[train, ])$.pred
+  expect_equal(c(p$m0, p$P0), c(mean(init, na.rm = TRUE), var(init, na.rm = TRUE)))
+
+  # New data are filtered on their own from the fitted initial state: the earliest row's
+  # estimate is the update of N(m0, P0 + q) by its readings.
+  new_rows <- ord[c(200, 150, 120)]
+  new_out <- predict(fit, d[new_rows, ])
+  first <- unlist(d[ord[120], sensors])
+  precision <- 1 / (p$P0 + p$q) + sum(1 / p$sensor_var)
+  expected <- (p$m0 / (p$P0 + p$q) + sum(first / p$sensor_var)) / precision
+  expect_equal(new_out$.pred[3], expected, tolerance = 1e-12)
+  expect_equal(new_out$.pred_sd[3], 1 / sqrt(precision), tolerance = 1e-12)
+  expect_error(predict(fit, d[sensors]), "`newdata` lacks column \"date\"", fixed = TRUE)
 })
 
 test_that("every method keeps all rows in order and handles missing readings", {
   d <- additive_sensors(200, c(1, 4, 9), seed = 7)
   d$s1[5] <- NA
   d[8, 1:3] <- NA
-  sensors <- c("s1", "s2", "s3")
-  for (m in c("mean", "ivw", "ppca", "kalman")) {
-    out <- fuse_baseline(d, sensors, m)
+  for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
+    fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, m)
+    out <- predict(fit, d)
     expect_identical(nrow(out), 200L)
     expect_identical(out$.n_sensors[c(4, 5, 8)], c(3L, 2L, 0L))
     expect_false(is.na(out$.pred[5]))
-    expect_identical(is.na(out$.pred[8]), m != "kalman")
+    expect_identical(is.na(out$.pred[8]), m %in% c("mean", "ivw", "ppca"))
     expect_gt(cor(out$.pred, d$truth, use = "complete.obs"), 0.95)
     # Reversing the rows reverses the estimates (kalman aside: the filter
     # then runs the other way round).
     if (m != "kalman") {
-      rev_out <- fuse_baseline(d[200:1, ], sensors, m)
-      expect_equal(rev_out$.pred, rev(out$.pred), tolerance = 1e-10)
+      rev_fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d[200:1, ], m)
+      expect_equal(predict(rev_fit, d[200:1, ])$.pred, rev(out$.pred), tolerance = 1e-8)
     }
+  }
+  # A row without readings gets the factor model's prior.
+  fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor")
+  expect_equal(unlist(predict(fit, d[8, ])[1:2]),
+               c(.pred = fit$params$prior_mean, .pred_sd = sqrt(fit$params$prior_var)))
+})
+
+test_that("on data simulated from its own model, each baseline beats every raw sensor", {
+  set.seed(8)
+  n <- 3000
+  rmse <- function(e) sqrt(mean(e^2))
+  theta <- rnorm(n, 20, 4)
+  walk <- 20 + cumsum(rnorm(n, 0, 0.3))
+  z <- rnorm(n)
+  own_model <- list(
+    # Equal noise around the truth.
+    mean = data.frame(s1 = theta + rnorm(n, 0, 2), s2 = theta + rnorm(n, 0, 2), s3 = theta + rnorm(n, 0, 2),
+                      truth = theta),
+    # Unequal noise around the truth.
+    ivw = data.frame(s1 = theta + rnorm(n, 0, 1), s2 = theta + rnorm(n, 0, 2), s3 = theta + rnorm(n, 0, 3),
+                     truth = theta),
+    # Loadings on a latent factor, equal noise; the truth is the anchor's signal.
+    ppca = data.frame(s1 = 10 + 3 * z + rnorm(n, 0, 1.5), s2 = 5 + 2 * z + rnorm(n, 0, 1.5),
+                      s3 = 4 * z + rnorm(n, 0, 1.5), truth = 10 + 3 * z),
+    # A random walk read with unequal noise, rows in time order.
+    kalman = data.frame(s1 = walk + rnorm(n, 0, 1), s2 = walk + rnorm(n, 0, 2), s3 = walk + rnorm(n, 0, 3),
+                        truth = walk),
+    # Gains, offsets and unequal noise; the anchor s1 is unbiased.
+    factor = data.frame(s1 = theta + rnorm(n, 0, 1.5), s2 = 1.5 * theta - 3 + rnorm(n, 0, 2),
+                        s3 = 0.7 * theta + 5 + rnorm(n, 0, 1), truth = theta)
+  )
+  for (m in names(own_model)) {
+    d <- own_model[[m]]
+    fused <- rmse(predict(ncam_baseline(s1 + s2 + s3 ~ 1, d, m), d)$.pred - d$truth)
+    raw <- vapply(d[c("s1", "s2", "s3")], function(b) rmse(b - d$truth), numeric(1))
+    expect_lt(fused, min(raw))
   }
 })
 
-test_that("fuse_baseline() rejects bad input", {
+test_that("ncam_baseline() rejects bad input", {
   d <- data.frame(a = c(1, 2, 3, 4), b = c(2, 1, 4, 3), c = c(1, 3, 2, 5),
                   txt = letters[1:4], day = as.Date("2024-01-01") + c(0, 1, NA, 3))
-  expect_snapshot(error = TRUE, fuse_baseline(as.matrix(d), c("a", "b")))
-  expect_snapshot(error = TRUE, fuse_baseline(d, "a"))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "a")))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "zz")))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "txt")))
+  expect_error(ncam_baseline(a + b ~ 1, as.matrix(d)), "`data` must be a data frame", fixed = TRUE)
+  expect_error(ncam_baseline("a + b", d), "`formula` must be a two-sided formula", fixed = TRUE)
+  expect_error(ncam_baseline(~ a + b, d), "`formula` must be a two-sided formula", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ c, d), "Baselines take no covariates", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ ., d), "Found `~ .`", fixed = TRUE)
+  expect_error(ncam_baseline(log(a) + b ~ 1, d), "must list sensor columns", fixed = TRUE)
+  expect_error(ncam_baseline(a ~ 1, d), "at least two sensors on its left side, not 1", fixed = TRUE)
+  expect_error(ncam_baseline(a + a ~ 1, d), "names sensor \"a\" more than once", fixed = TRUE)
+  expect_error(ncam_baseline(a + zz ~ 1, d), "`formula` names column not found in the data: \"zz\"",
+               fixed = TRUE)
+  expect_error(ncam_baseline(a + txt ~ 1, d), "Sensor column \"txt\" of `data` must be numeric", fixed = TRUE)
   d_inf <- d
   d_inf$b[3] <- Inf
-  expect_snapshot(error = TRUE, fuse_baseline(d_inf, c("a", "b")))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b"), method = "median"))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b"), train = c(TRUE, FALSE)))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b"), train = c(1, 7)))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b"), train = 2))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b"), anchor = "c"))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b", "c"), "kalman", order = "date"))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b", "c"), "kalman", order = "day"))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b", "c"), "kalman", order = 1:3))
-  expect_snapshot(error = TRUE, fuse_baseline(d, c("a", "b", "c"), "ppca", train = 1:3))
+  expect_error(ncam_baseline(a + b ~ 1, d_inf), "Sensor column \"b\" of `data` has an infinite value in row 3",
+               fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, method = "median"), "`method` must be one of", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, train = c(TRUE, FALSE)),
+               "`train` must have one element per row of `data` (4), not 2", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, train = c(1, 7)), "element 2 is 7", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, train = 2), "`train` must select at least 2 rows, not 1", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, train = "all"), "`train` must be NULL", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, anchor = "c"), "`anchor` must be one of the sensors", fixed = TRUE)
+  expect_error(ncam_baseline(a + b + c ~ 1, d, "kalman", order = "date"),
+               "`order` names column not found in the data: \"date\"", fixed = TRUE)
+  expect_error(ncam_baseline(a + b + c ~ 1, d, "kalman", order = "day"),
+               "Column \"day\" of `data` is missing in row 3", fixed = TRUE)
+  expect_error(ncam_baseline(a + b + c ~ 1, d, "kalman", order = 1:3), "`order` must be a single non-empty string",
+               fixed = TRUE)
+  expect_error(ncam_baseline(a + b + c ~ 1, d, "ivw", order = "day"), "`order` is used only by", fixed = TRUE)
+  expect_error(ncam_baseline(a + b + c ~ 1, d, "ppca", train = 1:3), "more than 3 rows with every sensor",
+               fixed = TRUE)
   d_sparse <- data.frame(a = c(1, NA, 3), b = c(NA, 2, NA))
-  expect_snapshot(error = TRUE, fuse_baseline(d_sparse, c("a", "b"), "ivw"))
+  expect_error(ncam_baseline(a + b ~ 1, d_sparse, "ivw"), "No two sensors are observed together", fixed = TRUE)
+  d_empty <- data.frame(a = c(1, 2, 3, 4), b = c(NA, NA, 3, 4))
+  expect_error(ncam_baseline(a + b ~ 1, d_empty, "ivw", train = 1:2),
+               "Sensor column \"b\" has no reading in the `train` rows", fixed = TRUE)
 })

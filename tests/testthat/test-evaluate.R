@@ -37,3 +37,43 @@ test_that("bad evaluate_fusion input gives clear errors", {
   expect_snapshot(error = TRUE, evaluate_fusion("a", 1))
   expect_snapshot(error = TRUE, evaluate_fusion(1:3, letters[1:3]))
 })
+
+test_that("no usable row is an error, not NaN metrics", {
+  expect_error(evaluate_fusion(c(NA, 1), c(2, NA)), "No row has both")
+  expect_error(evaluate_fusion(numeric(0), numeric(0)), "No row has both")
+})
+
+test_that("infinite truth or predictions are an error naming the rows", {
+  expect_error(evaluate_fusion(c(1, 2, 3), c(1, Inf, 3)), "`truth` has infinite values in row 2")
+  expect_error(evaluate_fusion(data.frame(.pred = c(-Inf, 1)), c(1, 2)), "infinite values in row 1")
+})
+
+test_that("crossed or missing interval bounds are errors naming the rows", {
+  pred <- data.frame(.pred = c(1, 2, 3), .pred_lower = c(0, 3, 2), .pred_upper = c(2, 1, 4))
+  expect_error(evaluate_fusion(pred, c(1, 2, 3)), "above .pred_upper in row 2")
+  pred$.pred_upper[2] <- NA
+  expect_error(evaluate_fusion(pred, c(1, 2, 3)), "missing .pred_lower or .pred_upper in row 2")
+  # A missing bound on a row dropped for its missing truth is fine.
+  expect_message(out <- evaluate_fusion(pred, c(1, NA, 3)), "Dropped 1 row")
+  expect_equal(out$coverage, 1)
+  expect_equal(out$mean_width, (2 + 2) / 2)
+})
+
+test_that("a single bound column warns and gives point metrics", {
+  pred <- data.frame(.pred = c(1, 2), .pred_lower = c(0, 1))
+  expect_warning(out <- evaluate_fusion(pred, c(1, 3)), "not .pred_upper")
+  expect_identical(names(out), c("rmse", "mae", "n"))
+  expect_equal(out$rmse, sqrt(1 / 2))
+})
+
+test_that("equal infinite bounds have zero width, not NaN", {
+  pred <- data.frame(.pred = c(1, 2), .pred_lower = c(-Inf, 1), .pred_upper = c(-Inf, 3))
+  out <- evaluate_fusion(pred, c(1, 2))
+  expect_equal(out$mean_width, (0 + 2) / 2)
+  expect_equal(out$coverage, 0.5)
+})
+
+test_that("non-numeric prediction columns are an error", {
+  expect_error(evaluate_fusion(data.frame(.pred = c("1", "2")), c(1, 2)),
+               "Column .pred of `pred` must be numeric")
+})

@@ -64,14 +64,14 @@ test_that("read_purpleair_aqs() reads the shared file as its README describes", 
 
 colocated_header <- "station,date,ref_pm25,ref_pm10,lcs1_id,lcs1_pm25,lcs2_id,lcs2_pm25"
 
-test_that("read_senseurcity() puts a station's boxes side by side in ID order", {
+test_that("read_senseurcity_antwerp() puts a station's boxes side by side in ID order", {
   dir <- withr::local_tempdir()
   writeLines(c(colocated_header,
                "ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14,40499C,12.2,4043B1,11",
                "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,",
                "ANT_REF_AL01,2020-07-01T00:00:00Z,6,10.2,4047E5,9.8,,"),
              file.path(dir, "REF_colocated_hourly_all_stations.csv"))
-  out <- read_senseurcity(dir)
+  out <- read_senseurcity_antwerp(dir)
   expect_named(out, c("date", "station", "box_1", "box_2", "ref", "ref_pm10",
                       "box_1_id", "box_2_id"))
   expect_identical(attr(out$date, "tzone"), "UTC")
@@ -86,7 +86,7 @@ test_that("read_senseurcity() puts a station's boxes side by side in ID order", 
   expect_identical(out$ref, c(6, 7.5, 8.1))
 })
 
-test_that("read_senseurcity(source = 'join') pairs boxes with their station's hour", {
+test_that("read_senseurcity_antwerp(source = 'join') pairs boxes with their station's hour", {
   dir <- withr::local_tempdir()
   con <- gzfile(file.path(dir, "LCS_df_all.csv.gz"), "w")
   writeLines(c("ID,date,latitude,longitude,Location.ID,PMS_PM10,PMS_PM25",
@@ -104,7 +104,7 @@ test_that("read_senseurcity(source = 'join') pairs boxes with their station's ho
                "ANT_REF_AL01,2020-07-01T00:00:00Z,10.2,6,1,2,100",
                "ANT_REF_AL01,2020-07-01T03:00:00Z,10.2,6,1,2,100"),
              file.path(dir, "ref_df_all.csv"))
-  out <- read_senseurcity(dir, source = "join")
+  out <- read_senseurcity_antwerp(dir, source = "join")
   expect_identical(out$station, c("ANT_REF_AL01", "ANT_REF_R801", "ANT_REF_R801"))
   expect_identical(out$box_1, c(9.8, NA, 11))
   expect_identical(out$box_2, c(NA, 11.9, 12.2))
@@ -112,21 +112,21 @@ test_that("read_senseurcity(source = 'join') pairs boxes with their station's ho
   expect_identical(out$box_2_id, c(NA, "40499C", "40499C"))
 })
 
-test_that("read_senseurcity() reports missing files and columns", {
+test_that("read_senseurcity_antwerp() reports missing files and columns", {
   dir <- withr::local_tempdir()
-  expect_error(read_senseurcity(dir), "REF_colocated_hourly_all_stations.csv",
+  expect_error(read_senseurcity_antwerp(dir), "REF_colocated_hourly_all_stations.csv",
                class = "rlang_error")
-  expect_error(read_senseurcity(file.path(dir, "nowhere")), "dir", class = "rlang_error")
-  expect_error(read_senseurcity(dir, source = "zenodo"), "source", class = "rlang_error")
+  expect_error(read_senseurcity_antwerp(file.path(dir, "nowhere")), "dir", class = "rlang_error")
+  expect_error(read_senseurcity_antwerp(dir, source = "zenodo"), "source", class = "rlang_error")
   writeLines(c(sub(",lcs2_pm25", "", colocated_header), "A,2020-07-01T00:00:00Z,1,2,x,3,y"),
              file.path(dir, "REF_colocated_hourly_all_stations.csv"))
-  expect_error(read_senseurcity(dir), "lcs2_pm25", class = "rlang_error")
+  expect_error(read_senseurcity_antwerp(dir), "lcs2_pm25", class = "rlang_error")
 })
 
-test_that("read_senseurcity() reads the shared files as their README describes", {
+test_that("read_senseurcity_antwerp() reads the shared files as their README describes", {
   dir <- shared_data("senseurcity-antwerp-ineris")
   skip_if_not(dir.exists(dir), "shared SensEURCity data not available")
-  out <- read_senseurcity(dir)
+  out <- read_senseurcity_antwerp(dir)
   expect_identical(nrow(out), 50043L)
   expect_identical(sum(!is.na(out$box_2)), 15966L)
   expect_false(anyNA(out[c("date", "station", "box_1", "ref", "box_1_id")]))
@@ -143,7 +143,7 @@ test_that("read_senseurcity() reads the shared files as their README describes",
 
   # Joining the box and reference tables keeps every reference hour; the
   # co-location tables are a subset with the same values.
-  joined <- read_senseurcity(dir, source = "join")
+  joined <- read_senseurcity_antwerp(dir, source = "join")
   expect_identical(nrow(joined), 52421L)
   rows <- match(paste(out$station, out$date), paste(joined$station, joined$date))
   expect_false(anyNA(rows))

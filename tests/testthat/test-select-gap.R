@@ -92,3 +92,131 @@ test_that("bad select_gap input gives clear errors", {
   expect_snapshot(error = TRUE, select_gap(rnorm(50), date = 1:50))
   expect_snapshot(error = TRUE, select_gap(rnorm(50), max_lag = 80))
 })
+
+# Reference ACF by the defining formula, pooled over groups: each group's series
+# is centred by its own mean, missing values count as 0, and lag pairs are taken
+# within a group only. `series` is a list of equally spaced vectors (with NA
+# where a grid point is empty).
+pooled_acf_by_hand <- function(series, max_lag) {
+  centred <- lapply(series, function(s) {
+    s <- s - mean(s, na.rm = TRUE)
+    s[is.na(s)] <- 0
+    s
+  })
+  denominator <- sum(vapply(centred, function(s) sum(s^2), 0))
+  vapply(0:max_lag, function(k) {
+    sum(vapply(centred, function(s) {
+      m <- length(s)
+      if (k >= m) 0 else sum(s[1:(m - k)] * s[(1 + k):m])
+    }, 0)) / denominator
+  }, 0)
+}
+
+# Runs `code` under an elapsed-time limit, so a hang fails instead of blocking.
+within_seconds <- function(seconds, code) {
+  setTimeLimit(elapsed = seconds, transient = TRUE)
+  on.exit(setTimeLimit(elapsed = Inf, transient = FALSE))
+  code
+}
+
+test_that("a sparse date axis does not build a grid spanning it", {
+  set.seed(21)
+  x <- rnorm(5)
+  t <- as.POSIXct("2024-01-01", tz = "UTC") + c(0, 1, 2, 3, 1e6)
+  g <- within_seconds(5, select_gap(x, date = t))
+  # One-second grid; the default lag (a quarter of 5 points, at least 1) pairs
+  # only the first four seconds: the far point takes part in no lag-1 pair.
+  expect_equal(g$step, 1)
+  expect_equal(as.numeric(max(g$acf$lag), units = "secs"), 1)
+  centred <- x - mean(x)
+  expect_equal(g$acf$acf[2], sum(centred[1:3] * centred[2:4]) / sum(centred^2))
+  expect_equal(unname(g$n), 5)
+  # A lag range covering the far point would need a grid hundreds of
+  # thousands of times longer than the data: a clear error, not a hang.
+  expect_error(within_seconds(5, select_gap(x, date = t, max_lag = "5 days")),
+               "too sparse for a regular grid")
+})
+
+test_that("a long series takes time linear in its length, not quadratic", {
+  skip_on_cran()
+  n <- 50000
+  x <- ar1(0.5, n, seed = 22)
+  # The default max_lag is n / 4 = 12500 lags; the old lag-by-lag loop took
+  # about 10 s here, the FFT takes well under a second.
+  g <- within_seconds(5, select_gap(x))
+  expect_equal(nrow(g$acf), n / 4 + 1)
+  centred <- x - mean(x)
+  by_hand <- vapply(c(1, 7, 100, 12500), function(k) {
+    sum(centred[1:(n - k)] * centred[(1 + k):n]) / sum(centred^2)
+  }, 0)
+  expect_equal(g$acf$acf[c(1, 7, 100, 12500) + 1], by_hand)
+})
+
+test_that("gaps in the time axis longer than max_lag give the same ACF as a full grid", {
+  set.seed(23)
+  hours <- c(0:149, 650:799, 805:899)
+  x <- as.numeric(stats::filter(rnorm(length(hours)), 0.5, method = "recursive"))
+  x[c(10, 200)] <- NA
+  t <- as.POSIXct("2024-02-01", tz = "UTC") + 3600 * hours
+  g <- select_gap(x, date = t, max_lag = 12)
+  full <- rep(NA_real_, 900)
+  full[hours + 1] <- x
+  expect_equal(g$acf$acf, pooled_acf_by_hand(list(full), 12))
+  expect_equal(unname(g$n), length(hours) - 2)
+})
+
+test_that("repeated times without a group are an error naming the fix", {
+  t <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:99)
+  expect_error(select_gap(rnorm(200), date = c(t, t)), "repeats times")
+  expect_error(select_gap(rnorm(200), date = c(t, t)), "group")
+  # Within a group too.
+  expect_error(select_gap(rnorm(200), date = c(t, t), group = rep(1, 200)),
+               "repeats times within a group")
+})
+
+test_that("group gives per-site series pooled into one ACF", {
+  t <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:399)
+  a <- ar1(0.6, 400, seed = 24) + 5
+  b <- ar1(0.3, 300, seed = 25) - 5
+  b_times <- t[c(1:150, 201:350)]
+  d <- data.frame(site = c(rep("a", 400), rep("b", 300)),
+                  time = c(t, b_times), resid = c(a, b))
+  d <- d[sample(nrow(d)), ]
+  g <- select_gap(d$resid, date = d$time, group = d$site, max_lag = 8)
+  b_grid <- rep(NA_real_, 350)
+  b_grid[c(1:150, 201:350)] <- b
+  expected <- pooled_acf_by_hand(list(a, b_grid), 8)
+  expect_equal(g$acf$acf, expected)
+  expect_equal(unname(g$n), 700)
+  expect_equal(unname(g$band), qnorm(0.975) / sqrt(700))
+  expect_identical(as.numeric(g$gap, units = "hours"),
+                   as.numeric(which(abs(expected[-1]) < qnorm(0.975) / sqrt(700))[1]))
+  expect_equal(g$groups, 2)
+  # Column names of a data frame work the same way.
+  g2 <- select_gap(d, date = "time", group = "site", max_lag = "8 hours")
+  expect_equal(g2$acf$acf, expected)
+  # Without dates each group's rows are a series in row order.
+  g3 <- select_gap(c(a, b), group = rep(c("a", "b"), c(400, 300)), max_lag = 8)
+  expect_equal(g3$acf$acf, pooled_acf_by_hand(list(a, b), 8))
+})
+
+test_that("constant residuals and bad groups give clear errors", {
+  expect_error(select_gap(rep(2, 10)), "constant")
+  expect_error(select_gap(rnorm(10), group = c(1, 2)), "one element per row")
+  expect_error(select_gap(rnorm(4), group = c(1, NA, 2, 2)), "missing in row 2")
+  d <- data.frame(site = rep("a", 10), resid = rnorm(10))
+  expect_error(select_gap(d), "non-numeric column")
+  expect_error(select_gap(d, group = "station"), "not found")
+})
+
+test_that("many short groups warn that centring biases the pooled ACF", {
+  set.seed(26)
+  x <- rnorm(4000)
+  # 400 groups of 10: per-group centring gives E[r_k] near -1/10, far outside
+  # the band 1.96 / sqrt(4000) = 0.031.
+  expect_warning(expect_warning(g <- select_gap(x, group = rep(1:400, each = 10), max_lag = 3),
+                                "short"), "never enters")
+  expect_lt(g$acf$acf[2], -0.05)
+  # Two long groups: no bias warning.
+  expect_no_warning(select_gap(x, group = rep(1:2, each = 2000), max_lag = 3))
+})

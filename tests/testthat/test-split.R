@@ -200,3 +200,56 @@ test_that("missing times are an error that lists their rows", {
   d$when[30] <- d$when[31]
   expect_error(split_chronological(d, "when"), "missing times in row 4\\.")
 })
+
+test_that("split_blocks warns when the gap swallows a whole split", {
+  # Two 4-day blocks, one per split; a 5-day gap blanks every day of the later
+  # block (days 5 to 8 are all less than 5 days after day 4).
+  d <- data.frame(day = as.Date("2024-03-01") + 0:7)
+  expect_warning(s <- split_blocks(d, "day", block = "4 days", gap = "5 days",
+                                   prop = c(train = 0.5, test = 0.5), seed = 1),
+                 "lies within `gap` of another")
+  expect_true(all(is.na(s[5:8])))
+  expect_false(anyNA(s[1:4]))
+})
+
+test_that("split_blocks names the cause when there are too few blocks", {
+  d <- data.frame(day = as.Date("2024-03-01") + 0:7)
+  expect_warning(s <- split_blocks(d, "day", block = "4 days", gap = "1 day", seed = 1),
+                 "2 non-empty blocks are too few for 4")
+  expect_equal(sum(table(s) > 0), 2)
+})
+
+test_that("split_random and split_chronological warn about empty splits", {
+  expect_warning(s <- split_random(data.frame(x = 1:3), seed = 1), "received no row")
+  # 3 rows * (0.6, 0.1, 0.15, 0.15): largest remainders give train 2 and one other 1.
+  expect_equal(sum(table(s) == 0), 2)
+
+  # 100 hourly rows: validation is hours 60-69, all within 12 hours of the last
+  # train hour (59), so the gap removes it entirely; calibration keeps hours
+  # 71-84 and test hours 96-99.
+  d <- hourly_data(100, shuffle = FALSE)
+  expect_warning(s <- split_chronological(d, "when", gap = "12 hours"),
+                 "\"validation\" lies within `gap`")
+  expect_equal(as.vector(table(s)), c(60, 0, 14, 4))
+  # Ten rows on two dates cannot fill four segments.
+  d2 <- data.frame(day = as.Date("2024-01-01") + rep(0:1, each = 5))
+  expect_warning(split_chronological(d2, "day", gap = "1 hour"), "2 distinct times")
+})
+
+test_that("well-sized splits give no warning", {
+  d <- hourly_data()
+  expect_no_warning(split_blocks(d, "when", block = "5 days", gap = "36 hours", seed = 42))
+  expect_no_warning(split_chronological(d, "when", gap = "10 hours"))
+  expect_no_warning(split_random(d, seed = 1))
+})
+
+test_that("one conversion of times to seconds serves the splits and select_gap", {
+  expect_equal(date_seconds(as.Date(c("1970-01-02", "2000-01-01")), "date"),
+               c(86400, 10957 * 86400))
+  lt <- as.POSIXlt("2024-01-01 06:00:00", tz = "UTC")
+  expect_equal(date_seconds(lt, "date"), 19723 * 86400 + 6 * 3600)
+  expect_error(date_seconds(as.Date(c("2024-01-01", NA)), "date"), "missing times in row 2")
+  expect_error(date_seconds(structure(c(Inf, 0), class = "Date"), "date"), "infinite times in row 1")
+  expect_error(select_gap(rnorm(5), date = as.Date("2024-01-01") + c(0:3, NA)),
+               "missing times in row 5")
+})

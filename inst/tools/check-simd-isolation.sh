@@ -2,7 +2,7 @@
 # The AVX2 build of the engine (src/backend_simd.cpp) must not leak AVX instructions into code
 # that runs on every CPU: only functions in its renamed namespaces (ncam_simd, ncam_simd_eigen)
 # may use them. A template instance shared between the two units would otherwise let the linker
-# keep the AVX copy for all callers. Usage: tools/check-simd-isolation.sh path/to/ncam.so
+# keep the AVX copy for all callers. Usage: inst/tools/check-simd-isolation.sh path/to/ncam.so
 so="$1"
 [ -f "$so" ] || { echo "simd isolation: no shared object at '$so'"; exit 1; }
 command -v objdump >/dev/null 2>&1 || { echo "simd isolation: objdump not found, skipped"; exit 0; }

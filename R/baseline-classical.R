@@ -1,0 +1,171 @@
+# Fitting and fusion for the "ivw", "ppca" and "kalman" baselines of ncam_baseline().
+# Fit functions take the training readings (rows x sensors) and return
+# list(params, loglik, df, nobs); loglik, df and nobs are NULL when not defined.
+
+# Three-cornered-hat (Grubbs) error variances: Var(b_j - b_k) = s_j^2 + s_k^2
+# for every pair observed together, solved by (minimum-norm) least squares.
+three_cornered_hat <- function(b, call = parent.frame()) {
+  l <- ncol(b)
+  pairs <- utils::combn(l, 2L)
+  design <- matrix(0, ncol(pairs), l)
+  v <- rep(NA_real_, ncol(pairs))
+  for (p in seq_len(ncol(pairs))) {
+    design[p, pairs[, p]] <- 1
+    d <- b[, pairs[1, p]] - b[, pairs[2, p]]
+    if (sum(!is.na(d)) >= 2L) v[p] <- stats::var(d, na.rm = TRUE)
+  }
+  keep <- !is.na(v)
+  if (!any(keep)) {
+    cli::cli_abort("No two sensors are observed together in at least 2 {.arg train} rows.", call = call)
+  }
+  design <- design[keep, , drop = FALSE]
+  v <- v[keep]
+  dec <- svd(design)
+  tol <- max(dim(design)) * max(dec$d) * .Machine$double.eps
+  pos <- dec$d > tol
+  if (sum(pos) < l) {
+    cli::cli_warn(c(
+      "The pairwise differences do not identify every sensor's error variance.",
+      i = if (l == 2L) "With two sensors the variance of their difference is split equally."
+          else "Using the minimum-norm least-squares solution."
+    ), call = call)
+  }
+  s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
+  s2 <- pmax(s2, max(1e-6 * max(v), 1e-12))
+  stats::setNames(s2, colnames(b))
+}
+
+# Inverse-variance weighted mean over each row's observed sensors.
+ivw_combine <- function(b, s2) {
+  obs <- !is.na(b)
+  w <- sweep(obs, 2L, 1 / s2, `*`)
+  b0 <- b
+  b0[!obs] <- 0
+  total <- rowSums(w)
+  pred <- rowSums(b0 * w) / total
+  list(.pred = ifelse(total > 0, pred, NA_real_),
+       .pred_sd = ifelse(total > 0, 1 / sqrt(total), NA_real_))
+}
+
+# Tipping & Bishop closed-form PPCA with one factor on the complete training
+# rows, plus the OLS map of the latent mean onto the anchor sensor.
+fit_ppca1 <- function(b, anchor, call = parent.frame()) {
+  complete <- b[stats::complete.cases(b), , drop = FALSE]
+  l <- ncol(b)
+  n <- nrow(complete)
+  if (n <= l) {
+    cli::cli_abort(c("{.arg train} must contain more than {l} rows with every sensor observed for {.val ppca}.",
+                     x = "It has {n}."), call = call)
+  }
+  mu <- colMeans(complete)
+  centred <- sweep(complete, 2L, mu)
+  scatter <- crossprod(centred) / n
+  eig <- eigen(scatter, symmetric = TRUE)
+  sigma2 <- max(mean(eig$values[-1]), 1e-12 * max(eig$values[1], 1))
+  u1 <- eig$vectors[, 1]
+  # Orient the factor so that it increases with the readings.
+  if (sum(u1) < 0) u1 <- -u1
+  loadings <- stats::setNames(u1 * sqrt(max(eig$values[1] - sigma2, 0)), colnames(b))
+  params <- list(mu = mu, loadings = loadings, sigma2 = sigma2)
+
+  z <- ppca1_latent(b, params)$mean
+  used <- !is.na(b[, anchor]) & !is.na(z)
+  coef <- stats::lm.fit(cbind(1, z[used]), b[used, anchor])$coefficients
+  if (anyNA(coef)) {
+    cli::cli_abort("The PPCA factor is constant on the training rows; it cannot be mapped to {.arg anchor}.",
+                   call = call)
+  }
+  params$coef <- stats::setNames(coef, c("intercept", "slope"))
+
+  # Gaussian log-likelihood of the complete rows under C = W W' + sigma2 I (mu = their mean).
+  implied <- tcrossprod(loadings) + diag(sigma2, l)
+  root <- chol(implied)
+  loglik <- -0.5 * n * (l * log(2 * pi) + 2 * sum(log(diag(root))) + sum(chol2inv(root) * scatter))
+  list(params = params, loglik = loglik, df = 2L * l + 1L, nobs = n)
+}
+
+# Latent posterior mean and variance given each row's observed readings.
+ppca1_latent <- function(b, params) {
+  obs <- !is.na(b)
+  centred <- sweep(b, 2L, params$mu)
+  centred[!obs] <- 0
+  ww <- drop(obs %*% params$loadings^2)
+  wb <- drop(centred %*% params$loadings)
+  m <- params$sigma2 + ww
+  list(mean = ifelse(ww > 0, wb / m, NA_real_),
+       var = ifelse(ww > 0, params$sigma2 / m, NA_real_))
+}
+
+# Fused value on the anchor's scale: c0 + c1 z, sd |c1| sd(z).
+ppca1_fuse <- function(b, params) {
+  latent <- ppca1_latent(b, params)
+  list(.pred = params$coef[[1]] + params$coef[[2]] * latent$mean,
+       .pred_sd = abs(params$coef[[2]]) * sqrt(latent$var))
+}
+
+# Sensor variances, initial state and q (by grid search on the innovation
+# log-likelihood) from the training rows `b`, visited in the order `visit`.
+fit_kalman_rw <- function(b, visit, call = parent.frame()) {
+  s2 <- three_cornered_hat(b, call = call)
+  init <- ivw_combine(b, s2)$.pred
+  m0 <- mean(init, na.rm = TRUE)
+  p0 <- stats::var(init, na.rm = TRUE)
+  if (is.na(p0) || p0 <= 0) p0 <- mean(s2)
+  q_grid <- p0 * 10^(seq(-48, 8) / 8)
+  ll <- kalman_rw_filter(b[visit, , drop = FALSE], s2, q_grid, m0, p0)$loglik
+  best <- which.max(ll)
+  list(params = list(sensor_var = s2, q = q_grid[best], m0 = m0, P0 = p0),
+       loglik = ll[best], df = ncol(b) + 3L)
+}
+
+# Filtered means and sds of the rows of `b` visited in the order `visit`, in row order.
+kalman_rw_fuse <- function(b, params, visit) {
+  kf <- kalman_rw_filter(b[visit, , drop = FALSE], params$sensor_var, params$q, params$m0,
+                         params$P0, keep = TRUE)
+  pred <- pred_sd <- numeric(nrow(b))
+  pred[visit] <- kf$mean
+  pred_sd[visit] <- sqrt(kf$var)
+  list(.pred = pred, .pred_sd = pred_sd)
+}
+
+# Scalar random-walk Kalman filter, vectorised over a vector of q values.
+# Rows are time steps; NA readings are skipped (no reading: prediction only).
+# Returns the innovation log-likelihood per q and, if `keep`, the filtered
+# means and variances (rows x q).
+kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
+  obs <- !is.na(b)
+  prec <- sweep(obs, 2L, 1 / s2, `*`)
+  # Centring on m0 keeps the sufficient statistics well conditioned.
+  bc <- sweep(b, 2L, rep(m0, ncol(b)))
+  bc[!obs] <- 0
+  a <- rowSums(prec)
+  c1 <- rowSums(bc * prec)
+  c2 <- rowSums(bc^2 * prec)
+  n_obs <- rowSums(obs)
+  logdet <- drop(obs %*% log(s2))
+
+  g <- length(q)
+  m <- rep(0, g)
+  p <- rep(p0, g)
+  ll <- rep(0, g)
+  if (keep) mean_t <- var_t <- matrix(NA_real_, nrow(b), g)
+  for (t in seq_len(nrow(b))) {
+    p_pred <- p + q
+    if (n_obs[t] > 0) {
+      # b_O ~ N(m 1, p_pred 1 1' + R_O), by Sherman-Morrison.
+      u <- c1[t] - m * a[t]
+      quad <- c2[t] - 2 * m * c1[t] + m^2 * a[t]
+      den <- 1 + p_pred * a[t]
+      ll <- ll - 0.5 * (n_obs[t] * log(2 * pi) + logdet[t] + log(den) + quad - p_pred * u^2 / den)
+      p <- 1 / (1 / p_pred + a[t])
+      m <- p * (m / p_pred + c1[t])
+    } else {
+      p <- p_pred
+    }
+    if (keep) {
+      mean_t[t, ] <- m + m0
+      var_t[t, ] <- p
+    }
+  }
+  if (keep) list(loglik = ll, mean = drop(mean_t), var = drop(var_t)) else list(loglik = ll)
+}

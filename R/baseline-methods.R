@@ -1,0 +1,175 @@
+#' Fused estimates from a fitted baseline
+#'
+#' Fuses the sensor readings of each row of `newdata` with the parameters of a
+#' baseline fitted by [ncam_baseline()]. Readings may be `NA`: each row uses its
+#' observed sensors (see [ncam_baseline()] for rows with none). For `"kalman"`
+#' the filter runs over the rows of `newdata` in the order of the model's
+#' `order` column, from the fitted initial state.
+#'
+#' @param object A baseline fitted by [ncam_baseline()].
+#' @param newdata A data frame with the sensor columns (and, for `"kalman"`
+#'   with an `order`, that column).
+#' @param interval `"none"` or `"credible"`: the Gaussian interval
+#'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd} from `.pred_sd`. Not available
+#'   for `"mean"`, which has no standard deviation.
+#' @param level Coverage level of the interval.
+#' @param ... Must be empty.
+#' @return A tibble with one row per row of `newdata`, in order: `.pred`,
+#'   `.pred_sd` (all methods but `"mean"`), `.n_sensors` (readings used), and
+#'   `.pred_lower`, `.pred_upper` with `interval = "credible"`.
+#' @examples
+#' toy <- simulate_toy(300, seed = 1)
+#' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy[1:200, ], "factor")
+#' head(predict(fit, toy[201:300, ], interval = "credible", level = 0.9))
+#' @export
+predict.ncam_baseline <- function(object, newdata, interval = c("none", "credible"), level = 0.9, ...) {
+  rlang::check_dots_empty()
+  if (missing(newdata)) {
+    cli::cli_abort(c("{.arg newdata} is required.",
+                     i = "A fitted baseline keeps only its parameters, not the training data."))
+  }
+  check_data_frame(newdata)
+  interval <- match_choice(interval, c("none", "credible"), "interval")
+  check_level(level)
+  method <- object$method
+  if (interval == "credible" && method == "mean") {
+    cli::cli_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",
+                     i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
+  }
+  check_columns(newdata, object$sensors, "object", data_arg = "newdata")
+  b <- baseline_readings(newdata, object$sensors, data_arg = "newdata")
+  n_obs <- as.integer(rowSums(!is.na(b)))
+  params <- object$params
+  fused <- switch(method,
+    mean = list(.pred = ifelse(n_obs > 0L, rowMeans(b, na.rm = TRUE), NA_real_)),
+    ivw = ivw_combine(b, params$sensor_var),
+    ppca = ppca1_fuse(b, params),
+    kalman = kalman_rw_fuse(b, params, visit_order(object$order, newdata, data_arg = "newdata")),
+    factor = factor1_fuse(b, params)
+  )
+  out <- c(fused, list(.n_sensors = n_obs))
+  if (interval == "credible") {
+    half <- stats::qnorm((1 + level) / 2) * fused$.pred_sd
+    out$.pred_lower <- fused$.pred - half
+    out$.pred_upper <- fused$.pred + half
+  }
+  tibble::new_tibble(lapply(out, unname), nrow = nrow(newdata))
+}
+
+#' Methods for fitted baselines
+#'
+#' `print()` shows the method, sensors, training rows, log-likelihood and the
+#' per-sensor parameters; `logLik()` the log-likelihood of the training
+#' readings in their units, with `df` the number of estimated parameters (for
+#' `"factor"`, `"ppca"` and `"kalman"`; an error for `"mean"` and `"ivw"`,
+#' which have none), so [AIC()] and [BIC()] work; `nobs()` the training rows
+#' that entered the fit; `tidy()` one row per sensor with its parameters;
+#' `glance()` one row with the method, number of sensors, `nobs`, `df`,
+#' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood).
+#'
+#' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
+#' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
+#' a row with every reading) for `"mean"` and `"ivw"`; `noise_var`, the
+#' error variance, for `"ivw"`, `"kalman"` (three-cornered hat), `"ppca"`
+#' (shared \eqn{\sigma^2}) and `"factor"`; `mean` and `loading` for `"ppca"`;
+#' `gain`, `offset` and the standard errors `gain_se`, `offset_se`,
+#' `noise_var_se` for `"factor"` (`NA` for the anchor's fixed gain 1 and
+#' offset 0).
+#'
+#' @param x,object A baseline fitted by [ncam_baseline()].
+#' @param ... Unused by `print()`, `logLik()` and `nobs()`; must be empty for
+#'   `tidy()` and `glance()`.
+#' @return `print()` returns `x` invisibly; `logLik()` a `logLik` object;
+#'   `nobs()` an integer; `tidy()` and `glance()` tibbles.
+#' @examples
+#' toy <- simulate_toy(300, seed = 1)
+#' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
+#' fit
+#' AIC(fit)
+#' tidy(fit)
+#' glance(fit)
+#' @name ncam_baseline-methods
+NULL
+
+#' @rdname ncam_baseline-methods
+#' @export
+print.ncam_baseline <- function(x, ...) {
+  title <- c(mean = "mean of the readings", ivw = "inverse-variance weighting",
+             ppca = "probabilistic PCA, one factor", kalman = "random-walk Kalman filter",
+             factor = "one-factor measurement model (maximum likelihood)")
+  cat("Baseline fusion: ", title[[x$method]], "\n", sep = "")
+  anchored <- x$method %in% c("ppca", "factor")
+  cat("Sensors: ", paste(x$sensors, collapse = ", "),
+      if (anchored) paste0(" (anchor: ", x$anchor, ")"), "\n", sep = "")
+  if (x$method == "kalman") cat("Order: ", if (is.null(x$order)) "row order" else x$order, "\n", sep = "")
+  cat("Training rows used: ", x$nobs, "\n", sep = "")
+  p <- x$params
+  if (!is.null(x$loglik)) {
+    cat("Log-likelihood: ", format(x$loglik, digits = 7), " (df = ", x$df, ")\n", sep = "")
+  }
+  if (x$method == "factor") {
+    cat("Prior: mean ", format(p$prior_mean, digits = 5), ", sd ", format(sqrt(p$prior_var), digits = 5),
+        "\n", sep = "")
+  }
+  if (x$method == "ppca") {
+    cat("Map to the anchor: ", format(p$coef[[1]], digits = 5), " + ", format(p$coef[[2]], digits = 5),
+        " z\n", sep = "")
+  }
+  if (x$method == "kalman") {
+    cat("Random-walk variance q: ", format(p$q, digits = 5), "; initial state N(",
+        format(p$m0, digits = 5), ", ", format(p$P0, digits = 5), ")\n", sep = "")
+  }
+  if (x$method != "mean") {
+    cat("\n")
+    print(as.data.frame(tidy.ncam_baseline(x)), digits = 4, row.names = FALSE)
+  }
+  invisible(x)
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+logLik.ncam_baseline <- function(object, ...) {
+  if (is.null(object$loglik)) {
+    cli::cli_abort(c("Method {.val {object$method}} has no likelihood.",
+                     i = "{.val factor}, {.val ppca} and {.val kalman} have one."))
+  }
+  structure(object$loglik, df = object$df, nobs = object$nobs, class = "logLik")
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+nobs.ncam_baseline <- function(object, ...) object$nobs
+
+#' @importFrom generics tidy glance
+#' @rdname ncam_baseline-methods
+#' @export
+tidy.ncam_baseline <- function(x, ...) {
+  rlang::check_dots_empty()
+  p <- x$params
+  sensors <- x$sensors
+  out <- list(sensor = sensors)
+  if (x$method %in% c("ppca", "factor")) out$anchor <- sensors == x$anchor
+  more <- switch(x$method,
+    mean = list(weight = rep(1 / length(sensors), length(sensors))),
+    ivw = list(noise_var = p$sensor_var, weight = (1 / p$sensor_var) / sum(1 / p$sensor_var)),
+    kalman = list(noise_var = p$sensor_var),
+    ppca = list(mean = p$mu, loading = p$loadings, noise_var = rep(p$sigma2, length(sensors))),
+    factor = {
+      se <- sqrt(diag(p$vcov))
+      pick <- function(prefix) unname(se[paste0(prefix, sensors)])
+      list(gain = p$gain, gain_se = pick("gain_"), offset = p$offset, offset_se = pick("offset_"),
+           noise_var = p$noise_var, noise_var_se = pick("noise_var_"))
+    }
+  )
+  tibble::new_tibble(lapply(c(out, more), unname), nrow = length(sensors))
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+glance.ncam_baseline <- function(x, ...) {
+  rlang::check_dots_empty()
+  ll <- if (is.null(x$loglik)) NA_real_ else x$loglik
+  df <- if (is.null(x$df)) NA_integer_ else as.integer(x$df)
+  tibble::tibble(method = x$method, n_sensors = length(x$sensors), nobs = as.integer(x$nobs), df = df,
+                 logLik = ll, AIC = -2 * ll + 2 * df, BIC = -2 * ll + log(x$nobs) * df)
+}

@@ -1,0 +1,218 @@
+# Shared internals of the file readers: CSV text read byte for byte, checked for
+# encoding, ragged rows and duplicated column names, and typed with errors that name the
+# file, column, row and line at fault.
+
+# All columns as character (so IDs such as "4047E5" stay text), after checking that the
+# file exists and has the required columns. `member` names a CSV inside a zip file. The
+# file line on which each row starts is kept in attribute "line" for error messages.
+read_csv_columns <- function(path, required, member = NULL, call = parent.frame()) {
+  check_string(path, "path", call = call)
+  if (!file.exists(path) || dir.exists(path)) {
+    cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
+  }
+  label <- if (is.null(member)) path else paste0(path, "[", member, "]")
+  lines <- read_utf8_lines(path, member, label, call)
+  parse_csv_lines(lines, label, required, call)
+}
+
+# The file's lines as UTF-8 strings. The bytes are read undecoded, so a byte that is not
+# UTF-8 can neither truncate the file nor pass unnoticed: such lines are decoded as
+# Latin-1 (the usual culprit, e.g. from spreadsheet exports) with a warning naming them.
+read_utf8_lines <- function(path, member, label, call) {
+  con <- if (is.null(member)) gzfile(path, "rb") else unz(path, member, "rb")
+  on.exit(close(con))
+  chunks <- list()
+  repeat {
+    chunk <- readBin(con, "raw", 1e7)
+    if (length(chunk) == 0L) break
+    chunks[[length(chunks) + 1L]] <- chunk
+  }
+  bytes <- unlist(chunks)
+  if (is.null(bytes)) bytes <- raw()
+  nul <- which(bytes == as.raw(0L))
+  if (length(nul) > 0L) {
+    line <- sum(bytes[seq_len(nul[1])] == as.raw(10L)) + 1L
+    cli::cli_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
+                     i = "Is it UTF-16 or compressed in a format other than gzip or zip?"),
+                   call = call)
+  }
+  bom <- as.raw(c(0xef, 0xbb, 0xbf))
+  if (length(bytes) >= 3L && identical(bytes[1:3], bom)) bytes <- bytes[-(1:3)]
+  text <- rawConnection(bytes)
+  on.exit(close(text), add = TRUE)
+  lines <- readLines(text, warn = FALSE)
+  bad <- which(!validUTF8(lines))
+  if (length(bad) > 0L) {
+    lines[bad] <- iconv(lines[bad], from = "latin1", to = "UTF-8")
+    cli::cli_warn(c("File {.file {label}} is not valid UTF-8: {length(bad)} line{?s} decoded as Latin-1, the first being line {bad[1]}.",
+                    i = "Check accented text such as site names; save the file as UTF-8 to silence this warning."),
+                  call = call)
+  }
+  Encoding(lines) <- "UTF-8"
+  lines
+}
+
+# Data frame of character columns from CSV lines. The header must name the `required`
+# columns, each once; every record must have as many fields as the header (a truncated
+# last line is an error, never a row of NAs). Blank lines are skipped; quoted fields may
+# span lines.
+parse_csv_lines <- function(lines, label, required, call) {
+  # A line ending inside an open quote continues the record: the running count of quote
+  # characters is odd. An odd count at the end is a quote that never closes.
+  quotes <- nchar(lines, type = "bytes") - nchar(gsub("\"", "", lines, fixed = TRUE), type = "bytes")
+  open <- cumsum(quotes) %% 2L == 1L
+  if (length(lines) > 0L && open[length(lines)]) {
+    opened <- if (all(open)) 1L else max(which(!open)) + 1L
+    cli::cli_abort("File {.file {label}}: the quoted field opened on line {opened} never closes.",
+                   call = call)
+  }
+  counts <- if (length(lines) == 0L) integer() else {
+    con <- textConnection(lines, encoding = "UTF-8")
+    on.exit(close(con))
+    utils::count.fields(con, sep = ",", quote = "\"", blank.lines.skip = FALSE, comment.char = "")
+  }
+  # NA marks a line whose quoted field continues on the next line; 0 a blank line.
+  continued <- is.na(counts)
+  blank <- !continued & counts == 0L
+  starts <- which(!blank & c(TRUE, !continued[-length(counts)]))
+  ends <- which(!continued & !blank)
+  if (length(ends) == 0L) {
+    cli::cli_abort("File {.file {label}} is empty: it has no header line.", call = call)
+  }
+  header <- utils::read.csv(text = lines[starts[1]:ends[1]], header = FALSE, colClasses = "character",
+                            na.strings = character(), comment.char = "", quote = "\"")
+  header <- unlist(header[1, ], use.names = FALSE)
+  missing <- setdiff(required, header)
+  if (length(missing) > 0L) {
+    cli::cli_abort(c("File {.file {label}} lacks required column{?s} {.val {missing}}.",
+                     i = "It has column{?s} {.val {header}}."), call = call)
+  }
+  named <- header[nzchar(header)]
+  duplicated_names <- unique(named[duplicated(named)])
+  if (length(duplicated_names) > 0L) {
+    cli::cli_abort(c("File {.file {label}} has duplicated column name{?s} {.val {duplicated_names}}.",
+                     i = "Which copy to read is ambiguous: rename or remove the duplicates."),
+                   call = call)
+  }
+  n_fields <- counts[ends[1]]
+  wrong <- which(counts[ends[-1]] != n_fields)
+  if (length(wrong) > 0L) {
+    line <- starts[wrong[1] + 1L]
+    cli::cli_abort(c("Line {line} of {.file {label}} has {counts[ends[wrong[1] + 1L]]} field{?s} but the header has {n_fields}.",
+                     i = "{length(wrong)} line{?s} {?is/are} ragged. A truncated or malformed row cannot be read safely: repair or remove it."),
+                   call = call)
+  }
+  raw <- utils::read.csv(text = lines, colClasses = "character", check.names = FALSE,
+                         na.strings = c("", "NA"), strip.white = FALSE, comment.char = "",
+                         quote = "\"", blank.lines.skip = TRUE)
+  if (nrow(raw) != length(ends) - 1L || ncol(raw) != n_fields) {
+    cli::cli_abort("File {.file {label}} holds {length(ends) - 1L} record{?s} of {n_fields} field{?s} but {nrow(raw)} row{?s} of {ncol(raw)} were read.",
+                   call = call)
+  }
+  attr(raw, "line") <- starts[-1]
+  raw
+}
+
+# Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
+row_at <- function(row, lines) {
+  if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])
+}
+
+# Numeric column as double. Text must be a finite number or empty; numbers pass through;
+# integer64 (e.g. from data.table::fread) is converted by value, never by its raw bits.
+as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
+  if (inherits(x, "integer64")) return(integer64_to_double(x, col, call))
+  if (is.numeric(x)) return(as.double(x))
+  out <- suppressWarnings(as.numeric(x))
+  bad <- which((is.na(out) & !is.na(x)) | is.infinite(out))
+  if (length(bad) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+                   call = call)
+  }
+  out
+}
+
+integer64_to_double <- function(x, col, call) {
+  if (!requireNamespace("bit64", quietly = TRUE)) {
+    cli::cli_abort(c("Column {.val {col}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
+                     i = "Install {.pkg bit64}, or convert the column with {.code as.numeric()} where it is loaded."),
+                   call = call)
+  }
+  out <- as.double(x)
+  if (any(abs(out) > 2^53, na.rm = TRUE)) {
+    cli::cli_warn("Column {.val {col}} holds integers beyond 2^53 that a double cannot represent exactly.",
+                  call = call)
+  }
+  out
+}
+
+# Dates (`date = TRUE`) or UTC times in a fixed format. Unparseable or missing values are an
+# error, and so is text beyond the format (strptime() would silently ignore it).
+parse_time <- function(x, format, col, path, date = FALSE, lines = NULL, call = parent.frame()) {
+  out <- if (date) as.Date(x, format = format) else as.POSIXct(x, format = format, tz = "UTC")
+  bad <- which(is.na(out) | format(out, format = format) != x)
+  if (length(bad) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {path}} must hold times as {.val {format}}: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+                   call = call)
+  }
+  out
+}
+
+# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", ...) or Unix
+# seconds (all digits) to POSIXct in UTC. A time without zone is taken as UTC.
+parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
+  unix <- grepl("^-?[0-9]+(\\.[0-9]+)?$", x)
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}:?[0-9]{2})?$"
+  is_iso <- grepl(iso, x)
+  out <- rep(NA_real_, length(x))
+  out[unix] <- as.numeric(x[unix])
+  if (any(is_iso)) {
+    clock <- sub(iso, "\\1 \\2", x[is_iso])
+    clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
+    seconds <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC"))
+    fraction <- sub(iso, "\\4", x[is_iso])
+    seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
+    zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
+    signed <- grepl("^[+-]", zone)
+    offset <- numeric(length(zone))
+    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
+      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + as.numeric(substr(zone[signed], 4, 5)) * 60)
+    out[is_iso] <- seconds - offset
+  }
+  bad <- which(is.na(out) | (unix & any(is_iso)))
+  if (length(bad) > 0L) {
+    cli::cli_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+                     i = "A column must not mix the two forms."),
+                   call = call)
+  }
+  as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
+}
+
+# The first of `candidates` that is a column of `raw`, or an error naming them all.
+pick_column <- function(raw, candidates, path, call = parent.frame()) {
+  found <- intersect(candidates, names(raw))
+  if (length(found) == 0L) {
+    cli::cli_abort(c("File {.file {path}} has no column {.or {.val {candidates}}}.",
+                     i = "It has column{?s} {.val {names(raw)}}."), call = call)
+  }
+  found[1]
+}
+
+# Paths to read: a character vector of existing files.
+check_paths <- function(path, arg = "path", call = parent.frame()) {
+  if (!is.character(path) || length(path) == 0L || anyNA(path) || !all(nzchar(path))) {
+    cli::cli_abort("{.arg {arg}} must be a character vector of file paths.", call = call)
+  }
+  absent <- path[!file.exists(path) | dir.exists(path)]
+  if (length(absent) > 0L) {
+    cli::cli_abort("{.arg {arg}} must name existing files; {.file {absent}} {?is/are} not.", call = call)
+  }
+  invisible(path)
+}
+
+# A tibble from a data frame or list of equal-length columns.
+as_tbl <- function(x) {
+  x <- as.list(x)
+  n <- if (length(x) == 0L) 0L else length(x[[1]])
+  tibble::new_tibble(x, nrow = n)
+}

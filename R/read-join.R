@@ -1,0 +1,279 @@
+#' Put sensor and reference data on one time base
+#'
+#' Joins low-cost sensor readings to reference readings of the same place and
+#' time, as a left join of `sensors` to `reference`. Two ways of matching
+#' times are offered:
+#'
+#' * **Averaging** (`average = "1 hour"`, the default): both tables are
+#'   averaged over fixed periods (`"10 min"`, `"1 hour"`, `"1 day"`, ...), per
+#'   series given by `keys`, and each sensor period is paired with the
+#'   reference period that has the same start and keys. A period's mean is
+#'   `NA` when its non-missing readings are fewer than `completeness` times the
+#'   readings expected in the period; the expected count is the period length
+#'   over the series' usual spacing (the median step between its distinct
+#'   times), and at least one. Each column is judged on its own readings.
+#' * **Nearest time** (`average = NULL`): each sensor row is paired with the
+#'   reference row of the same keys that is nearest in time, if it lies within
+#'   `tolerance` (ties go to the earlier reference time).
+#'
+#' Periods shorter than a day start at multiples of the period counted from
+#' 1970-01-01 00:00 UTC; periods of whole days follow the calendar of the time
+#' zone of the `sensors` time column (UTC when it has none). A `Date` time
+#' column (such as the daily AQS files of [read_aqs()]) stands for local
+#' midnight in that time zone, so read the sensors with `tz` set to the
+#' monitor's zone to compare local days.
+#'
+#' Numeric columns are averaged (`integer64` columns, as from
+#' `data.table::fread()`, are converted to doubles first); any other column
+#' must hold one value per period and series, or it is an error: add the
+#' column that tells the series apart to `keys`.
+#'
+#' The openair package offers another route for the averaging: average each
+#' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
+#' type = "site")` (its `data.thresh` is `completeness` in percent and its time
+#' column must be called `date`) and merge the results by `date` and site.
+#'
+#' @param sensors Data frame of sensor readings.
+#' @param reference Data frame of reference readings.
+#' @param by Name of the time column, in both tables: POSIXct or Date.
+#' @param keys Names of columns, in both tables, that identify a series and must
+#'   match between sensor and reference rows, such as `"site"`; compared as text.
+#' @param average Length of the averaging period, such as `"1 hour"`, `"15 min"`
+#'   or `"1 day"` (units `sec`, `min`, `hour`, `day`, with or without plural
+#'   `s`); `NULL` pairs nearest times instead.
+#' @param completeness Fraction (0 to 1) of the expected readings a period needs
+#'   for its mean; used when averaging.
+#' @param tolerance Largest time difference for a nearest-time pair, as a period
+#'   string such as `"30 min"`, a number of seconds or a `difftime`; required
+#'   when `average` is `NULL`.
+#' @return A tibble. When averaging: one row per sensor period and series, in
+#'   order of first appearance, with the period start in `by`, the `keys`, the
+#'   sensor means and the reference means (`NA` where the reference has no
+#'   such period). When pairing nearest times: one row per `sensors` row, in
+#'   order, with the sensor columns, the matched reference time in
+#'   `<by>_ref` and the reference columns. A reference column whose name is
+#'   also a sensor column gets the suffix `_ref`.
+#' @export
+#' @examples
+#' minutes <- as.POSIXct("2024-03-01 00:00", tz = "UTC") + 60 * (0:119)
+#' sensors <- data.frame(date = minutes, site = "A", pm25 = 10 + (0:119) %% 7)
+#' reference <- data.frame(date = as.POSIXct("2024-03-01 00:00", tz = "UTC") + 3600 * (0:1),
+#'                         site = "A", pm25 = c(8.1, 9.4))
+#' join_reference(sensors, reference, keys = "site")
+#' join_reference(sensors, reference, keys = "site", average = NULL, tolerance = "5 min")
+join_reference <- function(sensors, reference, by = "date", keys = NULL, average = "1 hour",
+                           completeness = 0.75, tolerance = NULL) {
+  check_data_frame(sensors)
+  check_data_frame(reference)
+  check_string(by, "by")
+  if (!is.null(keys) && (!is.character(keys) || anyNA(keys) || by %in% keys)) {
+    cli::cli_abort("{.arg keys} must be a character vector of column names other than {.arg by}.")
+  }
+  require_columns(sensors, c(by, keys), "sensors")
+  require_columns(reference, c(by, keys), "reference")
+  check_number(completeness, "completeness", min = 0, max = 1)
+  sensors <- integer64_as_double(sensors)
+  reference <- integer64_as_double(reference)
+  tz <- time_zone(sensors[[by]], reference[[by]])
+  sensor_time <- as_time(sensors[[by]], by, "sensors", tz)
+  reference_time <- as_time(reference[[by]], by, "reference", tz)
+
+  if (is.null(average)) {
+    if (is.null(tolerance)) {
+      cli::cli_abort("{.arg tolerance} is needed to pair nearest times ({.code average = NULL}), such as {.val 30 min}.")
+    }
+    return(join_nearest(sensors, reference, sensor_time, reference_time, by, keys,
+                        parse_period(tolerance, "tolerance")$seconds))
+  }
+  period <- parse_period(average, "average")
+  sensors[[by]] <- sensor_time
+  reference[[by]] <- reference_time
+  sensor_means <- average_over_time(sensors, by, keys, period, completeness, "sensors")
+  reference_means <- average_over_time(reference, by, keys, period, completeness, "reference")
+  row <- match(series_key(sensor_means, c(keys, by)), series_key(reference_means, c(keys, by)))
+  add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
+}
+
+# Each sensor row with the reference row of its keys nearest in time within `tolerance`.
+join_nearest <- function(sensors, reference, sensor_time, reference_time, by, keys, tolerance,
+                         call = parent.frame()) {
+  reference_series <- series_key(reference, keys)
+  duplicate <- which(duplicated(paste(reference_series, as.numeric(reference_time))))
+  if (length(duplicate) > 0L) {
+    cli::cli_abort(c("{.arg reference} row {duplicate[1]} repeats the time and keys of an earlier row, so the nearest reference reading is ambiguous.",
+                     i = "Add the column that tells the rows apart to {.arg keys}, or average with {.arg average}."),
+                   call = call)
+  }
+  sensor_series <- series_key(sensors, keys)
+  row <- rep(NA_integer_, nrow(sensors))
+  reference_rows <- split(seq_along(reference_time), reference_series)
+  for (rows in split(seq_along(sensor_time), sensor_series)) {
+    series <- match(sensor_series[rows[1]], names(reference_rows))
+    if (is.na(series)) next
+    candidates <- reference_rows[[series]]
+    candidates <- candidates[order(reference_time[candidates])]
+    times <- as.numeric(reference_time[candidates])
+    t <- as.numeric(sensor_time[rows])
+    below <- findInterval(t, times)
+    above <- pmin(below + 1L, length(times))
+    below <- pmax(below, 1L)
+    nearest <- ifelse(abs(t - times[below]) <= abs(times[above] - t), below, above)
+    close_enough <- abs(times[nearest] - t) <= tolerance
+    row[rows] <- ifelse(close_enough, candidates[nearest], NA_integer_)
+  }
+  # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column.
+  reference[[by]] <- reference_time
+  add_reference_columns(sensors, reference, row, c(by, setdiff(names(reference), c(by, keys))))
+}
+
+# `sensors` with the reference columns `columns`, taken from reference rows `row`;
+# a name already used by a sensor column gets the suffix "_ref".
+add_reference_columns <- function(sensors, reference, row, columns, call = parent.frame()) {
+  out <- as.list(sensors)
+  for (col in columns) {
+    name <- if (col %in% names(out)) paste0(col, "_ref") else col
+    if (name %in% names(out)) {
+      cli::cli_abort("Column {.val {col}} of {.arg reference} cannot be added: {.val {name}} is taken by {.arg sensors}.",
+                     call = call)
+    }
+    out[[name]] <- reference[[col]][row]
+  }
+  as_tbl(out)
+}
+
+# Mean of each numeric column per series (`keys`) and period; other columns must be
+# constant within a period. One row per series and period, in order of first appearance.
+average_over_time <- function(data, by, keys, period, completeness, arg, call = parent.frame()) {
+  time <- data[[by]]
+  start <- period_start(time, period)
+  series <- series_key(data, keys)
+  group <- match(paste(series, as.numeric(start), sep = "\r"),
+                 unique(paste(series, as.numeric(start), sep = "\r")))
+  first <- !duplicated(group)
+  expected <- pmax(1, round(period$seconds / typical_step(as.numeric(time), series)))[first]
+  out <- list()
+  out[[by]] <- start[first]
+  for (col in keys) out[[col]] <- data[[col]][first]
+  for (col in setdiff(names(data), c(by, keys))) {
+    x <- data[[col]]
+    if (is.numeric(x)) {
+      infinite <- which(is.infinite(x))
+      if (length(infinite) > 0L) {
+        cli::cli_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
+                       call = call)
+      }
+      present <- rowsum(as.numeric(!is.na(x)), group, reorder = FALSE)[, 1]
+      total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
+      mean <- total / present
+      mean[present == 0 | present < completeness * expected] <- NA_real_
+      out[[col]] <- unname(mean)
+    } else {
+      value <- x[first][group]
+      differs <- which(!(value == x | (is.na(value) & is.na(x))) | xor(is.na(value), is.na(x)))
+      if (length(differs) > 0L) {
+        cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
+                         i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining."),
+                       call = call)
+      }
+      out[[col]] <- x[first]
+    }
+  }
+  as_tbl(out)
+}
+
+# Per row, the usual spacing of its series: the median step between distinct times.
+typical_step <- function(seconds, series) {
+  step <- vapply(split(seconds, series), function(t) {
+    d <- diff(sort(unique(t)))
+    if (length(d) == 0L) Inf else stats::median(d)
+  }, numeric(1))
+  unname(step[series])
+}
+
+# Start of the period holding each time: multiples of the period since the epoch, or
+# whole days in the time's zone.
+period_start <- function(time, period) {
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  if (period$days == 0) {
+    seconds <- floor(as.numeric(time) / period$seconds) * period$seconds
+    return(as.POSIXct(seconds, origin = "1970-01-01", tz = tz))
+  }
+  day <- as.numeric(as.Date(format(time, "%Y-%m-%d", tz = tz)))
+  day <- as.Date(floor(day / period$days) * period$days, origin = "1970-01-01")
+  as.POSIXct(format(day), tz = tz)
+}
+
+# "1 hour", "15 min", "2 days", a number of seconds or a difftime, as seconds (and days
+# when a whole number of days is asked for in a period string).
+parse_period <- function(x, arg, call = parent.frame()) {
+  if (inherits(x, "difftime")) x <- as.numeric(x, units = "secs")
+  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x > 0 && is.finite(x)) {
+    return(list(seconds = x, days = 0))
+  }
+  pattern <- "^ *([0-9]+(\\.[0-9]+)?)? *(sec|min|hour|day)s? *$"
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !grepl(pattern, x)) {
+    cli::cli_abort("{.arg {arg}} must be a period such as {.val 1 hour}, {.val 15 min} or {.val 1 day}, or a number of seconds.",
+                   call = call)
+  }
+  amount <- sub(pattern, "\\1", x)
+  amount <- if (nzchar(amount)) as.numeric(amount) else 1
+  unit <- sub(pattern, "\\3", x)
+  seconds <- amount * c(sec = 1, min = 60, hour = 3600, day = 86400)[[unit]]
+  if (amount <= 0 || (unit == "day" && amount != round(amount))) {
+    cli::cli_abort("{.arg {arg}} must be a positive period (whole days for days), not {.val {x}}.",
+                   call = call)
+  }
+  list(seconds = seconds, days = if (unit == "day") amount else 0)
+}
+
+# The time zone for both tables: that of the sensors' times, else the reference's, else UTC.
+time_zone <- function(...) {
+  for (x in list(...)) {
+    tz <- attr(x, "tzone")[1]
+    if (inherits(x, "POSIXct") && !is.null(tz) && nzchar(tz)) return(tz)
+  }
+  "UTC"
+}
+
+# POSIXct in `tz`; a Date is local midnight. Missing times are an error.
+as_time <- function(x, by, arg, tz, call = parent.frame()) {
+  if (inherits(x, "Date")) {
+    x <- as.POSIXct(format(x), tz = tz)
+  } else if (inherits(x, "POSIXct")) {
+    attr(x, "tzone") <- tz
+  } else {
+    cli::cli_abort("Column {.val {by}} of {.arg {arg}} must be POSIXct or Date, not {.cls {class(x)}}.",
+                   call = call)
+  }
+  missing <- which(is.na(x))
+  if (length(missing) > 0L) {
+    cli::cli_abort("Column {.val {by}} of {.arg {arg}} is missing in row {missing[1]}; every row needs a time.",
+                   call = call)
+  }
+  x
+}
+
+# Text key per row from the `keys` columns ("" for all rows when there are none).
+series_key <- function(data, keys) {
+  if (length(keys) == 0L) return(rep("", nrow(data)))
+  parts <- lapply(keys, function(k) {
+    x <- data[[k]]
+    if (inherits(x, "POSIXct")) as.character(as.numeric(x)) else as.character(x)
+  })
+  do.call(paste, c(parts, sep = "\r"))
+}
+
+require_columns <- function(data, cols, arg, call = parent.frame()) {
+  missing <- setdiff(cols, names(data))
+  if (length(missing) > 0L) {
+    cli::cli_abort(c("{.arg {arg}} lacks column{?s} {.val {missing}}.",
+                     i = "It has column{?s} {.val {names(data)}}."), call = call)
+  }
+}
+
+integer64_as_double <- function(data, call = parent.frame()) {
+  for (col in names(data)) {
+    if (inherits(data[[col]], "integer64")) data[[col]] <- integer64_to_double(data[[col]], col, call)
+  }
+  data
+}

@@ -1,0 +1,132 @@
+#' Read PurpleAir sensor history files
+#'
+#' Reads the CSV files of PurpleAir sensor history, as returned by the
+#' PurpleAir API endpoint "Get Sensor History (CSV)"
+#' (`https://api.purpleair.com/v1/sensors/:sensor_index/history/csv`) or saved
+#' by the PurpleAir data download tool. Nothing is downloaded: give the paths
+#' of files you have.
+#'
+#' Each file must have the columns `time_stamp` (Unix seconds, or ISO 8601
+#' such as `2023-05-01T13:00:00Z`; a time without zone is taken as UTC),
+#' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
+#' `humidity` (or `humidity_a`) and `temperature` (or `temperature_a`), the
+#' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`
+#' and `pm2.5_atm_b` are returned when a file has them (`NA` for files without).
+#'
+#' The sensor comes from the file's `sensor_index` column. Files without it
+#' (single-sensor downloads) take it from the argument `sensor_index`, else
+#' from the file name, which must then start with the index (optionally after
+#' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`.
+#'
+#' Rows keep the order of the files and of the rows within each file. A sensor
+#' reading the same time twice (as from overlapping downloads) gives a warning.
+#'
+#' @param path Paths of one or more CSV files.
+#' @param sensor_index `NULL`, or the sensor index of files without a
+#'   `sensor_index` column: one value, or one per file (`NA` for files with
+#'   the column).
+#' @param tz Time zone in which to show `date`.
+#' @return A tibble with one row per file row and columns `date` (POSIXct in
+#'   `tz`), `sensor_index` (character), `pm25_cf1_a`, `pm25_cf1_b`, and, if any
+#'   file has them, `pm25_atm_a`, `pm25_atm_b` (ug/m3), then `rh` (%) and
+#'   `temperature` (degrees C, converted from Fahrenheit).
+#' @seealso [join_reference()] to pair the readings with a reference monitor.
+#' @export
+#' @examples
+#' path <- file.path(tempdir(), "131611.csv")
+#' writeLines(c(
+#'   "time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b",
+#'   "1682946000,41,68,7.9,8.3",
+#'   "1682949600,44,65.3,9.2,9.0"
+#' ), path)
+#' read_purpleair(path)
+read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
+  check_paths(path)
+  check_tz(tz)
+  if (!is.null(sensor_index)) {
+    sensor_index <- as.character(sensor_index)
+    if (!length(sensor_index) %in% c(1L, length(path)) || !all(nzchar(sensor_index), na.rm = TRUE)) {
+      cli::cli_abort("{.arg sensor_index} must give one index, or one per file in {.arg path} ({length(path)}; {.code NA} for files with the column).")
+    }
+    sensor_index <- rep_len(sensor_index, length(path))
+  }
+  if (is.null(sensor_index)) sensor_index <- rep(NA_character_, length(path))
+  here <- environment()
+  files <- lapply(seq_along(path), function(i) read_purpleair_file(path[i], sensor_index[i], here))
+  has_atm <- any(vapply(files, function(f) "pm25_atm_a" %in% names(f), logical(1)))
+  columns <- c("date", "sensor_index", "pm25_cf1_a", "pm25_cf1_b",
+               if (has_atm) c("pm25_atm_a", "pm25_atm_b"), "rh", "temperature")
+  out <- lapply(columns, function(col) {
+    parts <- lapply(files, function(f) if (is.null(f[[col]])) rep(NA_real_, length(f$date)) else f[[col]])
+    do.call(c, parts)
+  })
+  names(out) <- columns
+  attr(out$date, "tzone") <- tz
+  repeated <- which(duplicated(paste(out$sensor_index, as.numeric(out$date))))
+  if (length(repeated) > 0L) {
+    cli::cli_warn(c("{length(repeated)} row{?s} repeat the sensor and time of an earlier row, the first being row {repeated[1]} (sensor {out$sensor_index[repeated[1]]}).",
+                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."))
+  }
+  as_tbl(out)
+}
+
+# One file as a list of columns (date in UTC).
+read_purpleair_file <- function(path, sensor_index, call) {
+  raw <- read_csv_columns(path, c("time_stamp", "pm2.5_cf_1_a", "pm2.5_cf_1_b"), call = call)
+  lines <- attr(raw, "line")
+  num <- function(col) as_number(raw[[col]], col, path, lines, call = call)
+  humidity <- pick_column(raw, c("humidity", "humidity_a"), path, call = call)
+  temperature <- pick_column(raw, c("temperature", "temperature_a"), path, call = call)
+  out <- list(
+    date = parse_timestamp(raw$time_stamp, "time_stamp", path, lines, call = call),
+    sensor_index = purpleair_sensor(raw, path, sensor_index, lines, call),
+    pm25_cf1_a = num("pm2.5_cf_1_a"),
+    pm25_cf1_b = num("pm2.5_cf_1_b")
+  )
+  atm <- intersect(c("pm2.5_atm_a", "pm2.5_atm_b"), names(raw))
+  if (length(atm) == 1L) {
+    cli::cli_abort("File {.file {path}} has {.val {atm}} without its other channel; give both or neither.",
+                   call = call)
+  }
+  if (length(atm) == 2L) {
+    out$pm25_atm_a <- num("pm2.5_atm_a")
+    out$pm25_atm_b <- num("pm2.5_atm_b")
+  }
+  out$rh <- num(humidity)
+  out$temperature <- (num(temperature) - 32) * 5 / 9
+  out
+}
+
+# The sensor index of each row: the file's column, else the argument, else the file name.
+purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
+  n <- nrow(raw)
+  if ("sensor_index" %in% names(raw)) {
+    if (!is.na(sensor_index)) {
+      cli::cli_abort("{.arg sensor_index} is given but {.file {path}} has a {.val sensor_index} column; drop the argument.",
+                     call = call)
+    }
+    missing <- which(is.na(raw$sensor_index))
+    if (length(missing) > 0L) {
+      cli::cli_abort("Column {.val sensor_index} of {.file {path}} is empty in {row_at(missing[1], lines)}.",
+                     call = call)
+    }
+    return(trimws(raw$sensor_index))
+  }
+  if (!is.na(sensor_index)) return(rep(sensor_index, n))
+  pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
+  name <- basename(path)
+  if (!grepl(pattern, name, ignore.case = TRUE)) {
+    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name does not start with the sensor index.",
+                     i = "Give the index with {.arg sensor_index}."), call = call)
+  }
+  rep(sub(pattern, "\\2", name, ignore.case = TRUE), n)
+}
+
+check_tz <- function(tz, call = parent.frame()) {
+  check_string(tz, "tz", call = call)
+  if (!tz %in% c("UTC", OlsonNames())) {
+    cli::cli_abort("{.arg tz} must be a time zone name such as {.val UTC} or {.val America/Denver}, not {.val {tz}}.",
+                   call = call)
+  }
+  invisible(tz)
+}

@@ -1,0 +1,163 @@
+#' Read the per-box files of the SensEURCity data set
+#'
+#' Reads the 1-minute CSV files of the SensEURCity low-cost sensor boxes
+#' (Zenodo, doi 10.5281/zenodo.7256405; one file per box, such as
+#' `Antwerp_402B00.csv`), with the flags applied, the location and the
+#' meteorological columns kept, and optionally averaged over periods. Nothing
+#' is downloaded: give the paths of files you have, or their folder. For the
+#' co-location tables assembled by INERIS for Antwerp use
+#' [read_senseurcity_antwerp()].
+#'
+#' Each file must have the columns `date` (`2020-04-02T12:15:00Z`, UTC),
+#' `Location.ID` (where the box stood: a reference station such as
+#' `ANT_REF_R801`, another site, or empty), `latitude` and `longitude`. These
+#' columns are read when present (a column missing from a file is `NA`, with a
+#' warning): `5325CAT`, `5325CST` (Plantower PMS5003 PM2.5, atmospheric and
+#' CF = 1), `OPCN3PM25` (Alphasense OPC-N3 PM2.5), `SHT31TE`, `SHT31HE`
+#' (Sensirion SHT31 external temperature and humidity), `Absolute_humidity`,
+#' `Td_deficit` (temperature minus dew point), `BMP280` (pressure) and the
+#' reference columns `Ref.PM2.5`, `Ref.PM10`, `Ref.Temp`, `Ref.RH`.
+#'
+#' **Flags.** A measurement column `X` may have a flag column `X_flag`. An empty
+#' flag marks a valid value; any other flag (a letter code, such as the `W`
+#' on the first minutes of a box's record) marks a value to be set to `NA`,
+#' unless the flag is listed in `keep_flags`. `Absolute_humidity` and
+#' `Td_deficit`, computed from the SHT31 readings, take the flags of
+#' `SHT31TE` and `SHT31HE`. Reference columns have no flags.
+#'
+#' **Temperature and humidity.** In releases v1 and v2, `SHT31TE` holds the
+#' relative humidity and `SHT31HE` the temperature (a known issue of the
+#' data set, listed by github.com/CaderIdris/SensEURCity-ETL). With `sht31 = "auto"` each file is checked: the pairing that
+#' reproduces the file's `Absolute_humidity` (Magnus formula) is used; a file
+#' with no row to decide on is read as `"swapped"`, with a warning.
+#'
+#' @param path Paths of per-box CSV files, or one folder: its files named
+#'   `City_ID.csv`, such as `Antwerp_402B00.csv`, are read.
+#' @param keep_flags Flag codes whose values are kept, such as `"W"`.
+#' @param sht31 `"auto"`, `"swapped"` (`SHT31HE` is temperature) or `"as_labelled"`.
+#' @param average `NULL` for the 1-minute rows, or a period such as `"1 hour"`
+#'   to average them per box and location (see [join_reference()] for periods).
+#' @param completeness Fraction of the expected readings a period needs for its
+#'   mean, when averaging.
+#' @return A tibble, one row per file row (or per box, location and period when
+#'   averaging), files in the order given: `date` (POSIXct, UTC), `city` and
+#'   `box` (from the file name), `location`, `latitude`, `longitude`,
+#'   `pms_pm25_atm`, `pms_pm25_cf1`, `opc_pm25` (ug/m3), `temperature` (deg C),
+#'   `rh` (%), `abs_humidity` (g/m3), `dew_point_deficit` (deg C), `pressure`
+#'   (hPa), `ref_pm25`, `ref_pm10` (ug/m3), `ref_temperature` (deg C) and
+#'   `ref_rh` (%).
+#' @export
+#' @examples
+#' path <- file.path(tempdir(), "Antwerp_40AAAA.csv")
+#' writeLines(c(
+#'   paste0("date,latitude,longitude,Location.ID,5325CAT,5325CST,OPCN3PM25,SHT31TE,",
+#'          "SHT31HE,Absolute_humidity,Td_deficit,BMP280,Ref.PM2.5,Ref.PM10,Ref.Temp,",
+#'          "Ref.RH,5325CAT_flag"),
+#'   "2020-06-01T10:00:00Z,51.21,4.43,ANT_REF_R801,12.5,13,6.1,61,18.2,9.5,7.6,1013,8,14,17.9,63,W",
+#'   "2020-06-01T10:01:00Z,51.21,4.43,ANT_REF_R801,12.1,12.6,5.8,60,18.3,9.4,7.9,1013,8,14,17.9,63,"
+#' ), path)
+#' read_senseurcity(path)
+read_senseurcity <- function(path, keep_flags = character(), sht31 = c("auto", "swapped", "as_labelled"),
+                             average = NULL, completeness = 0.75) {
+  path <- senseurcity_paths(path)
+  if (!is.character(keep_flags) || anyNA(keep_flags)) {
+    cli::cli_abort("{.arg keep_flags} must be a character vector of flag codes.")
+  }
+  sht31 <- match_choice(sht31, c("auto", "swapped", "as_labelled"), "sht31")
+  period <- if (is.null(average)) NULL else parse_period(average, "average")
+  check_number(completeness, "completeness", min = 0, max = 1)
+  files <- lapply(path, read_senseurcity_box, keep_flags = keep_flags, sht31 = sht31,
+                  call = environment())
+  out <- lapply(names(files[[1]]), function(col) do.call(c, lapply(files, `[[`, col)))
+  names(out) <- names(files[[1]])
+  attr(out$date, "tzone") <- "UTC"
+  out <- as_tbl(out)
+  if (is.null(period)) return(out)
+  average_over_time(out, "date", c("city", "box", "location"), period, completeness, "path")
+}
+
+# Output column <- source column; the SHT31 pair is placed by `sht31`.
+senseurcity_measures <- c(pms_pm25_atm = "5325CAT", pms_pm25_cf1 = "5325CST", opc_pm25 = "OPCN3PM25",
+                          temperature = "SHT31TE", rh = "SHT31HE", abs_humidity = "Absolute_humidity",
+                          dew_point_deficit = "Td_deficit", pressure = "BMP280",
+                          ref_pm25 = "Ref.PM2.5", ref_pm10 = "Ref.PM10",
+                          ref_temperature = "Ref.Temp", ref_rh = "Ref.RH")
+
+read_senseurcity_box <- function(path, keep_flags, sht31, call) {
+  raw <- read_csv_columns(path, c("date", "Location.ID", "latitude", "longitude"), call = call)
+  lines <- attr(raw, "line")
+  absent <- setdiff(senseurcity_measures, names(raw))
+  if (length(absent) > 0L) {
+    cli::cli_warn("File {.file {path}} lacks column{?s} {.val {absent}}; read as {.code NA}.", call = call)
+  }
+  value <- function(col) {
+    if (!col %in% names(raw)) return(rep(NA_real_, nrow(raw)))
+    as_number(raw[[col]], col, path, lines, call = call)
+  }
+  flagged <- function(cols) {
+    cols <- intersect(paste0(cols, "_flag"), names(raw))
+    Reduce(`|`, lapply(cols, function(f) !is.na(raw[[f]]) & !raw[[f]] %in% keep_flags),
+           rep(FALSE, nrow(raw)))
+  }
+  stem <- sub("\\.csv(\\.gz)?$", "", basename(path), ignore.case = TRUE)
+  named <- grepl("^[A-Za-z]+_[^_]+$", stem)
+  out <- list(
+    date = parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines, call = call),
+    city = rep(if (named) sub("_.*$", "", stem) else NA_character_, nrow(raw)),
+    box = rep(if (named) sub("^[^_]+_", "", stem) else stem, nrow(raw)),
+    location = trimws(raw$Location.ID),
+    latitude = value("latitude"),
+    longitude = value("longitude")
+  )
+  measures <- senseurcity_measures
+  if (senseurcity_sht31_swapped(value, sht31, path, call)) {
+    measures[c("temperature", "rh")] <- c("SHT31HE", "SHT31TE")
+  }
+  sht31_flags <- flagged(c("SHT31TE", "SHT31HE"))
+  for (name in names(measures)) {
+    x <- value(measures[[name]])
+    invalid <- if (name %in% c("abs_humidity", "dew_point_deficit")) sht31_flags else flagged(measures[[name]])
+    x[invalid] <- NA_real_
+    out[[name]] <- x
+  }
+  out
+}
+
+# Whether SHT31HE holds the temperature. "auto" asks which pairing reproduces the file's
+# absolute humidity: AH = 216.7 * RH/100 * e_s(T) / (T + 273.15), e_s by Magnus in hPa.
+senseurcity_sht31_swapped <- function(value, sht31, path, call) {
+  if (sht31 != "auto") return(sht31 == "swapped")
+  te <- value("SHT31TE")
+  he <- value("SHT31HE")
+  ah <- value("Absolute_humidity")
+  if (all(is.na(te)) && all(is.na(he))) return(TRUE)
+  absolute <- function(t, rh) 216.7 * rh / 100 * 6.112 * exp(17.62 * t / (243.12 + t)) / (t + 273.15)
+  # Above -60 either column keeps the formula finite; below it neither is a temperature.
+  usable <- is.finite(te) & is.finite(he) & is.finite(ah) & te > -60 & he > -60
+  if (!any(usable)) {
+    cli::cli_warn(c("File {.file {path}} has no row with {.val SHT31TE}, {.val SHT31HE} and {.val Absolute_humidity} to tell temperature from humidity.",
+                    i = "Read as {.code sht31 = \"swapped\"} (releases v1 and v2); set {.arg sht31} to choose."),
+                  call = call)
+    return(TRUE)
+  }
+  misfit <- function(t, rh) stats::median(abs(absolute(t[usable], rh[usable]) - ah[usable]))
+  misfit(he, te) < misfit(te, he)
+}
+
+# Files to read: the given files, or the per-box files of one folder.
+senseurcity_paths <- function(path, call = parent.frame()) {
+  if (is.character(path) && length(path) == 1L && !is.na(path) && dir.exists(path)) {
+    if (file.exists(file.path(path, "REF_colocated_hourly_all_stations.csv"))) {
+      cli::cli_abort(c("Folder {.file {path}} holds the INERIS co-location tables, not per-box files.",
+                       i = "Read it with {.code read_senseurcity_antwerp()}."), call = call)
+    }
+    files <- list.files(path, pattern = "^[A-Za-z]+_[^_]+\\.csv(\\.gz)?$", full.names = TRUE)
+    if (length(files) == 0L) {
+      cli::cli_abort("Folder {.file {path}} has no per-box files named like {.file Antwerp_402B00.csv}.",
+                     call = call)
+    }
+    return(files)
+  }
+  check_paths(path, call = call)
+  path
+}

@@ -1,0 +1,154 @@
+# predict(), print(), logLik(), nobs(), tidy() and glance() for fitted baselines.
+
+baseline_data <- function(n = 300, seed = 1) {
+  set.seed(seed)
+  theta <- rnorm(n, 20, 4)
+  d <- data.frame(s1 = theta + rnorm(n, 0, 1), s2 = 1.5 * theta - 3 + rnorm(n, 0, 2),
+                  s3 = 0.7 * theta + 5 + rnorm(n, 0, 1.5), day = as.Date("2021-01-01") + sample(n))
+  d$s2[c(3, 9)] <- NA
+  d[11, c("s1", "s2", "s3")] <- NA
+  d
+}
+
+fit_all <- function(d) {
+  lapply(c(mean = "mean", ivw = "ivw", ppca = "ppca", kalman = "kalman", factor = "factor"), function(m)
+    ncam_baseline(s1 + s2 + s3 ~ 1, d, m, order = if (m == "kalman") "day"))
+}
+
+test_that("credible intervals are the Gaussian interval around .pred", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  for (m in setdiff(names(fits), "mean")) {
+    out <- predict(fits[[m]], d, interval = "credible", level = 0.8)
+    expect_named(out, c(".pred", ".pred_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
+    expect_equal(out$.pred_lower, out$.pred - qnorm(0.9) * out$.pred_sd)
+    expect_equal(out$.pred_upper, out$.pred + qnorm(0.9) * out$.pred_sd)
+    expect_identical(predict(fits[[m]], d), out[c(".pred", ".pred_sd", ".n_sensors")])
+  }
+  expect_error(predict(fits$mean, d, interval = "credible"), "Method \"mean\" has no standard deviation",
+               fixed = TRUE)
+})
+
+test_that("predict() keeps one row per row of newdata, in order, for any subset", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  rows <- c(50, 11, 3, 200, 3)
+  for (m in setdiff(names(fits), "kalman")) {
+    expect_equal(predict(fits[[m]], d[rows, ]), predict(fits[[m]], d)[rows, ])
+    empty <- predict(fits[[m]], d[0, ])
+    expect_identical(nrow(empty), 0L)
+    expect_named(empty, names(predict(fits[[m]], d)))
+  }
+  # The filter visits newdata in its own `day` order: shuffling the rows only permutes them.
+  shuffled <- sample(nrow(d))
+  expect_equal(predict(fits$kalman, d[shuffled, ]), predict(fits$kalman, d)[shuffled, ], tolerance = 1e-12)
+  expect_identical(nrow(predict(fits$kalman, d[0, ])), 0L)
+  # Readings may be integers; a tibble works as newdata.
+  d_int <- tibble::as_tibble(d)
+  d_int$s1 <- as.integer(round(d_int$s1))
+  d_round <- d
+  d_round$s1 <- round(d_round$s1)
+  expect_equal(predict(fits$factor, d_int), predict(fits$factor, d_round))
+})
+
+test_that("predict() rejects bad input", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  fit <- fits$factor
+  expect_error(predict(fit), "`newdata` is required", fixed = TRUE)
+  expect_error(predict(fit, as.matrix(d)), "`newdata` must be a data frame", fixed = TRUE)
+  expect_error(predict(fit, d[c("s1", "s2")]), "`newdata` lacks column \"s3\" used by the model", fixed = TRUE)
+  expect_error(predict(fit, d, level = 1.5), "`level` must be a number strictly between 0 and 1", fixed = TRUE)
+  expect_error(predict(fit, d, interval = "confidence"), "`interval` must be one of", fixed = TRUE)
+  expect_error(predict(fit, d, type = "response"), "must be empty", fixed = TRUE)
+  bad <- d
+  bad$s2 <- as.character(bad$s2)
+  expect_error(predict(fit, bad), "Sensor column \"s2\" of `newdata` must be numeric", fixed = TRUE)
+  bad <- d
+  bad$s3[4] <- -Inf
+  expect_error(predict(fit, bad), "Sensor column \"s3\" of `newdata` has an infinite value in row 4", fixed = TRUE)
+  bad <- d
+  bad$day[7] <- NA
+  expect_error(predict(fits$kalman, bad), "Column \"day\" of `newdata` is missing in row 7", fixed = TRUE)
+})
+
+test_that("logLik(), nobs(), AIC() and glance() agree", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  for (m in c("ppca", "kalman", "factor")) {
+    ll <- logLik(fits[[m]])
+    expect_s3_class(ll, "logLik")
+    g <- generics::glance(fits[[m]])
+    expect_identical(g$method, m)
+    expect_identical(g$n_sensors, 3L)
+    expect_identical(g$nobs, nobs(fits[[m]]))
+    expect_identical(g$df, attr(ll, "df"))
+    expect_equal(g$logLik, as.numeric(ll))
+    expect_equal(g$AIC, AIC(fits[[m]]))
+    expect_equal(g$BIC, -2 * as.numeric(ll) + log(nobs(fits[[m]])) * attr(ll, "df"))
+  }
+  # Rows with a reading enter the fit; ppca uses the rows with every reading.
+  expect_identical(nobs(fits$factor), 299L)
+  expect_identical(nobs(fits$ppca), 297L)
+  expect_identical(attr(logLik(fits$factor), "df"), 9L)
+  for (m in c("mean", "ivw")) {
+    expect_error(logLik(fits[[m]]), paste0("Method \"", m, "\" has no likelihood"), fixed = TRUE)
+    g <- generics::glance(fits[[m]])
+    expect_identical(c(g$df, g$logLik, g$AIC, g$BIC), rep(NA_real_, 4))
+    expect_identical(g$nobs, 299L)
+  }
+  expect_identical(names(generics::glance(fits$mean)), names(generics::glance(fits$factor)))
+  expect_error(generics::glance(fits$factor, digits = 3), "must be empty", fixed = TRUE)
+})
+
+test_that("tidy() lists each sensor's parameters", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  expect_identical(generics::tidy(fits$mean), tibble::tibble(sensor = c("s1", "s2", "s3"), weight = rep(1 / 3, 3)))
+  s2 <- fits$ivw$params$sensor_var
+  expect_equal(generics::tidy(fits$ivw),
+               tibble::tibble(sensor = c("s1", "s2", "s3"), noise_var = unname(s2), weight = unname((1 / s2) / sum(1 / s2))))
+  expect_equal(generics::tidy(fits$kalman)$noise_var, unname(s2))
+  p <- fits$ppca$params
+  expect_equal(generics::tidy(fits$ppca),
+               tibble::tibble(sensor = c("s1", "s2", "s3"), anchor = c(TRUE, FALSE, FALSE), mean = unname(p$mu),
+                              loading = unname(p$loadings), noise_var = rep(p$sigma2, 3)))
+  p <- fits$factor$params
+  tidied <- generics::tidy(fits$factor)
+  expect_named(tidied, c("sensor", "anchor", "gain", "gain_se", "offset", "offset_se", "noise_var", "noise_var_se"))
+  expect_equal(tidied$gain, unname(p$gain))
+  expect_equal(tidied$offset_se[2:3], unname(sqrt(diag(p$vcov))[c("offset_s2", "offset_s3")]))
+  expect_equal(tidied$noise_var_se, unname(sqrt(diag(p$vcov))[c("noise_var_s1", "noise_var_s2", "noise_var_s3")]))
+  expect_error(generics::tidy(fits$factor, conf.int = TRUE), "must be empty", fixed = TRUE)
+})
+
+test_that("print() writes a summary to standard output", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  expect_output(print(fits$factor), "one-factor measurement model")
+  expect_output(print(fits$factor), "Sensors: s1, s2, s3 (anchor: s1)", fixed = TRUE)
+  expect_output(print(fits$factor), paste("Log-likelihood:", format(fits$factor$loglik, digits = 7)), fixed = TRUE)
+  expect_output(print(fits$factor), "noise_var_se")
+  expect_output(print(fits$kalman), "Order: day", fixed = TRUE)
+  expect_output(print(fits$mean), "Training rows used: 299", fixed = TRUE)
+  utils::capture.output(shown <- withVisible(print(fits$ivw)))
+  expect_false(shown$visible)
+  expect_identical(shown$value, fits$ivw)
+  # Plain output, not condition messages.
+  expect_silent(utils::capture.output(print(fits$ppca)))
+})
+
+test_that("a fitted baseline holds only small plain data and survives saveRDS()", {
+  d <- baseline_data(20000)
+  fits <- fit_all(d)
+  for (m in names(fits)) {
+    fit <- fits[[m]]
+    expect_lt(as.numeric(utils::object.size(fit)), 20000)
+    # No environments (formulas, closures) or external pointers anywhere inside.
+    leaves <- rapply(unclass(fit), function(x) typeof(x), how = "unlist")
+    expect_true(all(leaves %in% c("double", "integer", "character", "logical")))
+    path <- withr::local_tempfile(fileext = ".rds")
+    saveRDS(fit, path)
+    expect_identical(predict(readRDS(path), d[1:50, ]), predict(fit, d[1:50, ]))
+  }
+})

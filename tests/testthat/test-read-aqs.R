@@ -1,0 +1,130 @@
+# EPA AQS pre-generated files in their published layouts (every field quoted except
+# numbers, as EPA writes them), with fixtures written here.
+
+quoted <- function(...) paste0("\"", c(...), "\"", collapse = ",")
+
+hourly_header <- quoted("State Code", "County Code", "Site Num", "Parameter Code", "POC",
+                        "Latitude", "Longitude", "Datum", "Parameter Name", "Date Local",
+                        "Time Local", "Date GMT", "Time GMT", "Sample Measurement",
+                        "Units of Measure", "MDL", "Uncertainty", "Qualifier", "Method Type",
+                        "Method Code", "Method Name", "State Name", "County Name",
+                        "Date of Last Change")
+
+hourly_row <- function(state, county, site, parameter, poc, local, gmt, value, qualifier = "") {
+  paste0(quoted(state, county, site, parameter), ",", poc, ",34.06659,-118.22688,",
+         quoted("WGS84", "PM2.5 - Local Conditions", local[1], local[2], gmt[1], gmt[2]), ",",
+         value, ",", quoted("Micrograms/cubic meter (LC)"), ",2,,", quoted(qualifier, "FEM", "209",
+         "Teledyne T640 at 5.0 LPM", "California", "Los Angeles", "2023-04-20"))
+}
+
+hourly_lines <- c(
+  hourly_header,
+  # Los Angeles: local standard time is GMT - 8, so local 23:00 on Dec 31 is 07:00 GMT.
+  hourly_row("06", "037", "1103", "88101", 3, c("2022-12-31", "23:00"), c("2023-01-01", "07:00"), 12.4),
+  hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), "", "AN"),
+  hourly_row("06", "037", "1103", "44201", 1, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), 0.021),
+  hourly_row("6", "65", "12", "88101", 1, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), 3.5),
+  hourly_row("CC", "040", "0001", "88101", 1, c("2023-01-01", "03:00"), c("2023-01-01", "08:00"), 6)
+)
+
+write_tmp <- function(lines, name, env = parent.frame()) {
+  path <- file.path(withr::local_tempdir(.local_envir = env), name)
+  writeLines(lines, path)
+  path
+}
+
+test_that("read_aqs() reads an hourly file with dates from the GMT columns", {
+  out <- read_aqs(write_tmp(hourly_lines, "hourly_88101_2023.csv"))
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c("date", "site", "poc", "parameter", "value", "units", "latitude",
+                      "longitude", "qualifier", "method_code"))
+  expect_identical(out$date, as.POSIXct(c("2023-01-01 07:00", rep("2023-01-01 08:00", 4)), tz = "UTC"))
+  # Codes lose leading zeros in some exports; Canadian sites have state code "CC".
+  expect_identical(out$site, c("06-037-1103", "06-037-1103", "06-037-1103", "06-065-0012", "CC-040-0001"))
+  expect_identical(out$poc, c("3", "3", "1", "1", "1"))
+  expect_identical(out$parameter, c("88101", "88101", "44201", "88101", "88101"))
+  expect_identical(out$value, c(12.4, NA, 0.021, 3.5, 6))
+  expect_identical(out$qualifier, c(NA, "AN", NA, NA, NA))
+  expect_identical(out$latitude[1], 34.06659)
+
+  local <- read_aqs(write_tmp(hourly_lines, "h.csv"), tz = "America/Los_Angeles")
+  expect_identical(format(local$date[1], "%Y-%m-%d %H:%M"), "2022-12-31 23:00")
+  expect_identical(as.numeric(local$date), as.numeric(out$date))
+})
+
+test_that("read_aqs() keeps the parameters and sites asked for", {
+  path <- write_tmp(hourly_lines, "hourly.csv")
+  out <- read_aqs(path, parameter = "88101", site = c("06-037-1103", "06-065-0012"))
+  expect_identical(out$value, c(12.4, NA, 3.5))
+  expect_identical(nrow(read_aqs(path, parameter = "42101")), 0L)
+  expect_error(read_aqs(path, parameter = 88101), "parameter", class = "rlang_error")
+})
+
+test_that("read_aqs() reads the zip files EPA ships and several files at once", {
+  skip_if(!nzchar(Sys.which("zip")), "no zip program")
+  dir <- withr::local_tempdir()
+  csv <- file.path(dir, "hourly_88101_2023.csv")
+  writeLines(hourly_lines, csv)
+  zipped <- file.path(dir, "hourly_88101_2023.zip")
+  withr::with_dir(dir, utils::zip(zipped, basename(csv), flags = "-q"))
+  out <- read_aqs(c(zipped, csv))
+  expect_identical(nrow(out), 10L)
+  expect_identical(out$value[1:5], out$value[6:10])
+  expect_identical(read_aqs(zipped, parameter = "88101", site = "06-037-1103")$value, c(12.4, NA))
+  bad <- sub("12.4", "12,4", hourly_lines)
+  writeLines(bad, csv)
+  unlink(zipped)
+  withr::with_dir(dir, utils::zip(zipped, basename(csv), flags = "-q"))
+  expect_error(read_aqs(zipped), "Line 2 of .*hourly_88101_2023.zip\\[hourly_88101_2023.csv\\]",
+               class = "rlang_error")
+})
+
+daily_header <- quoted("State Code", "County Code", "Site Num", "Parameter Code", "POC", "Latitude",
+                       "Longitude", "Datum", "Parameter Name", "Sample Duration",
+                       "Pollutant Standard", "Date Local", "Units of Measure", "Event Type",
+                       "Observation Count", "Observation Percent", "Arithmetic Mean",
+                       "1st Max Value", "1st Max Hour", "AQI", "Method Code", "Method Name",
+                       "Local Site Name", "Address", "State Name", "County Name", "City Name",
+                       "CBSA Name", "Date of Last Change")
+
+daily_row <- function(standard, date, mean, count) {
+  paste0(quoted("06", "037", "1103", "88101"), ",3,34.06659,-118.22688,",
+         quoted("WGS84", "PM2.5 - Local Conditions", "1 HOUR", standard, date,
+                "Micrograms/cubic meter (LC)", "None"), ",", count, ",", round(100 * count / 24),
+         ",", mean, ",20.1,9,51,", quoted("209", "Teledyne T640", "Los Angeles-North Main Street",
+         "1630 N MAIN ST", "California", "Los Angeles", "Los Angeles",
+         "Los Angeles-Long Beach-Anaheim, CA", "2023-04-20"))
+}
+
+test_that("read_aqs() reads a daily file with local calendar dates", {
+  lines <- c(daily_header,
+             daily_row("PM25 24-hour 2012", "2023-01-01", 9.8125, 24),
+             daily_row("PM25 Annual 2012", "2023-01-01", 9.8125, 24),
+             daily_row("PM25 24-hour 2012", "2023-01-02", 11.2, 22))
+  out <- read_aqs(write_tmp(lines, "daily_88101_2023.csv"))
+  expect_named(out, c("date", "site", "poc", "parameter", "sample_duration", "pollutant_standard",
+                      "event_type", "value", "units", "observation_count", "observation_percent",
+                      "latitude", "longitude", "method_code"))
+  expect_identical(out$date, as.Date(c("2023-01-01", "2023-01-01", "2023-01-02")))
+  expect_identical(out$value, c(9.8125, 9.8125, 11.2))
+  expect_identical(out$observation_count, c(24, 24, 22))
+  expect_identical(out$pollutant_standard[2], "PM25 Annual 2012")
+  expect_error(read_aqs(c(write_tmp(lines, "d.csv"), write_tmp(hourly_lines, "h.csv"))),
+               "mixes hourly and daily", class = "rlang_error")
+})
+
+test_that("read_aqs() names what is wrong with a file", {
+  no_time <- sub(",\"Time GMT\"", "", hourly_lines[1])
+  expect_error(read_aqs(write_tmp(no_time, "a.csv")), "hourly.*Time GMT",
+               class = "rlang_error")
+  expect_error(read_aqs(write_tmp(sub("\"Arithmetic Mean\"", "\"Mean\"", daily_header), "b.csv")),
+               "daily.*Arithmetic Mean", class = "rlang_error")
+  expect_error(read_aqs(write_tmp("a,b\n1,2", "c.csv")), "State Code", class = "rlang_error")
+  bad <- hourly_lines
+  bad[3] <- sub("\"08:00\"", "\"8h\"", bad[3])
+  expect_error(read_aqs(write_tmp(bad, "d.csv")), "Time GMT.*row 2 \\(line 3\\)", class = "rlang_error")
+  bad <- hourly_lines
+  bad[4] <- sub(",0.021,", ",<LOD,", bad[4])
+  expect_error(read_aqs(write_tmp(bad, "e.csv")), "Sample Measurement.*row 3 \\(line 4\\)",
+               class = "rlang_error")
+})

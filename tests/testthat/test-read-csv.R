@@ -1,0 +1,108 @@
+# Files that readers used to misread quietly: each must now be read exactly or refused
+# with a message naming the file, column and line.
+
+write_bytes_tmp <- function(text, name = "data.csv", env = parent.frame()) {
+  path <- file.path(withr::local_tempdir(.local_envir = env), name)
+  con <- file(path, "wb")
+  writeBin(text, con)
+  close(con)
+  path
+}
+
+daily_header <- "sensor_index,DAILY,conc,A_B_Avg,pm2.5_cf_1_a,pm2.5_cf_1_b,humidity_a,temp_Celsius,dewPoint,n"
+daily_rows <- sprintf("S%d,2022-01-0%d,%d.5,8.15,8.0,8.3,51,12.5,2.6,24", 1:6, 1:6, 1:6)
+
+as_bytes <- function(lines) charToRaw(paste0(paste(lines, collapse = "\n"), "\n"))
+
+test_that("a Latin-1 byte neither truncates a file nor passes unnoticed", {
+  # Row 2 names a site "Liège" in Latin-1 (byte E8); base read.csv() stopped there.
+  bytes <- as_bytes(daily_rows)
+  bytes <- append(bytes, as.raw(c(0x4c, 0x69, 0xe8, 0x67, 0x65)), after = grepRaw("S2", bytes) + 1L)
+  path <- write_bytes_tmp(c(as_bytes(daily_header), bytes))
+  expect_warning(out <- read_purpleair_aqs(path), "Latin-1.*line 3")
+  expect_identical(nrow(out), 6L)
+  expect_setequal(out$site, c("S1", "S2Li\u00e8ge", paste0("S", 3:6)))
+  expect_identical(sort(out$ref), c(1.5, 2.5, 3.5, 4.5, 5.5, 6.5))
+})
+
+test_that("valid UTF-8 and a byte-order mark are read without warning", {
+  lines <- c(daily_header, sub("S1", "K\u00f8ge", daily_rows[1], fixed = TRUE))
+  path <- write_bytes_tmp(c(as.raw(c(0xef, 0xbb, 0xbf)), as_bytes(enc2utf8(lines))))
+  expect_no_warning(out <- read_purpleair_aqs(path))
+  expect_identical(out$site, "K\u00f8ge")
+})
+
+test_that("a truncated last line is refused with its line number", {
+  lines <- c(daily_header, daily_rows[1:3], "S4,2022-01-04,4.5,8.15")
+  path <- write_bytes_tmp(as_bytes(lines))
+  expect_error(read_purpleair_aqs(path), "Line 5 .* 4 fields but the header has 10",
+               class = "rlang_error")
+  # A row with a field too many is refused as well.
+  lines[5] <- paste0(daily_rows[4], ",extra")
+  path <- write_bytes_tmp(as_bytes(lines), name = "long.csv")
+  expect_error(read_purpleair_aqs(path), "Line 5 .* 11 fields", class = "rlang_error")
+})
+
+test_that("quoted fields may hold commas and line breaks; an unclosed quote is refused", {
+  lines <- c(daily_header, "\"S,1\",2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,24",
+             "\"S", "2\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "",
+             "S3,2022-01-03,3.5,8.15,8,8.3,51,hot,2.6,24")
+  path <- write_bytes_tmp(as_bytes(lines))
+  # Row 3 starts on line 6: the row before spans two lines and a blank line follows it.
+  expect_error(read_purpleair_aqs(path), "temp_Celsius.*row 3 \\(line 6\\)", class = "rlang_error")
+  lines[6] <- sub("hot", "12.5", lines[6])
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines), name = "ok.csv"))
+  expect_identical(out$site, c("S\n2", "S,1", "S3"))
+  lines[7] <- "S4,2022-01-04,4.5,8.15,8,8.3,51,12.5,2.6,\"24"
+  path <- write_bytes_tmp(as_bytes(lines), name = "open.csv")
+  expect_error(read_purpleair_aqs(path), "line 7 never closes", class = "rlang_error")
+})
+
+test_that("a duplicated column name is refused, naming the column", {
+  path <- write_bytes_tmp(as_bytes(c(paste0(daily_header, ",conc"),
+                                     paste0(daily_rows[1], ",99"))))
+  expect_error(read_purpleair_aqs(path), "duplicated column name.*conc", class = "rlang_error")
+})
+
+test_that("times with trailing text and binary files are refused", {
+  path <- write_bytes_tmp(as_bytes(c(daily_header, sub("2022-01-01", "2022-01-0112", daily_rows[1]))))
+  expect_error(read_purpleair_aqs(path), "DAILY.*row 1 \\(line 2\\)", class = "rlang_error")
+  path <- write_bytes_tmp(c(as_bytes(daily_header), as.raw(c(0x53, 0x00, 0x31))), name = "nul.csv")
+  expect_error(read_purpleair_aqs(path), "line 2 holds a NUL byte", class = "rlang_error")
+  path <- write_bytes_tmp(raw(), name = "empty.csv")
+  expect_error(read_purpleair_aqs(path), "empty", class = "rlang_error")
+})
+
+test_that("gzip-compressed files are read like plain ones", {
+  path <- file.path(withr::local_tempdir(), "daily.csv.gz")
+  con <- gzfile(path, "w")
+  writeLines(c(daily_header, daily_rows), con)
+  close(con)
+  expect_identical(read_purpleair_aqs(path)$ref, c(1.5, 2.5, 3.5, 4.5, 5.5, 6.5))
+})
+
+test_that("numbers are doubles, never the raw bits of integer64", {
+  skip_if_not_installed("bit64")
+  big <- bit64::as.integer64(c("1099511627777", NA, "-3"))
+  expect_identical(as_number(big, "count", "x.csv"), c(1099511627777, NA, -3))
+  expect_identical(as_number(1:3, "count", "x.csv"), c(1, 2, 3))
+  expect_error(as_number(c("1", "Inf"), "count", "x.csv", lines = c(2L, 3L)),
+               "count.*row 2 \\(line 3\\)", class = "rlang_error")
+  expect_error(as_number(c("1", "NaN"), "count", "x.csv"), "row 2", class = "rlang_error")
+
+  # A data.table::fread() result holds integer64 columns; unclass() shows what a careless
+  # conversion (vapply, matrix, c) would see.
+  minutes <- as.POSIXct("2024-03-01", tz = "UTC") + 60 * (0:59)
+  sensors <- data.frame(date = minutes, site = "A")
+  sensors$count <- bit64::as.integer64(1e12) + bit64::as.integer64(0:59)
+  expect_lt(abs(unclass(sensors$count)[1]), 1e-300)
+  reference <- data.frame(date = minutes[1], site = "A", pm25 = 7)
+  out <- join_reference(sensors, reference, keys = "site")
+  expect_type(out$count, "double")
+  expect_identical(out$count, 1e12 + mean(0:59))
+})
+
+test_that("IDs made of digits keep their leading zeros", {
+  path <- write_bytes_tmp(as_bytes(c(daily_header, sub("S1", "0042", daily_rows[1]))))
+  expect_identical(read_purpleair_aqs(path)$site, "0042")
+})

@@ -1,0 +1,83 @@
+# join_reference(): sensor and reference readings on one time base. Expected values are
+# hand computations on small series.
+
+utc <- function(x, tz = "UTC") as.POSIXct(x, tz = tz)
+
+test_that("join_reference() averages per site and hour, with a completeness threshold", {
+  minutes <- utc("2024-03-01 00:00") + 60 * (0:119)
+  site_a <- data.frame(date = minutes, site = "A", pm25 = (0:119) %% 10)
+  site_a$pm25[61:80] <- NA # hour 1 keeps 40 of its 60 readings: 0.67 < 0.75
+  ten_min <- utc("2024-03-01 00:00") + 600 * c(0, 1, 2, 4, 5, 6, 7)
+  site_b <- data.frame(date = ten_min, site = "B", pm25 = c(3, 5, 7, 11, 13, 20, 40))
+  sensors <- rbind(site_a, site_b)
+  reference <- data.frame(date = utc("2024-03-01 00:00") + 3600 * c(0, 1, 0),
+                          site = c("A", "A", "B"), pm25 = c(2, 3, 8), units = "ug/m3")
+  out <- join_reference(sensors, reference, keys = "site")
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c("date", "site", "pm25", "pm25_ref", "units"))
+  expect_identical(out$site, c("A", "A", "B", "B"))
+  expect_identical(out$date, utc("2024-03-01 00:00") + 3600 * c(0, 1, 0, 1))
+  # Site A, hour 0: minutes 0..59 give the digits 0..9 six times, mean 4.5.
+  # Site B reads every 10 minutes: hour 0 has 5 of 6 readings (0.83), hour 1 two of 6.
+  expect_identical(out$pm25, c(4.5, NA, (3 + 5 + 7 + 11 + 13) / 5, NA))
+  expect_identical(out$pm25_ref, c(2, 3, 8, NA))
+  expect_identical(out$units, c("ug/m3", "ug/m3", "ug/m3", NA))
+
+  # With no threshold, site A's hour 1 averages minutes 80..119 (the digits 0..9 four
+  # times) and site B's the readings at 01:00 and 01:10.
+  loose <- join_reference(sensors, reference, keys = "site", completeness = 0)
+  expect_identical(loose$pm25, c(4.5, 4.5, 7.8, 30))
+})
+
+test_that("join_reference() pairs local days with daily (Date) reference values", {
+  tz <- "America/Los_Angeles"
+  hours <- utc("2024-01-01 00:00", tz) + 3600 * (0:47)
+  sensors <- data.frame(date = hours, value = c(rep(2, 24), rep(6, 24)))
+  reference <- data.frame(date = as.Date(c("2024-01-01", "2024-01-02")), pm25 = c(9, 12))
+  out <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(format(out$date, "%Y-%m-%d %H:%M %Z"), c("2024-01-01 00:00 PST", "2024-01-02 00:00 PST"))
+  expect_identical(out$value, c(2, 6))
+  expect_identical(out$pm25, c(9, 12))
+})
+
+test_that("join_reference() pairs each sensor row with the nearest reference time", {
+  sensors <- data.frame(date = utc("2024-03-01 00:00") + 60 * c(7, 29, 30, 31, 120, 5),
+                        site = c("A", "A", "A", "A", "A", "C"), pm25 = 1:6)
+  reference <- data.frame(date = utc("2024-03-01 00:00") + 3600 * c(1, 0), site = "A",
+                          pm25 = c(20, 10))
+  out <- join_reference(sensors, reference, keys = "site", average = NULL, tolerance = "30 min")
+  expect_named(out, c("date", "site", "pm25", "date_ref", "pm25_ref"))
+  expect_identical(out$pm25, 1:6)
+  # 00:30 is as near to 00:00 as to 01:00: the earlier wins. 02:00 is 60 min from 01:00.
+  expect_identical(out$pm25_ref, c(10, 10, 10, 20, NA, NA))
+  expect_identical(out$date_ref, utc("2024-03-01 00:00") + 3600 * c(0, 0, 0, 1, NA, NA))
+  narrow <- join_reference(sensors, reference, keys = "site", average = NULL,
+                           tolerance = as.difftime(10, units = "mins"))
+  expect_identical(narrow$pm25_ref, c(10, NA, NA, NA, NA, NA))
+  expect_identical(join_reference(sensors, reference, average = NULL, tolerance = 300)$pm25_ref,
+                   c(NA, NA, NA, NA, NA, 10))
+})
+
+test_that("join_reference() refuses input it cannot pair safely", {
+  sensors <- data.frame(date = utc("2024-03-01 00:00") + 60 * (0:9), site = "A", pm25 = 1:10)
+  reference <- data.frame(date = utc("2024-03-01 00:00") + c(0, 0), site = "A", pm25 = c(1, 2))
+  expect_error(join_reference(sensors, reference, average = NULL), "tolerance", class = "rlang_error")
+  expect_error(join_reference(sensors, reference, average = NULL, tolerance = "1 hour"),
+               "reference.*row 2", class = "rlang_error")
+  mixed <- sensors
+  mixed$site[3] <- "B"
+  expect_error(join_reference(mixed, reference), "site.*sensors.*row 3.*keys", class = "rlang_error")
+  expect_error(join_reference(sensors, reference, keys = "station"), "station", class = "rlang_error")
+  expect_error(join_reference(sensors, reference, average = "hourly"), "average", class = "rlang_error")
+  expect_error(join_reference(sensors, reference, average = "1.5 day"), "average", class = "rlang_error")
+  expect_error(join_reference(sensors, reference, completeness = 75), "completeness",
+               class = "rlang_error")
+  infinite <- sensors
+  infinite$pm25[2] <- Inf
+  expect_error(join_reference(infinite, reference), "pm25.*sensors.*row 2", class = "rlang_error")
+  sensors$date[4] <- NA
+  expect_error(join_reference(sensors, reference), "sensors.*row 4", class = "rlang_error")
+  sensors$date <- format(utc("2024-03-01 00:00"))
+  expect_error(join_reference(sensors, reference), "POSIXct or Date", class = "rlang_error")
+  expect_error(join_reference(list(), reference), "sensors", class = "rlang_error")
+})

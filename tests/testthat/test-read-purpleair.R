@@ -1,0 +1,94 @@
+# PurpleAir sensor history CSVs as the API's "Get Sensor History (CSV)" endpoint and the
+# download tool write them, with fixtures written here.
+
+write_csv_tmp <- function(lines, name, env = parent.frame()) {
+  path <- file.path(withr::local_tempdir(.local_envir = env), name)
+  writeLines(lines, path)
+  path
+}
+
+api_lines <- c(
+  "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b,pm2.5_atm_a,pm2.5_atm_b",
+  "1682946000,131611,41,68,7.9,8.3,7.5,7.9",
+  "1682949600,131611,44,50,9.2,9.0,8.8,8.6",
+  "1682946000,2045,,212,12.0,11.2,,"
+)
+
+test_that("read_purpleair() reads an API history file: Unix times, several sensors, deg F", {
+  out <- read_purpleair(write_csv_tmp(api_lines, "history.csv"))
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c("date", "sensor_index", "pm25_cf1_a", "pm25_cf1_b", "pm25_atm_a",
+                      "pm25_atm_b", "rh", "temperature"))
+  # 1682946000 s after the epoch is 2023-05-01 13:00 UTC.
+  expect_identical(out$date, as.POSIXct(c("2023-05-01 13:00", "2023-05-01 14:00",
+                                          "2023-05-01 13:00"), tz = "UTC"))
+  expect_identical(out$sensor_index, c("131611", "131611", "2045"))
+  expect_identical(out$pm25_cf1_b, c(8.3, 9.0, 11.2))
+  expect_identical(out$pm25_atm_a, c(7.5, 8.8, NA))
+  expect_identical(out$rh, c(41, 44, NA))
+  # 68 F = 20 C, 50 F = 10 C, 212 F = 100 C.
+  expect_equal(out$temperature, c(20, 10, 100), tolerance = 1e-12)
+  expect_type(out$pm25_cf1_a, "double")
+})
+
+test_that("read_purpleair() reads download-tool files: ISO times, index from the file name", {
+  tool <- c("time_stamp,humidity_a,temperature_a,pressure,pm2.5_cf_1_a,pm2.5_cf_1_b",
+            "2023-05-01T13:00:00Z,41,-40,840.2,7.9,8.3",
+            "2023-05-01 15:30:00+02:00,44,32,840.1,9.2,9.0",
+            "2023-05-01T14:00,45,41,840.0,9.9,9.5")
+  path <- write_csv_tmp(tool, "131611 2023-05-01 2023-05-02 60-Minute Average.csv")
+  out <- read_purpleair(path, tz = "America/Denver")
+  expect_named(out, c("date", "sensor_index", "pm25_cf1_a", "pm25_cf1_b", "rh", "temperature"))
+  expect_identical(attr(out$date, "tzone"), "America/Denver")
+  # 13:00Z; 15:30 at +02:00 is 13:30Z; a time without zone is UTC.
+  expect_identical(as.numeric(out$date), 1682946000 + c(0, 1800, 3600))
+  expect_identical(out$sensor_index, rep("131611", 3))
+  expect_equal(out$temperature, c(-40, 0, 5), tolerance = 1e-12)
+
+  # Several files: columns a file lacks are NA; the argument names files' sensors.
+  plain <- write_csv_tmp(tool[1:2], "download.csv")
+  both <- read_purpleair(c(write_csv_tmp(api_lines, "api.csv"), plain), sensor_index = c(NA, "77"))
+  expect_identical(both$sensor_index, c("131611", "131611", "2045", "77"))
+  expect_identical(both$pm25_atm_b, c(7.9, 8.6, NA, NA))
+  expect_identical(nrow(read_purpleair(plain, sensor_index = 77)), 1L)
+})
+
+test_that("read_purpleair() names the file, column and line of bad input", {
+  expect_error(read_purpleair(write_csv_tmp(sub(",pm2.5_cf_1_b", "", api_lines[1]), "nob.csv")),
+               "pm2.5_cf_1_b", class = "rlang_error")
+  bad <- api_lines
+  bad[3] <- sub(",50,", ",warm,", bad[3])
+  expect_error(read_purpleair(write_csv_tmp(bad, "warm.csv")), "temperature.*row 2 \\(line 3\\)",
+               class = "rlang_error")
+  bad <- api_lines
+  bad[3] <- sub("^1682949600", "2023-05-01T14:00:00Z", bad[3])
+  expect_error(read_purpleair(write_csv_tmp(bad, "mixed.csv")), "time_stamp.*row 1",
+               class = "rlang_error")
+  bad <- api_lines
+  bad[3] <- sub("^1682949600", "2023-02-30T14:00:00Z", bad[3])
+  expect_error(read_purpleair(write_csv_tmp(bad, "feb30.csv")), "time_stamp", class = "rlang_error")
+  no_humidity <- c("time_stamp,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b", "1682946000,68,7.9,8.3")
+  expect_error(read_purpleair(write_csv_tmp(no_humidity, "1.csv")), "humidity", class = "rlang_error")
+  one_atm <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b,pm2.5_atm_a",
+               "1682946000,41,68,7.9,8.3,7.5")
+  expect_error(read_purpleair(write_csv_tmp(one_atm, "2.csv")), "pm2.5_atm_a", class = "rlang_error")
+})
+
+test_that("read_purpleair() needs a sensor index it can trust", {
+  tool <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b", "1682946000,41,68,7.9,8.3")
+  expect_error(read_purpleair(write_csv_tmp(tool, "history_2023.csv")), "sensor_index",
+               class = "rlang_error")
+  expect_error(read_purpleair(write_csv_tmp(api_lines, "a.csv"), sensor_index = 5),
+               "sensor_index", class = "rlang_error")
+  expect_error(read_purpleair(write_csv_tmp(tool, "b.csv"), sensor_index = c(1, 2)),
+               "sensor_index", class = "rlang_error")
+  expect_error(read_purpleair(file.path(tempdir(), "absent.csv")), "path", class = "rlang_error")
+  expect_error(read_purpleair(write_csv_tmp(api_lines, "c.csv"), tz = "Mars/Olympus"), "tz",
+               class = "rlang_error")
+})
+
+test_that("read_purpleair() warns when a sensor reads the same time twice", {
+  path <- write_csv_tmp(api_lines, "history.csv")
+  expect_warning(out <- read_purpleair(c(path, path)), "row 4 \\(sensor 131611\\)")
+  expect_identical(nrow(out), 6L)
+})

@@ -1,0 +1,159 @@
+# read_senseurcity(): per-box files of the SensEURCity Zenodo release, from fixtures
+# written here in that layout and, when present, the shared schema samples.
+
+# Absolute humidity (g/m3) by Bolton's saturation pressure, independent of the reader's.
+absolute_humidity <- function(t, rh) 6.112 * exp(17.67 * t / (t + 243.5)) * rh * 2.1674 / (273.15 + t)
+
+box_header <- paste0("date,latitude,longitude,altitude,Location.ID,BMP280,SHT31HE,SHT31TE,",
+                     "Absolute_humidity,Td_deficit,5325CAT,5325CST,OPCN3PM25,5325CAT_flag,",
+                     "5325CST_flag,OPCN3PM25_flag,BMP280_flag,SHT31HE_flag,SHT31TE_flag,",
+                     "Ref.PM10,Ref.PM2.5,Ref.Temp,Ref.RH")
+
+# Rows of a box; `swapped` writes temperature under SHT31HE, as releases v1 and v2 do.
+# All flags are empty (valid); tests write flags into the rows they need them in.
+box_lines <- function(minutes, t, rh, location = "ANT_REF_R801", pm = 10 + seq_along(minutes),
+                      swapped = TRUE) {
+  date <- format(as.POSIXct("2020-06-01 10:00", tz = "UTC") + 60 * minutes, "%Y-%m-%dT%H:%M:%SZ")
+  sht <- if (swapped) cbind(t, rh) else cbind(rh, t)
+  rows <- sprintf("%s,51.2097,4.4318,3,%s,1014.5,%s,%s,%s,5,%s,%s,%s,,,,,,,20,9.5,17,60",
+                  date, location, sht[, 1], sht[, 2], format(absolute_humidity(t, rh), digits = 15),
+                  pm, pm + 0.5, pm / 2)
+  c(box_header, rows)
+}
+
+write_box <- function(lines, name, dir) {
+  path <- file.path(dir, name)
+  writeLines(lines, path)
+  path
+}
+
+test_that("read_senseurcity() applies flags and finds temperature in a v1/v2 file", {
+  dir <- withr::local_tempdir()
+  lines <- box_lines(0:3, t = c(18, 18.5, 19, 19.2), rh = c(60, 58, 57, 55),
+                     location = c("ANT_REF_R801", " ANT_REF_R801 ", "ANT_REF_R801", ""))
+  lines[2] <- sub(",,,,,,,20", ",W,,,,,,20", lines[2]) # 5325CAT_flag = W
+  lines[3] <- sub(",,,,,,20", ",,X,,,,20", lines[3])   # OPCN3PM25_flag = X
+  lines[4] <- sub(",20,9.5", "E,20,9.5", lines[4])     # SHT31TE_flag = E
+  path <- write_box(lines, "Antwerp_40AAAA.csv", dir)
+  out <- read_senseurcity(path)
+  expect_s3_class(out, "tbl_df")
+  expect_named(out, c("date", "city", "box", "location", "latitude", "longitude", "pms_pm25_atm",
+                      "pms_pm25_cf1", "opc_pm25", "temperature", "rh", "abs_humidity",
+                      "dew_point_deficit", "pressure", "ref_pm25", "ref_pm10", "ref_temperature",
+                      "ref_rh"))
+  expect_identical(out$date, as.POSIXct("2020-06-01 10:00", tz = "UTC") + 60 * (0:3))
+  expect_identical(out$city, rep("Antwerp", 4))
+  expect_identical(out$box, rep("40AAAA", 4))
+  expect_identical(out$location, c("ANT_REF_R801", "ANT_REF_R801", "ANT_REF_R801", NA))
+  expect_identical(out$pms_pm25_atm, c(NA, 12, 13, 14))
+  expect_identical(out$opc_pm25, c(5.5, NA, 6.5, 7))
+  # SHT31HE holds the temperature; the flag of SHT31TE (humidity) voids the humidity and
+  # the quantities computed from it.
+  expect_identical(out$temperature, c(18, 18.5, 19, 19.2))
+  expect_identical(out$rh, c(60, 58, NA, 55))
+  expect_identical(is.na(out$abs_humidity), c(FALSE, FALSE, TRUE, FALSE))
+  expect_identical(out$dew_point_deficit, c(5, 5, NA, 5))
+  expect_identical(out$ref_pm25, rep(9.5, 4))
+  expect_identical(out$ref_rh, rep(60, 4))
+
+  kept <- read_senseurcity(path, keep_flags = c("W", "E"))
+  expect_identical(kept$pms_pm25_atm, c(11, 12, 13, 14))
+  expect_identical(kept$rh, c(60, 58, 57, 55))
+  expect_identical(kept$opc_pm25, c(5.5, NA, 6.5, 7))
+})
+
+test_that("read_senseurcity() reads a file whose SHT31 columns are as labelled", {
+  dir <- withr::local_tempdir()
+  path <- write_box(box_lines(0:2, t = c(5, 6, 30), rh = c(90, 85, 20), swapped = FALSE),
+                    "Oslo_64A291.csv", dir)
+  out <- read_senseurcity(path)
+  expect_identical(out$temperature, c(5, 6, 30))
+  expect_identical(out$rh, c(90, 85, 20))
+  expect_identical(out$city, rep("Oslo", 3))
+  expect_identical(read_senseurcity(path, sht31 = "swapped")$temperature, c(90, 85, 20))
+  # A winter v1/v2 file: temperatures below zero must not upset the check.
+  cold <- write_box(box_lines(0:2, t = c(-8, -3, 0.5), rh = c(95, 88, 80)), "Oslo_64A293.csv", dir)
+  expect_identical(read_senseurcity(cold)$temperature, c(-8, -3, 0.5))
+
+  no_ah <- sub(",Absolute_humidity,", ",AH_not_given,", box_lines(0, t = 5, rh = 90, swapped = FALSE))
+  path <- write_box(no_ah, "Oslo_64A292.csv", dir)
+  warnings <- capture_warnings(out <- read_senseurcity(path))
+  expect_match(warnings, "Absolute_humidity", all = TRUE)
+  expect_match(warnings[2], "swapped")
+  expect_identical(out$temperature, 90)
+  expect_warning(out <- read_senseurcity(path, sht31 = "as_labelled"), "lacks column")
+  expect_identical(out$temperature, 5)
+})
+
+test_that("read_senseurcity() averages per box, location and hour", {
+  dir <- withr::local_tempdir()
+  minutes <- c(0:59, 60:89)
+  location <- c(rep("ANT_REF_R801", 80), rep("ANT_URB_PARK", 10))
+  pm <- (minutes %% 7) + 1
+  pm[c(3, 9)] <- NA # two gaps in the first hour
+  lines <- box_lines(minutes, t = 20 + minutes / 100, rh = 50, location = location, pm = pm)
+  path <- write_box(lines, "Antwerp_40BBBB.csv", dir)
+  out <- read_senseurcity(path, average = "1 hour")
+  expect_identical(out$location, c("ANT_REF_R801", "ANT_REF_R801", "ANT_URB_PARK"))
+  expect_identical(out$date, as.POSIXct("2020-06-01 10:00", tz = "UTC") + 3600 * c(0, 1, 1))
+  # Hour 1 at R801 holds 20 of 60 expected minutes: below 0.75, so NA.
+  expect_equal(out$pms_pm25_atm, c(mean(pm[1:60], na.rm = TRUE), NA, NA))
+  expect_equal(out$temperature, c(20 + mean(0:59) / 100, NA, NA))
+  loose <- read_senseurcity(path, average = "1 hour", completeness = 0)
+  expect_equal(loose$pms_pm25_atm, c(mean(pm[1:60], na.rm = TRUE), mean(pm[61:80]), mean(pm[81:90])))
+  expect_equal(loose$latitude, rep(51.2097, 3))
+})
+
+test_that("read_senseurcity() reads a folder and names what is wrong", {
+  dir <- withr::local_tempdir()
+  write_box(box_lines(0, t = 18, rh = 60), "Antwerp_40AAAA.csv", dir)
+  write_box(box_lines(0:1, t = c(18, 19), rh = c(60, 61)), "Antwerp_40CCCC.csv", dir)
+  writeLines("not a box", file.path(dir, "README.txt"))
+  out <- read_senseurcity(dir)
+  expect_identical(out$box, c("40AAAA", "40CCCC", "40CCCC"))
+
+  ineris <- withr::local_tempdir()
+  writeLines("station,date", file.path(ineris, "REF_colocated_hourly_all_stations.csv"))
+  expect_error(read_senseurcity(ineris), "read_senseurcity_antwerp", class = "rlang_error")
+  expect_error(read_senseurcity(withr::local_tempdir()), "per-box files", class = "rlang_error")
+
+  no_location <- sub("Location.ID", "Site", box_lines(0, t = 18, rh = 60))
+  expect_error(read_senseurcity(write_box(no_location, "Antwerp_40DDDD.csv", dir)), "Location.ID",
+               class = "rlang_error")
+  no_opc <- sub(",OPCN3PM25,", ",OPC,", box_lines(0, t = 18, rh = 60))
+  expect_warning(out <- read_senseurcity(write_box(no_opc, "Antwerp_40EEEE.csv", dir)), "OPCN3PM25")
+  expect_identical(out$opc_pm25, NA_real_)
+  bad_time <- sub("2020-06-01T10:00:00Z", "2020-06-01 10:00", box_lines(0, t = 18, rh = 60))
+  expect_error(read_senseurcity(write_box(bad_time, "Antwerp_40FFFF.csv", dir)),
+               "date.*row 1 \\(line 2\\)", class = "rlang_error")
+  expect_error(read_senseurcity(dir, sht31 = "guess"), "sht31", class = "rlang_error")
+})
+
+test_that("read_senseurcity() reads the shared schema samples as the raw columns say", {
+  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
+  dirs <- file.path(roots[nzchar(roots)], "senseurcity-raw-schema-samples")
+  dirs <- dirs[dir.exists(dirs)]
+  skip_if(length(dirs) == 0L, "shared SensEURCity schema samples not available")
+  files <- file.path(dirs[1], c("Antwerp_402B00.csv", "Antwerp_402B01.csv"))
+  out <- read_senseurcity(files)
+  expect_identical(nrow(out), 38L)
+  expect_identical(unique(out$box), c("402B00", "402B01"))
+  # The two samples have different column sets: take each column from both.
+  tables <- lapply(files, utils::read.csv, check.names = FALSE)
+  raw <- function(col) unlist(lapply(tables, `[[`, col))
+  valid <- function(col) {
+    flag <- raw(paste0(col, "_flag"))
+    ifelse(is.na(flag) | flag == "", raw(col), NA)
+  }
+  expect_identical(out$pms_pm25_atm, valid("5325CAT"))
+  expect_identical(out$opc_pm25, valid("OPCN3PM25"))
+  # The samples are the first minutes of each box: its PM readings carry the flag W.
+  expect_true(all(is.na(out$pms_pm25_atm)))
+  expect_identical(read_senseurcity(files, keep_flags = "W")$pms_pm25_atm, raw("5325CAT"))
+  # Releases v1 and v2 swap the SHT31 columns: SHT31HE is the temperature.
+  expect_identical(out$temperature, raw("SHT31HE"))
+  expect_identical(out$rh, raw("SHT31TE"))
+  expect_identical(out$latitude, raw("latitude"))
+  expect_identical(out$ref_temperature, raw("Ref.Temp"))
+  expect_identical(out$location, trimws(raw("Location.ID")))
+})

@@ -1,0 +1,88 @@
+# Reference-anchored fits: a co-location period where a reference monitor is observed.
+
+coloc_data <- function(n, seed, n_ref) {
+  withr::local_seed(seed)
+  rh <- stats::runif(n, 20, 95)
+  truth <- stats::rlnorm(n, log(10), 0.5)
+  d <- data.frame(
+    rh = rh,
+    s1 = truth * (1 + 0.01 * pmax(rh - 60, 0)) + 3 + stats::rnorm(n, sd = 1),
+    s2 = 0.8 * truth * (1 + 0.015 * pmax(rh - 60, 0)) + 1 + stats::rnorm(n, sd = 1.5),
+    truth = truth
+  )
+  d$ref <- NA_real_
+  d$ref[seq_len(n_ref)] <- truth[seq_len(n_ref)] + stats::rnorm(n_ref, sd = 0.5)
+  d
+}
+
+fit_ref <- function(d, ...) {
+  ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 40L, seed = 3L,
+       threads = 1L, ...)
+}
+
+test_that("the reference column's place in the data does not change the fit", {
+  d <- coloc_data(600, 1, 200)
+  first <- d[c("ref", setdiff(names(d), "ref"))]
+  fit_last <- fit_ref(d)
+  fit_first <- fit_ref(first)
+  expect_identical(fit_first$params, fit_last$params)
+  expect_identical(predict(fit_first, first), predict(fit_last, d))
+  expect_identical(fit_last$anchor, "ref")
+  expect_identical(unname(fit_last$n_reference[["train"]] + fit_last$n_reference[["validation"]]), 200L)
+})
+
+test_that("predict() ignores the reference column by default, and folds it in on request", {
+  d <- coloc_data(600, 2, 200)
+  fit <- fit_ref(d)
+  without <- d[setdiff(names(d), "ref")]
+  expect_identical(predict(fit, d), predict(fit, without))
+  with_ref <- predict(fit, d, use_reference = TRUE)
+  expect_false(isTRUE(all.equal(with_ref$.pred[1:200], predict(fit, d)$.pred[1:200])))
+  expect_identical(with_ref$.pred[201:600], predict(fit, d)$.pred[201:600])
+  expect_true(all(with_ref$.post_sd[1:200] < predict(fit, d)$.post_sd[1:200]))
+  expect_error(predict(fit, without, use_reference = TRUE), "ref")
+  expect_output(print(fit), "Reference: ref")
+})
+
+test_that("reference errors name the cause", {
+  d <- coloc_data(300, 3, 100)
+  expect_error(ncam(s1 + s2 + ref ~ rh, d, reference = "ref"), "also a sensor")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", anchor = "s1"), "must be .*NULL")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "nope"), "nope")
+  d$chr <- as.character(d$ref)
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "chr"), "must be numeric")
+  d$none <- NA_real_
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "none"), "never observed")
+  d$few <- NA_real_
+  d$few[1:5] <- 1:5
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "few"), "at least 20")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", parameterization = "unanchored"), "anchored")
+})
+
+test_that("prediction intervals cover a new anchor reading and credible ones cover Theta", {
+  # Data simulated from the model itself, with constant heads: Theta ~ N(10, 2^2); the anchor
+  # reads Theta + N(0, 1.5^2); the other sensors their own gain, offset and noise.
+  withr::local_seed(7)
+  n <- 16000
+  theta <- stats::rnorm(n, 10, 2)
+  d <- data.frame(s1 = 1.2 * theta + 2 + stats::rnorm(n, sd = 1),
+                  s2 = 0.9 * theta - 1 + stats::rnorm(n, sd = 0.8),
+                  ref = theta + stats::rnorm(n, sd = 1.5))
+  new_reading <- theta + stats::rnorm(n, sd = 1.5)
+  train <- 1:8000
+  fit <- ncam(s1 + s2 ~ 1, data = d[train, ], reference = "ref", hidden = integer(0),
+              epochs = 200L, learn_rate = 0.02, seed = 1L, threads = 1L, sigma_y2 = 0)
+  test <- d[-train, c("s1", "s2")]
+  pi <- predict(fit, test, interval = "prediction", level = 0.9)
+  ci <- predict(fit, test, interval = "credible", level = 0.9)
+  cover_pi <- mean(new_reading[-train] >= pi$.pred_lower & new_reading[-train] <= pi$.pred_upper)
+  cover_ci <- mean(theta[-train] >= ci$.pred_lower & theta[-train] <= ci$.pred_upper)
+  tol <- 4 * sqrt(0.9 * 0.1 / 8000)  # four binomial standard errors
+  expect_lt(abs(cover_pi - 0.9), tol)
+  expect_lt(abs(cover_ci - 0.9), tol)
+  expect_true(all(pi$.pred_upper - pi$.pred_lower > ci$.pred_upper - ci$.pred_lower))
+  # Without an anchor there is no instrument to predict a reading of.
+  un <- ncam(s1 + s2 ~ 1, data = d[train, ], parameterization = "unanchored", hidden = integer(0),
+             epochs = 2L, seed = 1L, threads = 1L)
+  expect_error(predict(un, test, interval = "prediction"), "no anchor")
+})
