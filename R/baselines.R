@@ -189,18 +189,12 @@ baseline_readings <- function(data, sensors, data_arg = "data", call = parent.fr
                      call = call)
     }
   }
-  columns <- lapply(sensors, function(s) as.double(data[[s]]))
+  columns <- lapply(sensors, function(s) plain_double(data[[s]]))
   matrix(unlist(columns, use.names = FALSE), nrow(data), length(sensors), dimnames = list(NULL, sensors))
 }
 
 baseline_anchor <- function(anchor, sensors, call = parent.frame()) {
-  if (is.null(anchor)) return(sensors[1])
-  check_string(anchor, "anchor", call = call)
-  if (!anchor %in% sensors) {
-    cli::cli_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
-                     x = "{.val {anchor}} is not on the left side of {.arg formula}."), call = call)
-  }
-  anchor
+  resolve_anchor(anchor, sensors, "anchored", call = call)
 }
 
 # Logical mask of the training rows.

@@ -104,17 +104,11 @@ chunk_rows <- function() {
 
 # A single width h means the paper's three hidden layers c(h, h, h).
 H3 <- function(h) if (length(h) == 1L) rep(as.integer(h), 3L) else as.integer(h)
-spec_for <- function(hidden, p = 4L, L = 3L) {
-  list(n_covariates = p, n_sensors = L, hidden = H3(hidden), parameterization = 0L, anchor = 0L,
-       logvar_min = -5, logvar_max = 4, lambda_prior = 0, lambda_sensor = 0)
-}
-adam_for <- function(batch) {
-  list(learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = 0,
-       batch_size = as.integer(batch))
-}
+# The engine's inputs come from the package's own constructors (one definition of each).
+spec_for <- function(hidden, p = 4L, L = 3L) ncam:::new_model_spec(p, L, H3(hidden), "anchored")
+adam_for <- function(batch) ncam:::new_adam_settings(1e-3, batch)
 scaling_for <- function(X, B) {
-  list(x_center = unname(colMeans(X)), x_scale = unname(apply(X, 2, sd)), b_shift = mean(B[, 1]),
-       b_scale = sd(B[, 1]))
+  ncam:::new_scaling(unname(colMeans(X)), unname(apply(X, 2, sd)), mean(B[, 1]), sd(B[, 1]))
 }
 as_xb <- function(d) {
   list(X = as.matrix(d[, paste0("x", 1:4)]), B = as.matrix(d[, paste0("sensor_", 0:2)]))
