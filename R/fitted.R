@@ -6,7 +6,7 @@
 # `usable` rows (exact, from block moments combined), with their 10% and 90% quantiles from
 # all usable rows, or from 100,000 evenly spaced ones when there are more. `x` and `readings`
 # are lists of columns; `nll_offset` the transform's per-row Jacobian term.
-fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_rows = 65536L) {
+fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_rows = 16384L) {
   n <- length(usable)
   used <- which(usable)
   quantile_rows <- if (length(used) > 1e5) used[round(seq(1, length(used), length.out = 1e5))] else used

@@ -126,15 +126,18 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
   raw <- ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
                           object$settings$control$precision, heads, use_simd())
   missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
-  raw$mean[missing_x] <- NA_real_
-  raw$variance[missing_x] <- NA_real_
-  raw$nll[missing_x] <- NA_real_
+  any_missing <- any(missing_x)
+  if (any_missing) {
+    raw$mean[missing_x] <- NA_real_
+    raw$variance[missing_x] <- NA_real_
+    raw$nll[missing_x] <- NA_real_
+  }
   post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
                n_sensors = raw$n_observed, nll = raw$nll)
   if (!heads) return(post)
   col <- head_columns(length(model_sensors(object)))
   h <- raw$heads
-  h[missing_x, ] <- NA_real_
+  if (any_missing) h[missing_x, ] <- NA_real_
   c(post, list(
     mu0 = h[, col$prior_mean],
     s0_2 = exp(h[, col$prior_log_variance]),

@@ -7,17 +7,24 @@ n <- if (length(args)) as.integer(args[1]) else 200000L
 toy <- simulate_toy(n = n, seed = 1)
 cols <- toy[c(paste0("sensor_", 0:2), paste0("x", 1:4))]
 columns_mb <- as.numeric(object.size(cols)) / 2^20
-invisible(gc(reset = TRUE))
-before <- sum(gc()[, 2])
+# Peak resident memory of this process during ncam(), as bench/speed.R measures it: VmHWM after
+# resetting it (Linux), less the resident size before.
+status_mb <- function(field) {
+  line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
+invisible(gc())
+before <- status_mb("VmRSS")
+writeLines("5", "/proc/self/clear_refs")
 # Package defaults (hidden 64 x 3, batch 256, ...) except epochs: the size of a fit does not
 # depend on how long it trains beyond one history row per epoch.
 fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4, data = toy, epochs = 5L, seed = 1L)
-peak <- sum(gc()[, 6]) - before  # "max used" (Mb) since the reset, less what was in use before
+peak <- status_mb("VmHWM") - before
 rds <- tempfile(fileext = ".rds")
 saveRDS(fit, rds)
 same <- identical(predict(readRDS(rds), toy), predict(fit, toy))
 cat(sprintf("rows: %d\nfit in memory: %.3f MB\nfit as .rds: %.3f MB\n", n,
             as.numeric(object.size(fit)) / 2^20, file.size(rds) / 2^20))
 cat(sprintf("predictions of the reloaded fit identical: %s\n", same))
-cat(sprintf("columns read by ncam(): %.1f MB; peak extra R heap during ncam(): %.1f MB (%.2fx)\n",
+cat(sprintf("columns read by ncam(): %.1f MB; peak extra resident memory during ncam(): %.1f MB (%.2fx)\n",
             columns_mb, peak, peak / columns_mb))
