@@ -595,9 +595,7 @@ test_that("results do not depend on the number of threads", {
   for (prec in c("double", "float")) {
     o1 <- eng_objective(spec, params, d$X, d$B, d$scaling, rows0, threads = 1L, precision = prec)
     o2 <- eng_objective(spec, params, d$X, d$B, d$scaling, rows0, threads = 2L, precision = prec)
-    o3 <- eng_objective(spec, params, d$X, d$B, d$scaling, rows0, threads = 3L, precision = prec)
-    expect_identical(o2, o1)
-    expect_identical(o3, o1)
+    expect_identical(o2, o1)  # 3 threads: tests/cpp (CRAN allows R tests 2)
     p1 <- eng_predict(spec, params, d$X, d$B, d$scaling, threads = 1L, precision = prec)
     p2 <- eng_predict(spec, params, d$X, d$B, d$scaling, threads = 2L, precision = prec)
     expect_identical(p2, p1)
