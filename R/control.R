@@ -8,12 +8,17 @@
 #'   `"double"`. The likelihood and posterior are always computed in double precision from
 #'   the network outputs; the softplus of the gains runs in the network's precision.
 #' @param min_delta Smallest decrease of the validation NLL that counts as an improvement.
+#' @param screen_outliers Readings further than this many robust spreads (the sensor's median
+#'   absolute deviation) both from their sensor's median and from where the row's other sensors
+#'   put them are spikes, not the air (a real pollution event moves every sensor), and are left
+#'   out of training as missing, with a warning that counts them. `Inf` keeps every reading.
 #' @return A list of class `ncam_control`.
 #' @examples
 #' ncam_control(clip_norm = 5)
 #' @export
 ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = Inf,
-                         logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0) {
+                         logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0,
+                         screen_outliers = 50) {
   check_number(beta1, "beta1", min = 0, max = 1 - 1e-12)
   check_number(beta2, "beta2", min = 0, max = 1 - 1e-12)
   check_number(eps, "eps", min = 0)
@@ -23,11 +28,14 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
   }
   check_logvar_range(logvar_range)
   check_number(min_delta, "min_delta", min = 0)
+  if (!is.numeric(screen_outliers) || length(screen_outliers) != 1L || is.na(screen_outliers) || screen_outliers <= 0) {
+    cli::cli_abort("{.arg screen_outliers} must be a positive number or {.code Inf}.")
+  }
   structure(list(beta1 = beta1, beta2 = beta2, eps = eps, weight_decay = weight_decay,
                  clip_norm = if (is.finite(clip_norm)) clip_norm else 0,
                  logvar_range = as.numeric(logvar_range),
                  precision = match_choice(precision, precisions, "precision"),
-                 min_delta = min_delta), class = "ncam_control")
+                 min_delta = min_delta, screen_outliers = screen_outliers), class = "ncam_control")
 }
 
 check_logvar_range <- function(logvar_range, call = parent.frame()) {

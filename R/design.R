@@ -81,6 +81,7 @@ plain_double <- function(v) {
 # are evaluated on new data with the training coefficients, as lm() does) and the factor
 # levels.
 build_design <- function(formula, data, sensors, call = parent.frame()) {
+  if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, call)
   rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
   vars <- all.vars(rhs)
   check_columns(data, vars, "formula", call = call)
@@ -152,3 +153,28 @@ new_design <- function(object, newdata, call = parent.frame()) {
   x[, object$covariates, drop = FALSE]
 }
 
+
+# Most distinct values a character or factor column may have to enter `~ .` as a covariate.
+max_dot_levels <- 20L
+
+# `~ .` takes every column that is not a sensor (nor the reference). Date-times, identifiers
+# and labels would enter as a trend or as hundreds of dummies without a word: refuse them.
+check_dot_columns <- function(data, sensors, call) {
+  candidates <- setdiff(names(data), sensors)
+  why <- vapply(candidates, function(v) {
+    col <- data[[v]]
+    if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
+    if (is.character(col) || is.factor(col)) {
+      n_values <- length(unique(col[!is.na(col)]))
+      if (n_values > max_dot_levels) return(paste(n_values, "distinct values"))
+      if (n_values < 2L) return("a single value")
+    }
+    ""
+  }, character(1))
+  bad <- nzchar(why)
+  if (any(bad)) {
+    cli::cli_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
+                     i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
+                   call = call)
+  }
+}

@@ -150,6 +150,11 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     design$covariates <- names(design$x)
     x_sd <- x_sd[!constant]
   }
+  check_readings(readings, rows$train)
+  given_readings <- readings
+  screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
+  readings <- screened$readings
+  warn_spikes(screened$counts, control$screen_outliers, call = NULL)
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
@@ -167,7 +172,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                    stop_iter = as.integer(stop_iter), lambda_var = lambda_var, seed = seed, control = control)
   fit <- new_ncam_fit(call, formula, design, sensors, anchor, parameterization, transform, spec,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
-                      fitted_summary = NULL, data_check = data_fingerprint(readings[sensors]))
+                      fitted_summary = NULL, data_check = data_fingerprint(given_readings[sensors]))
+  fit$n_screened <- screened$counts
   if (!is.null(reference)) {
     fit$reference <- reference
     fit$n_reference <- c(train = sum(!is.na(readings[[reference]][rows$train])),
@@ -175,6 +181,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   }
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
+  check_training(fit, trained, summary_rows$clamped_share, call = NULL)
   fit
 }
 

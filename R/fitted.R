@@ -13,11 +13,13 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
   moments <- list()
   sampled <- list()
   nll <- 0
+  clamped <- matrix(0, 2L, length(model_sensors(fit)), dimnames = list(c("low", "high"), model_sensors(fit)))
   for (start in seq(1L, n, by = block_rows)) {
     idx <- start:min(n, start + block_rows - 1L)
     post <- ncam_posterior_columns(fit, take_rows(x, idx), take_rows(readings, idx), threads)
     keep <- usable[idx]
     nll <- nll + sum(post$nll[keep])
+    clamped <- clamped + at_logvar_clamp(fit, post$sigma2[keep, , drop = FALSE])
     heads <- list(a = post$a[keep, , drop = FALSE], c = post$c[keep, , drop = FALSE],
                   sigma = sqrt(post$sigma2[keep, , drop = FALSE]))
     in_sample <- idx[keep] %in% quantile_rows
@@ -28,7 +30,16 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
   }
   offset <- if (length(nll_offset) == 1L) nll_offset * length(used) else sum(nll_offset[used])
   list(loglik = -(nll + offset), nobs = length(used),
-       sensor_summary = summarise_heads(moments, sampled, model_sensors(fit)))
+       sensor_summary = summarise_heads(moments, sampled, model_sensors(fit)),
+       clamped_share = clamped / max(1L, length(used)))
+}
+
+# Per sensor (columns), the number of rows whose noise variance is at the lower and at the
+# upper end of the log-variance clamp (on the working scale, where the clamp acts).
+at_logvar_clamp <- function(fit, sigma2) {
+  log_var <- log(sigma2 / fit$scaling$b_scale^2)
+  range <- fit$settings$control$logvar_range
+  rbind(low = colSums(abs(log_var - range[1]) < 1e-6), high = colSums(abs(log_var - range[2]) < 1e-6))
 }
 
 # Chan et al.'s pairwise update of column counts, means and sums of squared deviations.

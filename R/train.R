@@ -13,6 +13,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
   train_offset <- mean_offset(rows$train)
   val_offset <- if (has_val) mean_offset(val_rows) else NA_real_
+  # The criterion before any update: a fit that never beats it was made worse by training.
+  initial_nll <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else
+    ncam_trainer_nll(state, rows$train - 1L) + train_offset
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
@@ -32,9 +35,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   }
   for (epoch in seq_len(epochs)) {
     res <- ncam_trainer_epoch(state)
-    if (isTRUE(res$interrupted)) {
-      cli::cli_abort("Training interrupted at epoch {epoch}; no model was returned.", call = NULL)
-    }
+    if (isTRUE(res$interrupted)) signal_interrupt(epoch)
     if (!isTRUE(res$finite)) {
       cli::cli_abort(c("Training diverged: the loss became non-finite at epoch {epoch}.",
                        i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
@@ -67,7 +68,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   }
   if (verbose) cli::cli_progress_done()
   list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
-       stopped_early = stopped_early)
+       stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best)
 }
 
 resolve_validation <- function(validation, n, usable, seed, call = parent.frame()) {
@@ -93,3 +94,10 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
                  call = call)
 }
 
+
+# The engine stops at a user interrupt (checked on the main thread); R must then see an
+# interrupt, not an error, so that `for (...) try(ncam(...))` stops as the user asked.
+signal_interrupt <- function(epoch) {
+  cli::cli_inform("Training interrupted at epoch {epoch}; no model was returned.")
+  rlang::interrupt()
+}

@@ -202,9 +202,9 @@ test_that("bad input gives clear errors", {
   expect_snapshot(error = TRUE, ncam(sensor_0 + sensor_1 ~ x1, data = bad, transform = "log"))
 })
 
-test_that("training that diverges stops with an error saying what to change", {
+test_that("a reading that would overflow the likelihood is refused before training, saying what to change", {
   toy <- simulate_toy(n = 300, seed = 14)
   toy$sensor_1[1] <- 1e300
   expect_error(ncam(toy_formula, data = toy, hidden = 4L, epochs = 3L, seed = 1, threads = 1),
-               "non-finite")
+               "sensor_1.*too large.*power of ten")
 })

@@ -1,0 +1,158 @@
+# Checks of the readings before training (mistakes that would fit silently and wrongly) and of
+# the fit after it (pathologies a user would not see). Each names the cause and the fix.
+
+# Readings whose magnitude double precision cannot fuse on: their squares overflow or underflow.
+max_reading_magnitude <- 1e150
+min_reading_spread <- 1e-150
+# Spreads of co-located sensors of one quantity differ by a few times at most; more than this
+# factor is almost always a unit mistake (ng/m3 beside ug/m3, ppb beside ppm).
+max_spread_ratio <- 50
+# Below this many readings on the training rows a sensor's gain, offset and noise are guesses.
+min_sensor_readings <- 20L
+# A noise level at the log-variance clamp on more than this share of the rows comes from the
+# clamp, not the data.
+max_clamped_share <- 0.5
+
+# Robust spread of a column: the MAD, or the IQR / sd when most readings are equal.
+robust_spread <- function(v) {
+  v <- v[!is.na(v)]
+  if (length(v) < 2L) return(NA_real_)
+  s <- stats::mad(v)
+  if (!is.finite(s) || s == 0) s <- stats::IQR(v) / 1.349
+  if (!is.finite(s) || s == 0) s <- stats::sd(v)
+  s
+}
+
+# Before training: readings too large or small for double precision (an error), and a warning
+# for sensors in different units, a duplicated column or a copy with a constant offset, and
+# sensors with a handful of readings. `readings` are the model-unit columns, `rows` the training rows.
+check_readings <- function(readings, rows, call = parent.frame()) {
+  sensors <- names(readings)
+  train <- lapply(readings, `[`, rows)
+  for (s in sensors) {
+    v <- train[[s]][!is.na(train[[s]])]
+    if (!length(v)) next
+    big <- max(abs(v))
+    if (big > max_reading_magnitude) {
+      cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
+                       i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+    spread <- robust_spread(v)
+    if (is.finite(spread) && spread > 0 && spread < min_reading_spread) {
+      cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
+                       i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+  }
+  n_read <- vapply(train, function(v) sum(!is.na(v)), integer(1))
+  few <- n_read < min_sensor_readings
+  if (any(few)) {
+    counts <- paste0("`", sensors[few], "` (", n_read[few], ")", collapse = ", ")
+    cli::cli_warn(c("{cli::qty(sum(few))}Few readings on the training rows for sensor{?s} {counts}: {?its/their} gain, offset and noise are poorly determined.",
+                    i = "{cli::qty(sum(few))}Give more rows with {?this sensor/these sensors}, or leave {?it/them} out of the formula."),
+                  class = "ncam_warning_few_readings", call = call)
+  }
+  spreads <- vapply(train, robust_spread, numeric(1))
+  ok <- is.finite(spreads) & spreads > 0
+  if (sum(ok) >= 2L) {
+    ratio <- max(spreads[ok]) / min(spreads[ok])
+    if (ratio > max_spread_ratio) {
+      hi <- names(which.max(spreads[ok]))
+      lo <- names(which.min(spreads[ok]))
+      cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3)?",
+                      i = "Convert every sensor to one unit before fitting; a gain of {signif(ratio, 2)} is rarely physical."),
+                    class = "ncam_warning_units", call = call)
+    }
+  }
+  check_copies(train, call)
+  invisible(NULL)
+}
+
+# Two sensors whose difference is constant wherever both read are one sensor entered twice (or
+# a copy shifted by a constant): the model would take them as independent confirmations.
+check_copies <- function(train, call) {
+  sensors <- names(train)
+  for (i in seq_along(sensors)[-length(sensors)]) {
+    for (j in (i + 1L):length(sensors)) {
+      both <- !is.na(train[[i]]) & !is.na(train[[j]])
+      if (sum(both) < 3L) next
+      diff <- train[[i]][both] - train[[j]][both]
+      scale <- max(robust_spread(train[[i]][both]), .Machine$double.xmin)
+      if (max(diff) - min(diff) <= 1e-9 * scale) {
+        what <- if (max(abs(diff)) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
+        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {sum(both)} rows where both read: one column entered twice?",
+                        i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
+                      class = "ncam_warning_duplicate_sensor", call = call)
+      }
+    }
+  }
+}
+
+# Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
+# sensor's median AND from where the row's other sensors put it (their median standardised
+# value) is a spike, not the air: every sensor sees a real pollution event. A reading with no
+# other sensor in its row must be `alone_factor` times further out. Such readings are set to NA
+# for training. Returns the screened readings and the count per sensor.
+screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
+  counts <- stats::setNames(integer(length(readings)), names(readings))
+  if (!is.finite(threshold) || length(readings) < 2L) return(list(readings = readings, counts = counts))
+  centre <- vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1))
+  spread <- vapply(readings, function(v) robust_spread(v[rows]), numeric(1))
+  usable <- is.finite(spread) & spread > 0
+  if (sum(usable) < 2L) return(list(readings = readings, counts = counts))
+  z <- vapply(names(readings)[usable], function(s) (readings[[s]] - centre[[s]]) / spread[[s]],
+              numeric(length(readings[[1]])))
+  z <- matrix(z, ncol = sum(usable), dimnames = list(NULL, names(readings)[usable]))
+  for (s in colnames(z)) {
+    others <- z[, colnames(z) != s, drop = FALSE]
+    # The median of one or two values is their mean; apply() only for three or more.
+    consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else apply(others, 1L, stats::median, na.rm = TRUE)
+    # Alone in its row, a reading is a spike only far beyond any pollution event.
+    alone <- is.na(consensus)
+    spike <- which((!alone & abs(z[, s]) > threshold & abs(z[, s] - consensus) > threshold) |
+                     (alone & abs(z[, s]) > alone_factor * threshold))
+    spike <- spike[spike %in% rows]
+    if (length(spike)) {
+      readings[[s]][spike] <- NA_real_
+      counts[[s]] <- length(spike)
+    }
+  }
+  list(readings = readings, counts = counts)
+}
+
+warn_spikes <- function(counts, threshold, call) {
+  if (!any(counts > 0L)) return(invisible(NULL))
+  hit <- counts[counts > 0L]
+  cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers ({paste0(names(hit), ': ', hit, collapse = ', ')}): each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
+                  i = "They are treated as missing. {.code control = ncam_control(screen_outliers = Inf)} keeps them."),
+                class = "ncam_warning_spikes", call = call)
+}
+
+# After training: not converged, a loss that never beat the untrained model (a learning rate
+# too large), noise levels decided by the clamp.
+check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
+  epochs <- fit$settings$epochs
+  if (fit$best_epoch == fit$epochs_run && fit$epochs_run == epochs && epochs > 1L) {
+    cli::cli_warn(c("Not converged: the best epoch is the last one ({epochs}), so the fit was still improving.",
+                    i = "Give more {.arg epochs} (or a larger {.arg learn_rate})."),
+                  class = "ncam_warning_not_converged", call = call)
+  }
+  if (is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll) {
+    cli::cli_warn(c("Training never improved on the untrained model (NLL {signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best): the loss exploded.",
+                    i = "A smaller {.arg learn_rate} (now {fit$settings$learn_rate}) usually fixes this."),
+                  class = "ncam_warning_unstable", call = call)
+  }
+  range <- fit$settings$control$logvar_range
+  low <- clamped_share["low", ] > max_clamped_share
+  if (any(low)) {
+    cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[low]}} sits at the lower log-variance clamp on {paste0(round(100 * clamped_share['low', low]), '%')} of the rows: there it comes from the clamp, not from the data.",
+                    i = "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
+                  class = "ncam_warning_clamp", call = call)
+  }
+  high <- clamped_share["high", ] > max_clamped_share
+  if (any(high)) {
+    cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[high]}} sits at the upper log-variance clamp on {paste0(round(100 * clamped_share['high', high]), '%')} of the rows: there it comes from the clamp, not from the data.",
+                    i = "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {?it/them} out."),
+                  class = "ncam_warning_clamp", call = call)
+  }
+  invisible(NULL)
+}

@@ -1,0 +1,123 @@
+# Mistakes in the readings that would fit silently and wrongly, and pathologies of a fit.
+
+screen_toy <- function(n = 3000, seed = 1) simulate_toy(n = n, seed = seed)
+small_fit <- function(data, ...) {
+  args <- utils::modifyList(list(formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = data,
+                                 anchor = "sensor_0", hidden = c(8L, 8L), epochs = 15L, seed = 1L,
+                                 threads = 1L), list(...))
+  withCallingHandlers(do.call(ncam, args),
+                      ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"),
+                      ncam_warning_clamp = function(w) invokeRestart("muffleWarning"))
+}
+
+test_that("a sensor in other units (x1000) is flagged before training", {
+  toy <- screen_toy()
+  toy$sensor_1 <- toy$sensor_1 * 1000
+  expect_warning(small_fit(toy), class = "ncam_warning_units")
+  expect_no_warning(small_fit(screen_toy()), class = "ncam_warning_units")
+})
+
+test_that("a duplicated sensor column, or a copy shifted by a constant, is flagged", {
+  toy <- screen_toy()
+  toy$sensor_2 <- toy$sensor_1
+  expect_warning(small_fit(toy), "identical", class = "ncam_warning_duplicate_sensor")
+  toy$sensor_2 <- toy$sensor_1 + 5
+  expect_warning(small_fit(toy), "constant offset", class = "ncam_warning_duplicate_sensor")
+  expect_no_warning(small_fit(screen_toy()), class = "ncam_warning_duplicate_sensor")
+})
+
+test_that("readings beyond double precision's range are refused, naming the sensor", {
+  toy <- screen_toy()
+  big <- toy
+  big$sensor_1 <- big$sensor_1 * 1e300
+  expect_error(small_fit(big), "sensor_1.*too large")
+  tiny <- toy
+  tiny$sensor_1 <- tiny$sensor_1 * 1e-300
+  expect_error(small_fit(tiny), "sensor_1.*too small")
+})
+
+test_that("a sensor with a handful of readings is flagged", {
+  toy <- screen_toy()
+  toy$sensor_2[-(1:10)] <- NA
+  expect_warning(small_fit(toy), "sensor_2` \\((9|10)\\)",
+                 class = "ncam_warning_few_readings")
+})
+
+test_that("rare gross spikes are screened out and cannot wreck the fit", {
+  toy <- simulate_toy(n = 6000, seed = 3)
+  rows <- split(seq_len(nrow(toy)), rep(c("train", "test"), c(4500, 1500)))
+  train <- toy[rows$train, ]
+  test <- toy[rows$test, ]
+  spiked <- train
+  hit <- c(100, 900, 1800, 2700, 3600)
+  spiked$sensor_0[hit] <- spiked$sensor_0[hit] * 1e4
+  rmse <- function(fit) sqrt(mean((predict(fit, test)$.pred - test$truth)^2))
+  clean <- small_fit(train)
+  expect_warning(screened <- small_fit(spiked), "5 readings", class = "ncam_warning_spikes")
+  expect_identical(unname(screened$n_screened), c(5L, 0L, 0L))
+  raw <- suppressWarnings(small_fit(spiked, control = ncam_control(screen_outliers = Inf)))
+  expect_lt(rmse(screened), 1.1 * rmse(clean))
+  expect_gt(rmse(raw), 2 * rmse(clean))
+  # clean data lose nothing to the screen
+  expect_identical(unname(clean$n_screened), c(0L, 0L, 0L))
+})
+
+test_that("a fit still improving at its last epoch says it has not converged", {
+  toy <- screen_toy()
+  expect_warning(fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, anchor = "sensor_0", hidden = 4L,
+                             epochs = 3L, seed = 1L, threads = 1L, control = ncam_control(logvar_range = c(-12, 4))),
+                 class = "ncam_warning_not_converged")
+  expect_equal(fit$best_epoch, 3L)
+})
+
+test_that("a learning rate that makes training unstable is named", {
+  toy <- screen_toy()
+  fit_with <- function(learn_rate) {
+    withCallingHandlers(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, anchor = "sensor_0", hidden = c(8L, 8L),
+                             epochs = 20L, learn_rate = learn_rate, seed = 1L, threads = 1L),
+                        ncam_warning_clamp = function(w) invokeRestart("muffleWarning"),
+                        ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
+  }
+  expect_warning(fit_with(10), "never improved", class = "ncam_warning_unstable")
+  expect_no_warning(fit_with(1e-3), class = "ncam_warning_unstable")
+})
+
+test_that("noise levels held at the clamp on most rows are reported, with the clamp's end", {
+  set.seed(4)
+  n <- 2000
+  truth <- rnorm(n, 30, 10)
+  # s2 reads the truth to 0.001: its noise is far below the clamp's floor (0.08 x the spread)
+  d <- data.frame(s1 = truth + rnorm(n, 0, 1), s2 = truth + rnorm(n, 0, 0.001), s3 = truth + rnorm(n, 0, 1),
+                  x = rnorm(n))
+  expect_warning(fit <- ncam(s1 + s2 + s3 ~ x, d, hidden = 4L, epochs = 100L, learn_rate = 1e-2, seed = 1L,
+                             threads = 1L),
+                 "s2.*lower log-variance clamp", class = "ncam_warning_clamp")
+  # independent check: the fraction of rows whose s2 noise variance equals the clamp's lower end
+  heads <- sensor_params(fit, d)
+  floor_var <- exp(fit$settings$control$logvar_range[1]) * fit$scaling$b_scale^2
+  s2 <- heads$sigma[heads$sensor == "s2"]
+  expect_gt(mean(abs(s2^2 / floor_var - 1) < 1e-4), 0.5)
+})
+
+test_that("`~ .` refuses date-times, identifiers and single-valued labels, and never takes the reference", {
+  toy <- screen_toy(n = 500)
+  d <- toy[c("sensor_0", "sensor_1", "x1", "x2")]
+  d$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(nrow(d))
+  d$id <- sprintf("row%03d", seq_len(nrow(d)))
+  d$units <- "ug/m3"
+  expect_error(ncam(sensor_0 + sensor_1 ~ ., d, epochs = 2L, threads = 1L),
+               "`date` \\(a date-time\\).*`id` \\(500 distinct values\\).*`units` \\(a single value\\)")
+  d2 <- toy[c("sensor_0", "sensor_1", "x1", "x2")]
+  d2$ref <- ifelse(seq_len(nrow(d2)) <= 100, toy$truth[seq_len(nrow(d2))], NA)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ ., d2, reference = "ref", hidden = 4L, epochs = 2L,
+                               seed = 1L, threads = 1L))
+  expect_setequal(fit$covariates, c("x1", "x2"))
+})
+
+test_that("a user interrupt during training reaches R as an interrupt, not an error try() swallows", {
+  caught <- tryCatch({
+    try(suppressMessages(signal_interrupt(7L)), silent = TRUE)
+    "swallowed"
+  }, interrupt = function(e) "interrupt")
+  expect_identical(caught, "interrupt")
+})
