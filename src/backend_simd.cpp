@@ -5,6 +5,7 @@
 #include "ncam/std_headers.hpp"
 
 #include "ncam/dispatch.hpp"
+#include "ncam/eigen_warnings.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__)
 #define NCAM_SIMD_BACKEND 1
@@ -19,7 +20,9 @@
 #define __FMA__ 1
 #define Eigen ncam_simd_eigen
 #define ncam ncam_simd
+NCAM_SILENCE_EIGEN_WARNINGS_BEGIN
 #include "ncam/backend_impl.hpp"
+NCAM_SILENCE_EIGEN_WARNINGS_END
 #undef ncam
 #undef Eigen
 #pragma GCC pop_options
