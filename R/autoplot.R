@@ -132,7 +132,9 @@ sensor_palette <- function(n) {
 }
 
 sensor_labels <- function(object) {
-  ifelse(object$sensors %in% object$anchor, paste(object$sensors, "(anchor)"), object$sensors)
+  sensors <- model_sensors(object)
+  role <- if (is.null(object$reference)) "(anchor)" else "(reference)"
+  ifelse(sensors %in% object$anchor, paste(sensors, role), sensors)
 }
 
 dropped_caption <- function(n_dropped, what = "row") {
@@ -208,7 +210,7 @@ plot_sensors <- function(object, newdata, covariate, call) {
                         noise = "Noise standard deviation (reading units)")
   n_rows <- nrow(params)
   long <- data.frame(.row = rep(params$.row, 3L),
-                     sensor = factor(rep(params$sensor, 3L), levels = object$sensors,
+                     sensor = factor(rep(params$sensor, 3L), levels = model_sensors(object),
                                      labels = sensor_labels(object)),
                      parameter = factor(rep(names(parameter_labels), each = n_rows),
                                         levels = names(parameter_labels)),
@@ -292,8 +294,9 @@ plot_series <- function(object, newdata, date, reference, level, call) {
   # Labelled apart from the sensors, as the reference may also be one of them.
   reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
   sensors <- object$sensors
+  sensor_series <- sensor_labels(object)[seq_along(sensors)]  # the reference monitor is `reference`'s
   readings <- data.frame(time = rep(time, length(sensors)),
-                         series = rep(sensor_labels(object), each = nrow(newdata)),
+                         series = rep(sensor_series, each = nrow(newdata)),
                          value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
                                         use.names = FALSE))
   lines <- rbind(readings,
@@ -302,7 +305,7 @@ plot_series <- function(object, newdata, date, reference, level, call) {
                  data.frame(time = time, series = fused_label, value = pred$.pred))
   # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
   # along a sensor both stay visible, then the reference and the fused line on top.
-  series_levels <- c(sensor_labels(object), reference_label, fused_label)
+  series_levels <- unique(c(sensor_series, reference_label, fused_label))
   lines$series <- factor(lines$series, levels = series_levels)
   n_missing <- sum(is.na(lines$value) | is.na(lines$time))
   lines <- lines[!is.na(lines$time), , drop = FALSE]
