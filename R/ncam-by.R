@@ -1,0 +1,290 @@
+# Many independent fits, one per group (a site, a sensor unit), on whatever future plan the
+# user set; and the plan helpers shared with predict_chunks(): ordered futures with bounded
+# memory and live progress, the choice of threads per worker.
+
+#' Fit one NCAM per group, in parallel
+#'
+#' Splits `data` by the `by` columns and fits one [ncam()] model to each group's rows, on
+#' the plan set with [future::plan()]: one after the other in this process under the default
+#' `plan(sequential)`, on local cores with `plan(multisession)`, on other machines with
+#' `plan(cluster)`, on a scheduler with a `future.batchtools` plan. `predict()` and
+#' `augment()` route each row of new data to its group's model.
+#'
+#' @section Reproducibility: one seed per group is drawn up front, in the order of the sorted
+#'   groups, from R's generator seeded with `seed` (with `seed = NULL`, from R's current
+#'   stream, so [set.seed()] applies). Each group's fit depends only on its rows and its seed,
+#'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
+#'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
+#'   rows>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
+#'   number streams (future.apply's `future.seed`), derived from the same seed.
+#'
+#' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
+#'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
+#'   receives the rows of its groups only, and must have the same version of ncam installed.
+#'   The future.apply package is needed for parallel plans; without it, groups are fitted one
+#'   after the other.
+#'
+#' @param formula,data As for [ncam()].
+#' @param by Names of the columns of `data` that define the groups. A missing value in them is
+#'   an error.
+#' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
+#'   group; named.
+#' @param seed `NULL` or a whole number; see Reproducibility.
+#' @param threads Threads per fit; see Workers and [ncam_threads()].
+#' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
+#'   those columns, `.n` (the group's rows), `.seed` (its seed) and `fit` (a list of `ncam`
+#'   models).
+#' @seealso [predict_chunks()] for scoring data larger than memory.
+#' @examples
+#' toy <- simulate_toy(n = 600, seed = 1)
+#' toy$site <- rep(c("north", "south"), each = 300)
+#' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
+#'                 hidden = 8, epochs = 5, seed = 1)
+#' fits
+#' head(predict(fits, toy[c(1, 301, 2), ]))
+#' # In parallel: the same fits
+#' if (requireNamespace("future.apply", quietly = TRUE)) {
+#'   future::plan(future::multisession, workers = 2)
+#'   again <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
+#'                    hidden = 8, epochs = 5, seed = 1)
+#'   future::plan(future::sequential)
+#'   identical(predict(again, toy), predict(fits, toy))
+#' }
+#' @export
+ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
+  check_data_frame(data, "data")
+  if (!is.character(by) || length(by) == 0L || anyNA(by) || anyDuplicated(by)) {
+    cli::cli_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
+  }
+  check_columns(data, by, "by")
+  args <- list(...)
+  if (length(args) && (is.null(names(args)) || !all(nzchar(names(args))))) {
+    cli::cli_abort("Arguments in {.arg ...} must be named arguments of {.fn ncam}.")
+  }
+  taken <- intersect(names(args), c("formula", "data"))
+  if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
+  unknown <- setdiff(names(args), names(formals(ncam)))
+  if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
+  if (!is.null(seed)) seed <- resolve_seed(seed)
+  threads <- worker_threads(threads)
+
+  groups <- group_rows(data, by)
+  seeds <- with_seed_or_global(seed, sample.int(.Machine$integer.max, length(groups$rows) + 1L))
+  tasks <- lapply(seq_along(groups$rows), function(k) {
+    list(data = data[groups$rows[[k]], , drop = FALSE], seed = seeds[k], label = groups$labels[k])
+  })
+  fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
+    # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
+    # .Random.seed yet): the caller's kind and state are put back.
+    with_rng_kind(RNGkind(), future.apply::future_lapply(
+      tasks, fit_group, formula = formula, args = args, threads = threads, rng_kind = RNGkind(),
+      future.seed = seeds[length(seeds)]
+    ))
+  } else {
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, rng_kind = RNGkind())
+  }
+  out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds[seq_along(tasks)],
+                                      fit = fits))
+  tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
+}
+
+# Worker side: one group's fit; errors and warnings say which group. ncam() draws its
+# validation rows after set.seed(seed) under the current generator: the caller's, so that
+# ncam(seed = .seed) in the caller's session gives the same fit (futures use L'Ecuyer-CMRG).
+fit_group <- function(task, formula, args, threads, rng_kind) {
+  with_rng_kind(rng_kind, withCallingHandlers(
+    do.call(ncam, c(list(formula = formula, data = task$data), args,
+                    list(seed = task$seed, threads = threads))),
+    warning = function(w) {
+      cli::cli_warn("Group {task$label}: {conditionMessage(w)}", call = NULL)
+      invokeRestart("muffleWarning")
+    },
+    error = function(e) cli::cli_abort("Could not fit group {task$label}.", parent = e, call = NULL)
+  ))
+}
+
+# Evaluates `expr` with R's generator of kind `kind` (from RNGkind()), then puts back the
+# kind and state it found.
+with_rng_kind <- function(kind, expr) {
+  old_kind <- RNGkind()
+  old_state <- save_rng()
+  on.exit({
+    suppressWarnings(RNGkind(old_kind[1], old_kind[2], old_kind[3]))
+    restore_rng(old_state)
+  }, add = TRUE)
+  suppressWarnings(RNGkind(kind[1], kind[2], kind[3]))
+  expr
+}
+
+# Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per
+# group), rows (a list of row numbers), labels ("site = 3, unit = a")).
+group_rows <- function(data, by, call = parent.frame()) {
+  keys <- data[by]
+  for (col in by) {
+    bad <- which(is.na(keys[[col]]))
+    if (length(bad)) {
+      cli::cli_abort(c("Group column {.field {col}} of {.arg data} is missing in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
+                       i = "Drop those rows or give them a group."), call = call)
+    }
+  }
+  key <- key_strings(keys)
+  first <- which(!duplicated(key))
+  first <- first[do.call(order, c(unname(as.list(keys[first, , drop = FALSE])), method = "radix"))]
+  rows <- split(seq_len(nrow(data)), factor(key, levels = key[first]))
+  group_keys <- keys[first, , drop = FALSE]
+  labels <- do.call(paste, c(lapply(by, function(col) paste(col, "=", group_keys[[col]])), sep = ", "))
+  list(keys = tibble::new_tibble(as.list(group_keys), nrow = length(first)), rows = unname(rows),
+       labels = labels)
+}
+
+# One string per row of the key columns, equal exactly when all keys are equal.
+key_strings <- function(keys) {
+  parts <- lapply(keys, function(v) if (is.double(v)) sprintf("%.17g", v) else as.character(v))
+  do.call(paste, c(unname(parts), sep = "\r"))
+}
+
+#' Predictions and augmented data from fits by group
+#'
+#' Each row of `newdata` is scored by the model of its group (the `by` columns of
+#' [ncam_by()]); the result keeps the rows of `newdata` in order.
+#'
+#' @param object,x A result of [ncam_by()].
+#' @param newdata A data frame with the `by` columns and the sensor and covariate columns of
+#'   the models.
+#' @param ... Arguments of [predict.ncam()], such as `interval` and `level`.
+#' @param threads Number of threads; see [ncam_threads()].
+#' @return `predict()`: the tibble of [predict.ncam()], one row per row of `newdata`, in
+#'   order; rows of a group without a model get `NA`, with a warning naming the groups.
+#'   `augment()`: `newdata` with those columns added.
+#' @examples
+#' toy <- simulate_toy(n = 600, seed = 1)
+#' toy$site <- rep(1:2, each = 300)
+#' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
+#'                 hidden = 8, epochs = 5, seed = 1)
+#' augment(fits, toy[c(1, 301), ], interval = "credible")
+#' @name ncam_by-predict
+NULL
+
+#' @rdname ncam_by-predict
+#' @export
+predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
+  if (missing(newdata)) cli::cli_abort("{.arg newdata} is required.")
+  check_data_frame(newdata, "newdata")
+  by <- attr(object, "by")
+  check_columns(newdata, by, "object", data_arg = "newdata")
+  group <- match(key_strings(newdata[by]), key_strings(object[by]))
+  if (anyNA(group)) {
+    unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))
+    shown <- gsub("\r", ", ", utils::head(unknown, 5), fixed = TRUE)
+    if (all(is.na(group))) {
+      cli::cli_abort("No row of {.arg newdata} belongs to a fitted group; its groups include {.val {shown}}.")
+    }
+    cli::cli_warn("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to {length(unknown)} group{?s} without a model ({.val {shown}}{if (length(unknown) > 5) ', ...' else ''}): {?its/their} predictions are {.val NA}.")
+  }
+  out <- NULL
+  for (g in unique(group[!is.na(group)])) {
+    rows <- which(group == g)
+    pred <- stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)
+    # Columns of the first group's type, NA until filled.
+    if (is.null(out)) out <- lapply(pred, function(col) col[rep(NA_integer_, nrow(newdata))])
+    for (col in names(out)) out[[col]][rows] <- pred[[col]]
+  }
+  tibble::new_tibble(out, nrow = nrow(newdata))
+}
+
+#' @rdname ncam_by-predict
+#' @export
+augment.ncam_by <- function(x, newdata, ...) {
+  check_augment_newdata(newdata, missing(newdata))
+  bind_predictions(newdata, stats::predict(x, newdata, ...))
+}
+
+# Plan helpers, shared with predict_chunks() --------------------------------------------------
+
+# Runs run(task) for each task from next_task() (NULL when there are no more) on the current
+# future plan and hands the results to collect(value, i) in task order. At most one task per
+# worker is in flight, so memory stays bounded. Progress conditions from the workers go to
+# on_progress as they arrive.
+run_in_order <- function(next_task, run, collect, on_progress) {
+  i <- 0L
+  if (!parallel_plan()) {
+    while (!is.null(task <- next_task())) {
+      collect(withCallingHandlers(run(task), ncam_chunk_progress = on_progress), i <- i + 1L)
+    }
+    return(invisible())
+  }
+  workers <- parallel_workers()
+  pending <- list()
+  on.exit(for (f in pending) try(future::value(f), silent = TRUE), add = TRUE)
+  exhausted <- FALSE
+  repeat {
+    while (!exhausted && length(pending) < workers) {
+      task <- next_task()
+      exhausted <- is.null(task)
+      if (!exhausted) {
+        # seed = NULL: scoring draws no random numbers, though the engine's Rcpp glue creates
+        # .Random.seed in a fresh worker, which future would take for random draws.
+        pending[[length(pending) + 1L]] <- future::future(run(task), seed = NULL,
+                                                          globals = list(run = run, task = task))
+      }
+    }
+    if (length(pending) == 0L) break
+    # resolved() relays the workers' progress conditions.
+    done <- withCallingHandlers(future::resolved(pending), ncam_chunk_progress = on_progress)
+    if (!done[1]) {
+      Sys.sleep(0.05)
+      next
+    }
+    value <- withCallingHandlers(future::value(pending[[1]]), ncam_chunk_progress = on_progress)
+    pending[[1]] <- NULL
+    collect(value, i <- i + 1L)
+  }
+  invisible()
+}
+
+# Progress travels as an immediate condition, which futures relay while the worker runs.
+signal_progress <- function(bytes, rows) {
+  signalCondition(structure(class = c("ncam_chunk_progress", "immediateCondition", "condition"),
+                            list(message = "", call = NULL, bytes = bytes, rows = rows)))
+}
+
+# A cli progress bar in bytes of input (total known) or in rows (a function input); it
+# lives as long as the caller's frame.
+new_progress <- function(verbose, total, envir = parent.frame()) {
+  rows_done <- 0
+  shown <- function() format(rows_done, big.mark = ",", scientific = FALSE)
+  bar <- if (verbose) {
+    format <- if (is.na(total)) {
+      "Scoring {cli::pb_spin} {cli::pb_extra$rows} rows | {cli::pb_elapsed}"
+    } else {
+      "Scoring {cli::pb_bar} {cli::pb_percent} | {cli::pb_extra$rows} rows | ETA: {cli::pb_eta}"
+    }
+    cli::cli_progress_bar(format = format, total = total, extra = list(rows = shown()),
+                          auto_terminate = FALSE, .envir = envir)
+  }
+  list(
+    update = function(condition) {
+      rows_done <<- rows_done + condition$rows
+      if (!is.null(bar)) {
+        cli::cli_progress_update(inc = if (is.na(total)) condition$rows else condition$bytes,
+                                 extra = list(rows = shown()), id = bar, .envir = envir)
+      }
+    },
+    done = function() if (!is.null(bar)) cli::cli_progress_done(id = bar)
+  )
+}
+
+# TRUE under a plan whose futures run outside this process.
+parallel_plan <- function() {
+  requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "uniprocess")
+}
+
+parallel_workers <- function() {
+  if (parallel_plan()) max(1L, as.integer(future::nbrOfWorkers())) else 1L
+}
+
+# Threads per worker: 1 under a parallel plan unless asked, so workers x threads stays
+# within the cores.
+worker_threads <- function(threads) {
+  if (is.null(threads) && parallel_plan()) 1L else ncam_threads(threads)
+}

@@ -1,0 +1,362 @@
+# Scoring data larger than memory: files (or a chunk generator) read `chunk_rows` rows at a
+# time, scored, and written out or combined, on whatever future plan the user set.
+
+#' Score data larger than memory, chunk by chunk
+#'
+#' Reads the input `chunk_rows` rows at a time, scores each chunk with [predict.ncam()] (or
+#' [predict.ncam_calibration()]) and writes the results to one CSV file per input, or returns
+#' them combined. Memory stays bounded by a few chunks per process, whatever the size of the
+#' input, unless `output = NULL` asks for the whole result in memory.
+#'
+#' @section Parallel work: the work runs on the plan set with [future::plan()]: in this
+#'   process under the default `plan(sequential)`, on local cores with `plan(multisession)`,
+#'   on other machines with `plan(cluster)`, on a scheduler with a `future.batchtools` plan.
+#'   File inputs are split into one contiguous block of files per worker, so the model is sent
+#'   to each worker once; workers read their files themselves, under the same paths. With a
+#'   function input the chunks are made in this process and sent to the workers with the model.
+#'   At most one task per worker is in flight, and results are collected in input order.
+#'   Results are the same under every plan and number of workers, and identical to
+#'   `predict()` on each whole file: `chunk_rows` is rounded up to a multiple of 128, the
+#'   engine's block of rows (other chunk boundaries would change the last bits of the float
+#'   arithmetic).
+#'
+#' @section Reading and writing: files ending in `.parquet` are read with the arrow package
+#'   (an error says so when it is not installed); other files are read as CSV with
+#'   [utils::read.csv()] (a header line, `NA` for missing values; `.gz`, `.bz2` and `.xz` files
+#'   are decompressed). The first chunk fixes the column types; a column empty throughout a
+#'   chunk is read as missing numbers. A `reader` such as [read_toucan()] reads the package's
+#'   readers' formats, a whole file at a time (memory is then bounded by the largest file).
+#'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
+#'   with the extension `.csv`, written under a temporary name and renamed when complete.
+#'
+#' @param object A fitted [ncam()] model or an `ncam_calibration` from [calibrate()].
+#' @param input A character vector (or list) of file paths, scored in this order; or a function
+#'   without arguments that returns the next chunk (a data frame) at each call and `NULL` when
+#'   there is no more.
+#' @param output `NULL` to return the results combined, or a folder (created if needed) to
+#'   write one CSV file per input file (`predictions.csv` for a function input).
+#' @param chunk_rows Rows read and scored at a time (rounded up to a multiple of 128).
+#' @param keep Names of input columns (such as a time stamp or a site) to copy in front of the
+#'   prediction columns.
+#' @param reader `NULL`, or a function of one path returning a data frame, used for every file.
+#' @param overwrite Replace existing output files; by default an existing file is an error.
+#' @param threads Threads per worker; see [ncam_threads()]. The default is 1 under a parallel
+#'   plan, so that workers times threads does not oversubscribe the cores, and
+#'   [ncam_threads()]'s default otherwise.
+#' @param verbose Show a progress bar with the rows scored and the time left (for file inputs;
+#'   a function input shows the rows scored).
+#' @param ... Arguments of the `predict()` method, such as `interval` and `level`.
+#' @return With `output = NULL`, a tibble with one row per input row, in input order: the
+#'   `keep` columns, then the columns of `predict()`. With a folder, invisibly, a tibble with
+#'   one row per output file: `input`, `output` and `rows`.
+#' @seealso [ncam_by()] for many independent fits on a future plan.
+#' @examples
+#' toy <- simulate_toy(n = 3000, seed = 1)
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
+#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#' dir <- tempfile()
+#' dir.create(dir)
+#' files <- file.path(dir, c("a.csv", "b.csv"))
+#' utils::write.csv(toy[2001:2500, ], files[1], row.names = FALSE)
+#' utils::write.csv(toy[2501:3000, ], files[2], row.names = FALSE)
+#' scored <- predict_chunks(fit, files, chunk_rows = 200, keep = "truth",
+#'                          interval = "credible", verbose = FALSE)
+#' scored
+#' all.equal(scored$.pred, predict(fit, toy[2001:3000, ])$.pred)
+#' # To files, one per input
+#' predict_chunks(fit, files, output = file.path(dir, "scored"), verbose = FALSE)
+#' @export
+predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, keep = character(),
+                           reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
+                           ...) {
+  if (!inherits(object, c("ncam", "ncam_calibration"))) {
+    cli::cli_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
+  }
+  check_number(chunk_rows, "chunk_rows", min = 1, max = 1e9, integer = TRUE)
+  if (!is.character(keep) || anyNA(keep)) {
+    cli::cli_abort("{.arg keep} must be a character vector of column names.")
+  }
+  if (!is.null(reader) && !is.function(reader)) {
+    cli::cli_abort("{.arg reader} must be {.code NULL} or a function of a path, not {.obj_type_friendly {reader}}.")
+  }
+  check_flag(overwrite, "overwrite")
+  check_flag(verbose, "verbose")
+  if (!is.null(output)) check_string(output, "output")
+  chunk_rows <- engine_block_rows * ceiling(chunk_rows / engine_block_rows)
+  task <- list(object = object, chunk_rows = as.integer(chunk_rows), keep = keep, reader = reader,
+               predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads))
+  if (is.function(input)) {
+    out <- if (!is.null(output)) output_paths("predictions.csv", output, overwrite)
+    return(score_generator(input, task, out, verbose))
+  }
+  files <- check_input_files(input)
+  out <- if (!is.null(output)) output_paths(files, output, overwrite)
+  score_files(files, task, out, verbose)
+}
+
+# The engine scores rows in blocks of this many (kChunkRows in src/ncam/engine.hpp), and the
+# float rounding of a row depends on its block: chunks made of whole blocks give the results
+# of predict() on the whole file.
+engine_block_rows <- 128L
+
+# File inputs: one contiguous block of files per worker, balanced by size.
+score_files <- function(files, task, out, verbose) {
+  sizes <- file.size(files)
+  n_blocks <- min(length(files), parallel_workers())
+  block <- if (n_blocks == 1L) rep(1L, length(files)) else {
+    pmin(n_blocks, 1L + floor(n_blocks * (cumsum(sizes) - sizes / 2) / sum(sizes)))
+  }
+  blocks <- split(seq_along(files), block)
+  progress <- new_progress(verbose, total = sum(sizes))
+  results <- vector("list", length(files))
+  k <- 0L
+  next_task <- function() {
+    if (k >= length(blocks)) return(NULL)
+    k <<- k + 1L
+    c(task, list(files = files[blocks[[k]]], outputs = out[blocks[[k]]]))
+  }
+  collect <- function(value, i) results[blocks[[i]]] <<- value
+  run_in_order(next_task, score_file_block, collect, progress$update)
+  progress$done()
+  if (is.null(out)) return(bind_parts(results))
+  invisible(tibble::tibble(input = files, output = out, rows = vapply(results, as.numeric, 1)))
+}
+
+# A function input: chunks are made here, scored on the workers, kept or appended in order.
+score_generator <- function(input, task, out, verbose) {
+  progress <- new_progress(verbose, total = NA)
+  results <- list()
+  n_chunks <- 0L
+  rows <- 0
+  next_task <- function() {
+    chunk <- input()
+    if (is.null(chunk)) return(NULL)
+    n_chunks <<- n_chunks + 1L
+    if (!is.data.frame(chunk)) {
+      cli::cli_abort("{.arg input} must return data frames (or {.code NULL} when done); call {n_chunks} returned {.obj_type_friendly {chunk}}.",
+                     call = NULL)
+    }
+    first_row <- rows + 1
+    rows <<- rows + nrow(chunk)
+    c(task, list(chunk = chunk, first_row = first_row))
+  }
+  part <- if (!is.null(out)) paste0(out, ".part")
+  collect <- function(value, i) {
+    if (is.null(out)) results[[i]] <<- value else write_csv_chunk(value, part, append = i > 1L)
+  }
+  run_in_order(next_task, score_task_chunk, collect, progress$update)
+  progress$done()
+  if (is.null(out)) return(bind_parts(results))
+  finish_output(part, out, rows)
+  invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
+}
+
+# Worker side ------------------------------------------------------------------------------
+
+# One block of files: each file's combined result, or its number of rows when written out.
+score_file_block <- function(task) {
+  lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
+}
+
+score_one_file <- function(path, out, task) {
+  chunks <- open_chunks(path, task$chunk_rows, task$reader)
+  on.exit(chunks$close(), add = TRUE)
+  part <- if (!is.null(out)) paste0(out, ".part")
+  parts <- list()
+  rows <- 0
+  bytes <- 0  # reported to the progress bar so far
+  while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
+    scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
+    if (is.null(part)) parts[[length(parts) + 1L]] <- scored else write_csv_chunk(scored, part, append = rows > 0)
+    rows <- rows + nrow(chunk)
+    signal_progress(chunks$position() - bytes, nrow(chunk))
+    bytes <- chunks$position()
+  }
+  signal_progress(file.size(path) - bytes, 0)
+  if (is.null(part)) return(bind_parts(parts))
+  finish_output(part, out, rows)
+  rows
+}
+
+read_chunk <- function(chunks, path, rows) {
+  tryCatch(chunks$next_chunk(), error = function(e) {
+    cli::cli_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
+                     i = "Line numbers below count from that row: line 1 is data row {rows + 1}."),
+                   parent = e, call = NULL)
+  })
+}
+
+score_task_chunk <- function(task) {
+  scored <- score_chunk(task)
+  signal_progress(0, nrow(task$chunk))
+  scored
+}
+
+# predict() on one chunk, with the kept columns in front; errors say which rows of which
+# input failed.
+score_chunk <- function(task) {
+  chunk <- task$chunk
+  rows <- paste0(format(task$first_row, big.mark = ",", scientific = FALSE), "-",
+                 format(task$first_row + nrow(chunk) - 1, big.mark = ",", scientific = FALSE))
+  withCallingHandlers({
+    check_columns(chunk, task$keep, "keep", call = NULL)
+    pred <- do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
+                                      list(threads = task$threads)))
+  }, error = function(e) {
+    path <- task$path
+    msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
+      "Could not score rows {rows} of {.file {path}}."
+    cli::cli_abort(msg, parent = e, call = NULL)
+  })
+  if (length(task$keep) == 0L) return(pred)
+  tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(pred)), nrow = nrow(chunk))
+}
+
+# Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
+# the file read so far (0 when unknown, as for compressed files), close() frees the file.
+open_chunks <- function(path, chunk_rows, reader) {
+  if (!is.null(reader)) return(whole_file_chunks(path, chunk_rows, reader))
+  if (grepl("\\.parquet$", path, ignore.case = TRUE)) return(parquet_chunks(path, chunk_rows))
+  csv_chunks(path, chunk_rows)
+}
+
+csv_chunks <- function(path, chunk_rows) {
+  con <- file(path, "r")  # also reads gzip, bzip2 and xz files
+  header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
+  columns <- if (length(header)) names(utils::read.csv(text = header, check.names = FALSE))
+  classes <- NA
+  seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
+  next_chunk <- function() {
+    line <- readLines(con, n = 1L, warn = FALSE)
+    while (length(line) == 1L && !nzchar(trimws(line))) line <- readLines(con, n = 1L, warn = FALSE)
+    if (length(line) == 0L || is.null(columns)) return(NULL)
+    pushBack(line, con)
+    chunk <- utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
+                             colClasses = classes, check.names = FALSE, fill = FALSE,
+                             stringsAsFactors = FALSE)
+    # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
+    # of missing numbers (an offline sensor).
+    empty <- vapply(chunk, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    chunk[empty] <- lapply(chunk[empty], as.double)
+    # The first chunk fixes the types (numbers stay numbers where a later chunk is all whole).
+    if (identical(classes, NA)) {
+      classes <<- vapply(chunk, function(v) {
+        if (all(is.na(v))) NA_character_ else if (is.numeric(v)) "numeric" else class(v)[1]
+      }, character(1))
+    }
+    chunk
+  }
+  list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
+       close = function() close(con))
+}
+
+parquet_chunks <- function(path, chunk_rows) {
+  check_arrow()
+  dataset <- arrow::open_dataset(path, format = "parquet")
+  batches <- arrow::Scanner$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
+  next_chunk <- function() {
+    batch <- batches$read_next_batch()
+    if (!is.null(batch)) as.data.frame(batch)
+  }
+  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
+}
+
+# A reader's whole file, handed out in chunks.
+whole_file_chunks <- function(path, chunk_rows, reader) {
+  data <- reader(path)
+  if (!is.data.frame(data)) {
+    cli::cli_abort("{.arg reader} must return a data frame; for {.file {path}} it returned {.obj_type_friendly {data}}.",
+                   call = NULL)
+  }
+  done <- 0
+  next_chunk <- function() {
+    if (done >= nrow(data)) return(NULL)
+    rows <- seq(done + 1, min(done + chunk_rows, nrow(data)))
+    done <<- max(rows)
+    data[rows, , drop = FALSE]
+  }
+  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
+}
+
+check_arrow <- function(call = parent.frame()) {
+  if (!requireNamespace("arrow", quietly = TRUE)) {
+    cli::cli_abort(c("Reading Parquet files needs the {.pkg arrow} package, which is not installed.",
+                     i = "Install it with {.code install.packages(\"arrow\")}, or convert the files to CSV."),
+                   call = call)
+  }
+}
+
+# Writes CSV: data.table::fwrite where installed (fast), else utils::write.table.
+write_csv_chunk <- function(x, path, append) {
+  if (requireNamespace("data.table", quietly = TRUE)) {
+    data.table::fwrite(x, path, append = append, col.names = !append, na = "NA")
+  } else {
+    utils::write.table(x, path, sep = ",", row.names = FALSE, col.names = !append,
+                       append = append, na = "NA", qmethod = "double")
+  }
+}
+
+finish_output <- function(part, out, rows) {
+  if (rows == 0) file.create(part)
+  if (file.exists(out)) file.remove(out)
+  file.rename(part, out)
+}
+
+# Main side --------------------------------------------------------------------------------
+
+# The predict() method's own arguments, so a misspelt one fails here rather than on a worker.
+check_predict_args <- function(object, args, call = parent.frame()) {
+  method <- if (inherits(object, "ncam_calibration")) predict.ncam_calibration else predict.ncam
+  allowed <- setdiff(names(formals(method)), c("object", "newdata", "threads", "..."))
+  bad <- setdiff(names(args), allowed)
+  if (length(args) && (is.null(names(args)) || any(!nzchar(names(args))) || length(bad))) {
+    cli::cli_abort(c("{.arg ...} must hold named arguments of {.fn predict} for this object.",
+                     i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
+                   call = call)
+  }
+  args
+}
+
+check_input_files <- function(input, call = parent.frame()) {
+  if (is.list(input) && all(lengths(input) == 1L)) input <- unlist(input, use.names = FALSE)
+  if (!is.character(input) || length(input) == 0L || anyNA(input)) {
+    cli::cli_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",
+                   call = call)
+  }
+  missing <- input[!file.exists(input) | dir.exists(input)]
+  if (length(missing)) {
+    cli::cli_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
+                   call = call)
+  }
+  if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_arrow(call)
+  normalizePath(input)
+}
+
+# One output CSV per input, named after it; clashes and existing files are refused.
+output_paths <- function(files, output, overwrite, call = parent.frame()) {
+  if (!dir.exists(output) && !dir.create(output, recursive = TRUE, showWarnings = FALSE)) {
+    cli::cli_abort("{.arg output} must be a folder that exists or can be created, not {.file {output}}.", call = call)
+  }
+  stem <- sub("\\.(csv|txt|parquet)$", "", sub("\\.(gz|bz2|xz)$", "", basename(files), ignore.case = TRUE), ignore.case = TRUE)
+  out <- file.path(normalizePath(output), paste0(stem, ".csv"))
+  clash <- unique(out[duplicated(out)])
+  if (length(clash)) {
+    cli::cli_abort("Input files of the same name would write the same output file{?s} {.file {basename(clash)}}; give them distinct names.",
+                   call = call)
+  }
+  if (!overwrite && any(file.exists(out))) {
+    cli::cli_abort(c("{.arg output} already holds {.file {basename(out[file.exists(out)])}}.",
+                     i = "Use another folder or {.code overwrite = TRUE}."), call = call)
+  }
+  out
+}
+
+# Row-binds tibbles with the same columns, column by column (c() keeps dates and factors).
+bind_parts <- function(parts) {
+  parts <- Filter(function(p) !is.null(p) && ncol(p) > 0L, parts)
+  if (length(parts) == 0L) return(tibble::tibble())
+  columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
+    do.call(c, unname(lapply(parts, function(p) p[[col]])))
+  })
+  tibble::new_tibble(columns, nrow = sum(vapply(parts, nrow, integer(1))))
+}

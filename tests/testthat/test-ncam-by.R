@@ -1,0 +1,100 @@
+# ncam_by(): one fit per group, reproducible under any future plan; predict()/augment() route
+# rows to their group's model.
+
+by_fixture <- function() {
+  toy <- simulate_toy(n = 450, seed = 5)
+  # Groups in an order that is not sorted, with a numeric key and a character key.
+  toy$site <- rep(c(2, 1, 2), each = 150)
+  toy$unit <- rep(c("b", "a"), length.out = 450)
+  toy
+}
+
+by_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1
+
+test_that("each group's fit is ncam() on its rows with the group's seed", {
+  toy <- by_fixture()
+  fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 11)
+  expect_s3_class(fits, c("ncam_by", "tbl_df"))
+  expect_identical(fits$site, c(1, 2))  # sorted
+  expect_identical(fits$.n, c(150L, 300L))
+  # The seeds are drawn up front from the RNG seeded with `seed`.
+  seeds <- withr::with_preserve_seed({
+    set.seed(11)
+    sample.int(.Machine$integer.max, 3L)
+  })
+  expect_identical(fits$.seed, seeds[1:2])
+  for (k in 1:2) {
+    rows <- toy$site == fits$site[k]
+    alone <- ncam(by_formula, data = toy[rows, ], hidden = 4L, epochs = 3L, seed = fits$.seed[k],
+                  threads = 1L)
+    expect_identical(fits$fit[[k]]$params, alone$params)
+    expect_identical(stats::predict(fits$fit[[k]], toy[rows, ]), stats::predict(alone, toy[rows, ]))
+  }
+  # Two key columns: groups are the combinations present.
+  two <- ncam_by(by_formula, toy, by = c("site", "unit"), hidden = 4L, epochs = 2L, seed = 1)
+  expect_identical(two$site, c(1, 1, 2, 2))
+  expect_identical(two$unit, c("a", "b", "a", "b"))
+  expect_identical(sum(two$.n), 450L)
+})
+
+test_that("predict() and augment() route rows to their group's model, in order", {
+  toy <- by_fixture()
+  fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2)
+  newdata <- toy[c(1, 160, 2, 300, 151), ]  # sites 2, 1, 2, 1, 1
+  got <- stats::predict(fits, newdata, interval = "credible", level = 0.8)
+  want <- rbind(stats::predict(fits$fit[[2]], toy[c(1, 2), ], interval = "credible", level = 0.8),
+                stats::predict(fits$fit[[1]], toy[c(160, 300, 151), ], interval = "credible", level = 0.8))
+  expect_identical(as.list(got), as.list(want[c(1, 3, 2, 4, 5), ]))
+  aug <- augment(fits, newdata)
+  expect_identical(aug$x1, newdata$x1)
+  expect_identical(aug$.pred, stats::predict(fits, newdata)$.pred)
+  # A group without a model: NA with a warning naming it; a site given as integer matches.
+  newdata$site <- c(2L, 1L, 9L, 1L, 1L)
+  expect_warning(mixed <- stats::predict(fits, newdata), "without a model.*9")
+  expect_true(is.na(mixed$.pred[3]))
+  expect_identical(mixed$.pred[c(2, 4, 5)], got$.pred[c(2, 4, 5)])
+  # Row 1 is now scored alone, which changes only float rounding in the engine.
+  expect_equal(mixed$.pred[1], got$.pred[1], tolerance = 1e-6)
+  newdata$site <- 9
+  expect_error(stats::predict(fits, newdata), "No row")
+})
+
+test_that("the same seed gives the same fits, leaving R's generator alone; bad input is refused", {
+  toy <- by_fixture()
+  set.seed(99)
+  kind <- RNGkind()
+  state <- .Random.seed
+  a <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  expect_identical(RNGkind(), kind)
+  expect_identical(.Random.seed, state)
+  b <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3, threads = 1)
+  expect_identical(lapply(a$fit, `[[`, "params"), lapply(b$fit, `[[`, "params"))
+  set.seed(4)
+  c1 <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L)
+  set.seed(4)
+  c2 <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L)
+  expect_identical(c1$.seed, c2$.seed)
+  expect_error(ncam_by(by_formula, toy, by = "station"), "station")
+  expect_error(ncam_by(by_formula, toy, by = "site", epoch = 2), "epoch")
+  expect_error(ncam_by(by_formula, toy, by = "site", 2), "named")
+  toy$site[c(4, 9)] <- NA
+  expect_error(ncam_by(by_formula, toy, by = "site"), "rows 4 and 9")
+  toy$site[c(4, 9)] <- c(3, 1)  # a group of one row cannot be fitted
+  expect_error(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1), "site = 3")
+})
+
+test_that("multisession and cluster plans give the sequential fits", {
+  toy <- by_fixture()
+  sequential <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7)
+  for (kind in c("multisession", "cluster")) {
+    local({
+      local_two_workers(kind)
+      kind <- RNGkind()
+      parallel <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7)
+      expect_identical(RNGkind(), kind)
+      expect_identical(parallel$.seed, sequential$.seed)
+      expect_identical(lapply(parallel$fit, `[[`, "params"), lapply(sequential$fit, `[[`, "params"))
+      expect_identical(stats::predict(parallel, toy), stats::predict(sequential, toy))
+    })
+  }
+})

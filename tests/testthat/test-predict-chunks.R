@@ -1,0 +1,150 @@
+# predict_chunks(): chunked scoring of files and chunk generators, sequential and parallel.
+
+chunk_fixture <- function() {
+  toy <- simulate_toy(n = 900, seed = 3)
+  fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:400, ], hidden = 4L,
+              epochs = 3L, seed = 1L, threads = 1L)
+  dir <- withr::local_tempdir(.local_envir = parent.frame())
+  files <- file.path(dir, c("a.csv", "b.csv"))
+  utils::write.csv(toy[401:700, ], files[1], row.names = FALSE)  # 300 rows
+  utils::write.csv(toy[701:900, ], files[2], row.names = FALSE)  # 200 rows
+  list(fit = fit, toy = toy, dir = dir, files = files,
+       # In-memory scoring of each whole file, as read by R.
+       expected = function(...) {
+         rbind(stats::predict(fit, utils::read.csv(files[1]), ...),
+               stats::predict(fit, utils::read.csv(files[2]), ...))
+       })
+}
+
+test_that("chunks of files give predict() on each whole file, in input order", {
+  fx <- chunk_fixture()
+  # 128-row chunks: the files' 300 and 200 rows are read in 3 and 2 chunks.
+  got <- predict_chunks(fx$fit, fx$files, chunk_rows = 128, keep = c("truth", "x1"),
+                        interval = "credible", level = 0.8, verbose = FALSE)
+  want <- fx$expected(interval = "credible", level = 0.8)
+  expect_s3_class(got, "tbl_df")
+  expect_named(got, c("truth", "x1", names(want)))
+  expect_identical(got$truth, c(utils::read.csv(fx$files[1])$truth, utils::read.csv(fx$files[2])$truth))
+  expect_identical(as.list(got[-(1:2)]), as.list(want))
+  # Other sizes are rounded up to whole engine blocks, so results stay identical.
+  odd <- predict_chunks(fx$fit, as.list(fx$files), chunk_rows = 37, interval = "credible",
+                        level = 0.8, verbose = FALSE)
+  expect_identical(as.list(odd), as.list(want))
+})
+
+test_that("results go to one CSV file per input, and existing files are kept unless asked", {
+  fx <- chunk_fixture()
+  out_dir <- file.path(fx$dir, "scored")
+  res <- predict_chunks(fx$fit, fx$files, output = out_dir, chunk_rows = 128, keep = "truth",
+                        verbose = FALSE)
+  expect_identical(basename(res$output), c("a.csv", "b.csv"))
+  expect_identical(res$rows, c(300, 200))
+  expect_setequal(list.files(out_dir), c("a.csv", "b.csv"))  # no .part file left
+  back <- utils::read.csv(res$output[2])
+  want <- stats::predict(fx$fit, utils::read.csv(fx$files[2]))
+  expect_identical(back$truth, utils::read.csv(fx$files[2])$truth)
+  expect_equal(back$.pred, want$.pred, tolerance = 1e-14)  # CSV keeps 15 digits
+  expect_identical(back$.n_sensors, want$.n_sensors)
+  expect_error(predict_chunks(fx$fit, fx$files, output = out_dir, verbose = FALSE), "overwrite")
+  expect_no_error(predict_chunks(fx$fit, fx$files, output = out_dir, overwrite = TRUE, verbose = FALSE))
+})
+
+test_that("a chunk generator is scored chunk by chunk, in order", {
+  fx <- chunk_fixture()
+  starts <- c(401, 561, 801)
+  ends <- c(560, 800, 900)
+  k <- 0
+  gen <- function() {
+    k <<- k + 1
+    if (k > length(starts)) NULL else fx$toy[starts[k]:ends[k], ]
+  }
+  got <- predict_chunks(fx$fit, gen, verbose = FALSE)
+  want <- do.call(rbind, lapply(1:3, function(i) stats::predict(fx$fit, fx$toy[starts[i]:ends[i], ])))
+  expect_identical(as.list(got), as.list(want))
+  k <- 0
+  res <- predict_chunks(fx$fit, gen, output = file.path(fx$dir, "gen"), verbose = FALSE)
+  expect_identical(basename(res$output), "predictions.csv")
+  expect_equal(utils::read.csv(res$output)$.pred_sd, want$.pred_sd, tolerance = 1e-14)
+  bad <- function() list(1)
+  expect_error(predict_chunks(fx$fit, bad, verbose = FALSE), "must return data frames")
+})
+
+test_that("calibrations, readers, compressed files and empty columns are scored", {
+  fx <- chunk_fixture()
+  cal <- calibrate(fx$fit, fx$toy[1:400, ], method = "sensor_anchored")
+  got <- predict_chunks(cal, fx$files, chunk_rows = 128, level = 0.8, verbose = FALSE)
+  expect_identical(as.list(got), as.list(rbind(stats::predict(cal, utils::read.csv(fx$files[1]), level = 0.8),
+                                               stats::predict(cal, utils::read.csv(fx$files[2]), level = 0.8))))
+  # A reader of the whole file, here for semicolon-separated text.
+  semi <- file.path(fx$dir, "c.txt")
+  utils::write.table(fx$toy[401:700, ], semi, sep = ";", row.names = FALSE)
+  read_semi <- function(path) utils::read.csv(path, sep = ";")
+  expect_identical(predict_chunks(fx$fit, semi, chunk_rows = 128, reader = read_semi, verbose = FALSE)$.pred,
+                   stats::predict(fx$fit, read_semi(semi))$.pred)
+  # gzip, and a sensor offline (an empty column) throughout the first chunk.
+  offline <- fx$toy[401:700, ]
+  offline$sensor_2[1:128] <- NA
+  gz <- file.path(fx$dir, "d.csv.gz")
+  con <- gzfile(gz, "w")
+  utils::write.csv(offline, con, row.names = FALSE, na = "")
+  close(con)
+  got <- predict_chunks(fx$fit, gz, chunk_rows = 128, verbose = FALSE)
+  expect_identical(got$.n_sensors[1:128], rep(2L, 128))
+  expect_identical(got$.pred, stats::predict(fx$fit, utils::read.csv(gz))$.pred)
+})
+
+test_that("progress reports every row and every byte of the files", {
+  fx <- chunk_fixture()
+  rows <- 0
+  bytes <- 0
+  withCallingHandlers(
+    predict_chunks(fx$fit, fx$files, chunk_rows = 128, verbose = FALSE),
+    ncam_chunk_progress = function(cnd) {
+      rows <<- rows + cnd$rows
+      bytes <<- bytes + cnd$bytes
+    })
+  expect_identical(rows, 500)
+  expect_identical(bytes, sum(file.size(fx$files)))
+})
+
+test_that("bad input gives errors naming the argument, file and rows", {
+  fx <- chunk_fixture()
+  expect_error(predict_chunks(fx$fit, file.path(fx$dir, "nope.csv")), "not exist")
+  expect_error(predict_chunks(list(), fx$files), "object")
+  expect_error(predict_chunks(fx$fit, fx$files, levle = 0.8), "levle")
+  expect_error(predict_chunks(fx$fit, fx$files, chunk_rows = 0), "chunk_rows")
+  expect_error(predict_chunks(fx$fit, fx$files, keep = "site", verbose = FALSE), "rows 1-300 of .*a.csv")
+  broken <- file.path(fx$dir, "broken.csv")
+  lines <- readLines(fx$files[2])
+  lines[150] <- sub("^[^,]*", "oops", lines[150])
+  writeLines(lines, broken)
+  err <- expect_error(predict_chunks(fx$fit, broken, chunk_rows = 128, verbose = FALSE), "broken.csv")
+  expect_match(conditionMessage(err), "after row 128")
+  expect_error(predict_chunks(fx$fit, fx$files, reader = function(p) 1, verbose = FALSE), "data frame")
+  if (!requireNamespace("arrow", quietly = TRUE)) {
+    parquet <- file.path(fx$dir, "e.parquet")
+    file.create(parquet)
+    expect_error(predict_chunks(fx$fit, parquet), "arrow")
+  }
+})
+
+test_that("multisession and cluster plans give the sequential results", {
+  fx <- chunk_fixture()
+  sequential <- predict_chunks(fx$fit, fx$files, chunk_rows = 128, keep = "truth", verbose = FALSE)
+  k <- 0
+  gen <- function() {
+    k <<- k + 1
+    if (k > 3) NULL else fx$toy[400 + (k - 1) * 100 + 1:100, ]
+  }
+  sequential_gen <- predict_chunks(fx$fit, gen, verbose = FALSE)
+  for (kind in c("multisession", "cluster")) {
+    local({
+      local_two_workers(kind)
+      expect_identical(worker_threads(NULL), 1L)
+      expect_identical(predict_chunks(fx$fit, fx$files, chunk_rows = 128, keep = "truth", verbose = FALSE),
+                       sequential)
+      k <<- 0
+      expect_identical(predict_chunks(fx$fit, gen, verbose = FALSE), sequential_gen)
+    })
+  }
+})
