@@ -4,7 +4,7 @@ PKG     := ncam
 VERSION := $(shell sed -n 's/^Version: //p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false _R_CHECK_SYSTEM_CLOCK_=false \
-             _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false _R_CHECK_FORCE_SUGGESTS_=false NOT_CRAN=true
+             _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false NOT_CRAN=true
 
 # What the tarball is built from: a second `make` or `make test` reuses it unless one changed.
 SOURCES := DESCRIPTION NAMESPACE $(wildcard R/*.R man/*.Rd src/*.cpp src/*.h src/Makevars* \

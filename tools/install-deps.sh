@@ -4,12 +4,10 @@
 # vignettes run), from Debian's prebuilt r-cran-* packages when we are root on Debian, else CRAN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Packages listed in Config/ncam/optional (arrow: Parquet input, a long source build) are left
-# to the user; the code and tests skip them cleanly when absent.
-r_pkgs=$(Rscript -e 'd <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests", "Config/ncam/optional"))
-  split <- function(x) { p <- trimws(sub("\\(.*", "", unlist(strsplit(x[!is.na(x)], ",")))); p[nzchar(p)] }
+r_pkgs=$(Rscript -e 'd <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests"))
+  p <- trimws(sub("\\(.*", "", unlist(strsplit(d[!is.na(d)], ","))))
   base <- rownames(installed.packages(priority = "base"))
-  cat(setdiff(split(d[1:3]), c(base, "R", split(d[4]))))')
+  cat(setdiff(p[nzchar(p)], c(base, "R")))')
 missing=$(Rscript -e "p <- strsplit('$r_pkgs', ' ')[[1]]; cat(p[!vapply(p, requireNamespace, logical(1), quietly = TRUE)])")
 need_tools=""
 command -v pandoc >/dev/null 2>&1 || need_tools="$need_tools pandoc"
