@@ -79,11 +79,14 @@ jobs <- c(
 )
 if (quick) jobs <- c(jobs, list(job("check", 1)))  # the traced fit against ncam() itself
 fits_file <- opt_value("--fits", NULL)
-if (!is.null(fits_file) && file.exists(fits_file)) {
-  results <- readRDS(fits_file)  # the fits of an earlier run with the same settings
-} else {
-  results <- parallel::mclapply(jobs, run_job, data = data, cfg = cfg, mc.cores = cores,
-                                mc.preschedule = FALSE)
+# The fits of an earlier run with the same settings are reused; only jobs added since run.
+results <- if (!is.null(fits_file) && file.exists(fits_file)) readRDS(fits_file) else list()
+if (length(results)) cat(sprintf("Reusing %d of %d fits from %s\n", min(length(results), length(jobs)), length(jobs), fits_file))
+results <- results[seq_len(min(length(results), length(jobs)))]
+todo <- seq_along(jobs) > length(results)
+if (any(todo)) {
+  results <- c(results, parallel::mclapply(jobs[todo], run_job, data = data, cfg = cfg, mc.cores = cores,
+                                           mc.preschedule = FALSE))
   if (!is.null(fits_file)) saveRDS(results, fits_file)
 }
 failed <- vapply(results, inherits, logical(1), "try-error")
@@ -164,7 +167,7 @@ ablation <- data.frame(model = c("anchored", "no_bias", "unanchored"),
                        best_epochs = c(paste(main$best_epoch, collapse = ","), paste(no_bias$best_epoch, collapse = ","),
                                        paste(unanch$best_epoch, collapse = ",")))
 print_table("Bias ablation and the unanchored model (same splits and seeds)", ablation,
-            "no_bias fixes a = 1, c = 0 for every sensor; unanchored frees all gains and offsets (the paper shows it only as a figure). learned_sigma2: mean learned noise variance of sensors 0/1/2 on the test rows (the unanchored model's on its own latent scale).")
+            "no_bias fixes a = 1, c = 0 for every sensor; unanchored frees all gains and offsets (the paper shows it only as a figure). learned_sigma2: mean learned noise variance of sensors 0/1/2 on the test rows (the unanchored model's on its own latent scale). The log-variance clamp [-5, 4] acts on ncam()'s working scale (readings / sd of all training readings for no_bias), i.e. variances up to several thousand; the PyTorch reference clamps in reading units (<= 54.6), where its no_bias sigma_2^2 sits at the clamp.")
 
 # Anchor sensitivity.
 anchor_runs <- rbind(main[main$seed == 1, ], pick("anchor"))
@@ -243,8 +246,9 @@ if (quick) {
               r$rmse[r$section == "main"], r$rmse[r$section == "check"], r$best_epoch[r$section == "main"],
               r$best_epoch[r$section == "check"]))
 }
-cat(sprintf("\nWall time %.1f min (fits %.1f min of process time in total)\n",
-            (proc.time()[["elapsed"]] - t_start) / 60, fits_seconds / 60))
+cat(sprintf("\nWall time %.1f min (the %d fits: %.1f min of process time in total%s)\n",
+            (proc.time()[["elapsed"]] - t_start) / 60, length(jobs), fits_seconds / 60,
+            if (any(todo)) "" else ", all reused from --fits"))
 
 if (!is.null(save_to)) {
   saveRDS(list(settings = c(cfg, list(quick = quick, data_seeds = data_seeds, seeds_main = seeds_main,
