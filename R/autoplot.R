@@ -67,6 +67,7 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
                           level = NULL, ...) {
   rlang::check_dots_empty()
   call <- rlang::current_env()
+  check_ncam(object)
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "sensors", "series", "scatter", "coverage"), "type")
   if (type == "loss") return(plot_loss(object))

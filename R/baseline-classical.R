@@ -57,6 +57,11 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
     cli::cli_abort(c("{.arg train} must contain more than {l} rows with every sensor observed for {.val ppca}.",
                      x = "It has {n}."), call = call)
   }
+  constant <- colnames(b)[apply(complete, 2L, function(v) all(v == v[1]))]
+  if (length(constant)) {
+    cli::cli_abort(c("Sensor{?s} {.field {constant}} {?is/are} constant on the rows where every sensor reads: {.val ppca} has no common factor to find.",
+                     i = "Leave {cli::qty(length(constant))}{?it/them} out, or use {.code method = \"mean\"}."), call = call)
+  }
   mu <- colMeans(complete)
   centred <- sweep(complete, 2L, mu)
   scatter <- crossprod(centred) / n

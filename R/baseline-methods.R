@@ -30,7 +30,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   }
   check_data_frame(newdata)
   interval <- match_choice(interval, c("none", "credible"), "interval")
-  check_level(level)
+  check_scalar_level(level)
   method <- object$method
   if (interval == "credible" && method == "mean") {
     cli::cli_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",

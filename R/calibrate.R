@@ -107,6 +107,7 @@ calibrate <- function(object, data,
                       correction = c("stutz", "ecdf"), threads = NULL) {
   check_ncam(object)
   check_data_frame(data)
+  if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
@@ -120,7 +121,9 @@ calibrate <- function(object, data,
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
-    reference_column(data, reference)
+    if (all(is.na(reference_column(data, reference)))) {
+      cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
+    }
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
     # One score per label: the Stutz threshold with m = 1 is split conformal.
@@ -172,6 +175,7 @@ calibrate <- function(object, data,
 #' head(predict(cal, toy[251:300, ], level = 0.8))
 predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {
   rlang::check_dots_empty()
+  check_calibration(object)
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
@@ -180,6 +184,7 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
 
 #' @export
 print.ncam_calibration <- function(x, ...) {
+  check_calibration(x, "x")
   labels <- c(mc_model = "MC-CP (model)", mc_empirical = "MC-CP (empirical)",
               sensor_anchored = "sensor-anchored conformal", split = "split conformal")
   corr <- if (x$method %in% c("mc_model", "mc_empirical")) {
@@ -192,6 +197,19 @@ print.ncam_calibration <- function(x, ...) {
       "\n",
       "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n", sep = "")
   invisible(x)
+}
+
+# A calibration's parts that its methods read; a damaged object gets an error naming them.
+check_calibration <- function(x, arg = "object", call = parent.frame()) {
+  parts <- c("model", "method", "level", "scores", "n", "m")
+  missing <- if (is.list(x)) setdiff(parts, names(x)[!vapply(x, is.null, TRUE)]) else parts
+  if (length(missing) || !x$method %in% c("mc_model", "split", "mc_empirical", "sensor_anchored") ||
+      !is.numeric(x$scores)) {
+    what <- if (length(missing)) cli::format_inline("{.field {missing}} {?is/are} missing") else "its method or scores are invalid"
+    cli::cli_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
+                     i = "Run {.fn calibrate} again."), call = call)
+  }
+  check_ncam(x$model, arg = paste0(arg, "$model"), call = call)
 }
 
 #' Conformal threshold from calibration scores

@@ -113,11 +113,26 @@ restore_rng <- function(state) {
 }
 
 # Evaluate `code` with R's RNG seeded by `seed`, leaving the caller's RNG stream untouched.
+# The generator kind is fixed too (R's defaults), so a seed means the same draws whatever
+# kind the session uses (future workers, for one, run L'Ecuyer-CMRG).
 with_local_seed <- function(seed, code) {
-  old <- save_rng()
-  on.exit(restore_rng(old), add = TRUE)
-  set.seed(seed)
-  code
+  with_rng_kind(c("Mersenne-Twister", "Inversion", "Rejection"), {
+    set.seed(seed)
+    code
+  })
+}
+
+# Evaluates `expr` with R's generator of kind `kind` (from RNGkind()), then puts back the
+# kind and state it found.
+with_rng_kind <- function(kind, expr) {
+  old_kind <- RNGkind()
+  old_state <- save_rng()
+  on.exit({
+    suppressWarnings(RNGkind(old_kind[1], old_kind[2], old_kind[3]))
+    restore_rng(old_state)
+  }, add = TRUE)
+  suppressWarnings(RNGkind(kind[1], kind[2], kind[3]))
+  expr
 }
 
 # `seed = NULL` uses (and advances) R's generator so set.seed() applies.

@@ -43,6 +43,7 @@ n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
 # of double columns: the columns of `data` themselves when they are already double and
 # untransformed, so the engine reads them without a copy.
 sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
+  check_single_columns(data, sensors, call)
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     if (!is.numeric(v)) {
@@ -62,7 +63,30 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
   })
   names(cols) <- sensors
   check_finite_columns(cols, "Sensor column", call = call)
+  if (!training) check_reading_magnitude(cols, call)
   cols
+}
+
+# A column used by the model must appear once: with two of one name, which one is meant?
+check_single_columns <- function(data, cols, call = parent.frame()) {
+  twice <- intersect(cols, names(data)[duplicated(names(data))])
+  if (length(twice)) {
+    cli::cli_abort(c("Column{?s} {.field {twice}} appear{?s/} more than once in the data.",
+                     i = "Keep one column of each name (e.g. with {.code data[!duplicated(names(data))]})."),
+                   call = call)
+  }
+}
+
+# New readings too large for double precision would give a fused value of the same size with
+# a tiny sd; refuse them as training does.
+check_reading_magnitude <- function(cols, call = parent.frame()) {
+  for (s in names(cols)) {
+    big <- which(abs(cols[[s]]) > max_reading_magnitude)
+    if (length(big)) {
+      cli::cli_abort(c("Sensor column {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
+                       i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
+    }
+  }
 }
 
 # A numeric column as plain doubles, the column itself when it already is one. 64-bit
@@ -89,6 +113,9 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   if (length(clash)) {
     cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
   }
+  check_single_columns(data, vars, call)
+  check_covariate_values(data, vars, call)
+  rhs <- drop_single_value_terms(rhs, data, call)
   if (plain_covariates(rhs, data)) {
     x <- covariate_columns(data, attr(rhs, "term.labels"), call)
     return(list(terms = rhs, xlevels = list(), x = x, covariates = names(x)))
@@ -99,6 +126,47 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   xlevels <- stats::.getXlevels(rhs, mf)
   x <- as_columns(design_matrix(rhs, mf, call = call))
   list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x))
+}
+
+# Covariates that cannot be what the user meant: entirely missing, or numbers stored as text
+# (which would become one dummy per distinct value).
+check_covariate_values <- function(data, vars, call = parent.frame()) {
+  for (v in vars) {
+    col <- data[[v]]
+    if (all(is.na(col))) {
+      cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
+                       i = "Leave it out of the formula, or give its values."), call = call)
+    }
+    if (is.character(col)) {
+      values <- unique(col[!is.na(col)])
+      if (length(values) > 2L && !anyNA(suppressWarnings(as.numeric(values)))) {
+        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): it would become one dummy per value.",
+                         i = "Convert it with {.code as.numeric()}, or with {.code factor()} if the numbers are labels."),
+                       call = call)
+      }
+    }
+  }
+}
+
+# A character or factor covariate with one value carries nothing and has no contrasts: left
+# out with a warning, like a constant numeric covariate.
+drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
+  vars <- all.vars(rhs)
+  single <- vars[vapply(vars, function(v) {
+    col <- data[[v]]
+    (is.character(col) || is.factor(col)) && length(unique(col[!is.na(col)])) < 2L
+  }, logical(1))]
+  if (!length(single)) return(rhs)
+  labels <- attr(rhs, "term.labels")
+  inside <- setdiff(single, labels)
+  if (length(inside)) {
+    cli::cli_abort("Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?it has/they have} no effect to estimate in {.code {deparse(rhs[[2]])}}.",
+                   call = call)
+  }
+  cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
+                call = call)
+  kept <- setdiff(labels, single)
+  stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
 }
 
 # TRUE when every term of the formula's right side is a numeric column of `data` on its own
@@ -134,6 +202,13 @@ design_matrix <- function(rhs, mf, call = parent.frame()) {
 new_design <- function(object, newdata, call = parent.frame()) {
   vars <- all.vars(object$terms)
   check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
+  check_single_columns(newdata, vars, call)
+  text <- vars[!vars %in% names(object$xlevels) &
+                 vapply(vars, function(v) is.character(newdata[[v]]) || is.factor(newdata[[v]]), logical(1))]
+  if (length(text)) {
+    cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
+                     i = "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."), call = call)
+  }
   for (v in names(object$xlevels)) {
     seen <- object$xlevels[[v]]
     values <- as.character(newdata[[v]])

@@ -31,6 +31,7 @@ NULL
 #' @rdname ncam-methods
 #' @export
 print.ncam <- function(x, ...) {
+  check_ncam(x, "x")
   line <- function(...) cat(cli::format_inline(..., .envir = parent.frame()), "\n", sep = "")
   line("{.strong Neural Conjugate Aggregation Model}")
   line("Sensors: {.field {x$sensors}}")
@@ -58,6 +59,7 @@ print.ncam <- function(x, ...) {
 #' @rdname ncam-methods
 #' @export
 summary.ncam <- function(object, ...) {
+  check_ncam(object)
   structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
                  loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform),
             class = "summary.ncam")
@@ -79,6 +81,7 @@ print.summary.ncam <- function(x, ...) {
 #' @rdname ncam-methods
 #' @export
 coef.ncam <- function(object, ...) {
+  check_ncam(object)
   layout <- ncam_layout_cpp(object$spec)
   lapply(layout$heads, function(head) {
     w <- head$widths
@@ -94,6 +97,7 @@ coef.ncam <- function(object, ...) {
 #' @rdname ncam-methods
 #' @export
 logLik.ncam <- function(object, ...) {
+  check_ncam(object)
   structure(object$loglik, df = length(object$params), nobs = object$nobs, class = "logLik")
 }
 

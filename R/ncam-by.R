@@ -77,22 +77,21 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
-      tasks, fit_group, formula = formula, args = args, threads = threads, rng_kind = RNGkind(),
+      tasks, fit_group, formula = formula, args = args, threads = threads,
       future.seed = seeds[length(seeds)]
     ))
   } else {
-    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, rng_kind = RNGkind())
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads)
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds[seq_along(tasks)],
                                       fit = fits))
   tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
 }
 
-# Worker side: one group's fit; errors and warnings say which group. ncam() draws its
-# validation rows after set.seed(seed) under the current generator: the caller's, so that
-# ncam(seed = .seed) in the caller's session gives the same fit (futures use L'Ecuyer-CMRG).
-fit_group <- function(task, formula, args, threads, rng_kind) {
-  with_rng_kind(rng_kind, withCallingHandlers(
+# Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
+# fixes R's generator kind itself, so the fit is the same on any worker.
+fit_group <- function(task, formula, args, threads) {
+  withCallingHandlers(
     do.call(ncam, c(list(formula = formula, data = task$data), args,
                     list(seed = task$seed, threads = threads))),
     warning = function(w) {
@@ -100,20 +99,7 @@ fit_group <- function(task, formula, args, threads, rng_kind) {
       invokeRestart("muffleWarning")
     },
     error = function(e) cli::cli_abort("Could not fit group {task$label}.", parent = e, call = NULL)
-  ))
-}
-
-# Evaluates `expr` with R's generator of kind `kind` (from RNGkind()), then puts back the
-# kind and state it found.
-with_rng_kind <- function(kind, expr) {
-  old_kind <- RNGkind()
-  old_state <- save_rng()
-  on.exit({
-    suppressWarnings(RNGkind(old_kind[1], old_kind[2], old_kind[3]))
-    restore_rng(old_state)
-  }, add = TRUE)
-  suppressWarnings(RNGkind(kind[1], kind[2], kind[3]))
-  expr
+  )
 }
 
 # Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per

@@ -172,6 +172,13 @@ score_one_file <- function(path, out, task) {
     signal_progress(chunks$position() - bytes, nrow(chunk))
     bytes <- chunks$position()
   }
+  if (rows == 0 && !is.null(chunks$columns)) {
+    # No data rows: the header must still name the model's columns (a file of another layout,
+    # or not a CSV at all, is an error, not an empty result).
+    empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
+                           check.names = FALSE)
+    parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
+  }
   signal_progress(file.size(path) - bytes, 0)
   if (is.null(part)) return(bind_parts(parts))
   finish_output(part, out, rows)
@@ -223,7 +230,11 @@ open_chunks <- function(path, chunk_rows, reader) {
 csv_chunks <- function(path, chunk_rows) {
   con <- file(path, "r")  # also reads gzip, bzip2 and xz files
   header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
-  columns <- if (length(header)) names(utils::read.csv(text = header, check.names = FALSE))
+  if (!length(header) || !nzchar(trimws(header))) {
+    close(con)
+    cli::cli_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
+  }
+  columns <- names(utils::read.csv(text = header, check.names = FALSE))
   classes <- NA
   seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
   next_chunk <- function() {
@@ -247,7 +258,7 @@ csv_chunks <- function(path, chunk_rows) {
     chunk
   }
   list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
-       close = function() close(con))
+       close = function() close(con), columns = columns)
 }
 
 parquet_chunks <- function(path, chunk_rows) {

@@ -160,9 +160,34 @@ sensor_residuals <- function(post) {
 # The model's sensors: the formula's, then the reference instrument when there is one.
 model_sensors <- function(object) c(object$sensors, object$reference)
 
-check_ncam <- function(object, call = parent.frame()) {
+check_ncam <- function(object, arg = "object", call = parent.frame()) {
   if (!inherits(object, "ncam")) {
-    cli::cli_abort("{.arg object} must be a model fitted by {.fn ncam}, not {.obj_type_friendly {object}}.",
+    cli::cli_abort("{.arg {arg}} must be a model fitted by {.fn ncam}, not {.obj_type_friendly {object}}.",
                    call = call)
   }
+  check_ncam_parts(object, arg, call)
+}
+
+# A fitted model's parts that every method reads; a list edited by hand or a damaged file
+# gets an error naming what is wrong, not a failure deep inside a method.
+ncam_required_parts <- c("terms", "sensors", "transform", "spec", "params", "scaling", "settings",
+                         "history", "best_epoch", "epochs_run", "n_train", "n_validation", "loglik",
+                         "nobs", "sensor_summary")
+
+check_ncam_parts <- function(object, arg = "object", call = parent.frame()) {
+  damaged <- function(what) {
+    cli::cli_abort(c("{.arg {arg}} is not a usable {.cls ncam} fit: {what}.",
+                     i = "Refit it with {.fn ncam}, or read it again with {.fn readRDS} from an undamaged file."),
+                   call = call)
+  }
+  if (!is.list(object)) damaged("it is not a list")
+  missing <- setdiff(ncam_required_parts, names(object)[!vapply(object, is.null, TRUE)])
+  if (length(missing)) damaged(cli::format_inline("{.field {missing}} {?is/are} missing"))
+  if (!is.numeric(object$params) || anyNA(object$params)) damaged("its weights are not numbers")
+  expected <- tryCatch(ncam_layout_cpp(object$spec)$n_params, error = function(e) NA)
+  if (is.na(expected)) damaged("its model specification is invalid")
+  if (length(object$params) != expected) {
+    damaged(sprintf("it has %d weights where its specification needs %d", length(object$params), expected))
+  }
+  invisible(object)
 }

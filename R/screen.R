@@ -32,6 +32,10 @@ check_readings <- function(readings, rows, call = parent.frame()) {
   for (s in sensors) {
     v <- train[[s]][!is.na(train[[s]])]
     if (!length(v)) next
+    if (length(v) >= 2L && all(v == v[1])) {
+      cli::cli_abort(c("Sensor column {.field {s}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
+                       i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
+    }
     big <- max(abs(v))
     if (big > max_reading_magnitude) {
       cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",

@@ -180,6 +180,11 @@ gap_residual_matrix <- function(residuals, call = parent.frame()) {
   }
   x <- as.matrix(residuals)
   if (is.null(colnames(x))) colnames(x) <- paste0("series_", seq_len(ncol(x)))
+  infinite <- which(is.infinite(x), arr.ind = TRUE)
+  if (length(infinite)) {
+    cli::cli_abort("{.arg residuals} has infinite values (series {.val {colnames(x)[infinite[1, 2]]}}, row {infinite[1, 1]}): an autocorrelation needs finite residuals.",
+                   call = call)
+  }
   few <- colnames(x)[colSums(!is.na(x)) < 3L]
   if (length(few) > 0L) {
     cli::cli_abort("{.arg residuals} needs at least 3 non-missing values per series;

@@ -60,14 +60,11 @@
 #' # Raw error of each sensor against the truth
 #' sapply(toy[c("sensor_0", "sensor_1", "sensor_2")], function(b) sqrt(mean((b - toy$truth)^2)))
 simulate_toy <- function(n = 20000, ambiguity = 3, spatial_noise = 5, seed = NULL) {
-  check_number(n, "n", min = 1, integer = TRUE)
+  check_number(n, "n", min = 1, max = .Machine$integer.max, integer = TRUE)
   check_number(ambiguity, "ambiguity", min = 0)
   check_number(spatial_noise, "spatial_noise", min = 0)
   if (!is.null(seed)) {
-    seed <- resolve_seed(seed)
-    old_rng <- save_rng()
-    on.exit(restore_rng(old_rng), add = TRUE)
-    set.seed(seed)
+    return(with_local_seed(resolve_seed(seed), simulate_toy(n, ambiguity, spatial_noise)))
   }
   n <- as.integer(n)
   g <- ambiguity

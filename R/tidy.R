@@ -73,6 +73,7 @@ NULL
 #' @export
 tidy.ncam <- function(x, ...) {
   rlang::check_dots_empty()
+  check_ncam(x, "x")
   s <- summary(x)$sensors
   columns <- list(sensor = as.character(s$sensor), anchor = s$sensor %in% x$anchor)
   # summary() names the statistics after the model's symbols a, c and sigma.
@@ -89,6 +90,7 @@ tidy.ncam <- function(x, ...) {
 #' @export
 glance.ncam <- function(x, ...) {
   rlang::check_dots_empty()
+  check_ncam(x, "x")
   ll <- stats::logLik(x)
   history <- x$history
   best_nll <- history$validation_nll[history$epoch == x$best_epoch]

@@ -74,6 +74,15 @@ test_that("the same seed gives identical fits; thread count does not change resu
   expect_false(identical(fit_a$params, fit_d$params))
 })
 
+test_that("a seed gives the same fit and data whatever R's generator kind, and the kind is kept", {
+  toy <- simulate_toy(n = 1500, seed = 4)
+  fit_default <- quick_fit(toy, epochs = 2L)
+  withr::local_seed(1, .rng_kind = "L'Ecuyer-CMRG")
+  expect_identical(simulate_toy(n = 1500, seed = 4), toy)
+  expect_identical(quick_fit(toy, epochs = 2L)$params, fit_default$params)
+  expect_identical(RNGkind()[1], "L'Ecuyer-CMRG")
+})
+
 test_that("seed = NULL follows set.seed()", {
   toy <- simulate_toy(n = 500, seed = 4)
   set.seed(42)
