@@ -12,13 +12,18 @@
 #'   absolute deviation) both from their sensor's median and from where the row's other sensors
 #'   put them are spikes, not the air (a real pollution event moves every sensor), and are left
 #'   out of training as missing, with a warning that counts them. `Inf` keeps every reading.
+#' @param adapt_threads With `threads` above 1, time batches of the training at `threads` and
+#'   at one thread as the fit goes and use the faster. On a machine where another program
+#'   keeps a core busy, threads that wait for each other at every batch can be several times
+#'   slower than one thread. The fitted model does not depend on it (results are identical
+#'   whatever the thread count); `FALSE` keeps `threads` throughout, for timing studies.
 #' @return A list of class `ncam_control`.
 #' @examples
 #' ncam_control(clip_norm = 5)
 #' @export
 ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = Inf,
                          logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0,
-                         screen_outliers = 50) {
+                         screen_outliers = 50, adapt_threads = TRUE) {
   check_number(beta1, "beta1", min = 0, max = 1 - 1e-12)
   check_number(beta2, "beta2", min = 0, max = 1 - 1e-12)
   check_number(eps, "eps", min = 0)
@@ -31,11 +36,13 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
   if (!is.numeric(screen_outliers) || length(screen_outliers) != 1L || is.na(screen_outliers) || screen_outliers <= 0) {
     cli::cli_abort("{.arg screen_outliers} must be a positive number or {.code Inf}.")
   }
+  check_flag(adapt_threads, "adapt_threads")
   structure(list(beta1 = beta1, beta2 = beta2, eps = eps, weight_decay = weight_decay,
                  clip_norm = if (is.finite(clip_norm)) clip_norm else 0,
                  logvar_range = as.numeric(logvar_range),
                  precision = match_choice(precision, precisions, "precision"),
-                 min_delta = min_delta, screen_outliers = screen_outliers), class = "ncam_control")
+                 min_delta = min_delta, screen_outliers = screen_outliers, adapt_threads = adapt_threads),
+            class = "ncam_control")
 }
 
 check_logvar_range <- function(logvar_range, call = parent.frame()) {

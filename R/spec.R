@@ -34,7 +34,7 @@ new_adam_settings <- function(learn_rate = 1e-3, batch_size = 256L, control = nc
   check_number(batch_size, "batch_size", min = 1, max = 2^31 - 1, integer = TRUE, call = call)
   list(learn_rate = learn_rate, beta1 = control$beta1, beta2 = control$beta2, eps = control$eps,
        weight_decay = control$weight_decay, clip_norm = control$clip_norm,
-       batch_size = as.integer(batch_size))
+       batch_size = as.integer(batch_size), adapt_threads = !isFALSE(control$adapt_threads))
 }
 
 # The affine maps the engine applies on the way in: covariates x' = (x - x_center) / x_scale,

@@ -16,6 +16,8 @@
 # Environment variables:
 #   NCAM_LIB                 library holding the installed ncam (default: the normal library path)
 #   NCAM_LOAD_ROUNDS         rounds of (idle phase, busy phase) (default 1)
+#   NCAM_LOAD_FIXED          "0" skips the comparison busy phase with ncam_control(adapt_threads = FALSE)
+#                            (the thread count fixed, as before the thread chooser; default: run it)
 #   NCAM_LOAD_WAIT_POLICIES  optional comma-separated OMP_WAIT_POLICY values (e.g. "passive,active"):
 #                            after the rounds, one more busy phase per value, set in the children only
 #   NCAM_BENCH_WAIT          minutes to wait at start for the 1-min load to fall below 0.5 (default 5)
@@ -75,9 +77,9 @@ cpu_seconds <- function(pid) {
 # One fit in a fresh child process; `env` adds environment variables for that child only.
 # Around the timed call the child also reads the machine's CPU counters (/proc/stat) and the
 # busy process's, so that CPU used by anything else during the fit (other users) is visible.
-run_fit <- function(threads, env = character(), busy_pid = NA_integer_) {
+run_fit <- function(threads, env = character(), busy_pid = NA_integer_, adapt = TRUE) {
   res <- callr::r(
-    function(lib_path, n_rows, n_epochs, threads, busy_pid, cpu_seconds) {
+    function(lib_path, n_rows, n_epochs, threads, busy_pid, cpu_seconds, adapt) {
       library(ncam, lib.loc = if (length(lib_path)) lib_path else NULL)
       toy <- simulate_toy(n = n_rows, seed = 1)
       machine_cpu <- function() {  # busy and stolen CPU seconds of all cores so far
@@ -90,7 +92,7 @@ run_fit <- function(threads, env = character(), busy_pid = NA_integer_) {
       timing <- withCallingHandlers(
         system.time(fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4, data = toy,
                                 anchor = "sensor_0", epochs = n_epochs, stop_iter = 0L, seed = 1,
-                                threads = threads)),
+                                threads = threads, control = ncam_control(adapt_threads = adapt))),
         # A fixed, short schedule ends before convergence: ncam() says so; keep the text.
         warning = function(w) {
           warnings_seen <<- c(warnings_seen, conditionMessage(w))
@@ -105,7 +107,7 @@ run_fit <- function(threads, env = character(), busy_pid = NA_integer_) {
            warnings = warnings_seen)
     },
     args = list(lib_path = lib_path, n_rows = n_rows, n_epochs = n_epochs, threads = threads,
-                busy_pid = busy_pid, cpu_seconds = cpu_seconds),
+                busy_pid = busy_pid, cpu_seconds = cpu_seconds, adapt = adapt),
     libpath = c(lib_path, .libPaths()), env = c(callr::rcmd_safe_env(), env)
   )
   if (res$epochs_run != n_epochs) stop("the fit ran ", res$epochs_run, " epochs, not ", n_epochs)
@@ -116,13 +118,13 @@ fit_warnings <- character()
 params_seen <- list()
 
 # 3 alternating repetitions (1, 2, 1, 2, 1, 2); returns the times and prints each fit.
-alternating_fits <- function(label, env = character(), busy_pid = NA_integer_) {
+alternating_fits <- function(label, env = character(), busy_pid = NA_integer_, adapt = TRUE) {
   rows <- list()
   say("phase rep threads elapsed_s  cpu_s cpu_per_wall busy_proc_cpu_s other_cpu_s steal_s load1_before")
   for (rep in seq_len(n_reps)) {
     for (threads in 1:2) {
       load_before <- load1()
-      res <- run_fit(threads, env, busy_pid)
+      res <- run_fit(threads, env, busy_pid, adapt)
       fit_warnings <<- unique(c(fit_warnings, res$warnings))
       params_seen[[as.character(threads)]] <<- res$params
       rows[[length(rows) + 1L]] <- data.frame(phase = label, rep = rep, threads = threads, elapsed_s = res$elapsed,
@@ -154,7 +156,7 @@ idle_phase <- function(round) {
 }
 
 # One core kept busy by one other process, killed on leaving (also on error or interrupt).
-busy_phase <- function(title, env = character()) {
+busy_phase <- function(title, env = character(), adapt = TRUE) {
   section(title)
   say("load before starting the busy process (1/5/15 min): %s", paste(loadavg(), collapse = " "))
   busy <- processx::process$new(rscript, c("--vanilla", "-e", "repeat {}"))
@@ -165,7 +167,7 @@ busy_phase <- function(title, env = character()) {
       readLines(sprintf("/proc/%d/autogroup", busy$get_pid()), warn = FALSE))
   t0 <- Sys.time()
   cpu0 <- cpu_seconds(busy$get_pid())
-  times <- alternating_fits("busy", env, busy$get_pid())
+  times <- alternating_fits("busy", env, busy$get_pid(), adapt)
   busy_share <- (cpu_seconds(busy$get_pid()) - cpu0) / as.numeric(difftime(Sys.time(), t0, units = "secs"))
   say("busy process got %.0f%% of one core during the phase (CPU seconds / wall seconds)", 100 * busy_share)
   s <- summarise_phase(times)
@@ -212,6 +214,15 @@ for (round in seq_len(rounds)) {
                                  busy_ratio = round(busy[["ratio"]], 3))
 }
 
+# The same busy phase with the thread chooser off: the behaviour before it, for comparison.
+fixed_result <- NULL
+if (!identical(Sys.getenv("NCAM_LOAD_FIXED", "1"), "0")) {
+  busy <- busy_phase("Comparison, busy phase with control = ncam_control(adapt_threads = FALSE) (threads fixed)",
+                     adapt = FALSE)
+  identical_params <- c(identical_params, identical(params_seen[["1"]], params_seen[["2"]]))
+  fixed_result <- busy
+}
+
 policy_results <- list()
 for (policy in policies) {
   busy <- busy_phase(sprintf("Diagnosis, busy phase with OMP_WAIT_POLICY=%s set in the children", policy),
@@ -233,6 +244,10 @@ say("idle target: %s; busy target: %s",
     if (all(results$busy_ratio <= target_busy)) "PASS" else "MISS")
 say("fits at 1 and 2 threads bit-identical (identical(fit1$params, fit2$params), every phase): %s",
     all(identical_params))
+if (!is.null(fixed_result)) {
+  say("busy phase with adapt_threads = FALSE (threads fixed, as before the thread chooser): ratio %.3f (1 thread %.3f s, 2 threads %.3f s)",
+      fixed_result[["ratio"]], fixed_result[["median_1"]], fixed_result[["median_2"]])
+}
 if (length(policy_results)) {
   say("\nbusy phase by OMP_WAIT_POLICY in the children (diagnosis):")
   print(do.call(rbind, policy_results), row.names = FALSE)

@@ -128,6 +128,7 @@ SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector tra
   opt.weight_decay = Rcpp::as<double>(adam["weight_decay"]);
   opt.clip_norm = Rcpp::as<double>(adam["clip_norm"]);
   opt.batch_size = Rcpp::as<int>(adam["batch_size"]);
+  opt.adapt_threads = Rcpp::as<bool>(adam["adapt_threads"]);
   std::vector<int> rows = rows_from_r(train_rows, data.n_rows);
   ncam_dispatch::FitState* state = backend(simd).new_fit_state(s, data, std::move(rows), opt,
                                                                 static_cast<std::uint64_t>(seed), threads,

@@ -29,12 +29,17 @@ template <typename T>
 class Engine {
  public:
   Engine(const Model& model, const DataView& data, int n_threads)
-      : model_(model), data_(data), reading_scale_(data), n_threads_(std::max(1, n_threads)) {
-    for (int t = 0; t < n_threads_; ++t) workspaces_.emplace_back(new Workspace(model_));
+      : model_(model), data_(data), reading_scale_(data), max_threads_(std::max(1, n_threads)),
+        n_threads_(max_threads_) {
+    for (int t = 0; t < max_threads_; ++t) workspaces_.emplace_back(new Workspace(model_));
   }
 
   const Model& model() const { return model_; }
+  // Threads of the next parallel region: any count from 1 to the one given at construction
+  // (one workspace each); results do not depend on it.
   int n_threads() const { return n_threads_; }
+  int max_threads() const { return max_threads_; }
+  void set_threads(int n_threads) { n_threads_ = std::min(max_threads_, std::max(1, n_threads)); }
 
   // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).
   // Also returns the plain NLL sum through nll_sum when non-null.
@@ -328,6 +333,7 @@ class Engine {
   const Model& model_;
   DataView data_;
   ReadingScale reading_scale_;
+  int max_threads_;
   int n_threads_;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
   std::vector<AlignedVector<T>> chunk_grads_;

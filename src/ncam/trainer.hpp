@@ -1,6 +1,7 @@
 // Minibatch training of NCAM with Adam: rows shuffled every epoch, optional gradient-norm
-// clipping and weight decay. Early stopping and the epoch loop's bookkeeping live with the
-// caller, which checks for interrupts and reports progress between epochs.
+// clipping and weight decay, each batch on the thread count a ThreadChooser finds fastest.
+// Early stopping and the epoch loop's bookkeeping live with the caller, which checks for
+// interrupts and reports progress between epochs.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "thread_chooser.hpp"
 
 namespace ncam {
 
@@ -20,9 +22,9 @@ class Trainer {
  public:
   Trainer(const ModelSpec& spec, const DataView& data, std::vector<int> train_rows, const AdamOptions& opt,
           std::uint64_t seed, int n_threads)
-      : model_(spec), engine_(model_, data, n_threads), rows_(std::move(train_rows)), opt_(opt), rng_(seed),
-        params_(model_.n_params()), grad_(model_.n_params()), m_(model_.n_params(), T(0)),
-        v_(model_.n_params(), T(0)) {
+      : model_(spec), engine_(model_, data, n_threads), threads_(n_threads, opt.adapt_threads),
+        rows_(std::move(train_rows)), opt_(opt), rng_(seed), params_(model_.n_params()),
+        grad_(model_.n_params()), m_(model_.n_params(), T(0)), v_(model_.n_params(), T(0)) {
     model_.initialise(params_.data(), rng_);
   }
 
@@ -40,6 +42,8 @@ class Trainer {
     auto last_poll = std::chrono::steady_clock::now();
     for (int begin = 0; begin < n; begin += opt_.batch_size) {
       const int m = std::min(opt_.batch_size, n - begin);
+      engine_.set_threads(threads_.threads());
+      const auto batch_start = std::chrono::steady_clock::now();
       double batch_nll = 0.0;
       double loss;
       if (opt_.clip_norm > 0) {
@@ -73,6 +77,7 @@ class Trainer {
       loss_sum += loss * m;
       nll_sum += batch_nll;
       const auto now = std::chrono::steady_clock::now();
+      threads_.record(m, std::chrono::duration<double>(now - batch_start).count());
       if (interrupted && now - last_poll > std::chrono::milliseconds(100)) {
         last_poll = now;
         if (interrupted()) {
@@ -81,6 +86,8 @@ class Trainer {
         }
       }
     }
+    // The validation pass between epochs runs at the count chosen so far.
+    engine_.set_threads(threads_.chosen());
     res.train_loss = loss_sum / n;
     res.train_nll = nll_sum / n;
     res.finite = std::isfinite(res.train_loss);
@@ -156,6 +163,7 @@ class Trainer {
 
   Model model_;
   Engine<T> engine_;
+  ThreadChooser threads_;
   std::vector<int> rows_;
   AdamOptions opt_;
   AdamCoefficients coef_;

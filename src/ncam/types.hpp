@@ -88,6 +88,9 @@ struct AdamOptions {
   double learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
   double clip_norm = 0.0;  // <= 0: no clipping
   int batch_size = 256;
+  // Time batches at the given thread count and at one thread and use the faster (see
+  // thread_chooser.hpp); false keeps the given count throughout.
+  bool adapt_threads = true;
 };
 
 struct EpochResult {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ncam/thread_chooser.hpp"
 #include "ncam/trainer.hpp"
 
 using namespace ncam;
@@ -397,6 +398,73 @@ void thread_case(const char* prec) {
   }
 }
 
+// The thread chooser on a simulated machine: batches of 256 rows whose time per row depends
+// on the thread count and on whether another process holds a core.
+struct SimulatedMachine {
+  double one_thread = 1e-5;  // seconds per row at 1 thread
+  double two_threads = 0.6e-5;
+  // Runs `batches` batches through the chooser; returns how many ran at 1 thread.
+  int run(ThreadChooser& chooser, int batches) const {
+    int at_one = 0;
+    for (int b = 0; b < batches; ++b) {
+      const int k = chooser.threads();
+      at_one += k == 1;
+      chooser.record(256, 256 * (k == 1 ? one_thread : two_threads));
+    }
+    return at_one;
+  }
+};
+
+void test_thread_chooser() {
+  const int per_segment = static_cast<int>(std::ceil(ThreadChooser::kSegmentSeconds / (256 * 0.6e-5)));
+  // Idle machine: 2 threads faster; one probe at 1 thread, then probes at doubling intervals.
+  {
+    ThreadChooser chooser(2, true);
+    SimulatedMachine idle;
+    check(chooser.threads() == 2, "chooser: starts at the threads asked for");
+    const int batches = 2000 * per_segment;
+    const int at_one = idle.run(chooser, batches);
+    check(chooser.chosen() == 2 && chooser.switches() == 0, "chooser: keeps 2 threads on an idle machine");
+    check(chooser.probes() >= 3 && chooser.probes() <= 20, "chooser: probes at doubling intervals", "(%g probes)",
+          chooser.probes());
+    check(at_one < 0.02 * batches, "chooser: probes take under 2 % of the batches", "(%g of %g at 1 thread)", at_one,
+          batches);
+  }
+  // Another process on a core: 2 threads three times slower; the chooser goes to 1 at the
+  // first probe and stays there, and goes back to 2 when the load ends.
+  {
+    ThreadChooser chooser(2, true);
+    SimulatedMachine busy;
+    busy.two_threads = 3e-5;
+    busy.run(chooser, 3 * per_segment);
+    check(chooser.chosen() == 1, "chooser: switches to 1 thread under load at the first probe");
+    const int batches = 2000 * per_segment;
+    const int at_one = busy.run(chooser, batches);
+    check(chooser.chosen() == 1 && chooser.switches() == 1, "chooser: stays at 1 thread under load");
+    check(at_one > 0.97 * batches, "chooser: under load, over 97 % of batches at 1 thread", "(%g of %g)", at_one,
+          batches);
+    SimulatedMachine idle;
+    idle.run(chooser, (ThreadChooser::kMaxInterval + 3) * 2 * per_segment);
+    check(chooser.chosen() == 2 && chooser.switches() == 2, "chooser: back to 2 threads when the load ends");
+  }
+  // Short batches add up to a segment before anything is decided.
+  {
+    ThreadChooser chooser(2, true);
+    for (int b = 0; b < per_segment - 1; ++b) chooser.record(256, 256 * 0.6e-5 / 2);
+    check(chooser.threads() == 2 && chooser.probes() == 0, "chooser: no decision within a segment");
+  }
+  // Fixed counts: adaptation off, or one thread asked for.
+  {
+    ThreadChooser off(2, false), one(1, true);
+    SimulatedMachine busy;
+    busy.two_threads = 3e-5;
+    busy.run(off, 100 * per_segment);
+    busy.run(one, 100 * per_segment);
+    check(off.threads() == 2 && off.probes() == 0, "chooser: adapt_threads = false keeps the count");
+    check(one.threads() == 1 && one.probes() == 0, "chooser: one thread asked, one thread used");
+  }
+}
+
 void test_threads() {
 #ifndef _OPENMP
   std::printf("note: built without OpenMP, thread invariance is trivial\n");
@@ -565,6 +633,7 @@ int main() {
   test_gradient_fd();
   test_engine_dense();
   test_threads();
+  test_thread_chooser();
   test_float();
   test_gelu();
   test_trainer();

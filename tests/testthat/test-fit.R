@@ -72,6 +72,14 @@ test_that("the same seed gives identical fits; thread count does not change resu
   expect_identical(predict(fit_a, toy, threads = 1), predict(fit_c, toy, threads = 2))
   fit_d <- quick_fit(toy, seed = 2L)
   expect_false(identical(fit_a$params, fit_d$params))
+  # Long enough for the thread chooser to time both counts and switch between them mid-fit.
+  toy_big <- simulate_toy(n = 8000, seed = 4)
+  fits <- lapply(list(list(1L, TRUE), list(2L, TRUE), list(2L, FALSE)), function(setting) {
+    quick_fit(toy_big, hidden = c(32L, 32L), epochs = 8L, threads = setting[[1]],
+              control = ncam_control(adapt_threads = setting[[2]]))$params
+  })
+  expect_identical(fits[[2]], fits[[1]])
+  expect_identical(fits[[3]], fits[[1]])
 })
 
 test_that("a seed gives the same fit and data whatever R's generator kind, and the kind is kept", {
