@@ -66,7 +66,9 @@
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible.
 #' @param threads Number of threads; see [ncam_threads()] (also for the choice between the
-#'   AVX2 and the portable engine). Results do not depend on the number of threads.
+#'   AVX2 and the portable engine). Results do not depend on the number of threads. Training
+#'   times its batches and falls back to one thread while that is faster (another program
+#'   busy on a core); see `adapt_threads` in [ncam_control()].
 #' @param verbose Show a progress bar with epoch, loss and time left.
 #' @param control Optimiser details from [ncam_control()].
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so

@@ -21,7 +21,10 @@ paper <- list(
   mc = data.frame(m = c(1, 5, 10, 50, 100, 500),
                   coverage = c(0.8915, 0.8931, 0.8921, 0.8910, 0.8909, 0.8909),
                   width = c(5.613, 5.646, 5.627, 5.603, 5.600, 5.601),
-                  seconds = c(0.026, 0.023, 0.028, 0.049, 0.073, 0.343))
+                  seconds = c(0.026, 0.023, 0.028, 0.049, 0.073, 0.343)),
+  hp = data.frame(axis = c("hidden width", "learning rate"),
+                  grid = c("32, 64, 128, 256, 512", "1e-5, 2e-5, 4e-5, 1e-4, 2e-4"),
+                  rmse_min = c(1.772, 1.772), rmse_max = c(1.787, 1.779), span_percent = c(0.9, 0.4))
 )
 
 sensors <- paste0("sensor_", 0:2)
@@ -118,6 +121,8 @@ run_job <- function(job, data, cfg) {
     keep <- with_seed(job$seed, sample(train_rows, round(job$fraction * length(train_rows))))
     train_keep <- seq_len(nrow(d)) %in% keep
   }
+  cfg$hidden <- rep(job$width, length(cfg$hidden))
+  cfg$learn_rate <- job$learn_rate
   t0 <- proc.time()[["elapsed"]]
   res <- fit_toy(d, split, cfg, job$seed, job$parameterization, job$anchor, train_keep, job$trace)
   seconds <- proc.time()[["elapsed"]] - t0
@@ -213,6 +218,54 @@ run_mc_counts <- function(fit, d, split, seed, counts) {
     e <- evaluate_fusion(predict(cb, test, threads = 1L), test$truth)
     data.frame(m = m, coverage = e$coverage, width = e$mean_width, seconds = seconds)
   }))
+}
+
+# Each anchor fit's errors beside its anchor sensor's raw errors on the same test rows, and the
+# anchor's dataset-level offset.
+anchor_run_errors <- function(runs, data) {
+  do.call(rbind, lapply(seq_len(nrow(runs)), function(i) {
+    r <- runs[i, ]
+    d <- data[[as.character(r$data_seed)]]
+    raw <- raw_errors(d[toy_split(d, r$seed) == "test", ])[, r$anchor]
+    prm <- attr(d, "params")
+    offset <- c(sensor_0 = prm$beta0, sensor_1 = prm$beta1, sensor_2 = prm$beta2)[[r$anchor]]
+    data.frame(data_seed = r$data_seed, anchor = r$anchor, seed = r$seed, offset_beta = offset, rmse = r$rmse,
+               mae = r$mae, raw_rmse = raw[["rmse"]], raw_mae = raw[["mae"]])
+  }))
+}
+
+# One row per point of the two hyperparameter grids (the default point belongs to both).
+hp_point_table <- function(runs, cfg) {
+  one <- function(axis, r) {
+    data.frame(axis = axis, width = r$width[1], learn_rate = r$learn_rate[1], seeds = nrow(r), rmse = pm(r$rmse),
+               rmse_mean = mean(r$rmse), mae = pm(r$mae), best_epochs = paste(r$best_epoch, collapse = ","),
+               epochs_run = paste(r$epochs_run, collapse = ","), capped = sum(r$epochs_run >= cfg$epochs),
+               seconds_per_fit = round(mean(r$seconds)))
+  }
+  by_width <- runs[runs$learn_rate == cfg$learn_rate, ]
+  by_rate <- runs[runs$width == cfg$hidden[1], ]
+  rbind(do.call(rbind, lapply(split(by_width, by_width$width), function(r) one("hidden width", r))),
+        do.call(rbind, lapply(split(by_rate, by_rate$learn_rate), function(r) one("learning rate", r))))
+}
+
+# The paper's summary of each grid: range of the points' mean RMSE and its span max/min - 1.
+hp_span_table <- function(points) {
+  do.call(rbind, lapply(c("hidden width", "learning rate"), function(a) {
+    pt <- points[points$axis == a, ]
+    grid <- if (a == "hidden width") pt$width else pt$learn_rate
+    lo <- min(pt$rmse_mean)
+    hi <- max(pt$rmse_mean)
+    p <- paper$hp[paper$hp$axis == a, ]
+    shown <- vapply(grid, function(g) sub("e-0", "e-", format(g, scientific = a == "learning rate")), character(1))
+    data.frame(axis = a, grid = paste(shown, collapse = ", "),
+               rmse_min = round(lo, 3), rmse_max = round(hi, 3), span_percent = round(100 * (hi / lo - 1), 2),
+               best_at = shown[which.min(pt$rmse_mean)], paper_grid = p$grid,
+               paper_rmse_min = p$rmse_min, paper_rmse_max = p$rmse_max, paper_span_percent = p$span_percent)
+  }))
+}
+
+seed_range <- function(seeds) {
+  if (length(seeds) > 1L && all(diff(seeds) == 1L)) paste(range(seeds), collapse = "-") else paste(seeds, collapse = ", ")
 }
 
 # "mean +- sd" of a vector, or the value when there is one.

@@ -1,14 +1,27 @@
 # Reproduces the toy results of the NCAM paper (ncam-paper.tex) side by side with its
 # published figures (issue 12): Table 1 (toy column), the bias ablation and the unanchored
 # model, anchor sensitivity, data efficiency, identifiability traces, the learned noise ranking,
-# conformal coverage/width (Table 2) and the MC-CP sample-count table.
+# conformal coverage/width (Table 2), the MC-CP sample-count table and the hyperparameter
+# sensitivity table (appendix tab:hp_sensitivity).
+#
+# Budget of the hyperparameter section (full run). One fit at n = 200,000 (120,000 training
+# rows, 1 thread, measured before writing this section): 0.17 s per epoch at width 16, 0.78 s at
+# 64 and 6.3 s at 256 (about 2 s at 128 by the same scaling), and our fits stop after about 50-70
+# epochs (more with small learning rates). One seed of the eight off-centre grid points costs
+# about 10 + 20 + 130 + 380 s (widths 16, 32, 128, 256) + 95 + 60 + 35 + 30 s (learning rates
+# 2.5e-4, 5e-4, 2e-3, 4e-3), about 13 CPU-minutes, so 4 seeds are about 50 CPU-minutes, 25-30
+# minutes of wall time on 2 cores; 10 seeds (the paper's) would take over an hour. The centre
+# point (width 64, learning rate 1e-3) is the ranking fits of the same seeds (their 10 seeds
+# give the seed-to-seed sd). The paper's 6 seeds for data efficiency and per anchor add 9 + 40
+# fits of width 64 (about 30 s each), another 25 CPU-minutes.
 #
 # Run from the package root, with the package installed:
 #   nice -n 10 Rscript bench/paper_toy.R --quick          # n = 20,000, a few minutes
 #   nice -n 10 Rscript bench/paper_toy.R --cores 2 --save vignettes/paper-toy-results.rds
 # Options: --quick, --cores N (fits run in N forked processes, 1 thread each), --save FILE
 # (the tables and traces as an rds for vignettes/precompute-paper.R), --lib DIR (where ncam
-# is installed), --fits FILE (keep the fitted jobs there, or reuse them if the file exists).
+# is installed; default $NCAM_LIB), --fits FILE (keep the fitted jobs there, or reuse them if
+# the file exists).
 args <- commandArgs(trailingOnly = TRUE)
 opt_value <- function(name, default) {
   i <- match(name, args)
@@ -17,27 +30,35 @@ opt_value <- function(name, default) {
 quick <- "--quick" %in% args
 cores <- as.integer(opt_value("--cores", "1"))
 save_to <- opt_value("--save", NULL)
-lib <- opt_value("--lib", NULL)
+lib <- opt_value("--lib", if (nzchar(Sys.getenv("NCAM_LIB"))) Sys.getenv("NCAM_LIB"))
 suppressPackageStartupMessages(library(ncam, lib.loc = lib))
 script_dir <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1])))
 source(file.path(script_dir, "paper_toy-lib.R"))
 t_start <- proc.time()[["elapsed"]]
 options(width = 250)
 
-# The paper's settings (ncam-paper.tex, "Implementation Details" and appendix): three hidden
-# layers of 64 (its hyperparameter grid centres on 64), Adam lr 1e-3, batch 256, up to 300
-# epochs with early stopping on the validation NLL, variance penalty 0 for the toy data;
-# simulate_toy()'s defaults are the authors' generator settings (ambiguity 3, spatial sd 5).
+# Settings: the paper ("Implementation Details") gives three hidden layers, GELU, variance
+# penalty 0 for the toy data, but no width, optimiser settings or epochs; its toy hyperparameter
+# grids centre on width 128 and learning rate 4e-5. We use ncam()'s defaults, which are the
+# PyTorch reference's: width 64, Adam lr 1e-3, batch 256, up to 300 epochs with early stopping
+# on the validation NLL; our hyperparameter grids centre on them, as the paper's centre on its
+# own. simulate_toy()'s defaults are the authors' generator settings (ambiguity 3, spatial sd 5).
 cfg <- list(n = if (quick) 20000L else 200000L, hidden = c(64L, 64L, 64L), epochs = 300L,
             learn_rate = 1e-3, batch_size = 256L, stop_iter = 30L, lambda_var = 0)
 seeds_main <- 1:3
 seeds_rank <- 1:10
+seeds_efficiency <- if (quick) 1:3 else 1:6   # the paper: 6 seeds
+seeds_anchor <- if (quick) 1L else 1:6        # the paper: 6 seeds per anchor
+seeds_hp <- if (quick) 1:2 else 1:4           # the paper: 10; see the budget above
 fractions <- c(0.5, 0.25, 0.125)
 mc_counts <- c(1, 5, 10, 50, 100, 500)
+hp_widths <- c(16L, 32L, 64L, 128L, 256L)
+hp_rates <- c(2.5e-4, 5e-4, 1e-3, 2e-3, 4e-3)
+stopifnot(all(c(seeds_efficiency, seeds_anchor, seeds_hp) %in% seeds_rank))  # their centre fits are the ranking fits
 
 cat("# NCAM paper, toy data: ours beside the paper\n")
 cat(sprintf("ncam %s; R %s; %s; mode %s; %d process(es), 1 thread each\n",
-            utils::packageVersion("ncam"), getRversion(), format(Sys.time(), "%Y-%m-%d %H:%M"),
+            getNamespaceVersion("ncam")[[1]], getRversion(), format(Sys.time(), "%Y-%m-%d %H:%M"),
             if (quick) "--quick" else "full", cores))
 cat(sprintf("Data: simulate_toy(n = %d, ambiguity = 3, spatial_noise = 5); split_random() 60/10/15/15 drawn with the model seed\n", cfg$n))
 cat(sprintf("NCAM: hidden %s, epochs <= %d, learn_rate %g, batch_size %d, stop_iter %d (validation NLL), lambda_var %g, sigma_y2 1e-3, threads 1\n",
@@ -56,25 +77,34 @@ cat(sprintf("Raw RMSE over seeds 1-500: median %s; seed %d: %s; paper %s\n",
             paste(sprintf("%.2f", search$raw[data_seed, 1:3]), collapse = "/"),
             paste(sprintf("%.2f", paper$anchor$raw_rmse), collapse = "/")))
 data <- stats::setNames(lapply(data_seeds, function(s) simulate_toy(cfg$n, seed = s)), data_seeds)
-cat(sprintf("Seeds: Table 1 / ablations / conformal %s; noise ranking %s; data efficiency %s at %s of the training split; anchors: model seed 1 on data seeds %s\n",
-            paste(range(seeds_main), collapse = "-"), paste(range(seeds_rank), collapse = "-"),
-            paste(range(seeds_main), collapse = "-"), paste(fractions, collapse = ", "),
-            paste(data_seeds, collapse = ", ")))
+cat(sprintf("Seeds: Table 1 / ablations / conformal %s; noise ranking %s; data efficiency %s at %s of the training split; anchors: model seeds %s on data seeds %s; hyperparameters %s per grid point (%s at the centre)\n",
+            seed_range(seeds_main), seed_range(seeds_rank), seed_range(seeds_efficiency),
+            paste(fractions, collapse = ", "), seed_range(seeds_anchor), paste(data_seeds, collapse = ", "),
+            seed_range(seeds_hp), seed_range(seeds_rank)))
 
 # Every fit is one job.
 job <- function(section, seed, parameterization = "anchored", anchor = "sensor_0", data_seed = data_seeds[1],
-                fraction = 1, trace = FALSE, keep_fit = FALSE) {
+                fraction = 1, trace = FALSE, keep_fit = FALSE, width = cfg$hidden[1], learn_rate = cfg$learn_rate) {
   list(section = section, data_seed = data_seed, seed = seed, parameterization = parameterization,
-       anchor = anchor, fraction = fraction, trace = trace, keep_fit = keep_fit)
+       anchor = anchor, fraction = fraction, trace = trace, keep_fit = keep_fit, width = width,
+       learn_rate = learn_rate)
 }
-anchor_grid <- expand.grid(anchor = sensors, data_seed = data_seeds, stringsAsFactors = FALSE)[-1, ]  # row 1 is main
-efficiency_grid <- expand.grid(seed = seeds_main, fraction = fractions)
+# Anchor sensor_0 on the main data seed, and the centres of the efficiency and hyperparameter
+# grids, are the main and ranking fits.
+anchor_grid <- expand.grid(seed = seeds_anchor, anchor = sensors, data_seed = data_seeds, stringsAsFactors = FALSE)
+anchor_grid <- anchor_grid[!(anchor_grid$anchor == "sensor_0" & anchor_grid$data_seed == data_seeds[1]), ]
+efficiency_grid <- expand.grid(seed = seeds_efficiency, fraction = fractions)
+# The widest networks first, so that the two processes finish together.
+hp_grid <- rbind(expand.grid(seed = seeds_hp, width = rev(setdiff(hp_widths, cfg$hidden[1])), learn_rate = cfg$learn_rate),
+                 expand.grid(seed = seeds_hp, width = cfg$hidden[1], learn_rate = setdiff(hp_rates, cfg$learn_rate)))
+hp_grid <- hp_grid[order(-hp_grid$width), ]
 jobs <- c(
+  with(hp_grid, Map(function(s, w, lr) job("hp", s, width = w, learn_rate = lr), seed, width, learn_rate)),
   lapply(seeds_main, function(s) job("unanchored", s, "unanchored", trace = TRUE)),
   lapply(seeds_main, function(s) job("main", s, trace = TRUE, keep_fit = TRUE)),
   lapply(seeds_main, function(s) job("no_bias", s, "no_bias")),
   lapply(setdiff(seeds_rank, seeds_main), function(s) job("rank", s)),
-  with(anchor_grid, Map(function(ds, a) job("anchor", 1, anchor = a, data_seed = ds), data_seed, anchor)),
+  with(anchor_grid, Map(function(s, ds, a) job("anchor", s, anchor = a, data_seed = ds), seed, data_seed, anchor)),
   with(efficiency_grid, Map(function(f, s) job("efficiency", s, fraction = f), fraction, seed))
 )
 if (quick) jobs <- c(jobs, list(job("check", 1)))  # the traced fit against ncam() itself
@@ -94,7 +124,7 @@ if (any(failed)) stop("Fits failed: ", paste(unique(unlist(results[failed])), co
 fits_seconds <- sum(vapply(results, `[[`, numeric(1), "seconds"))
 runs <- do.call(rbind, lapply(results, function(r) {
   data.frame(section = r$section, data_seed = r$data_seed, seed = r$seed, parameterization = r$parameterization,
-             anchor = r$anchor, fraction = r$fraction, rmse = r$rmse, mae = r$mae,
+             anchor = r$anchor, fraction = r$fraction, width = r$width, learn_rate = r$learn_rate, rmse = r$rmse, mae = r$mae,
              best_epoch = r$best_epoch, epochs_run = r$epochs_run, seconds = r$seconds,
              spearman_sensors = if (is.null(r$spearman_sensors)) NA else r$spearman_sensors,
              spearman_rows = if (is.null(r$spearman_rows)) NA else r$spearman_rows)
@@ -170,33 +200,51 @@ print_table("Bias ablation and the unanchored model (same splits and seeds)", ab
             "no_bias fixes a = 1, c = 0 for every sensor; unanchored frees all gains and offsets (the paper shows it only as a figure). learned_sigma2: mean learned noise variance of sensors 0/1/2 on the test rows (the unanchored model's on its own latent scale). The log-variance clamp [-5, 4] acts on ncam()'s working scale (readings / sd of all training readings for no_bias), i.e. variances up to several thousand; the PyTorch reference clamps in reading units (<= 54.6), where its no_bias sigma_2^2 sits at the clamp.")
 
 # Anchor sensitivity.
-anchor_runs <- rbind(main[main$seed == 1, ], pick("anchor"))
-anchor_tab <- do.call(rbind, lapply(seq_len(nrow(anchor_runs)), function(i) {
-  r <- anchor_runs[i, ]
-  dd <- data[[as.character(r$data_seed)]]
-  test <- dd[toy_split(dd, r$seed) == "test", ]
-  raw <- raw_errors(test)[, r$anchor]
-  prm <- attr(dd, "params")
-  offset <- c(sensor_0 = prm$beta0, sensor_1 = prm$beta1, sensor_2 = prm$beta2)[[r$anchor]]
-  p <- paper$anchor[paper$anchor$anchor == r$anchor, ]
-  data.frame(data_seed = r$data_seed, anchor = r$anchor, offset_beta = round(offset, 2), rmse = round(r$rmse, 3),
-             mae = round(r$mae, 3), raw_rmse = round(raw[["rmse"]], 3), raw_mae = round(raw[["mae"]], 3),
+default_fits <- runs[runs$section %in% c("main", "rank"), ]  # anchor sensor_0, width 64, lr 1e-3, all rows
+anchor_runs <- anchor_run_errors(rbind(default_fits[default_fits$seed %in% seeds_anchor, ], pick("anchor")), data)
+anchor_tab <- do.call(rbind, lapply(split(anchor_runs, list(anchor_runs$anchor, anchor_runs$data_seed), drop = TRUE), function(r) {
+  p <- paper$anchor[paper$anchor$anchor == r$anchor[1], ]
+  data.frame(data_seed = r$data_seed[1], anchor = r$anchor[1], offset_beta = round(r$offset_beta[1], 2), seeds = nrow(r),
+             rmse = pm(r$rmse), mae = pm(r$mae), raw_rmse = pm(r$raw_rmse), raw_mae = pm(r$raw_mae),
              paper_rmse = p$rmse, paper_mae = p$mae, paper_raw_rmse = p$raw_rmse)
 }))
 anchor_tab <- anchor_tab[order(anchor_tab$data_seed != data_seeds[1], anchor_tab$data_seed, anchor_tab$anchor), ]
-print_table("Anchor sensitivity (model seed 1; raw = the anchor sensor's own error on the test split)", anchor_tab,
-            "The anchor's dataset-level offset beta (alpha0 for sensor_0 too) is inherited by the fused value, so the ranking holds but the numbers move with the data seed.")
+print_table(sprintf("Anchor sensitivity (mean \u00b1 sd over model seed(s) %s; raw = the anchor sensor's own error on each test split)",
+                    seed_range(seeds_anchor)), anchor_tab,
+            "The anchor's dataset-level offset beta (alpha0 for sensor_0 too) is inherited by the fused value, so the ranking holds but the numbers move with the data seed. Paper: 6 seeds per anchor.")
 
 # Data efficiency.
-eff <- rbind(main, pick("efficiency"))
+eff <- rbind(default_fits[default_fits$seed %in% seeds_efficiency, ], pick("efficiency"))
 eff_tab <- do.call(rbind, lapply(c(1, fractions), function(f) {
   r <- eff[eff$fraction == f, ]
   p <- paper$efficiency[paper$efficiency$fraction == f, ]
   data.frame(train_fraction = f, train_rows = round(f * 0.6 * cfg$n), rmse = pm(r$rmse), mae = pm(r$mae),
              paper_rmse = p$rmse, paper_mae = p$mae, best_epochs = paste(r$best_epoch, collapse = ","))
 }))
-print_table(sprintf("Data efficiency (data seed %d, seeds %s; validation, calibration and test splits fixed)",
-                    data_seeds[1], paste(seeds_main, collapse = ", ")), eff_tab)
+print_table(sprintf("Data efficiency (data seed %d, mean \u00b1 sd over seeds %s; validation, calibration and test splits fixed; paper: 6 seeds)",
+                    data_seeds[1], seed_range(seeds_efficiency)), eff_tab)
+
+# Hyperparameter sensitivity: width of every hidden layer and learning rate, one at a time,
+# around our defaults; the span uses the same seeds at every grid point.
+hp_runs <- rbind(default_fits[default_fits$seed %in% seeds_hp, ], pick("hp"))
+hp_points <- hp_point_table(hp_runs, cfg)
+print_table(sprintf("Hyperparameter sensitivity: test RMSE per grid point (data seed %d, n = %s, seeds %s)",
+                    data_seeds[1], format(cfg$n, big.mark = ","), seed_range(seeds_hp)),
+            hp_points[setdiff(names(hp_points), "rmse_mean")],
+            sprintf("Three hidden layers of the given width in every network; all other settings as above (epochs <= %d, stop_iter %d). capped = fits that ran all %d epochs.",
+                    cfg$epochs, cfg$stop_iter, cfg$epochs))
+hp_span <- hp_span_table(hp_points)
+centre <- default_fits[default_fits$seed %in% seeds_rank, ]
+print_table("Hyperparameter sensitivity: RMSE range (min-max of the grid points' means) and relative span (max/min - 1), ours beside the paper's toy row",
+            hp_span, sprintf(paste(
+              "Our grids are centred on our defaults (width 64, learning rate 1e-3), as the paper's are centred on its own toy defaults (width 128, learning rate 4e-5, which it does not otherwise state).",
+              "Ours: %d seeds per grid point at n = %s; the paper: 10 seeds per point at n = 200,000. %s",
+              "Seed-to-seed noise at the centre (%d seeds): RMSE sd %.4f, so a %d-seed mean has a standard error of about %.4f (%.2f%% of the RMSE)."),
+              length(seeds_hp), format(cfg$n, big.mark = ","),
+              if (quick) "This is the --quick size, kept small to keep --quick to a few minutes."
+              else if (length(seeds_hp) < 10) "Fewer seeds than the paper's because 10 seeds of the widest networks at n = 200,000 would take over an hour (see the script's header)." else "",
+              nrow(centre), stats::sd(centre$rmse), length(seeds_hp), stats::sd(centre$rmse) / sqrt(length(seeds_hp)),
+              100 * stats::sd(centre$rmse) / sqrt(length(seeds_hp)) / mean(centre$rmse)))
 
 # Identifiability traces.
 traces <- do.call(rbind, lapply(results[runs$section %in% c("main", "unanchored")], function(r) {
@@ -252,9 +300,11 @@ cat(sprintf("\nWall time %.1f min (the %d fits: %.1f min of process time in tota
 
 if (!is.null(save_to)) {
   saveRDS(list(settings = c(cfg, list(quick = quick, data_seeds = data_seeds, seeds_main = seeds_main,
-                                      seeds_rank = seeds_rank, cores = cores, ncam = as.character(utils::packageVersion("ncam")))),
+                                      seeds_rank = seeds_rank, seeds_efficiency = seeds_efficiency,
+                                      seeds_anchor = seeds_anchor, seeds_hp = seeds_hp, hp_widths = hp_widths,
+                                      hp_rates = hp_rates, cores = cores, ncam = as.character(getNamespaceVersion("ncam")[[1]]))),
                paper = paper, runs = runs, table1 = table1, ablation = ablation, anchor = anchor_tab,
-               efficiency = eff_tab, traces = traces, trace_summary = trace_tab, noise_var = noise_var,
+               anchor_runs = anchor_runs, efficiency = eff_tab, hp_points = hp_points, hp_span = hp_span, traces = traces, trace_summary = trace_tab, noise_var = noise_var,
                true_var = true_var, spearman_ci = stats::quantile(boot, c(0.025, 0.975)), conformal = conf_tab,
                conformal_runs = conf, mc = mc, raw_search = list(seed = data_seeds[1], median = med)),
           save_to, compress = "xz")

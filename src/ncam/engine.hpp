@@ -111,7 +111,7 @@ class Engine {
     const int n_chunks = (n_rows + kChunkRows - 1) / kChunkRows;
     std::vector<double> chunk_nll(n_chunks, 0.0);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       const int begin = c * kChunkRows, m = std::min(kChunkRows, n_rows - begin);
@@ -140,8 +140,10 @@ class Engine {
     model_units_ = model_units;
     const int n = data_.n_rows;
     const int n_chunks = (n + kChunkRows - 1) / kChunkRows;
+    // Chunks go to whichever thread is free (each writes only its own rows), so a thread
+    // that shares its core with another program takes fewer instead of holding up the rest.
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(n_threads_) if (n_chunks > 1)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(n_threads_) if (n_chunks > 1)
 #endif
     for (int c = 0; c < n_chunks; ++c) {
       int rows[kChunkRows];

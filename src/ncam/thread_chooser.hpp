@@ -4,7 +4,7 @@
 // thread and two threads can be three times slower than one. So the trainer times segments
 // of batches at the count in use and, now and then, one segment at the other count, and keeps
 // the faster. While the choice holds, probes come at doubling intervals, so on a steady
-// machine they cost well under 1 % of the time; a change of load is seen within a second or so.
+// machine they cost well under 1 % of the time; a change of load is seen within a few seconds.
 #pragma once
 #include <algorithm>
 
@@ -13,11 +13,12 @@ namespace ncam {
 class ThreadChooser {
  public:
   // Segments last at least this long, so that one segment's time per row is a usable
-  // measurement on a time-shared machine (the scheduler's slices are a few ms).
-  static constexpr double kSegmentSeconds = 0.04;
+  // measurement on a time-shared machine (the scheduler's slices are a few ms), and no
+  // longer, since a segment at the slower count is what a probe costs.
+  static constexpr double kSegmentSeconds = 0.015;
   // Segments at the chosen count before the next probe, first after a switch and at most.
   static constexpr int kFirstInterval = 4;
-  static constexpr int kMaxInterval = 128;
+  static constexpr int kMaxInterval = 256;
   // The other count must be this much faster per row to be taken (no flapping on noise).
   static constexpr double kSwitchGain = 0.08;
 
@@ -37,10 +38,6 @@ class ThreadChooser {
     const double per_row = segment_seconds_ / std::max(1, segment_rows_);
     segment_rows_ = 0;
     segment_seconds_ = 0.0;
-    if (warming_up_) {  // the first segment pays for starting the threads and cold caches
-      warming_up_ = false;
-      return;
-    }
     if (!probing_) {
       current_per_row_ = per_row;
       if (--until_probe_ <= 0) probing_ = true;
@@ -68,7 +65,7 @@ class ThreadChooser {
   int max_threads_;
   bool adapt_;
   int current_;
-  bool warming_up_ = true, probing_ = false;
+  bool probing_ = false;
   int segment_rows_ = 0;
   double segment_seconds_ = 0.0, current_per_row_ = 0.0;
   int interval_ = kFirstInterval, until_probe_ = 1;
