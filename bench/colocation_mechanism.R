@@ -12,6 +12,8 @@ options(width = 200)
 # Objective: sum over labelled rows of -log p(ref | A, B, x) + lambda * sum over all rows of
 # -log p(A, B | x); lambda = 1 is the joint likelihood that ncam() maximises.
 #
+# Section 3 adds an error that A and B share (a second factor), fitted the same way.
+#
 # Run (about 3 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
 lib <- Sys.getenv("NCAM_LIB")
@@ -96,4 +98,60 @@ variants <- list("none" = integer(0), "prior variance" = slopes$prior_variance,
                  "prior variance and reference variance" = c(slopes$prior_variance, slopes$ref_variance),
                  "prior variance and sensor variances" = c(slopes$prior_variance, slopes$sensor_variances))
 tab <- do.call(rbind, lapply(names(variants), function(v) cbind(constant = v, fit_variant(1, variants[[v]]))))
+print(tab, row.names = FALSE, digits = 3)
+
+# 3. An error both PurpleAir channels share (humidity growth of the particles affects A and B
+# alike), which the one-factor model reads as signal: A = aA Theta + cA + lA U + eA, B
+# likewise with lB, U ~ N(0, 1) independent of Theta, the reference not loading on U; lA, lB
+# linear in (1, rh, temperature). The row covariance is D + V V' with V = [sqrt(s2) a, l]: a
+# rank-2 Woodbury form. E[Theta | A, B] = m + sqrt(s2) (M^-1 w)_1, M = I + V' D^-1 V,
+# w = V' D^-1 r.
+shared_nll_and_mean <- function(h, use_ref, a_read, b_read, ref_read) {
+  s <- sqrt(h$s2)
+  r_a <- a_read - h$aA * h$m - h$cA
+  r_b <- b_read - h$aB * h$m - h$cB
+  r_ref <- ifelse(use_ref == 1, ref_read - h$m, 0)
+  m11 <- 1 + h$s2 * (h$aA^2 / h$vA + h$aB^2 / h$vB + use_ref / h$vR)
+  m12 <- s * (h$aA * h$lA / h$vA + h$aB * h$lB / h$vB)
+  m22 <- 1 + h$lA^2 / h$vA + h$lB^2 / h$vB
+  w1 <- s * (h$aA * r_a / h$vA + h$aB * r_b / h$vB + use_ref * r_ref / h$vR)
+  w2 <- h$lA * r_a / h$vA + h$lB * r_b / h$vB
+  det_m <- m11 * m22 - m12^2
+  z1 <- (m22 * w1 - m12 * w2) / det_m
+  z2 <- (m11 * w2 - m12 * w1) / det_m
+  quad <- r_a^2 / h$vA + r_b^2 / h$vB + use_ref * r_ref^2 / h$vR - (w1 * z1 + w2 * z2)
+  list(nll = 0.5 * (log(h$vA) + log(h$vB) + use_ref * log(h$vR) + log(det_m) + quad), mean = h$m + s * z1)
+}
+shared_heads <- function(p, x) {
+  h <- heads(p, x)
+  h$lA <- drop(x %*% p[28:30])
+  h$lB <- drop(x %*% p[31:33])
+  h
+}
+shared_start <- c(start, 0, 0, 0, 0, 0, 0)
+# Check: with zero loadings the rank-2 form is the one-factor likelihood above.
+h0 <- shared_heads(shared_start, x_train)
+stopifnot(isTRUE(all.equal(sum(shared_nll_and_mean(h0, has_ref, train$pa_a, train$pa_b, train$ref)$nll),
+                           sum(row_nll(h0, has_ref)))))
+fit_shared <- function(constant, p0) {
+  free <- setdiff(seq_along(p0), constant)
+  full <- function(q) { p <- p0; p[free] <- q; p }
+  nll <- function(q) {
+    sum(shared_nll_and_mean(shared_heads(full(q), x_train), has_ref, train$pa_a, train$pa_b, train$ref)$nll)
+  }
+  o <- stats::optim(p0[free], nll, method = "BFGS", control = list(maxit = 5000, reltol = 1e-12))
+  p <- full(o$par)
+  h <- shared_heads(p, design(test))
+  pred <- shared_nll_and_mean(h, 0, test$pa_a, test$pa_b, 0)$mean
+  list(p = p, row = data.frame(rmse = rmse(pred, test$ref), vs_lm = sprintf("%+.1f %%", 100 * (rmse(pred, test$ref) / lm_rmse - 1)),
+                               neg_loglik = o$value, slope_on_pa_mean = unname(stats::coef(stats::lm(pred ~ test$pa_mean))[2]),
+                               median_gain_A = stats::median(h$aA), median_loading_A = stats::median(abs(h$lA)),
+                               median_loading_B = stats::median(abs(h$lB)), converged = o$convergence == 0))
+}
+no_shared <- fit_shared(28:33, shared_start)
+with_loadings <- replace(no_shared$p, c(28, 31), 1)
+cat("\n3. Joint likelihood with an error shared by A and B (loadings linear in rh, temperature):\n")
+tab <- rbind(cbind(model = "no shared error (section 2, none)", no_shared$row),
+             cbind(model = "shared error", fit_shared(integer(0), with_loadings)$row),
+             cbind(model = "shared error, constant prior variance", fit_shared(slopes$prior_variance, with_loadings)$row))
 print(tab, row.names = FALSE, digits = 3)
