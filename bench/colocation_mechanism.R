@@ -12,7 +12,8 @@ options(width = 200)
 # Objective: sum over labelled rows of -log p(ref | A, B, x) + lambda * sum over all rows of
 # -log p(A, B | x); lambda = 1 is the joint likelihood that ncam() maximises.
 #
-# Section 3 adds an error that A and B share (a second factor), fitted the same way.
+# Section 3 adds an error that A and B share (a second factor), fitted the same way; section 4
+# holds the reference's noise variance fixed.
 #
 # Run (about 3 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
@@ -155,3 +156,17 @@ tab <- rbind(cbind(model = "no shared error (section 2, none)", no_shared$row),
              cbind(model = "shared error", fit_shared(integer(0), with_loadings)$row),
              cbind(model = "shared error, constant prior variance", fit_shared(slopes$prior_variance, with_loadings)$row))
 print(tab, row.names = FALSE, digits = 3)
+
+# 4. The reference's noise variance held at a constant instead of learned (its head's slopes
+# at 0 and its intercept fixed): as it goes to 0 the reference is taken as the truth on the
+# labelled rows, and the joint Gaussian model's E[ref | A, B, x] becomes the best linear
+# predictor of ref from (A, B, x), which is what the lm estimates.
+cat("\n4. Joint likelihood with the reference's noise variance fixed (not learned):\n")
+learned_start <- start
+rows <- list()
+for (ref_variance in c(0.05, 0.55, 1.05, 2.05)) {
+  start[25:27] <- c(log(ref_variance - 0.05 + 1e-300), 0, 0)  # fit_variant() starts from, and fixes, `start`
+  rows[[length(rows) + 1L]] <- cbind(ref_sd = sqrt(ref_variance), fit_variant(1, 25:27))
+}
+start <- learned_start
+print(do.call(rbind, rows), row.names = FALSE, digits = 3)
