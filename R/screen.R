@@ -28,9 +28,14 @@ robust_spread <- function(v) {
 # sensors with a handful of readings. `readings` are the model-unit columns, `rows` the training rows.
 check_readings <- function(readings, rows, call = parent.frame()) {
   sensors <- names(readings)
-  train <- lapply(readings, `[`, rows)
+  n_read <- stats::setNames(integer(length(sensors)), sensors)
+  spreads <- stats::setNames(rep(NA_real_, length(sensors)), sensors)
+  # One sensor's training readings at a time: at a million rows, copies of all of them at
+  # once would double the memory a fit needs.
   for (s in sensors) {
-    v <- train[[s]][!is.na(train[[s]])]
+    v <- readings[[s]][rows]
+    v <- v[!is.na(v)]
+    n_read[[s]] <- length(v)
     if (!length(v)) next
     if (length(v) >= 2L && all(v == v[1])) {
       cli::cli_abort(c("Sensor column {.field {s}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
@@ -42,12 +47,12 @@ check_readings <- function(readings, rows, call = parent.frame()) {
                        i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
     }
     spread <- robust_spread(v)
+    spreads[[s]] <- spread
     if (is.finite(spread) && spread > 0 && spread < min_reading_spread) {
       cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
                        i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
     }
   }
-  n_read <- vapply(train, function(v) sum(!is.na(v)), integer(1))
   few <- n_read < min_sensor_readings
   if (any(few)) {
     counts <- paste0("`", sensors[few], "` (", n_read[few], ")", collapse = ", ")
@@ -55,7 +60,6 @@ check_readings <- function(readings, rows, call = parent.frame()) {
                     i = "{cli::qty(sum(few))}Give more rows with {?this sensor/these sensors}, or leave {?it/them} out of the formula."),
                   class = "ncam_warning_few_readings", call = call)
   }
-  spreads <- vapply(train, robust_spread, numeric(1))
   ok <- is.finite(spreads) & spreads > 0
   if (sum(ok) >= 2L) {
     ratio <- max(spreads[ok]) / min(spreads[ok])
@@ -67,28 +71,44 @@ check_readings <- function(readings, rows, call = parent.frame()) {
                     class = "ncam_warning_units", call = call)
     }
   }
-  check_copies(train, call)
+  check_copies(readings, rows, spreads, call)
   invisible(NULL)
 }
 
 # Two sensors whose difference is constant wherever both read are one sensor entered twice (or
 # a copy shifted by a constant): the model would take them as independent confirmations.
-check_copies <- function(train, call) {
-  sensors <- names(train)
+check_copies <- function(readings, rows, spreads, call) {
+  sensors <- names(readings)
   for (i in seq_along(sensors)[-length(sensors)]) {
     for (j in (i + 1L):length(sensors)) {
-      both <- !is.na(train[[i]]) & !is.na(train[[j]])
-      if (sum(both) < 3L) next
-      diff <- train[[i]][both] - train[[j]][both]
-      scale <- max(robust_spread(train[[i]][both]), .Machine$double.xmin)
-      if (max(diff) - min(diff) <= 1e-9 * scale) {
-        what <- if (max(abs(diff)) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
-        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {sum(both)} rows where both read: one column entered twice?",
+      # The range of the differences and their largest size, block by block of rows.
+      n_both <- 0L
+      low <- Inf
+      high <- -Inf
+      for (block in row_blocks(rows)) {
+        diff <- readings[[i]][block] - readings[[j]][block]
+        diff <- diff[!is.na(diff)]
+        n_both <- n_both + length(diff)
+        if (length(diff)) {
+          low <- min(low, diff)
+          high <- max(high, diff)
+        }
+      }
+      if (n_both < 3L) next
+      scale <- max(spreads[[i]], .Machine$double.xmin, na.rm = TRUE)
+      if (high - low <= 1e-9 * scale) {
+        what <- if (max(abs(c(low, high))) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
+        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {n_both} rows where both read: one column entered twice?",
                         i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
                       class = "ncam_warning_duplicate_sensor", call = call)
       }
     }
   }
+}
+
+# The rows in blocks: checks of a million rows then need memory for one block, not all rows.
+row_blocks <- function(rows, size = 65536L) {
+  split(rows, ceiling(seq_along(rows) / size))
 }
 
 # Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
@@ -101,23 +121,29 @@ screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
   if (!is.finite(threshold) || length(readings) < 2L) return(list(readings = readings, counts = counts))
   centre <- vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1))
   spread <- vapply(readings, function(v) robust_spread(v[rows]), numeric(1))
-  usable <- is.finite(spread) & spread > 0
-  if (sum(usable) < 2L) return(list(readings = readings, counts = counts))
-  z <- vapply(names(readings)[usable], function(s) (readings[[s]] - centre[[s]]) / spread[[s]],
-              numeric(length(readings[[1]])))
-  z <- matrix(z, ncol = sum(usable), dimnames = list(NULL, names(readings)[usable]))
-  for (s in colnames(z)) {
-    others <- z[, colnames(z) != s, drop = FALSE]
-    # The median of one or two values is their mean; apply() only for three or more.
-    consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else apply(others, 1L, stats::median, na.rm = TRUE)
-    # Alone in its row, a reading is a spike only far beyond any pollution event.
-    alone <- is.na(consensus)
-    spike <- which((!alone & abs(z[, s]) > threshold & abs(z[, s] - consensus) > threshold) |
-                     (alone & abs(z[, s]) > alone_factor * threshold))
-    spike <- spike[spike %in% rows]
-    if (length(spike)) {
-      readings[[s]][spike] <- NA_real_
-      counts[[s]] <- length(spike)
+  usable <- names(readings)[is.finite(spread) & spread > 0]
+  if (length(usable) < 2L) return(list(readings = readings, counts = counts))
+  spikes <- stats::setNames(vector("list", length(usable)), usable)
+  for (block in row_blocks(rows)) {
+    z <- vapply(usable, function(s) (readings[[s]][block] - centre[[s]]) / spread[[s]], numeric(length(block)))
+    dim(z) <- c(length(block), length(usable))
+    for (k in seq_along(usable)) {
+      others <- z[, -k, drop = FALSE]
+      # The median of one or two values is their mean; apply() only for three or more.
+      consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else
+        apply(others, 1L, stats::median, na.rm = TRUE)
+      # Alone in its row, a reading is a spike only far beyond any pollution event.
+      alone <- is.na(consensus)
+      far <- abs(z[, k])
+      spike <- which((!alone & far > threshold & abs(z[, k] - consensus) > threshold) |
+                       (alone & far > alone_factor * threshold))
+      spikes[[k]] <- c(spikes[[k]], block[spike])
+    }
+  }
+  for (s in usable) {
+    if (length(spikes[[s]])) {
+      readings[[s]][spikes[[s]]] <- NA_real_
+      counts[[s]] <- length(spikes[[s]])
     }
   }
   list(readings = readings, counts = counts)
