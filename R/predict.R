@@ -89,8 +89,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
 #' head(sensor_params(fit, toy))
 #' @export
 sensor_params <- function(object, newdata, threads = NULL) {
-  check_ncam(object)
-  post <- ncam_posterior(object, newdata, threads)
+  post <- ncam_posterior(object, newdata, threads)  # checks object and newdata
   n <- length(post$mu)
   sensors <- model_sensors(object)
   data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
