@@ -129,6 +129,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     anchor <- reference
   }
   design <- build_design(formula, data, c(sensors, reference))
+  warn_two_sensors(sensors, reference, call = NULL)
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))

@@ -111,6 +111,18 @@ row_blocks <- function(rows, size = 65536L) {
   split(rows, ceiling(seq_along(rows) / size))
 }
 
+# With two sensors and nothing else, the data fix how much the two disagree but not which of
+# them is noisier (two indicators of one latent value: three moments for four unknowns). The
+# fusion's weights then come from the initialisation, not the data: in bench/two_sensors.R,
+# with noise sds 0.5 and 3, two-sensor fits put them at 1.2-1.4 and 2.1-2.4 and fused with
+# twice the error of the right weights, where a third sensor recovered 0.6-0.7 and 3.0.
+warn_two_sensors <- function(sensors, reference, call = parent.frame()) {
+  if (length(sensors) != 2L || !is.null(reference)) return(invisible(NULL))
+  cli::cli_warn(c("With two sensors ({.field {sensors}}) and no reference, the data cannot tell which of them is noisier: their noise levels, and so the weights of the fused value, are not identified.",
+                  i = "Add a third sensor of the same quantity, or a reference monitor's readings over a co-location period with {.arg reference}."),
+                class = "ncam_warning_two_sensors", call = call)
+}
+
 # Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
 # sensor's median AND from where the row's other sensors put it (their median standardised
 # value) is a spike, not the air: every sensor sees a real pollution event. A reading with no

@@ -43,6 +43,16 @@ test_that("a sensor with a handful of readings is flagged", {
                  class = "ncam_warning_few_readings")
 })
 
+test_that("two sensors without a reference are flagged: their noise split is not identified", {
+  toy <- screen_toy(n = 600)
+  expect_warning(small_fit(toy, formula = sensor_0 + sensor_1 ~ x1, epochs = 2L), "sensor_0.*sensor_1",
+                 class = "ncam_warning_two_sensors")
+  expect_no_warning(small_fit(toy, epochs = 2L), class = "ncam_warning_two_sensors")
+  toy$ref <- ifelse(seq_len(nrow(toy)) <= 200, toy$sensor_2, NA)
+  expect_no_warning(small_fit(toy, formula = sensor_0 + sensor_1 ~ x1, anchor = NULL, reference = "ref", epochs = 2L),
+                    class = "ncam_warning_two_sensors")
+})
+
 test_that("rare gross spikes are screened out and cannot wreck the fit", {
   toy <- simulate_toy(n = 6000, seed = 3)
   rows <- split(seq_len(nrow(toy)), rep(c("train", "test"), c(4500, 1500)))
