@@ -146,9 +146,9 @@ screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
         apply(others, 1L, stats::median, na.rm = TRUE)
       # Alone in its row, a reading is a spike only far beyond any pollution event.
       alone <- is.na(consensus)
-      far <- abs(z[, k])
-      spike <- which((!alone & far > threshold & abs(z[, k] - consensus) > threshold) |
-                       (alone & far > alone_factor * threshold))
+      z_k <- z[, k]
+      spike <- which((!alone & abs(z_k) > threshold & abs(z_k - consensus) > threshold) |
+                       (alone & abs(z_k) > alone_factor * threshold))
       spikes[[k]] <- c(spikes[[k]], block[spike])
     }
   }

@@ -38,7 +38,6 @@ class Engine {
   // Threads of the next parallel region: any count from 1 to the one given at construction
   // (one workspace each); results do not depend on it.
   int n_threads() const { return n_threads_; }
-  int max_threads() const { return max_threads_; }
   void set_threads(int n_threads) { n_threads_ = std::min(max_threads_, std::max(1, n_threads)); }
 
   // Mean over `rows` of NLL + variance penalty; its gradient goes to `grad` (size n_params).

@@ -401,15 +401,15 @@ void thread_case(const char* prec) {
 // The thread chooser on a simulated machine: batches of 256 rows whose time per row depends
 // on the thread count and on whether another process holds a core.
 struct SimulatedMachine {
-  double one_thread = 1e-5;  // seconds per row at 1 thread
-  double two_threads = 0.6e-5;
+  double seconds_per_row_one = 1e-5;
+  double seconds_per_row_two = 0.6e-5;
   // Runs `batches` batches through the chooser; returns how many ran at 1 thread.
   int run(ThreadChooser& chooser, int batches) const {
     int at_one = 0;
     for (int b = 0; b < batches; ++b) {
       const int k = chooser.threads();
       at_one += k == 1;
-      chooser.record(256, 256 * (k == 1 ? one_thread : two_threads));
+      chooser.record(256, 256 * (k == 1 ? seconds_per_row_one : seconds_per_row_two));
     }
     return at_one;
   }
@@ -435,7 +435,7 @@ void test_thread_chooser() {
   {
     ThreadChooser chooser(2, true);
     SimulatedMachine busy;
-    busy.two_threads = 3e-5;
+    busy.seconds_per_row_two = 3e-5;
     busy.run(chooser, 3 * per_segment);
     check(chooser.chosen() == 1, "chooser: switches to 1 thread under load at the first probe");
     const int batches = 2000 * per_segment;
@@ -457,7 +457,7 @@ void test_thread_chooser() {
   {
     ThreadChooser off(2, false), one(1, true);
     SimulatedMachine busy;
-    busy.two_threads = 3e-5;
+    busy.seconds_per_row_two = 3e-5;
     busy.run(off, 100 * per_segment);
     busy.run(one, 100 * per_segment);
     check(off.threads() == 2 && off.probes() == 0, "chooser: adapt_threads = false keeps the count");
