@@ -49,7 +49,7 @@ seeds_main <- 1:3
 seeds_rank <- 1:10
 seeds_efficiency <- if (quick) 1:3 else 1:6   # the paper: 6 seeds
 seeds_anchor <- if (quick) 1L else 1:6        # the paper: 6 seeds per anchor
-seeds_hp <- if (quick) 1:2 else 1:4           # the paper: 10; see the budget above
+seeds_hp <- if (quick) 1L else 1:4            # the paper: 10; see the budget above
 fractions <- c(0.5, 0.25, 0.125)
 mc_counts <- c(1, 5, 10, 50, 100, 500)
 hp_widths <- c(16L, 32L, 64L, 128L, 256L)
@@ -241,7 +241,7 @@ print_table("Hyperparameter sensitivity: RMSE range (min-max of the grid points'
               "Ours: %d seeds per grid point at n = %s; the paper: 10 seeds per point at n = 200,000. %s",
               "Seed-to-seed noise at the centre (%d seeds): RMSE sd %.4f, so a %d-seed mean has a standard error of about %.4f (%.2f%% of the RMSE)."),
               length(seeds_hp), format(cfg$n, big.mark = ","),
-              if (quick) "This is the --quick size, kept small to keep --quick to a few minutes."
+              if (quick) "This is the --quick size (1 seed per grid point), kept small to keep --quick to a few minutes."
               else if (length(seeds_hp) < 10) "Fewer seeds than the paper's because 10 seeds of the widest networks at n = 200,000 would take over an hour (see the script's header)." else "",
               nrow(centre), stats::sd(centre$rmse), length(seeds_hp), stats::sd(centre$rmse) / sqrt(length(seeds_hp)),
               100 * stats::sd(centre$rmse) / sqrt(length(seeds_hp)) / mean(centre$rmse)))
