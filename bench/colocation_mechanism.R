@@ -14,7 +14,8 @@ options(width = 200)
 #
 # Section 3 adds an error that A and B share (a second factor), fitted the same way; section 4
 # holds the reference's noise variance fixed; section 5 (no ncam fits) bounds what any regression of
-# the reference on the same inputs gains when given far more reference days.
+# the reference on the same inputs gains when given far more reference days; section 6 takes the
+# default network apart by reference level.
 #
 # Run (about 4 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
@@ -209,3 +210,29 @@ cat(sprintf(paste0("Co-location lm on the scored days: %.3f; 5 %% below it: %.3f
                    " the formula under test): %.3f (%+.1f %%).\n"),
             lm_rmse, 0.95 * lm_rmse, rmse(stats::predict(site_lm, test), test$ref),
             100 * (rmse(stats::predict(site_lm, test), test$ref) / lm_rmse - 1)))
+
+# 6. The default network itself (ncam() defaults, seed 1, the same short protocol), by level of
+# the reference: its bias beside lm's; the bias of the sensors-only estimate (the posterior
+# mean without the prior: the readings' precision-weighted (b - c) / a); the weight of the
+# prior in the posterior mean; the posterior mean's slope on pa_mean (its change per unit of
+# both channels); the learned gain of A.
+cat("\n6. ncam() defaults (seed 1) on the short protocol, by reference level (ug/m3):\n")
+net <- ncam(pa_a + pa_b ~ rh + temperature, data = train, reference = "ref", seed = 1, threads = 1)
+post <- ncam:::ncam_posterior(net, test, threads = 1)
+low_cost <- 1:2  # columns of pa_a, pa_b; the reference is the last
+precision_sensors <- rowSums(post$a[, low_cost]^2 / post$sigma2[, low_cost])
+sensors_only <- rowSums(post$a[, low_cost] * (post$b[, low_cost] - post$c[, low_cost]) / post$sigma2[, low_cost]) /
+  precision_sensors
+lm_pred <- stats::predict(lm_fit, test)
+level <- cut(test$ref, c(-Inf, 5, 10, 20, 40, Inf), labels = c("<5", "5-10", "10-20", "20-40", ">40"))
+by_level <- function(v) as.vector(tapply(v, level, mean))
+print(data.frame(ref_bin = levels(level), n = as.vector(table(level)),
+                 ncam_rmse = sqrt(by_level((post$mu - test$ref)^2)), lm_rmse = sqrt(by_level((lm_pred - test$ref)^2)),
+                 ncam_bias = by_level(post$mu - test$ref), lm_bias = by_level(lm_pred - test$ref),
+                 sensors_only_bias = by_level(sensors_only - test$ref),
+                 prior_weight = by_level((1 / post$s0_2) / (1 / post$s0_2 + precision_sensors)),
+                 slope_on_pa_mean = by_level(rowSums(post$a[, low_cost] / post$sigma2[, low_cost]) /
+                                               (1 / post$s0_2 + precision_sensors)),
+                 gain_A = by_level(post$a[, 1])), row.names = FALSE, digits = 3)
+cat(sprintf("RMSE: ncam %.3f, sensors-only estimate %.3f, lm %.3f (lm's slope on pa_mean %.3f)\n",
+            rmse(post$mu, test$ref), rmse(sensors_only, test$ref), lm_rmse, stats::coef(lm_fit)[["pa_mean"]]))
