@@ -15,9 +15,9 @@ options(width = 200)
 # Section 3 adds an error that A and B share (a second factor), fitted the same way; section 4
 # holds the reference's noise variance fixed; section 5 (no ncam fits) bounds what any regression of
 # the reference on the same inputs gains when given far more reference days; section 6 takes the
-# default network apart by reference level.
+# default network apart by reference level; section 7 fits two more network settings.
 #
-# Run (about 4 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
+# Run (about 6 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
@@ -183,24 +183,27 @@ print(do.call(rbind, rows), row.names = FALSE, digits = 3)
 # days, 4.4 times the co-location period, from the same seasons as the scoring) and scores
 # the other half, beside the co-location lm on that same other half, over 20 random halves.
 cat("\n5. Ceiling: regressions of ref on (A, B, rh, temperature) given more reference days than the co-location period:\n")
-forms <- list(`lm: pa_mean + rh + temperature` = ref ~ pa_mean + rh + temperature,
-              `lm: pa_mean * rh + temperature` = ref ~ pa_mean * rh + temperature,
-              `lm: poly(pa_mean, 2) * (rh + temperature)` = ref ~ stats::poly(pa_mean, 2) * (rh + temperature),
-              `gam: s(pa_mean) + s(rh) + s(temperature)` = ref ~ s(pa_mean) + s(rh) + s(temperature))
-fit_form <- function(form, rows) {
-  if (grepl("s\\(", deparse(form))) mgcv::gam(form, data = rows) else stats::lm(form, data = rows)
-}
+regressions <- list(
+  `lm: pa_mean + rh + temperature` = function(rows) stats::lm(ref ~ pa_mean + rh + temperature, data = rows),
+  `lm: pa_mean * rh + temperature` = function(rows) stats::lm(ref ~ pa_mean * rh + temperature, data = rows),
+  `lm: poly(pa_mean, 2) * (rh + temperature)` = function(rows) {
+    stats::lm(ref ~ stats::poly(pa_mean, 2) * (rh + temperature), data = rows)
+  },
+  `gam: s(pa_mean) + s(rh) + s(temperature)` = function(rows) {
+    mgcv::gam(ref ~ s(pa_mean) + s(rh) + s(temperature), data = rows)
+  })
 halves <- lapply(1:20, function(s) { set.seed(s); sample(nrow(test), nrow(test) %/% 2) })
-ceiling_rows <- lapply(names(forms), function(nm) {
+ceiling_rows <- lapply(names(regressions), function(nm) {
+  fit_on <- regressions[[nm]]
   half <- vapply(halves, function(i) {
     held_out <- test[-i, ]
-    c(form = rmse(stats::predict(fit_form(forms[[nm]], test[i, ]), held_out), held_out$ref),
+    c(form = rmse(stats::predict(fit_on(test[i, ]), held_out), held_out$ref),
       colocation_lm = rmse(stats::predict(lm_fit, held_out), held_out$ref))
   }, numeric(2))
   gain <- 100 * (half["form", ] / half["colocation_lm", ] - 1)
   data.frame(regression = nm,
-             colocation_days = rmse(stats::predict(fit_form(forms[[nm]], labelled), test), test$ref),
-             scored_days_in_sample = rmse(stats::predict(fit_form(forms[[nm]], test), test), test$ref),
+             colocation_days = rmse(stats::predict(fit_on(labelled), test), test$ref),
+             scored_days_in_sample = rmse(stats::predict(fit_on(test), test), test$ref),
              half_scored_days = mean(half["form", ]),
              vs_colocation_lm_same_half = sprintf("%+.1f %% [%+.1f, %+.1f]", mean(gain), min(gain), max(gain)))
 })
@@ -236,3 +239,27 @@ print(data.frame(ref_bin = levels(level), n = as.vector(table(level)),
                  gain_A = by_level(post$a[, 1])), row.names = FALSE, digits = 3)
 cat(sprintf("RMSE: ncam %.3f, sensors-only estimate %.3f, lm %.3f (lm's slope on pa_mean %.3f)\n",
             rmse(post$mu, test$ref), rmse(sensors_only, test$ref), lm_rmse, stats::coef(lm_fit)[["pa_mean"]]))
+
+# 7. Two more settings of the network on the same protocol, several seeds each: a stronger
+# variance penalty (lambda_var, default 1e-3), and the site as a covariate (every site has
+# co-location days here), beside lm with a per-site intercept.
+cat("\n7. ncam() variants on the short protocol (RMSE per seed):\n")
+network_rmse <- function(formula, seeds, data = train, newdata = test, ...) {
+  vapply(seeds, function(seed) {
+    fit <- suppressWarnings(ncam(formula, data = data, reference = "ref", seed = seed, threads = 1, ...))
+    rmse(stats::predict(fit, newdata)$.pred, newdata$ref)
+  }, numeric(1))
+}
+variant_rows <- c(
+  lapply(c(1e-3, 0.03, 0.1, 0.3), function(lv) {
+    list(variant = sprintf("lambda_var = %g", lv), rmse = network_rmse(pa_a + pa_b ~ rh + temperature, 1:3, lambda_var = lv))
+  }),
+  list(list(variant = "~ rh + temperature + site",
+            rmse = network_rmse(pa_a + pa_b ~ rh + temperature + site, 1:5,
+                                data = transform(train, site = factor(site)),
+                                newdata = transform(test, site = factor(site, levels = levels(factor(train$site))))))))
+print(do.call(rbind, lapply(variant_rows, function(r) {
+  data.frame(variant = r$variant, seeds = length(r$rmse), rmse_per_seed = paste(sprintf("%.3f", r$rmse), collapse = " "),
+             mean = mean(r$rmse), vs_lm = sprintf("%+.1f %%", 100 * (mean(r$rmse) / lm_rmse - 1)))
+})), row.names = FALSE, digits = 4)
+cat(sprintf("lm %.3f; lm with a per-site intercept %.3f\n", lm_rmse, rmse(stats::predict(site_lm, test), test$ref)))
