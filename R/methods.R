@@ -73,7 +73,7 @@ print.summary.ncam <- function(x, ...) {
   cat("\nSensor model b = a * theta + c + N(0, sigma^2)", unit_txt,
       ", averaged over the fitted rows (sd, 10% and 90% quantiles):\n", sep = "")
   print(format(x$sensors, digits = 4), row.names = FALSE)
-  cat("\nlog-likelihood of the readings:", format(as.numeric(x$loglik), digits = 7),
+  cat("\nlog-likelihood of the readings: ", format(as.numeric(x$loglik), digits = 7),
       " (df = ", attr(x$loglik, "df"), ", nobs = ", attr(x$loglik, "nobs"), ")\n", sep = "")
   invisible(x)
 }

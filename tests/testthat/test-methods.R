@@ -22,6 +22,7 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(one$sensor_summary, s$sensors)
   expect_equal(one$loglik, as.numeric(logLik(fit)))
   expect_output(print(s), "Sensor model")
+  expect_output(print(s), "log-likelihood of the readings: -?[0-9]")
 
   co <- coef(fit)
   expect_named(co, c("prior", "reliability", "bias"))
