@@ -1,9 +1,10 @@
 #' ncam: Neural Conjugate Aggregation of Low-Cost Sensors
 #'
 #' Fuses several noisy, biased sensors measuring the same quantity into one estimate of
-#' the true value with its uncertainty, without reference labels. Start with [ncam()],
-#' then [predict.ncam()], [calibrate()] and [evaluate_fusion()]; see
-#' `vignette("ncam")`.
+#' the true value with its uncertainty, from the sensors' agreement alone or anchored to a
+#' reference monitor observed during a co-location period (`ncam(reference = )`). Start
+#' with [ncam()], then [predict.ncam()], [calibrate()], [evaluate_fusion()] and
+#' [sensor_performance()]; see `vignette("ncam")` and `vignette("colocation")`.
 #'
 #' @docType package
 #' @name ncam-package
