@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building, checking and running ncam needs, only where it is missing: every
 # package DESCRIPTION names in Imports, LinkingTo and Suggests (so the whole test suite and the
-# vignettes run), from Debian's prebuilt r-cran-* packages when we are root on Debian, else CRAN.
+# vignettes run) and in Config/Needs/development (roxygen2, for CI's check that man/ matches
+# the roxygen comments), from Debian's prebuilt r-cran-* packages when we are root on Debian,
+# else CRAN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-r_pkgs=$(Rscript -e 'd <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests"))
+r_pkgs=$(Rscript -e 'd <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests", "Config/Needs/development"))
   p <- trimws(sub("\\(.*", "", unlist(strsplit(d[!is.na(d)], ","))))
   base <- rownames(installed.packages(priority = "base"))
   cat(setdiff(p[nzchar(p)], c(base, "R")))')
