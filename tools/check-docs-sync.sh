@@ -16,7 +16,6 @@ fi
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 cp -r DESCRIPTION NAMESPACE R man "$copy"/
-[ -d data ] && cp -r data "$copy"/
 (cd "$copy" && NCAM_DOCS_LIB="$lib" Rscript -e '.libPaths(c(Sys.getenv("NCAM_DOCS_LIB"), .libPaths()))
   suppressMessages(roxygen2::roxygenise(load_code = roxygen2::load_installed))') >/dev/null 2>&1 || {
   echo "docs sync: roxygen2 failed on a copy of the sources"; exit 1; }
