@@ -179,7 +179,7 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
-  posterior_table(object$model, ncam_posterior(object$model, newdata, threads, heads = FALSE), q)
+  prediction_table(object$model, ncam_posterior(object$model, newdata, threads, heads = FALSE), q)
 }
 
 #' @export

@@ -177,6 +177,9 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
                       fitted_summary = NULL, data_check = data_fingerprint(given_readings[sensors]))
   fit$n_screened <- screened$counts
+  calibration_rows <- sort(c(rows$train, rows$validation))
+  if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
+  fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
   if (!is.null(reference)) {
     fit$reference <- reference
     fit$n_reference <- c(train = sum(!is.na(readings[[reference]][rows$train])),

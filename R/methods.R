@@ -12,9 +12,11 @@
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
-#'   `summary.ncam` with a `sensors` data frame; `coef()` a named list (head, layer) of weight
-#'   matrices and bias vectors; `logLik()` a `logLik` object; `fitted()` a numeric vector;
-#'   `residuals()` a matrix; `nobs()` an integer.
+#'   `summary.ncam` with a `sensors` data frame and a `calibration_range` data frame (lowest and
+#'   highest reading of each sensor and value of each covariate over the rows the calibration
+#'   was learned from; see the Extrapolation section of [predict.ncam()]); `coef()` a named
+#'   list (head, layer) of weight matrices and bias vectors; `logLik()` a `logLik` object;
+#'   `fitted()` a numeric vector; `residuals()` a matrix; `nobs()` an integer.
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 3)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
@@ -61,7 +63,8 @@ print.ncam <- function(x, ...) {
 summary.ncam <- function(object, ...) {
   check_ncam(object)
   structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
-                 loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform),
+                 loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform,
+                 reference = object$reference, calibration_range = user_calibration_range(object)),
             class = "summary.ncam")
 }
 
@@ -75,6 +78,11 @@ print.summary.ncam <- function(x, ...) {
   print(format(x$sensors, digits = 4), row.names = FALSE)
   cat("\nlog-likelihood of the readings: ", format(as.numeric(x$loglik), digits = 7),
       " (df = ", attr(x$loglik, "df"), ", nobs = ", attr(x$loglik, "nobs"), ")\n", sep = "")
+  if (!is.null(x$calibration_range)) {
+    rows_txt <- if (is.null(x$reference)) "the fitted rows" else paste0("the rows with the reference (", x$reference, ")")
+    cat("\nRange of ", rows_txt, "; predictions outside it extrapolate (column .extrapolation of predict()):\n", sep = "")
+    print(format(x$calibration_range, digits = 4), row.names = FALSE)
+  }
   invisible(x)
 }
 

@@ -170,11 +170,12 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   out <- NULL
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
-    pred <- stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)
+    pred <- without_part_warnings(stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads))
     # Columns of the first group's type, NA until filled.
     if (is.null(out)) out <- lapply(pred, function(col) col[rep(NA_integer_, nrow(newdata))])
     for (col in names(out)) out[[col]][rows] <- pred[[col]]
   }
+  warn_extrapolation_total(count_far(out), nrow(newdata), "groups")
   tibble::new_tibble(out, nrow = nrow(newdata))
 }
 

@@ -118,8 +118,13 @@ score_files <- function(files, task, out, verbose) {
   collect <- function(value, i) results[blocks[[i]]] <<- value
   run_in_order(next_task, score_file_block, collect, progress$update)
   progress$done()
-  if (is.null(out)) return(bind_parts(results))
-  invisible(tibble::tibble(input = files, output = out, rows = vapply(results, as.numeric, 1)))
+  if (is.null(out)) {
+    scored <- bind_parts(results)
+    warn_extrapolation_total(count_far(scored), nrow(scored), "chunks")
+    return(scored)
+  }
+  warn_extrapolation_total(sum(vapply(results, `[[`, 1, "far")), sum(vapply(results, `[[`, 1, "rows")), "chunks")
+  invisible(tibble::tibble(input = files, output = out, rows = vapply(results, `[[`, 1, "rows")))
 }
 
 # A function input: chunks are made here, scored on the workers, kept or appended in order.
@@ -141,11 +146,14 @@ score_generator <- function(input, task, out, verbose) {
     c(task, list(chunk = chunk, first_row = first_row))
   }
   part <- if (!is.null(out)) paste0(out, ".part")
+  n_far <- 0
   collect <- function(value, i) {
+    n_far <<- n_far + count_far(value)
     if (is.null(out)) results[[i]] <<- value else write_csv_chunk(value, part, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
+  warn_extrapolation_total(n_far, rows, "chunks")
   if (is.null(out)) return(bind_parts(results))
   finish_output(part, out, rows)
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -164,9 +172,11 @@ score_one_file <- function(path, out, task) {
   part <- if (!is.null(out)) paste0(out, ".part")
   parts <- list()
   rows <- 0
+  n_far <- 0
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
+    n_far <- n_far + count_far(scored)
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else write_csv_chunk(scored, part, append = rows > 0)
     rows <- rows + nrow(chunk)
     signal_progress(chunks$position() - bytes, nrow(chunk))
@@ -182,7 +192,7 @@ score_one_file <- function(path, out, task) {
   signal_progress(file.size(path) - bytes, 0)
   if (is.null(part)) return(bind_parts(parts))
   finish_output(part, out, rows)
-  rows
+  c(rows = rows, far = n_far)
 }
 
 read_chunk <- function(chunks, path, rows) {
@@ -207,8 +217,9 @@ score_chunk <- function(task) {
                  format(task$first_row + nrow(chunk) - 1, big.mark = ",", scientific = FALSE))
   withCallingHandlers({
     check_columns(chunk, task$keep, "keep", call = NULL)
-    pred <- do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
-                                      list(threads = task$threads)))
+    # One warning for the whole input, when all chunks are scored.
+    pred <- without_part_warnings(do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
+                                                            list(threads = task$threads))))
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else

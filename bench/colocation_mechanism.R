@@ -19,9 +19,10 @@ options(width = 200)
 # (no ncam fits) fits the calibration form alone by least squares, with the gain and offset
 # depending on subsets of the covariates; section 9 fits the default network on the co-location
 # days alone, to measure what the unlabelled days add; section 10 tries training settings and a
-# straight-line recalibration of the default fit.
+# straight-line recalibration of the default fit; section 11 scores the days by how far they lie
+# outside the conditions of the co-location days (predict()'s column .extrapolation).
 #
-# Run (about 10 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
+# Run (about 11 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
@@ -353,3 +354,36 @@ recalibrated <- vapply(1:5, function(seed) {
   rmse(stats::predict(line, data.frame(pred = stats::predict(fit, test)$.pred)), test$ref)
 }, numeric(1))
 print_variants(c(setting_rows, list(list(variant = "default + lm(ref ~ .pred) on co-location days", rmse = recalibrated))))
+
+# 11. Where the scored days leave the co-location days' conditions. predict()'s column
+# .extrapolation is each row's distance outside the range of the readings and covariates of the
+# co-location rows, as a share of that range (0 inside); predict() warns beyond
+# ncam:::extrapolation_warning_share. The bands depend on the data alone (the same for every
+# seed); RMSE and 90 % prediction-interval coverage per band, NCAM averaged over seeds 1-5.
+cat("\n11. Scored days by distance outside the co-location range (share of the range; NCAM seeds 1-5):\n")
+far_share <- ncam:::extrapolation_warning_share
+seed_predictions <- lapply(1:5, function(seed) {
+  fit <- suppressWarnings(ncam(short_formula, data = train, reference = "ref", seed = seed, threads = 1))
+  suppressWarnings(stats::predict(fit, test, interval = "prediction", level = 0.9))
+})
+distance <- seed_predictions[[1]]$.extrapolation
+stopifnot(all(vapply(seed_predictions, function(p) identical(p$.extrapolation, distance), logical(1))))
+band <- cut(distance, c(-Inf, 0, 0.1, far_share, Inf),
+            labels = c("inside (0)", "0 to 0.1", sprintf("0.1 to %.2g", far_share), sprintf("above %.2g (warned)", far_share)))
+lm_interval <- stats::predict(lm_fit, test, interval = "prediction", level = 0.9)
+covers <- function(lower, upper, rows) mean(test$ref[rows] >= lower[rows] & test$ref[rows] <= upper[rows])
+band_rows <- lapply(c(split(seq_along(distance), band), list(all = seq_along(distance))), function(rows) {
+  ncam_rmse <- vapply(seed_predictions, function(p) rmse(p$.pred[rows], test$ref[rows]), numeric(1))
+  ncam_cov <- vapply(seed_predictions, function(p) covers(p$.pred_lower, p$.pred_upper, rows), numeric(1))
+  data.frame(n = length(rows), share_of_rows = length(rows) / length(distance),
+             ncam_rmse = mean(ncam_rmse), lm_rmse = rmse(lm_interval[rows, "fit"], test$ref[rows]),
+             ncam_share_of_squared_error = mean(vapply(seed_predictions, function(p) {
+               sum((p$.pred[rows] - test$ref[rows])^2) / sum((p$.pred - test$ref)^2)
+             }, numeric(1))),
+             ncam_cov90 = mean(ncam_cov), lm_cov90 = covers(lm_interval[, "lwr"], lm_interval[, "upr"], rows))
+})
+print(cbind(band = names(band_rows), do.call(rbind, band_rows)), row.names = FALSE, digits = 3)
+inside <- distance == 0
+cat(sprintf("On the %d scored days inside the range, NCAM %.3f against lm %.3f (%+.1f %%).\n", sum(inside),
+            band_rows[["inside (0)"]]$ncam_rmse, band_rows[["inside (0)"]]$lm_rmse,
+            100 * (band_rows[["inside (0)"]]$ncam_rmse / band_rows[["inside (0)"]]$lm_rmse - 1)))

@@ -23,6 +23,9 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(one$loglik, as.numeric(logLik(fit)))
   expect_output(print(s), "Sensor model")
   expect_output(print(s), "log-likelihood of the readings: -?[0-9]")
+  expect_output(print(s), "Range of the fitted rows")
+  expect_equal(s$calibration_range$lower[s$calibration_range$variable == "x2"], min(toy$x2))
+  expect_equal(s$calibration_range$upper[s$calibration_range$variable == "x1"], max(toy$x1))
 
   co <- coef(fit)
   expect_named(co, c("prior", "reliability", "bias"))
