@@ -23,8 +23,12 @@
 #'   credible interval at `level` as a ribbon, and the reference when
 #'   `reference` names a column, against the `date` column. `newdata` must
 #'   hold one time series (no repeated times); subset it to one site first.
+#'   Crosses mark the fused values of rows that lie far outside the range the
+#'   calibration was learned from (those `predict()` warns about; see the
+#'   Extrapolation section of [predict.ncam()]).
 #' * `"scatter"`: the fused estimate against the reference, with the 1:1
 #'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
+#'   Rows far outside the calibration range are drawn in another colour.
 #' * `"coverage"`: the fraction of rows whose reference lies inside the
 #'   credible interval, against the nominal level, at each level of `level`,
 #'   with the diagonal of perfect calibration. For conformal intervals use
@@ -279,122 +283,4 @@ bin_means <- function(long) {
   time_attributes <- attributes(long$x)[intersect(c("class", "tzone"), names(attributes(long$x)))]
   attributes(means$x) <- time_attributes
   means
-}
-
-plot_series <- function(object, newdata, date, reference, level, call) {
-  check_plot_column(newdata, date, "date", call, kind = "time")
-  if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
-  time <- newdata[[date]]
-  repeated <- sum(duplicated(time[!is.na(time)]))
-  if (repeated > 0L) {
-    cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}: the series plot draws one time series.",
-                     i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
-  }
-  pred <- stats::predict(object, newdata, interval = "credible", level = level)
-  fused_label <- "NCAM fused"
-  # Labelled apart from the sensors, as the reference may also be one of them.
-  reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
-  sensors <- object$sensors
-  sensor_series <- sensor_labels(object)[seq_along(sensors)]  # the reference monitor is `reference`'s
-  readings <- data.frame(time = rep(time, length(sensors)),
-                         series = rep(sensor_series, each = nrow(newdata)),
-                         value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
-                                        use.names = FALSE))
-  lines <- rbind(readings,
-                 if (!is.null(reference)) data.frame(time = time, series = reference_label,
-                                                     value = newdata[[reference]]),
-                 data.frame(time = time, series = fused_label, value = pred$.pred))
-  # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
-  # along a sensor both stay visible, then the reference and the fused line on top.
-  series_levels <- unique(c(sensor_series, reference_label, fused_label))
-  lines$series <- factor(lines$series, levels = series_levels)
-  n_missing <- sum(is.na(lines$value) | is.na(lines$time))
-  lines <- lines[!is.na(lines$time), , drop = FALSE]
-  lines <- lines[order(lines$series, lines$time), , drop = FALSE]
-  ribbon <- data.frame(time = time, lower = pred$.pred_lower, upper = pred$.pred_upper)
-  ribbon <- ribbon[stats::complete.cases(ribbon), , drop = FALSE]
-  ribbon <- ribbon[order(ribbon$time), , drop = FALSE]
-  colours <- stats::setNames(c(sensor_palette(length(sensors)), if (!is.null(reference)) "grey25",
-                                "black"), series_levels)
-  widths <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 0.6, 0.5),
-                            series_levels)
-  alphas <- stats::setNames(c(rep(0.55, length(sensors)), if (!is.null(reference)) 1, 1),
-                            series_levels)
-  types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
-                           series_levels)
-  ribbon_label <- sprintf("%g%% credible interval", 100 * level)
-  ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
-    ggplot2::geom_ribbon(data = ribbon, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
-                                                     fill = ribbon_label), inherit.aes = FALSE) +
-    ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
-                                    linetype = .data$series, alpha = .data$series), na.rm = TRUE) +
-    ggplot2::scale_fill_manual(values = stats::setNames("grey80", ribbon_label)) +
-    ggplot2::scale_colour_manual(values = colours) +
-    ggplot2::scale_linewidth_manual(values = widths) +
-    ggplot2::scale_linetype_manual(values = types) +
-    ggplot2::scale_alpha_manual(values = alphas) +
-    ggplot2::labs(x = date, y = "Reading and fused value (reading units)", colour = NULL,
-                  linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL,
-                  title = "Raw sensors and the NCAM fused estimate",
-                  caption = dropped_caption(n_missing, "value")) +
-    plot_theme() +
-    # The interval key on its own row keeps a legend of many series within the width.
-    ggplot2::theme(legend.box = "vertical")
-}
-
-# Predictions for newdata and the rows that have both a finite reference and a fused estimate.
-reference_rows <- function(object, newdata, reference, call) {
-  pred <- stats::predict(object, newdata)
-  usable <- is.finite(newdata[[reference]]) & is.finite(pred$.pred)
-  if (!any(usable)) {
-    cli::cli_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
-                   call = call)
-  }
-  list(pred = pred, usable = usable, n_dropped = sum(!usable))
-}
-
-plot_scatter <- function(object, newdata, reference, call) {
-  rows <- reference_rows(object, newdata, reference, call)
-  points <- data.frame(reference = newdata[[reference]][rows$usable],
-                       fused = rows$pred$.pred[rows$usable])
-  error <- points$fused - points$reference
-  stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f",
-                       format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
-                       if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_)
-  limits <- range(points$reference, points$fused)
-  ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
-    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
-    ggplot2::geom_point(alpha = min(0.7, max(0.1, 200 / nrow(points))), size = 1.2, stroke = 0,
-                        colour = "#0072B2") +
-    ggplot2::coord_equal(xlim = limits, ylim = limits) +
-    ggplot2::labs(x = sprintf("Reference (%s)", reference), y = "NCAM fused estimate",
-                  title = "Fused estimate against the reference", subtitle = stats_txt,
-                  caption = dropped_caption(rows$n_dropped)) +
-    plot_theme()
-}
-
-plot_coverage <- function(object, newdata, reference, levels, call) {
-  rows <- reference_rows(object, newdata, reference, call)
-  ref <- newdata[[reference]][rows$usable]
-  coverage <- vapply(levels, function(level) {
-    pred <- stats::predict(object, newdata, interval = "credible", level = level)[rows$usable, ]
-    mean(ref >= pred$.pred_lower & ref <= pred$.pred_upper)
-  }, numeric(1))
-  points <- data.frame(nominal = levels, empirical = coverage)
-  lower <- min(points$nominal, points$empirical, 0.5)
-  percent <- function(p) paste0(100 * p, "%")
-  ggplot2::ggplot(points, ggplot2::aes(.data$nominal, .data$empirical)) +
-    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
-    ggplot2::geom_line(colour = "#0072B2", linewidth = 0.8) +
-    ggplot2::geom_point(colour = "#0072B2", size = 2.2) +
-    ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
-    ggplot2::scale_x_continuous(labels = percent) +
-    ggplot2::scale_y_continuous(labels = percent) +
-    ggplot2::labs(x = "Nominal level of the credible interval",
-                  y = sprintf("Rows whose %s lies inside", reference),
-                  title = "Coverage of the credible intervals",
-                  subtitle = sprintf("%s rows with a reference value; diagonal: perfect calibration",
-                                     format(sum(rows$usable), big.mark = ",")),
-                  caption = dropped_caption(rows$n_dropped)) +
-    plot_theme()
 }

@@ -175,3 +175,23 @@ test_that("bad autoplot input gives clear errors naming the argument and column"
   expect_snapshot(ggplot2::autoplot(plot_fit, newdata = plot_test, refrence = "truth"), error = TRUE)
   expect_snapshot(check_ggplot2(installed = FALSE), error = TRUE)
 })
+
+test_that("series and scatter mark the rows far outside the calibration range", {
+  newdata <- plot_test
+  newdata$sensor_1[c(5, 40)] <- max(plot_toy$sensor_1[1:200]) * 3  # far above the fitted rows
+  pred <- suppressWarnings(predict(plot_fit, newdata))
+  far <- which(pred$.extrapolation > ncam:::extrapolation_warning_share)
+  expect_true(all(c(5L, 40L) %in% far))
+  series <- suppressWarnings(ggplot2::autoplot(plot_fit, "series", newdata = newdata))
+  marks <- layer_data_of(series, "GeomPoint")
+  expect_equal(marks$y, pred$.pred[far])
+  expect_equal(marks$x, as.numeric(newdata$date[far]))
+  scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"))
+  points <- layer_data_of(scatter, "GeomPoint")
+  expect_identical(which(points$colour != points$colour[setdiff(seq_len(nrow(points)), far)[1]]), far)
+  # Inside the range: no marks, and one colour without a legend.
+  expect_false(any(vapply(ggplot2::autoplot(plot_fit, "series", newdata = plot_toy[1:200, ])$layers,
+                          function(l) inherits(l$geom, "GeomPoint"), logical(1))))
+  inside <- ggplot2::autoplot(plot_fit, "scatter", newdata = plot_toy[1:200, ], reference = "truth")
+  expect_length(unique(layer_data_of(inside, "GeomPoint")$colour), 1L)
+})
