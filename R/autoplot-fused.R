@@ -45,7 +45,7 @@ plot_series <- function(object, newdata, date, reference, level, call) {
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
   ribbon_label <- sprintf("%g%% credible interval", 100 * level)
-  far <- which(pred$.extrapolation > extrapolation_warning_share & !is.na(time))
+  far <- which(is_far(pred$.extrapolation) & !is.na(time))
   marks <- if (length(far)) {
     ggplot2::geom_point(data = data.frame(time = time[far], value = pred$.pred[far], mark = far_label()),
                         ggplot2::aes(.data$time, .data$value, shape = .data$mark), inherit.aes = FALSE,
@@ -86,9 +86,7 @@ plot_scatter <- function(object, newdata, reference, call) {
   rows <- reference_rows(object, newdata, reference, call)
   points <- data.frame(reference = newdata[[reference]][rows$usable],
                        fused = rows$pred$.pred[rows$usable],
-                       where = ifelse(rows$pred$.extrapolation[rows$usable] > extrapolation_warning_share,
-                                      far_label(), "inside"))
-  points$where[is.na(points$where)] <- "inside"  # a model saved without a calibration range
+                       where = ifelse(is_far(rows$pred$.extrapolation[rows$usable]), far_label(), "inside"))
   error <- points$fused - points$reference
   stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f",
                        format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),

@@ -51,10 +51,10 @@ extrapolation_distance <- function(object, x, readings, ok) {
     beyond[is.na(beyond)] <- 0
     share <- ifelse(beyond > 0, beyond / (upper - lower), 0)
     distance <- pmax(distance, share)
-    is_far <- share > extrapolation_warning_share & ok
-    if (any(is_far)) {
-      farthest <- which(is_far)[which.max(share[is_far])]
-      far[[range_table$variable[k]]] <- list(kind = range_table$kind[k], rows = sum(is_far),
+    far_rows <- is_far(share) & ok
+    if (any(far_rows)) {
+      farthest <- which(far_rows)[which.max(share[far_rows])]
+      far[[range_table$variable[k]]] <- list(kind = range_table$kind[k], rows = sum(far_rows),
                                              lower = lower, upper = upper, farthest = v[farthest])
     }
   }
@@ -65,7 +65,6 @@ extrapolation_distance <- function(object, x, readings, ok) {
 # One warning for the rows of a prediction that lie far outside the calibration range, naming
 # the variables (sensor bounds in the user's units).
 warn_extrapolation <- function(object, far, n_far, n_rows) {
-  if (n_far == 0L) return(invisible())
   on <- if (is.null(object$reference)) "the fitted rows" else
     paste0("the co-location rows (those with a reference reading, `", object$reference, "`)")
   details <- vapply(names(far), function(v) {
@@ -75,22 +74,28 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
     sprintf("%s: %d row%s outside %s to %s (as %s as %s)", v, f$rows, if (f$rows == 1L) "" else "s",
             shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3])
   }, character(1))
-  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates of {on}; their predictions extrapolate the calibration and are less reliable.",
-                  stats::setNames(details, rep("*", length(details))),
-                  i = "Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)."),
-                class = "ncam_extrapolation", call = NULL)
+  warn_far_rows(n_far, n_rows, paste("of", on), stats::setNames(details, rep("*", length(details))))
 }
-
-# Rows of a prediction table far outside the calibration range.
-count_far <- function(scored) sum(scored$.extrapolation > extrapolation_warning_share, na.rm = TRUE)
 
 # The same warning after scoring in parts (chunks, groups), from the counts alone.
 warn_extrapolation_total <- function(n_far, n_rows, parts) {
+  warn_far_rows(n_far, n_rows, "the calibration was learned from",
+                hint = paste0("; {.fn predict} on one of the ", parts, " names the variables"))
+}
+
+warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
   if (n_far == 0) return(invisible())
-  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates the calibration was learned from; their predictions extrapolate and are less reliable.",
-                  i = "Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside); {.fn predict} on one of the {parts} names the variables."),
+  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate the calibration and are less reliable.",
+                  details,
+                  i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
                 class = "ncam_extrapolation", call = NULL)
 }
+
+# Which distances (column .extrapolation) are far enough outside to warn about; NA is not.
+is_far <- function(distance) !is.na(distance) & distance > extrapolation_warning_share
+
+# Rows of a prediction table far outside the calibration range.
+count_far <- function(scored) sum(is_far(scored$.extrapolation))
 
 # Evaluates expr with the extrapolation warnings of its parts muffled (they are summed up
 # afterwards by warn_extrapolation_total()).
