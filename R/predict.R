@@ -34,8 +34,9 @@
 #' more than `r 100 * extrapolation_warning_share` % of the range outside. Such rows are where a
 #' calibration fails first: on PurpleAir data with a short co-location period, 16 of 5090 later
 #' days lie that far outside; their root mean squared error was 12.2 ug/m3 against 2.17 inside
-#' the range, and 90 % prediction intervals covered 23 % of them (section 11 of
-#' `bench/colocation_mechanism.R` in the package's source repository).
+#' the range, and 90 % prediction intervals covered 23 % of them. On SensEURCity Antwerp, 218 of
+#' 12771 later hours: 11.7 against 2.91, covered 13 % (`bench/colocation.R` in the package's
+#' source repository).
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (predictive standard deviation), `.post_sd` (posterior, epistemic, standard
 #'   deviation), `.n_sensors` (readings used), `.extrapolation` (see the section), and

@@ -29,6 +29,8 @@
 # box_1 + box_2 ~ 1) and EPA Toucan (3 units, hourly, ~ rh + temperature), reference as the
 # anchor. Split: contiguous per station, the first 20 % of hours labelled, the last 80 %
 # scored; one fit per station on all its hours (as in "short").
+# Each protocol and data set also splits its scored rows by predict()'s .extrapolation (inside the
+# co-location range, up to the share predict() warns beyond, beyond it).
 # Diagnostics (short protocol, seed 1): a. the training path with early stopping off;
 # b. linear heads at the exact optimum of the objective with labelled rows weighted w (BFGS);
 # c. ensembles of seeds 1..6; d. error by reference level; e. labelled rows duplicated k times.
@@ -72,10 +74,13 @@ fit_ncam <- function(...) {
   fit_times <<- c(fit_times, proc.time()[["elapsed"]] - t0)
   fit
 }
-# Predictions as (pred, lower, upper): NCAM's interval is for a reference reading.
+# Predictions as (pred, lower, upper): NCAM's interval is for a reference reading. NCAM's runs
+# also keep .extrapolation (distance outside the co-location range); the warning predict()
+# gives about rows far outside is reported per data set as a table instead.
 ncam_run <- function(fit, newdata) {
-  p <- predict(fit, newdata, interval = "prediction", level = level)
-  data.frame(pred = p$.pred, lower = p$.pred_lower, upper = p$.pred_upper)
+  p <- suppressWarnings(predict(fit, newdata, interval = "prediction", level = level),
+                        classes = "ncam_extrapolation")
+  data.frame(pred = p$.pred, lower = p$.pred_lower, upper = p$.pred_upper, extrapolation = p$.extrapolation)
 }
 lm_run <- function(model, newdata) {
   p <- stats::predict(model, newdata, interval = "prediction", level = level)
@@ -123,6 +128,23 @@ single_row <- function(method, run, truth, lm_rmse) {
 }
 mean_rmse <- function(runs, truth, n = length(runs)) mean(vapply(runs[seq_len(n)], function(r) rmse(r$pred, truth), 1))
 mean_cov <- function(runs, truth, n = length(runs)) mean(vapply(runs[seq_len(n)], coverage, 1, truth = truth))
+# Scored rows by their distance outside the co-location range (predict()'s .extrapolation; the
+# same for every seed, as it depends on the data alone): inside, up to the share predict() warns
+# beyond, and beyond it. RMSE and 90 % coverage, NCAM averaged over the seeds.
+extrapolation_table <- function(runs, lm_pred, truth) {
+  far_share <- ncam:::extrapolation_warning_share
+  distance <- runs[[1]]$extrapolation
+  band <- cut(distance, c(-Inf, 0, far_share, Inf),
+              labels = c("inside", sprintf("0 to %g", far_share), sprintf("above %g (warned)", far_share)))
+  rows <- lapply(split(seq_along(band), band), function(i) {
+    data.frame(rows = length(i), ncam_rmse = f3(mean_rmse(lapply(runs, function(r) r[i, ]), truth[i])),
+               lm_rmse = f3(rmse(lm_pred$pred[i], truth[i])),
+               ncam_cov90 = f3(mean_cov(lapply(runs, function(r) r[i, ]), truth[i])),
+               lm_cov90 = f3(coverage(lm_pred[i, ], truth[i])))
+  })
+  cat("by distance outside the co-location range (share of the range):\n")
+  show(cbind(band = names(rows), do.call(rbind, rows)))
+}
 
 # ---- Settings -------------------------------------------------------------------------------
 data_dir <- shared_data_dir()
@@ -175,6 +197,7 @@ for (name in names(protocols)) {
   show(rbind(seed_table("ncam reference", runs, truth, lm_rmse), single_row("lm (local)", lm_pred, truth, lm_rmse),
              single_row("EPA correction", epa, truth, lm_rmse), single_row("mean(A, B)", point_run(d$pa_mean[test]), truth, lm_rmse),
              seed_table("ncam label-free", outcome[[name]]$free, truth, lm_rmse)))
+  extrapolation_table(runs, lm_pred, truth)
 }
 cat("\ncov90: coverage of the 90 % prediction interval (ncam: interval = \"prediction\"; lm: predict.lm); '-' = none.\n")
 cat("label-free ncam: one fit per seed on all rows without the reference, scored on the same rows.\n")
@@ -201,6 +224,7 @@ external <- function(title, data, group, sensors, covariates) {
   }, numeric(3))
   cat(sprintf("by %s (RMSE; ncam mean over seeds): %s\n", group,
               paste(sprintf("%s ncam %.3f lm %.3f (n %d)", colnames(per_group), per_group["ncam", ], per_group["lm", ], per_group["n", ]), collapse = "; ")))
+  extrapolation_table(runs, lm_pred, truth)
   list(title = title, ncam = mean_rmse(runs, truth), lm = lm_rmse, cov = mean_cov(runs, truth), lm_cov = coverage(lm_pred, truth))
 }
 externals <- list()
