@@ -179,7 +179,8 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
-  prediction_table(object$model, ncam_posterior(object$model, newdata, threads, heads = FALSE), q)
+  post <- ncam_posterior(object$model, newdata, threads, heads = FALSE, extrapolation = TRUE)
+  posterior_table(object$model, post, q)
 }
 
 #' @export

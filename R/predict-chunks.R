@@ -123,8 +123,9 @@ score_files <- function(files, task, out, verbose) {
     warn_extrapolation_total(count_far(scored), nrow(scored), "chunks")
     return(scored)
   }
-  warn_extrapolation_total(sum(vapply(results, `[[`, 1, "far")), sum(vapply(results, `[[`, 1, "rows")), "chunks")
-  invisible(tibble::tibble(input = files, output = out, rows = vapply(results, `[[`, 1, "rows")))
+  rows <- vapply(results, `[[`, 1, "rows")
+  warn_extrapolation_total(sum(vapply(results, `[[`, 1, "far")), sum(rows), "chunks")
+  invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
 
 # A function input: chunks are made here, scored on the workers, kept or appended in order.

@@ -61,24 +61,18 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
                      i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
   }
   post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
-                         use_reference = use_reference)
+                         use_reference = use_reference, extrapolation = TRUE)
   if (interval == "prediction") {
     # A new reading of the anchor: Theta's posterior plus the anchor's own noise.
     post$var_pred <- post$var_post + post$sigma2[, match(object$anchor, model_sensors(object))]
   }
   multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
-  prediction_table(object, post, multiplier)
+  posterior_table(object, post, multiplier)
 }
 
-# The tibble of posterior_table(), with the warning for rows far outside the calibration range.
-prediction_table <- function(object, post, multiplier) {
-  out <- posterior_table(object, post, multiplier)
-  warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
-  out
-}
-
-# The prediction table from a model-unit posterior; with `multiplier`, also the interval
-# mu -/+ multiplier * sd_pred, mapped to the user's units.
+# The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));
+# with `multiplier`, also the interval mu -/+ multiplier * sd_pred, mapped to the user's units.
+# Warns about the rows far outside the calibration range.
 posterior_table <- function(object, post, multiplier = NULL) {
   sd_pred <- sqrt(post$var_pred)
   out <- list(
@@ -93,7 +87,9 @@ posterior_table <- function(object, post, multiplier = NULL) {
     out$.pred_lower <- ncam_untransform(object, post$mu - half)
     out$.pred_upper <- ncam_untransform(object, post$mu + half)
   }
-  tibble::new_tibble(out, nrow = length(post$mu))
+  out <- tibble::new_tibble(out, nrow = length(post$mu))
+  warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
+  out
 }
 
 #' Per-row sensor gains, offsets and noise
@@ -121,7 +117,7 @@ sensor_params <- function(object, newdata, threads = NULL) {
 # Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
 # units, or log units for transform = "log"). Rows with a missing covariate are NA.
 ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
-                           call = parent.frame()) {
+                           extrapolation = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   threads <- ncam_threads(threads)
@@ -140,7 +136,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   }
   x <- new_design(object, newdata, call = call)
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
-  post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
+  if (extrapolation) post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
   post
 }
 
