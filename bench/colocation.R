@@ -37,6 +37,7 @@
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 
 args <- commandArgs(TRUE)
 quick <- "--quick" %in% args
@@ -58,13 +59,6 @@ rmse <- function(pred, truth) sqrt(mean((pred - truth)^2))
 mae <- function(pred, truth) mean(abs(pred - truth))
 coverage <- function(run, truth) mean(truth >= run$lower & truth <= run$upper)
 pct <- function(x, ref) sprintf("%+.1f %%", 100 * (x / ref - 1))
-
-shared_data_dir <- function() {
-  env <- Sys.getenv("NCAM_SHARED_DATA")
-  hit <- Filter(dir.exists, c(if (nzchar(env)) env, file.path("..", "shared", "data"), "/work/shared/data"))
-  if (!length(hit)) stop("No shared data: set NCAM_SHARED_DATA to the folder holding purpleair-aqs-daily-mathieu/.")
-  normalizePath(hit[[1]])
-}
 
 # Every fit goes through here so that the run can report the time per fit.
 fit_times <- numeric(0)
@@ -128,22 +122,12 @@ single_row <- function(method, run, truth, lm_rmse) {
 }
 mean_rmse <- function(runs, truth, n = length(runs)) mean(vapply(runs[seq_len(n)], function(r) rmse(r$pred, truth), 1))
 mean_cov <- function(runs, truth, n = length(runs)) mean(vapply(runs[seq_len(n)], coverage, 1, truth = truth))
-# Scored rows by their distance outside the co-location range (predict()'s .extrapolation; the
-# same for every seed, as it depends on the data alone): inside, up to the share predict() warns
-# beyond, and beyond it. RMSE and 90 % coverage, NCAM averaged over the seeds.
+# Scored rows by distance outside the co-location range: inside, up to the share predict()
+# warns beyond, and beyond it (extrapolation_bands() in bench/common.R).
 extrapolation_table <- function(runs, lm_pred, truth) {
-  far_share <- ncam:::extrapolation_warning_share
-  distance <- runs[[1]]$extrapolation
-  band <- cut(distance, c(-Inf, 0, far_share, Inf),
-              labels = c("inside", sprintf("0 to %g", far_share), sprintf("above %g (warned)", far_share)))
-  rows <- lapply(split(seq_along(band), band), function(i) {
-    data.frame(rows = length(i), ncam_rmse = f3(mean_rmse(lapply(runs, function(r) r[i, ]), truth[i])),
-               lm_rmse = f3(rmse(lm_pred$pred[i], truth[i])),
-               ncam_cov90 = f3(mean_cov(lapply(runs, function(r) r[i, ]), truth[i])),
-               lm_cov90 = f3(coverage(lm_pred[i, ], truth[i])))
-  })
+  tab <- extrapolation_bands(runs[[1]]$extrapolation, runs, lm_pred, truth, ncam:::extrapolation_warning_share)
   cat("by distance outside the co-location range (share of the range):\n")
-  show(cbind(band = names(rows), do.call(rbind, rows)))
+  print(tab, row.names = FALSE, digits = 3)
 }
 
 # ---- Settings -------------------------------------------------------------------------------

@@ -26,8 +26,9 @@ options(width = 200)
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 rmse <- function(p, y) sqrt(mean((p - y)^2))
-data_dir <- Filter(dir.exists, c(Sys.getenv("NCAM_SHARED_DATA"), "../shared/data", "/work/shared/data"))[[1]]
+data_dir <- shared_data_dir()
 d <- as.data.frame(read_purpleair_aqs(file.path(data_dir, "purpleair-aqs-daily-mathieu",
                                                 "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")))
 d$pa_mean <- (d$pa_a + d$pa_b) / 2
@@ -361,29 +362,17 @@ print_variants(c(setting_rows, list(list(variant = "default + lm(ref ~ .pred) on
 # ncam:::extrapolation_warning_share. The bands depend on the data alone (the same for every
 # seed); RMSE and 90 % prediction-interval coverage per band, NCAM averaged over seeds 1-5.
 cat("\n11. Scored days by distance outside the co-location range (share of the range; NCAM seeds 1-5):\n")
-far_share <- ncam:::extrapolation_warning_share
 seed_predictions <- lapply(1:5, function(seed) {
   fit <- suppressWarnings(ncam(short_formula, data = train, reference = "ref", seed = seed, threads = 1))
   suppressWarnings(stats::predict(fit, test, interval = "prediction", level = 0.9))
 })
 distance <- seed_predictions[[1]]$.extrapolation
 stopifnot(all(vapply(seed_predictions, function(p) identical(p$.extrapolation, distance), logical(1))))
-band <- cut(distance, c(-Inf, 0, 0.1, far_share, Inf),
-            labels = c("inside (0)", "0 to 0.1", sprintf("0.1 to %.2g", far_share), sprintf("above %.2g (warned)", far_share)))
+ncam_runs <- lapply(seed_predictions, function(p) data.frame(pred = p$.pred, lower = p$.pred_lower, upper = p$.pred_upper))
 lm_interval <- stats::predict(lm_fit, test, interval = "prediction", level = 0.9)
-covers <- function(lower, upper, rows) mean(test$ref[rows] >= lower[rows] & test$ref[rows] <= upper[rows])
-band_rows <- lapply(c(split(seq_along(distance), band), list(all = seq_along(distance))), function(rows) {
-  ncam_rmse <- vapply(seed_predictions, function(p) rmse(p$.pred[rows], test$ref[rows]), numeric(1))
-  ncam_cov <- vapply(seed_predictions, function(p) covers(p$.pred_lower, p$.pred_upper, rows), numeric(1))
-  data.frame(n = length(rows), share_of_rows = length(rows) / length(distance),
-             ncam_rmse = mean(ncam_rmse), lm_rmse = rmse(lm_interval[rows, "fit"], test$ref[rows]),
-             ncam_share_of_squared_error = mean(vapply(seed_predictions, function(p) {
-               sum((p$.pred[rows] - test$ref[rows])^2) / sum((p$.pred - test$ref)^2)
-             }, numeric(1))),
-             ncam_cov90 = mean(ncam_cov), lm_cov90 = covers(lm_interval[, "lwr"], lm_interval[, "upr"], rows))
-})
-print(cbind(band = names(band_rows), do.call(rbind, band_rows)), row.names = FALSE, digits = 3)
-inside <- distance == 0
-cat(sprintf("On the %d scored days inside the range, NCAM %.3f against lm %.3f (%+.1f %%).\n", sum(inside),
-            band_rows[["inside (0)"]]$ncam_rmse, band_rows[["inside (0)"]]$lm_rmse,
-            100 * (band_rows[["inside (0)"]]$ncam_rmse / band_rows[["inside (0)"]]$lm_rmse - 1)))
+lm_run <- data.frame(pred = lm_interval[, "fit"], lower = lm_interval[, "lwr"], upper = lm_interval[, "upr"])
+bands <- extrapolation_bands(distance, ncam_runs, lm_run, test$ref, c(0.1, ncam:::extrapolation_warning_share))
+print(bands, row.names = FALSE, digits = 3)
+inside <- bands[bands$band == "inside", ]
+cat(sprintf("On the %d scored days inside the range, NCAM %.3f against lm %.3f (%+.1f %%).\n", inside$rows,
+            inside$ncam_rmse, inside$lm_rmse, 100 * (inside$ncam_rmse / inside$lm_rmse - 1)))

@@ -1,5 +1,7 @@
-# Shared by the child scripts of bench/speed.R: the engine's raw inputs for toy data at
-# hidden width 64 (covariates, readings, model spec, working scale, Adam settings).
+# Helpers shared by the bench scripts.
+
+# For the child scripts of bench/speed.R: the engine's raw inputs for toy data at hidden
+# width 64 (covariates, readings, model spec, working scale, Adam settings).
 toy_engine_inputs <- function(d, batch_size = 256L) {
   X <- as.matrix(d[, paste0("x", 1:4)])
   B <- as.matrix(d[, paste0("sensor_", 0:2)])
@@ -11,3 +13,35 @@ toy_engine_inputs <- function(d, batch_size = 256L) {
   )
 }
 
+
+# Shared by bench/colocation.R and bench/colocation_mechanism.R: scored rows split by their
+# distance outside the co-location range (predict()'s .extrapolation, the same for every seed
+# as it depends on the data alone) at `breaks` (shares of the range; the last one should be
+# ncam:::extrapolation_warning_share, beyond which predict() warns). Per band and for all rows:
+# RMSE and 90 % coverage of NCAM (mean over the runs, one per seed) and of lm, and NCAM's share
+# of its squared error. Runs are data frames with columns pred, lower, upper.
+extrapolation_bands <- function(distance, ncam_runs, lm_run, truth, breaks) {
+  labels <- c("inside", sprintf("%g to %g", c(0, head(breaks, -1)), breaks), sprintf("above %g (warned)", tail(breaks, 1)))
+  band <- cut(distance, c(-Inf, 0, breaks, Inf), labels = labels)
+  rmse <- function(run, rows) sqrt(mean((run$pred[rows] - truth[rows])^2))
+  cover <- function(run, rows) mean(truth[rows] >= run$lower[rows] & truth[rows] <= run$upper[rows])
+  total_sq <- vapply(ncam_runs, function(r) sum((r$pred - truth)^2), numeric(1))
+  groups <- c(split(seq_along(distance), band), list(all = seq_along(distance)))
+  rows <- lapply(groups, function(i) {
+    if (!length(i)) return(data.frame(rows = 0L, share_of_rows = 0, ncam_rmse = NA, lm_rmse = NA,
+                                      ncam_share_of_squared_error = 0, ncam_cov90 = NA, lm_cov90 = NA))
+    data.frame(rows = length(i), share_of_rows = length(i) / length(distance),
+               ncam_rmse = mean(vapply(ncam_runs, rmse, numeric(1), rows = i)), lm_rmse = rmse(lm_run, i),
+               ncam_share_of_squared_error = mean(vapply(ncam_runs, function(r) sum((r$pred[i] - truth[i])^2), numeric(1)) / total_sq),
+               ncam_cov90 = mean(vapply(ncam_runs, cover, numeric(1), rows = i)), lm_cov90 = cover(lm_run, i))
+  })
+  cbind(band = names(groups), do.call(rbind, rows), row.names = NULL)
+}
+
+# The folder of the shared real data: $NCAM_SHARED_DATA, else ../shared/data, else /work/shared/data.
+shared_data_dir <- function() {
+  env <- Sys.getenv("NCAM_SHARED_DATA")
+  hit <- Filter(dir.exists, c(if (nzchar(env)) env, file.path("..", "shared", "data"), "/work/shared/data"))
+  if (!length(hit)) stop("No shared data: set NCAM_SHARED_DATA to the folder holding purpleair-aqs-daily-mathieu/.")
+  normalizePath(hit[[1]])
+}
