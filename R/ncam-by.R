@@ -168,14 +168,16 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
     cli::cli_warn("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to {length(unknown)} group{?s} without a model ({.val {shown}}{if (length(unknown) > 5) ', ...' else ''}): {?its/their} predictions are {.val NA}.")
   }
   out <- NULL
+  flags <- c(far = 0, missing = 0)
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
     pred <- without_part_warnings(stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads))
+    flags <- flags + row_flags(pred)
     # Columns of the first group's type, NA until filled.
     if (is.null(out)) out <- lapply(pred, function(col) col[rep(NA_integer_, nrow(newdata))])
     for (col in names(out)) out[[col]][rows] <- pred[[col]]
   }
-  warn_extrapolation_total(count_far(out), nrow(newdata), "groups")
+  warn_part_totals(flags, nrow(newdata), "groups")
   tibble::new_tibble(out, nrow = nrow(newdata))
 }
 

@@ -120,11 +120,11 @@ score_files <- function(files, task, out, verbose) {
   progress$done()
   if (is.null(out)) {
     scored <- bind_parts(results)
-    warn_extrapolation_total(count_far(scored), nrow(scored), "chunks")
+    warn_part_totals(row_flags(scored), nrow(scored), "chunks")
     return(scored)
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_extrapolation_total(sum(vapply(results, `[[`, 1, "far")), sum(rows), "chunks")
+  warn_part_totals(Reduce(`+`, lapply(results, `[`, c("far", "missing"))), sum(rows), "chunks")
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
 
@@ -147,14 +147,14 @@ score_generator <- function(input, task, out, verbose) {
     c(task, list(chunk = chunk, first_row = first_row))
   }
   part <- if (!is.null(out)) paste0(out, ".part")
-  n_far <- 0
+  flags <- c(far = 0, missing = 0)
   collect <- function(value, i) {
-    n_far <<- n_far + count_far(value)
+    flags <<- flags + row_flags(value)
     if (is.null(out)) results[[i]] <<- value else write_csv_chunk(value, part, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
-  warn_extrapolation_total(n_far, rows, "chunks")
+  warn_part_totals(flags, rows, "chunks")
   if (is.null(out)) return(bind_parts(results))
   finish_output(part, out, rows)
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -173,11 +173,11 @@ score_one_file <- function(path, out, task) {
   part <- if (!is.null(out)) paste0(out, ".part")
   parts <- list()
   rows <- 0
-  n_far <- 0
+  flags <- c(far = 0, missing = 0)
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
-    n_far <- n_far + count_far(scored)
+    flags <- flags + row_flags(scored)
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else write_csv_chunk(scored, part, append = rows > 0)
     rows <- rows + nrow(chunk)
     signal_progress(chunks$position() - bytes, nrow(chunk))
@@ -193,7 +193,7 @@ score_one_file <- function(path, out, task) {
   signal_progress(file.size(path) - bytes, 0)
   if (is.null(part)) return(bind_parts(parts))
   finish_output(part, out, rows)
-  c(rows = rows, far = n_far)
+  c(rows = rows, flags)
 }
 
 read_chunk <- function(chunks, path, rows) {

@@ -38,10 +38,12 @@
 #' 12771 later hours: 11.7 against 2.91, covered 13 % (`bench/colocation.R` in the package's
 #' source repository).
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
-#'   `.pred_sd` (predictive standard deviation), `.post_sd` (posterior, epistemic, standard
-#'   deviation), `.n_sensors` (readings used), `.extrapolation` (see the section), and
-#'   `.pred_lower`, `.pred_upper` when an interval is asked for. Rows with a missing covariate
-#'   give `NA`.
+#'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or
+#'   with `interval = "prediction"` for a reading of the anchor), `.post_sd` (posterior,
+#'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
+#'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
+#'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
+#'   rows per covariate.
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
@@ -72,7 +74,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
 
 # The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));
 # with `multiplier`, also the interval mu -/+ multiplier * sd_pred, mapped to the user's units.
-# Warns about the rows far outside the calibration range.
+# Warns about the rows far outside the calibration range and those with a missing covariate.
 posterior_table <- function(object, post, multiplier = NULL) {
   sd_pred <- sqrt(post$var_pred)
   out <- list(
@@ -89,6 +91,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
   }
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
+  warn_missing_covariates(sum(is.na(out$.n_sensors)), nrow(out), post$missing_covariates)
   out
 }
 
@@ -136,7 +139,10 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   }
   x <- new_design(object, newdata, call = call)
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
-  if (extrapolation) post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
+  if (extrapolation) {
+    post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
+    post$missing_covariates <- missing_covariate_counts(object, newdata, is.na(post$mu))
+  }
   post
 }
 
@@ -150,6 +156,7 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
     raw$mean[missing_x] <- NA_real_
     raw$variance[missing_x] <- NA_real_
     raw$nll[missing_x] <- NA_real_
+    raw$n_observed[missing_x] <- NA_integer_
   }
   post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
                n_sensors = raw$n_observed, nll = raw$nll)

@@ -1,0 +1,75 @@
+# Rows with a missing covariate: no prediction (every column NA, .n_sensors too) and one
+# warning per call that counts them per covariate, also when scoring in chunks or by group.
+
+missing_data <- function() {
+  withr::local_seed(7)
+  n <- 400
+  d <- data.frame(rh = stats::runif(n, 20, 90), temp = stats::runif(n, 0, 30), site = rep(1:2, n / 2))
+  truth <- stats::rnorm(n, 10, 3)
+  d$s1 <- truth + stats::rnorm(n)
+  d$s2 <- 1.2 * truth + stats::rnorm(n)
+  d$s3 <- truth - 1 + stats::rnorm(n)
+  d
+}
+missing_fit_data <- missing_data()
+missing_fit <- suppressWarnings(ncam(s1 + s2 + s3 ~ rh + temp, data = missing_fit_data, hidden = 4L,
+                                     epochs = 3L, seed = 1, threads = 1))
+
+with_gaps <- function(d) {
+  d$rh[c(3, 10, 250)] <- NA
+  d$temp[c(10, 300)] <- NA
+  d[5, c("s1", "s2", "s3")] <- NA  # no reading: a prediction from the prior, not a gap
+  d
+}
+
+test_that("predict() leaves rows with a missing covariate NA, in place, and counts them per covariate", {
+  d <- with_gaps(missing_fit_data)
+  expect_warning(pred <- predict(missing_fit, d), class = "ncam_missing_covariate")
+  gaps <- c(3, 10, 250, 300)
+  expect_identical(nrow(pred), nrow(d))
+  expect_true(all(is.na(as.matrix(pred[gaps, ]))))
+  expect_false(anyNA(as.matrix(pred[-gaps, ])))
+  expect_identical(pred$.n_sensors[5], 0L)
+  expect_identical(pred$.n_sensors[-c(gaps, 5)], rep(3L, nrow(d) - 5L))
+  # The other rows are predicted as without the gaps (to rounding: the engine's blocks of rows
+  # fall differently).
+  kept <- d[-gaps, ]
+  expect_equal(pred[-gaps, ], predict(missing_fit, kept), tolerance = 1e-6)
+  msg <- conditionMessage(tryCatch(predict(missing_fit, d), warning = identity))
+  expect_match(msg, "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_match(msg, "rh: 3 rows", fixed = TRUE)
+  expect_match(msg, "temp: 2 rows", fixed = TRUE)
+  expect_no_warning(predict(missing_fit, missing_fit_data))
+})
+
+test_that("chunks and groups give one warning with the total", {
+  d <- with_gaps(missing_fit_data)
+  chunked <- NULL
+  warnings <- testthat::capture_warnings(
+    chunked <- predict_chunks(missing_fit, local({
+      i <- 0
+      function() {
+        i <<- i + 1
+        if (i > 4) NULL else d[(i - 1) * 100 + 1:100, ]
+      }
+    }), verbose = FALSE)
+  )
+  expect_length(warnings, 1)
+  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_identical(chunked$.n_sensors, suppressWarnings(predict(missing_fit, d))$.n_sensors)
+
+  files <- file.path(withr::local_tempdir(), c("a.csv", "b.csv"))
+  utils::write.csv(d[1:200, ], files[1], row.names = FALSE)
+  utils::write.csv(d[201:400, ], files[2], row.names = FALSE)
+  warnings <- testthat::capture_warnings(predict_chunks(missing_fit, files, output = withr::local_tempdir(),
+                                                        chunk_rows = 64, verbose = FALSE))
+  expect_length(warnings, 1)
+  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
+
+  fits <- suppressWarnings(ncam_by(s1 + s2 + s3 ~ rh + temp, data = missing_fit_data, by = "site",
+                                   hidden = 4L, epochs = 3L, seed = 1))
+  warnings <- testthat::capture_warnings(by_group <- predict(fits, d))
+  expect_length(warnings, 1)
+  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_true(all(is.na(by_group$.n_sensors[c(3, 10, 250, 300)])))
+})
