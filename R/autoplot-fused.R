@@ -56,19 +56,21 @@ plot_series <- function(object, newdata, date, reference, level, call) {
                                                      fill = ribbon_label), inherit.aes = FALSE) +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
                                     linetype = .data$series, alpha = .data$series), na.rm = TRUE) +
-    ggplot2::scale_fill_manual(values = stats::setNames("grey80", ribbon_label)) +
+    ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)) +
     ggplot2::scale_colour_manual(values = colours) +
     ggplot2::scale_linewidth_manual(values = widths) +
     ggplot2::scale_linetype_manual(values = types) +
     ggplot2::scale_alpha_manual(values = alphas) +
     marks + ggplot2::scale_shape_manual(values = stats::setNames(4, far_label())) +
-    ggplot2::labs(x = date, y = "Reading and fused value (reading units)", colour = NULL,
+    ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = "Raw sensors and the NCAM fused estimate",
                   caption = dropped_caption(n_missing, "value")) +
     plot_theme() +
-    # The interval key on its own row keeps a legend of many series within the width.
-    ggplot2::theme(legend.box = "vertical")
+    # The interval key on its own row keeps a legend of many series within the width; the rows
+    # sit close together so that the legend does not squeeze the panel.
+    ggplot2::theme(legend.box = "vertical", legend.spacing.y = ggplot2::unit(0, "pt"),
+                   legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"))
 }
 
 # Predictions for newdata and the rows that have both a finite reference and a fused estimate.

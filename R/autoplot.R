@@ -54,7 +54,8 @@
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A ggplot object.
 #' @seealso [plot.ncam()], [sensor_params()], [predict.ncam()], [ncam-tidy]
-#' @exportS3Method ggplot2::autoplot
+#' @method autoplot ncam
+#' @rawNamespace S3method(ggplot2::autoplot, ncam)
 #' @importFrom rlang .data
 #' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
 #' toy <- simulate_toy(400, seed = 1)

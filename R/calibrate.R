@@ -124,6 +124,9 @@ calibrate <- function(object, data,
     if (all(is.na(reference_column(data, reference)))) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
+  } else if (!is.null(reference)) {
+    cli::cli_abort(c("{.arg reference} is used only by {.code method = \"split\"}, not {.val {method}}.",
+                     i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
     # One score per label: the Stutz threshold with m = 1 is split conformal.
@@ -258,7 +261,7 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
 
 too_small <- function(needed, n, level, what) {
   cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
-                  i = "Level {level} needs at least {needed} {what}; there {?is/are} {n}."))
+                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}."))
   Inf
 }
 

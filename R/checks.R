@@ -59,9 +59,9 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
   missing <- setdiff(cols, names(data))
   if (length(missing) > 0L) {
     msg <- if (is.null(data_arg)) {
-      "{.arg {arg}} names column{?s} not found in the data: {.val {missing}}."
+      "{.arg {arg}} names {cli::qty(length(missing))}column{?s} not found in the data: {.val {missing}}."
     } else {
-      "{.arg {data_arg}} lacks column{?s} {.val {missing}} used by the model."
+      "{.arg {data_arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}} used by the model."
     }
     cli::cli_abort(c(msg, i = "Available columns: {.val {names(data)}}."), call = call)
   }
@@ -141,14 +141,19 @@ with_seed_or_global <- function(seed, expr) {
 }
 
 # Columns (a named list of vectors) must hold no infinite value: one fast scan, then an
-# error naming the first column at fault and up to five of its rows. `what` is the kind of
+# error naming each column at fault and up to five of its rows. `what` is the kind of
 # column, such as "Sensor column" or "Covariate".
 check_finite_columns <- function(cols, what, call = parent.frame()) {
-  bad <- ncam_first_infinite_cpp(cols)
-  if (length(bad) == 0L) return(invisible(cols))
-  rows <- which(is.infinite(cols[[bad[1]]]))
-  shown <- utils::head(rows, 5)
-  more <- if (length(rows) > 5) ", ..." else ""
-  cli::cli_abort("{what} {.field {names(cols)[bad[1]]}} has {cli::qty(length(rows))}{?an/} infinite value{?s} in row{?s} {shown}{more}.",
+  if (length(ncam_first_infinite_cpp(cols)) == 0L) return(invisible(cols))
+  # Only on the way to the error: every column with an infinite value, and its rows.
+  lines <- unlist(lapply(names(cols), function(col) {
+    rows <- which(is.infinite(cols[[col]]))
+    if (!length(rows)) return(NULL)
+    shown <- utils::head(rows, 5)
+    cli::format_inline("{what} {.field {col}} has {cli::qty(length(rows))}{?an/} infinite value{?s} in row{?s} {shown}{if (length(rows) > 5) ', ...' else ''}.")
+  }))
+  lines <- gsub("([{}])", "\\1\\1", lines)  # already formatted: braces in names stay text
+  cli::cli_abort(c(lines[1], stats::setNames(lines[-1], rep("*", length(lines) - 1L)),
+                   i = "Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
                  call = call)
 }

@@ -46,6 +46,8 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
   check_single_columns(data, sensors, call)
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
+    # A column with no reading at all is read as logical by read.csv() and friends.
+    if (is.logical(v) && all(is.na(v))) v <- as.double(v)
     if (!is.numeric(v)) {
       cli::cli_abort("Sensor column {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
     }
@@ -115,6 +117,7 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   }
   check_single_columns(data, vars, call)
   check_covariate_values(data, vars, call)
+  check_no_bare_dates(data, attr(rhs, "term.labels"), call)
   rhs <- drop_single_value_terms(rhs, data, call)
   if (plain_covariates(rhs, data)) {
     x <- covariate_columns(data, attr(rhs, "term.labels"), call)
@@ -145,6 +148,17 @@ check_covariate_values <- function(data, vars, call = parent.frame()) {
                        call = call)
       }
     }
+  }
+}
+
+# A date-time as a covariate enters as seconds since 1970: a trend that every later row
+# extrapolates. Written inside a function (as.numeric(date)), it is taken as meant.
+check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
+  dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt", "difftime")), term_labels)
+  if (length(dates)) {
+    cli::cli_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
+                     i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
+                   call = call)
   }
 }
 
@@ -214,7 +228,7 @@ new_design <- function(object, newdata, call = parent.frame()) {
     values <- as.character(newdata[[v]])
     unseen <- setdiff(unique(values[!is.na(values)]), seen)
     if (length(unseen)) {
-      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} has level{?s} {.val {unseen}} not seen in training.",
+      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} has {cli::qty(length(unseen))}level{?s} {.val {unseen}} not seen in training.",
                        i = "Levels seen in training: {.val {seen}}."), call = call)
     }
     newdata[[v]] <- factor(values, levels = seen)

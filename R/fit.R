@@ -32,9 +32,10 @@
 #'   covariate cannot be used for training and are left out of it with a warning; their
 #'   predictions are `NA`.
 #'
-#' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`), covariates on the
-#'   right (`~ rh + temp`, `~ .` for every other column, `~ 1` for none). Factor and character
-#'   covariates are one-hot encoded.
+#' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
+#'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,
+#'   `~ 1` for none). Factor and character covariates are one-hot encoded; a date-time column
+#'   is refused (use features of the time, such as the hour of day).
 #' @param data A data frame.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
@@ -43,7 +44,8 @@
 #'   becomes the anchor (a = 1, c = 0), so the fused value is on the reference's scale, and its
 #'   noise is learned from the rows where it exists (at least 20). [predict.ncam()] does not
 #'   need the column (by default it estimates from the low-cost sensors alone);
-#'   `interval = "prediction"` gives intervals for a reference reading.
+#'   `interval = "prediction"` gives intervals for a reference reading. With a single
+#'   low-cost sensor only those are identified, not `"credible"` ones for the true value.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.
@@ -51,7 +53,11 @@
 #' @param batch_size Rows per minibatch.
 #' @param validation Rows used for early stopping: a fraction of the rows drawn at random, a
 #'   logical vector with one element per row (`TRUE` = validation), or row numbers. `0` turns
-#'   early stopping off (the training NLL then decides the best epoch).
+#'   early stopping off (the training NLL then decides the best epoch). Rows drawn at random
+#'   from an hourly series sit next to training rows and flatter the validation loss; for such
+#'   data give whole blocks of time: with `split <- split_blocks(data, "date")` and
+#'   `fit_rows <- split %in% c("train", "validation")`, fit `data[fit_rows, ]` with
+#'   `validation = split[fit_rows] == "validation"` (see [split_blocks()]).
 #' @param stop_iter Stop after this many epochs without improvement of the validation NLL; the
 #'   weights of the best epoch are kept.
 #' @param lambda_var Weight of the variance penalty (used for both the prior and the sensors).
@@ -115,8 +121,9 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   # columns, the data's own when they are plain doubles: the engine reads them in place.
   sensors <- sensor_names(formula)
   check_columns(data, sensors, "formula")
-  if (length(sensors) < 2L) {
-    cli::cli_abort("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.")
+  if (length(sensors) < 2L && is.null(reference)) {
+    cli::cli_abort(c("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
+                     i = "With one low-cost sensor, give a reference monitor's readings over a co-location period with {.arg reference}."))
   }
   if (anyDuplicated(sensors)) {
     cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.")
@@ -129,7 +136,6 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     anchor <- reference
   }
   design <- build_design(formula, data, c(sensors, reference))
-  warn_two_sensors(sensors, reference, call = NULL)
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))
@@ -143,6 +149,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   if (length(rows$train) < 2L) {
     cli::cli_abort("Only {length(rows$train)} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.")
   }
+  warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
 
   # Stage 3, scale: constant covariates carry no information and break standardisation.
   x_sd <- vapply(design$x, function(v) stats::sd(v[rows$train]), numeric(1))

@@ -6,7 +6,9 @@
 #' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
 #' of the same readings); `fitted()` the fused values of the fitted data; `residuals()` the
 #' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
-#' where a reading is missing); `nobs()` the rows that entered the likelihood; `plot()` the
+#' where a reading is missing; for a model fitted with a `reference`, its column is the
+#' reference reading minus the estimate, which comes from the low-cost sensors alone as in
+#' [predict.ncam()]); `nobs()` the rows that entered the likelihood; `plot()` the
 #' training and validation loss curves.
 #'
 #' @param x,object A fitted [ncam()] model.
@@ -128,7 +130,12 @@ fitted.ncam <- function(object, newdata, ...) {
 residuals.ncam <- function(object, newdata, ...) {
   rlang::check_dots_empty()
   if (missing(newdata)) newdata <- fitting_data(object)
-  sensor_residuals(ncam_posterior(object, newdata))
+  post <- ncam_posterior(object, newdata)
+  if (!is.null(object$reference) && object$reference %in% names(newdata)) {
+    # The reference against the estimate from the low-cost sensors, which leaves it out.
+    post$b[, object$reference] <- to_model_units(reference_column(newdata, object$reference), object$transform)
+  }
+  sensor_residuals(post)
 }
 
 #' @rdname ncam-methods

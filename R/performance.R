@@ -106,7 +106,8 @@ performance_targets <- function() performance_target_table
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
 #'   estimate and the reference measurement.
-#' @param date Name of the POSIXct or Date column with the time of each row.
+#' @param date Name of the POSIXct or Date column with the time of each row;
+#'   24-hour means are over calendar days in its time zone.
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.

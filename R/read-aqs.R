@@ -94,7 +94,7 @@ read_aqs_file <- function(path, parameter, site, call) {
   missing <- setdiff(needed, names(raw))
   if (length(missing) > 0L) {
     layout <- if (hourly) "hourly" else "daily"
-    cli::cli_abort(c("File {.file {label}} looks like an AQS {layout} file but lacks column{?s} {.val {missing}}.",
+    cli::cli_abort(c("File {.file {label}} looks like an AQS {layout} file but lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
                      i = "AQS hourly files have {.val Sample Measurement}; daily files {.val Arithmetic Mean}."),
                    call = call)
   }

@@ -84,8 +84,8 @@ parse_csv_lines <- function(lines, label, required, call) {
   header <- unlist(header[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
   if (length(missing) > 0L) {
-    cli::cli_abort(c("File {.file {label}} lacks required column{?s} {.val {missing}}.",
-                     i = "It has column{?s} {.val {header}}."), call = call)
+    cli::cli_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
+                     i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)
   }
   named <- header[nzchar(header)]
   duplicated_names <- unique(named[duplicated(named)])

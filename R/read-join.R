@@ -266,7 +266,7 @@ series_key <- function(data, keys) {
 require_columns <- function(data, cols, arg, call = parent.frame()) {
   missing <- setdiff(cols, names(data))
   if (length(missing) > 0L) {
-    cli::cli_abort(c("{.arg {arg}} lacks column{?s} {.val {missing}}.",
+    cli::cli_abort(c("{.arg {arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
                      i = "It has column{?s} {.val {names(data)}}."), call = call)
   }
 }

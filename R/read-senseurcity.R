@@ -88,7 +88,7 @@ read_senseurcity_box <- function(path, keep_flags, sht31, call) {
   lines <- attr(raw, "line")
   absent <- setdiff(senseurcity_measures, names(raw))
   if (length(absent) > 0L) {
-    cli::cli_warn("File {.file {path}} lacks column{?s} {.val {absent}}; read as {.code NA}.", call = call)
+    cli::cli_warn("File {.file {path}} lacks {cli::qty(length(absent))}column{?s} {.val {absent}}; read as {.code NA}.", call = call)
   }
   value <- function(col) {
     if (!col %in% names(raw)) return(rep(NA_real_, nrow(raw)))

@@ -183,6 +183,11 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' The meteorological covariates are taken from the sensor units, not the
 #' reference site: each is the mean over the units reporting in that hour.
 #'
+#' `date` is in UTC. Calendar days, such as the 24-hour means of
+#' [sensor_performance()], are taken in the column's time zone; for days in
+#' local standard time, as in EPA's evaluations, set
+#' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
+#'
 #' @param path Path to the CSV file.
 #' @return A tibble with one row per hour in file order, with columns
 #'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit

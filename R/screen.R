@@ -117,6 +117,13 @@ row_blocks <- function(rows, size = 65536L) {
 # with noise sds 0.5 and 3, two-sensor fits put them at 1.2-1.4 and 2.1-2.4 and fused with
 # twice the error of the right weights, where a third sensor recovered 0.6-0.7 and 3.0.
 warn_two_sensors <- function(sensors, reference, call = parent.frame()) {
+  if (length(sensors) == 1L) {
+    # Reference and sensor readings fix the reference's variance given the sensor, not how it
+    # splits into the true value's spread and the reference's own noise.
+    cli::cli_warn(c("With one low-cost sensor ({.field {sensors}}) beside the reference, the data cannot tell the reference's own noise from the spread of the true value: intervals for the true value ({.code interval = \"credible\"}) are not identified.",
+                    i = "Use {.code interval = \"prediction\"}, an interval for a reference reading, which is identified; a second sensor identifies both."),
+                  class = "ncam_warning_two_sensors", call = call)
+  }
   if (length(sensors) != 2L || !is.null(reference)) return(invisible(NULL))
   cli::cli_warn(c("With two sensors ({.field {sensors}}) and no reference, the data cannot tell which of them is noisier: their noise levels, and so the weights of the fused value, are not identified.",
                   i = "Add a third sensor of the same quantity, or a reference monitor's readings over a co-location period with {.arg reference}."),

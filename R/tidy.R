@@ -35,7 +35,9 @@ generics::augment
 #' @param x A fitted [ncam()] model (for `augment()`, also an
 #'   `ncam_calibration` object from [calibrate()]).
 #' @param newdata A data frame with the sensor and covariate columns of the
-#'   model; required by `augment()`.
+#'   model. For `augment()` on a fitted model, by default the data it was fitted
+#'   to, found again from the call (a fit keeps no copy); required for a
+#'   calibration object.
 #' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
 #'   `"prediction"`, passed to [predict.ncam()].
 #' @param level Coverage level of the interval, strictly between 0 and 1. For
@@ -50,11 +52,12 @@ generics::augment
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
 #'     NLL per row at the best epoch, `NA` without validation rows) and
 #'     `converged` (see Details).
-#'   * `augment()`: the columns of `newdata`, then `.pred`, `.pred_sd`,
+#'   * `augment()`: the columns of `newdata`, then those of [predict()]:
+#'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
 #'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
-#'     for a calibration object) and `.n_sensors`; one row per row of
-#'     `newdata`, in order, `NA` where a covariate is missing. Existing columns
-#'     of these names are replaced, with a warning.
+#'     for a calibration object); one row per row of `newdata`, in order, `NA`
+#'     where a covariate is missing. Existing columns of these names are
+#'     replaced, with a warning.
 #' @seealso [summary.ncam()], [predict.ncam()], [predict.ncam_calibration()],
 #'   [autoplot.ncam()]
 #' @examples
@@ -109,7 +112,8 @@ glance.ncam <- function(x, ...) {
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
                          level = 0.9, ...) {
   rlang::check_dots_empty()
-  check_augment_newdata(newdata, missing(newdata))
+  if (missing(newdata)) newdata <- fitting_data(x)
+  check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_level(level)
   pred <- stats::predict(x, newdata, interval = interval, level = level)
@@ -141,7 +145,7 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
     cli::cli_abort("Internal error: {nrow(pred)} prediction{?s} for {nrow(newdata)} row{?s} of {.arg newdata}.",
                    call = call)
   }
-  added <- intersect(c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".n_sensors"), names(pred))
+  added <- names(pred)
   clash <- intersect(names(newdata), added)
   if (length(clash)) {
     cli::cli_warn("Column{?s} {.field {clash}} of {.arg newdata} {?is/are} replaced by the new predictions.",

@@ -168,3 +168,17 @@ test_that("infinite values in newdata are errors that name the column and row", 
   bad$sensor_1[c(5, 9)] <- -Inf
   expect_error(predict(fit, bad), "sensor_1 has infinite values in rows 5 and 9")
 })
+
+test_that("infinite values in several columns are all named, with their rows", {
+  toy <- simulate_toy(n = 200, seed = 22)
+  fit <- quick_fit(toy)
+  bad <- toy
+  bad$sensor_1[c(4, 9)] <- Inf
+  bad$sensor_2[7] <- -Inf
+  err <- tryCatch(predict(fit, bad), error = identity)
+  msg <- conditionMessage(err)
+  expect_match(msg, "sensor_1 has infinite values in rows 4 and 9", fixed = TRUE)
+  expect_match(msg, "sensor_2 has an infinite value in row 7", fixed = TRUE)
+  expect_match(msg, "Replace infinite values with", fixed = TRUE)
+  expect_false(grepl("sensor_0", msg, fixed = TRUE))
+})

@@ -57,6 +57,47 @@ test_that("reference errors name the cause", {
   d$few[1:5] <- 1:5
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "few"), "at least 20")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", parameterization = "unanchored"), "anchored")
+  expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
+})
+
+test_that("residuals() give the reference minus the estimate from the low-cost sensors", {
+  d <- coloc_data(600, 2, 200)
+  fit <- fit_ref(d)
+  res <- residuals(fit, d)
+  expect_identical(colnames(res), c("s1", "s2", "ref"))
+  estimate <- predict(fit, d)$.pred
+  expect_equal(res[1:200, "ref"], d$ref[1:200] - estimate[1:200])
+  expect_true(all(is.na(res[201:600, "ref"])))
+  # A low-cost sensor's: its bias-corrected reading minus the same estimate.
+  heads <- sensor_params(fit, d)
+  s1 <- heads[heads$sensor == "s1", ]
+  expect_equal(res[, "s1"], (d$s1 - s1$c) / s1$a - estimate)
+  expect_true(all(is.na(residuals(fit, d[setdiff(names(d), "ref")])[, "ref"])))
+})
+
+test_that("one low-cost sensor with a reference predicts reference readings as a regression would", {
+  # Simulated from the model with affine heads: Theta ~ N(10 + 2x, 3^2), the sensor reads
+  # 1.5 Theta + 2 + 0.5x + N(0, 1), the reference Theta + N(0, 0.7^2) on the first 1500 rows.
+  withr::local_seed(42)
+  n <- 6000
+  x <- stats::runif(n, -1, 1)
+  theta <- stats::rnorm(n, 10 + 2 * x, 3)
+  d <- data.frame(x = x, s1 = 1.5 * theta + 2 + 0.5 * x + stats::rnorm(n), ref = theta + stats::rnorm(n, sd = 0.7))
+  new_reading <- theta + stats::rnorm(n, sd = 0.7)
+  labelled <- 1:1500
+  d$ref[-labelled] <- NA
+  expect_warning(fit <- ncam(s1 ~ x, data = d, reference = "ref", hidden = integer(0), epochs = 300L,
+                             learn_rate = 0.02, seed = 1L, threads = 1L),
+                 "not identified", class = "ncam_warning_two_sensors")
+  test <- -labelled
+  pi <- predict(fit, d[test, ], interval = "prediction", level = 0.9)
+  cover <- mean(new_reading[test] >= pi$.pred_lower & new_reading[test] <= pi$.pred_upper)
+  expect_lt(abs(cover - 0.9), 4 * sqrt(0.9 * 0.1 / length(new_reading[test])))
+  # The best predictor of a reference reading is linear here: the lm on the labelled rows.
+  peer <- stats::lm(ref ~ s1 + x, data = d[labelled, ])
+  rmse <- function(p) sqrt(mean((p - new_reading[test])^2))
+  expect_lt(rmse(pi$.pred), 1.02 * rmse(stats::predict(peer, d[test, ])))
+  expect_equal(pi$.pred, unname(stats::predict(peer, d[test, ])), tolerance = 0.05)
 })
 
 test_that("prediction intervals cover a new anchor reading and credible ones cover Theta", {

@@ -117,6 +117,13 @@ test_that("`~ .` refuses date-times, identifiers and single-valued labels, and n
   d$units <- "ug/m3"
   expect_error(ncam(sensor_0 + sensor_1 ~ ., d, epochs = 2L, threads = 1L),
                "`date` \\(a date-time\\).*`id` \\(500 distinct values\\).*`units` \\(a single value\\)")
+  # Named, a bare date-time is refused too; inside a function it is taken as meant.
+  expect_error(ncam(sensor_0 + sensor_1 ~ x1 + date, d, epochs = 2L, threads = 1L), "date.*is a date-time")
+  d$day <- as.Date(d$date)
+  expect_error(ncam(sensor_0 + sensor_1 ~ day, d, epochs = 2L, threads = 1L), "day.*is a date-time")
+  trend <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ x1 + as.numeric(date), d, hidden = 4L, epochs = 2L,
+                                 seed = 1L, threads = 1L))
+  expect_length(trend$covariates, 2L)
   d2 <- toy[c("sensor_0", "sensor_1", "x1", "x2")]
   d2$ref <- ifelse(seq_len(nrow(d2)) <= 100, toy$truth[seq_len(nrow(d2))], NA)
   fit <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ ., d2, reference = "ref", hidden = 4L, epochs = 2L,

@@ -85,26 +85,30 @@ test_that("augment() adds predict()'s columns, one row per input row with NA row
   newdata[5, c("sensor_0", "sensor_1", "sensor_2")] <- NA
   rownames(newdata) <- NULL
   attr(newdata, "params") <- NULL
-  out <- augment(tidy_fit, newdata)
+  expect_warning(out <- augment(tidy_fit, newdata), "1 of 20 rows has a missing covariate",
+                 class = "ncam_missing_covariate")
   expect_s3_class(out, "tbl_df")
   expect_identical(nrow(out), 20L)
-  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".n_sensors"))
+  columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation")
+  expect_named(out, c(names(newdata), columns))
   expect_identical(as.data.frame(out[names(newdata)]), newdata)
-  pred <- predict(tidy_fit, newdata)
-  expect_identical(out$.pred, pred$.pred)
-  expect_identical(out$.pred_sd, pred$.pred_sd)
-  expect_identical(out$.n_sensors, pred$.n_sensors)
-  expect_true(is.na(out$.pred[3]))
+  pred <- suppressWarnings(predict(tidy_fit, newdata), classes = "ncam_missing_covariate")
+  expect_identical(as.list(out[columns]), as.list(pred))
+  expect_true(all(is.na(unlist(out[3, columns]))))
   expect_identical(out$.n_sensors[5], 0L)
   expect_true(is.finite(out$.pred[5]))
 
-  credible <- augment(tidy_fit, newdata, interval = "credible", level = 0.8)
-  expect_named(credible, c(names(newdata), ".pred", ".pred_sd", ".pred_lower", ".pred_upper",
-                           ".n_sensors"))
+  credible <- suppressWarnings(augment(tidy_fit, newdata, interval = "credible", level = 0.8),
+                               classes = "ncam_missing_covariate")
+  expect_named(credible, c(names(newdata), columns, ".pred_lower", ".pred_upper"))
   # Gaussian model without transform: mu -/+ z_0.9 * sd_pred.
   z <- qnorm(0.9)
   expect_equal(credible$.pred_upper, pred$.pred + z * pred$.pred_sd)
   expect_equal(credible$.pred_lower, pred$.pred - z * pred$.pred_sd)
+})
+
+test_that("augment() without newdata augments the data the model was fitted to", {
+  expect_identical(augment(tidy_fit), augment(tidy_fit, tidy_toy[1:300, ]))
 })
 
 test_that("augment() on augmented data replaces the prediction columns with a warning", {
@@ -119,8 +123,8 @@ test_that("augment() on a calibration adds the conformal interval at the request
   newdata <- tidy_toy[351:400, ]
   out <- augment(cal, newdata, level = 0.8)
   expect_s3_class(out, "tbl_df")
-  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".pred_lower", ".pred_upper",
-                      ".n_sensors"))
+  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation",
+                      ".pred_lower", ".pred_upper"))
   expect_identical(out$.pred, predict(cal, newdata, level = 0.8)$.pred)
   # Stutz et al. threshold by hand: the k-th largest of the n * m scores,
   # k = floor(alpha * m * (n + 1)) - m + 1.
@@ -133,7 +137,6 @@ test_that("augment() on a calibration adds the conformal interval at the request
 })
 
 test_that("bad tidy, glance and augment input gives clear errors", {
-  expect_snapshot(augment(tidy_fit), error = TRUE)
   expect_snapshot(augment(tidy_fit, newdata = 1:3), error = TRUE)
   expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], interval = "confidence"), error = TRUE)
   expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], level = 2), error = TRUE)
