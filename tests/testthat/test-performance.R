@@ -271,9 +271,9 @@ test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
   path <- list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1]
   pa <- read_purpleair_aqs(path)
   pa$pa_mean <- (pa$pa_a + pa$pa_b) / 2
-  res <- sensor_performance(pa, "pa_mean", "ref", unit = "site")
+  expect_message(res <- sensor_performance(pa, "pa_mean", "ref", unit = "site"), "already")
   n_sites <- length(unique(pa$site))
-  expect_equal(nrow(res), 2L * (n_sites + 1L))
+  expect_equal(nrow(res), n_sites + 1L)
   all_daily <- res[res$unit == "all" & res$averaging == "as_given", ]
   expect_equal(all_daily$n, nrow(pa))
   expect_equal(all_daily$time_step, "24 hours")
@@ -282,4 +282,24 @@ test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
   expect_true(all_daily$mbe > 0) # PurpleAir CF=1 reads high
   expect_false(any(is.nan(unlist(res[vapply(res, is.numeric, logical(1))]))))
   expect_true(is.na(all_daily$sd)) # sites are not co-located
+})
+
+test_that("daily data are judged once, and POSIXlt times are taken as date-times", {
+  days <- seq(as.Date("2024-01-01"), by = "day", length.out = 40)
+  withr::local_seed(3)
+  ref <- stats::rlnorm(40, log(10), 0.4)
+  obs <- data.frame(date = days, ref = ref, est = 1.1 * ref + stats::rnorm(40))
+  expect_message(res <- sensor_performance(obs, "est", "ref"), "one value per 24 hours already")
+  expect_identical(res$averaging, "as_given")
+  expect_identical(res$time_step, "24 hours")
+  expect_false(is.na(res$pass_slope))  # PM2.5 targets apply to 24-hour values
+  expect_equal(res$rmse, sqrt(mean((obs$est - obs$ref)^2)))
+  # Asked for alone, the 24-hour block is still given.
+  expect_identical(sensor_performance(obs, "est", "ref", averaging = "24h")$averaging, "24h")
+
+  hourly <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:47, ref = 1:48)
+  hourly$est <- hourly$ref + rep(c(-1, 1), 24)
+  as_ct <- sensor_performance(hourly, "est", "ref", averaging = "as_given")
+  hourly$date <- as.POSIXlt(hourly$date)
+  expect_identical(sensor_performance(hourly, "est", "ref", averaging = "as_given"), as_ct)
 })

@@ -1,0 +1,59 @@
+# The performance targets sensors are judged by (US EPA, EU), in one table that
+# sensor_performance() and the documentation read.
+
+performance_target_table <- local({
+  epa_pm25 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/280 (PM2.5 air sensor targets)"
+  epa_o3 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/279 (O3 air sensor targets)"
+  eu_dqo <- "Directive 2008/50/EC, Annex I: DQO for indicative measurements (as in CEN/TS 17660)"
+  gde_pm <- paste("EC Guide to the Demonstration of Equivalence (2010): PM2.5 at 30 ug/m3 on",
+                  "24-hour values (the 2008/50/EC annual limit value is 25 ug/m3)")
+  eu_o3 <- paste("Directive 2008/50/EC, Annex VII: O3 target value 120 ug/m3 (maximum daily",
+                 "8-hour mean) in ppb at 293.15 K and 101.325 kPa (48.00 g/mol, 24.055 L/mol)")
+  o3_limit_ppb <- 120 / (48.00 / 24.055)
+  epa <- c("r2", "slope", "intercept", "rmse", "nrmse", "sd", "cv")
+  tibble::tibble(
+    pollutant = c(rep("pm25", 9), rep("o3", 8)),
+    framework = c(rep("US EPA", 7), "EU", "EU", rep("US EPA", 6), "EU", "EU"),
+    metric = c(epa, "expanded_uncertainty", "limit_value",
+               setdiff(epa, "nrmse"), "expanded_uncertainty", "limit_value"),
+    lower = c(0.70, 0.65, -5, 0, 0, 0, 0, 0, 30, 0.80, 0.80, -5, 0, 0, 0, 0, o3_limit_ppb),
+    upper = c(1, 1.35, 5, 7, 30, 5, 30, 50, 30, 1, 1.20, 5, 5, 5, 30, 30, o3_limit_ppb),
+    unit = c("", "", "ug/m3", "ug/m3", "%", "ug/m3", "%", "%", "ug/m3",
+             "", "", "ppb", "ppb", "ppb", "%", "%", "ppb"),
+    averaging = c(rep("24 hours", 9), rep("1 hour", 8)),
+    source = c(rep(epa_pm25, 7), eu_dqo, gde_pm, rep(epa_o3, 6), eu_dqo, eu_o3)
+  )
+})
+
+#' Performance targets for air sensors (US EPA and EU)
+#'
+#' The one table of thresholds [sensor_performance()] judges against, with the
+#' source of each value. US EPA base-testing targets (as in EPA's own
+#' `sensortoolkit` library): PM2.5 on 24-hour averages in ug/m3, O3 on 1-hour
+#' averages in ppb (the O3 report sets no NRMSE target). EU: relative expanded
+#' uncertainty at the limit value no larger than the data quality objective for
+#' indicative measurements of Directive 2008/50/EC, Annex I (PM2.5 50 %, O3
+#' 30 %), which CEN/TS 17660-1 (gases) and CEN/TS 17660-2 (particulate matter)
+#' classify sensors against. The concentration it is evaluated at (`metric ==
+#' "limit_value"`, in both `lower` and `upper`) is 30 ug/m3 for PM2.5, the value
+#' the EC Guide (2010) uses for 24-hour PM2.5 (the annual limit value of
+#' 2008/50/EC is 25 ug/m3), and for O3 the 120 ug/m3 target value (maximum
+#' daily 8-hour mean) as 60.1 ppb at 293.15 K and 101.325 kPa.
+#' [sensor_performance()] takes another value through `limit_value`.
+#'
+#' @references Duvall R. M. et al. (2021). Performance Testing Protocols, Metrics,
+#'   and Target Values for Fine Particulate Matter Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
+#'   Protocols, Metrics, and Target Values for Ozone Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/279. EC Working Group on Guidance for the Demonstration of
+#'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
+#'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
+#'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
+#' @return A tibble with one row per threshold: `pollutant` (`"pm25"`, `"o3"`),
+#'   `framework` (`"US EPA"`, `"EU"`), `metric`, the accepted range `lower` to
+#'   `upper` (inclusive), `unit`, `averaging` (that the target applies to), `source`.
+#' @seealso [sensor_performance()]
+#' @export
+#' @examples
+#' performance_targets()
+performance_targets <- function() performance_target_table
