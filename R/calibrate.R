@@ -121,8 +121,12 @@ calibrate <- function(object, data,
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
-    if (all(is.na(reference_column(data, reference)))) {
+    unlabelled <- sum(is.na(reference_column(data, reference)))
+    if (unlabelled == nrow(data)) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
+    }
+    if (unlabelled > 0L) {
+      cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {?is/are} left out of the calibration.")
     }
   } else if (!is.null(reference)) {
     cli::cli_abort(c("{.arg reference} is used only by {.code method = \"split\"}, not {.val {method}}.",

@@ -143,6 +143,14 @@ test_that("MC-CP (model) width agrees with the credible interval", {
   expect_lt(abs(mc$mean_width / cred$mean_width - z / qnorm(0.95)), 4 * se / qnorm(0.95))
 })
 
+test_that("split conformal says how many rows lack a reference, and scores the others alone", {
+  d <- cal_data
+  d$truth[1:30] <- NA
+  expect_message(cal <- calibrate(fit, d, method = "split", reference = "truth"),
+                 "30 rows of `data` without a reference value")
+  expect_identical(cal$scores, calibrate(fit, cal_data[-(1:30), ], method = "split", reference = "truth")$scores)
+})
+
 test_that("intervals are .pred -/+ q * .pred_sd and the level is chosen at prediction", {
   cal <- calibrate(fit, cal_data, method = "split", reference = "truth")
   p <- predict(fit, test_data[1:50, ])
@@ -213,12 +221,12 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
   new <- transform(test_data[1:40, ], x = rnorm(40))
   new$x[c(3, 17)] <- NA
   new$sensor_1[5] <- NA
-  out <- predict(cal, new)
+  expect_warning(out <- predict(cal, new), "2 of 40 rows", class = "ncam_missing_covariate")
   expect_equal(nrow(out), 40)
   expect_true(all(is.na(out$.pred_lower[c(3, 17)])))
   expect_true(all(is.finite(out$.pred_lower[-c(3, 17)])))
   expect_true(all(out$.pred_lower[-c(3, 17)] < out$.pred_upper[-c(3, 17)]))
-  expect_equal(out$.pred, predict(fit_x, new)$.pred)
+  expect_equal(out$.pred, suppressWarnings(predict(fit_x, new), classes = "ncam_missing_covariate")$.pred)
 })
 
 test_that("log transform: bounds are back-transformed, symmetric on the log scale", {

@@ -48,11 +48,12 @@ test_that(".extrapolation measures the distance outside the range of the co-loca
   expected[800] <- NA
   n_far <- sum(expected > far_share, na.rm = TRUE)
   expect_gt(n_far, 10)
-  expect_warning(pred <- predict(fit, newdata), class = "ncam_extrapolation")
+  expect_warning(pred <- suppressWarnings(predict(fit, newdata), classes = "ncam_missing_covariate"),
+                 class = "ncam_extrapolation")
   expect_equal(pred$.extrapolation, expected)
   expect_true(all(pred$.extrapolation[labelled] == 0))
 
-  warning_text <- tryCatch(predict(fit, newdata), warning = conditionMessage)
+  warning_text <- tryCatch(predict(fit, newdata), ncam_extrapolation = conditionMessage)
   expect_match(warning_text, sprintf("%d of 800 rows", n_far), fixed = TRUE)
   expect_match(warning_text, "co-location rows")
   rh_margin <- far_share * diff(ranges$rh)
@@ -63,7 +64,8 @@ test_that(".extrapolation measures the distance outside the range of the co-loca
   expect_no_warning(inside <- predict(fit, d[labelled, ]))
   expect_identical(inside$.extrapolation, rep(0, sum(labelled)))
   cal <- calibrate(fit, d[201:250, ], method = "split", reference = "ref")
-  expect_warning(cal_pred <- predict(cal, newdata), class = "ncam_extrapolation")
+  expect_warning(cal_pred <- suppressWarnings(predict(cal, newdata), classes = "ncam_missing_covariate"),
+                 class = "ncam_extrapolation")
   expect_equal(cal_pred$.extrapolation, expected)
 })
 

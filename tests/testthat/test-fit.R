@@ -178,7 +178,7 @@ test_that("missing covariates in training rows are left out with a warning", {
   toy$x1[c(5, 9)] <- NA
   expect_warning(fit <- quick_fit(toy), "2 rows with a missing covariate")
   expect_equal(fit$n_train + fit$n_validation, 498L)
-  pred <- predict(fit, toy)
+  expect_warning(pred <- predict(fit, toy), "2 of 500 rows have a missing covariate")
   expect_equal(nrow(pred), 500L)
   expect_true(all(is.na(pred$.pred[c(5, 9)])) && !anyNA(pred$.pred[-c(5, 9)]))
 })

@@ -113,9 +113,9 @@ test_that("rows whose covariates are missing give NA, never an error or a droppe
   fit <- quick_fit(toy)
   nd <- toy[1:4, ]
   nd$x3[2] <- NA
-  pred <- predict(fit, nd, interval = "credible")
+  expect_warning(pred <- predict(fit, nd, interval = "credible"), "x3: 1 row", class = "ncam_missing_covariate")
   expect_equal(nrow(pred), 4L)
-  expect_true(all(is.na(unlist(pred[2, 1:3]))))
+  expect_true(all(is.na(unlist(pred[2, ]))))
   expect_false(anyNA(pred[-2, ]))
 })
 
