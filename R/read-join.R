@@ -71,6 +71,9 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   }
   require_columns(sensors, c(by, keys), "sensors")
   require_columns(reference, c(by, keys), "reference")
+  for (arg in c("sensors", "reference")) {
+    if (nrow(get(arg)) == 0L) cli::cli_abort("{.arg {arg}} has no rows: there is nothing to join.")
+  }
   check_number(completeness, "completeness", min = 0, max = 1)
   sensors <- integer64_as_double(sensors)
   reference <- integer64_as_double(reference)
@@ -187,7 +190,8 @@ typical_step <- function(seconds, series) {
     d <- diff(sort(unique(t)))
     if (length(d) == 0L) Inf else stats::median(d)
   }, numeric(1))
-  unname(step[series])
+  # match(), not step[series]: without keys every series is "", and x[""] matches no name.
+  unname(step[match(series, names(step))])
 }
 
 # Start of the period holding each time: multiples of the period since the epoch, or

@@ -29,6 +29,22 @@ test_that("join_reference() averages per site and hour, with a completeness thre
   expect_identical(loose$pm25, c(4.5, 4.5, 7.8, 30))
 })
 
+test_that("the completeness threshold holds without keys too (one sensor, one monitor)", {
+  # Minutes 0-59 complete, then one reading at 01:00, minutes 120-179, one at 03:00.
+  t <- utc("2024-03-01 00:00") + 60 * c(0:59, 60, 120:179, 180)
+  sensors <- data.frame(date = t, pm = seq_along(t))
+  reference <- data.frame(date = t[1], ref = 1)
+  out <- join_reference(sensors, reference)
+  expect_identical(out$date, utc("2024-03-01 00:00") + 3600 * 0:3)
+  expect_identical(out$pm, c(mean(1:60), NA, mean(62:121), NA))
+  keyed <- join_reference(transform(sensors, site = "A"), transform(reference, site = "A"), keys = "site")
+  expect_identical(keyed$pm, out$pm)
+  hourly <- utc("2024-03-01 00:00") + 3600 * c(0:23, 24)
+  daily <- join_reference(data.frame(date = hourly, pm = 1), reference, average = "1 day")
+  expect_identical(daily$pm, c(1, NA))  # the second day holds 1 of its 24 hours
+  expect_error(join_reference(sensors[0, ], reference), "`sensors` has no rows")
+})
+
 test_that("join_reference() pairs local days with daily (Date) reference values", {
   tz <- "America/Los_Angeles"
   hours <- utc("2024-01-01 00:00", tz) + 3600 * (0:47)
