@@ -57,6 +57,11 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
     cli::cli_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
   }
   check_columns(data, by, "by")
+  reserved <- intersect(by, c(".n", ".seed", "fit"))
+  if (length(reserved)) {
+    cli::cli_abort(c("{.arg by} column {.field {reserved}} has the name of a column of the result ({.field .n}, {.field .seed}, {.field fit}).",
+                     i = "Rename it in {.arg data} first."))
+  }
   args <- list(...)
   if (length(args) && (is.null(names(args)) || !all(nzchar(names(args))))) {
     cli::cli_abort("Arguments in {.arg ...} must be named arguments of {.fn ncam}.")
@@ -158,6 +163,8 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_data_frame(newdata, "newdata")
   by <- attr(object, "by")
   check_columns(newdata, by, "object", data_arg = "newdata")
+  # No rows: the first group's model gives the columns.
+  if (nrow(newdata) == 0L) return(stats::predict(object$fit[[1]], newdata, ..., threads = threads))
   group <- match(key_strings(newdata[by]), key_strings(object[by]))
   if (anyNA(group)) {
     unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))

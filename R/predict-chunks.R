@@ -18,14 +18,18 @@
 #'   Results are the same under every plan and number of workers, and identical to
 #'   `predict()` on each whole file: `chunk_rows` is rounded up to a multiple of 128, the
 #'   engine's block of rows (other chunk boundaries would change the last bits of the float
-#'   arithmetic).
+#'   arithmetic). A function input makes its own chunks: they give `predict()`'s results to the
+#'   last bits when their rows are multiples of 128, and to about 1e-8 otherwise.
 #'
 #' @section Reading and writing: files ending in `.parquet` are read with the arrow package
 #'   (an error says so when it is not installed); other files are read as CSV with
 #'   [utils::read.csv()] (a header line, `NA` for missing values; `.gz`, `.bz2` and `.xz` files
-#'   are decompressed). The first chunk fixes the column types; a column empty throughout a
-#'   chunk is read as missing numbers. A `reader` such as [read_toucan()] reads the package's
-#'   readers' formats, a whole file at a time (memory is then bounded by the largest file).
+#'   are decompressed). The first chunk fixes the column types (numbers in quotes are
+#'   numbers); a column empty throughout a chunk is read as missing numbers. The `keep`
+#'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
+#'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
+#'   file at a time (memory is then bounded by the largest file). A file that fails leaves no
+#'   partial output behind.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -147,6 +151,8 @@ score_generator <- function(input, task, out, verbose) {
     c(task, list(chunk = chunk, first_row = first_row))
   }
   part <- if (!is.null(out)) paste0(out, ".part")
+  finished <- FALSE
+  on.exit(if (!finished && !is.null(part)) unlink(part), add = TRUE)
   flags <- c(far = 0, missing = 0)
   collect <- function(value, i) {
     flags <<- flags + row_flags(value)
@@ -157,6 +163,7 @@ score_generator <- function(input, task, out, verbose) {
   warn_part_totals(flags, rows, "chunks")
   if (is.null(out)) return(bind_parts(results))
   finish_output(part, out, rows)
+  finished <- TRUE
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
 }
 
@@ -171,6 +178,9 @@ score_one_file <- function(path, out, task) {
   chunks <- open_chunks(path, task$chunk_rows, task$reader)
   on.exit(chunks$close(), add = TRUE)
   part <- if (!is.null(out)) paste0(out, ".part")
+  finished <- FALSE
+  # A failed file leaves no half-written output behind.
+  on.exit(if (!finished && !is.null(part)) unlink(part), add = TRUE)
   parts <- list()
   rows <- 0
   flags <- c(far = 0, missing = 0)
@@ -189,10 +199,12 @@ score_one_file <- function(path, out, task) {
     empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
                            check.names = FALSE)
     parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
+    if (!is.null(part)) write_csv_chunk(parts[[1L]], part, append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
   if (is.null(part)) return(bind_parts(parts))
   finish_output(part, out, rows)
+  finished <- TRUE
   c(rows = rows, flags)
 }
 
@@ -231,89 +243,6 @@ score_chunk <- function(task) {
   tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(pred)), nrow = nrow(chunk))
 }
 
-# Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
-# the file read so far (0 when unknown, as for compressed files), close() frees the file.
-open_chunks <- function(path, chunk_rows, reader) {
-  if (!is.null(reader)) return(whole_file_chunks(path, chunk_rows, reader))
-  if (grepl("\\.parquet$", path, ignore.case = TRUE)) return(parquet_chunks(path, chunk_rows))
-  csv_chunks(path, chunk_rows)
-}
-
-csv_chunks <- function(path, chunk_rows) {
-  con <- file(path, "r")  # also reads gzip, bzip2 and xz files
-  header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
-  if (!length(header) || !nzchar(trimws(header))) {
-    close(con)
-    cli::cli_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
-  }
-  columns <- names(utils::read.csv(text = header, check.names = FALSE))
-  classes <- NA
-  seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
-  next_chunk <- function() {
-    line <- readLines(con, n = 1L, warn = FALSE)
-    while (length(line) == 1L && !nzchar(trimws(line))) line <- readLines(con, n = 1L, warn = FALSE)
-    if (length(line) == 0L || is.null(columns)) return(NULL)
-    pushBack(line, con)
-    chunk <- utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
-                             colClasses = classes, check.names = FALSE, fill = FALSE,
-                             stringsAsFactors = FALSE)
-    # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
-    # of missing numbers (an offline sensor).
-    empty <- vapply(chunk, function(v) is.logical(v) && all(is.na(v)), logical(1))
-    chunk[empty] <- lapply(chunk[empty], as.double)
-    # The first chunk fixes the types (numbers stay numbers where a later chunk is all whole).
-    if (identical(classes, NA)) {
-      classes <<- vapply(chunk, function(v) {
-        if (all(is.na(v))) NA_character_ else if (is.numeric(v)) "numeric" else class(v)[1]
-      }, character(1))
-    }
-    chunk
-  }
-  list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
-       close = function() close(con), columns = columns)
-}
-
-parquet_chunks <- function(path, chunk_rows) {
-  check_arrow()
-  arrow_fn <- function(name) getExportedValue(parquet_package, name)
-  dataset <- arrow_fn("open_dataset")(path, format = "parquet")
-  batches <- arrow_fn("Scanner")$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
-  next_chunk <- function() {
-    batch <- batches$read_next_batch()
-    if (!is.null(batch)) as.data.frame(batch)
-  }
-  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
-}
-
-# A reader's whole file, handed out in chunks.
-whole_file_chunks <- function(path, chunk_rows, reader) {
-  data <- reader(path)
-  if (!is.data.frame(data)) {
-    cli::cli_abort("{.arg reader} must return a data frame; for {.file {path}} it returned {.obj_type_friendly {data}}.",
-                   call = NULL)
-  }
-  done <- 0
-  next_chunk <- function() {
-    if (done >= nrow(data)) return(NULL)
-    rows <- seq(done + 1, min(done + chunk_rows, nrow(data)))
-    done <<- max(rows)
-    data[rows, , drop = FALSE]
-  }
-  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
-}
-
-# Parquet support is optional and arrow is a long source build, so it is not in DESCRIPTION
-# (R CMD check --as-cran would then look it up on CRAN); it is used only when installed.
-parquet_package <- "arrow"
-
-check_arrow <- function(call = parent.frame()) {
-  if (!requireNamespace(parquet_package, quietly = TRUE)) {
-    cli::cli_abort(c("Reading Parquet files needs the {.pkg arrow} package, which is not installed.",
-                     i = "Install it with {.code install.packages(\"arrow\")}, or convert the files to CSV."),
-                   call = call)
-  }
-}
-
 # Writes CSV: data.table::fwrite where installed (fast), else utils::write.table.
 write_csv_chunk <- function(x, path, append) {
   if (requireNamespace("data.table", quietly = TRUE)) {
@@ -325,7 +254,7 @@ write_csv_chunk <- function(x, path, append) {
 }
 
 finish_output <- function(part, out, rows) {
-  if (rows == 0) file.create(part)
+  if (!file.exists(part)) file.create(part)  # nothing to write: an empty file
   if (file.exists(out)) file.remove(out)
   file.rename(part, out)
 }
@@ -384,7 +313,11 @@ bind_parts <- function(parts) {
   parts <- Filter(function(p) !is.null(p) && ncol(p) > 0L, parts)
   if (length(parts) == 0L) return(tibble::tibble())
   columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
-    do.call(c, unname(lapply(parts, function(p) p[[col]])))
+    pieces <- unname(lapply(parts, function(p) p[[col]]))
+    # c() of a factor and text would give the factor's codes: such a column becomes text.
+    factors <- vapply(pieces, is.factor, logical(1))
+    if (any(factors) && !all(factors)) pieces <- lapply(pieces, function(v) if (is.factor(v)) as.character(v) else v)
+    do.call(c, pieces)
   })
   tibble::new_tibble(columns, nrow = sum(vapply(parts, nrow, integer(1))))
 }

@@ -23,7 +23,8 @@
 #' @param path Paths of one or more files (`.csv`, `.csv.gz` or `.zip` holding
 #'   one CSV), all hourly or all daily.
 #' @param parameter `NULL`, or AQS parameter codes to keep, such as `"88101"`
-#'   (PM2.5, local conditions) or `"44201"` (ozone).
+#'   (PM2.5, local conditions) or `"44201"` (ozone); whole numbers are taken as
+#'   codes too.
 #' @param site `NULL`, or site ids to keep, as `"SS-CCC-NNNN"` (state, county
 #'   and site numbers, such as `"06-037-1103"`).
 #' @param tz Time zone in which to show `date` (hourly files only).
@@ -54,6 +55,10 @@
 read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC") {
   check_paths(path)
   check_tz(tz)
+  # Parameter codes are five-digit numbers with no leading zero, so 88101 means "88101".
+  if (is.numeric(parameter) && !anyNA(parameter) && all(parameter == round(parameter))) {
+    parameter <- format(parameter, scientific = FALSE, trim = TRUE)
+  }
   for (arg in c("parameter", "site")) {
     value <- get(arg)
     if (!is.null(value) && (!is.character(value) || anyNA(value) || length(value) == 0L)) {

@@ -64,7 +64,7 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   attr(out$date, "tzone") <- tz
   repeated <- which(duplicated(paste(out$sensor_index, as.numeric(out$date))))
   if (length(repeated) > 0L) {
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat the sensor and time of an earlier row, the first being row {repeated[1]} (sensor {out$sensor_index[repeated[1]]}).",
+    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and time of an earlier row, the first being row {repeated[1]} (sensor {out$sensor_index[repeated[1]]}).",
                     i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."))
   }
   as_tbl(out)

@@ -57,6 +57,10 @@ test_that("predict() and augment() route rows to their group's model, in order",
   expect_equal(mixed$.pred[1], got$.pred[1], tolerance = 1e-6)
   newdata$site <- 9
   expect_error(stats::predict(fits, newdata), "No row")
+  # No rows in, no rows out, with the usual columns.
+  none <- stats::predict(fits, toy[0, ], interval = "credible")
+  expect_identical(nrow(none), 0L)
+  expect_named(none, names(got))
 })
 
 test_that("the same seed gives the same fits, leaving R's generator alone; bad input is refused", {
@@ -77,6 +81,7 @@ test_that("the same seed gives the same fits, leaving R's generator alone; bad i
   expect_error(ncam_by(by_formula, toy, by = "station"), "station")
   expect_error(ncam_by(by_formula, toy, by = "site", epoch = 2), "epoch")
   expect_error(ncam_by(by_formula, toy, by = "site", 2), "named")
+  expect_error(ncam_by(by_formula, transform(toy, fit = site), by = "fit"), "Rename it")
   toy$site[c(4, 9)] <- NA
   expect_error(ncam_by(by_formula, toy, by = "site"), "rows 4 and 9")
   toy$site[c(4, 9)] <- c(3, 1)  # a group of one row cannot be fitted

@@ -149,3 +149,39 @@ test_that("multisession and cluster plans give the sequential results", {
     })
   }
 })
+
+test_that("quoted numbers, header-only files, failed files and mixed text/factor chunks", {
+  fx <- chunk_fixture()
+  # Every field quoted (as many exporters write): read as numbers in every chunk.
+  quoted <- file.path(fx$dir, "quoted.csv")
+  utils::write.csv(format(utils::read.csv(fx$files[1]), digits = 15), quoted, row.names = FALSE)
+  got <- predict_chunks(fx$fit, quoted, chunk_rows = 128, verbose = FALSE)
+  expect_equal(got$.pred, stats::predict(fx$fit, utils::read.csv(fx$files[1]))$.pred, tolerance = 1e-12)
+  bad <- readLines(quoted)
+  bad[200] <- sub("^\"[^\"]*\"", "\"n/a\"", bad[200])
+  writeLines(bad, quoted)
+  expect_error(predict_chunks(fx$fit, quoted, chunk_rows = 128, verbose = FALSE), "n/a")
+
+  # A header-only file gives a header-only output, readable by read.csv().
+  header_only <- file.path(fx$dir, "empty.csv")
+  writeLines(readLines(fx$files[1], n = 1), header_only)
+  out_dir <- file.path(fx$dir, "out")
+  predict_chunks(fx$fit, header_only, output = out_dir, verbose = FALSE)
+  back <- utils::read.csv(file.path(out_dir, "empty.csv"))
+  expect_identical(nrow(back), 0L)
+  expect_true(".pred" %in% names(back))
+
+  # A file that fails leaves neither output nor a partial file.
+  broken <- file.path(fx$dir, "broken.csv")
+  lines <- readLines(fx$files[2])
+  writeLines(c(lines[1:150], "1,2", lines[151:201]), broken)
+  fail_dir <- file.path(fx$dir, "fail")
+  expect_error(predict_chunks(fx$fit, broken, output = fail_dir, chunk_rows = 128, verbose = FALSE))
+  expect_identical(list.files(fail_dir, all.files = TRUE, no.. = TRUE), character(0))
+
+  # A keep column that is text in one chunk and a factor in another stays text.
+  chunks <- list(transform(fx$toy[1:128, ], site = "a"), transform(fx$toy[129:256, ], site = factor("b")))
+  i <- 0
+  got <- predict_chunks(fx$fit, function() if ((i <<- i + 1) <= 2) chunks[[i]], keep = "site", verbose = FALSE)
+  expect_identical(got$site, rep(c("a", "b"), each = 128))
+})

@@ -57,7 +57,8 @@ test_that("read_aqs() keeps the parameters and sites asked for", {
   out <- read_aqs(path, parameter = "88101", site = c("06-037-1103", "06-065-0012"))
   expect_identical(out$value, c(12.4, NA, 3.5))
   expect_identical(nrow(read_aqs(path, parameter = "42101")), 0L)
-  expect_error(read_aqs(path, parameter = 88101), "parameter", class = "rlang_error")
+  expect_identical(read_aqs(path, parameter = 88101), read_aqs(path, parameter = "88101"))
+  expect_error(read_aqs(path, parameter = 881.01), "parameter", class = "rlang_error")
 })
 
 test_that("read_aqs() reads the zip files EPA ships and several files at once", {

@@ -1,0 +1,108 @@
+# Readers of the inputs of predict_chunks(), chunk by chunk (CSV, optionally compressed;
+# Parquet; any whole-file reader).
+
+# Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
+# the file read so far (0 when unknown, as for compressed files), close() frees the file.
+open_chunks <- function(path, chunk_rows, reader) {
+  if (!is.null(reader)) return(whole_file_chunks(path, chunk_rows, reader))
+  if (grepl("\\.parquet$", path, ignore.case = TRUE)) return(parquet_chunks(path, chunk_rows))
+  csv_chunks(path, chunk_rows)
+}
+
+csv_chunks <- function(path, chunk_rows) {
+  con <- file(path, "r")  # also reads gzip, bzip2 and xz files
+  header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
+  if (!length(header) || !nzchar(trimws(header))) {
+    close(con)
+    cli::cli_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
+  }
+  columns <- names(utils::read.csv(text = header, check.names = FALSE))
+  classes <- NA
+  quoted <- NA
+  seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
+  next_chunk <- function() {
+    line <- readLines(con, n = 1L, warn = FALSE)
+    while (length(line) == 1L && !nzchar(trimws(line))) line <- readLines(con, n = 1L, warn = FALSE)
+    if (length(line) == 0L || is.null(columns)) return(NULL)
+    if (is.na(quoted)) quoted <<- grepl("\"", line, fixed = TRUE)
+    pushBack(line, con)
+    # scan() reads a number in quotes only as text: in a quoted file, numeric columns are read
+    # as text and converted.
+    read_classes <- if (isTRUE(quoted)) replace(classes, classes %in% "numeric", "character") else classes
+    chunk <- utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
+                             colClasses = read_classes, check.names = FALSE, fill = FALSE,
+                             stringsAsFactors = FALSE)
+    if (isTRUE(quoted)) chunk <- numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path)
+    # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
+    # of missing numbers (an offline sensor).
+    empty <- vapply(chunk, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    chunk[empty] <- lapply(chunk[empty], as.double)
+    # The first chunk fixes the types (numbers stay numbers where a later chunk is all whole).
+    if (identical(classes, NA)) {
+      classes <<- vapply(chunk, function(v) {
+        if (all(is.na(v))) NA_character_ else if (is.numeric(v)) "numeric" else class(v)[1]
+      }, character(1))
+    }
+    chunk
+  }
+  list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
+       close = function() close(con), columns = columns)
+}
+
+# Columns read as text that the first chunk had as numbers, converted; text that is not a
+# number (other than an empty field) is an error rather than a silent NA.
+numbers_from_text <- function(chunk, numeric_columns, path) {
+  for (col in numeric_columns) {
+    text <- trimws(chunk[[col]])
+    text[text == ""] <- NA
+    value <- suppressWarnings(as.numeric(text))
+    bad <- which(is.na(value) & !is.na(text))
+    if (length(bad)) {
+      cli::cli_abort("Column {.field {col}} of {.file {path}} holds {.val {text[bad[1]]}}, not a number, where earlier rows hold numbers.",
+                     call = NULL)
+    }
+    chunk[[col]] <- value
+  }
+  chunk
+}
+
+parquet_chunks <- function(path, chunk_rows) {
+  check_arrow()
+  arrow_fn <- function(name) getExportedValue(parquet_package, name)
+  dataset <- arrow_fn("open_dataset")(path, format = "parquet")
+  batches <- arrow_fn("Scanner")$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
+  next_chunk <- function() {
+    batch <- batches$read_next_batch()
+    if (!is.null(batch)) as.data.frame(batch)
+  }
+  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
+}
+
+# A reader's whole file, handed out in chunks.
+whole_file_chunks <- function(path, chunk_rows, reader) {
+  data <- reader(path)
+  if (!is.data.frame(data)) {
+    cli::cli_abort("{.arg reader} must return a data frame; for {.file {path}} it returned {.obj_type_friendly {data}}.",
+                   call = NULL)
+  }
+  done <- 0
+  next_chunk <- function() {
+    if (done >= nrow(data)) return(NULL)
+    rows <- seq(done + 1, min(done + chunk_rows, nrow(data)))
+    done <<- max(rows)
+    data[rows, , drop = FALSE]
+  }
+  list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
+}
+
+# Parquet support is optional and arrow is a long source build, so it is not in DESCRIPTION
+# (R CMD check --as-cran would then look it up on CRAN); it is used only when installed.
+parquet_package <- "arrow"
+
+check_arrow <- function(call = parent.frame()) {
+  if (!requireNamespace(parquet_package, quietly = TRUE)) {
+    cli::cli_abort(c("Reading Parquet files needs the {.pkg arrow} package, which is not installed.",
+                     i = "Install it with {.code install.packages(\"arrow\")}, or convert the files to CSV."),
+                   call = call)
+  }
+}
