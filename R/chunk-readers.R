@@ -50,11 +50,11 @@ csv_chunks <- function(path, chunk_rows) {
 }
 
 # Columns read as text that the first chunk had as numbers, converted; text that is not a
-# number (other than an empty field) is an error rather than a silent NA.
+# number (other than an empty field or NA) is an error rather than a silent NA.
 numbers_from_text <- function(chunk, numeric_columns, path) {
   for (col in numeric_columns) {
     text <- trimws(chunk[[col]])
-    text[text == ""] <- NA
+    text[text %in% c("", "NA")] <- NA
     value <- suppressWarnings(as.numeric(text))
     bad <- which(is.na(value) & !is.na(text))
     if (length(bad)) {
