@@ -275,6 +275,10 @@ check_predict_args <- function(object, args, call = parent.frame()) {
 }
 
 check_input_files <- function(input, call = parent.frame()) {
+  if (is.data.frame(input)) {
+    cli::cli_abort(c("{.arg input} must be file paths or a function returning chunks, not a data frame.",
+                     i = "A data frame in memory is scored by {.fn predict} directly."), call = call)
+  }
   if (is.list(input) && all(lengths(input) == 1L)) input <- unlist(input, use.names = FALSE)
   if (!is.character(input) || length(input) == 0L || anyNA(input)) {
     cli::cli_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",

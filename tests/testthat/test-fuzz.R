@@ -223,6 +223,8 @@ fuzz_cases <- list(
   # predict_chunks() -------------------------------------------------------------------------------
   fuzz_case("chunks_zero_rows_per_chunk", "predict_chunks", "error", "`chunk_rows`",
             r"-(p <- tempfile(fileext = ".csv"); write.csv(toy, p, row.names = FALSE); predict_chunks(fit, p, chunk_rows = 0, verbose = FALSE))-"),
+  fuzz_case("chunks_data_frame", "predict_chunks", "error", "data frame.*predict",
+            r"-(predict_chunks(fit, toy[1, ]))-"),
   fuzz_case("chunks_missing_file", "predict_chunks", "error", "`input`",
             r"-(predict_chunks(fit, file.path(tempdir(), "absent.csv"), verbose = FALSE))-"),
   fuzz_case("chunks_empty_file", "predict_chunks", "error", "(empty|header)",
