@@ -11,7 +11,8 @@
 #' `augment()` route each row of new data to its group's model.
 #'
 #' @section Reproducibility: one seed per group is drawn up front, in the order of the sorted
-#'   groups, from R's generator seeded with `seed` (with `seed = NULL`, from R's current
+#'   groups (a factor sorts by its levels, text alphabetically, so the same group can get
+#'   another seed when its column changes type), from R's generator seeded with `seed` (with `seed = NULL`, from R's current
 #'   stream, so [set.seed()] applies). Each group's fit depends only on its rows and its seed,
 #'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
 #'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
