@@ -104,13 +104,7 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   expect_gt(n_far, 0)
   chunked <- NULL
   warnings <- testthat::capture_warnings(
-    chunked <- predict_chunks(fit, local({
-      i <- 0
-      function() {
-        i <<- i + 1
-        if (i > 4) NULL else d[(i - 1) * 250 + 1:250, ]
-      }
-    }), chunk_rows = 256, verbose = FALSE)
+    chunked <- predict_chunks(fit, row_chunks(d, 250), chunk_rows = 256, verbose = FALSE)
   )
   expect_length(warnings, 1)
   expect_match(warnings, sprintf("%d of 1000 rows", n_far), fixed = TRUE)

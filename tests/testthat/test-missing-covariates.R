@@ -46,13 +46,7 @@ test_that("chunks and groups give one warning with the total", {
   d <- with_gaps(missing_fit_data)
   chunked <- NULL
   warnings <- testthat::capture_warnings(
-    chunked <- predict_chunks(missing_fit, local({
-      i <- 0
-      function() {
-        i <<- i + 1
-        if (i > 4) NULL else d[(i - 1) * 100 + 1:100, ]
-      }
-    }), verbose = FALSE)
+    chunked <- predict_chunks(missing_fit, row_chunks(d, 100), verbose = FALSE)
   )
   expect_length(warnings, 1)
   expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
