@@ -108,6 +108,10 @@ variants <- list("none" = integer(0), "prior variance" = slopes$prior_variance,
                  "prior variance and reference variance" = c(slopes$prior_variance, slopes$ref_variance),
                  "prior variance and sensor variances" = c(slopes$prior_variance, slopes$sensor_variances),
                  "gains" = slopes$gains, "gains and offsets" = c(slopes$gains, slopes$offsets),
+                 "gains' temperature slopes (gains on rh)" = slopes$gains[c(2, 4)],
+                 "gains' rh slopes (gains on temperature)" = slopes$gains[c(1, 3)],
+                 "gains' and offsets' temperature slopes" = c(slopes$gains[c(2, 4)], slopes$offsets[c(2, 4)]),
+                 "prior variance, gains' temperature slopes" = c(slopes$prior_variance, slopes$gains[c(2, 4)]),
                  "all three variances" = c(slopes$prior_variance, slopes$sensor_variances, slopes$ref_variance))
 tab <- do.call(rbind, lapply(names(variants), function(v) cbind(constant = v, fit_variant(1, variants[[v]]))))
 print(tab, row.names = FALSE, digits = 3)
@@ -246,9 +250,10 @@ print(data.frame(ref_bin = levels(level), n = as.vector(table(level)),
 cat(sprintf("RMSE: ncam %.3f, sensors-only estimate %.3f, lm %.3f (lm's slope on pa_mean %.3f)\n",
             rmse(post$mu, test$ref), rmse(sensors_only, test$ref), lm_rmse, stats::coef(lm_fit)[["pa_mean"]]))
 
-# 7. Two more settings of the network on the same protocol, several seeds each: a stronger
-# variance penalty (lambda_var, default 1e-3), and the site as a covariate (every site has
-# co-location days here), beside lm with a per-site intercept.
+# 7. More settings of the network on the same protocol, several seeds each: a stronger
+# variance penalty (lambda_var, default 1e-3), the site as a covariate (every site has
+# co-location days here), beside lm with a per-site intercept, and the mean of A and B as one
+# low-cost sensor beside the reference.
 cat("\n7. ncam() variants on the short protocol (RMSE per seed):\n")
 network_rmse <- function(formula, seeds, data = train, newdata = test, ...) {
   vapply(seeds, function(seed) {
@@ -263,7 +268,9 @@ variant_rows <- c(
   list(list(variant = "~ rh + temperature + site",
             rmse = network_rmse(pa_a + pa_b ~ rh + temperature + site, 1:5,
                                 data = transform(train, site = factor(site)),
-                                newdata = transform(test, site = factor(site, levels = levels(factor(train$site))))))))
+                                newdata = transform(test, site = factor(site, levels = levels(factor(train$site)))))),
+       list(variant = "pa_mean ~ rh + temperature (one sensor)",
+            rmse = network_rmse(pa_mean ~ rh + temperature, 1:5))))
 # One line per variant: its RMSE per seed, their mean and the mean against lm.
 print_variants <- function(rows) {
   print(do.call(rbind, lapply(rows, function(r) {
