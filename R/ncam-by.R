@@ -147,13 +147,17 @@ key_strings <- function(keys) {
 #' @param threads Number of threads; see [ncam_threads()].
 #' @return `predict()`: the tibble of [predict.ncam()], one row per row of `newdata`, in
 #'   order; rows of a group without a model get `NA`, with a warning naming the groups.
-#'   `augment()`: `newdata` with those columns added.
+#'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
+#'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
+#'   each group, groups in the order of `object`.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(1:2, each = 300)
 #' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
 #'                 hidden = 8, epochs = 5, seed = 1)
 #' augment(fits, toy[c(1, 301), ], interval = "credible")
+#' glance(fits)
+#' tidy(fits)
 #' @name ncam_by-predict
 NULL
 
@@ -194,6 +198,26 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
 augment.ncam_by <- function(x, newdata, ...) {
   check_augment_newdata(newdata, missing(newdata))
   bind_predictions(newdata, stats::predict(x, newdata, ...))
+}
+
+#' @rdname ncam_by-predict
+#' @export
+tidy.ncam_by <- function(x, ...) per_group_table(x, tidy.ncam, ...)
+
+#' @rdname ncam_by-predict
+#' @export
+glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
+
+# A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
+per_group_table <- function(x, summarise, ...) {
+  rlang::check_dots_empty()
+  by <- attr(x, "by")
+  parts <- lapply(seq_len(nrow(x)), function(g) {
+    table <- summarise(x$fit[[g]])
+    keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
+    tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
+  })
+  tibble::as_tibble(do.call(rbind, parts))
 }
 
 # Plan helpers, shared with predict_chunks() --------------------------------------------------

@@ -63,6 +63,19 @@ test_that("predict() and augment() route rows to their group's model, in order",
   expect_named(none, names(got))
 })
 
+test_that("tidy() and glance() give each group's tables behind its keys", {
+  toy <- by_fixture()
+  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2))
+  g <- glance(fits)
+  expect_identical(g$site, fits$site)
+  expect_identical(as.list(g[-1]), as.list(rbind(glance(fits$fit[[1]]), glance(fits$fit[[2]]))))
+  t <- tidy(fits)
+  n_sensors <- nrow(tidy(fits$fit[[1]]))
+  expect_identical(t$site, rep(fits$site, each = n_sensors))
+  expect_identical(as.list(t[-1]), as.list(rbind(tidy(fits$fit[[1]]), tidy(fits$fit[[2]]))))
+  expect_error(glance(fits, 1), class = "rlib_error_dots_nonempty")
+})
+
 test_that("the same seed gives the same fits, leaving R's generator alone; bad input is refused", {
   toy <- by_fixture()
   set.seed(99)
