@@ -32,6 +32,10 @@
 #'   group; named.
 #' @param seed `NULL` or a whole number; see Reproducibility.
 #' @param threads Threads per fit; see Workers and [ncam_threads()].
+#' @param errors `"stop"` (default): a group that cannot be fitted stops the whole call, naming
+#'   the group. `"skip"`: such a group keeps `fit = NULL`, one warning names the groups and
+#'   their errors, and `predict()` gives `NA` for their rows (with a warning), as for a group
+#'   without a model; the other groups' fits are kept.
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns, `.n` (the group's rows), `.seed` (its seed) and `fit` (a list of `ncam`
 #'   models).
@@ -52,8 +56,10 @@
 #'   identical(predict(again, toy), predict(fits, toy))
 #' }
 #' @export
-ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
+ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
+                    errors = c("stop", "skip")) {
   check_data_frame(data, "data")
+  errors <- match_choice(errors, c("stop", "skip"), "errors")
   if (!is.character(by) || length(by) == 0L || anyNA(by) || anyDuplicated(by)) {
     cli::cli_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
   }
@@ -83,11 +89,21 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
-      tasks, fit_group, formula = formula, args = args, threads = threads,
+      tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors,
       future.seed = seeds[length(seeds)]
     ))
   } else {
-    lapply(tasks, fit_group, formula = formula, args = args, threads = threads)
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors)
+  }
+  failed <- vapply(fits, inherits, logical(1), "error")
+  if (any(failed)) {
+    why <- vapply(fits[failed], function(e) conditionMessage(if (is.null(e$parent)) e else e$parent), "")
+    why <- stats::setNames(paste0(groups$labels[failed], ": ", gsub("\n.*", "", why)), rep("*", sum(failed)))
+    why <- gsub("([{}])", "\\1\\1", why)
+    if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
+    cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
+                    why))
+    fits[failed] <- list(NULL)
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds[seq_along(tasks)],
                                       fit = fits))
@@ -95,8 +111,12 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL) {
 }
 
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
-# fixes R's generator kind itself, so the fit is the same on any worker.
-fit_group <- function(task, formula, args, threads) {
+# fixes R's generator kind itself, so the fit is the same on any worker. With errors = "skip"
+# a failed fit returns its error condition, for the main side to report.
+fit_group <- function(task, formula, args, threads, errors = "stop") {
+  if (errors == "skip") {
+    return(tryCatch(fit_group(task, formula, args, threads), error = function(e) e))
+  }
   withCallingHandlers(
     do.call(ncam, c(list(formula = formula, data = task$data), args,
                     list(seed = task$seed, threads = threads))),
@@ -168,9 +188,12 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_data_frame(newdata, "newdata")
   by <- attr(object, "by")
   check_columns(newdata, by, "object", data_arg = "newdata")
-  # No rows: the first group's model gives the columns.
-  if (nrow(newdata) == 0L) return(stats::predict(object$fit[[1]], newdata, ..., threads = threads))
+  # No rows: the first fitted group's model gives the columns.
+  if (nrow(newdata) == 0L) {
+    return(stats::predict(Find(Negate(is.null), object$fit), newdata, ..., threads = threads))
+  }
   group <- match(key_strings(newdata[by]), key_strings(object[by]))
+  group[vapply(object$fit, is.null, logical(1))[group] %in% TRUE] <- NA  # groups that failed to fit
   if (anyNA(group)) {
     unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))
     shown <- gsub("\r", ", ", utils::head(unknown, 5), fixed = TRUE)
@@ -212,7 +235,7 @@ glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 per_group_table <- function(x, summarise, ...) {
   rlang::check_dots_empty()
   by <- attr(x, "by")
-  parts <- lapply(seq_len(nrow(x)), function(g) {
+  parts <- lapply(which(!vapply(x$fit, is.null, logical(1))), function(g) {
     table <- summarise(x$fit[[g]])
     keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
     tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))

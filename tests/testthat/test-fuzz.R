@@ -209,6 +209,8 @@ fuzz_cases <- list(
   fuzz_case("ncam_by_unknown_column", "ncam_by", "error", "nope",
             r"-(ncam_by(sensor_0 + sensor_1 ~ x1, toy, by = "nope", epochs = 2))-"),
   fuzz_case("ncam_by_numeric_by", "ncam_by", "error", "`by`", r"-(ncam_by(sensor_0 + sensor_1 ~ x1, toy, by = 1))-"),
+  fuzz_case("ncam_by_bad_errors", "ncam_by", "error", "`errors`",
+            r"-(d <- toy; d$site <- rep(1:2, 150); ncam_by(sensor_0 + sensor_1 ~ x1, d, by = "site", errors = "ignore"))-"),
   fuzz_case("ncam_by_na_group", "ncam_by", "error", "site.*3",
             r"-(d <- toy; d$site <- rep(c("a", "b"), 150); d$site[3] <- NA; ncam_by(sensor_0 + sensor_1 ~ x1, d, by = "site", epochs = 2, threads = 1))-"),
   fuzz_case("ncam_by_unknown_argument", "ncam_by", "error", "epoch",

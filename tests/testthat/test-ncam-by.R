@@ -101,6 +101,27 @@ test_that("the same seed gives the same fits, leaving R's generator alone; bad i
   expect_error(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1), "site = 3")
 })
 
+test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA", {
+  toy <- by_fixture()
+  toy$site[4] <- 3  # a group of one row cannot be fitted
+  warnings <- testthat::capture_warnings(
+    fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, errors = "skip")
+  )
+  expect_match(warnings, "1 of 3 groups could not be fitted.*site = 3", all = FALSE)
+  expect_identical(fits$site, c(1, 2, 3))
+  expect_null(fits$fit[[3]])
+  # A group that fits is ncam() on its rows with its seed, as without errors = "skip".
+  expect_identical(fits$fit[[1]]$params, suppressWarnings(ncam(by_formula, toy[toy$site == 1, ],
+    hidden = 4L, epochs = 2L, seed = fits$.seed[1], threads = 1))$params)
+  expect_warning(pred <- stats::predict(fits, toy[c(4, 1), ]), "without a model")
+  expect_true(is.na(pred$.pred[1]))
+  expect_false(is.na(pred$.pred[2]))
+  expect_identical(glance(fits)$site, c(1, 2))
+  toy$site <- 1:nrow(toy)  # every group one row
+  expect_error(suppressWarnings(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip")),
+               "No group could be fitted")
+})
+
 test_that("multisession and cluster plans give the sequential fits", {
   toy <- by_fixture()
   sequential <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7)
