@@ -94,7 +94,8 @@ read_aqs_file <- function(path, parameter, site, call) {
   }
   raw <- read_csv_columns(path, aqs_site_columns, member = member, call = call)
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
-  hourly <- "Sample Measurement" %in% names(raw)
+  # Hourly files have a measurement and a time of day; either one tells the layout.
+  hourly <- any(c("Sample Measurement", "Time GMT", "Time Local") %in% names(raw))
   needed <- if (hourly) aqs_hourly_columns else aqs_daily_columns
   missing <- setdiff(needed, names(raw))
   if (length(missing) > 0L) {

@@ -118,6 +118,8 @@ test_that("read_aqs() names what is wrong with a file", {
   no_time <- sub(",\"Time GMT\"", "", hourly_lines[1])
   expect_error(read_aqs(write_tmp(no_time, "a.csv")), "hourly.*Time GMT",
                class = "rlang_error")
+  misspelt <- sub("\"Sample Measurement\"", "\"Sample.Measurement\"", hourly_lines[1])
+  expect_error(read_aqs(write_tmp(misspelt, "m.csv")), "hourly.*Sample Measurement", class = "rlang_error")
   expect_error(read_aqs(write_tmp(sub("\"Arithmetic Mean\"", "\"Mean\"", daily_header), "b.csv")),
                "daily.*Arithmetic Mean", class = "rlang_error")
   expect_error(read_aqs(write_tmp("a,b\n1,2", "c.csv")), "State Code", class = "rlang_error")
