@@ -121,7 +121,8 @@ calibrate <- function(object, data,
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
-    unlabelled <- sum(is.na(reference_column(data, reference)))
+    reference_values <- reference_column(data, reference)
+    unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
@@ -143,7 +144,7 @@ calibrate <- function(object, data,
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
-    reference = if (method == "split") to_model_units(reference_column(data, reference), object$transform)
+    reference = if (method == "split") to_model_units(reference_values, object$transform)
   ))
 
   out <- structure(list(

@@ -190,10 +190,10 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_columns(newdata, by, "object", data_arg = "newdata")
   # No rows: the first fitted group's model gives the columns.
   if (nrow(newdata) == 0L) {
-    return(stats::predict(Find(Negate(is.null), object$fit), newdata, ..., threads = threads))
+    return(stats::predict(object$fit[[which(has_fit(object))[1]]], newdata, ..., threads = threads))
   }
   group <- match(key_strings(newdata[by]), key_strings(object[by]))
-  group[vapply(object$fit, is.null, logical(1))[group] %in% TRUE] <- NA  # groups that failed to fit
+  group[!is.na(group) & !has_fit(object)[group]] <- NA  # groups that failed to fit
   if (anyNA(group)) {
     unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))
     shown <- gsub("\r", ", ", utils::head(unknown, 5), fixed = TRUE)
@@ -231,11 +231,14 @@ tidy.ncam_by <- function(x, ...) per_group_table(x, tidy.ncam, ...)
 #' @export
 glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 
+# Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
+has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
+
 # A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
 per_group_table <- function(x, summarise, ...) {
   rlang::check_dots_empty()
   by <- attr(x, "by")
-  parts <- lapply(which(!vapply(x$fit, is.null, logical(1))), function(g) {
+  parts <- lapply(which(has_fit(x)), function(g) {
     table <- summarise(x$fit[[g]])
     keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
     tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
