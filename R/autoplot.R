@@ -201,9 +201,12 @@ loss_zoom <- function(curves) {
 
 plot_sensors <- function(object, newdata, covariate, call) {
   if (is.null(covariate)) {
-    covariate <- intersect(object$covariates, names(newdata))[1]
+    # The first continuous variable of the formula (`air temp`, or rh in poly(rh, 2)).
+    continuous <- Filter(function(v) is.numeric(newdata[[v]]),
+                         intersect(all.vars(object$terms), names(newdata)))
+    covariate <- c(continuous, NA_character_)[1]
     if (is.na(covariate)) {
-      cli::cli_abort(c("{.arg covariate} is required: no covariate of the model is a column of {.arg newdata}.",
+      cli::cli_abort(c("{.arg covariate} is required: no numeric covariate of the model is a column of {.arg newdata}.",
                        i = "Name a numeric, Date or POSIXct column of {.arg newdata} for the x axis."),
                      call = call)
     }

@@ -211,6 +211,18 @@ design_matrix <- function(rhs, mf, call = parent.frame()) {
   x
 }
 
+# The covariates as the user wrote them, for printed output: the formula's terms (without R's
+# backticks) that still have a column in the design (a constant one is dropped in training).
+# object$covariates are the design's columns (one per factor level, "wetTRUE" for a logical).
+covariate_labels <- function(object) {
+  labels <- attr(object$terms, "term.labels")
+  kept <- vapply(labels, function(label) any(startsWith(object$covariates, label)), logical(1))
+  plain_names(labels[kept])
+}
+
+# Design column names without R's backticks (`air temp`), for messages and printed tables.
+plain_names <- function(names) gsub("`", "", names, fixed = TRUE)
+
 # Covariate design for new data, coded as in training: a matrix, or for plain numeric
 # covariates a list of their columns.
 new_design <- function(object, newdata, call = parent.frame()) {

@@ -20,14 +20,15 @@ calibration_range <- function(x, readings, rows) {
              lower = bounds[1, ], upper = bounds[2, ], row.names = NULL, stringsAsFactors = FALSE)
 }
 
-# The calibration range in the user's units (sensor readings back from log units), or NULL
-# for a model saved without one.
+# The calibration range in the user's units (sensor readings back from log units, names without
+# R's backticks), or NULL for a model saved without one.
 user_calibration_range <- function(object) {
   range_table <- object$calibration_range
   if (is.null(range_table)) return(NULL)
   sensor <- range_table$kind == "sensor"
   range_table$lower[sensor] <- ncam_untransform(object, range_table$lower[sensor])
   range_table$upper[sensor] <- ncam_untransform(object, range_table$upper[sensor])
+  range_table$variable <- plain_names(range_table$variable)
   range_table
 }
 

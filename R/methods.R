@@ -44,7 +44,7 @@ print.ncam <- function(x, ...) {
   if (!is.null(x$reference)) {
     line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows")
   }
-  cov_txt <- if (length(x$covariates)) x$covariates else "none (constant heads)"
+  cov_txt <- if (length(x$covariates)) covariate_labels(x) else "none (constant heads)"
   line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"
   line("Hidden layers: {hidden_txt}; transform: {x$transform}")

@@ -28,7 +28,7 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
     f <- far[[v]]
     shown <- signif(c(f$lower, f$upper, f$farthest), 4)
     if (f$kind == "sensor") shown <- signif(ncam_untransform(object, c(f$lower, f$upper, f$farthest)), 4)
-    sprintf("%s: %d row%s outside %s to %s (as %s as %s)", v, f$rows, if (f$rows == 1L) "" else "s",
+    sprintf("%s: %d row%s outside %s to %s (as %s as %s)", plain_names(v), f$rows, if (f$rows == 1L) "" else "s",
             shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3])
   }, character(1))
   warn_far_rows(n_far, n_rows, paste("of", on), stats::setNames(details, rep("*", length(details))))

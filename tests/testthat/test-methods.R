@@ -60,3 +60,28 @@ test_that("ncam_threads follows argument, option, environment variable, then 2",
   expect_equal(ncam_threads(4), 2L)
   expect_snapshot(error = TRUE, ncam_threads(1.5))
 })
+
+test_that("printed output and messages name covariates as the formula wrote them", {
+  toy <- simulate_toy(n = 300, seed = 5)
+  toy$`air temp` <- toy$x1
+  toy$wet <- toy$x2 > 0
+  toy$flat <- 1
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ `air temp` + wet + poly(x2, 2) + flat,
+                               data = toy, hidden = 3L, epochs = 2L, seed = 1, threads = 1))
+  # The design's columns carry R's names; the user sees the terms, and not the dropped constant.
+  expect_setequal(fit$covariates, c("`air temp`", "wetTRUE", "poly(x2, 2)1", "poly(x2, 2)2"))
+  expect_output(print(fit), "Covariates: air temp, wet, and poly(x2, 2)", fixed = TRUE)
+  range_table <- summary(fit)$calibration_range
+  expect_true("air temp" %in% range_table$variable)
+  expect_false(any(grepl("`", range_table$variable, fixed = TRUE)))
+  far <- toy[1:3, ]
+  far$`air temp` <- max(toy$x1) + 10 * diff(range(toy$x1))
+  expect_warning(predict(fit, far), "air temp: 3 rows outside", class = "ncam_extrapolation")
+  skip_if_not_installed("ggplot2")
+  # autoplot's sensor panel takes the first numeric variable of the formula for its x axis.
+  p <- ggplot2::autoplot(fit, "sensors", newdata = toy)
+  expect_identical(p$labels$x, "air temp")
+  fit_poly <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x2, 2), data = toy,
+                                    hidden = 3L, epochs = 2L, seed = 1, threads = 1))
+  expect_identical(ggplot2::autoplot(fit_poly, "sensors", newdata = toy)$labels$x, "x2")
+})
