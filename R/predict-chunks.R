@@ -160,11 +160,25 @@ score_generator <- function(input, task, out, verbose) {
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
+  if (n_chunks == 0L) {
+    # No chunk at all: still the columns of a prediction (kept columns unknown, so logical).
+    results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))
+    if (!is.null(out)) write_csv_chunk(results[[1L]], part, append = FALSE)  # the header alone
+  }
   warn_part_totals(flags, rows, "chunks")
   if (is.null(out)) return(bind_parts(results))
   finish_output(part, out, rows)
   finished <- TRUE
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
+}
+
+# A zero-row input with the columns the model reads, and the kept ones.
+empty_input <- function(task) {
+  model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
+  numeric_columns <- unique(c(model$sensors, all.vars(model$terms)))
+  other_keep <- setdiff(task$keep, numeric_columns)
+  columns <- c(rep(list(numeric(0)), length(numeric_columns)), rep(list(logical(0)), length(other_keep)))
+  as.data.frame(stats::setNames(columns, c(numeric_columns, other_keep)), check.names = FALSE)
 }
 
 # Worker side ------------------------------------------------------------------------------

@@ -185,3 +185,24 @@ test_that("quoted numbers, header-only files, failed files and mixed text/factor
   got <- predict_chunks(fx$fit, function() if ((i <<- i + 1) <= 2) chunks[[i]], keep = "site", verbose = FALSE)
   expect_identical(got$site, rep(c("a", "b"), each = 128))
 })
+
+test_that("a generator that returns no chunk gives the columns of a prediction with no rows", {
+  fx <- chunk_fixture()
+  want <- stats::predict(fx$fit, fx$toy[0, ], interval = "credible")
+  got <- predict_chunks(fx$fit, function() NULL, keep = c("site", "x1"), interval = "credible",
+                        verbose = FALSE)
+  expect_s3_class(got, "tbl_df")
+  expect_identical(nrow(got), 0L)
+  expect_named(got, c("site", "x1", names(want)))
+  expect_identical(as.list(got[-(1:2)]), as.list(want))
+  out_dir <- file.path(fx$dir, "none")
+  res <- predict_chunks(fx$fit, function() NULL, output = out_dir, verbose = FALSE)
+  expect_identical(res$rows, 0)
+  back <- utils::read.csv(res$output)
+  expect_identical(nrow(back), 0L)
+  expect_named(back, names(stats::predict(fx$fit, fx$toy[0, ])))
+  # A calibration scores as its model.
+  cal <- calibrate(fx$fit, fx$toy[1:200, ], method = "sensor_anchored")
+  expect_named(predict_chunks(cal, function() NULL, verbose = FALSE),
+               names(stats::predict(cal, fx$toy[0, ])))
+})
