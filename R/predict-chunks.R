@@ -150,25 +150,23 @@ score_generator <- function(input, task, out, verbose) {
     rows <<- rows + nrow(chunk)
     c(task, list(chunk = chunk, first_row = first_row))
   }
-  part <- if (!is.null(out)) paste0(out, ".part")
-  finished <- FALSE
-  on.exit(if (!finished && !is.null(part)) unlink(part), add = TRUE)
+  part <- if (!is.null(out)) part_output(out)
+  on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   flags <- c(far = 0, missing = 0)
   collect <- function(value, i) {
     flags <<- flags + row_flags(value)
-    if (is.null(out)) results[[i]] <<- value else write_csv_chunk(value, part, append = i > 1L)
+    if (is.null(out)) results[[i]] <<- value else part$write(value, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
   if (n_chunks == 0L) {
     # No chunk at all: still the columns of a prediction (kept columns unknown, so logical).
     results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))
-    if (!is.null(out)) write_csv_chunk(results[[1L]], part, append = FALSE)  # the header alone
+    if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
   warn_part_totals(flags, rows, "chunks")
   if (is.null(out)) return(bind_parts(results))
-  finish_output(part, out, rows)
-  finished <- TRUE
+  part$finish()
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
 }
 
@@ -191,10 +189,8 @@ score_file_block <- function(task) {
 score_one_file <- function(path, out, task) {
   chunks <- open_chunks(path, task$chunk_rows, task$reader)
   on.exit(chunks$close(), add = TRUE)
-  part <- if (!is.null(out)) paste0(out, ".part")
-  finished <- FALSE
-  # A failed file leaves no half-written output behind.
-  on.exit(if (!finished && !is.null(part)) unlink(part), add = TRUE)
+  part <- if (!is.null(out)) part_output(out)
+  on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   parts <- list()
   rows <- 0
   flags <- c(far = 0, missing = 0)
@@ -202,7 +198,7 @@ score_one_file <- function(path, out, task) {
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
     flags <- flags + row_flags(scored)
-    if (is.null(part)) parts[[length(parts) + 1L]] <- scored else write_csv_chunk(scored, part, append = rows > 0)
+    if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)
     signal_progress(chunks$position() - bytes, nrow(chunk))
     bytes <- chunks$position()
@@ -213,12 +209,11 @@ score_one_file <- function(path, out, task) {
     empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
                            check.names = FALSE)
     parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
-    if (!is.null(part)) write_csv_chunk(parts[[1L]], part, append = FALSE)  # the header alone
+    if (!is.null(part)) part$write(parts[[1L]], append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
   if (is.null(part)) return(bind_parts(parts))
-  finish_output(part, out, rows)
-  finished <- TRUE
+  part$finish()
   c(rows = rows, flags)
 }
 
@@ -267,10 +262,19 @@ write_csv_chunk <- function(x, path, append) {
   }
 }
 
-finish_output <- function(part, out, rows) {
-  if (!file.exists(part)) file.create(part)  # nothing to write: an empty file
-  if (file.exists(out)) file.remove(out)
-  file.rename(part, out)
+# Output written to `<out>.part` and renamed to `out` once complete, so that a failed run leaves
+# no half-written file: callers run abandon() on exit, which removes the part unless finish() ran.
+part_output <- function(out) {
+  part <- paste0(out, ".part")
+  finished <- FALSE
+  list(write = function(x, append) write_csv_chunk(x, part, append = append),
+       finish = function() {
+         if (!file.exists(part)) file.create(part)  # nothing to write: an empty file
+         if (file.exists(out)) file.remove(out)
+         file.rename(part, out)
+         finished <<- TRUE
+       },
+       abandon = function() if (!finished) unlink(part))
 }
 
 # Main side --------------------------------------------------------------------------------
