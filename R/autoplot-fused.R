@@ -3,7 +3,7 @@
 # outside the calibration range (predict()'s .extrapolation) are marked in the series and the
 # scatter, where the warning alone would not say which points they are.
 
-plot_series <- function(object, newdata, date, reference, level, call) {
+plot_series <- function(object, newdata, date, reference, level, interval, call) {
   check_plot_column(newdata, date, "date", call, kind = "time")
   if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
   time <- newdata[[date]]
@@ -12,7 +12,7 @@ plot_series <- function(object, newdata, date, reference, level, call) {
     cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}: the series plot draws one time series.",
                      i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
   }
-  pred <- stats::predict(object, newdata, interval = "credible", level = level)
+  pred <- stats::predict(object, newdata, interval = interval, level = level)
   fused_label <- "NCAM fused"
   # Labelled apart from the sensors, as the reference may also be one of them.
   reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
@@ -44,7 +44,7 @@ plot_series <- function(object, newdata, date, reference, level, call) {
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
-  ribbon_label <- sprintf("%g%% credible interval", 100 * level)
+  ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
   far <- which(is_far(pred$.extrapolation) & !is.na(time))
   marks <- if (length(far)) {
     ggplot2::geom_point(data = data.frame(time = time[far], value = pred$.pred[far], mark = far_label()),
@@ -114,11 +114,11 @@ plot_scatter <- function(object, newdata, reference, call) {
     plot_theme()
 }
 
-plot_coverage <- function(object, newdata, reference, levels, call) {
+plot_coverage <- function(object, newdata, reference, levels, interval, call) {
   rows <- reference_rows(object, newdata, reference, call)
   ref <- newdata[[reference]][rows$usable]
   coverage <- without_part_warnings(vapply(levels, function(level) {  # reference_rows() warned
-    pred <- stats::predict(object, newdata, interval = "credible", level = level)[rows$usable, ]
+    pred <- stats::predict(object, newdata, interval = interval, level = level)[rows$usable, ]
     mean(ref >= pred$.pred_lower & ref <= pred$.pred_upper)
   }, numeric(1)))
   points <- data.frame(nominal = levels, empirical = coverage)
@@ -131,9 +131,9 @@ plot_coverage <- function(object, newdata, reference, levels, call) {
     ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
     ggplot2::scale_x_continuous(labels = percent) +
     ggplot2::scale_y_continuous(labels = percent) +
-    ggplot2::labs(x = "Nominal level of the credible interval",
+    ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
                   y = sprintf("Rows whose %s lies inside", reference),
-                  title = "Coverage of the credible intervals",
+                  title = sprintf("Coverage of the %s intervals", interval),
                   subtitle = sprintf("%s rows with a reference value; diagonal: perfect calibration",
                                      format(sum(rows$usable), big.mark = ",")),
                   caption = dropped_caption(rows$n_dropped)) +

@@ -20,7 +20,7 @@
 #'   `covariate` spread vertically. Offsets and noise are in reading units (log
 #'   units for a model fitted with `transform = "log"`).
 #' * `"series"`: the raw sensor readings, the fused estimate with its
-#'   credible interval at `level` as a ribbon, and the reference when
+#'   interval (see `interval`) at `level` as a ribbon, and the reference when
 #'   `reference` names a column, against the `date` column. `newdata` must
 #'   hold one time series (no repeated times); subset it to one site first.
 #'   Crosses mark the fused values of rows that lie far outside the range the
@@ -30,9 +30,9 @@
 #'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
 #'   Rows far outside the calibration range are drawn in another colour.
 #' * `"coverage"`: the fraction of rows whose reference lies inside the
-#'   credible interval, against the nominal level, at each level of `level`,
-#'   with the diagonal of perfect calibration. For conformal intervals use
-#'   [calibrate()] and [augment()].
+#'   interval (see `interval`), against the nominal level, at each level of
+#'   `level`, with the diagonal of perfect calibration. For conformal
+#'   intervals use [calibrate()] and [augment()].
 #'
 #' Rows with a missing value among the plotted columns are left out of the
 #' picture; the caption says how many.
@@ -48,7 +48,12 @@
 #'   `newdata` giving the time of each row.
 #' @param reference Name of the column of `newdata` with reference values:
 #'   optional for `"series"`, required for `"scatter"` and `"coverage"`.
-#' @param level Coverage level of the credible interval: one number for
+#' @param interval For `"series"` and `"coverage"`: `"prediction"` (an
+#'   interval for a reading of the reference, or of the anchor sensor without
+#'   one) or `"credible"` (for the true value); see [predict.ncam()]. The
+#'   default is `"prediction"` for a model fitted with `reference` (its
+#'   readings are what the plots compare with), else `"credible"`.
+#' @param level Coverage level of the interval: one number for
 #'   `"series"` (default 0.9), the levels to check for `"coverage"` (default
 #'   0.50, 0.55, ..., 0.95).
 #' @param ... Must be empty; a misspelt argument is an error.
@@ -69,7 +74,7 @@
 #' ggplot2::autoplot(fit, "coverage", newdata = toy[301:400, ], reference = "truth")
 autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
                           newdata = NULL, covariate = NULL, date = "date", reference = NULL,
-                          level = NULL, ...) {
+                          level = NULL, interval = NULL, ...) {
   rlang::check_dots_empty()
   call <- rlang::current_env()
   check_ncam(object)
@@ -82,12 +87,16 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   }
   check_data_frame(newdata, "newdata")
   if (!is.null(level)) check_level(level)
+  interval <- if (is.null(interval)) {
+    if (is.null(object$reference)) "credible" else "prediction"
+  } else match_choice(interval, c("prediction", "credible"), "interval")
   if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
   if (type == "series") {
     if (length(level) > 1L) {
       cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.")
     }
-    return(plot_series(object, newdata, date, reference, if (is.null(level)) 0.9 else level, call))
+    return(plot_series(object, newdata, date, reference, if (is.null(level)) 0.9 else level,
+                       interval, call))
   }
   if (is.null(reference)) {
     cli::cli_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
@@ -96,7 +105,7 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   check_plot_column(newdata, reference, "reference", call)
   if (type == "scatter") return(plot_scatter(object, newdata, reference, call))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(object, newdata, reference, levels, call)
+  plot_coverage(object, newdata, reference, levels, interval, call)
 }
 
 # `installed` is an argument so tests can pretend ggplot2 is absent.

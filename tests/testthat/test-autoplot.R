@@ -134,6 +134,33 @@ test_that("the coverage plot counts references inside the credible intervals", {
   expect_equal(layer_data_of(default, "GeomPoint")$x, seq(0.5, 0.95, by = 0.05))
 })
 
+test_that("for a reference fit the series and coverage plots use intervals for a reference reading", {
+  co <- simulate_colocation(days = 20, seed = 3)
+  fit <- suppressWarnings(ncam(pa_a + pa_b + opc ~ rh + temperature, co, reference = "ref",
+                               hidden = 4L, epochs = 20L, seed = 1, threads = 1))
+  params <- sensor_params(fit, co)
+  ref_sd <- params$sigma[params$sensor == "ref"]
+  post <- predict(fit, co, interval = "credible")
+  # Prediction interval for a reference reading: posterior and the reference's own noise.
+  half <- qnorm(0.95) * sqrt(post$.post_sd^2 + ref_sd^2)
+  by_hand <- mean(abs(co$ref - post$.pred) <= half, na.rm = TRUE)
+  default <- ggplot2::autoplot(fit, "coverage", newdata = co, reference = "ref", level = 0.9)
+  expect_equal(layer_data_of(default, "GeomPoint")$y, by_hand)
+  expect_match(default$labels$title, "prediction intervals")
+  credible <- ggplot2::autoplot(fit, "coverage", newdata = co, reference = "ref", level = 0.9,
+                                interval = "credible")
+  expect_equal(layer_data_of(credible, "GeomPoint")$y,
+               mean(abs(co$ref - post$.pred) <= qnorm(0.95) * post$.post_sd, na.rm = TRUE))
+  series <- ggplot2::autoplot(fit, "series", newdata = co[1:48, ], reference = "ref", level = 0.9)
+  ribbon <- layer_data_of(series, "GeomRibbon")
+  expect_equal(ribbon$ymax - ribbon$ymin, 2 * half[1:48])
+  expect_error(ggplot2::autoplot(fit, "coverage", newdata = co, reference = "ref", interval = "conformal"),
+               "interval")
+  # Without a reference the default stays the credible interval (tested above).
+  expect_match(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")$labels$title,
+               "credible intervals")
+})
+
 test_that("the sensors plot of the PurpleAir data anchors the reference monitor", {
   roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
   dir <- file.path(roots[nzchar(roots)][1], "purpleair-aqs-daily-mathieu")
