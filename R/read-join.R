@@ -31,7 +31,15 @@
 #' The openair package offers another route for the averaging: average each
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
 #' type = "site")` (its `data.thresh` is `completeness` in percent and its time
-#' column must be called `date`) and merge the results by `date` and site.
+#' column must be called `date`) and merge the results by `date` and site. The
+#' periods may differ: shorter than a day, those here start on multiples of the
+#' period in UTC, so in a time zone whose offset from UTC is not a whole number
+#' of periods (India, UTC+05:30, with hourly periods) they do not start on the
+#' local clock's hour.
+#'
+#' A time that repeats within a series (the same time and keys on two rows of
+#' one table) is an error: it would count twice in the mean and towards
+#' completeness.
 #'
 #' @param sensors Data frame of sensor readings.
 #' @param reference Data frame of reference readings.
@@ -150,6 +158,16 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   time <- data[[by]]
   start <- period_start(time, period)
   series <- series_key(data, keys)
+  # A repeated time would count twice, in the mean and towards completeness.
+  series_time <- paste(series, as.numeric(time), sep = "\r")
+  repeated <- which(duplicated(series_time))
+  if (length(repeated) > 0L) {
+    first <- match(series_time[repeated[1]], series_time)
+    cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}); {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
+                     i = "Remove repeated rows (such as with {.fn unique}), keep one instrument (such as one POC of an AQS monitor), or add the column that tells them apart to {.arg keys}.",
+                     i = keys_hint),
+                   call = call)
+  }
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
@@ -175,7 +193,8 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
       differs <- which(!(value == x | (is.na(value) & is.na(x))) | xor(is.na(value), is.na(x)))
       if (length(differs) > 0L) {
         cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
-                         i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining."),
+                         i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining.",
+                         i = keys_hint),
                        call = call)
       }
       out[[col]] <- x[first]
@@ -183,6 +202,9 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   }
   as_tbl(out)
 }
+
+# Keys are matched between the tables, so a key must be a column of both.
+keys_hint <- "A key must be a column of both tables: for one monitor beside several units, give the reference a copy of its rows per unit, or join one unit at a time."
 
 # Per row, the usual spacing of its series: the median step between distinct times.
 typical_step <- function(seconds, series) {
@@ -203,8 +225,24 @@ period_start <- function(time, period) {
     return(as.POSIXct(seconds, origin = "1970-01-01", tz = tz))
   }
   day <- as.numeric(as.Date(format(time, "%Y-%m-%d", tz = tz)))
-  day <- as.Date(floor(day / period$days) * period$days, origin = "1970-01-01")
-  as.POSIXct(format(day), tz = tz)
+  day_start(as.Date(floor(day / period$days) * period$days, origin = "1970-01-01"), tz)
+}
+
+# The first instant of each calendar day in `tz`: local midnight, or where a clock change skips
+# midnight (Santiago, Havana, Beirut) the first time that exists, e.g. 01:00.
+day_start <- function(day, tz) {
+  start <- as.POSIXct(format(day), tz = tz)
+  skipped <- which(!is.na(day) & (is.na(start) | format(start, "%Y-%m-%d", tz = tz) != format(day)))
+  if (length(skipped)) {
+    # From half a day before noon, forward in half hours to the first time on that day.
+    start[skipped] <- as.POSIXct(paste(format(day[skipped]), "12:00:00"), tz = tz) - 12 * 3600
+    for (step in seq_len(48)) {
+      early <- skipped[format(start[skipped], "%Y-%m-%d", tz = tz) != format(day[skipped])]
+      if (length(early) == 0L) break
+      start[early] <- start[early] + 1800
+    }
+  }
+  start
 }
 
 # "1 hour", "15 min", "2 days", a number of seconds or a difftime, as seconds (and days
@@ -242,7 +280,7 @@ time_zone <- function(...) {
 # POSIXct in `tz`; a Date is local midnight. Missing times are an error.
 as_time <- function(x, by, arg, tz, call = parent.frame()) {
   if (inherits(x, "Date")) {
-    x <- as.POSIXct(format(x), tz = tz)
+    x <- day_start(x, tz)
   } else if (inherits(x, "POSIXct")) {
     attr(x, "tzone") <- tz
   } else {

@@ -56,6 +56,35 @@ test_that("join_reference() pairs local days with daily (Date) reference values"
   expect_identical(out$pm25, c(9, 12))
 })
 
+test_that("local days that a clock change starts at 01:00 keep their own daily reference value", {
+  # In Santiago, 2023-09-03 00:00 does not exist: the clocks jump from 00:00 to 01:00.
+  tz <- "America/Santiago"
+  hours <- seq(as.POSIXct("2023-09-01 00:00", tz = tz), by = "hour", length.out = 95)
+  sensors <- data.frame(date = hours, pm = as.numeric(format(hours, "%d")))  # 1, 2, 3, 4 by day
+  reference <- data.frame(date = as.Date("2023-09-01") + 0:3, ref = c(10, 20, 30, 40))
+  out <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(format(out$date, "%Y-%m-%d %H:%M"),
+                   c("2023-09-01 00:00", "2023-09-02 00:00", "2023-09-03 01:00", "2023-09-04 00:00"))
+  expect_identical(out$pm, c(1, 2, 3, 4))
+  expect_identical(out$ref, c(10, 20, 30, 40))
+})
+
+test_that("a time repeated within a series is an error, not counted twice", {
+  t0 <- utc("2024-03-01 00:00")
+  # 40 distinct minutes of 60 (67 %, below 75 %), and 10 of them repeated.
+  sensors <- data.frame(date = c(t0 + 60 * 0:39, t0 + 60 * 0:9), pm = c(rep(10, 40), rep(100, 10)))
+  expect_error(join_reference(sensors, data.frame(date = t0, ref = 8)),
+               "`sensors` row 41 repeats the time of row 1 .*10 rows repeat")
+  # The same time at two sites is not a repeat when the site is a key.
+  two_sites <- data.frame(date = rep(t0 + 60 * 0:59, 2), site = rep(c("a", "b"), each = 60), pm = 1)
+  expect_error(join_reference(two_sites, data.frame(date = t0, ref = 8)), "A key must be a column of both tables")
+  out <- join_reference(two_sites, data.frame(date = t0, site = c("a", "b"), ref = c(8, 9)), keys = "site")
+  expect_identical(out$ref, c(8, 9))
+  # Two POCs of one monitor in the reference.
+  expect_error(join_reference(two_sites[1:60, ], data.frame(date = c(t0, t0), ref = c(8, 9))),
+               "`reference` row 2 repeats the time of row 1")
+})
+
 test_that("join_reference() pairs each sensor row with the nearest reference time", {
   sensors <- data.frame(date = utc("2024-03-01 00:00") + 60 * c(7, 29, 30, 31, 120, 5),
                         site = c("A", "A", "A", "A", "A", "C"), pm25 = 1:6)
