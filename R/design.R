@@ -220,6 +220,27 @@ covariate_labels <- function(object) {
   plain_names(labels[kept])
 }
 
+# A covariate that was logical in training and is 0/1 in newdata (or the reverse, as files and
+# databases store flags either way) is converted; other numbers for a logical are an error.
+match_logical_types <- function(object, newdata, vars, call = parent.frame()) {
+  # Terms without data classes come from the plain path: every covariate was numeric.
+  trained <- attr(object$terms, "dataClasses")
+  if (is.null(trained)) trained <- stats::setNames(rep("numeric", length(vars)), vars)
+  for (v in intersect(names(trained), vars)) {
+    x <- newdata[[v]]
+    if (trained[[v]] == "logical" && is.numeric(x)) {
+      if (!all(x %in% c(0, 1, NA))) {
+        cli::cli_abort(c("Column {.field {v}} of {.arg newdata} holds numbers other than 0 and 1, but it was logical ({.code TRUE}/{.code FALSE}) in training.",
+                         i = "Give it as {.code TRUE}/{.code FALSE} (or 1/0)."), call = call)
+      }
+      newdata[[v]] <- as.logical(x)
+    } else if (trained[[v]] == "numeric" && is.logical(x)) {
+      newdata[[v]] <- as.numeric(x)
+    }
+  }
+  newdata
+}
+
 # Design column names without R's backticks (`air temp`), for messages and printed tables.
 plain_names <- function(names) gsub("`", "", names, fixed = TRUE)
 
@@ -235,6 +256,7 @@ new_design <- function(object, newdata, call = parent.frame()) {
     cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
                      i = "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."), call = call)
   }
+  newdata <- match_logical_types(object, newdata, vars, call)
   for (v in names(object$xlevels)) {
     seen <- object$xlevels[[v]]
     values <- as.character(newdata[[v]])

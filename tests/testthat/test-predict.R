@@ -182,3 +182,19 @@ test_that("infinite values in several columns are all named, with their rows", {
   expect_match(msg, "Replace infinite values with", fixed = TRUE)
   expect_false(grepl("sensor_0", msg, fixed = TRUE))
 })
+
+test_that("a flag covariate may come as TRUE/FALSE in one table and 1/0 in the other", {
+  toy <- simulate_toy(300, seed = 1)
+  toy$wet <- toy$x1 > 0
+  as_numbers <- transform(toy, wet = as.integer(wet))
+  fit_logical <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x2 + wet, toy, hidden = 4L,
+                                       epochs = 3L, seed = 1, threads = 1))
+  expect_identical(predict(fit_logical, as_numbers), predict(fit_logical, toy))
+  fit_numeric <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x2 + wet, as_numbers,
+                                       hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  expect_identical(predict(fit_numeric, toy), predict(fit_numeric, as_numbers))
+  # The same model either way: a logical enters the design as 0/1.
+  expect_equal(predict(fit_numeric, toy)$.pred, predict(fit_logical, toy)$.pred)
+  as_numbers$wet[5] <- 2L
+  expect_error(predict(fit_logical, as_numbers), "Column wet of `newdata` holds numbers other than 0 and 1")
+})
