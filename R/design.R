@@ -41,9 +41,11 @@ n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
 
 # Sensor readings in the model scale (log readings for transform = "log") as a named list
 # of double columns: the columns of `data` themselves when they are already double and
-# untransformed, so the engine reads them without a copy.
+# untransformed, so the engine reads them without a copy. A reading <= 0 has no log: an error
+# in training, a missing reading (with one warning) in prediction, so every row keeps its row.
 sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
   check_single_columns(data, sensors, call)
+  not_positive <- list()
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     # A column with no reading at all is read as logical by read.csv() and friends.
@@ -55,7 +57,10 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
     v <- plain_double(v)
     if (transform == "log") {
       bad <- which(!is.na(v) & v <= 0)
-      if (length(bad)) {
+      if (length(bad) && !training) {
+        not_positive[[s]] <<- bad
+        v[bad] <- NA_real_
+      } else if (length(bad)) {
         cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but sensor column {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
                          i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
       }
@@ -64,6 +69,16 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
     plain_double(v)
   })
   names(cols) <- sensors
+  if (length(not_positive)) {
+    details <- vapply(names(not_positive), function(s) {
+      rows <- not_positive[[s]]
+      sprintf("%s: %s %s%s", s, if (length(rows) == 1L) "row" else paste(length(rows), "rows,"),
+              paste(utils::head(rows, 5), collapse = ", "), if (length(rows) > 5) ", ..." else "")
+    }, character(1))
+    cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
+                    stats::setNames(details, rep("*", length(details)))),
+                  class = "ncam_nonpositive_reading", call = call)
+  }
   check_finite_columns(cols, "Sensor column", call = call)
   if (!training) check_reading_magnitude(cols, call)
   cols

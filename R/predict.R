@@ -7,7 +7,8 @@
 #'
 #' With `transform = "log"` the model works on log readings: `.pred` is then the predictive
 #' median `exp(mu)`, `.pred_sd` and `.post_sd` the standard deviations of the log-normal
-#' predictive and posterior, and the bounds `exp(mu -/+ z sd)`.
+#' predictive and posterior, and the bounds `exp(mu -/+ z sd)`. A reading <= 0 has no log: it
+#' is treated as missing, with a warning naming the sensor and rows.
 #'
 #' @param object A fitted [ncam()] model.
 #' @param newdata A data frame with the sensor columns (readings may be `NA`) and the

@@ -198,3 +198,21 @@ test_that("a flag covariate may come as TRUE/FALSE in one table and 1/0 in the o
   as_numbers$wet[5] <- 2L
   expect_error(predict(fit_logical, as_numbers), "Column wet of `newdata` holds numbers other than 0 and 1")
 })
+
+test_that("a log model predicts rows with a reading <= 0 from the other sensors, with a warning", {
+  toy <- simulate_toy(300, seed = 3)
+  positive <- toy
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) positive[[s]] <- pmax(abs(positive[[s]]), 0.5)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, positive, transform = "log",
+                               hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  newdata <- positive[1:20, ]
+  newdata$sensor_1[c(2, 7)] <- c(0, -1)
+  as_missing <- newdata
+  as_missing$sensor_1[c(2, 7)] <- NA
+  expect_warning(got <- predict(fit, newdata), "sensor_1: 2 rows, 2, 7", class = "ncam_nonpositive_reading")
+  expect_identical(got, predict(fit, as_missing))
+  expect_identical(got$.n_sensors[c(2, 7)], c(2L, 2L))
+  # Training still refuses them: the model would be fitted to something else.
+  expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, newdata, transform = "log", hidden = 4L,
+                    epochs = 2L, seed = 1, threads = 1), "needs positive readings")
+})
