@@ -65,7 +65,9 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
 #' which have none), so [AIC()] and [BIC()] work; `nobs()` the training rows
 #' that entered the fit; `tidy()` one row per sensor with its parameters;
 #' `glance()` one row with the method, number of sensors, `nobs`, `df`,
-#' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood).
+#' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood);
+#' `augment()` `newdata` with the columns of [predict.ncam_baseline()]
+#' added.
 #'
 #' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
@@ -77,10 +79,12 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
 #' offset 0).
 #'
 #' @param x,object A baseline fitted by [ncam_baseline()].
+#' @param newdata For `augment()`: a data frame with the sensor columns.
+#' @param interval,level For `augment()`: as for [predict.ncam_baseline()].
 #' @param ... Unused by `print()`, `logLik()` and `nobs()`; must be empty for
-#'   `tidy()` and `glance()`.
+#'   `tidy()`, `glance()` and `augment()`.
 #' @return `print()` returns `x` invisibly; `logLik()` a `logLik` object;
-#'   `nobs()` an integer; `tidy()` and `glance()` tibbles.
+#'   `nobs()` an integer; `tidy()`, `glance()` and `augment()` tibbles.
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
 #' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
@@ -88,6 +92,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
 #' AIC(fit)
 #' tidy(fit)
 #' glance(fit)
+#' head(augment(fit, toy, interval = "credible"))
 #' @name ncam_baseline-methods
 NULL
 
@@ -172,4 +177,13 @@ glance.ncam_baseline <- function(x, ...) {
   df <- if (is.null(x$df)) NA_integer_ else as.integer(x$df)
   tibble::tibble(method = x$method, n_sensors = length(x$sensors), nobs = as.integer(x$nobs), df = df,
                  logLik = ll, AIC = -2 * ll + 2 * df, BIC = -2 * ll + log(x$nobs) * df)
+}
+
+#' @importFrom generics augment
+#' @rdname ncam_baseline-methods
+#' @export
+augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), level = 0.9, ...) {
+  rlang::check_dots_empty()
+  check_augment_newdata(newdata, missing(newdata))
+  bind_predictions(newdata, stats::predict(x, newdata, interval = interval, level = level))
 }

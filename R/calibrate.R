@@ -184,6 +184,7 @@ calibrate <- function(object, data,
 predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {
   rlang::check_dots_empty()
   check_calibration(object)
+  check_augment_newdata(newdata, missing(newdata))
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)

@@ -32,7 +32,7 @@ generics::augment
 #' stopping, or a plateau before the last epoch). It says nothing about
 #' whether the optimum found is global.
 #'
-#' @param x A fitted [ncam()] model (for `augment()`, also an
+#' @param x A fitted [ncam()] model (for `glance()` and `augment()`, also an
 #'   `ncam_calibration` object from [calibrate()]).
 #' @param newdata A data frame with the sensor and covariate columns of the
 #'   model. For `augment()` on a fitted model, by default the data it was fitted
@@ -52,6 +52,11 @@ generics::augment
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
 #'     NLL per row at the best epoch, `NA` without validation rows) and
 #'     `converged` (see Details).
+#'   * `glance()` of a calibration from [calibrate()]: one row: `method`,
+#'     `level`, `quantile` (the score quantile that scales the intervals at
+#'     that level), `n_calibration` (rows), `m` (scores per row; `NA` for
+#'     `"sensor_anchored"`, which has one per observed sensor) and `correction`
+#'     (`NA` but for the MC methods).
 #'   * `augment()`: the columns of `newdata`, then those of [predict()]:
 #'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
 #'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
@@ -68,6 +73,7 @@ generics::augment
 #' glance(fit)
 #' augment(fit, toy[301:310, ], interval = "credible")
 #' cal <- calibrate(fit, toy[301:350, ], seed = 1)
+#' glance(cal)
 #' augment(cal, toy[351:360, ], level = 0.8)
 #' @name ncam-tidy
 NULL
@@ -118,6 +124,18 @@ augment.ncam <- function(x, newdata, interval = c("none", "credible", "predictio
   check_level(level)
   pred <- stats::predict(x, newdata, interval = interval, level = level)
   bind_predictions(newdata, pred)
+}
+
+#' @rdname ncam-tidy
+#' @export
+glance.ncam_calibration <- function(x, ...) {
+  rlang::check_dots_empty()
+  check_calibration(x, "x")
+  mc <- x$method %in% c("mc_model", "mc_empirical")
+  tibble::tibble(method = x$method, level = x$level, quantile = x$quantile,
+                 n_calibration = as.integer(x$n),
+                 m = if (x$method == "sensor_anchored") NA_integer_ else as.integer(x$m),
+                 correction = if (mc) x$correction else NA_character_)
 }
 
 #' @rdname ncam-tidy

@@ -136,6 +136,38 @@ test_that("augment() on a calibration adds the conformal interval at the request
   expect_identical(augment(cal, newdata)$.pred_upper, predict(cal, newdata)$.pred_upper)
 })
 
+test_that("glance() of a calibration gives its method, level and quantile", {
+  cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
+  g <- glance(cal)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$method, "mc_model")
+  expect_identical(g$n_calibration, 50L)
+  expect_identical(g$m, 5L)
+  expect_identical(g$correction, "stutz")
+  # The k-th largest of the n * m scores, k = floor(alpha * m * (n + 1)) - m + 1.
+  expect_equal(g$quantile, sort(cal$scores, decreasing = TRUE)[floor(0.1 * 5 * 51) - 5 + 1])
+  anchored <- glance(calibrate(tidy_fit, tidy_toy[301:350, ], method = "sensor_anchored"))
+  expect_identical(anchored$m, NA_integer_)
+  expect_identical(anchored$correction, NA_character_)
+  # predict() on a calibration needs newdata: a calibration keeps no data.
+  expect_error(predict(cal), "`newdata` is required")
+})
+
+test_that("augment() of a baseline adds predict()'s columns to newdata", {
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "ivw")
+  newdata <- tidy_toy[301:400, ]
+  newdata$sensor_2[3] <- NA
+  out <- augment(base, newdata, interval = "credible", level = 0.8)
+  expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
+  # Inverse-variance weighting by hand on a row with all readings.
+  w <- 1 / base$params$sensor_var
+  b <- unlist(newdata[1, c("sensor_0", "sensor_1", "sensor_2")])
+  expect_equal(out$.pred[1], sum(w * b) / sum(w))
+  expect_equal(out$.pred_upper[1] - out$.pred[1], qnorm(0.9) * sqrt(1 / sum(w)))
+  expect_identical(out$.n_sensors[3], 2L)
+  expect_error(augment(base), "`newdata` is required")
+})
+
 test_that("bad tidy, glance and augment input gives clear errors", {
   expect_snapshot(augment(tidy_fit, newdata = 1:3), error = TRUE)
   expect_snapshot(augment(tidy_fit, tidy_toy[1:5, ], interval = "confidence"), error = TRUE)
