@@ -219,8 +219,11 @@ score_one_file <- function(path, out, task) {
 
 read_chunk <- function(chunks, path, rows) {
   tryCatch(chunks$next_chunk(), error = function(e) {
+    # Whether numbers are quoted is read from the first data line, for speed.
+    quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE)
     cli::cli_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
-                     i = "Line numbers below count from that row: line 1 is data row {rows + 1}."),
+                     i = "Line numbers below count from that row: line 1 is data row {rows + 1}.",
+                     i = if (quoted_later) "The first data line of the file quotes no number, and a later one does: quote all numbers or none, or pass {.code reader = utils::read.csv}."),
                    parent = e, call = NULL)
   })
 }

@@ -206,3 +206,25 @@ test_that("a generator that returns no chunk gives the columns of a prediction w
   expect_named(predict_chunks(cal, function() NULL, verbose = FALSE),
                names(stats::predict(cal, fx$toy[0, ])))
 })
+
+test_that("write.csv()'s row-name column, semicolon files and late quoted numbers", {
+  fx <- chunk_fixture()
+  # write.csv() with its default row names: a first column named "".
+  with_names <- file.path(fx$dir, "row_names.csv")
+  utils::write.csv(fx$toy[401:700, ], with_names)
+  got <- predict_chunks(fx$fit, with_names, chunk_rows = 128, verbose = FALSE)
+  expect_identical(got$.pred, stats::predict(fx$fit, utils::read.csv(with_names))$.pred)
+  # A European export: semicolons and decimal commas.
+  european <- file.path(fx$dir, "european.csv")
+  utils::write.csv2(fx$toy[401:450, ], european, row.names = FALSE)
+  expect_error(predict_chunks(fx$fit, european, verbose = FALSE), "looks semicolon-separated")
+  got <- predict_chunks(fx$fit, european, reader = utils::read.csv2, verbose = FALSE)
+  expect_equal(got$.pred, stats::predict(fx$fit, fx$toy[401:450, ])$.pred, tolerance = 1e-6)
+  # Numbers quoted only after the first chunk: the error says why.
+  late <- file.path(fx$dir, "late_quotes.csv")
+  lines <- readLines(fx$files[1])
+  lines[200] <- gsub("([0-9.e-]+)", "\"\\1\"", lines[200])
+  writeLines(lines, late)
+  expect_error(predict_chunks(fx$fit, late, chunk_rows = 128, verbose = FALSE),
+               "quotes no number, and a later one does")
+})
