@@ -330,6 +330,8 @@ judge_targets <- function(result, targets) {
   check <- function(metric, value) {
     target <- targets[targets$metric == metric, ]
     if (nrow(target) == 0L) return(NULL)
+    # At 10 significant digits, so that float rounding does not fail a value on the bound.
+    value <- signif(value, 10)
     pass <- value >= target$lower & value <= target$upper
     pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
     pass
