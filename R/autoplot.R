@@ -154,8 +154,9 @@ sensor_labels <- function(object) {
 
 dropped_caption <- function(n_dropped, what = "row") {
   if (n_dropped == 0L) return(NULL)
-  sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what,
-          if (n_dropped == 1L) "" else "s")
+  plural <- if (n_dropped == 1L) "" else "s"
+  if (what == "value") return(sprintf("%s missing value%s not shown.", format(n_dropped, big.mark = ","), plural))
+  sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what, plural)
 }
 
 plot_theme <- function() {
@@ -223,9 +224,11 @@ plot_sensors <- function(object, newdata, covariate, call) {
   check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
   params <- sensor_params(object, newdata)
   x <- newdata[[covariate]]
-  parameter_labels <- c(gain = "Gain (reading per unit of true value)",
-                        offset = "Offset (reading units)",
-                        noise = "Noise standard deviation (reading units)")
+  units <- if (identical(object$transform, "log")) "log reading units" else "reading units"
+  parameter_labels <- c(gain = if (identical(object$transform, "log")) "Gain (log reading per log true value)" else
+                          "Gain (reading per unit of true value)",
+                        offset = sprintf("Offset (%s)", units),
+                        noise = sprintf("Noise standard deviation (%s)", units))
   n_rows <- nrow(params)
   long <- data.frame(.row = rep(params$.row, 3L),
                      sensor = factor(rep(params$sensor, 3L), levels = model_sensors(object),

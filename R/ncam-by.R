@@ -169,7 +169,8 @@ key_strings <- function(keys) {
 #'   order; rows of a group without a model get `NA`, with a warning naming the groups.
 #'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
 #'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
-#'   each group, groups in the order of `object`.
+#'   each group that has a model, groups in the order of `object` (a group left without one
+#'   by `errors = "skip"` has no rows: see [ncam_by()]'s warning for it).
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(1:2, each = 300)

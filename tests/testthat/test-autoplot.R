@@ -161,6 +161,21 @@ test_that("for a reference fit the series and coverage plots use intervals for a
                "credible intervals")
 })
 
+test_that("a log model's sensors plot says log units; the series caption counts missing values", {
+  positive <- plot_toy
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) positive[[s]] <- pmax(abs(positive[[s]]), 0.5)
+  log_fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = positive, transform = "log",
+                                   hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  p <- ggplot2::autoplot(log_fit, "sensors", newdata = positive)
+  strips <- p$facet$params$labeller(data.frame(parameter = c("gain", "offset", "noise")))[[1]]
+  expect_identical(unname(strips), c("Gain (log reading per log true value)", "Offset (log reading units)",
+                                     "Noise standard deviation (log reading units)"))
+  gappy <- plot_test
+  gappy$sensor_1[1:3] <- NA
+  series <- ggplot2::autoplot(plot_fit, "series", newdata = gappy)
+  expect_identical(series$labels$caption, "3 missing values not shown.")
+})
+
 test_that("the sensors plot of the PurpleAir data anchors the reference monitor", {
   roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
   dir <- file.path(roots[nzchar(roots)][1], "purpleair-aqs-daily-mathieu")
