@@ -134,9 +134,9 @@ plot_coverage <- function(object, newdata, reference, levels, interval, call) {
     ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
                   y = sprintf("Rows whose %s lies inside", reference),
                   title = sprintf("Coverage of the %s intervals", interval),
-                  subtitle = sprintf("%s rows with a reference value; diagonal: perfect calibration",
-                                     format(sum(rows$usable), big.mark = ",")),
-                  caption = dropped_caption(rows$n_dropped)) +
+                  subtitle = sprintf("%s rows with a reference value", format(sum(rows$usable), big.mark = ",")),
+                  caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped)),
+                                  collapse = " ")) +
     plot_theme()
 }
 
