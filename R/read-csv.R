@@ -113,6 +113,29 @@ parse_csv_lines <- function(lines, label, required, call) {
   raw
 }
 
+# `raw` without rows that repeat the `keys` of an earlier row. An exact copy (as from a file
+# appended twice) is dropped; a repeat with other values is an error, as which row is right is
+# unknown. Rows with a missing key are left for the column checks to report.
+drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
+  key <- do.call(paste, c(unname(as.list(raw[keys])), sep = "\r"))
+  key[rowSums(is.na(raw[keys])) > 0L] <- NA
+  again <- duplicated(key, incomparables = NA)
+  if (!any(again)) return(raw)
+  lines <- attr(raw, "line")
+  copy <- again & duplicated(raw)
+  clash <- which(again & !copy)
+  if (length(clash) > 0L) {
+    first <- match(key[clash[1]], key)
+    what <- paste(keys, encodeString(unlist(raw[clash[1], keys]), quote = "\""), collapse = ", ")
+    cli::cli_abort(c("File {.file {label}} has two rows for {what} with different values: {row_at(first, lines)} and {row_at(clash[1], lines)}.",
+                     i = "{length(clash)} row{?s} repeat{?s/} an earlier row's {.val {keys}} with other values; which is right is unknown. Remove the wrong ones (exact copies are dropped)."),
+                   call = call)
+  }
+  out <- raw[!copy, , drop = FALSE]
+  attr(out, "line") <- lines[!copy]
+  out
+}
+
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
 row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])

@@ -71,6 +71,10 @@ read_purpleair_aqs <- function(path) {
 #' boxes, so at those stations `box_1` and `box_2` are two co-located sensors
 #' of the same quantity.
 #'
+#' Two rows of a file for the same station (or box, or reference station) and
+#' hour count once if they are exact copies, and are an error otherwise: which
+#' one is right is unknown.
+#'
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
 #' @return A tibble sorted by `station` and `date`, with columns `date`
@@ -103,6 +107,7 @@ senseurcity_colocated <- function(dir) {
   path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv")
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"))
+  raw <- drop_repeated_rows(raw, c("station", "date"), path)
   lines <- attr(raw, "line")
   num <- function(col) as_number(raw[[col]], col, path, lines)
   date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines)
@@ -121,6 +126,8 @@ senseurcity_join <- function(dir) {
   ref_path <- senseurcity_file(dir, "ref_df_all.csv")
   lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"))
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"))
+  lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path)
+  ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path)
   lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"))
   ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
                          lines = attr(ref, "line"))
