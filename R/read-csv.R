@@ -208,6 +208,20 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
                      i = "A column must not mix the two forms."),
                    call = call)
   }
+  # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
+  odd <- which(unix & (out < 946684800 | out >= 4102444800))
+  if (length(odd) > 0L) {
+    value <- out[odd[1]]
+    year <- floor(1970 + value / 31556952)
+    hint <- if (value / 1000 >= 946684800 && value / 1000 < 4102444800) {
+      "They look like milliseconds since 1970: divide the column by 1000."
+    } else {
+      "Unix times must be seconds since 1970-01-01 UTC."
+    }
+    cli::cli_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
+                     i = hint),
+                   call = call)
+  }
   as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
 }
 

@@ -6,7 +6,8 @@
 #' by the PurpleAir data download tool. Nothing is downloaded: give the paths
 #' of files you have.
 #'
-#' Each file must have the columns `time_stamp` (Unix seconds, or ISO 8601
+#' Each file must have the columns `time_stamp` (Unix seconds, between the years
+#' 2000 and 2100 so that milliseconds are caught, or ISO 8601
 #' such as `2023-05-01T13:00:00Z`; a time without zone is taken as UTC),
 #' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
 #' `humidity` (or `humidity_a`) and `temperature` (or `temperature_a`), the
@@ -16,7 +17,8 @@
 #' The sensor comes from the file's `sensor_index` column. Files without it
 #' (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
-#' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`.
+#' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
+#' starting with a date, such as `"2023-05_131611.csv"`, is an error.
 #'
 #' Rows keep the order of the files and of the rows within each file. A sensor
 #' reading the same time twice (as from overlapping downloads) gives a warning.
@@ -115,6 +117,12 @@ purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
   name <- basename(path)
+  # A date first ("2023-05_131611.csv") would give its year as the index.
+  if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE)) {
+    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date, not the sensor index.",
+                     i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
+                   call = call)
+  }
   if (!grepl(pattern, name, ignore.case = TRUE)) {
     cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name does not start with the sensor index.",
                      i = "Give the index with {.arg sensor_index}."), call = call)
