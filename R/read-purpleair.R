@@ -64,12 +64,19 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   })
   names(out) <- columns
   attr(out$date, "tzone") <- tz
-  repeated <- which(duplicated(paste(out$sensor_index, as.numeric(out$date))))
-  if (length(repeated) > 0L) {
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and time of an earlier row, the first being row {repeated[1]} (sensor {out$sensor_index[repeated[1]]}).",
-                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."))
-  }
+  warn_repeated_readings(out$sensor_index, out$date, "time")
   as_tbl(out)
+}
+
+# A sensor read twice at one time (as from overlapping downloads) would weigh twice in any
+# average: warn, naming the first repeat.
+warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = parent.frame()) {
+  repeated <- which(duplicated(paste(sensor, as.numeric(time))))
+  if (length(repeated) > 0L) {
+    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and {what} of an earlier row, the first being {row_at(repeated[1], lines)} (sensor {sensor[repeated[1]]}).",
+                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
+                  call = call)
+  }
 }
 
 # One file as a list of columns (date in UTC).

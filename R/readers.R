@@ -9,7 +9,8 @@
 #'
 #' The file must have the columns `sensor_index`, `DAILY`, `conc`,
 #' `pm2.5_cf_1_a`, `pm2.5_cf_1_b`, `humidity_a`, `temp_Celsius`, `dewPoint`
-#' and `n`; the pre-computed channel average `A_B_Avg` is not returned.
+#' and `n`; the pre-computed channel average `A_B_Avg` is not returned. A
+#' sensor given twice for a day gives a warning, as in [read_purpleair()].
 #'
 #' @param path Path to the CSV file.
 #' @return A tibble sorted by `site` and `date`, with columns `date`
@@ -41,6 +42,7 @@ read_purpleair_aqs <- function(path) {
     dew_point = num("dewPoint"),
     n_hours = num("n")
   )
+  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"))
   as_tbl(out[order(out$site, out$date, method = "radix"), , drop = FALSE])
 }
 

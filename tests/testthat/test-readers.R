@@ -47,6 +47,15 @@ test_that("read_purpleair_aqs() names a missing column or a bad value", {
                class = "rlang_error")
 })
 
+test_that("read_purpleair_aqs() warns when a sensor reads the same day twice", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
+                            "9,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23",
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24"))
+  expect_warning(out <- read_purpleair_aqs(path), "1 row repeats the sensor and day.*row 3 \\(line 4\\) \\(sensor 9\\)")
+  expect_identical(nrow(out), 3L)
+})
+
 test_that("read_purpleair_aqs() reads the shared file as its README describes", {
   dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
