@@ -96,7 +96,7 @@ read_aqs_file <- function(path, parameter, site, call) {
                      call = call)
     }
   }
-  raw <- read_csv_columns(path, aqs_site_columns, member = member, call = call)
+  raw <- read_csv_columns(path, aqs_site_columns, member = member, zip = TRUE, call = call)
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
   # Hourly files have a measurement and a time of day; either one tells the layout.
   hourly <- any(c("Sample Measurement", "Time GMT", "Time Local") %in% names(raw))

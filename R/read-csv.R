@@ -3,22 +3,23 @@
 # file, column, row and line at fault.
 
 # All columns as character (so IDs such as "4047E5" stay text), after checking that the
-# file exists and has the required columns. `member` names a CSV inside a zip file. The
-# file line on which each row starts is kept in attribute "line" for error messages.
-read_csv_columns <- function(path, required, member = NULL, call = parent.frame()) {
+# file exists and has the required columns. `member` names a CSV inside a zip file; `zip`
+# says whether the reader takes zip files at all (for the hint on a binary file). The file
+# line on which each row starts is kept in attribute "line" for error messages.
+read_csv_columns <- function(path, required, member = NULL, zip = FALSE, call = parent.frame()) {
   check_string(path, "path", call = call)
   if (!file.exists(path) || dir.exists(path)) {
     cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
   }
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
-  lines <- read_utf8_lines(path, member, label, call)
+  lines <- read_utf8_lines(path, member, label, zip, call)
   parse_csv_lines(lines, label, required, call)
 }
 
 # The file's lines as UTF-8 strings. The bytes are read undecoded, so a byte that is not
 # UTF-8 can neither truncate the file nor pass unnoticed: such lines are decoded as
 # Latin-1 (the usual culprit, e.g. from spreadsheet exports) with a warning naming them.
-read_utf8_lines <- function(path, member, label, call) {
+read_utf8_lines <- function(path, member, label, zip, call) {
   con <- if (is.null(member)) gzfile(path, "rb") else unz(path, member, "rb")
   on.exit(close(con))
   chunks <- list()
@@ -32,8 +33,11 @@ read_utf8_lines <- function(path, member, label, call) {
   nul <- which(bytes == as.raw(0L))
   if (length(nul) > 0L) {
     line <- sum(bytes[seq_len(nul[1])] == as.raw(10L)) + 1L
+    formats <- if (zip) "plain, gzip or zip (named {.file .zip})" else "plain or gzip-compressed"
+    archive <- length(bytes) >= 4L && identical(bytes[1:4], as.raw(c(0x50, 0x4b, 0x03, 0x04)))
+    hint <- if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
     cli::cli_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
-                     i = "Is it UTF-16 or compressed in a format other than gzip or zip?"),
+                     i = paste(hint, "This reader reads", formats, "CSV files.")),
                    call = call)
   }
   bom <- as.raw(c(0xef, 0xbb, 0xbf))

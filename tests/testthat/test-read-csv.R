@@ -73,6 +73,20 @@ test_that("times with trailing text and binary files are refused", {
   expect_error(read_purpleair_aqs(path), "empty", class = "rlang_error")
 })
 
+test_that("a binary file's hint says what the reader can read", {
+  # The first bytes of a zip archive: only read_aqs() reads zip files.
+  zipped <- write_bytes_tmp(as.raw(c(0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00)), name = "data.zip")
+  for (reader in list(read_purpleair_aqs, read_purpleair, read_toucan)) {
+    expect_error(reader(zipped), "zip archive: unzip it first. This reader reads plain or gzip-compressed CSV",
+                 class = "rlang_error")
+  }
+  utf16 <- write_bytes_tmp(as.raw(c(0xff, 0xfe, 0x61, 0x00, 0x2c, 0x00)), name = "utf16.csv")
+  expect_error(read_purpleair_aqs(utf16), "UTF-16 or compressed\\? This reader reads plain or gzip-compressed",
+               class = "rlang_error")
+  expect_error(read_aqs(utf16), "UTF-16 or compressed\\? This reader reads plain, gzip or zip",
+               class = "rlang_error")
+})
+
 test_that("gzip-compressed files are read like plain ones", {
   path <- file.path(withr::local_tempdir(), "daily.csv.gz")
   con <- gzfile(path, "w")
