@@ -87,6 +87,15 @@ parse_csv_lines <- function(lines, label, required, call) {
                             na.strings = character(), comment.char = "", quote = "\"")
   header <- unlist(header[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
+  # A header read as one field holding ";" or tabs is from write.csv2() or a European Excel.
+  one_field <- length(header) == 1L
+  separator <- if (one_field && grepl("\t", header)) "tab" else if (one_field && grepl(";", header)) "semicolon"
+  if (length(missing) > 0L && !is.null(separator)) {
+    convert <- if (separator == "tab") "read.delim" else "read.csv2"
+    cli::cli_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
+                     i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
+                   call = call)
+  }
   if (length(missing) > 0L) {
     cli::cli_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
                      i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)

@@ -58,6 +58,18 @@ test_that("quoted fields may hold commas and line breaks; an unclosed quote is r
   expect_error(read_purpleair_aqs(path), "line 7 never closes", class = "rlang_error")
 })
 
+test_that("a semicolon- or tab-separated file is named as such, with a way to convert it", {
+  euro <- gsub(",", ";", c(daily_header, daily_rows[1]))
+  path <- write_bytes_tmp(as_bytes(sub("8.15", "8,15", euro, fixed = TRUE)))
+  expect_error(read_purpleair_aqs(path), "looks semicolon-separated.*sensor_index;DAILY.*comma-separated.*read.csv2",
+               class = "rlang_error")
+  path <- write_bytes_tmp(as_bytes(gsub(",", "\t", c(daily_header, daily_rows[1]))), name = "tab.txt")
+  expect_error(read_purpleair_aqs(path), "looks tab-separated.*read.delim", class = "rlang_error")
+  # The same goes for the other readers, which share the header check.
+  path <- write_bytes_tmp(as_bytes(c("time_stamp;pm2.5_cf_1_a;pm2.5_cf_1_b", "1682946000;7,9;8,3")), name = "1.csv")
+  expect_error(read_purpleair(path), "semicolon-separated", class = "rlang_error")
+})
+
 test_that("a duplicated column name is refused, naming the column", {
   path <- write_bytes_tmp(as_bytes(c(paste0(daily_header, ",conc"),
                                      paste0(daily_rows[1], ",99"))))
