@@ -8,7 +8,8 @@
 #'
 #' Each file must have the columns `time_stamp` (Unix seconds, between the years
 #' 2000 and 2100 so that milliseconds are caught, or ISO 8601
-#' such as `2023-05-01T13:00:00Z`; a time without zone is taken as UTC),
+#' such as `2023-05-01T13:00:00Z` or `2023-05-01 15:00:00+02:00`, with zone
+#' `Z`, `UTC`, `+02:00`, `+0200` or `+02`; a time without zone is taken as UTC),
 #' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
 #' `humidity` (or `humidity_a`) and `temperature` (or `temperature_a`), the
 #' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`

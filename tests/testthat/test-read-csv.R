@@ -107,6 +107,26 @@ test_that("gzip-compressed files are read like plain ones", {
   expect_identical(read_purpleair_aqs(path)$ref, c(1.5, 2.5, 3.5, 4.5, 5.5, 6.5))
 })
 
+test_that("parse_timestamp() names the accepted forms, and mixing only when mixed", {
+  for (value in c("5/1/2023 6:00", "2023/05/01 06:00:00")) {
+    err <- expect_error(parse_timestamp(c("2023-05-01T06:00:00Z", value), "t", "x.csv"),
+                        "row 2 is .*ISO 8601 is as.*\\+02.*Unix seconds as", class = "rlang_error")
+    expect_no_match(conditionMessage(err), "mix")
+    expect_match(conditionMessage(err), value, fixed = TRUE)
+  }
+  expect_error(parse_timestamp(c("1682946000", "2023-05-01T13:00:00Z"), "t", "x.csv", lines = 2:3),
+               "mixes ISO 8601 times and Unix seconds: row 1 \\(line 2\\) is .*row 2 \\(line 3\\)",
+               class = "rlang_error")
+})
+
+test_that("parse_timestamp() takes offsets as +hh:mm, +hhmm and +hh", {
+  # All are 2023-05-01 13:00 UTC = 1682946000 s, or 13:30 UTC for the half-hour offset.
+  x <- c("2023-05-01T15:00:00+02", "2023-05-01 08:00-05", "2023-05-01T15:00:00+02:00",
+         "2023-05-01T08:00:00-0500", "2023-05-01T13:00:00Z", "2023-05-01T19:00+05:30")
+  expect_identical(as.numeric(parse_timestamp(x, "t", "x.csv")), 1682946000 + c(0, 0, 0, 0, 0, 1800))
+  expect_error(parse_timestamp("2023-05-01T15:00:00+2", "t", "x.csv"), "\\+2", class = "rlang_error")
+})
+
 test_that("numbers are doubles, never the raw bits of integer64", {
   skip_if_not_installed("bit64")
   big <- bit64::as.integer64(c("1099511627777", NA, "-3"))
