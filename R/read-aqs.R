@@ -26,7 +26,10 @@
 #'   (PM2.5, local conditions) or `"44201"` (ozone); whole numbers are taken as
 #'   codes too.
 #' @param site `NULL`, or site ids to keep, as `"SS-CCC-NNNN"` (state, county
-#'   and site numbers, such as `"06-037-1103"`).
+#'   and site numbers, such as `"06-037-1103"`). A `parameter` or `site` that no
+#'   row has is an error naming those the files have (a warning when others
+#'   match), and so is a `parameter` never measured at `site`; files without
+#'   data rows give zero rows.
 #' @param tz Time zone in which to show `date` (hourly files only).
 #' @return A tibble with one row per kept file row, in file order. Hourly:
 #'   `date` (POSIXct, start of the hour), `site`, `poc`, `parameter`, `value`
@@ -66,6 +69,7 @@ read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC") {
     }
   }
   files <- lapply(path, read_aqs_file, parameter = parameter, site = site, call = environment())
+  check_aqs_filters(do.call(rbind, lapply(files, attr, "seen")), parameter, site)
   layouts <- unique(vapply(files, function(f) if (inherits(f$date, "Date")) "daily" else "hourly", ""))
   if (length(layouts) > 1L) {
     cli::cli_abort("{.arg path} mixes hourly and daily files; read them separately.")
@@ -92,7 +96,7 @@ read_aqs_file <- function(path, parameter, site, call) {
                      call = call)
     }
   }
-  raw <- read_csv_columns(path, aqs_site_columns, member = member, call = call)
+  raw <- read_csv_columns(path, aqs_site_columns, member = member, zip = TRUE, call = call)
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
   # Hourly files have a measurement and a time of day; either one tells the layout.
   hourly <- any(c("Sample Measurement", "Time GMT", "Time Local") %in% names(raw))
@@ -107,6 +111,7 @@ read_aqs_file <- function(path, parameter, site, call) {
   lines <- attr(raw, "line")
   site_id <- paste(pad_code(raw[["State Code"]], 2L), pad_code(raw[["County Code"]], 3L),
                    pad_code(raw[["Site Num"]], 4L), sep = "-")
+  seen <- unique(data.frame(parameter = raw[["Parameter Code"]], site = site_id))
   keep <- (is.null(parameter) | raw[["Parameter Code"]] %in% parameter) &
     (is.null(site) | site_id %in% site)
   raw <- raw[keep, , drop = FALSE]
@@ -140,7 +145,32 @@ read_aqs_file <- function(path, parameter, site, call) {
   out$longitude <- num("Longitude")
   if (hourly) out$qualifier <- raw[["Qualifier"]]
   out$method_code <- raw[["Method Code"]]
-  out
+  structure(out, seen = seen)
+}
+
+# A `parameter` or `site` that no file has is more likely a typo ("6-37-1103") than an
+# empty result: say so, with what the files do have, rather than return zero rows.
+check_aqs_filters <- function(seen, parameter, site, call = parent.frame()) {
+  if (nrow(seen) == 0L) return(invisible())
+  hint <- c(parameter = "{.arg path} has parameter code{?s} {.val {have}}; codes are five digits, such as {.val 88101} (PM2.5).",
+            site = "{.arg path} has site{?s} {.val {have}}; ids are {.val SS-CCC-NNNN} with leading zeros, such as {.val 06-037-1103}.")
+  for (arg in c("parameter", "site")) {
+    asked <- get(arg)
+    have <- cli::cli_vec(sort(unique(seen[[arg]])), list("vec-trunc" = 6))
+    absent <- setdiff(asked, seen[[arg]])
+    if (length(absent) > 0L) {
+      message <- c("{.arg {arg}} {.val {absent}} {cli::qty(length(absent))}match{?es/} no row of {.arg path}.",
+                   i = hint[[arg]])
+      if (length(absent) == length(asked)) cli::cli_abort(message, call = call)
+      cli::cli_warn(message, call = call)
+    }
+  }
+  if (!is.null(parameter) && !is.null(site) && !any(seen$parameter %in% parameter & seen$site %in% site)) {
+    measured <- cli::cli_vec(sort(unique(seen$parameter[seen$site %in% site])), list("vec-trunc" = 6))
+    cli::cli_abort(c("No row of {.arg path} has both {.arg parameter} {.val {parameter}} and {.arg site} {.val {site}}.",
+                     i = "{cli::qty(length(site))}The site{?s} asked for {?has/have} parameter code{?s} {.val {measured}}."),
+                   call = call)
+  }
 }
 
 # Codes written as numbers lose their leading zeros in some exports ("6" for "06"); codes

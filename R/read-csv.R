@@ -3,22 +3,23 @@
 # file, column, row and line at fault.
 
 # All columns as character (so IDs such as "4047E5" stay text), after checking that the
-# file exists and has the required columns. `member` names a CSV inside a zip file. The
-# file line on which each row starts is kept in attribute "line" for error messages.
-read_csv_columns <- function(path, required, member = NULL, call = parent.frame()) {
+# file exists and has the required columns. `member` names a CSV inside a zip file; `zip`
+# says whether the reader takes zip files at all (for the hint on a binary file). The file
+# line on which each row starts is kept in attribute "line" for error messages.
+read_csv_columns <- function(path, required, member = NULL, zip = FALSE, call = parent.frame()) {
   check_string(path, "path", call = call)
   if (!file.exists(path) || dir.exists(path)) {
     cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
   }
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
-  lines <- read_utf8_lines(path, member, label, call)
+  lines <- read_utf8_lines(path, member, label, zip, call)
   parse_csv_lines(lines, label, required, call)
 }
 
 # The file's lines as UTF-8 strings. The bytes are read undecoded, so a byte that is not
 # UTF-8 can neither truncate the file nor pass unnoticed: such lines are decoded as
 # Latin-1 (the usual culprit, e.g. from spreadsheet exports) with a warning naming them.
-read_utf8_lines <- function(path, member, label, call) {
+read_utf8_lines <- function(path, member, label, zip, call) {
   con <- if (is.null(member)) gzfile(path, "rb") else unz(path, member, "rb")
   on.exit(close(con))
   chunks <- list()
@@ -32,8 +33,11 @@ read_utf8_lines <- function(path, member, label, call) {
   nul <- which(bytes == as.raw(0L))
   if (length(nul) > 0L) {
     line <- sum(bytes[seq_len(nul[1])] == as.raw(10L)) + 1L
+    formats <- if (zip) "plain, gzip or zip (named {.file .zip})" else "plain or gzip-compressed"
+    archive <- length(bytes) >= 4L && identical(bytes[1:4], as.raw(c(0x50, 0x4b, 0x03, 0x04)))
+    hint <- if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
     cli::cli_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
-                     i = "Is it UTF-16 or compressed in a format other than gzip or zip?"),
+                     i = paste(hint, "This reader reads", formats, "CSV files.")),
                    call = call)
   }
   bom <- as.raw(c(0xef, 0xbb, 0xbf))
@@ -83,6 +87,15 @@ parse_csv_lines <- function(lines, label, required, call) {
                             na.strings = character(), comment.char = "", quote = "\"")
   header <- unlist(header[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
+  # A header read as one field holding ";" or tabs is from write.csv2() or a European Excel.
+  one_field <- length(header) == 1L
+  separator <- if (one_field && grepl("\t", header)) "tab" else if (one_field && grepl(";", header)) "semicolon"
+  if (length(missing) > 0L && !is.null(separator)) {
+    convert <- if (separator == "tab") "read.delim" else "read.csv2"
+    cli::cli_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
+                     i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
+                   call = call)
+  }
   if (length(missing) > 0L) {
     cli::cli_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
                      i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)
@@ -111,6 +124,29 @@ parse_csv_lines <- function(lines, label, required, call) {
   }
   attr(raw, "line") <- starts[-1]
   raw
+}
+
+# `raw` without rows that repeat the `keys` of an earlier row. An exact copy (as from a file
+# appended twice) is dropped; a repeat with other values is an error, as which row is right is
+# unknown. Rows with a missing key are left for the column checks to report.
+drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
+  key <- do.call(paste, c(unname(as.list(raw[keys])), sep = "\r"))
+  key[rowSums(is.na(raw[keys])) > 0L] <- NA
+  again <- duplicated(key, incomparables = NA)
+  if (!any(again)) return(raw)
+  lines <- attr(raw, "line")
+  copy <- again & duplicated(raw)
+  clash <- which(again & !copy)
+  if (length(clash) > 0L) {
+    first <- match(key[clash[1]], key)
+    what <- paste(keys, encodeString(unlist(raw[clash[1], keys]), quote = "\""), collapse = ", ")
+    cli::cli_abort(c("File {.file {label}} has two rows for {what} with different values: {row_at(first, lines)} and {row_at(clash[1], lines)}.",
+                     i = "{length(clash)} row{?s} repeat{?s/} an earlier row's {.val {keys}} with other values; which is right is unknown. Remove the wrong ones (exact copies are dropped)."),
+                   call = call)
+  }
+  out <- raw[!copy, , drop = FALSE]
+  attr(out, "line") <- lines[!copy]
+  out
 }
 
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
@@ -158,11 +194,11 @@ parse_time <- function(x, format, col, path, date = FALSE, lines = NULL, call = 
   out
 }
 
-# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", ...) or Unix
-# seconds (all digits) to POSIXct in UTC. A time without zone is taken as UTC.
+# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", "... +0200",
+# "... +02") or Unix seconds (all digits) to POSIXct in UTC. A time without zone is UTC.
 parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   unix <- grepl("^-?[0-9]+(\\.[0-9]+)?$", x)
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}:?[0-9]{2})?$"
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?$"
   is_iso <- grepl(iso, x)
   out <- rep(NA_real_, length(x))
   out[unix] <- as.numeric(x[unix])
@@ -174,15 +210,37 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
     seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
     zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
     signed <- grepl("^[+-]", zone)
+    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
+    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
     offset <- numeric(length(zone))
     offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
-      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + as.numeric(substr(zone[signed], 4, 5)) * 60)
+      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + minutes * 60)
     out[is_iso] <- seconds - offset
   }
-  bad <- which(is.na(out) | (unix & any(is_iso)))
+  bad <- which(is.na(out))
   if (length(bad) > 0L) {
     cli::cli_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                     i = "A column must not mix the two forms."),
+                     i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000}."),
+                   call = call)
+  }
+  if (any(unix) && any(is_iso)) {
+    first <- sort(c(which(unix)[1], which(is_iso)[1]))
+    cli::cli_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
+                     i = "Write the whole column in one form."),
+                   call = call)
+  }
+  # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
+  odd <- which(unix & (out < 946684800 | out >= 4102444800))
+  if (length(odd) > 0L) {
+    value <- out[odd[1]]
+    year <- floor(1970 + value / 31556952)
+    hint <- if (value / 1000 >= 946684800 && value / 1000 < 4102444800) {
+      "They look like milliseconds since 1970: divide the column by 1000."
+    } else {
+      "Unix times must be seconds since 1970-01-01 UTC."
+    }
+    cli::cli_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
+                     i = hint),
                    call = call)
   }
   as.POSIXct(out, origin = "1970-01-01", tz = "UTC")

@@ -6,8 +6,10 @@
 #' by the PurpleAir data download tool. Nothing is downloaded: give the paths
 #' of files you have.
 #'
-#' Each file must have the columns `time_stamp` (Unix seconds, or ISO 8601
-#' such as `2023-05-01T13:00:00Z`; a time without zone is taken as UTC),
+#' Each file must have the columns `time_stamp` (Unix seconds, between the years
+#' 2000 and 2100 so that milliseconds are caught, or ISO 8601
+#' such as `2023-05-01T13:00:00Z` or `2023-05-01 15:00:00+02:00`, with zone
+#' `Z`, `UTC`, `+02:00`, `+0200` or `+02`; a time without zone is taken as UTC),
 #' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
 #' `humidity` (or `humidity_a`) and `temperature` (or `temperature_a`), the
 #' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`
@@ -16,7 +18,8 @@
 #' The sensor comes from the file's `sensor_index` column. Files without it
 #' (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
-#' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`.
+#' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
+#' starting with a date, such as `"2023-05_131611.csv"`, is an error.
 #'
 #' Rows keep the order of the files and of the rows within each file. A sensor
 #' reading the same time twice (as from overlapping downloads) gives a warning.
@@ -62,12 +65,19 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   })
   names(out) <- columns
   attr(out$date, "tzone") <- tz
-  repeated <- which(duplicated(paste(out$sensor_index, as.numeric(out$date))))
-  if (length(repeated) > 0L) {
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and time of an earlier row, the first being row {repeated[1]} (sensor {out$sensor_index[repeated[1]]}).",
-                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."))
-  }
+  warn_repeated_readings(out$sensor_index, out$date, "time")
   as_tbl(out)
+}
+
+# A sensor read twice at one time (as from overlapping downloads) would weigh twice in any
+# average: warn, naming the first repeat.
+warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = parent.frame()) {
+  repeated <- which(duplicated(paste(sensor, as.numeric(time))))
+  if (length(repeated) > 0L) {
+    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and {what} of an earlier row, the first being {row_at(repeated[1], lines)} (sensor {sensor[repeated[1]]}).",
+                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
+                  call = call)
+  }
 }
 
 # One file as a list of columns (date in UTC).
@@ -115,6 +125,12 @@ purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
   name <- basename(path)
+  # A date first ("2023-05_131611.csv") would give its year as the index.
+  if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE)) {
+    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date, not the sensor index.",
+                     i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
+                   call = call)
+  }
   if (!grepl(pattern, name, ignore.case = TRUE)) {
     cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name does not start with the sensor index.",
                      i = "Give the index with {.arg sensor_index}."), call = call)

@@ -18,6 +18,9 @@
 #' `Td_deficit` (temperature minus dew point), `BMP280` (pressure) and the
 #' reference columns `Ref.PM2.5`, `Ref.PM10`, `Ref.Temp`, `Ref.RH`.
 #'
+#' A file row repeating an earlier row's minute is dropped if it is an exact
+#' copy, and is an error otherwise (which row is right is unknown).
+#'
 #' **Flags.** A measurement column `X` may have a flag column `X_flag`. An empty
 #' flag marks a valid value; any other flag (a letter code, such as the `W`
 #' on the first minutes of a box's record) marks a value to be set to `NA`,
@@ -85,6 +88,7 @@ senseurcity_measures <- c(pms_pm25_atm = "5325CAT", pms_pm25_cf1 = "5325CST", op
 
 read_senseurcity_box <- function(path, keep_flags, sht31, call) {
   raw <- read_csv_columns(path, c("date", "Location.ID", "latitude", "longitude"), call = call)
+  raw <- drop_repeated_rows(raw, "date", path, call = call)
   lines <- attr(raw, "line")
   absent <- setdiff(senseurcity_measures, names(raw))
   if (length(absent) > 0L) {

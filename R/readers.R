@@ -9,7 +9,8 @@
 #'
 #' The file must have the columns `sensor_index`, `DAILY`, `conc`,
 #' `pm2.5_cf_1_a`, `pm2.5_cf_1_b`, `humidity_a`, `temp_Celsius`, `dewPoint`
-#' and `n`; the pre-computed channel average `A_B_Avg` is not returned.
+#' and `n`; the pre-computed channel average `A_B_Avg` is not returned. A
+#' sensor given twice for a day gives a warning, as in [read_purpleair()].
 #'
 #' @param path Path to the CSV file.
 #' @return A tibble sorted by `site` and `date`, with columns `date`
@@ -41,6 +42,7 @@ read_purpleair_aqs <- function(path) {
     dew_point = num("dewPoint"),
     n_hours = num("n")
   )
+  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"))
   as_tbl(out[order(out$site, out$date, method = "radix"), , drop = FALSE])
 }
 
@@ -52,15 +54,21 @@ read_purpleair_aqs <- function(path) {
 #' (github.com/LaurentSpi/SensEURCity_Ineris) and exported to CSV. For the
 #' per-box files of the SensEURCity Zenodo release use [read_senseurcity()].
 #'
-#' Two sources are supported, giving the same layout:
-#' * `"colocated"`: the per-station co-location tables,
-#'   `REF_colocated_hourly_all_stations.csv` (columns `station`, `date`,
-#'   `ref_pm25`, `ref_pm10`, `lcs1_id`, `lcs1_pm25`, `lcs2_id`, `lcs2_pm25`).
+#' The repository ships R data files, not these CSVs: the files read here are
+#' exports of them, with times written as `2020-07-01T00:00:00Z` (UTC). Two
+#' sources are supported, giving the same layout:
+#' * `"colocated"`: `REF_colocated_hourly_all_stations.csv`, the nine
+#'   per-station tables `OUTPUTS/df_correlations_timeplots_RefSensData_ALL/REF_<station>_data.Rda`
+#'   stacked into one, with columns `station` (their `ID`), `date`, `ref_pm25`,
+#'   `ref_pm10` (their `PM2.5`, `PM10`), `lcs1_id`, `lcs1_pm25`, `lcs2_id`,
+#'   `lcs2_pm25` (each `PM2.5_<box>` column as a box ID and its values; the
+#'   second pair empty at stations with one box).
 #' * `"join"`: joins the box table `LCS_df_all.csv.gz` (columns `ID`, `date`,
 #'   `Location.ID`, `PMS_PM25`) with the reference table `ref_df_all.csv`
-#'   (`ID`, `datetime`, `PM10`, `PM2.5`), pairing a box reading with the
-#'   reference station named by its `Location.ID` in the same hour. This keeps
-#'   every such hour, including some the co-location tables leave out.
+#'   (`ID`, `datetime`, `PM10`, `PM2.5`), the CSV exports of
+#'   `INPUTS/LCS_df_all.Rda` and `INPUTS/ref_df_all.Rda`, pairing a box reading
+#'   with the reference station named by its `Location.ID` in the same hour.
+#'   This keeps every such hour, including some the co-location tables leave out.
 #'
 #' Layout: one row per station and hour having a reference PM2.5 value and at
 #' least one box reading. A station's boxes are numbered in alphabetical order
@@ -70,6 +78,10 @@ read_purpleair_aqs <- function(path) {
 #' each column holds at that station. Stations R801, R802 and R804 have two
 #' boxes, so at those stations `box_1` and `box_2` are two co-located sensors
 #' of the same quantity.
+#'
+#' Two rows of a file for the same station (or box, or reference station) and
+#' hour count once if they are exact copies, and are an error otherwise: which
+#' one is right is unknown.
 #'
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
@@ -103,6 +115,7 @@ senseurcity_colocated <- function(dir) {
   path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv")
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"))
+  raw <- drop_repeated_rows(raw, c("station", "date"), path)
   lines <- attr(raw, "line")
   num <- function(col) as_number(raw[[col]], col, path, lines)
   date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines)
@@ -121,6 +134,8 @@ senseurcity_join <- function(dir) {
   ref_path <- senseurcity_file(dir, "ref_df_all.csv")
   lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"))
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"))
+  lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path)
+  ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path)
   lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"))
   ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
                          lines = attr(ref, "line"))
@@ -172,13 +187,18 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 
 #' Read the EPA sensortoolkit "Toco Toucan" co-location data (hourly)
 #'
-#' Reads the hourly merge of the EPA sensortoolkit example data set: three
+#' Reads an hourly merge of the EPA sensortoolkit example data set: three
 #' units (RT01, RT02, RT03) of one sensor model beside FEM reference monitors
-#' (AirNowTech), August 2019. The file (`toucan_hourly_merged.csv`) holds the
-#' hourly means of the units' 1-minute data and the hourly reference values,
-#' on local standard time (UTC-5) in column `time_lst_utc-5`; it must also
-#' have the columns `RT0k_pm25`, `RT0k_temp`, `RT0k_rh`, `RT0k_dp`
-#' (k = 1, 2, 3) and `ref_pm25`.
+#' (AirNowTech), August 2019. sensortoolkit ships 1-minute files per unit
+#' (`toco_toucan_RT0k_raw.csv`) and a long reference file
+#' (`airnowtech_example_reference_data.csv`), not this merge: the file read
+#' here (such as `toucan_hourly_merged.csv`) is derived from them, each unit's
+#' hourly means of its 1-minute data (empty for hours with under 45 minutes)
+#' joined with the reference's hourly PM2.5 on the local standard time hour.
+#' It has one row per hour, the start of the hour in local standard time
+#' (UTC-5) in column `time_lst_utc-5` (as `2019-08-01T19:00`), and the
+#' columns `RT0k_pm25`, `RT0k_temp`, `RT0k_rh`, `RT0k_dp` (k = 1, 2, 3) and
+#' `ref_pm25`.
 #'
 #' The meteorological covariates are taken from the sensor units, not the
 #' reference site: each is the mean over the units reporting in that hour.

@@ -56,9 +56,24 @@ test_that("read_aqs() keeps the parameters and sites asked for", {
   path <- write_tmp(hourly_lines, "hourly.csv")
   out <- read_aqs(path, parameter = "88101", site = c("06-037-1103", "06-065-0012"))
   expect_identical(out$value, c(12.4, NA, 3.5))
-  expect_identical(nrow(read_aqs(path, parameter = "42101")), 0L)
   expect_identical(read_aqs(path, parameter = 88101), read_aqs(path, parameter = "88101"))
   expect_error(read_aqs(path, parameter = 881.01), "parameter", class = "rlang_error")
+})
+
+test_that("read_aqs() names what the files have when `parameter` or `site` matches nothing", {
+  path <- write_tmp(hourly_lines, "hourly.csv")
+  expect_error(read_aqs(path, site = "6-37-1103"),
+               "`site` \"6-37-1103\" matches no row.*\"06-037-1103\", \"06-065-0012\", and \"CC-040-0001\"",
+               class = "rlang_error")
+  expect_error(read_aqs(path, parameter = "88502"), "`parameter` \"88502\".*\"44201\" and \"88101\"",
+               class = "rlang_error")
+  expect_error(read_aqs(path, parameter = "44201", site = "06-065-0012"),
+               "both.*44201.*06-065-0012.*parameter code \"88101\"", class = "rlang_error")
+  # One of several codes matching nothing is a warning; the others are read.
+  expect_warning(out <- read_aqs(path, parameter = c("88101", "42101")), "\"42101\" matches no row")
+  expect_identical(out$value, c(12.4, NA, 3.5, 6))
+  # A file without data rows gives zero rows, whatever is asked.
+  expect_identical(nrow(read_aqs(write_tmp(hourly_lines[1], "empty.csv"), site = "06-037-1103")), 0L)
 })
 
 test_that("read_aqs() reads the zip files EPA ships and several files at once", {

@@ -58,6 +58,18 @@ test_that("quoted fields may hold commas and line breaks; an unclosed quote is r
   expect_error(read_purpleair_aqs(path), "line 7 never closes", class = "rlang_error")
 })
 
+test_that("a semicolon- or tab-separated file is named as such, with a way to convert it", {
+  euro <- gsub(",", ";", c(daily_header, daily_rows[1]))
+  path <- write_bytes_tmp(as_bytes(sub("8.15", "8,15", euro, fixed = TRUE)))
+  expect_error(read_purpleair_aqs(path), "looks semicolon-separated.*sensor_index;DAILY.*comma-separated.*read.csv2",
+               class = "rlang_error")
+  path <- write_bytes_tmp(as_bytes(gsub(",", "\t", c(daily_header, daily_rows[1]))), name = "tab.txt")
+  expect_error(read_purpleair_aqs(path), "looks tab-separated.*read.delim", class = "rlang_error")
+  # The same goes for the other readers, which share the header check.
+  path <- write_bytes_tmp(as_bytes(c("time_stamp;pm2.5_cf_1_a;pm2.5_cf_1_b", "1682946000;7,9;8,3")), name = "1.csv")
+  expect_error(read_purpleair(path), "semicolon-separated", class = "rlang_error")
+})
+
 test_that("a duplicated column name is refused, naming the column", {
   path <- write_bytes_tmp(as_bytes(c(paste0(daily_header, ",conc"),
                                      paste0(daily_rows[1], ",99"))))
@@ -73,12 +85,46 @@ test_that("times with trailing text and binary files are refused", {
   expect_error(read_purpleair_aqs(path), "empty", class = "rlang_error")
 })
 
+test_that("a binary file's hint says what the reader can read", {
+  # The first bytes of a zip archive: only read_aqs() reads zip files.
+  zipped <- write_bytes_tmp(as.raw(c(0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00)), name = "data.zip")
+  for (reader in list(read_purpleair_aqs, read_purpleair, read_toucan)) {
+    expect_error(reader(zipped), "zip archive: unzip it first. This reader reads plain or gzip-compressed CSV",
+                 class = "rlang_error")
+  }
+  utf16 <- write_bytes_tmp(as.raw(c(0xff, 0xfe, 0x61, 0x00, 0x2c, 0x00)), name = "utf16.csv")
+  expect_error(read_purpleair_aqs(utf16), "UTF-16 or compressed\\? This reader reads plain or gzip-compressed",
+               class = "rlang_error")
+  expect_error(read_aqs(utf16), "UTF-16 or compressed\\? This reader reads plain, gzip or zip",
+               class = "rlang_error")
+})
+
 test_that("gzip-compressed files are read like plain ones", {
   path <- file.path(withr::local_tempdir(), "daily.csv.gz")
   con <- gzfile(path, "w")
   writeLines(c(daily_header, daily_rows), con)
   close(con)
   expect_identical(read_purpleair_aqs(path)$ref, c(1.5, 2.5, 3.5, 4.5, 5.5, 6.5))
+})
+
+test_that("parse_timestamp() names the accepted forms, and mixing only when mixed", {
+  for (value in c("5/1/2023 6:00", "2023/05/01 06:00:00")) {
+    err <- expect_error(parse_timestamp(c("2023-05-01T06:00:00Z", value), "t", "x.csv"),
+                        "row 2 is .*ISO 8601 is as.*\\+02.*Unix seconds as", class = "rlang_error")
+    expect_no_match(conditionMessage(err), "mix")
+    expect_match(conditionMessage(err), value, fixed = TRUE)
+  }
+  expect_error(parse_timestamp(c("1682946000", "2023-05-01T13:00:00Z"), "t", "x.csv", lines = 2:3),
+               "mixes ISO 8601 times and Unix seconds: row 1 \\(line 2\\) is .*row 2 \\(line 3\\)",
+               class = "rlang_error")
+})
+
+test_that("parse_timestamp() takes offsets as +hh:mm, +hhmm and +hh", {
+  # All are 2023-05-01 13:00 UTC = 1682946000 s, or 13:30 UTC for the half-hour offset.
+  x <- c("2023-05-01T15:00:00+02", "2023-05-01 08:00-05", "2023-05-01T15:00:00+02:00",
+         "2023-05-01T08:00:00-0500", "2023-05-01T13:00:00Z", "2023-05-01T19:00+05:30")
+  expect_identical(as.numeric(parse_timestamp(x, "t", "x.csv")), 1682946000 + c(0, 0, 0, 0, 0, 1800))
+  expect_error(parse_timestamp("2023-05-01T15:00:00+2", "t", "x.csv"), "\\+2", class = "rlang_error")
 })
 
 test_that("numbers are doubles, never the raw bits of integer64", {

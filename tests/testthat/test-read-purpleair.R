@@ -74,8 +74,25 @@ test_that("read_purpleair() names the file, column and line of bad input", {
   expect_error(read_purpleair(write_csv_tmp(one_atm, "2.csv")), "pm2.5_atm_a", class = "rlang_error")
 })
 
+test_that("read_purpleair() refuses times in milliseconds", {
+  ms <- c(api_lines[1:2], sub("^1682949600", "1682949600000", api_lines[3]))
+  expect_error(read_purpleair(write_csv_tmp(ms, "ms.csv")),
+               "time_stamp.*row 2 \\(line 3\\) is \"1682949600000\", in the year 55300.*milliseconds.*1000",
+               class = "rlang_error")
+  # Seconds from before 2000 (here 1990) are refused too, without the milliseconds hint.
+  old <- c(api_lines[1], sub("^1682946000", "631152000", api_lines[2]))
+  expect_error(read_purpleair(write_csv_tmp(old, "old.csv")), "year 1990.*seconds since 1970",
+               class = "rlang_error")
+})
+
 test_that("read_purpleair() needs a sensor index it can trust", {
   tool <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b", "1682946000,41,68,7.9,8.3")
+  # A date before the index would give the year as the sensor.
+  expect_error(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv")), "starts with a date.*sensor_index",
+               class = "rlang_error")
+  expect_identical(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv"), sensor_index = 131611)$sensor_index,
+                   "131611")
+  expect_identical(read_purpleair(write_csv_tmp(tool, "sensor-131611_2023-05.csv"))$sensor_index, "131611")
   expect_error(read_purpleair(write_csv_tmp(tool, "history_2023.csv")), "sensor_index",
                class = "rlang_error")
   expect_error(read_purpleair(write_csv_tmp(api_lines, "a.csv"), sensor_index = 5),

@@ -104,6 +104,17 @@ test_that("read_senseurcity() averages per box, location and hour", {
   expect_equal(loose$latitude, rep(51.2097, 3))
 })
 
+test_that("read_senseurcity() refuses a minute read twice with other values", {
+  dir <- withr::local_tempdir()
+  lines <- box_lines(0:1, t = c(18, 19), rh = c(60, 61))
+  out <- read_senseurcity(write_box(c(lines, lines[2]), "Antwerp_40AAAA.csv", dir))
+  expect_identical(nrow(out), 2L)
+  other <- sub(",1014.5,", ",1000,", lines[2], fixed = TRUE)
+  expect_error(read_senseurcity(write_box(c(lines, other), "Antwerp_40BBBB.csv", dir)),
+               "2020-06-01T10:00:00Z.*row 1 \\(line 2\\) and row 3 \\(line 4\\)",
+               class = "rlang_error")
+})
+
 test_that("read_senseurcity() reads a folder and names what is wrong", {
   dir <- withr::local_tempdir()
   write_box(box_lines(0, t = 18, rh = 60), "Antwerp_40AAAA.csv", dir)

@@ -47,6 +47,15 @@ test_that("read_purpleair_aqs() names a missing column or a bad value", {
                class = "rlang_error")
 })
 
+test_that("read_purpleair_aqs() warns when a sensor reads the same day twice", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
+                            "9,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23",
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24"))
+  expect_warning(out <- read_purpleair_aqs(path), "1 row repeats the sensor and day.*row 3 \\(line 4\\) \\(sensor 9\\)")
+  expect_identical(nrow(out), 3L)
+})
+
 test_that("read_purpleair_aqs() reads the shared file as its README describes", {
   dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
@@ -110,6 +119,30 @@ test_that("read_senseurcity_antwerp(source = 'join') pairs boxes with their stat
   expect_identical(out$box_2, c(NA, 11.9, 12.2))
   expect_identical(out$ref_pm10, c(10.2, 13.1, 14))
   expect_identical(out$box_2_id, c(NA, "40499C", "40499C"))
+})
+
+test_that("read_senseurcity_antwerp() refuses two different rows for a station-hour", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "REF_colocated_hourly_all_stations.csv")
+  first <- "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4"
+  writeLines(c(colocated_header, first, "ANT_REF_R801,2020-07-01T00:00:00Z,9.9,15,40499C,30,4043B1,31"),
+             path)
+  expect_error(read_senseurcity_antwerp(dir),
+               "ANT_REF_R801.*2020-07-01T00:00:00Z.*row 1 \\(line 2\\) and row 2 \\(line 3\\)",
+               class = "rlang_error")
+  # An exact copy counts once.
+  writeLines(c(colocated_header, first, first), path)
+  out <- read_senseurcity_antwerp(dir)
+  expect_identical(out$box_1, 10.4)
+  expect_identical(out$ref, 7.5)
+
+  # The joined tables: a reference station-hour given twice with other values.
+  writeLines(c("ID,date,Location.ID,PMS_PM25",
+               "Antwerp_40499C,2020-07-01T00:00:00Z,ANT_REF_R801,11.9"), file.path(dir, "LCS_df_all.csv.gz"))
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:00:00Z,13.1,7.5",
+               "ANT_REF_R801,2020-07-01T00:00:00Z,13.1,9.9"), file.path(dir, "ref_df_all.csv"))
+  expect_error(read_senseurcity_antwerp(dir, source = "join"), "ref_df_all.*row 1 \\(line 2\\)",
+               class = "rlang_error")
 })
 
 test_that("read_senseurcity_antwerp() reports missing files and columns", {
