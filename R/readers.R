@@ -106,19 +106,20 @@ read_senseurcity_antwerp <- function(dir, source = c("colocated", "join")) {
     cli::cli_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
   }
   source <- match_choice(source, c("colocated", "join"), "source")
-  long <- if (source == "colocated") senseurcity_colocated(dir) else senseurcity_join(dir)
+  call <- environment()  # errors of the helpers below name read_senseurcity_antwerp()
+  long <- if (source == "colocated") senseurcity_colocated(dir, call) else senseurcity_join(dir, call)
   senseurcity_wide(long)
 }
 
 # Long table (station, date, box, pm25, ref, ref_pm10) from the co-location tables.
-senseurcity_colocated <- function(dir) {
-  path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv")
+senseurcity_colocated <- function(dir, call) {
+  path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv", call)
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
-                                  "lcs1_pm25", "lcs2_id", "lcs2_pm25"))
-  raw <- drop_repeated_rows(raw, c("station", "date"), path)
+                                  "lcs1_pm25", "lcs2_id", "lcs2_pm25"), call = call)
+  raw <- drop_repeated_rows(raw, c("station", "date"), path, call)
   lines <- attr(raw, "line")
-  num <- function(col) as_number(raw[[col]], col, path, lines)
-  date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines)
+  num <- function(col) as_number(raw[[col]], col, path, lines, call)
+  date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines, call = call)
   ref <- num("ref_pm25")
   ref_pm10 <- num("ref_pm10")
   long <- lapply(c("lcs1", "lcs2"), function(slot) {
@@ -129,25 +130,26 @@ senseurcity_colocated <- function(dir) {
 }
 
 # Long table from the box and reference tables, paired by station and hour.
-senseurcity_join <- function(dir) {
-  lcs_path <- senseurcity_file(dir, "LCS_df_all.csv.gz")
-  ref_path <- senseurcity_file(dir, "ref_df_all.csv")
-  lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"))
-  ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"))
-  lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path)
-  ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path)
-  lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"))
+senseurcity_join <- function(dir, call) {
+  lcs_path <- senseurcity_file(dir, "LCS_df_all.csv.gz", call)
+  ref_path <- senseurcity_file(dir, "ref_df_all.csv", call)
+  lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"), call = call)
+  ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"), call = call)
+  lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path, call)
+  ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path, call)
+  lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"),
+                        call = call)
   ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
-                         lines = attr(ref, "line"))
+                         lines = attr(ref, "line"), call = call)
   ref_row <- match(paste(lcs$Location.ID, as.numeric(lcs_date)),
                    paste(ref$ID, as.numeric(ref_date)))
   at_ref <- !is.na(ref_row)
   ref_row <- ref_row[at_ref]
   data.frame(station = lcs$Location.ID[at_ref], date = lcs_date[at_ref],
              box = sub("^Antwerp_", "", lcs$ID[at_ref]),
-             pm25 = as_number(lcs$PMS_PM25, "PMS_PM25", lcs_path, attr(lcs, "line"))[at_ref],
-             ref = as_number(ref$PM2.5, "PM2.5", ref_path, attr(ref, "line"))[ref_row],
-             ref_pm10 = as_number(ref$PM10, "PM10", ref_path, attr(ref, "line"))[ref_row])
+             pm25 = as_number(lcs$PMS_PM25, "PMS_PM25", lcs_path, attr(lcs, "line"), call)[at_ref],
+             ref = as_number(ref$PM2.5, "PM2.5", ref_path, attr(ref, "line"), call)[ref_row],
+             ref_pm10 = as_number(ref$PM10, "PM10", ref_path, attr(ref, "line"), call)[ref_row])
 }
 
 # One row per station-hour with a reference value and at least one box

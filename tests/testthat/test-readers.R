@@ -225,3 +225,18 @@ test_that("read_toucan() reads the shared file as its README describes", {
                c(0.72, 0.74, 0.75), tolerance = 0.01)
   expect_false(anyNA(out$temperature[both]))
 })
+
+test_that("errors from the Antwerp reader's steps name read_senseurcity_antwerp()", {
+  dir <- withr::local_tempdir()
+  expect_error(read_senseurcity_antwerp(dir), class = "rlang_error")
+  err <- tryCatch(read_senseurcity_antwerp(dir), error = identity)
+  expect_identical(rlang::call_name(err$call), "read_senseurcity_antwerp")
+  writeLines(c("station,date,ref_pm25,ref_pm10,lcs1_id,lcs1_pm25,lcs2_id,lcs2_pm25",
+               "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,eleven,4043B1,10.4"),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  err <- tryCatch(read_senseurcity_antwerp(dir), error = identity)
+  expect_match(conditionMessage(err), "lcs1_pm25")
+  expect_identical(rlang::call_name(err$call), "read_senseurcity_antwerp")
+  err <- tryCatch(read_senseurcity_antwerp(dir, source = "join"), error = identity)
+  expect_identical(rlang::call_name(err$call), "read_senseurcity_antwerp")
+})
