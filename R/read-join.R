@@ -109,12 +109,10 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
 join_nearest <- function(sensors, reference, sensor_time, reference_time, by, keys, tolerance,
                          call = parent.frame()) {
   reference_series <- series_key(reference, keys)
-  duplicate <- which(duplicated(paste(reference_series, as.numeric(reference_time))))
-  if (length(duplicate) > 0L) {
-    cli::cli_abort(c("{.arg reference} row {duplicate[1]} repeats the time and keys of an earlier row, so the nearest reference reading is ambiguous.",
-                     i = "Add the column that tells the rows apart to {.arg keys}, or average with {.arg average}."),
-                   call = call)
-  }
+  check_no_repeated_times(reference_time, reference_series, keys, "reference",
+                          "so the nearest reference reading is ambiguous",
+                          "Add the column that tells the rows apart to {.arg keys}, or average with {.arg average}.",
+                          call)
   sensor_series <- series_key(sensors, keys)
   row <- rep(NA_integer_, nrow(sensors))
   reference_rows <- split(seq_along(reference_time), reference_series)
@@ -158,16 +156,9 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   time <- data[[by]]
   start <- period_start(time, period)
   series <- series_key(data, keys)
-  # A repeated time would count twice, in the mean and towards completeness.
-  series_time <- paste(series, as.numeric(time), sep = "\r")
-  repeated <- which(duplicated(series_time))
-  if (length(repeated) > 0L) {
-    first <- match(series_time[repeated[1]], series_time)
-    cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}); {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
-                     i = "Remove repeated rows (such as with {.fn unique}), keep one instrument (such as one POC of an AQS monitor), or add the column that tells them apart to {.arg keys}.",
-                     i = keys_hint),
-                   call = call)
-  }
+  check_no_repeated_times(time, series, keys, arg, "it would count twice, in the mean and towards completeness",
+                          "Remove repeated rows (such as with {.fn unique}), keep one instrument (such as one POC of an AQS monitor), or add the column that tells them apart to {.arg keys}.",
+                          call)
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
@@ -201,6 +192,16 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
     }
   }
   as_tbl(out)
+}
+
+# A time that repeats within a series (same keys) of table `arg`: an error naming the rows.
+check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
+  series_time <- paste(series, as.numeric(time), sep = "\r")
+  repeated <- which(duplicated(series_time))
+  if (length(repeated) == 0L) return(invisible())
+  first <- match(series_time[repeated[1]], series_time)
+  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
+                   i = fix, i = keys_hint), call = call)
 }
 
 # Keys are matched between the tables, so a key must be a column of both.
