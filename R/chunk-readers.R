@@ -17,9 +17,9 @@ csv_chunks <- function(path, chunk_rows) {
     cli::cli_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
   }
   columns <- names(utils::read.csv(text = header, check.names = FALSE))
-  if (length(columns) == 1L && grepl("[;\t]", header)) {
+  separator <- foreign_separator(columns)
+  if (!is.null(separator)) {
     close(con)
-    separator <- if (grepl(";", header, fixed = TRUE)) "semicolon" else "tab"
     cli::cli_abort(c("File {.file {path}} looks {separator}-separated (its header is one column, {.val {header}}); CSV inputs must be comma-separated.",
                      i = "Pass a reader, such as {.code reader = utils::read.csv2} (decimal commas) or {.code reader = function(p) utils::read.delim(p)}, or rewrite the file with {.fn utils::write.csv}."),
                    call = NULL)

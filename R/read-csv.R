@@ -87,9 +87,7 @@ parse_csv_lines <- function(lines, label, required, call) {
                             na.strings = character(), comment.char = "", quote = "\"")
   header <- unlist(header[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
-  # A header read as one field holding ";" or tabs is from write.csv2() or a European Excel.
-  one_field <- length(header) == 1L
-  separator <- if (one_field && grepl("\t", header)) "tab" else if (one_field && grepl(";", header)) "semicolon"
+  separator <- foreign_separator(header)
   if (length(missing) > 0L && !is.null(separator)) {
     convert <- if (separator == "tab") "read.delim" else "read.csv2"
     cli::cli_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
@@ -124,6 +122,13 @@ parse_csv_lines <- function(lines, label, required, call) {
   }
   attr(raw, "line") <- starts[-1]
   raw
+}
+
+# A header read as one field holding tabs or ";" is from write.csv2() or a European Excel: the
+# separator's name, else NULL (readers and predict_chunks() name it in their errors).
+foreign_separator <- function(header_fields) {
+  if (length(header_fields) != 1L) return(NULL)
+  if (grepl("\t", header_fields)) "tab" else if (grepl(";", header_fields, fixed = TRUE)) "semicolon"
 }
 
 # `raw` without rows that repeat the `keys` of an earlier row. An exact copy (as from a file
