@@ -1,41 +1,78 @@
 # The autoplot() pictures of the fused value: its time series, its scatter against a reference
-# and the coverage of its intervals. Rows more than extrapolation_warning_share of the range
-# outside the calibration range (predict()'s .extrapolation) are marked in the series and the
-# scatter, where the warning alone would not say which points they are.
+# and the coverage of its intervals, for an NCAM fit, a baseline, or one NCAM per group. Each
+# picture reads the fitted object only through a plot source (fused_source()). Rows more than
+# extrapolation_warning_share of the range outside the calibration range (predict()'s
+# .extrapolation) are marked in the series and the scatter, where the warning alone would not
+# say which points they are.
 
-plot_series <- function(object, newdata, date, reference, level, interval, call) {
+# What the pictures need from a fitted object: its predictions, the sensor columns and their
+# legend labels, the fused value's label, and for ncam_by the group of each row of newdata
+# (NULL otherwise), whose groups become panels.
+fused_source <- function(object) {
+  if (inherits(object, "ncam_baseline")) {
+    titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
+    anchored <- object$method %in% c("ppca", "factor")
+    return(list(predict = function(newdata, interval = "none", level = 0.9) {
+                  stats::predict(object, newdata, interval = interval, level = level)
+                },
+                sensors = object$sensors,
+                sensor_series = ifelse(anchored & object$sensors %in% object$anchor,
+                                       paste(object$sensors, "(anchor)"), object$sensors),
+                fused_label = paste(titles[[object$method]], "baseline"),
+                group_of = NULL))
+  }
+  if (inherits(object, "ncam_by")) {
+    first <- object$fit[[which(has_fit(object))[1]]]
+    by <- attr(object, "by")
+    return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
+                sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
+                fused_label = "NCAM fused",
+                group_of = function(newdata) gsub("\r", ", ", key_strings(newdata[by]), fixed = TRUE)))
+  }
+  list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
+       sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
+       fused_label = "NCAM fused", group_of = NULL)
+}
+
+# One panel per group when the source has groups.
+group_facets <- function(source, ...) {
+  if (!is.null(source$group_of)) ggplot2::facet_wrap(ggplot2::vars(.data$group), ...)
+}
+
+plot_series <- function(source, newdata, date, reference, level, interval, call) {
   check_plot_column(newdata, date, "date", call, kind = "time")
   if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
   time <- newdata[[date]]
-  repeated <- sum(duplicated(time[!is.na(time)]))
+  group <- if (is.null(source$group_of)) rep("", nrow(newdata)) else source$group_of(newdata)
+  repeated <- sum(duplicated(data.frame(group, time)[!is.na(time), , drop = FALSE]))
   if (repeated > 0L) {
-    cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}: the series plot draws one time series.",
+    within <- if (is.null(source$group_of)) "" else " within a group"
+    cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}{within}: the series plot draws one time series{within}.",
                      i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
   }
-  pred <- stats::predict(object, newdata, interval = interval, level = level)
-  fused_label <- "NCAM fused"
+  pred <- if (interval == "none") source$predict(newdata) else {
+    source$predict(newdata, interval = interval, level = level)
+  }
+  fused_label <- source$fused_label
   # Labelled apart from the sensors, as the reference may also be one of them.
   reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
-  sensors <- object$sensors
-  sensor_series <- sensor_labels(object)[seq_along(sensors)]  # the reference monitor is `reference`'s
-  readings <- data.frame(time = rep(time, length(sensors)),
+  sensors <- source$sensors
+  sensor_series <- source$sensor_series
+  readings <- data.frame(time = rep(time, length(sensors)), group = rep(group, length(sensors)),
                          series = rep(sensor_series, each = nrow(newdata)),
                          value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
                                         use.names = FALSE))
   lines <- rbind(readings,
-                 if (!is.null(reference)) data.frame(time = time, series = reference_label,
+                 if (!is.null(reference)) data.frame(time = time, group = group, series = reference_label,
                                                      value = newdata[[reference]]),
-                 data.frame(time = time, series = fused_label, value = pred$.pred))
+                 data.frame(time = time, group = group, series = fused_label, value = pred$.pred))
   # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
   # along a sensor both stay visible, then the reference and the fused line on top.
   series_levels <- unique(c(sensor_series, reference_label, fused_label))
   lines$series <- factor(lines$series, levels = series_levels)
   n_missing <- sum(is.na(lines$value) | is.na(lines$time))
   lines <- lines[!is.na(lines$time), , drop = FALSE]
-  lines <- lines[order(lines$series, lines$time), , drop = FALSE]
-  ribbon <- data.frame(time = time, lower = pred$.pred_lower, upper = pred$.pred_upper)
-  ribbon <- ribbon[stats::complete.cases(ribbon), , drop = FALSE]
-  ribbon <- ribbon[order(ribbon$time), , drop = FALSE]
+  lines <- lines[order(lines$series, lines$group, lines$time), , drop = FALSE]
   colours <- stats::setNames(c(sensor_palette(length(sensors)), if (!is.null(reference)) "grey25",
                                 "black"), series_levels)
   widths <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 0.6, 0.5),
@@ -44,27 +81,38 @@ plot_series <- function(object, newdata, date, reference, level, interval, call)
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
-  ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
-  far <- which(is_far(pred$.extrapolation) & !is.na(time))
+  ribbon <- if (interval != "none") {
+    ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
+    band <- data.frame(time = time, group = group, lower = pred$.pred_lower, upper = pred$.pred_upper)
+    band <- band[stats::complete.cases(band), , drop = FALSE]
+    band <- band[order(band$group, band$time), , drop = FALSE]
+    list(ggplot2::geom_ribbon(data = band, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
+                                                        fill = ribbon_label, group = .data$group),
+                              inherit.aes = FALSE),
+         ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)))
+  }
+  far <- which(far_rows(pred) & !is.na(time))
   marks <- if (length(far)) {
-    ggplot2::geom_point(data = data.frame(time = time[far], value = pred$.pred[far], mark = far_label()),
-                        ggplot2::aes(.data$time, .data$value, shape = .data$mark), inherit.aes = FALSE,
-                        colour = far_colour, size = 3, stroke = 1)
+    list(ggplot2::geom_point(data = data.frame(time = time[far], group = group[far], value = pred$.pred[far],
+                                               mark = far_label()),
+                             ggplot2::aes(.data$time, .data$value, shape = .data$mark), inherit.aes = FALSE,
+                             colour = far_colour, size = 3, stroke = 1),
+         ggplot2::scale_shape_manual(values = stats::setNames(4, far_label())))
   }
   ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
-    ggplot2::geom_ribbon(data = ribbon, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
-                                                     fill = ribbon_label), inherit.aes = FALSE) +
+    ribbon +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
-                                    linetype = .data$series, alpha = .data$series), na.rm = TRUE) +
-    ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)) +
+                                    linetype = .data$series, alpha = .data$series,
+                                    group = interaction(.data$series, .data$group)), na.rm = TRUE) +
     ggplot2::scale_colour_manual(values = colours) +
     ggplot2::scale_linewidth_manual(values = widths) +
     ggplot2::scale_linetype_manual(values = types) +
     ggplot2::scale_alpha_manual(values = alphas) +
-    marks + ggplot2::scale_shape_manual(values = stats::setNames(4, far_label())) +
+    marks +
+    group_facets(source, ncol = 1L, scales = "free") +
     ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
-                  title = "Raw sensors and the NCAM fused estimate",
+                  title = sprintf("Raw sensors and the %s estimate", fused_label),
                   caption = dropped_caption(n_missing, "value")) +
     plot_theme() +
     # The interval key on its own row keeps a legend of many series within the width; the rows
@@ -74,25 +122,28 @@ plot_series <- function(object, newdata, date, reference, level, interval, call)
 }
 
 # Predictions for newdata and the rows that have both a finite reference and a fused estimate.
-reference_rows <- function(object, newdata, reference, call) {
-  pred <- stats::predict(object, newdata)
+reference_rows <- function(source, newdata, reference, call) {
+  pred <- source$predict(newdata)
   usable <- is.finite(newdata[[reference]]) & is.finite(pred$.pred)
   if (!any(usable)) {
     cli::cli_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
                    call = call)
   }
-  list(pred = pred, usable = usable, n_dropped = sum(!usable))
+  list(pred = pred, usable = usable, n_dropped = sum(!usable),
+       group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])
 }
 
-plot_scatter <- function(object, newdata, reference, call) {
-  rows <- reference_rows(object, newdata, reference, call)
+plot_scatter <- function(source, newdata, reference, call) {
+  rows <- reference_rows(source, newdata, reference, call)
   points <- data.frame(reference = newdata[[reference]][rows$usable],
                        fused = rows$pred$.pred[rows$usable],
-                       where = ifelse(is_far(rows$pred$.extrapolation[rows$usable]), far_label(), "inside"))
+                       where = ifelse(far_rows(rows$pred)[rows$usable], far_label(), "inside"))
+  points$group <- rows$group
   error <- points$fused - points$reference
-  stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f",
+  stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f%s",
                        format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
-                       if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_)
+                       if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_,
+                       if (is.null(rows$group)) "" else " (all groups)")
   limits <- range(points$reference, points$fused)
   ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
@@ -108,36 +159,56 @@ plot_scatter <- function(object, newdata, reference, call) {
                                                          c("inside", far_label())), guide = "none") +
     ggplot2::scale_size_manual(values = stats::setNames(c(1.2, 2), c("inside", far_label())), guide = "none") +
     ggplot2::coord_equal(xlim = limits, ylim = limits) +
-    ggplot2::labs(x = sprintf("Reference (%s)", reference), y = "NCAM fused estimate",
+    group_facets(source) +
+    ggplot2::labs(x = sprintf("Reference (%s)", reference), y = paste(source$fused_label, "estimate"),
                   title = "Fused estimate against the reference", subtitle = stats_txt,
                   caption = dropped_caption(rows$n_dropped)) +
     plot_theme()
 }
 
-plot_coverage <- function(object, newdata, reference, levels, interval, call) {
-  rows <- reference_rows(object, newdata, reference, call)
+# With groups, one line per group beside the line of all rows.
+plot_coverage <- function(source, newdata, reference, levels, interval, call) {
+  rows <- reference_rows(source, newdata, reference, call)
   ref <- newdata[[reference]][rows$usable]
-  coverage <- without_part_warnings(vapply(levels, function(level) {  # reference_rows() warned
-    pred <- stats::predict(object, newdata, interval = interval, level = level)[rows$usable, ]
-    mean(ref >= pred$.pred_lower & ref <= pred$.pred_upper)
-  }, numeric(1)))
-  points <- data.frame(nominal = levels, empirical = coverage)
+  group <- if (is.null(rows$group)) rep("all rows", length(ref)) else rows$group
+  inside <- without_part_warnings(lapply(levels, function(level) {  # reference_rows() warned
+    pred <- source$predict(newdata, interval = interval, level = level)[rows$usable, ]
+    ref >= pred$.pred_lower & ref <= pred$.pred_upper
+  }))
+  coverage_of <- function(keep, name) {
+    data.frame(nominal = levels, curve = name,
+               empirical = vapply(inside, function(hit) mean(hit[keep]), numeric(1)))
+  }
+  points <- coverage_of(rep(TRUE, length(ref)), "all rows")
+  if (!is.null(rows$group)) {
+    groups <- unique(group)
+    points <- rbind(points, do.call(rbind, lapply(groups, function(g) coverage_of(group == g, g))))
+  }
+  points$curve <- factor(points$curve, levels = unique(points$curve))
+  colours <- stats::setNames(c("black", sensor_palette(nlevels(points$curve) - 1L)), levels(points$curve))
   lower <- min(points$nominal, points$empirical, 0.5)
   percent <- function(p) paste0(100 * p, "%")
-  ggplot2::ggplot(points, ggplot2::aes(.data$nominal, .data$empirical)) +
+  ggplot2::ggplot(points, ggplot2::aes(.data$nominal, .data$empirical, colour = .data$curve)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
-    ggplot2::geom_line(colour = "#0072B2", linewidth = 0.8) +
-    ggplot2::geom_point(colour = "#0072B2", size = 2.2) +
+    ggplot2::geom_line(linewidth = 0.8) +
+    ggplot2::geom_point(size = 2.2) +
+    ggplot2::scale_colour_manual(values = colours, guide = if (is.null(rows$group)) "none" else "legend") +
     ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
     ggplot2::scale_x_continuous(labels = percent) +
     ggplot2::scale_y_continuous(labels = percent) +
     ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
-                  y = sprintf("Rows whose %s lies inside", reference),
+                  y = sprintf("Rows whose %s lies inside", reference), colour = NULL,
                   title = sprintf("Coverage of the %s intervals", interval),
                   subtitle = sprintf("%s rows with a reference value", format(sum(rows$usable), big.mark = ",")),
                   caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped)),
                                   collapse = " ")) +
     plot_theme()
+}
+
+# Rows of a prediction far outside the calibration range; a baseline's have no such column.
+far_rows <- function(pred) {
+  if (is.null(pred[[".extrapolation"]])) return(rep(FALSE, nrow(pred)))
+  is_far(pred[[".extrapolation"]])
 }
 
 # The legend label and colour of the rows far outside the calibration range.

@@ -81,31 +81,42 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "sensors", "series", "scatter", "coverage"), "type")
   if (type == "loss") return(plot_loss(object))
-  if (is.null(newdata)) {
-    cli::cli_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
-                     i = "Pass a data frame with the model's sensor and covariate columns."))
-  }
-  check_data_frame(newdata, "newdata")
+  check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
   interval <- if (is.null(interval)) {
     if (is.null(object$reference)) "credible" else "prediction"
   } else match_choice(interval, c("prediction", "credible"), "interval")
   if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
+  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
+}
+
+# The series, scatter and coverage pictures of any fitted object with a fused_source().
+plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
   if (type == "series") {
     if (length(level) > 1L) {
-      cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.")
+      cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
+                     call = call)
     }
-    return(plot_series(object, newdata, date, reference, if (is.null(level)) 0.9 else level,
+    return(plot_series(source, newdata, date, reference, if (is.null(level)) 0.9 else level,
                        interval, call))
   }
   if (is.null(reference)) {
     cli::cli_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
-                     i = "Name the column of {.arg newdata} with the reference values."))
+                     i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
   check_plot_column(newdata, reference, "reference", call)
-  if (type == "scatter") return(plot_scatter(object, newdata, reference, call))
+  if (type == "scatter") return(plot_scatter(source, newdata, reference, call))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(object, newdata, reference, levels, interval, call)
+  plot_coverage(source, newdata, reference, levels, interval, call)
+}
+
+# newdata is required for every picture but the loss curve.
+check_plot_newdata <- function(newdata, type, call) {
+  if (is.null(newdata)) {
+    cli::cli_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
+                     i = "Pass a data frame with the model's sensor and covariate columns."), call = call)
+  }
+  check_data_frame(newdata, "newdata", call = call)
 }
 
 # `installed` is an argument so tests can pretend ggplot2 is absent.

@@ -9,14 +9,6 @@ plot_fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = plot_toy[1:200
                  anchor = "sensor_0", hidden = 8, epochs = 5, seed = 1, threads = 1)
 plot_test <- plot_toy[201:300, ]
 
-# The data of the layer drawn by `geom` (such as "GeomRibbon") in a built plot.
-layer_data_of <- function(plot, geom) {
-  built <- ggplot2::ggplot_build(plot)
-  which_layer <- which(vapply(plot$layers, function(l) inherits(l$geom, geom), logical(1)))
-  expect_length(which_layer, 1L)
-  built$data[[which_layer]]
-}
-
 test_that("every type returns a ggplot that builds", {
   plots <- list(
     loss = ggplot2::autoplot(plot_fit),

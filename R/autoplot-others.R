@@ -1,0 +1,141 @@
+# ggplot2 pictures of the other fitted objects: a baseline, one NCAM per group (ncam_by) and a
+# gap selection. The fused-value pictures are those of autoplot.ncam() (autoplot-fused.R).
+
+#' Plot a baseline, per-group fits or a gap selection with ggplot2
+#'
+#' * For a baseline from [ncam_baseline()]: the `"series"`, `"scatter"` and `"coverage"`
+#'   pictures of [autoplot.ncam()], with the baseline's fused value and its `"credible"`
+#'   interval (the mean has no interval: its series has no ribbon, and it has no coverage
+#'   picture).
+#' * For fits from [ncam_by()]: the pictures of [autoplot.ncam()] with one panel per group
+#'   (`"loss"`, `"series"`, `"scatter"`); `"coverage"` draws one line per group beside the
+#'   line of all rows. `newdata` must hold the `by` columns; each row goes to its group's
+#'   model as in [predict.ncam_by()]. The series plot draws one time series per group.
+#' * For a gap selection from [select_gap()]: the autocorrelation of the residuals against the
+#'   lag, the band inside which it counts as negligible (dashed) and the selected gap
+#'   (dotted), one panel per series.
+#'
+#' @param object A baseline, `ncam_by` fits or an `ncam_gap`.
+#' @param type Which picture; see [autoplot.ncam()].
+#' @param newdata,date,reference,level,interval As for [autoplot.ncam()]; a baseline has no
+#'   `interval` choice.
+#' @param ... Must be empty; a misspelt argument is an error.
+#' @return A ggplot object.
+#' @seealso [autoplot.ncam()]
+#' @name autoplot-others
+#' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
+#' toy <- simulate_toy(600, seed = 1)
+#' toy$date <- as.Date("2024-01-01") + rep(0:299, 2)
+#' toy$site <- rep(c("north", "south"), each = 300)
+#' base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
+#' ggplot2::autoplot(base, "scatter", newdata = toy, reference = "truth")
+#' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
+#'                 hidden = 8, epochs = 5, seed = 1)
+#' ggplot2::autoplot(fits)
+#' ggplot2::autoplot(fits, "coverage", newdata = toy, reference = "truth")
+#' gap <- select_gap(toy$sensor_1 - toy$truth, max_lag = 20)
+#' ggplot2::autoplot(gap)
+NULL
+
+#' @rdname autoplot-others
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_baseline)
+autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "coverage"), newdata = NULL,
+                                   date = "date", reference = NULL, level = NULL, ...) {
+  rlang::check_dots_empty()
+  call <- rlang::current_env()
+  check_ggplot2(call)
+  type <- match_choice(type, c("series", "scatter", "coverage"), "type")
+  check_plot_newdata(newdata, type, call)
+  if (!is.null(level)) check_level(level)
+  interval <- if (object$method == "mean") "none" else "credible"
+  if (type == "coverage" && interval == "none") {
+    cli::cli_abort(c("The {.val mean} baseline has no interval, so it has no coverage picture.",
+                     i = "Fit a baseline with one, such as {.val ivw} or {.val factor}."), call = call)
+  }
+  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
+}
+
+#' @rdname autoplot-others
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_by)
+autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
+                             date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
+  rlang::check_dots_empty()
+  call <- rlang::current_env()
+  check_ggplot2(call)
+  type <- match_choice(type, c("loss", "series", "scatter", "coverage"), "type")
+  if (!any(has_fit(object))) cli::cli_abort("{.arg object} has no fitted group to plot.", call = call)
+  if (type == "loss") return(plot_group_losses(object))
+  check_plot_newdata(newdata, type, call)
+  if (!is.null(level)) check_level(level)
+  first <- object$fit[[which(has_fit(object))[1]]]
+  interval <- if (is.null(interval)) {
+    if (is.null(first$reference)) "credible" else "prediction"
+  } else match_choice(interval, c("prediction", "credible"), "interval")
+  check_columns(newdata, attr(object, "by"), "object", data_arg = "newdata", call = call)
+  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
+}
+
+# Each group's training and validation curves in its own panel, its best epoch marked.
+plot_group_losses <- function(object) {
+  fitted_groups <- which(has_fit(object))
+  labels <- gsub("\r", ", ", key_strings(object[attr(object, "by")]), fixed = TRUE)
+  parts <- lapply(fitted_groups, function(g) {
+    h <- object$fit[[g]]$history
+    data.frame(group = labels[g], epoch = rep(h$epoch, 2L),
+               curve = rep(c("training", "validation"), each = nrow(h)),
+               nll = c(h$train_nll, h$validation_nll))
+  })
+  curves <- do.call(rbind, parts)
+  curves <- curves[is.finite(curves$nll), , drop = FALSE]
+  curves$group <- factor(curves$group, levels = labels[fitted_groups])
+  best <- data.frame(group = factor(labels[fitted_groups], levels = labels[fitted_groups]),
+                     epoch = vapply(object$fit[fitted_groups], function(f) as.numeric(f$best_epoch), numeric(1)))
+  skipped <- sum(!has_fit(object))
+  ggplot2::ggplot(curves, ggplot2::aes(.data$epoch, .data$nll, colour = .data$curve)) +
+    ggplot2::geom_vline(data = best, ggplot2::aes(xintercept = .data$epoch), linetype = "dashed",
+                        colour = "grey45") +
+    ggplot2::geom_line(linewidth = 0.7) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$group), scales = "free_y") +
+    ggplot2::scale_colour_manual(values = c(training = "#0072B2", validation = "#D55E00")) +
+    ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
+                  title = "NCAM training, one model per group",
+                  subtitle = "Dashed: the best epoch, whose weights each model keeps",
+                  caption = if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
+                                                      if (skipped == 1L) "" else "s")) +
+    plot_theme()
+}
+
+#' @rdname autoplot-others
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_gap)
+autoplot.ncam_gap <- function(object, ...) {
+  rlang::check_dots_empty()
+  check_ggplot2(rlang::current_env())
+  acf <- object$acf
+  series <- if (is.null(acf$series)) rep(names(object$band)[1], nrow(acf)) else acf$series
+  lag_unit <- if (is.null(object$step)) "rows" else units(acf$lag)
+  points <- data.frame(lag = as.numeric(acf$lag), acf = acf$acf,
+                       series = factor(series, levels = names(object$band)))
+  bands <- data.frame(series = factor(names(object$band), levels = names(object$band)),
+                      band = unname(object$band))
+  gap_txt <- if (is.na(object$gap)) "none found: the ACF never enters the band" else {
+    paste0("selected gap ", format(object$gap), if (is.null(object$step)) " rows",
+           if (length(object$band) > 1L) " (the largest over the series)")
+  }
+  gap_line <- if (!is.na(object$gap)) {
+    ggplot2::geom_vline(xintercept = as.numeric(object$gap), linetype = "dotted", colour = "#D55E00",
+                        linewidth = 0.8)
+  }
+  ggplot2::ggplot(points, ggplot2::aes(.data$lag, .data$acf)) +
+    ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
+    ggplot2::geom_hline(data = bands, ggplot2::aes(yintercept = .data$band), linetype = "dashed",
+                        colour = "#0072B2") +
+    ggplot2::geom_hline(data = bands, ggplot2::aes(yintercept = -.data$band), linetype = "dashed",
+                        colour = "#0072B2") +
+    ggplot2::geom_segment(ggplot2::aes(xend = .data$lag, yend = 0), colour = "grey25") +
+    gap_line +
+    ggplot2::facet_wrap(ggplot2::vars(.data$series)) +
+    ggplot2::labs(x = sprintf("Lag (%s)", lag_unit), y = "Autocorrelation of the residuals",
+                  title = "Residual autocorrelation and the gap between blocks",
+                  subtitle = sprintf("Dashed: the %g%% band; %s", 100 * object$level, gap_txt)) +
+    plot_theme()
+}

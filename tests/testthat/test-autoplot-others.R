@@ -1,0 +1,94 @@
+# autoplot() of baselines, per-group fits and gap selections: the plotted numbers against
+# computations that do not go through the plot code.
+
+skip_if_not_installed("ggplot2")
+
+others_toy <- simulate_toy(400, seed = 31)
+others_toy$date <- as.Date("2024-01-01") + rep(0:199, 2)
+others_toy$site <- rep(c("north", "south"), each = 200)
+# A few epochs keep the file fast; the pictures need any fit, converged or not.
+others_by <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = others_toy, by = "site",
+                                      anchor = "sensor_0", hidden = 4, epochs = 8, seed = 3, threads = 1))
+others_ivw <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, others_toy, "ivw")
+
+test_that("a baseline's coverage plot counts the truth inside its Gaussian intervals", {
+  p <- ggplot2::autoplot(others_ivw, "coverage", newdata = others_toy, reference = "truth",
+                         level = c(0.5, 0.9))
+  points <- layer_data_of(p, "GeomPoint")
+  w <- 1 / others_ivw$params$sensor_var
+  b <- as.matrix(others_toy[c("sensor_0", "sensor_1", "sensor_2")])
+  fused <- drop(b %*% w) / sum(w)
+  sd <- sqrt(1 / sum(w))
+  by_hand <- vapply(c(0.5, 0.9), function(level) {
+    mean(abs(others_toy$truth - fused) <= stats::qnorm((1 + level) / 2) * sd)
+  }, numeric(1))
+  expect_equal(points$y[order(points$x)], by_hand)
+  expect_identical(p$labels$x, "Nominal level of the credible interval")
+})
+
+test_that("a baseline's series plot draws its fused value, with no ribbon for the mean", {
+  mean_fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, others_toy, "mean")
+  p <- ggplot2::autoplot(mean_fit, "series", newdata = others_toy[1:200, ])
+  geoms <- vapply(p$layers, function(l) class(l$geom)[1], character(1))
+  expect_false("GeomRibbon" %in% geoms)
+  lines <- ggplot2::ggplot_build(p)$data[[which(geoms == "GeomLine")]]
+  fused <- unname(rowMeans(others_toy[1:200, c("sensor_0", "sensor_1", "sensor_2")]))
+  black <- lines[lines$colour == "black", ]
+  expect_equal(black$y[order(black$x)], fused)
+  expect_match(p$labels$title, "mean baseline")
+  expect_error(ggplot2::autoplot(mean_fit, "coverage", newdata = others_toy, reference = "truth"),
+               "mean.*has no interval")
+  expect_error(ggplot2::autoplot(mean_fit, "scatter", newdata = others_toy),
+               "reference.*is required")
+})
+
+test_that("per-group coverage lines use each group's own model", {
+  p <- ggplot2::autoplot(others_by, "coverage", newdata = others_toy, reference = "truth", level = 0.8)
+  points <- layer_data_of(p, "GeomPoint")
+  by_hand <- vapply(c("north", "south"), function(site) {
+    rows <- others_toy[others_toy$site == site, ]
+    fit <- others_by$fit[[match(site, others_by$site)]]
+    z <- stats::qnorm(0.9)
+    post <- stats::predict(fit, rows)
+    inside <- abs(rows$truth - post$.pred) <= z * post$.pred_sd
+    mean(inside)
+  }, numeric(1))
+  all_rows <- mean(c(by_hand[["north"]], by_hand[["south"]]))  # equal group sizes
+  expect_equal(sort(points$y), sort(unname(c(all_rows, by_hand))))
+  expect_setequal(levels(p$data$curve), c("all rows", "north", "south"))
+})
+
+test_that("the per-group loss plot draws every group's history and best epoch", {
+  p <- ggplot2::autoplot(others_by)
+  lines <- layer_data_of(p, "GeomLine")
+  histories <- lapply(others_by$fit, function(f) c(f$history$train_nll, f$history$validation_nll))
+  expect_equal(sort(lines$y), sort(unlist(histories)))
+  best <- layer_data_of(p, "GeomVline")
+  expect_equal(sort(best$xintercept), sort(vapply(others_by$fit, function(f) f$best_epoch, numeric(1))))
+})
+
+test_that("per-group series and scatter panels hold each group's rows", {
+  p <- ggplot2::autoplot(others_by, "scatter", newdata = others_toy, reference = "truth")
+  points <- layer_data_of(p, "GeomPoint")
+  expect_equal(as.vector(table(points$PANEL)), c(200L, 200L))
+  series <- ggplot2::autoplot(others_by, "series", newdata = others_toy, reference = "truth")
+  expect_s3_class(ggplot2::ggplot_build(series), "ggplot_built")
+  # The two sites share their dates: repeated only within a group is an error.
+  twice <- rbind(others_toy, others_toy[1, ])
+  expect_error(ggplot2::autoplot(others_by, "series", newdata = twice), "repeats 1 time within a group")
+  expect_error(ggplot2::autoplot(others_by, "series", newdata = others_toy[names(others_toy) != "site"]),
+               "site")
+})
+
+test_that("the gap plot draws the ACF, its band and the selected gap", {
+  set.seed(4)
+  r <- as.numeric(stats::arima.sim(list(ar = 0.7), n = 400))
+  gap <- select_gap(r, max_lag = 15)
+  p <- ggplot2::autoplot(gap)
+  segments <- layer_data_of(p, "GeomSegment")
+  expect_equal(segments$y, as.vector(stats::acf(r, lag.max = 15, plot = FALSE)$acf))
+  bands <- unlist(lapply(ggplot2::ggplot_build(p)$data, function(d) d$yintercept))
+  expect_true(all(signif(c(0, 1, -1) * stats::qnorm(0.975) / sqrt(400), 10) %in% signif(bands, 10)))
+  expect_equal(layer_data_of(p, "GeomVline")$xintercept, gap$gap)
+  expect_error(ggplot2::autoplot(gap, lags = 3), "must be empty")
+})
