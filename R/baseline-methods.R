@@ -59,7 +59,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
 #' Methods for fitted baselines
 #'
 #' `print()` shows the method, sensors, training rows, log-likelihood and the
-#' per-sensor parameters; `logLik()` the log-likelihood of the training
+#' per-sensor parameters; `summary()` adds AIC and BIC where there is a likelihood; `logLik()` the log-likelihood of the training
 #' readings in their units, with `df` the number of estimated parameters (for
 #' `"factor"`, `"ppca"` and `"kalman"`; an error for `"mean"` and `"ivw"`,
 #' which have none), so [AIC()] and [BIC()] work; `nobs()` the training rows
@@ -81,14 +81,15 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
 #' @param x,object A baseline fitted by [ncam_baseline()].
 #' @param newdata For `augment()`: a data frame with the sensor columns.
 #' @param interval,level For `augment()`: as for [predict.ncam_baseline()].
-#' @param ... Unused by `print()`, `logLik()` and `nobs()`; must be empty for
+#' @param ... Unused by `print()`, `summary()`, `logLik()` and `nobs()`; must be empty for
 #'   `tidy()`, `glance()` and `augment()`.
-#' @return `print()` returns `x` invisibly; `logLik()` a `logLik` object;
+#' @return `print()` returns `x` invisibly; `summary()` an object that prints; `logLik()` a `logLik` object;
 #'   `nobs()` an integer; `tidy()`, `glance()` and `augment()` tibbles.
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
 #' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
 #' fit
+#' summary(fit)
 #' AIC(fit)
 #' tidy(fit)
 #' glance(fit)
@@ -127,6 +128,22 @@ print.ncam_baseline <- function(x, ...) {
   if (x$method != "mean") {
     cat("\n")
     print(as.data.frame(tidy.ncam_baseline(x)), digits = 4, row.names = FALSE)
+  }
+  invisible(x)
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+summary.ncam_baseline <- function(object, ...) {
+  structure(list(baseline = object, glance = glance.ncam_baseline(object)), class = "summary.ncam_baseline")
+}
+
+#' @export
+print.summary.ncam_baseline <- function(x, ...) {
+  print(x$baseline)
+  g <- x$glance
+  if (!is.na(g$logLik)) {
+    cat("\nAIC ", format(g$AIC, digits = 7), ", BIC ", format(g$BIC, digits = 7), "\n", sep = "")
   }
   invisible(x)
 }

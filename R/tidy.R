@@ -32,8 +32,10 @@ generics::augment
 #' stopping, or a plateau before the last epoch). It says nothing about
 #' whether the optimum found is global.
 #'
-#' @param x A fitted [ncam()] model (for `glance()` and `augment()`, also an
-#'   `ncam_calibration` object from [calibrate()]).
+#' @param x A fitted [ncam()] model, or an `ncam_calibration` object from
+#'   [calibrate()].
+#' @param object For `summary()`: an `ncam_calibration` object; its summary
+#'   prints the calibration and the table of `tidy()`.
 #' @param newdata A data frame with the sensor and covariate columns of the
 #'   model. For `augment()` on a fitted model, by default the data it was fitted
 #'   to, found again from the call (a fit keeps no copy); required for a
@@ -41,7 +43,8 @@ generics::augment
 #' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
 #'   `"prediction"`, passed to [predict.ncam()].
 #' @param level Coverage level of the interval, strictly between 0 and 1. For
-#'   a calibration object it defaults to the level given to [calibrate()].
+#'   `augment()` of a calibration object it defaults to the level given to
+#'   [calibrate()]; for its `tidy()` it is the levels to tabulate.
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A tibble.
 #'   * `tidy()`: one row per sensor: `sensor`, `anchor` (logical), and for the
@@ -57,6 +60,13 @@ generics::augment
 #'     that level), `n_calibration` (rows), `m` (scores per row; `NA` for
 #'     `"sensor_anchored"`, which has one per observed sensor) and `correction`
 #'     (`NA` but for the MC methods).
+#'   * `tidy()` of a calibration: one row per `level` (by default 50, 80, 90
+#'     and 95 % and the calibration's own level): `quantile` (the conformal
+#'     multiplier of the predictive standard deviation at that level, `Inf`
+#'     with a warning when the calibration set is too small for it),
+#'     `gaussian` (the multiplier of the model's own Gaussian interval,
+#'     `qnorm((1 + level) / 2)`) and `width_ratio` (their ratio: above 1 the
+#'     calibration widens the model's intervals, below 1 it narrows them).
 #'   * `augment()`: the columns of `newdata`, then those of [predict()]:
 #'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
 #'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
@@ -74,6 +84,7 @@ generics::augment
 #' augment(fit, toy[301:310, ], interval = "credible")
 #' cal <- calibrate(fit, toy[301:350, ], seed = 1)
 #' glance(cal)
+#' tidy(cal)
 #' augment(cal, toy[351:360, ], level = 0.8)
 #' @name ncam-tidy
 NULL
@@ -136,6 +147,34 @@ glance.ncam_calibration <- function(x, ...) {
                  n_calibration = as.integer(x$n),
                  m = if (x$method == "sensor_anchored") NA_integer_ else as.integer(x$m),
                  correction = if (mc) x$correction else NA_character_)
+}
+
+#' @rdname ncam-tidy
+#' @export
+tidy.ncam_calibration <- function(x, level = c(0.5, 0.8, 0.9, 0.95, x$level), ...) {
+  rlang::check_dots_empty()
+  check_calibration(x, "x")
+  check_level(level)
+  level <- sort(unique(level))
+  quantile <- vapply(level, function(l) calibration_quantile(x, l), numeric(1))
+  gaussian <- stats::qnorm((1 + level) / 2)
+  tibble::tibble(level = level, quantile = quantile, gaussian = gaussian,
+                 width_ratio = quantile / gaussian)
+}
+
+#' @rdname ncam-tidy
+#' @export
+summary.ncam_calibration <- function(object, ...) {
+  structure(list(calibration = object, levels = tidy.ncam_calibration(object)),
+            class = "summary.ncam_calibration")
+}
+
+#' @export
+print.summary.ncam_calibration <- function(x, ...) {
+  print(x$calibration)
+  cat("\nConformal multipliers of the predictive sd against the model's Gaussian ones:\n")
+  print(as.data.frame(x$levels), digits = 4, row.names = FALSE)
+  invisible(x)
 }
 
 #' @rdname ncam-tidy

@@ -153,6 +153,33 @@ test_that("glance() of a calibration gives its method, level and quantile", {
   expect_error(predict(cal), "`newdata` is required")
 })
 
+test_that("tidy() of a split calibration gives the conformal quantile of scores computed by hand", {
+  held_out <- tidy_toy[301:400, ]
+  cal <- calibrate(tidy_fit, held_out, method = "split", reference = "truth")
+  pred <- predict(tidy_fit, held_out)
+  scores <- sort(abs(held_out$truth - pred$.pred) / pred$.pred_sd)
+  out <- tidy(cal, level = c(0.5, 0.9))
+  expect_named(out, c("level", "quantile", "gaussian", "width_ratio"))
+  # Split conformal: the ceiling((n + 1) * level)-th smallest of the n scores.
+  expect_equal(out$quantile, scores[ceiling(101 * c(0.5, 0.9))])
+  expect_equal(out$width_ratio, out$quantile / qnorm(c(0.75, 0.95)))
+  expect_identical(tidy(cal)$level, c(0.5, 0.8, 0.9, 0.95))
+  # 100 rows are too few for 99.5 %: an infinite multiplier, with the calibration's warning.
+  expect_warning(wide <- tidy(cal, level = 0.995), "too small for level 0.995")
+  expect_identical(wide$quantile, Inf)
+  expect_output(print(summary(cal)), "Conformal multipliers")
+  expect_output(print(summary(cal)), "split conformal")
+})
+
+test_that("summary() of a baseline prints it with AIC and BIC where there is a likelihood", {
+  factor_fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy, "factor")
+  expect_output(print(summary(factor_fit)), sprintf("AIC %s, BIC %s", format(AIC(factor_fit), digits = 7),
+                                                    format(BIC(factor_fit), digits = 7)), fixed = TRUE)
+  mean_fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy, "mean")
+  printed <- capture.output(print(summary(mean_fit)))
+  expect_identical(printed, capture.output(print(mean_fit)))
+})
+
 test_that("augment() of a baseline adds predict()'s columns to newdata", {
   base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "ivw")
   newdata <- tidy_toy[301:400, ]
