@@ -27,7 +27,7 @@ fused_source <- function(object) {
     return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) gsub("\r", ", ", key_strings(newdata[by]), fixed = TRUE)))
+                group_of = function(newdata) group_labels(newdata[by])))
   }
   list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
        sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],

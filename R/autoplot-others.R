@@ -78,7 +78,7 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
 # Each group's training and validation curves in its own panel, its best epoch marked.
 plot_group_losses <- function(object) {
   fitted_groups <- which(has_fit(object))
-  labels <- gsub("\r", ", ", key_strings(object[attr(object, "by")]), fixed = TRUE)
+  labels <- group_labels(object[attr(object, "by")])
   parts <- lapply(fitted_groups, function(g) {
     h <- object$fit[[g]]$history
     data.frame(group = labels[g], epoch = rep(h$epoch, 2L),

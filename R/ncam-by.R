@@ -144,9 +144,13 @@ group_rows <- function(data, by, call = parent.frame()) {
   first <- first[do.call(order, c(unname(as.list(keys[first, , drop = FALSE])), method = "radix"))]
   rows <- split(seq_len(nrow(data)), factor(key, levels = key[first]))
   group_keys <- keys[first, , drop = FALSE]
-  labels <- do.call(paste, c(lapply(by, function(col) paste(col, "=", group_keys[[col]])), sep = ", "))
   list(keys = tibble::new_tibble(as.list(group_keys), nrow = length(first)), rows = unname(rows),
-       labels = labels)
+       labels = group_labels(group_keys))
+}
+
+# "site = 3, unit = a" for each row of the key columns.
+group_labels <- function(keys) {
+  do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
 }
 
 # One string per row of the key columns, equal exactly when all keys are equal.

@@ -55,7 +55,7 @@ test_that("per-group coverage lines use each group's own model", {
   }, numeric(1))
   all_rows <- mean(c(by_hand[["north"]], by_hand[["south"]]))  # equal group sizes
   expect_equal(sort(points$y), sort(unname(c(all_rows, by_hand))))
-  expect_setequal(levels(p$data$curve), c("all rows", "north", "south"))
+  expect_setequal(levels(p$data$curve), c("all rows", "site = north", "site = south"))
 })
 
 test_that("the per-group loss plot draws every group's history and best epoch", {
