@@ -121,13 +121,13 @@ calibrate <- function(object, data,
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
-    reference_values <- reference_column(data, reference)
+    reference_values <- new_reference_readings(data, reference, object$transform)
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
     if (unlabelled > 0L) {
-      cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {?is/are} left out of the calibration.")
+      cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {cli::qty(unlabelled)}{?is/are} left out of the calibration.")
     }
   } else if (!is.null(reference)) {
     cli::cli_abort(c("{.arg reference} is used only by {.code method = \"split\"}, not {.val {method}}.",
@@ -144,7 +144,7 @@ calibrate <- function(object, data,
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
-    reference = if (method == "split") to_model_units(reference_values, object$transform)
+    reference = if (method == "split") reference_values
   ))
 
   out <- structure(list(
@@ -339,14 +339,4 @@ draw_sensor_labels <- function(post, rows, m) {
   pick <- matrix(ceiling(stats::runif(n * m) * k), n, m)
   col <- matrix(cols[cbind(rep(seq_len(n), m), as.vector(pick))], n, m)
   matrix(b[cbind(rep(seq_len(n), m), as.vector(col))], n, m)
-}
-
-# The reference column as doubles, after checking it is numeric.
-reference_column <- function(data, reference, call = parent.frame()) {
-  v <- data[[reference]]
-  if (!is.numeric(v)) {
-    cli::cli_abort("Reference column {.field {reference}} must be numeric, not {.obj_type_friendly {v}}.",
-                   call = call)
-  }
-  plain_double(v)
 }

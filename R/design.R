@@ -43,7 +43,9 @@ n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
 # of double columns: the columns of `data` themselves when they are already double and
 # untransformed, so the engine reads them without a copy. A reading <= 0 has no log: an error
 # in training, a missing reading (with one warning) in prediction, so every row keeps its row.
-sensor_columns <- function(data, sensors, transform, training = TRUE, call = parent.frame()) {
+# `label` names the columns in errors: a reference monitor is not a low-cost sensor.
+sensor_columns <- function(data, sensors, transform, training = TRUE, label = "Sensor column",
+                           call = parent.frame()) {
   check_single_columns(data, sensors, call)
   not_positive <- list()
   cols <- lapply(sensors, function(s) {
@@ -51,9 +53,9 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
     # A column with no reading at all is read as logical by read.csv() and friends.
     if (is.logical(v) && all(is.na(v))) v <- as.double(v)
     if (!is.numeric(v)) {
-      cli::cli_abort("Sensor column {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
+      cli::cli_abort("{label} {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
     }
-    if (training && all(is.na(v))) cli::cli_abort("Sensor column {.field {s}} is entirely {.val NA}.", call = call)
+    if (training && all(is.na(v))) cli::cli_abort("{label} {.field {s}} is entirely {.val NA}.", call = call)
     v <- plain_double(v)
     if (transform == "log") {
       bad <- which(!is.na(v) & v <= 0)
@@ -61,7 +63,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
         not_positive[[s]] <<- bad
         v[bad] <- NA_real_
       } else if (length(bad)) {
-        cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but sensor column {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
+        cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)} {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
                          i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
       }
       return(log(v))
@@ -79,8 +81,8 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, call = par
                     stats::setNames(details, rep("*", length(details)))),
                   class = "ncam_nonpositive_reading", call = call)
   }
-  check_finite_columns(cols, "Sensor column", call = call)
-  if (!training) check_reading_magnitude(cols, call)
+  check_finite_columns(cols, label, call = call)
+  if (!training) check_reading_magnitude(cols, label, call)
   cols
 }
 
@@ -96,11 +98,11 @@ check_single_columns <- function(data, cols, call = parent.frame()) {
 
 # New readings too large for double precision would give a fused value of the same size with
 # a tiny sd; refuse them as training does.
-check_reading_magnitude <- function(cols, call = parent.frame()) {
+check_reading_magnitude <- function(cols, label = "Sensor column", call = parent.frame()) {
   for (s in names(cols)) {
     big <- which(abs(cols[[s]]) > max_reading_magnitude)
     if (length(big)) {
-      cli::cli_abort(c("Sensor column {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
+      cli::cli_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
                        i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
     }
   }

@@ -229,12 +229,11 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
                    call = call)
   }
   check_columns(data, reference, "reference", call = call)
-  if (!is.numeric(data[[reference]])) reference_column(data, reference, call = call)
   if (all(is.na(data[[reference]]))) {
     cli::cli_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
                    call = call)
   }
-  col <- sensor_columns(data, reference, transform, call = call)
+  col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
   n_obs <- sum(!is.na(col[[1]]))
   if (n_obs < min_reference_rows) {
     cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",

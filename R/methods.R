@@ -133,7 +133,7 @@ residuals.ncam <- function(object, newdata, ...) {
   post <- ncam_posterior(object, newdata)
   if (!is.null(object$reference) && object$reference %in% names(newdata)) {
     # The reference against the estimate from the low-cost sensors, which leaves it out.
-    post$b[, object$reference] <- to_model_units(reference_column(newdata, object$reference), object$transform)
+    post$b[, object$reference] <- new_reference_readings(newdata, object$reference, object$transform)
   }
   sensor_residuals(post)
 }

@@ -118,6 +118,12 @@ sensor_params <- function(object, newdata, threads = NULL) {
              a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
+# A reference column of newdata in model units, checked as a sensor's readings are: an error
+# for text or infinite values, a warning and NA for values <= 0 of a log model.
+new_reference_readings <- function(data, reference, transform, call = parent.frame()) {
+  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", call = call)[[1]]
+}
+
 # Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
 # units, or log units for transform = "log"). Rows with a missing covariate are NA.
 ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
@@ -132,7 +138,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     # the low-cost sensors alone, so its readings are treated as missing.
     ref <- if (use_reference) {
       check_columns(newdata, object$reference, "use_reference", call = call)
-      to_model_units(reference_column(newdata, object$reference, call = call), object$transform)
+      new_reference_readings(newdata, object$reference, object$transform, call = call)
     } else {
       rep(NA_real_, nrow(newdata))
     }

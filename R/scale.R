@@ -24,10 +24,6 @@ working_scale <- function(x, x_sd, readings, train_rows, anchor, call = parent.f
 # fraction of the variance of the anchor's training readings (see ncam()).
 aleatoric_variance <- function(object) object$sigma_y2 * object$scaling$b_scale^2
 
-# Values in model units: logs for transform = "log" (non-positive values become NaN, which
-# callers treat as missing).
-to_model_units <- function(v, transform) if (identical(transform, "log")) suppressWarnings(log(v)) else v
-
 # Model-unit means or bounds in the user's units.
 ncam_untransform <- function(object, x) {
   if (identical(object$transform, "log")) exp(x) else x

@@ -75,6 +75,34 @@ test_that("residuals() give the reference minus the estimate from the low-cost s
   expect_true(all(is.na(residuals(fit, d[setdiff(names(d), "ref")])[, "ref"])))
 })
 
+test_that("new reference readings are checked as sensor readings are", {
+  d <- coloc_data(600, 4, 200)
+  d$s2 <- pmax(d$s2, 0.1)  # a log model needs positive training readings
+  log_fit <- fit_ref(d, transform = "log")
+  new <- d[201:203, ]
+  new$ref <- c(0, -1, 12)
+  as_missing <- new
+  as_missing$ref[1:2] <- NA
+  # A reading <= 0 has no log: missing, with the warning sensors get (it gave .pred 0 and sd 0).
+  expect_warning(zero <- predict(log_fit, new, use_reference = TRUE, interval = "prediction"),
+                 class = "ncam_nonpositive_reading")
+  expect_identical(zero, predict(log_fit, as_missing, use_reference = TRUE, interval = "prediction"))
+  expect_identical(zero$.n_sensors, c(2L, 2L, 3L))
+  expect_warning(res <- residuals(log_fit, new), class = "ncam_nonpositive_reading")
+  expect_identical(res[1:2, "ref"], c(NA_real_, NA_real_))
+  # An infinite reference reading is an error naming it (it gave .pred Inf).
+  fit <- fit_ref(d)
+  new$ref[1] <- Inf
+  expect_error(predict(fit, new, use_reference = TRUE), "Reference column .*ref.* infinite value in row 1")
+  # Split calibration counts every unusable reference reading it leaves out, with the right verb.
+  held_out <- d[1:100, ]
+  held_out$ref[1:3] <- c(NA, 0, -2)
+  expect_message(expect_warning(cal <- calibrate(log_fit, held_out, method = "split", reference = "ref"),
+                                class = "ncam_nonpositive_reading"),
+                 "3 rows of `data` without a reference value .* are left out")
+  expect_identical(cal$n, 97L)
+})
+
 test_that("one low-cost sensor with a reference predicts reference readings as a regression would", {
   # Simulated from the model with affine heads: Theta ~ N(10 + 2x, 3^2), the sensor reads
   # 1.5 Theta + 2 + 0.5x + N(0, 1), the reference Theta + N(0, 0.7^2) on the first 1500 rows.
