@@ -83,7 +83,10 @@ data_fingerprint <- function(readings) {
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
 # call's `data` evaluated in the formula's environment, checked against the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
-  data <- tryCatch(eval(object$call$data, environment(object$formula)), error = function(e) NULL)
+  # A fit made inside a function looks in that function's frame while it exists (see
+  # formula_environment()).
+  env <- if (is.null(object$data_env)) environment(object$formula) else rlang::wref_key(object$data_env)
+  data <- if (is.null(env)) NULL else tryCatch(eval(object$call$data, env), error = function(e) NULL)
   ok <- is.data.frame(data) && all(object$sensors %in% names(data)) &&
     isTRUE(all.equal(data_fingerprint(sensor_columns(data, object$sensors, object$transform,
                                                      training = FALSE, call = call)),

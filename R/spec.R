@@ -52,8 +52,14 @@ new_scaling <- function(x_center = numeric(0), x_scale = rep(1, length(x_center)
 new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterization, transform, spec,
                          params, scaling, sigma_y2, trained, rows, settings, fitted_summary,
                          data_check) {
+  caller_env <- environment(formula)
+  kept_env <- formula_environment(caller_env, formula)
+  environment(formula) <- kept_env
+  terms <- design$terms
+  attr(terms, ".Environment") <- kept_env
   structure(list(
-    call = call, formula = formula, terms = design$terms, xlevels = design$xlevels,
+    call = call, formula = formula, terms = terms, xlevels = design$xlevels,
+    data_env = if (!identical(kept_env, caller_env)) rlang::new_weakref(caller_env),
     covariates = design$covariates, sensors = sensors, anchor = anchor,
     parameterization = parameterization, transform = transform, hidden = spec$hidden,
     spec = spec, params = params, scaling = scaling, sigma_y2 = sigma_y2,
@@ -67,3 +73,32 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
 
 # 1-based columns of the engine's per-row head outputs, as the engine defines them.
 head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
+
+# A fit made inside a function (or a purrr lambda) would keep that function's frame as the
+# environment of its formula and terms, and with it every object there, its data included:
+# saveRDS() would write them all. The formula keeps only the objects it names from such
+# frames, above the first global, package or namespace environment; the frame itself is held
+# by a weak reference (data_env), which fitting_data() follows while the frame exists and which
+# is not saved.
+formula_environment <- function(env, formula) {
+  if (!is.environment(env)) return(env)
+  frames <- list()
+  top <- env
+  while (!is_top_environment(top)) {
+    frames <- c(frames, top)
+    top <- parent.env(top)
+  }
+  if (!length(frames)) return(env)
+  named <- list()
+  for (name in all.names(formula)) {
+    holder <- Find(function(frame) exists(name, envir = frame, inherits = FALSE), frames)
+    if (!is.null(holder) && is.null(named[[name]])) named[[name]] <- get(name, envir = holder)
+  }
+  if (!length(named)) return(top)
+  list2env(named, envir = new.env(parent = top))
+}
+
+is_top_environment <- function(env) {
+  identical(env, globalenv()) || identical(env, baseenv()) || identical(env, emptyenv()) ||
+    isNamespace(env) || !is.null(attr(env, "name"))
+}

@@ -208,7 +208,9 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
     cli::cli_warn("Column{?s} {.field {clash}} of {.arg newdata} {?is/are} replaced by the new predictions.",
                   call = call)
   }
-  out <- as.list(newdata)[setdiff(names(newdata), clash)]
-  out[added] <- as.list(pred)[added]
+  # Kept by position: indexing by name would keep only the first of two columns of one name,
+  # which then get tibble's unique names (with its message) as as_tibble() gives them.
+  out <- c(as.list(newdata)[!names(newdata) %in% clash], as.list(pred))
+  if (anyDuplicated(names(out))) return(tibble::as_tibble(out, .name_repair = "unique"))
   tibble::new_tibble(out, nrow = nrow(newdata))
 }

@@ -15,6 +15,27 @@ test_that("predict returns one row per input row, in order, with the documented 
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
 })
 
+test_that("a fit made in a function keeps what its formula names, not the function's data", {
+  make <- function(n) {
+    toy <- simulate_toy(n = n, seed = 24)
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + log_x2(x2), data = toy, hidden = 4L,
+         epochs = 2L, seed = 1L, threads = 1L)
+  }
+  # As when defined at top level by Rscript: neither this file's frames nor its source text
+  # (testthat keeps it) come with the function.
+  log_x2 <- removeSource(function(x) log(abs(x) + 1))
+  environment(log_x2) <- globalenv()
+  fit <- suppressWarnings(make(20000))
+  expect_lt(length(serialize(fit, NULL)), 1e5)
+  # A function the formula names from the caller's frames still serves predict().
+  new <- simulate_toy(n = 50, seed = 25)
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  rm(log_x2)
+  expect_identical(predict(readRDS(path), new), predict(fit, new))
+  expect_error(fitted(readRDS(path)), "pass it as")
+})
+
 test_that("sigma_y2 is a fraction of the variance of the anchor's training readings", {
   toy <- simulate_toy(n = 400, seed = 22)
   fit <- quick_fit(toy, validation = 0, sigma_y2 = 0.05)
@@ -28,10 +49,15 @@ test_that("a fit is small, saves and reloads to identical predictions, and finds
               seed = 1L, threads = 1L)
   expect_lt(as.numeric(utils::object.size(fit)), 1e5)
   expect_lt(as.numeric(utils::object.size(quick_fit(toy))), 1e5)  # do.call() puts data in the call
+  # What saveRDS() writes: object.size() leaves out environments, where a fit made in a
+  # function (here test_that()'s) kept that function's data.
+  expect_lt(length(serialize(fit, NULL)), 1e5)
   path <- withr::local_tempfile(fileext = ".rds")
   saveRDS(fit, path)
   expect_identical(predict(readRDS(path), toy), predict(fit, toy))
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
+  # Saved without its caller's frame, a fit made in a function needs the data named.
+  expect_error(fitted(readRDS(path)), "pass it as")
   # The data changed since the fit: fitted() says so instead of answering for other data.
   toy$sensor_1[1] <- toy$sensor_1[1] + 1
   expect_error(fitted(fit), "pass it as")

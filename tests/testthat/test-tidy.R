@@ -180,6 +180,14 @@ test_that("summary() of a baseline prints it with AIC and BIC where there is a l
   expect_identical(printed, capture.output(print(mean_fit)))
 })
 
+test_that("augment() keeps every column of newdata, even two of one name", {
+  new <- cbind(tidy_toy[1:3, ], lat = c(-1, -2, -3))
+  expect_message(out <- augment(tidy_fit, new), "New names")
+  expect_identical(ncol(out), ncol(new) + 5L)
+  expect_identical(out[[ncol(new)]], c(-1, -2, -3))
+  expect_identical(out[[which(names(new) == "lat")[1]]], tidy_toy$lat[1:3])
+})
+
 test_that("augment() of a baseline adds predict()'s columns to newdata", {
   base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "ivw")
   newdata <- tidy_toy[301:400, ]
