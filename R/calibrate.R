@@ -14,11 +14,21 @@
 #' @section Methods:
 #' All scores are normalised by the predictive standard deviation
 #' \eqn{\hat\sigma_{i,pred} = \sqrt{\sigma^2_{post,i} + \sigma^2_y}}{sd_pred_i}.
-#' * `"mc_model"` (MC-CP Model, the default, needs no labels): for each
+#' For a model fitted with a `reference`, whose labels are reference readings,
+#' \eqn{\sigma^2_y}{sigma_y^2} is the reference's own noise variance
+#' \eqn{\sigma^2_{ref}(X_i)}{sigma_ref^2(X_i)}: \eqn{\hat\sigma_{i,pred}}{sd_pred_i} is
+#' the standard deviation of a new reference reading, as for
+#' `predict(interval = "prediction")`.
+#' * `"mc_model"` (MC-CP Model, the default without reference readings, needs
+#'   no labels): for each
 #'   calibration row, `m` pseudo-labels are drawn from the posterior predictive
 #'   by two stages, \eqn{\Theta^{(r)} \sim N(\mu_i, \sigma^2_{post,i})}{Theta ~ N(mu, var_post)},
 #'   \eqn{Y^{(r)} \sim N(\Theta^{(r)}, \sigma^2_y)}{Y ~ N(Theta, sigma_y^2)};
 #'   scores are \eqn{|Y^{(r)} - \mu_i| / \hat\sigma_{i,pred}}{|Y - mu| / sd_pred}.
+#'   The labels come from the model itself, so the scores follow
+#'   \eqn{|N(0, 1)|}{|N(0, 1)|} whatever the data: the intervals are the
+#'   model's own with a finite-sample correction, and cannot correct a model
+#'   that is wrong. Only `"split"` learns from real labels.
 #' * `"mc_empirical"` (MC-CP Empirical): each pseudo-label is the reading of one
 #'   observed sensor of the row, drawn uniformly (in the model scale).
 #' * `"sensor_anchored"`: scores are
@@ -68,13 +78,19 @@
 #' @param data Calibration data: a data frame with the covariates and sensor
 #'   columns of the model (for example the calibration rows of
 #'   [split_blocks()]).
-#' @param method Calibration method, see the Methods section.
+#' @param method Calibration method, see the Methods section. By default
+#'   `"split"` when `reference` is given, or when the model was fitted with a
+#'   reference whose column `data` holds with at least one observed value
+#'   (`reference` is then that column); otherwise `"mc_model"`. The other
+#'   methods warn on a model fitted with a reference: they do not calibrate
+#'   against it.
 #' @param level Default coverage level of the intervals, strictly between 0
 #'   and 1; `predict()` can use another.
 #' @param m Number of Monte Carlo pseudo-labels per calibration row (for
 #'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1.
-#' @param reference Name of the reference column of `data`; required for
-#'   `"split"` and unused otherwise.
+#' @param reference Name of the reference column of `data`, for `"split"`
+#'   (by default the model's own reference column, see `method`); an error
+#'   with other methods.
 #' @param seed `NULL` to draw from R's random number generator (so
 #'   [set.seed()] applies), or a whole number used locally without disturbing
 #'   the global random stream.
@@ -101,15 +117,26 @@
 #' cal <- calibrate(fit, toy[201:250, ], m = 10, seed = 1)
 #' cal
 #' head(predict(cal, toy[251:300, ]))
-calibrate <- function(object, data,
-                      method = c("mc_model", "split", "mc_empirical", "sensor_anchored"),
-                      level = 0.9, m = 50, reference = NULL, seed = NULL,
-                      correction = c("stutz", "ecdf"), threads = NULL) {
+calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
+                      seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
   check_ncam(object)
   check_data_frame(data)
   if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows: calibration needs rows held out from training.")
+  if (is.null(method)) {
+    # Reference readings, where there are any, are the labels that can correct the model.
+    if (is.null(reference) && !is.null(object$reference) && object$reference %in% names(data) &&
+        !all(is.na(data[[object$reference]]))) {
+      reference <- object$reference
+    }
+    method <- if (is.null(reference)) "mc_model" else "split"
+  }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
+  if (method != "split" && !is.null(object$reference)) {
+    cli::cli_warn(c("Method {.val {method}} calibrates against the model's own draws or the low-cost sensors, not against the reference monitor {.field {object$reference}} the model was fitted with.",
+                    i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has the reference column)."),
+                  class = "ncam_warning_label_free_calibration")
+  }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
@@ -139,8 +166,7 @@ calibrate <- function(object, data,
     correction <- "stutz"
   }
 
-  post <- ncam_posterior(object, data, threads)
-  post$sigma_y2 <- aleatoric_variance(object)
+  post <- label_variance(object, ncam_posterior(object, data, threads))
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
@@ -188,8 +214,21 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_data_frame(newdata)
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
-  post <- ncam_posterior(object$model, newdata, threads, heads = FALSE, extrapolation = TRUE)
-  posterior_table(object$model, post, q)
+  model <- object$model
+  post <- ncam_posterior(model, newdata, threads, heads = !is.null(model$reference), extrapolation = TRUE)
+  posterior_table(model, label_variance(model, post), q)
+}
+
+# What a calibration's labels are, around Theta: for a model fitted with a reference, new
+# readings of the reference (its own noise variance, per row), else the true value up to
+# sigma_y2. Sets the labels' variance around Theta and var_pred, which normalises the scores
+# and scales the intervals.
+label_variance <- function(object, post) {
+  post$label_var <- if (is.null(object$reference)) {
+    rep(aleatoric_variance(object), length(post$mu))
+  } else anchor_noise_variance(object, post)
+  post$var_pred <- post$var_post + post$label_var
+  post
 }
 
 #' @export
@@ -318,11 +357,11 @@ mc_scores <- function(draw, post, sd_pred, rows, m) {
 }
 
 # Two-stage draw from the posterior predictive: Theta ~ N(mu, var_post), then
-# Y ~ N(Theta, sigma_y^2); a length(rows) x m matrix.
+# Y ~ N(Theta, label_var); a length(rows) x m matrix.
 draw_model_labels <- function(post, rows, m) {
   n <- length(rows)
   theta <- post$mu[rows] + sqrt(post$var_post[rows]) * matrix(stats::rnorm(n * m), n, m)
-  theta + sqrt(post$sigma_y2) * matrix(stats::rnorm(n * m), n, m)
+  theta + sqrt(post$label_var[rows]) * matrix(stats::rnorm(n * m), n, m)
 }
 
 # Reading of one observed sensor per draw, chosen uniformly among the row's

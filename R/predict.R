@@ -66,8 +66,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
                          use_reference = use_reference, extrapolation = TRUE)
   if (interval == "prediction") {
-    # A new reading of the anchor: Theta's posterior plus the anchor's own noise.
-    post$var_pred <- post$var_post + post$sigma2[, match(object$anchor, model_sensors(object))]
+    post$var_pred <- post$var_post + anchor_noise_variance(object, post)
   }
   multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
   posterior_table(object, post, multiplier)
@@ -117,6 +116,10 @@ sensor_params <- function(object, newdata, threads = NULL) {
   data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
              a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
+
+# The anchor's own noise variance per row (a posterior with heads): added to Theta's posterior
+# variance, the variance of a new reading of the anchor instrument.
+anchor_noise_variance <- function(object, post) post$sigma2[, match(object$anchor, model_sensors(object))]
 
 # A reference column of newdata in model units, checked as a sensor's readings are: an error
 # for text or infinite values, a warning and NA for values <= 0 of a log model.

@@ -155,3 +155,22 @@ test_that("prediction intervals cover a new anchor reading and credible ones cov
              epochs = 2L, seed = 1L, threads = 1L)
   expect_error(predict(un, test, interval = "prediction"), "no anchor")
 })
+
+test_that("calibrate() on a reference fit uses the reference: split by default, scaled as a reference reading", {
+  d <- coloc_data(900, 6, 600)
+  fit <- suppressWarnings(fit_ref(d[1:300, ]))
+  held_out <- d[301:600, ]
+  cal <- calibrate(fit, held_out)
+  expect_identical(cal$method, "split")
+  # Scores by hand: |reference - estimate| / sd of a new reference reading.
+  pred <- predict(fit, held_out, interval = "prediction")
+  scores <- sort(abs(held_out$ref - pred$.pred) / pred$.pred_sd)
+  expect_equal(cal$quantile, scores[ceiling(0.9 * 301)])
+  later <- predict(cal, d[601:900, ])
+  expect_equal(later$.pred_upper - later$.pred,
+               cal$quantile * predict(fit, d[601:900, ], interval = "prediction")$.pred_sd)
+  # Without reference readings, a label-free method says what it cannot do.
+  expect_warning(calibrate(fit, held_out[names(held_out) != "ref"], m = 5, seed = 1),
+                 class = "ncam_warning_label_free_calibration")
+  expect_warning(calibrate(fit, held_out, method = "sensor_anchored"), "not against the reference monitor")
+})
