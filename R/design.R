@@ -285,12 +285,29 @@ new_design <- function(object, newdata, call = parent.frame()) {
     newdata[[v]] <- factor(values, levels = seen)
   }
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
+    warn_constant_covariates(object, newdata, call)
     # The design is the columns themselves, read in place by the engine.
     return(covariate_columns(newdata, object$covariates, call))
   }
   mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)
+  warn_constant_covariates(object, x, call)
   x[, object$covariates, drop = FALSE]
+}
+
+# A covariate constant on the training rows was left out of the model, so its values in new
+# data change nothing: say so when they differ from the training value.
+warn_constant_covariates <- function(object, x, call) {
+  for (name in names(object$constant_values)) {
+    value <- object$constant_values[[name]]
+    column <- if (is.matrix(x)) x[, name] else x[[name]]
+    other <- which(!is.na(column) & column != value)
+    if (length(other)) {
+      cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {other[1]}: {column[other[1]]}), which the predictions ignore.",
+                      i = "Fit on data where {.field {name}} varies for the model to use it."),
+                    class = "ncam_warning_constant_covariate", call = call)
+    }
+  }
 }
 
 

@@ -59,6 +59,7 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
   attr(terms, ".Environment") <- kept_env
   structure(list(
     call = call, formula = formula, terms = terms, xlevels = design$xlevels,
+    constant_values = design$constant_values,
     data_env = if (!identical(kept_env, caller_env)) rlang::new_weakref(caller_env),
     covariates = design$covariates, sensors = sensors, anchor = anchor,
     parameterization = parameterization, transform = transform, hidden = spec$hidden,

@@ -36,6 +36,20 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   expect_error(fitted(readRDS(path)), "pass it as")
 })
 
+test_that("a covariate constant in training is left out, and predict() says when new values differ", {
+  toy <- simulate_toy(n = 300, seed = 26)
+  toy$site <- 3
+  expect_warning(fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site), "Dropping constant")
+  new <- toy[1:10, ]
+  new$site[4:5] <- 1000
+  expect_warning(moved <- predict(fit, new), "2 rows of `newdata` have other values \\(row 4: 1000\\)",
+                 class = "ncam_warning_constant_covariate")
+  expect_identical(moved, predict(fit, toy[1:10, ]))  # no warning where the value is the training one
+  # A transformed covariate goes through the model matrix: the same check.
+  expect_warning(fit_i <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + I(2 * site)), "Dropping")
+  expect_warning(predict(fit_i, new), class = "ncam_warning_constant_covariate")
+})
+
 test_that("sigma_y2 is a fraction of the variance of the anchor's training readings", {
   toy <- simulate_toy(n = 400, seed = 22)
   fit <- quick_fit(toy, validation = 0, sigma_y2 = 0.05)
