@@ -186,9 +186,17 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
                   class = "ncam_warning_not_converged", call = call)
   }
   if (is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll) {
-    cli::cli_warn(c("Training never improved on the untrained model (NLL {signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best): the loss exploded.",
-                    i = "A smaller {.arg learn_rate} (now {fit$settings$learn_rate}) usually fixes this."),
-                  class = "ncam_warning_unstable", call = call)
+    best_train <- suppressWarnings(min(fit$history$train_nll, na.rm = TRUE))
+    if (fit$n_validation > 0L && best_train < trained$initial_train_nll) {
+      # Training worked on its rows; only the validation rows did not follow.
+      cli::cli_warn(c("The validation NLL never improved on the untrained model ({signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best), while the training NLL fell from {signif(trained$initial_train_nll, 4)} to {signif(best_train, 4)}: the fit keeps the weights of epoch {fit$best_epoch}.",
+                      i = "{fit$n_validation} validation row{?s} judge{?s/} the fit: with few rows, give more data or a larger share to {.arg validation}; otherwise the model overfits at once, so try a smaller {.arg hidden}."),
+                    class = "ncam_warning_validation_not_improved", call = call)
+    } else {
+      cli::cli_warn(c("Training never improved on the untrained model (NLL {signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best): the loss exploded.",
+                      i = "A smaller {.arg learn_rate} (now {fit$settings$learn_rate}) usually fixes this."),
+                    class = "ncam_warning_unstable", call = call)
+    }
   }
   range <- fit$settings$control$logvar_range
   low <- clamped_share["low", ] > max_clamped_share

@@ -14,8 +14,8 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   train_offset <- mean_offset(rows$train)
   val_offset <- if (has_val) mean_offset(val_rows) else NA_real_
   # The criterion before any update: a fit that never beats it was made worse by training.
-  initial_nll <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else
-    ncam_trainer_nll(state, rows$train - 1L) + train_offset
+  initial_train_nll <- ncam_trainer_nll(state, rows$train - 1L) + train_offset
+  initial_nll <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else initial_train_nll
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
@@ -68,7 +68,8 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   }
   if (verbose) cli::cli_progress_done()
   list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
-       stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best)
+       stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
+       initial_train_nll = initial_train_nll)
 }
 
 resolve_validation <- function(validation, n, usable, seed, call = parent.frame()) {

@@ -92,6 +92,22 @@ test_that("a learning rate that makes training unstable is named", {
   expect_no_warning(fit_with(1e-3), class = "ncam_warning_unstable")
 })
 
+test_that("validation that never improves while training does is told apart from an explosion", {
+  # check_training() on a fit's record: training NLL fell from 11.4, validation never beat 9.13.
+  record <- function(train_nll, n_validation) {
+    list(settings = list(epochs = 20L, learn_rate = 1e-3, control = list(logvar_range = c(-8, 8))),
+         best_epoch = 1L, epochs_run = 20L, n_validation = n_validation,
+         history = data.frame(epoch = 1:20, train_nll = train_nll))
+  }
+  trained <- list(initial_nll = 9.13, best_nll = 9.137, initial_train_nll = 11.42)
+  unclamped <- matrix(0, 2, 3, dimnames = list(c("low", "high"), c("a", "b", "c")))
+  expect_warning(ncam:::check_training(record(seq(11.3, 10.98, length.out = 20), 3L), trained, unclamped),
+                 "3 validation rows judge the fit", class = "ncam_warning_validation_not_improved")
+  # Training rose too: the loss exploded.
+  expect_warning(ncam:::check_training(record(seq(11.5, 40, length.out = 20), 3L), trained, unclamped),
+                 "exploded", class = "ncam_warning_unstable")
+})
+
 test_that("noise levels held at the clamp on most rows are reported, with the clamp's end", {
   set.seed(4)
   n <- 2000
