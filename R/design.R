@@ -15,7 +15,13 @@ sensor_names <- function(formula, call = parent.frame()) {
 }
 
 resolve_anchor <- function(anchor, sensors, parameterization, call = parent.frame()) {
-  if (parameterization != "anchored") return(NULL)
+  if (parameterization != "anchored") {
+    if (!is.null(anchor)) {
+      cli::cli_abort(c("{.arg anchor} applies to {.code parameterization = \"anchored\"} only, not {.val {parameterization}}.",
+                       i = "Leave {.arg anchor} out, or use the anchored parameterization."), call = call)
+    }
+    return(NULL)
+  }
   if (is.null(anchor)) return(sensors[1])
   check_string(anchor, "anchor", call = call)
   if (!anchor %in% sensors) {
@@ -164,6 +170,19 @@ check_covariate_values <- function(data, vars, call = parent.frame()) {
                          i = "Convert it with {.code as.numeric()}, or with {.code factor()} if the numbers are labels."),
                        call = call)
       }
+      if (length(values) > 2L && all(grepl(text_time_pattern, values))) {
+        cli::cli_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
+                         i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
+                       call = call)
+      }
+    }
+    if (is.character(col) || is.factor(col)) {
+      n_values <- length(unique(col[!is.na(col)]))
+      if (n_values > max_dot_levels && n_values > sum(!is.na(col)) / 2) {
+        cli::cli_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
+                         i = "Leave it out of the formula, or group its values into a few levels first."),
+                       call = call)
+      }
     }
   }
 }
@@ -310,6 +329,8 @@ warn_constant_covariates <- function(object, x, call) {
   }
 }
 
+# Text that starts like a date (2024-05-01, 2024/05/01, 01/05/2024, 1.5.2024), with or without a time.
+text_time_pattern <- "^[[:space:]]*([0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}|[0-9]{1,2}[-/.][0-9]{1,2}[-/.][0-9]{2,4})"
 
 # Most distinct values a character or factor column may have to enter `~ .` as a covariate.
 max_dot_levels <- 20L
@@ -321,6 +342,7 @@ check_dot_columns <- function(data, sensors, call) {
   why <- vapply(candidates, function(v) {
     col <- data[[v]]
     if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
+    if (is.list(col)) return("a list column")
     if (is.character(col) || is.factor(col)) {
       n_values <- length(unique(col[!is.na(col)]))
       if (n_values > max_dot_levels) return(paste(n_values, "distinct values"))

@@ -80,8 +80,10 @@
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
 #'   call and the terms, and a per-sensor summary, but no per-row results: its size does not
-#'   grow with the data. `fitted()`, `residuals()` and `predict()` without `newdata` find the
-#'   data again from the call, as [lm()] does. Use [predict.ncam()], [summary.ncam()],
+#'   grow with the data. `fitted()`, `residuals()`, `predict()` and `sensor_params()` without
+#'   `newdata` find the data again by evaluating the call's `data` where the model was fitted,
+#'   and check that it is unchanged; a saved model, or one fitted inside a function that has
+#'   returned, needs `newdata`. Use [predict.ncam()], [summary.ncam()],
 #'   [sensor_params()], [coef.ncam()], [logLik.ncam()], [plot.ncam()].
 #' @seealso [calibrate()] for conformal prediction intervals, [split_blocks()] for time series.
 #' @examples

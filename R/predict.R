@@ -44,7 +44,9 @@
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate.
+#'   rows per covariate. Estimates, standard deviations and bounds are in the units of the
+#'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
+#'   a model fitted with `transform = "log"`.
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
@@ -110,7 +112,9 @@ posterior_table <- function(object, post, multiplier = NULL) {
 #' head(sensor_params(fit, toy))
 #' @export
 sensor_params <- function(object, newdata, threads = NULL) {
-  post <- ncam_posterior(object, newdata, threads)  # checks object and newdata
+  check_ncam(object)
+  if (missing(newdata)) newdata <- fitting_data(object)
+  post <- ncam_posterior(object, newdata, threads)  # checks newdata
   n <- length(post$mu)
   sensors <- model_sensors(object)
   data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),

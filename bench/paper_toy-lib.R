@@ -71,7 +71,8 @@ fit_toy <- function(d, split, cfg, seed, parameterization = "anchored", anchor =
   if (!is.null(train_keep)) rows <- rows & (split == "validation" | train_keep)
   tv <- d[rows, ]
   is_val <- split[rows] == "validation"
-  args <- list(formula = toy_formula, data = tv, anchor = anchor, hidden = cfg$hidden,
+  args <- list(formula = toy_formula, data = tv, anchor = if (parameterization == "anchored") anchor,
+               hidden = cfg$hidden,
                epochs = cfg$epochs, learn_rate = cfg$learn_rate, batch_size = cfg$batch_size,
                validation = is_val, stop_iter = cfg$stop_iter, lambda_var = cfg$lambda_var,
                parameterization = parameterization, seed = seed, threads = 1L)

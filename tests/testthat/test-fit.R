@@ -137,8 +137,8 @@ test_that("early stopping keeps the best epoch's weights and records the history
 
 test_that("parameterizations: unanchored frees every sensor, no_bias fixes them all", {
   toy <- simulate_toy(n = 800, seed = 8)
-  un <- quick_fit(toy, parameterization = "unanchored")
-  nb <- quick_fit(toy, parameterization = "no_bias")
+  un <- quick_fit(toy, anchor = NULL, parameterization = "unanchored")
+  nb <- quick_fit(toy, anchor = NULL, parameterization = "no_bias")
   expect_null(un$anchor)
   expect_null(coef(nb)$bias)
   expect_equal(ncol(coef(un)$bias[[length(coef(un)$bias)]]$weight), 8L)
@@ -224,4 +224,24 @@ test_that("a reading that would overflow the likelihood is refused before traini
   toy$sensor_1[1] <- 1e300
   expect_error(ncam(toy_formula, data = toy, hidden = 4L, epochs = 3L, seed = 1, threads = 1),
                "sensor_1.*too large.*power of ten")
+})
+
+test_that("covariates that would become one dummy per row, and stray anchors, are refused", {
+  toy <- simulate_toy(n = 300, seed = 27)
+  toy$stamp <- format(as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(300))
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + stamp),
+               "dates or times stored as text")
+  toy$id <- sprintf("unit-%03d", seq_len(300))
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + id),
+               "300 distinct values in 300 rows")
+  toy$kit <- I(as.list(seq_len(300)))
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ .), "kit.*list column")
+  expect_error(quick_fit(toy, anchor = "sensor_1", parameterization = "unanchored"),
+               "applies to .*anchored.* only")
+})
+
+test_that("sensor_params() without newdata uses the data the model was fitted to", {
+  toy <- simulate_toy(n = 300, seed = 28)
+  fit <- quick_fit(toy)
+  expect_identical(sensor_params(fit), sensor_params(fit, toy))
 })
