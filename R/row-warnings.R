@@ -36,13 +36,13 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
 
 # The same warning after scoring in parts (chunks, groups), from the counts alone.
 warn_extrapolation_total <- function(n_far, n_rows, parts) {
-  warn_far_rows(n_far, n_rows, "the calibration was learned from",
+  warn_far_rows(n_far, n_rows, "the model learned from",
                 hint = paste0("; {.fn predict} on one of the ", parts, " names the variables"))
 }
 
 warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
   if (n_far == 0) return(invisible())
-  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate the calibration and are less reliable.",
+  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate what the model learned and are less reliable.",
                   details,
                   i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
                 class = c("ncam_extrapolation", "ncam_row_warning"), call = NULL)
