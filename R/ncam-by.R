@@ -10,10 +10,11 @@
 #' `plan(cluster)`, on a scheduler with a `future.batchtools` plan. `predict()` and
 #' `augment()` route each row of new data to its group's model.
 #'
-#' @section Reproducibility: one seed per group is drawn up front, in the order of the sorted
-#'   groups (a factor sorts by its levels, text alphabetically, so the same group can get
-#'   another seed when its column changes type), from R's generator seeded with `seed` (with `seed = NULL`, from R's current
-#'   stream, so [set.seed()] applies). Each group's fit depends only on its rows and its seed,
+#' @section Reproducibility: each group's seed is derived from `seed` and the group's key
+#'   values alone (with `seed = NULL`, from one number drawn from R's current stream, so
+#'   [set.seed()] applies): a group keeps its seed, and so its fit, when other groups are
+#'   added or removed, and whether its key column is text, a factor or a number written the
+#'   same way. Each group's fit depends only on its rows and its seed,
 #'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
 #'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
 #'   rows>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
@@ -77,11 +78,11 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
-  if (!is.null(seed)) seed <- resolve_seed(seed)
+  base_seed <- resolve_seed(seed)
   threads <- worker_threads(threads)
 
   groups <- group_rows(data, by)
-  seeds <- with_seed_or_global(seed, sample.int(.Machine$integer.max, length(groups$rows) + 1L))
+  seeds <- group_seeds(base_seed, key_strings(groups$keys))
   tasks <- lapply(seq_along(groups$rows), function(k) {
     list(data = data[groups$rows[[k]], , drop = FALSE], seed = seeds[k], label = groups$labels[k])
   })
@@ -90,7 +91,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
       tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors,
-      future.seed = seeds[length(seeds)]
+      future.seed = base_seed
     ))
   } else {
     lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors)
@@ -105,9 +106,19 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
                     why))
     fits[failed] <- list(NULL)
   }
-  out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds[seq_along(tasks)],
+  out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
                                       fit = fits))
   tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
+}
+
+# One seed per group from the base seed and the group's key string alone. R's generator,
+# seeded with a polynomial hash of both, spreads neighbouring keys ("site 1", "site 2") apart.
+group_seeds <- function(base_seed, keys) {
+  vapply(keys, function(key) {
+    hash <- base_seed
+    for (byte in as.integer(charToRaw(enc2utf8(key)))) hash <- (hash * 131 + byte) %% 2147483647
+    with_local_seed(hash, sample.int(.Machine$integer.max, 1L))
+  }, integer(1), USE.NAMES = FALSE)
 }
 
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
