@@ -6,6 +6,8 @@
 # for every pair observed together, solved by (minimum-norm) least squares.
 three_cornered_hat <- function(b, call = parent.frame()) {
   l <- ncol(b)
+  # A constant sensor would take the whole pairwise variance off its partners.
+  for (j in seq_len(l)) check_not_constant(b[!is.na(b[, j]), j], colnames(b)[j], call)
   pairs <- utils::combn(l, 2L)
   design <- matrix(0, ncol(pairs), l)
   v <- rep(NA_real_, ncol(pairs))
@@ -31,8 +33,16 @@ three_cornered_hat <- function(b, call = parent.frame()) {
     ), call = call)
   }
   s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
-  s2 <- pmax(s2, max(1e-6 * max(v), 1e-12))
-  stats::setNames(s2, colnames(b))
+  # The floor keeps the weights finite; a variance it had to raise is not an estimate.
+  least <- max(1e-6 * max(v), 1e-12)
+  heywood <- s2 < least
+  if (any(heywood)) {
+    cli::cli_warn(c("The error variance of sensor{?s} {.val {colnames(b)[heywood]}} is estimated at zero or below (a Heywood-like case): the variances of the pairwise differences imply a non-positive error variance.",
+                    i = "{cli::qty(sum(heywood))}{?Its variance is/Their variances are} set to {signif(least, 3)}, so {cli::qty(sum(heywood))}{?its/their} weight and the intervals ({.code interval = \"credible\"}) are not trustworthy: the intervals are far too narrow.",
+                    i = "Sensors with different gains or correlated errors do this; use {.code method = \"factor\"}, which estimates gains, or add sensors."),
+                  class = "ncam_warning_heywood", call = call)
+  }
+  stats::setNames(pmax(s2, least), colnames(b))
 }
 
 # Inverse-variance weighted mean over each row's observed sensors.

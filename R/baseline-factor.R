@@ -63,7 +63,7 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   if (any(heywood)) {
     cli::cli_warn(c("The noise variance of sensor{?s} {.val {sensors[heywood]}} is estimated at zero (a Heywood case).",
                     i = "The model then treats such a sensor as exact; this often means a misspecified model or too few rows."),
-                  call = call)
+                  class = "ncam_warning_heywood", call = call)
   }
 
   # Back to the user's units (an affine map of the parameters, exact for the covariance).

@@ -21,8 +21,12 @@
 #'   estimator on the training rows: for every pair of sensors observed together
 #'   in at least two training rows, \eqn{\mathrm{Var}(b_j - b_k) = s_j^2 + s_k^2}
 #'   (sample variance, denominator \eqn{n - 1}); these equations are solved by
-#'   least squares (exactly for three sensors), and estimates are truncated
-#'   below at \eqn{10^{-6}} times the largest pairwise variance. When the
+#'   least squares (exactly for three sensors). An estimate at or below zero
+#'   (a Heywood-like case: the pairwise variances imply a non-positive error
+#'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}
+#'   times the largest pairwise variance with a warning: that sensor then
+#'   takes almost all the weight and the intervals are far too narrow. A
+#'   sensor reading one value on every training row is an error. When the
 #'   equations do not identify every variance (always for two sensors), the
 #'   minimum-norm least-squares solution is used with a warning; for two
 #'   sensors this splits \eqn{\mathrm{Var}(b_1 - b_2)} equally, so `"ivw"`

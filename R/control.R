@@ -17,9 +17,12 @@
 #'   keeps a core busy, threads that wait for each other at every batch can be several times
 #'   slower than one thread. The fitted model does not depend on it (results are identical
 #'   whatever the thread count); `FALSE` keeps `threads` throughout, for timing studies.
-#' @return A list of class `ncam_control`.
+#' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
+#'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
+#'   with its meaning, `clip_norm` as given.
 #' @examples
 #' ncam_control(clip_norm = 5)
+#' ncam_control()
 #' @export
 ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = Inf,
                          logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0,
@@ -43,6 +46,32 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
                  precision = match_choice(precision, precisions, "precision"),
                  min_delta = min_delta, screen_outliers = screen_outliers, adapt_threads = adapt_threads),
             class = "ncam_control")
+}
+
+#' @rdname ncam_control
+#' @param x An `ncam_control` object.
+#' @param ... Not used.
+#' @export
+print.ncam_control <- function(x, ...) {
+  # The engine reads a clip norm of 0 as no clipping: show the user's Inf.
+  clip <- if (x$clip_norm > 0) format(x$clip_norm) else "Inf (no clipping)"
+  screen <- if (is.finite(x$screen_outliers)) format(x$screen_outliers) else "Inf (no screening)"
+  rows <- rbind(
+    c("beta1", format(x$beta1), "Adam's decay rate of the gradient mean"),
+    c("beta2", format(x$beta2), "Adam's decay rate of the squared gradient mean"),
+    c("eps", format(x$eps), "Adam's denominator constant"),
+    c("weight_decay", format(x$weight_decay), "L2 penalty added to the gradient"),
+    c("clip_norm", clip, "largest Euclidean norm of the gradient"),
+    c("logvar_range", paste(format(x$logvar_range, trim = TRUE), collapse = ", "),
+      "clamp of the log-variances (working scale)"),
+    c("precision", x$precision, "precision of the networks"),
+    c("min_delta", format(x$min_delta), "smallest validation NLL decrease that counts"),
+    c("screen_outliers", screen, "robust spreads beyond which a reading is a spike"),
+    c("adapt_threads", format(x$adapt_threads), "switch to one thread when it is faster")
+  )
+  cat("ncam optimiser settings (ncam_control)\n")
+  cat(paste0("  ", format(rows[, 1]), "  ", format(rows[, 2]), "  ", rows[, 3], "\n"), sep = "")
+  invisible(x)
 }
 
 check_logvar_range <- function(logvar_range, call = parent.frame()) {

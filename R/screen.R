@@ -37,10 +37,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
     v <- v[!is.na(v)]
     n_read[[s]] <- length(v)
     if (!length(v)) next
-    if (length(v) >= 2L && all(v == v[1])) {
-      cli::cli_abort(c("Sensor column {.field {s}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
-                       i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
-    }
+    check_not_constant(v, s, call)
     big <- max(abs(v))
     if (big > max_reading_magnitude) {
       cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
@@ -73,6 +70,15 @@ check_readings <- function(readings, rows, call = parent.frame()) {
   }
   check_copies(readings, rows, spreads, call)
   invisible(NULL)
+}
+
+# A sensor reading one value on every training row (`v`, its non-missing readings) carries no
+# information about the true value; ncam() and the "ivw" and "kalman" baselines refuse it.
+check_not_constant <- function(v, sensor, call) {
+  if (length(v) >= 2L && all(v == v[1])) {
+    cli::cli_abort(c("Sensor column {.field {sensor}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
+                     i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
+  }
 }
 
 # Two sensors whose difference is constant wherever both read are one sensor entered twice (or

@@ -54,8 +54,9 @@
 #'   `acf` (data frame with columns `lag`, `acf` and, for several series,
 #'   `series`), `band` (half-width of the band, one per series), `level`, `n`
 #'   (non-missing values per series), `step` (grid step in seconds, or `NULL`)
-#'   and `groups` (number of groups pooled).
-#' @seealso [split_blocks()]
+#'   and `groups` (number of groups pooled). `tidy()` and `glance()` give the
+#'   ACF with its band and the selection as tibbles (see [tidy.ncam_gap()]).
+#' @seealso [split_blocks()], [tidy.ncam_gap()]
 #' @export
 #' @examples
 #' set.seed(1)

@@ -9,7 +9,8 @@ split_levels <- c("train", "validation", "calibration", "test")
 #' calibration and test, ignoring time. The number of rows per split is
 #' `prop * nrow(data)` rounded by the largest-remainder rule, so the counts add
 #' up to `nrow(data)` and each is within one row of its target. A split of
-#' `prop` left without rows (too few rows for the proportions) gives a warning.
+#' `prop` left without rows (too few rows for the proportions) gives a warning;
+#' so does a `data` without rows, which gives an empty factor.
 #'
 #' @param data A data frame.
 #' @param prop Named numeric vector of split proportions. Names must be a subset
@@ -31,6 +32,7 @@ split_random <- function(data,
   check_data_frame(data)
   prop <- check_prop(prop)
   check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  if (nrow(data) == 0L) return(empty_split())
   n <- nrow(data)
   counts <- allocate_counts(n, prop)
   labels <- rep(names(prop), counts)
@@ -51,7 +53,8 @@ split_random <- function(data,
 #' rows of different splits are at least `gap` apart in time. The later splits
 #' are therefore slightly smaller than their targets. A split of `prop` left
 #' without rows (too few distinct times for the proportions, or a segment
-#' shorter than `gap`) gives a warning naming it and the cause.
+#' shorter than `gap`) gives a warning naming it and the cause. A `data`
+#' without rows gives an empty factor with a warning.
 #'
 #' @inheritParams split_random
 #' @param date Name of the time column of `data` (a string); the column must be
@@ -75,6 +78,7 @@ split_chronological <- function(data, date,
   time <- time_column(data, date)
   prop <- check_prop(prop)
   gap <- parse_duration(gap, "gap")
+  if (nrow(data) == 0L) return(empty_split())
   ord <- order(time)
   sorted <- time[ord]
   counts <- allocate_counts(length(time), prop)
@@ -115,6 +119,9 @@ split_chronological <- function(data, date,
 #'    of the same split lose nothing. A split all of whose rows fall in gaps
 #'    ends up empty; a warning says so.
 #'
+#' A `data` without rows gives an empty factor with a warning, as in
+#' [split_random()] and [split_chronological()].
+#'
 #' @inheritParams split_chronological
 #' @inheritParams split_random
 #' @param block Length of a block, in the same forms as `gap` (for example
@@ -136,6 +143,7 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
   gap <- parse_duration(gap, "gap")
   prop <- check_prop(prop)
   check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  if (nrow(data) == 0L) return(empty_split())
 
   block_id <- floor((time - min(time)) / block)
   ids <- sort(unique(block_id))
@@ -161,6 +169,14 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
   out <- character(length(time))
   out[ord] <- split_sorted
   factor(out, levels = split_levels)
+}
+
+# The split of a data frame without rows: an empty factor, with the same warning from every
+# split function (an empty `data` is usually a filter gone wrong upstream).
+empty_split <- function(call = parent.frame()) {
+  cli::cli_warn(c("{.arg data} has no rows: every split is empty.",
+                  i = "Check how {.arg data} was built (a filter that kept no row?)."), call = call)
+  factor(character(), levels = split_levels)
 }
 
 # Walks rows in time order and blanks those closer than `gap` to the last kept

@@ -322,3 +322,39 @@ test_that("ncam_baseline() rejects bad input", {
   expect_error(ncam_baseline(a + b ~ 1, d_empty, "ivw", train = 1:2),
                "Sensor column \"b\" has no reading in the `train` rows", fixed = TRUE)
 })
+
+test_that("ivw and kalman refuse a constant sensor, as ncam() does", {
+  d <- additive_sensors(50, c(1, 4, 9), seed = 5)
+  d$s3 <- 3
+  d$s3[c(2, 7)] <- NA
+  for (m in c("ivw", "kalman")) {
+    expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, d, m), "s3 reads 3 on every training row")
+  }
+  # Constant on the training rows only is refused too.
+  d$s3 <- c(rep(3, 30), d$s1[31:50])
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, d, "ivw", train = 1:30), "s3 reads 3 on every training row")
+})
+
+test_that("a non-positive three-cornered-hat variance is floored with a Heywood warning", {
+  # Gains 0.8, 1 and 1.2: the hand solution for s2 is about (0.8 - 1) (1.2 - 1) Var(theta)
+  # + 0.5^2 = -0.75, negative.
+  set.seed(6)
+  theta <- rnorm(500, 20, 5)
+  d <- data.frame(s1 = 0.8 * theta + rnorm(500, 0, 1), s2 = theta + rnorm(500, 0, 0.5),
+                  s3 = 1.2 * theta + rnorm(500, 0, 1))
+  v <- function(x, y) var(d[[x]] - d[[y]])
+  raw <- c(s1 = (v("s1", "s2") + v("s1", "s3") - v("s2", "s3")) / 2,
+           s2 = (v("s1", "s2") + v("s2", "s3") - v("s1", "s3")) / 2,
+           s3 = (v("s1", "s3") + v("s2", "s3") - v("s1", "s2")) / 2)
+  expect_lt(raw[["s2"]], 0)
+  expect_true(all(raw[c("s1", "s3")] > 0))
+  least <- 1e-6 * max(v("s1", "s2"), v("s1", "s3"), v("s2", "s3"))
+  for (m in c("ivw", "kalman")) {
+    expect_warning(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, m),
+                   "error variance of sensor \"s2\" is estimated at zero or below (a Heywood-like case)",
+                   fixed = TRUE, class = "ncam_warning_heywood")
+    expect_equal(fit$params$sensor_var, replace(raw, "s2", least), tolerance = 1e-10)
+  }
+  # Well-behaved sensors fit silently.
+  expect_no_warning(ncam_baseline(s1 + s2 + s3 ~ 1, additive_sensors(500, c(1, 4, 9), seed = 7), "ivw"))
+})

@@ -220,3 +220,48 @@ test_that("many short groups warn that centring biases the pooled ACF", {
   # Two long groups: no bias warning.
   expect_no_warning(select_gap(x, group = rep(1:2, each = 2000), max_lag = 3))
 })
+
+test_that("tidy() and glance() of a gap agree with stats::acf and the band by hand", {
+  a <- ar1(0.6, 400, seed = 31)
+  b <- ar1(0.2, 400, seed = 32)
+  b[c(5, 90)] <- NA
+  g <- select_gap(cbind(a = a, b = b), max_lag = 12, level = 0.9)
+  td <- tidy(g)
+  expect_s3_class(td, "tbl_df")
+  expect_named(td, c("lag", "acf", "series", "band", "inside"))
+  expect_identical(td$series, rep(c("a", "b"), each = 13))
+  expect_identical(td$lag, rep(0:12, 2))
+  ref_a <- stats::acf(a, lag.max = 12, plot = FALSE)$acf[, 1, 1]
+  expect_equal(td$acf[td$series == "a"], ref_a)
+  band <- qnorm(0.95) / sqrt(c(a = 400, b = 398))
+  expect_equal(td$band, rep(unname(band), each = 13))
+  expect_identical(td$inside[td$series == "a"], abs(ref_a) < band[["a"]])
+  expect_identical(td$inside, abs(td$acf) < td$band)
+  # The selected gap is the largest over series of the first lag >= 1 inside.
+  first_in <- function(s) min(td$lag[td$series == s & td$lag >= 1 & td$inside])
+  expect_identical(g$gap, max(first_in("a"), first_in("b")))
+
+  gl <- glance(g)
+  expect_s3_class(gl, "tbl_df")
+  expect_identical(nrow(gl), 1L)
+  expect_identical(gl$gap, g$gap)
+  expect_identical(gl$level, 0.9)
+  expect_identical(gl$n_series, 2L)
+  expect_identical(gl$groups, 1L)
+  expect_identical(gl$max_lag, 12L)
+})
+
+test_that("tidy() and glance() of a gap keep durations and pooled groups", {
+  t <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:299)
+  x <- ar1(0.3, 600, seed = 33)
+  g <- select_gap(x, date = c(t, t), group = rep(1:2, each = 300), max_lag = "6 hours")
+  td <- tidy(g)
+  expect_named(td, c("lag", "acf", "band", "inside"))
+  expect_identical(td$lag, as.difftime(as.numeric(0:6), units = "hours"))
+  expect_equal(td$band, rep(qnorm(0.975) / sqrt(600), 7))
+  gl <- glance(g)
+  expect_identical(gl$groups, 2L)
+  expect_identical(gl$n_series, 1L)
+  expect_identical(gl$max_lag, as.difftime(6, units = "hours"))
+  expect_identical(gl$gap, g$gap)
+})

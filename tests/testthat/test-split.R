@@ -253,3 +253,22 @@ test_that("one conversion of times to seconds serves the splits and select_gap",
   expect_error(select_gap(rnorm(5), date = as.Date("2024-01-01") + c(0:3, NA)),
                "missing times in row 5")
 })
+
+test_that("every split function gives an empty factor and one clear warning on zero rows", {
+  d <- hourly_data(48)[0, ]
+  calls <- list(random = function() split_random(d, seed = 1),
+                chronological = function() split_chronological(d, "when"),
+                blocks = function() split_blocks(d, "when", seed = 1))
+  for (f in calls) {
+    msgs <- character()
+    out <- withCallingHandlers(f(), warning = function(w) {
+      msgs <<- c(msgs, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    expect_identical(out, factor(character(), levels = c("train", "validation", "calibration", "test")))
+    expect_length(msgs, 1L)
+    expect_match(msgs, "`data` has no rows: every split is empty", fixed = TRUE)
+  }
+  # Argument checks still come first.
+  expect_error(split_blocks(d, "when", block = "0 days"), "`block`", fixed = TRUE)
+})
