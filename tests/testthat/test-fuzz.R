@@ -153,7 +153,7 @@ fuzz_cases <- list(
             r"-(predict(fit, tibble::as_tibble(toy[rev(names(toy))])))-"),
   fuzz_case("predict_saverds_round_trip", "predict", "value", ".", rows = 300,
             r"-(p <- tempfile(fileext = ".rds"); saveRDS(fit, p); predict(readRDS(p), toy, interval = "credible"))-"),
-  fuzz_case("sensor_params_no_newdata", "sensor_params", "error", "newdata", r"-(sensor_params(fit))-"),
+  fuzz_case("sensor_params_no_newdata", "sensor_params", "value", ".", rows = 900, r"-(sensor_params(fit))-"),
   fuzz_case("sensor_params_zero_rows", "sensor_params", "value", ".", rows = 0, r"-(sensor_params(fit, toy[0, ]))-"),
   fuzz_case("sensor_params_not_a_fit", "sensor_params", "error", "`object`", r"-(sensor_params(base, toy))-"),
 
