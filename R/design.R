@@ -141,21 +141,25 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   check_single_columns(data, vars, call)
   check_covariate_values(data, vars, call)
   check_no_bare_dates(data, attr(rhs, "term.labels"), call)
-  rhs <- drop_single_value_terms(rhs, data, call)
+  kept <- drop_single_value_terms(rhs, data, call)
+  # The value of each text covariate left out for having one, for predict() to compare with.
+  single <- setdiff(attr(rhs, "term.labels"), attr(kept, "term.labels"))
+  constant_values <- lapply(stats::setNames(single, single), function(v) as.character(stats::na.omit(data[[v]])[1]))
+  rhs <- kept
   if (plain_covariates(rhs, data)) {
     x <- covariate_columns(data, attr(rhs, "term.labels"), call)
-    return(list(terms = rhs, xlevels = list(), x = x, covariates = names(x)))
+    return(list(terms = rhs, xlevels = list(), x = x, covariates = names(x), constant_values = constant_values))
   }
   mf <- stats::model.frame(rhs, data, na.action = stats::na.pass)
   rhs <- attr(mf, "terms")
   for (v in names(mf)) if (is.character(mf[[v]])) mf[[v]] <- factor(mf[[v]])
   xlevels <- stats::.getXlevels(rhs, mf)
   x <- as_columns(design_matrix(rhs, mf, call = call))
-  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x))
+  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values)
 }
 
-# Covariates that cannot be what the user meant: entirely missing, or numbers stored as text
-# (which would become one dummy per distinct value).
+# Covariates that cannot be what the user meant: entirely missing, numbers or dates stored as
+# text, or text with about one value per row (each would become one dummy per distinct value).
 check_covariate_values <- function(data, vars, call = parent.frame()) {
   for (v in vars) {
     col <- data[[v]]
@@ -170,14 +174,15 @@ check_covariate_values <- function(data, vars, call = parent.frame()) {
                          i = "Convert it with {.code as.numeric()}, or with {.code factor()} if the numbers are labels."),
                        call = call)
       }
+    }
+    if (is.character(col) || is.factor(col)) {
+      values <- unique(as.character(col[!is.na(col)]))
       if (length(values) > 2L && all(grepl(text_time_pattern, values))) {
         cli::cli_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
                          i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
                        call = call)
       }
-    }
-    if (is.character(col) || is.factor(col)) {
-      n_values <- length(unique(col[!is.na(col)]))
+      n_values <- length(values)
       if (n_values > max_dot_levels && n_values > sum(!is.na(col)) / 2) {
         cli::cli_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
                          i = "Leave it out of the formula, or group its values into a few levels first."),
@@ -304,22 +309,25 @@ new_design <- function(object, newdata, call = parent.frame()) {
     newdata[[v]] <- factor(values, levels = seen)
   }
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
-    warn_constant_covariates(object, newdata, call)
+    warn_constant_covariates(object, newdata, newdata, call)
     # The design is the columns themselves, read in place by the engine.
     return(covariate_columns(newdata, object$covariates, call))
   }
   mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)
-  warn_constant_covariates(object, x, call)
+  warn_constant_covariates(object, x, newdata, call)
   x[, object$covariates, drop = FALSE]
 }
 
 # A covariate constant on the training rows was left out of the model, so its values in new
-# data change nothing: say so when they differ from the training value.
-warn_constant_covariates <- function(object, x, call) {
+# data change nothing: say so when they differ from the training value. A design column is
+# looked up in the design `x`, a text covariate left out of the terms in newdata.
+warn_constant_covariates <- function(object, x, newdata, call) {
   for (name in names(object$constant_values)) {
     value <- object$constant_values[[name]]
-    column <- if (is.matrix(x)) x[, name] else x[[name]]
+    in_design <- name %in% (if (is.matrix(x)) colnames(x) else names(x))
+    column <- if (!in_design) newdata[[name]] else if (is.matrix(x)) x[, name] else x[[name]]
+    if (is.character(value)) column <- as.character(column)
     other <- which(!is.na(column) & column != value)
     if (length(other)) {
       cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {other[1]}: {column[other[1]]}), which the predictions ignore.",

@@ -158,7 +158,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   constant <- !is.finite(x_sd) | x_sd == 0
   if (any(constant)) {
     cli::cli_warn("Dropping constant covariate{?s} {.val {names(design$x)[constant]}}.")
-    design$constant_values <- vapply(design$x[constant], function(v) v[rows$train[1]], numeric(1))
+    design$constant_values <- c(design$constant_values, lapply(design$x[constant], function(v) v[rows$train[1]]))
     design$x <- design$x[!constant]
     design$covariates <- names(design$x)
     x_sd <- x_sd[!constant]

@@ -98,8 +98,12 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   }
   failed <- vapply(fits, inherits, logical(1), "error")
   if (any(failed)) {
-    why <- vapply(fits[failed], function(e) conditionMessage(if (is.null(e$parent)) e else e$parent), "")
-    why <- stats::setNames(paste0(groups$labels[failed], ": ", gsub("\n.*", "", why)), rep("*", sum(failed)))
+    why <- vapply(fits[failed], function(e) {
+      cause <- if (is.null(e$parent)) e else e$parent
+      # The headline: cli wraps a message's lines, and its bullets follow the first line break.
+      if (inherits(cause, "rlang_error")) rlang::cnd_header(cause) else gsub("\n.*", "", conditionMessage(cause))
+    }, "")
+    why <- stats::setNames(paste0(groups$labels[failed], ": ", why), rep("*", sum(failed)))
     why <- gsub("([{}])", "\\1\\1", why)
     if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
     cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
@@ -204,28 +208,27 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_data_frame(newdata, "newdata")
   by <- attr(object, "by")
   check_columns(newdata, by, "object", data_arg = "newdata")
-  # No rows: the first fitted group's model gives the columns.
-  if (nrow(newdata) == 0L) {
-    return(stats::predict(object$fit[[which(has_fit(object))[1]]], newdata, ..., threads = threads))
-  }
+  # The first fitted group's model gives the columns, for no rows or rows without a model.
+  template <- stats::predict(object$fit[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
+                             threads = threads)
+  if (nrow(newdata) == 0L) return(template)
   group <- match(key_strings(newdata[by]), key_strings(object[by]))
+  if (all(is.na(group))) {
+    shown <- gsub("\r", ", ", utils::head(unique(key_strings(newdata[by])), 5), fixed = TRUE)
+    cli::cli_abort("No row of {.arg newdata} belongs to a group of {.arg object}; its groups include {.val {shown}}.")
+  }
   group[!is.na(group) & !has_fit(object)[group]] <- NA  # groups that failed to fit
   if (anyNA(group)) {
     unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))
     shown <- gsub("\r", ", ", utils::head(unknown, 5), fixed = TRUE)
-    if (all(is.na(group))) {
-      cli::cli_abort("No row of {.arg newdata} belongs to a fitted group; its groups include {.val {shown}}.")
-    }
-    cli::cli_warn("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to {length(unknown)} group{?s} without a model ({.val {shown}}{if (length(unknown) > 5) ', ...' else ''}): {?its/their} predictions are {.val NA}.")
+    cli::cli_warn("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to {length(unknown)} group{?s} without a model ({.val {shown}}{if (length(unknown) > 5) ', ...' else ''}): {cli::qty(sum(is.na(group)))}{?its/their} predictions are {.val NA}.")
   }
-  out <- NULL
+  out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   flags <- c(far = 0, missing = 0)
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
     pred <- without_part_warnings(stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads))
     flags <- flags + row_flags(pred)
-    # Columns of the first group's type, NA until filled.
-    if (is.null(out)) out <- lapply(pred, function(col) col[rep(NA_integer_, nrow(newdata))])
     for (col in names(out)) out[[col]][rows] <- pred[[col]]
   }
   warn_part_totals(flags, nrow(newdata), "groups")

@@ -81,7 +81,12 @@ head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
 # frames, above the first global, package or namespace environment; the frame itself is held
 # by a weak reference (data_env), which fitting_data() follows while the frame exists and which
 # is not saved.
-formula_environment <- function(env, formula) {
+formula_environment <- function(env, formula) light_environment(env, all.names(formula))
+
+# `env` cut down to the objects called `names` found in its function frames, above its first
+# global, package or namespace environment. A function found there would carry its own frame
+# along: it gets the same treatment for the names of its body and defaults (a few levels deep).
+light_environment <- function(env, names, depth = 0L) {
   if (!is.environment(env)) return(env)
   frames <- list()
   top <- env
@@ -91,9 +96,15 @@ formula_environment <- function(env, formula) {
   }
   if (!length(frames)) return(env)
   named <- list()
-  for (name in all.names(formula)) {
+  for (name in unique(names)) {
     holder <- Find(function(frame) exists(name, envir = frame, inherits = FALSE), frames)
-    if (!is.null(holder) && is.null(named[[name]])) named[[name]] <- get(name, envir = holder)
+    if (is.null(holder)) next
+    value <- get(name, envir = holder)
+    if (is.function(value) && !is.primitive(value) && depth < 3L) {
+      used <- c(all.names(body(value)), unlist(lapply(formals(value), all.names)))
+      environment(value) <- light_environment(environment(value), used, depth + 1L)
+    }
+    named[name] <- list(value)
   }
   if (!length(named)) return(top)
   list2env(named, envir = new.env(parent = top))

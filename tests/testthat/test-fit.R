@@ -231,6 +231,9 @@ test_that("covariates that would become one dummy per row, and stray anchors, ar
   toy$stamp <- format(as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(300))
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + stamp),
                "dates or times stored as text")
+  toy$day <- factor(as.Date("2024-01-01") + seq_len(300) %/% 2)  # 151 dates as a factor
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + day),
+               "dates or times stored as text")
   toy$id <- sprintf("unit-%03d", seq_len(300))
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + id),
                "300 distinct values in 300 rows")

@@ -126,6 +126,20 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   expect_true(is.na(pred$.pred[1]))
   expect_false(is.na(pred$.pred[2]))
   expect_identical(glance(fits)$site, c(1, 2))
+  # Rows of skipped groups only: NA rows with the warning, not an error.
+  expect_warning(alone <- stats::predict(fits, toy[4, ]), "1 row of `newdata` belongs to 1 group without a model .*: its predictions")
+  expect_identical(names(alone), names(pred))
+  expect_true(is.na(alone$.pred))
+  expect_error(stats::predict(fits, transform(toy[1:2, ], site = 9)), "No row of `newdata` belongs to a group of `object`")
+  # The reason of a skipped group is its whole first sentence, however cli wraps it.
+  long <- by_fixture()
+  long$ref <- NA_real_
+  long$ref[long$site == 1] <- long$truth[long$site == 1]
+  long$ref[which(long$site == 2)[1:5]] <- 10
+  warnings <- testthat::capture_warnings(
+    ncam_by(by_formula, long, by = "site", reference = "ref", hidden = 4L, epochs = 2L, seed = 1, errors = "skip")
+  )
+  expect_match(warnings, "site = 2: Reference column ref is observed on 5 rows; at least 20 are needed to learn its noise level", all = FALSE)
   toy$site <- 1:nrow(toy)  # every group one row
   expect_error(suppressWarnings(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip")),
                "No group could be fitted")

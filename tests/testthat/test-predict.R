@@ -27,6 +27,18 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   environment(log_x2) <- globalenv()
   fit <- suppressWarnings(make(20000))
   expect_lt(length(serialize(fit, NULL)), 1e5)
+  # A helper defined inside the function keeps what its body names, not the function's data.
+  make_local <- function(n) {
+    toy <- simulate_toy(n = n, seed = 24)
+    shift <- 1
+    log_x2 <- function(x) log(abs(x) + shift)
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + log_x2(x2), data = toy, hidden = 4L,
+         epochs = 2L, seed = 1L, threads = 1L)
+  }
+  local_fit <- suppressWarnings(make_local(20000))
+  expect_identical(ls(environment(environment(local_fit$formula)$log_x2)), "shift")
+  expect_equal(predict(local_fit, simulate_toy(n = 50, seed = 25))$.pred,
+               predict(fit, simulate_toy(n = 50, seed = 25))$.pred)
   # A function the formula names from the caller's frames still serves predict().
   new <- simulate_toy(n = 50, seed = 25)
   path <- withr::local_tempfile(fileext = ".rds")
@@ -48,6 +60,14 @@ test_that("a covariate constant in training is left out, and predict() says when
   # A transformed covariate goes through the model matrix: the same check.
   expect_warning(fit_i <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + I(2 * site)), "Dropping")
   expect_warning(predict(fit_i, new), class = "ncam_warning_constant_covariate")
+  # A text covariate with one value leaves the formula at fit time: the same check.
+  toy$kind <- "urban"
+  expect_warning(fit_k <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + kind), "single value")
+  new$kind <- "urban"
+  expect_no_warning(predict(fit_k, new))
+  new$kind[2] <- "rural"
+  expect_warning(predict(fit_k, new), "kind.* was urban on every training row.*row 2: rural",
+                 class = "ncam_warning_constant_covariate")
 })
 
 test_that("sigma_y2 is a fraction of the variance of the anchor's training readings", {
