@@ -34,9 +34,26 @@ fused_source <- function(object) {
        fused_label = "NCAM fused", group_of = NULL)
 }
 
-# One panel per group when the source has groups.
+# One panel per group when the source has groups; long group labels wrap.
 group_facets <- function(source, ...) {
-  if (!is.null(source$group_of)) ggplot2::facet_wrap(ggplot2::vars(.data$group), ...)
+  if (is.null(source$group_of)) return(NULL)
+  ggplot2::facet_wrap(ggplot2::vars(.data$group), labeller = ggplot2::label_wrap_gen(width = 40), ...)
+}
+
+# Segments of each group's time axis, split where consecutive times lie more than three times
+# the group's median spacing apart, so that lines and ribbons do not bridge gaps in the data.
+time_segments <- function(time, group) {
+  t <- as.numeric(time)
+  segment <- rep(1L, length(t))
+  for (g in unique(group)) {
+    rows <- which(group == g & !is.na(t))
+    times <- sort(unique(t[rows]))
+    if (length(times) < 3L) next
+    step <- diff(times)
+    starts <- c(times[1], times[-1][step > 3 * stats::median(step)])
+    segment[rows] <- findInterval(t[rows], starts)
+  }
+  segment
 }
 
 plot_series <- function(source, newdata, date, reference, level, interval, call) {
@@ -54,18 +71,21 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
     source$predict(newdata, interval = interval, level = level)
   }
   fused_label <- source$fused_label
+  segment <- time_segments(time, group)
   # Labelled apart from the sensors, as the reference may also be one of them.
   reference_label <- if (!is.null(reference)) paste(reference, "(reference)")
   sensors <- source$sensors
   sensor_series <- source$sensor_series
   readings <- data.frame(time = rep(time, length(sensors)), group = rep(group, length(sensors)),
+                         segment = rep(segment, length(sensors)),
                          series = rep(sensor_series, each = nrow(newdata)),
                          value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
                                         use.names = FALSE))
   lines <- rbind(readings,
-                 if (!is.null(reference)) data.frame(time = time, group = group, series = reference_label,
-                                                     value = newdata[[reference]]),
-                 data.frame(time = time, group = group, series = fused_label, value = pred$.pred))
+                 if (!is.null(reference)) data.frame(time = time, group = group, segment = segment,
+                                                     series = reference_label, value = newdata[[reference]]),
+                 data.frame(time = time, group = group, segment = segment, series = fused_label,
+                            value = pred$.pred))
   # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
   # along a sensor both stay visible, then the reference and the fused line on top.
   series_levels <- unique(c(sensor_series, reference_label, fused_label))
@@ -83,11 +103,13 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                            series_levels)
   ribbon <- if (interval != "none") {
     ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
-    band <- data.frame(time = time, group = group, lower = pred$.pred_lower, upper = pred$.pred_upper)
+    band <- data.frame(time = time, group = group, segment = segment, lower = pred$.pred_lower,
+                       upper = pred$.pred_upper)
     band <- band[stats::complete.cases(band), , drop = FALSE]
     band <- band[order(band$group, band$time), , drop = FALSE]
     list(ggplot2::geom_ribbon(data = band, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
-                                                        fill = ribbon_label, group = .data$group),
+                                                        fill = ribbon_label,
+                                                        group = interaction(.data$group, .data$segment)),
                               inherit.aes = FALSE),
          ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)))
   }
@@ -103,13 +125,14 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
     ribbon +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
                                     linetype = .data$series, alpha = .data$series,
-                                    group = interaction(.data$series, .data$group)), na.rm = TRUE) +
+                                    group = interaction(.data$series, .data$group, .data$segment)),
+                       na.rm = TRUE) +
     ggplot2::scale_colour_manual(values = colours) +
     ggplot2::scale_linewidth_manual(values = widths) +
     ggplot2::scale_linetype_manual(values = types) +
     ggplot2::scale_alpha_manual(values = alphas) +
     marks +
-    group_facets(source, ncol = 1L, scales = "free") +
+    group_facets(source, ncol = if (length(unique(group)) <= 4L) 1L else 2L, scales = "free") +
     ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = sprintf("Raw sensors and the %s estimate", fused_label),
@@ -192,7 +215,9 @@ plot_coverage <- function(source, newdata, reference, levels, interval, call) {
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
     ggplot2::geom_line(linewidth = 0.8) +
     ggplot2::geom_point(size = 2.2) +
-    ggplot2::scale_colour_manual(values = colours, guide = if (is.null(rows$group)) "none" else "legend") +
+    ggplot2::scale_colour_manual(values = colours, guide = if (is.null(rows$group)) "none" else {
+      ggplot2::guide_legend(ncol = if (nlevels(points$curve) > 4L) 2L else NULL)
+    }, labels = function(x) vapply(x, function(l) paste(strwrap(l, 40), collapse = "\n"), "")) +
     ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
     ggplot2::scale_x_continuous(labels = percent) +
     ggplot2::scale_y_continuous(labels = percent) +

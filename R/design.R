@@ -80,8 +80,8 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
   if (length(not_positive)) {
     details <- vapply(names(not_positive), function(s) {
       rows <- not_positive[[s]]
-      sprintf("%s: %s %s%s", s, if (length(rows) == 1L) "row" else paste(length(rows), "rows,"),
-              paste(utils::head(rows, 5), collapse = ", "), if (length(rows) > 5) ", ..." else "")
+      shown <- paste0(paste(utils::head(rows, 5), collapse = ", "), if (length(rows) > 5) ", ..." else "")
+      if (length(rows) == 1L) sprintf("%s: row %s", s, shown) else sprintf("%s: %d rows (%s)", s, length(rows), shown)
     }, character(1))
     cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
                     stats::setNames(details, rep("*", length(details)))),

@@ -80,6 +80,19 @@ test_that("per-group series and scatter panels hold each group's rows", {
                "site")
 })
 
+test_that("series lines and ribbons break where the data have a gap", {
+  north <- others_toy[others_toy$site == "north", ][c(1:60, 121:200), ]  # 60 days missing
+  p <- ggplot2::autoplot(others_by, "series", newdata = north, reference = "truth")
+  lines <- layer_data_of(p, "GeomLine")
+  fused <- lines[lines$colour == "black", ]
+  expect_identical(length(unique(fused$group)), 2L)
+  expect_identical(as.vector(table(fused$group)), c(60L, 80L))
+  expect_identical(length(unique(layer_data_of(p, "GeomRibbon")$group)), 2L)
+  # Without the gap, one line.
+  whole <- ggplot2::autoplot(others_by, "series", newdata = others_toy[others_toy$site == "north", ])
+  expect_identical(length(unique(layer_data_of(whole, "GeomLine")$group[layer_data_of(whole, "GeomLine")$colour == "black"])), 1L)
+})
+
 test_that("the gap plot draws the ACF, its band and the selected gap", {
   set.seed(4)
   r <- as.numeric(stats::arima.sim(list(ar = 0.7), n = 400))

@@ -269,7 +269,7 @@ test_that("a log model predicts rows with a reading <= 0 from the other sensors,
   newdata$sensor_1[c(2, 7)] <- c(0, -1)
   as_missing <- newdata
   as_missing$sensor_1[c(2, 7)] <- NA
-  expect_warning(got <- predict(fit, newdata), "sensor_1: 2 rows, 2, 7", class = "ncam_nonpositive_reading")
+  expect_warning(got <- predict(fit, newdata), "sensor_1: 2 rows \\(2, 7\\)", class = "ncam_nonpositive_reading")
   expect_identical(got, predict(fit, as_missing))
   expect_identical(got$.n_sensors[c(2, 7)], c(2L, 2L))
   # Training still refuses them: the model would be fitted to something else.
