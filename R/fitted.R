@@ -80,6 +80,13 @@ data_fingerprint <- function(readings) {
   c(n = length(readings[[1]]), vapply(readings, function(v) c(sum(!is.na(v)), sum(v, na.rm = TRUE)), numeric(2)))
 }
 
+# Whether `data` holds the same sensor readings as the data the model was fitted to.
+is_fitting_data <- function(object, data) {
+  all(object$sensors %in% names(data)) &&
+    isTRUE(all.equal(data_fingerprint(sensor_columns(data, object$sensors, object$transform, training = FALSE)),
+                     object$data_check))
+}
+
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
 # call's `data` evaluated in the formula's environment, checked against the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
@@ -87,10 +94,7 @@ fitting_data <- function(object, call = parent.frame()) {
   # formula_environment()).
   env <- if (is.null(object$data_env)) environment(object$formula) else rlang::wref_key(object$data_env)
   data <- if (is.null(env)) NULL else tryCatch(eval(object$call$data, env), error = function(e) NULL)
-  ok <- is.data.frame(data) && all(object$sensors %in% names(data)) &&
-    isTRUE(all.equal(data_fingerprint(sensor_columns(data, object$sensors, object$transform,
-                                                     training = FALSE, call = call)),
-                     object$data_check))
+  ok <- is.data.frame(data) && is_fitting_data(object, data)
   if (!ok) {
     cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
                      i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)

@@ -169,6 +169,8 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   later <- predict(cal, d[601:900, ])
   expect_equal(later$.pred_upper - later$.pred,
                cal$quantile * predict(fit, d[601:900, ], interval = "prediction")$.pred_sd)
+  # On the data of the fit itself, split conformal says that its labels trained the model.
+  expect_warning(calibrate(fit, d[1:300, ]), class = "ncam_warning_in_sample_calibration")
   # Without reference readings, a label-free method says what it cannot do.
   expect_warning(calibrate(fit, held_out[names(held_out) != "ref"], m = 5, seed = 1),
                  class = "ncam_warning_label_free_calibration")
