@@ -112,8 +112,8 @@
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = toy[1:200, ],
-#'             anchor = "sensor_0", hidden = integer(0), epochs = 5,
-#'             seed = 1, verbose = FALSE)
+#'             anchor = "sensor_0", hidden = integer(0), epochs = 2000,
+#'             learn_rate = 0.02, seed = 1, verbose = FALSE)
 #' cal <- calibrate(fit, toy[201:250, ], m = 10, seed = 1)
 #' cal
 #' head(predict(cal, toy[251:300, ]))
@@ -208,8 +208,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 #' @examples
 #' toy <- simulate_toy(300, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = toy[1:200, ],
-#'             anchor = "sensor_0", hidden = integer(0), epochs = 5,
-#'             seed = 1, verbose = FALSE)
+#'             anchor = "sensor_0", hidden = integer(0), epochs = 2000,
+#'             learn_rate = 0.02, seed = 1, verbose = FALSE)
 #' cal <- calibrate(fit, toy[201:250, ], method = "sensor_anchored")
 #' head(predict(cal, toy[251:300, ], level = 0.8))
 predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {

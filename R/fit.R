@@ -89,7 +89,7 @@
 #' @examples
 #' toy <- simulate_toy(n = 2000, seed = 1)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4, data = toy,
-#'             anchor = "sensor_0", hidden = c(16, 16), epochs = 20, seed = 1, threads = 1)
+#'             anchor = "sensor_0", hidden = c(16, 16), epochs = 200, seed = 1, threads = 1)
 #' fit
 #' head(predict(fit, toy, interval = "credible"))
 #' @export

@@ -45,14 +45,14 @@
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(c("north", "south"), each = 300)
 #' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
-#'                 hidden = 8, epochs = 5, seed = 1)
+#'                 hidden = 8, epochs = 300, seed = 1)
 #' fits
 #' head(predict(fits, toy[c(1, 301, 2), ]))
 #' # In parallel: the same fits
 #' if (requireNamespace("future.apply", quietly = TRUE)) {
 #'   future::plan(future::multisession, workers = 2)
 #'   again <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
-#'                    hidden = 8, epochs = 5, seed = 1)
+#'                    hidden = 8, epochs = 300, seed = 1)
 #'   future::plan(future::sequential)
 #'   identical(predict(again, toy), predict(fits, toy))
 #' }
@@ -194,7 +194,7 @@ key_strings <- function(keys) {
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(1:2, each = 300)
 #' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
-#'                 hidden = 8, epochs = 5, seed = 1)
+#'                 hidden = 8, epochs = 600, seed = 1)
 #' augment(fits, toy[c(1, 301), ], interval = "credible")
 #' glance(fits)
 #' tidy(fits)

@@ -57,7 +57,7 @@
 #' @examples
 #' toy <- simulate_toy(n = 3000, seed = 1)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
-#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#'             hidden = 8, epochs = 300, seed = 1, threads = 1)
 #' dir <- tempfile()
 #' dir.create(dir)
 #' files <- file.path(dir, c("a.csv", "b.csv"))

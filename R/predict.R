@@ -111,7 +111,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
 #'   `a` (gain), `c` (offset), `sigma` (noise standard deviation), in the model's units.
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
-#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 8, epochs = 5,
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 8, epochs = 300,
 #'             seed = 1, threads = 1)
 #' head(sensor_params(fit, toy))
 #' @export
