@@ -30,6 +30,7 @@ csv_chunks <- function(path, chunk_rows) {
   quoted <- NA
   seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
   next_chunk <- function() {
+    start <- if (seekable) seek(con) else NA
     line <- readLines(con, n = 1L, warn = FALSE)
     while (length(line) == 1L && !nzchar(trimws(line))) line <- readLines(con, n = 1L, warn = FALSE)
     if (length(line) == 0L || is.null(columns)) return(NULL)
@@ -38,9 +39,21 @@ csv_chunks <- function(path, chunk_rows) {
     # scan() reads a number in quotes only as text: in a quoted file, numeric columns are read
     # as text and converted.
     read_classes <- if (isTRUE(quoted)) replace(classes, classes %in% "numeric", "character") else classes
-    chunk <- utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
-                             colClasses = read_classes, check.names = FALSE, fill = FALSE,
-                             stringsAsFactors = FALSE)
+    chunk <- tryCatch(
+      utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
+                      colClasses = read_classes, check.names = FALSE, fill = FALSE,
+                      stringsAsFactors = FALSE),
+      error = function(e) {
+        # Numbers quoted only from a later line on: read this chunk again, and the rest of the
+        # file, as a quoted file (an uncompressed file can go back; others get the error).
+        if (isTRUE(quoted) || is.na(start) || !grepl("got '\"", conditionMessage(e), fixed = TRUE)) stop(e)
+        NULL
+      })
+    if (is.null(chunk)) {
+      seek(con, start)
+      quoted <<- TRUE
+      return(next_chunk())
+    }
     if (isTRUE(quoted)) chunk <- numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
     # of missing numbers (an offline sensor).

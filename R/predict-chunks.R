@@ -25,7 +25,8 @@
 #'   (an error says so when it is not installed); other files are read as CSV with
 #'   [utils::read.csv()] (a header line, `NA` for missing values; `.gz`, `.bz2` and `.xz` files
 #'   are decompressed). The first chunk fixes the column types (numbers in quotes are
-#'   numbers); a column empty throughout a chunk is read as missing numbers. The `keep`
+#'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
+#'   compressed file must quote its numbers from its first line or not at all); a column empty throughout a chunk is read as missing numbers. The `keep`
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). A file that fails leaves no
@@ -219,11 +220,12 @@ score_one_file <- function(path, out, task) {
 
 read_chunk <- function(chunks, path, rows) {
   tryCatch(chunks$next_chunk(), error = function(e) {
-    # Whether numbers are quoted is read from the first data line, for speed.
+    # Whether numbers are quoted is read from the first data line, for speed; an uncompressed
+    # file is read again from the chunk where quotes appear, a compressed one cannot go back.
     quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE)
     cli::cli_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
                      i = "Line numbers below count from that row: line 1 is data row {rows + 1}.",
-                     i = if (quoted_later) "The first data line of the file quotes no number, and a later one does: quote all numbers or none, or pass {.code reader = utils::read.csv}."),
+                     i = if (quoted_later) "The first data line of this compressed file quotes no number, and a later one does: quote all numbers or none, decompress it, or pass {.code reader = utils::read.csv}."),
                    parent = e, call = NULL)
   })
 }

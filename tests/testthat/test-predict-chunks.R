@@ -220,11 +220,18 @@ test_that("write.csv()'s row-name column, semicolon files and late quoted number
   expect_error(predict_chunks(fx$fit, european, verbose = FALSE), "looks semicolon-separated")
   got <- predict_chunks(fx$fit, european, reader = utils::read.csv2, verbose = FALSE)
   expect_equal(got$.pred, stats::predict(fx$fit, fx$toy[401:450, ])$.pred, tolerance = 1e-6)
-  # Numbers quoted only after the first chunk: the error says why.
+  # Numbers quoted only after the first chunk: read as numbers all the same.
   late <- file.path(fx$dir, "late_quotes.csv")
   lines <- readLines(fx$files[1])
-  lines[200] <- gsub("([0-9.e-]+)", "\"\\1\"", lines[200])
+  lines[c(200, 280)] <- gsub("([0-9.e-]+)", "\"\\1\"", lines[c(200, 280)])
   writeLines(lines, late)
-  expect_error(predict_chunks(fx$fit, late, chunk_rows = 128, verbose = FALSE),
+  got <- predict_chunks(fx$fit, late, chunk_rows = 128, verbose = FALSE)
+  expect_identical(got$.pred, predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, verbose = FALSE)$.pred)
+  # A compressed file cannot go back: the error says why.
+  late_gz <- file.path(fx$dir, "late_quotes.csv.gz")
+  gz <- gzfile(late_gz, "w")
+  writeLines(lines, gz)
+  close(gz)
+  expect_error(predict_chunks(fx$fit, late_gz, chunk_rows = 128, verbose = FALSE),
                "quotes no number, and a later one does")
 })
