@@ -149,12 +149,15 @@ check_plot_column <- function(newdata, column, arg, call, kind = "numeric") {
   invisible(column)
 }
 
-# Okabe-Ito colours (yellow last: it is faint on white); evenly spaced hues for more
-# sensors than that.
+# Okabe-Ito colours (yellow last: it is faint on white); for more sensors or groups than that,
+# the 36 colours of Polychrome chosen to be told apart (without its near-white second one),
+# then evenly spaced hues.
 sensor_palette <- function(n) {
   okabe_ito <- c("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
-  if (n > length(okabe_ito)) return(grDevices::hcl.colors(n, "Dark 3"))
-  okabe_ito[seq_len(n)]
+  if (n <= length(okabe_ito)) return(okabe_ito[seq_len(n)])
+  polychrome <- unname(grDevices::palette.colors(36, "Polychrome 36"))[-2]
+  if (n <= length(polychrome)) return(polychrome[seq_len(n)])
+  grDevices::hcl.colors(n, "Dark 3")
 }
 
 sensor_labels <- function(object) {

@@ -14,7 +14,8 @@
 #' `"factor"`.
 #'
 #' @section Methods:
-#' * `"mean"`: the mean of the row's observed readings.
+#' * `"mean"`: the mean of the row's observed readings. A sensor reading one value on every
+#'   training row (stuck) is an error, as for the other methods.
 #' * `"ivw"`: inverse-variance weighting, \eqn{\sum_j b_j / s_j^2 / \sum_j 1 / s_j^2}
 #'   over the row's observed sensors, with `.pred_sd` \eqn{= (\sum_j 1/s_j^2)^{-1/2}}.
 #'   The error variances \eqn{s_j^2} come from the three-cornered-hat (Grubbs)
@@ -136,7 +137,11 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   }
 
   fit <- switch(method,
-    mean = list(params = list()),
+    mean = {
+      # A stuck sensor would pull every row's mean towards its one value.
+      for (j in seq_along(sensors)) check_not_constant(b_train[!is.na(b_train[, j]), j], sensors[j], environment())
+      list(params = list())
+    },
     ivw = list(params = list(sensor_var = three_cornered_hat(b_train))),
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {

@@ -358,3 +358,14 @@ test_that("a non-positive three-cornered-hat variance is floored with a Heywood 
   # Well-behaved sensors fit silently.
   expect_no_warning(ncam_baseline(s1 + s2 + s3 ~ 1, additive_sensors(500, c(1, 4, 9), seed = 7), "ivw"))
 })
+
+test_that("the mean baseline refuses a stuck sensor, and many groups get colours told apart", {
+  toy <- simulate_toy(200, seed = 3)
+  toy$sensor_2 <- 7
+  expect_error(ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "mean"), "sensor_2.*reads 7 on every training row")
+  colours <- ncam:::sensor_palette(18)
+  expect_identical(length(unique(colours)), 18L)
+  # No two of them closer than a visible step in RGB.
+  rgb <- t(grDevices::col2rgb(colours))
+  expect_gt(min(stats::dist(rgb)), 40)
+})
