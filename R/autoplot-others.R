@@ -67,10 +67,7 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
   if (type == "loss") return(plot_group_losses(object))
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
-  first <- object$fit[[which(has_fit(object))[1]]]
-  interval <- if (is.null(interval)) {
-    if (is.null(first$reference)) "credible" else "prediction"
-  } else match_choice(interval, c("prediction", "credible"), "interval")
+  interval <- plot_interval(interval, object$fit[[which(has_fit(object))[1]]])
   check_columns(newdata, attr(object, "by"), "object", data_arg = "newdata", call = call)
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
@@ -79,14 +76,8 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
 plot_group_losses <- function(object) {
   fitted_groups <- which(has_fit(object))
   labels <- group_labels(object[attr(object, "by")])
-  parts <- lapply(fitted_groups, function(g) {
-    h <- object$fit[[g]]$history
-    data.frame(group = labels[g], epoch = rep(h$epoch, 2L),
-               curve = rep(c("training", "validation"), each = nrow(h)),
-               nll = c(h$train_nll, h$validation_nll))
-  })
+  parts <- lapply(fitted_groups, function(g) cbind(group = labels[g], loss_curves(object$fit[[g]]$history)))
   curves <- do.call(rbind, parts)
-  curves <- curves[is.finite(curves$nll), , drop = FALSE]
   curves$group <- factor(curves$group, levels = labels[fitted_groups])
   best <- data.frame(group = factor(labels[fitted_groups], levels = labels[fitted_groups]),
                      epoch = vapply(object$fit[fitted_groups], function(f) as.numeric(f$best_epoch), numeric(1)))
@@ -96,7 +87,7 @@ plot_group_losses <- function(object) {
                         colour = "grey45") +
     ggplot2::geom_line(linewidth = 0.7) +
     ggplot2::facet_wrap(ggplot2::vars(.data$group), scales = "free_y") +
-    ggplot2::scale_colour_manual(values = c(training = "#0072B2", validation = "#D55E00")) +
+    ggplot2::scale_colour_manual(values = loss_colours) +
     ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
                   title = "NCAM training, one model per group",
                   subtitle = "Dashed: the best epoch, whose weights each model keeps",

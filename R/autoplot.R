@@ -83,9 +83,7 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   if (type == "loss") return(plot_loss(object))
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
-  interval <- if (is.null(interval)) {
-    if (is.null(object$reference)) "credible" else "prediction"
-  } else match_choice(interval, c("prediction", "credible"), "interval")
+  interval <- plot_interval(interval, object)
   if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
@@ -180,13 +178,25 @@ plot_theme <- function() {
                    plot.caption = ggplot2::element_text(colour = "grey35"))
 }
 
-plot_loss <- function(object) {
-  h <- object$history
-  curves <- data.frame(epoch = rep(h$epoch, 2L),
-                       curve = factor(rep(c("training", "validation"), each = nrow(h)),
+# A fit's training and validation NLL per epoch as one long table, epochs without a value left out.
+loss_curves <- function(history) {
+  curves <- data.frame(epoch = rep(history$epoch, 2L),
+                       curve = factor(rep(c("training", "validation"), each = nrow(history)),
                                       levels = c("training", "validation")),
-                       nll = c(h$train_nll, h$validation_nll))
-  curves <- curves[is.finite(curves$nll), , drop = FALSE]
+                       nll = c(history$train_nll, history$validation_nll))
+  curves[is.finite(curves$nll), , drop = FALSE]
+}
+loss_colours <- c(training = "#0072B2", validation = "#D55E00")
+
+# The interval the fused-value pictures draw: as asked, else for a reading of the reference when
+# the model was fitted with one (its readings are what the plots compare with), else credible.
+plot_interval <- function(interval, model) {
+  if (is.null(interval)) return(if (is.null(model$reference)) "credible" else "prediction")
+  match_choice(interval, c("prediction", "credible"), "interval")
+}
+
+plot_loss <- function(object) {
+  curves <- loss_curves(object$history)
   # The best epoch is chosen on validation NLL, or training NLL without validation rows.
   chosen <- if (object$n_validation > 0L) "validation" else "training"
   best <- curves[curves$epoch == object$best_epoch & curves$curve == chosen, , drop = FALSE]
@@ -200,7 +210,7 @@ plot_loss <- function(object) {
     ggplot2::geom_point(data = best, size = 2.5, show.legend = FALSE) +
     ggplot2::annotate("text", x = object$best_epoch, y = Inf, label = " best epoch ",
                       hjust = if (label_right) 0 else 1, vjust = 1.5, colour = "grey30", size = 3.5) +
-    ggplot2::scale_colour_manual(values = c(training = "#0072B2", validation = "#D55E00")) +
+    ggplot2::scale_colour_manual(values = loss_colours) +
     zoom$coord +
     ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
                   title = "NCAM training",
