@@ -219,7 +219,10 @@ test_that("non-identified and degenerate factor models are rejected or flagged",
                "Sensors \"s1\" and \"s2\" are observed together in 0 `train` rows", fixed = TRUE)
   flat <- d
   flat$s3 <- 5
-  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, flat, "factor"), "Sensor \"s3\" has fewer than 2 distinct readings",
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, flat, "factor"), "Sensor column s3 reads 5 on every training row",
+               fixed = TRUE)
+  flat$s3 <- c(5, rep(NA, 199))
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, flat, "factor"), "Sensor \"s3\" has fewer than 2 readings",
                fixed = TRUE)
   # A sensor that reads the truth exactly has zero noise: a Heywood case.
   exact <- d
