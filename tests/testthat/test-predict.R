@@ -276,3 +276,16 @@ test_that("a log model predicts rows with a reading <= 0 from the other sensors,
   expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, newdata, transform = "log", hidden = 4L,
                     epochs = 2L, seed = 1, threads = 1), "needs positive readings")
 })
+
+test_that("a row's prediction does not depend on the rows beside it beyond float rounding", {
+  toy <- simulate_toy(n = 300, seed = 2)
+  fits <- lapply(c("float", "double"), function(p) {
+    suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
+                          epochs = 5, seed = 1, threads = 1, control = ncam_control(precision = p)))
+  })
+  # Ten rows alone are a partial block of the engine; the whole data set holds them in full ones.
+  alone <- lapply(fits, predict, newdata = toy[1:10, ], interval = "prediction")
+  beside <- lapply(fits, function(f) predict(f, toy, interval = "prediction")[1:10, ])
+  expect_equal(alone[[1]], beside[[1]], tolerance = 1e-6)
+  expect_equal(alone[[2]], beside[[2]], tolerance = 1e-13)
+})
