@@ -2,6 +2,9 @@
 # Carlo Conformal Calibration", "Sensor-Anchored Conformal Calibration" and
 # appendix "Adapted Monte Carlo Conformal Algorithm").
 
+# The scores a calibration draws and stores (8 bytes each, a few copies while drawing).
+max_calibration_scores <- 1e7
+
 #' Calibrate NCAM prediction intervals by conformal prediction
 #'
 #' Computes conformity scores on calibration data and stores them so that
@@ -87,7 +90,8 @@
 #' @param level Default coverage level of the intervals, strictly between 0
 #'   and 1; `predict()` can use another.
 #' @param m Number of Monte Carlo pseudo-labels per calibration row (for
-#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1.
+#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; `m` times
+#'   the rows of `data` may be at most 10 million.
 #' @param reference Name of the reference column of `data`, for `"split"`
 #'   (by default the model's own reference column, see `method`); an error
 #'   with other methods.
@@ -169,6 +173,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     # One score per label: the Stutz threshold with m = 1 is split conformal.
     m <- 1L
     correction <- "stutz"
+  }
+  if (m * nrow(data) > max_calibration_scores) {
+    cli::cli_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores} a calibration keeps in memory.",
+                     i = "Lower {.arg m} to at most {max(1, floor(max_calibration_scores / nrow(data)))}: the threshold's Monte Carlo error is already small at the default 50."))
   }
 
   post <- label_variance(object, ncam_posterior(object, data, threads))

@@ -164,6 +164,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     x_sd <- x_sd[!constant]
   }
   check_readings(readings, rows$train)
+  check_linked(readings, rows$train, anchor)
   given_readings <- readings
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   readings <- screened$readings

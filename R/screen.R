@@ -81,36 +81,92 @@ check_not_constant <- function(v, sensor, call) {
   }
 }
 
-# Two sensors whose difference is constant wherever both read are one sensor entered twice (or
-# a copy shifted by a constant): the model would take them as independent confirmations.
+# Two sensors that are exact linear functions of each other wherever both read (a column
+# entered twice, a copy shifted by a constant, or logged again in other units) are one sensor:
+# the model would take them as independent confirmations.
 check_copies <- function(readings, rows, spreads, call) {
   sensors <- names(readings)
   for (i in seq_along(sensors)[-length(sensors)]) {
     for (j in (i + 1L):length(sensors)) {
-      # The range of the differences and their largest size, block by block of rows.
-      n_both <- 0L
-      low <- Inf
-      high <- -Inf
-      for (block in row_blocks(rows)) {
-        diff <- readings[[i]][block] - readings[[j]][block]
-        diff <- diff[!is.na(diff)]
-        n_both <- n_both + length(diff)
-        if (length(diff)) {
-          low <- min(low, diff)
-          high <- max(high, diff)
-        }
-      }
-      if (n_both < 3L) next
+      pair <- pair_moments(readings[[i]], readings[[j]], rows)
+      if (pair$n < 3L) next
       scale <- max(spreads[[i]], .Machine$double.xmin, na.rm = TRUE)
-      if (high - low <= 1e-9 * scale) {
-        what <- if (max(abs(c(low, high))) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
-        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {n_both} rows where both read: one column entered twice?",
+      what <- if (pair$diff_high - pair$diff_low <= 1e-9 * scale) {
+        if (max(abs(c(pair$diff_low, pair$diff_high))) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
+      } else if (pair$sxx > 0 && pair$syy > 0 && 1 - pair$sxy^2 / (pair$sxx * pair$syy) <= 1e-10) {
+        slope <- pair$sxy / pair$sxx
+        intercept <- pair$mean_y - slope * pair$mean_x
+        # Rounding leaves a few 1e-16 of the spread where the intercept is 0.
+        if (abs(intercept) <= 1e-9 * sqrt(pair$syy / pair$n)) intercept <- 0
+        sprintf("exact linear functions of each other (%s = %s x %s + %s)", sensors[j],
+                signif(slope, 4), sensors[i], signif(intercept, 4))
+      }
+      if (!is.null(what)) {
+        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {pair$n} rows where both read: one column entered twice?",
                         i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
                       class = "ncam_warning_duplicate_sensor", call = call)
       }
     }
   }
 }
+
+# Over the rows where both x and y read: their count, the range of y - x, the means and the
+# centred sums of squares and products, block by block of rows (Chan et al.'s pairwise update:
+# no cancellation when the readings' mean is large beside their spread).
+pair_moments <- function(x, y, rows) {
+  acc <- list(n = 0L, diff_low = Inf, diff_high = -Inf, mean_x = 0, mean_y = 0, sxx = 0, syy = 0, sxy = 0)
+  for (block in row_blocks(rows)) {
+    both <- !is.na(x[block]) & !is.na(y[block])
+    bx <- x[block][both]
+    by <- y[block][both]
+    nb <- length(bx)
+    if (!nb) next
+    acc$diff_low <- min(acc$diff_low, by - bx)
+    acc$diff_high <- max(acc$diff_high, by - bx)
+    mx <- mean(bx)
+    my <- mean(by)
+    n <- acc$n + nb
+    dx <- mx - acc$mean_x
+    dy <- my - acc$mean_y
+    w <- acc$n * nb / n
+    acc$sxx <- acc$sxx + sum((bx - mx)^2) + dx^2 * w
+    acc$syy <- acc$syy + sum((by - my)^2) + dy^2 * w
+    acc$sxy <- acc$sxy + sum((bx - mx) * (by - my)) + dx * dy * w
+    acc$mean_x <- acc$mean_x + dx * nb / n
+    acc$mean_y <- acc$mean_y + dy * nb / n
+    acc$n <- n
+  }
+  acc
+}
+
+# A sensor's gain and offset on the anchor's scale are learned from rows where it reads beside
+# the anchor, or beside a sensor that is so linked in turn. A sensor never linked that way is
+# tied to the anchor's scale by the prior alone: its rows get estimates and intervals that
+# nothing in the data checks. `readings` are the model-unit columns, `rows` the training rows.
+check_linked <- function(readings, rows, anchor, call = parent.frame()) {
+  if (is.null(anchor)) return(invisible(NULL))
+  sensors <- names(readings)
+  together <- matrix(0, length(sensors), length(sensors))
+  for (block in row_blocks(rows)) {
+    observed <- vapply(readings, function(v) !is.na(v[block]), logical(length(block)))
+    together <- together + crossprod(matrix(observed, ncol = length(sensors)))
+  }
+  linked <- sensors == anchor
+  repeat {
+    reached <- linked | colSums(together[linked, , drop = FALSE] >= min_linking_rows) > 0
+    if (identical(reached, linked)) break
+    linked <- reached
+  }
+  if (!all(linked)) {
+    cli::cli_warn(c("{cli::qty(sum(!linked))}Sensor{?s} {.field {sensors[!linked]}} never read{?s/} on the same training rows as the anchor {.field {anchor}} (at least {min_linking_rows} rows), nor beside a sensor that does: {?its/their} gain and offset on the anchor's scale rest on the prior alone, and intervals on rows without the anchor are not checked by any data.",
+                    i = "{cli::qty(sum(!linked))}Give rows where {?it reads/they read} together with the anchor (or with a sensor linked to it)."),
+                  class = "ncam_warning_unlinked_sensor", call = call)
+  }
+  invisible(NULL)
+}
+
+# Rows two sensors must share for one to tie the other to the anchor's scale.
+min_linking_rows <- 3L
 
 # The rows in blocks: checks of a million rows then need memory for one block, not all rows.
 row_blocks <- function(rows, size = 65536L) {

@@ -123,6 +123,14 @@ test_that("split conformal and MC-CP cover the truth at the nominal level", {
   expect_lt(abs(ev$coverage - 0.9), coverage_tolerance(0.9, nrow(test_data), 500))
 })
 
+test_that("a calibration drawing more scores than memory allows is refused before drawing", {
+  # 1000 rows x 10001 draws is just above the limit of 1e7 scores; 10000 is just within it.
+  expect_error(calibrate(fit, cal_data, method = "mc_model", m = 10001, seed = 1),
+               "at most 10000", fixed = TRUE)
+  expect_error(calibrate(fit, cal_data, method = "mc_model", m = 1e9, seed = 1), "would draw 1e+12 scores",
+               fixed = TRUE)
+})
+
 test_that("MC-CP (model) width agrees with the credible interval", {
   n <- nrow(cal_data)
   m <- 50

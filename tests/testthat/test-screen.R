@@ -26,6 +26,47 @@ test_that("a duplicated sensor column, or a copy shifted by a constant, is flagg
   expect_no_warning(small_fit(screen_toy()), class = "ncam_warning_duplicate_sensor")
 })
 
+test_that("a copy in other units (an exact linear function of another sensor) is flagged", {
+  toy <- screen_toy()
+  toy$sensor_2 <- 2 * toy$sensor_1 + 3
+  expect_warning(small_fit(toy), "sensor_2 = 2 x sensor_1 + 3", class = "ncam_warning_duplicate_sensor", fixed = TRUE)
+  toy$sensor_2 <- -0.5 * toy$sensor_1
+  expect_warning(small_fit(toy), "sensor_2 = -0.5 x sensor_1 + 0", class = "ncam_warning_duplicate_sensor",
+                 fixed = TRUE)
+  # On readings far from zero beside their spread, found without cancellation.
+  toy$sensor_2 <- 1e6 + 1.5 * toy$sensor_1
+  toy$sensor_1 <- toy$sensor_1 + 1e6
+  expect_warning(small_fit(toy, anchor = "sensor_1"), "exact linear functions",
+                 class = "ncam_warning_duplicate_sensor")
+  # A copy with a little noise of its own (correlation 0.9999) is a sensor, not a copy.
+  toy <- screen_toy()
+  toy$sensor_2 <- 2 * toy$sensor_1 + stats::rnorm(nrow(toy), sd = 0.01 * stats::sd(toy$sensor_1))
+  expect_no_warning(small_fit(toy), class = "ncam_warning_duplicate_sensor")
+})
+
+test_that("a sensor never read beside the anchor, directly or through others, is flagged", {
+  toy <- screen_toy()
+  expect_no_warning(small_fit(toy), class = "ncam_warning_unlinked_sensor")
+  # The anchor reads on the first half, the other two on the second half only.
+  half <- seq_len(nrow(toy) / 2)
+  apart <- toy
+  apart$sensor_0[-half] <- NA
+  apart$sensor_1[half] <- NA
+  apart$sensor_2[half] <- NA
+  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 never read on the same training rows as the anchor",
+                 class = "ncam_warning_unlinked_sensor", fixed = TRUE)
+  # sensor_2 shares rows with sensor_1 only, and sensor_1 with the anchor: linked through sensor_1.
+  chain <- toy
+  chain$sensor_2[half] <- NA
+  chain$sensor_0[-half] <- NA
+  expect_no_warning(small_fit(chain), class = "ncam_warning_unlinked_sensor")
+  # Two shared rows are not enough to tie a sensor to the anchor's scale; three are.
+  apart$sensor_1[1:2] <- toy$sensor_1[1:2]
+  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 never read", class = "ncam_warning_unlinked_sensor")
+  apart$sensor_1[3] <- toy$sensor_1[3]
+  expect_no_warning(small_fit(apart), class = "ncam_warning_unlinked_sensor")
+})
+
 test_that("readings beyond double precision's range are refused, naming the sensor", {
   toy <- screen_toy()
   big <- toy
