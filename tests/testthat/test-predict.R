@@ -98,6 +98,46 @@ test_that("a fit is small, saves and reloads to identical predictions, and finds
   expect_equal(fitted(fit, newdata = toy)[2:5], predict(fit, toy)$.pred[2:5])
 })
 
+test_that("without newdata, every column the fit read must hold the same values in the same order", {
+  toy <- simulate_toy(n = 300, seed = 28)
+  toy$kind <- rep(c("a", "b", "c"), length.out = nrow(toy))
+  fit <- quick_fit(toy, formula = sensor_1 + sensor_2 ~ x1 + kind, anchor = NULL, reference = "sensor_0")
+  original <- toy
+  expected <- residuals(fit, newdata = toy)
+  expect_equal(residuals(fit), expected)
+  # Each change gives other numbers for the rows: residuals() must not answer for the fit's data.
+  changes <- list(
+    covariate = function(d) within(d, x1 <- x1 / 100),
+    reference = function(d) within(d, sensor_0 <- sensor_0 + 5),
+    resorted = function(d) d[rev(seq_len(nrow(d))), ],
+    swapped = function(d) within(d, sensor_1[1:2] <- sensor_1[2:1]),
+    small_edit = function(d) within(d, sensor_2[10] <- sensor_2[10] + 1e-4),
+    text = function(d) within(d, kind[1:2] <- kind[2:1])
+  )
+  for (what in names(changes)) {
+    toy <- changes[[what]](original)
+    expect_gt(max(abs(residuals(fit, newdata = toy) - expected), na.rm = TRUE), 0)
+    expect_error(residuals(fit), "pass it as", info = what)
+    expect_error(predict(fit), "pass it as", info = what)
+  }
+  # Columns the fit did not read may change, and text may become a factor of the same values.
+  toy <- within(original, {
+    x4 <- 0
+    kind <- factor(kind)
+  })
+  expect_equal(residuals(fit), expected)
+})
+
+test_that("a fit saved by an older version, with the old data check, asks for newdata", {
+  toy <- simulate_toy(n = 300, seed = 29)
+  fit <- quick_fit(toy)
+  old <- fit
+  # The check of earlier versions: the row count, and each sensor's count and sum of readings.
+  old$data_check <- c(n = nrow(toy), vapply(toy[fit$sensors], function(v) c(sum(!is.na(v)), sum(v)), numeric(2)))
+  expect_error(fitted(old), "pass it as")
+  expect_equal(fitted(old, newdata = toy), fitted(fit))
+})
+
 test_that("predict refuses misspelt arguments and several levels", {
   toy <- simulate_toy(n = 200, seed = 24)
   fit <- quick_fit(toy)
