@@ -87,9 +87,10 @@
 #'   and, per column, the same number of values and the same sum, sum of absolute values and
 #'   sum weighted by row number (of the codes of text and factors, whose values must be the
 #'   same), to 12 significant digits. Other columns may change; a re-sorted, converted or
-#'   edited column is an error asking for `newdata`. A saved model, or one fitted inside a
-#'   function that has returned, needs `newdata`. Use [predict.ncam()], [summary.ncam()],
-#'   [sensor_params()], [coef.ncam()], [logLik.ncam()], [plot.ncam()].
+#'   edited column is an error asking for `newdata`. A model fitted inside a function that has
+#'   returned, or read back in a session without its data, needs `newdata`. Use
+#'   [predict.ncam()], [summary.ncam()], [sensor_params()], [coef.ncam()], [logLik.ncam()],
+#'   [plot.ncam()].
 #' @seealso [calibrate()] for conformal prediction intervals, [split_blocks()] for time series.
 #' @examples
 #' toy <- simulate_toy(n = 2000, seed = 1)

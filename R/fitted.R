@@ -128,13 +128,47 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
 }
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
-# call's `data` evaluated in the formula's environment, checked against the fingerprint.
+# call's `data` evaluated in the formula's environment, or for a fit made inside a function in
+# that function's frame while it exists (see fit_frames), checked against the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
-  # A fit made inside a function looks in that function's frame while it exists (see
-  # formula_environment()).
-  env <- if (is.null(object$data_env)) environment(object$formula) else rlang::wref_key(object$data_env)
-  data <- if (is.null(env)) NULL else tryCatch(eval(object$call$data, env), error = function(e) NULL)
-  if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
+  envs <- if (is.null(object$data_key)) list(environment(object$formula)) else live_frames(object$data_key)
+  for (env in envs) {
+    data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
+    if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
+  }
   cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
                    i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+}
+
+# Frames of the functions that made fits, by the key the fits store (`data_key`), each held by a
+# weak reference: the fit itself stays plain data, which saveRDS() writes and reads back
+# identical(), and keeps no frame alive. Keys whose frames are all gone are dropped when the
+# registry has doubled since the last time it was pruned.
+fit_frames <- new.env(parent = emptyenv())
+fit_frames$refs <- new.env(parent = emptyenv())
+fit_frames$prune_at <- 64L
+
+# Registers `env`, the frame a fit was made in, and returns the fit's key: from the data's
+# fingerprint and the call's `data`, so that two fits of the same data by the same code are
+# identical.
+remember_frame <- function(env, call, data_check) {
+  refs <- fit_frames$refs
+  if (length(refs) >= fit_frames$prune_at) {
+    for (key in ls(refs, all.names = TRUE)) {
+      if (!length(live_frames(key))) rm(list = key, envir = refs)
+    }
+    fit_frames$prune_at <- max(64L, 2L * length(refs))
+  }
+  key <- rlang::hash(list(call$data, data_check))
+  known <- live_frames(key)
+  if (!any(vapply(known, identical, logical(1), env))) {
+    refs[[key]] <- c(Filter(function(ref) !is.null(rlang::wref_key(ref)), refs[[key]]), list(rlang::new_weakref(env)))
+  }
+  key
+}
+
+# The frames registered under `key` that still exist.
+live_frames <- function(key) {
+  frames <- lapply(fit_frames$refs[[key]], rlang::wref_key)
+  Filter(Negate(is.null), frames)
 }

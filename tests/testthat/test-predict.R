@@ -45,7 +45,9 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   saveRDS(fit, path)
   rm(log_x2)
   expect_identical(predict(readRDS(path), new), predict(fit, new))
+  gc()  # make() has returned: once its frame is collected, its data is gone
   expect_error(fitted(readRDS(path)), "pass it as")
+  expect_error(fitted(fit), "pass it as")
 })
 
 test_that("a covariate constant in training is left out, and predict() says when new values differ", {
@@ -90,8 +92,13 @@ test_that("a fit is small, saves and reloads to identical predictions, and finds
   saveRDS(fit, path)
   expect_identical(predict(readRDS(path), toy), predict(fit, toy))
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
-  # Saved without its caller's frame, a fit made in a function needs the data named.
-  expect_error(fitted(readRDS(path)), "pass it as")
+  # Read back, it finds its data while the frame it was made in exists, and needs the data
+  # named in another session.
+  expect_equal(fitted(readRDS(path)), fitted(fit))
+  skip_if_not_installed("callr")
+  elsewhere <- callr::r(function(path) tryCatch(stats::fitted(readRDS(path)), error = conditionMessage),
+                        args = list(path = path), libpath = .libPaths())
+  expect_match(elsewhere, "pass it as")
   # The data changed since the fit: fitted() says so instead of answering for other data.
   toy$sensor_1[1] <- toy$sensor_1[1] + 1
   expect_error(fitted(fit), "pass it as")
@@ -136,6 +143,21 @@ test_that("a fit saved by an older version, with the old data check, asks for ne
   old$data_check <- c(n = nrow(toy), vapply(toy[fit$sensors], function(v) c(sum(!is.na(v)), sum(v)), numeric(2)))
   expect_error(fitted(old), "pass it as")
   expect_equal(fitted(old, newdata = toy), fitted(fit))
+})
+
+test_that("a fit made in a function is plain data: read back, or made again, it is identical()", {
+  toy <- simulate_toy(n = 300, seed = 30)
+  make <- function(d) {
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L)
+  }
+  environment(make) <- globalenv()  # as at top level: testthat's frames hold a namespace's copy
+  fits <- suppressWarnings(lapply(list(toy, toy), make))
+  types <- function(x) c(typeof(x), if (is.list(x)) unlist(lapply(x, types), use.names = FALSE))
+  expect_false(any(c("weakref", "externalptr") %in% types(fits[[1]])))
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fits[[1]], path)
+  expect_identical(readRDS(path), fits[[1]])
+  expect_identical(fits[[2]], fits[[1]])
 })
 
 test_that("predict refuses misspelt arguments and several levels", {
