@@ -157,7 +157,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (unlabelled == nrow(data)) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
-    if (is_fitting_data(object, data)) {
+    if (is_fitting_data(object, data, in_order = FALSE)) {
       cli::cli_warn(c("{.arg data} is the data {.arg object} was fitted to: its reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says.",
                       i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
                     class = "ncam_warning_in_sample_calibration")

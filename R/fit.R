@@ -80,11 +80,17 @@
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
 #'   call and the terms, and a per-sensor summary, but no per-row results: its size does not
-#'   grow with the data. `fitted()`, `residuals()`, `predict()` and `sensor_params()` without
-#'   `newdata` find the data again by evaluating the call's `data` where the model was fitted,
-#'   and check that it is unchanged; a saved model, or one fitted inside a function that has
-#'   returned, needs `newdata`. Use [predict.ncam()], [summary.ncam()],
-#'   [sensor_params()], [coef.ncam()], [logLik.ncam()], [plot.ncam()].
+#'   grow with the data. `fitted()`, `residuals()`, `predict()`, `augment()` and
+#'   `sensor_params()` without `newdata` find the data again by evaluating the call's `data`
+#'   where the model was fitted, and check that the columns the fit read (the sensors, the
+#'   `reference` and the variables of the covariates) are unchanged: the same number of rows
+#'   and, per column, the same number of values and the same sum, sum of absolute values and
+#'   sum weighted by row number (of the codes of text and factors, whose values must be the
+#'   same), to 12 significant digits. Other columns may change; a re-sorted, converted or
+#'   edited column is an error asking for `newdata`. A model fitted inside a function that has
+#'   returned, or read back in a session without its data, needs `newdata`. Use
+#'   [predict.ncam()], [summary.ncam()], [sensor_params()], [coef.ncam()], [logLik.ncam()],
+#'   [plot.ncam()].
 #' @seealso [calibrate()] for conformal prediction intervals, [split_blocks()] for time series.
 #' @examples
 #' toy <- simulate_toy(n = 2000, seed = 1)
@@ -165,7 +171,6 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   }
   check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
-  given_readings <- readings
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   readings <- screened$readings
   warn_spikes(screened$counts, control$screen_outliers, call = NULL)
@@ -186,7 +191,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                    stop_iter = as.integer(stop_iter), lambda_var = lambda_var, seed = seed, control = control)
   fit <- new_ncam_fit(call, formula, design, sensors, anchor, parameterization, transform, spec,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
-                      fitted_summary = NULL, data_check = data_fingerprint(given_readings[sensors]))
+                      fitted_summary = NULL,
+                      data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)))
   fit$n_screened <- screened$counts
   calibration_rows <- sort(c(rows$train, rows$validation))
   if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]

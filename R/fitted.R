@@ -74,30 +74,101 @@ summarise_heads <- function(moments, sampled, sensors) {
              row.names = NULL)
 }
 
-# A cheap fingerprint of the sensor columns, to notice when the data a fit refers to has
-# changed since: the row count and each column's count and sum of readings.
-data_fingerprint <- function(readings) {
-  c(n = length(readings[[1]]), vapply(readings, function(v) c(sum(!is.na(v)), sum(v, na.rm = TRUE)), numeric(2)))
+# A fingerprint of the columns of `data` a fit read (`cols`), to notice when that data has
+# changed since: the row count and, per column, the count, sum, sum of absolute values and a
+# sum weighted by a function of the row number (which a re-sort or a swap of two values
+# changes) of its non-missing values. Text and factors enter as the codes of their values
+# sorted, and those values as a hash. Read a block of rows at a time.
+data_fingerprint <- function(data, cols, block_rows = 65536L) {
+  n <- nrow(data)
+  text <- list()
+  sums <- vapply(cols, function(col) {
+    v <- data[[col]]
+    values <- if (!is.numeric(v) && !is.logical(v) && !inherits(v, c("Date", "POSIXct", "difftime"))) {
+      u <- enc2utf8(as.character(unique(v)))
+      u <- sort(u[!is.na(u)], method = "radix")  # the same order in every locale
+      text[[col]] <<- rlang::hash(u)
+      u
+    }
+    acc <- numeric(4)
+    for (start in seq(1L, n, by = block_rows)) {
+      idx <- start:min(n, start + block_rows - 1L)
+      x <- if (is.null(values)) plain_double(v[idx]) else match(as.character(v[idx]), values)
+      ok <- !is.na(x)
+      # Weights in [1, 2), all different: the golden ratio's multiples modulo 1.
+      w <- 1 + (idx[ok] * 0.6180339887498949) %% 1
+      acc <- acc + c(sum(ok), sum(x[ok]), sum(abs(x[ok])), sum(w * x[ok]))
+    }
+    acc
+  }, c(count = 0, sum = 0, abs = 0, weighted = 0))
+  list(n = n, sums = sums, text = unlist(text))
 }
 
-# Whether `data` holds the same sensor readings as the data the model was fitted to.
-is_fitting_data <- function(object, data) {
-  all(object$sensors %in% names(data)) &&
-    isTRUE(all.equal(data_fingerprint(sensor_columns(data, object$sensors, object$transform, training = FALSE)),
-                     object$data_check))
+# The columns of `data` a fit read: its sensors, its reference and the variables of its
+# covariates (with text covariates left out of the terms for having one value).
+fitted_columns <- function(data, sensors, reference, design) {
+  vars <- unique(c(all.vars(design$terms), names(design$constant_values)))
+  c(sensors, reference, intersect(setdiff(vars, c(sensors, reference)), names(data)))
+}
+
+# Whether the columns of `data` that the model read hold the values it was fitted to, in the
+# same order unless `in_order = FALSE`: the same row count, counts and text values, and sums
+# equal to `tolerance` of the column's sum of absolute values. A fit saved by an older
+# version has another kind of `data_check`: never.
+is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
+  check <- object$data_check
+  if (!is.list(check) || !is.matrix(check$sums)) return(FALSE)
+  cols <- colnames(check$sums)
+  if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
+  new <- data_fingerprint(data, cols)
+  scale <- rep(check$sums["abs", ], each = 4L) * c(0, 1, 1, 2)  # counts exact; weights < 2
+  close <- abs(new$sums - check$sums) <= tolerance * scale
+  if (!in_order) close <- close[c("count", "sum", "abs"), ]
+  identical(new$text, check$text) && isTRUE(all(close))
 }
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
-# call's `data` evaluated in the formula's environment, checked against the fingerprint.
+# call's `data` evaluated in the formula's environment, or for a fit made inside a function in
+# that function's frame while it exists (see fit_frames), checked against the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
-  # A fit made inside a function looks in that function's frame while it exists (see
-  # formula_environment()).
-  env <- if (is.null(object$data_env)) environment(object$formula) else rlang::wref_key(object$data_env)
-  data <- if (is.null(env)) NULL else tryCatch(eval(object$call$data, env), error = function(e) NULL)
-  ok <- is.data.frame(data) && is_fitting_data(object, data)
-  if (!ok) {
-    cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
-                     i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+  envs <- if (is.null(object$data_key)) list(environment(object$formula)) else live_frames(object$data_key)
+  for (env in envs) {
+    data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
+    if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
   }
-  data
+  cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
+                   i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+}
+
+# Frames of the functions that made fits, by the key the fits store (`data_key`), each held by a
+# weak reference: the fit itself stays plain data, which saveRDS() writes and reads back
+# identical(), and keeps no frame alive. Keys whose frames are all gone are dropped when the
+# registry has doubled since the last time it was pruned.
+fit_frames <- new.env(parent = emptyenv())
+fit_frames$refs <- new.env(parent = emptyenv())
+fit_frames$prune_at <- 64L
+
+# Registers `env`, the frame a fit was made in, and returns the fit's key: from the data's
+# fingerprint and the call's `data`, so that two fits of the same data by the same code are
+# identical.
+remember_frame <- function(env, call, data_check) {
+  refs <- fit_frames$refs
+  if (length(refs) >= fit_frames$prune_at) {
+    for (key in ls(refs, all.names = TRUE)) {
+      if (!length(live_frames(key))) rm(list = key, envir = refs)
+    }
+    fit_frames$prune_at <- max(64L, 2L * length(refs))
+  }
+  key <- rlang::hash(list(call$data, data_check))
+  known <- live_frames(key)
+  if (!any(vapply(known, identical, logical(1), env))) {
+    refs[[key]] <- c(Filter(function(ref) !is.null(rlang::wref_key(ref)), refs[[key]]), list(rlang::new_weakref(env)))
+  }
+  key
+}
+
+# The frames registered under `key` that still exist.
+live_frames <- function(key) {
+  frames <- lapply(fit_frames$refs[[key]], rlang::wref_key)
+  Filter(Negate(is.null), frames)
 }

@@ -119,7 +119,8 @@ nobs.ncam <- function(object, ...) object$nobs
 
 #' @rdname ncam-methods
 #' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default
-#'   the data the model was fitted to, found again from the call (a fit keeps no copy).
+#'   the data the model was fitted to, found again from the call (a fit keeps no copy) and
+#'   checked as described under Value in [ncam()].
 #' @export
 fitted.ncam <- function(object, newdata, ...) {
   rlang::check_dots_empty()

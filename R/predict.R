@@ -18,7 +18,8 @@
 #'
 #' @param object A fitted [ncam()] model.
 #' @param newdata A data frame with the sensor columns (readings may be `NA`) and the
-#'   covariates. If omitted, the data the model was fitted to.
+#'   covariates. If omitted, the data the model was fitted to, found again and checked as
+#'   described under Value in [ncam()].
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
 #'   true value \eqn{\Theta}: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior
 #'   variance plus `sigma_y2`. A `"prediction"` interval is for what the anchor instrument

@@ -60,7 +60,7 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
   structure(list(
     call = call, formula = formula, terms = terms, xlevels = design$xlevels,
     constant_values = design$constant_values,
-    data_env = if (!identical(kept_env, caller_env)) rlang::new_weakref(caller_env),
+    data_key = if (!identical(kept_env, caller_env)) remember_frame(caller_env, call, data_check),
     covariates = design$covariates, sensors = sensors, anchor = anchor,
     parameterization = parameterization, transform = transform, hidden = spec$hidden,
     spec = spec, params = params, scaling = scaling, sigma_y2 = sigma_y2,
@@ -78,9 +78,8 @@ head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
 # A fit made inside a function (or a purrr lambda) would keep that function's frame as the
 # environment of its formula and terms, and with it every object there, its data included:
 # saveRDS() would write them all. The formula keeps only the objects it names from such
-# frames, above the first global, package or namespace environment; the frame itself is held
-# by a weak reference (data_env), which fitting_data() follows while the frame exists and which
-# is not saved.
+# frames, above the first global, package or namespace environment; the frame itself is kept
+# out of the fit, in fit_frames under the fit's data_key, for fitting_data() while it exists.
 formula_environment <- function(env, formula) light_environment(env, all.names(formula))
 
 # `env` cut down to the objects called `names` found in its function frames, above its first

@@ -38,8 +38,8 @@ generics::augment
 #'   prints the calibration and the table of `tidy()`.
 #' @param newdata A data frame with the sensor and covariate columns of the
 #'   model. For `augment()` on a fitted model, by default the data it was fitted
-#'   to, found again from the call (a fit keeps no copy); required for a
-#'   calibration object.
+#'   to, found again from the call (a fit keeps no copy) and checked as described
+#'   under Value in [ncam()]; required for a calibration object.
 #' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
 #'   `"prediction"`, passed to [predict.ncam()].
 #' @param level Coverage level of the interval, strictly between 0 and 1. For

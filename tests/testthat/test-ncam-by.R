@@ -160,3 +160,15 @@ test_that("multisession and cluster plans give the sequential fits", {
     })
   }
 })
+
+test_that("fits by group made in a function are plain data: read back, they are identical()", {
+  toy <- by_fixture()
+  make <- function(d) {
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, d, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  }
+  environment(make) <- globalenv()  # as at top level: testthat's frames hold a namespace's copy
+  fits <- suppressWarnings(make(toy))
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fits, path)
+  expect_identical(readRDS(path), fits)
+})

@@ -45,7 +45,9 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   saveRDS(fit, path)
   rm(log_x2)
   expect_identical(predict(readRDS(path), new), predict(fit, new))
+  gc()  # make() has returned: once its frame is collected, its data is gone
   expect_error(fitted(readRDS(path)), "pass it as")
+  expect_error(fitted(fit), "pass it as")
 })
 
 test_that("a covariate constant in training is left out, and predict() says when new values differ", {
@@ -90,12 +92,72 @@ test_that("a fit is small, saves and reloads to identical predictions, and finds
   saveRDS(fit, path)
   expect_identical(predict(readRDS(path), toy), predict(fit, toy))
   expect_equal(fitted(fit), predict(fit, toy)$.pred)
-  # Saved without its caller's frame, a fit made in a function needs the data named.
-  expect_error(fitted(readRDS(path)), "pass it as")
+  # Read back, it finds its data while the frame it was made in exists, and needs the data
+  # named in another session.
+  expect_equal(fitted(readRDS(path)), fitted(fit))
+  skip_if_not_installed("callr")
+  elsewhere <- callr::r(function(path) tryCatch(stats::fitted(readRDS(path)), error = conditionMessage),
+                        args = list(path = path), libpath = .libPaths())
+  expect_match(elsewhere, "pass it as")
   # The data changed since the fit: fitted() says so instead of answering for other data.
   toy$sensor_1[1] <- toy$sensor_1[1] + 1
   expect_error(fitted(fit), "pass it as")
   expect_equal(fitted(fit, newdata = toy)[2:5], predict(fit, toy)$.pred[2:5])
+})
+
+test_that("without newdata, every column the fit read must hold the same values in the same order", {
+  toy <- simulate_toy(n = 300, seed = 28)
+  toy$kind <- rep(c("a", "b", "c"), length.out = nrow(toy))
+  fit <- quick_fit(toy, formula = sensor_1 + sensor_2 ~ x1 + kind, anchor = NULL, reference = "sensor_0")
+  original <- toy
+  expected <- residuals(fit, newdata = toy)
+  expect_equal(residuals(fit), expected)
+  # Each change gives other numbers for the rows: residuals() must not answer for the fit's data.
+  changes <- list(
+    covariate = function(d) within(d, x1 <- x1 / 100),
+    reference = function(d) within(d, sensor_0 <- sensor_0 + 5),
+    resorted = function(d) d[rev(seq_len(nrow(d))), ],
+    swapped = function(d) within(d, sensor_1[1:2] <- sensor_1[2:1]),
+    small_edit = function(d) within(d, sensor_2[10] <- sensor_2[10] + 1e-4),
+    text = function(d) within(d, kind[1:2] <- kind[2:1])
+  )
+  for (what in names(changes)) {
+    toy <- changes[[what]](original)
+    expect_gt(max(abs(residuals(fit, newdata = toy) - expected), na.rm = TRUE), 0)
+    expect_error(residuals(fit), "pass it as", info = what)
+    expect_error(predict(fit), "pass it as", info = what)
+  }
+  # Columns the fit did not read may change, and text may become a factor of the same values.
+  toy <- within(original, {
+    x4 <- 0
+    kind <- factor(kind)
+  })
+  expect_equal(residuals(fit), expected)
+})
+
+test_that("a fit saved by an older version, with the old data check, asks for newdata", {
+  toy <- simulate_toy(n = 300, seed = 29)
+  fit <- quick_fit(toy)
+  old <- fit
+  # The check of earlier versions: the row count, and each sensor's count and sum of readings.
+  old$data_check <- c(n = nrow(toy), vapply(toy[fit$sensors], function(v) c(sum(!is.na(v)), sum(v)), numeric(2)))
+  expect_error(fitted(old), "pass it as")
+  expect_equal(fitted(old, newdata = toy), fitted(fit))
+})
+
+test_that("a fit made in a function is plain data: read back, or made again, it is identical()", {
+  toy <- simulate_toy(n = 300, seed = 30)
+  make <- function(d) {
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L)
+  }
+  environment(make) <- globalenv()  # as at top level: testthat's frames hold a namespace's copy
+  fits <- suppressWarnings(lapply(list(toy, toy), make))
+  types <- function(x) c(typeof(x), if (is.list(x)) unlist(lapply(x, types), use.names = FALSE))
+  expect_false(any(c("weakref", "externalptr") %in% types(fits[[1]])))
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fits[[1]], path)
+  expect_identical(readRDS(path), fits[[1]])
+  expect_identical(fits[[2]], fits[[1]])
 })
 
 test_that("predict refuses misspelt arguments and several levels", {

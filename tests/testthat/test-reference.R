@@ -171,6 +171,7 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
                cal$quantile * predict(fit, d[601:900, ], interval = "prediction")$.pred_sd)
   # On the data of the fit itself, split conformal says that its labels trained the model.
   expect_warning(calibrate(fit, d[1:300, ]), class = "ncam_warning_in_sample_calibration")
+  expect_warning(calibrate(fit, d[300:1, ]), class = "ncam_warning_in_sample_calibration")  # in any order
   # Without reference readings, a label-free method says what it cannot do.
   expect_warning(calibrate(fit, held_out[names(held_out) != "ref"], m = 5, seed = 1),
                  class = "ncam_warning_label_free_calibration")
