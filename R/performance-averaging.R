@@ -1,0 +1,43 @@
+# The time step of the data and the 24-hour means that sensor_performance() judges PM2.5 on.
+
+# The most common gap (seconds) between consecutive time stamps of a unit; NA when no
+# unit has two time stamps.
+time_step_seconds <- function(obs) {
+  gaps <- unlist(lapply(split(obs$time, obs$unit), function(t) diff(sort(t))))
+  gaps <- round(gaps[gaps > 0], 3)
+  if (length(gaps) == 0L) return(NA_real_)
+  as.numeric(names(which.max(table(gaps))))
+}
+
+format_step <- function(seconds) {
+  if (is.na(seconds)) return(NA_character_)
+  sizes <- c(hour = 3600, minute = 60, second = 1)
+  size <- sizes[which(seconds %% sizes == 0)[1]]
+  if (is.na(size)) return(paste(seconds, "seconds"))
+  count <- seconds / size
+  paste(count, paste0(names(size), if (count != 1) "s"))
+}
+
+# Daily means of estimate and reference per unit; a day with fewer than `completeness`
+# of the expected records gets NA for that column.
+daily_means <- function(obs, step, completeness, call) {
+  if (is.na(step) || step > 86400 || 86400 %% step != 0) {
+    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day; the data's
+                      is {format_step(step)}.",
+                     i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
+                   call = call)
+  }
+  expected <- 86400 / step
+  key <- paste(obs$unit, obs$day, sep = "\r")
+  first <- !duplicated(key)
+  group <- match(key, key[first])
+  day_mean <- function(v) {
+    present <- !is.na(v)
+    sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
+    means <- sums[, 2] / sums[, 1]
+    means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
+    unname(means)
+  }
+  data.frame(unit = obs$unit[first], time = obs$day[first] * 86400, day = obs$day[first],
+             est = day_mean(obs$est), ref = day_mean(obs$ref))
+}
