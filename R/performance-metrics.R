@@ -6,51 +6,90 @@ pair_metrics <- function(frame, limit_value, reference_uncertainty) {
   paired <- !is.na(frame$est) & !is.na(frame$ref)
   y <- frame$est[paired]
   x <- frame$ref[paired]
-  n <- length(x)
+  if (length(x) < 3L) {
+    return(metric_row(length(x), limit_value, note = "fewer than 3 complete pairs"))
+  }
+  metric_row(length(x), limit_value, list(
+    regression_metrics(x, y), error_metrics(y, x),
+    expanded_uncertainty(x, y, limit_value, reference_uncertainty)
+  ))
+}
+
+# One row of metrics: NA except where `parts` (lists of values and a `note`) give them.
+metric_row <- function(n, limit_value, parts = list(), note = NULL) {
   out <- data.frame(n = n, r2 = NA_real_, slope = NA_real_, intercept = NA_real_,
                     rmse = NA_real_, nrmse = NA_real_, mbe = NA_real_, orth_slope = NA_real_,
                     orth_intercept = NA_real_, limit_value = limit_value,
-                    expanded_uncertainty = NA_real_, note = NA_character_)
-  if (n < 3L) {
-    out$note <- "fewer than 3 complete pairs"
-    return(out)
+                    expanded_uncertainty = NA_real_)
+  for (part in parts) {
+    values <- part[setdiff(names(part), "note")]
+    out[names(values)] <- values
   }
-  notes <- character()
-  out$rmse <- sqrt(mean((y - x)^2))
-  out$mbe <- mean(y - x)
+  out$note <- paste_notes(note, unlist(lapply(parts, `[[`, "note")))
+  out
+}
+
+# Centred sums of squares and products. A spread within rounding of zero counts as none:
+# exact-zero checks would let rounding noise through as a slope of 1e16.
+spreads <- function(x, y) {
+  s <- list(xx = sum((x - mean(x))^2), yy = sum((y - mean(y))^2),
+            xy = sum((x - mean(x)) * (y - mean(y))))
+  s$flat_x <- s$xx <= 1e-12 * sum(x^2)
+  s$flat_y <- s$yy <= 1e-12 * sum(y^2)
+  s
+}
+
+# OLS of sensor y on reference x, as the EPA reports define it; r2 is the squared correlation.
+regression_metrics <- function(x, y) {
+  s <- spreads(x, y)
+  if (s$flat_x) return(list(note = "constant reference: no regression"))
+  slope <- s$xy / s$xx
+  list(slope = slope, intercept = mean(y) - slope * mean(x),
+       r2 = if (s$flat_y) NA_real_ else s$xy^2 / (s$xx * s$yy),
+       note = if (s$flat_y) "constant estimate: no R\u00b2")
+}
+
+error_metrics <- function(y, x) {
+  out <- list(rmse = sqrt(mean((y - x)^2)), mbe = mean(y - x))
   if (mean(x) > 0) {
     out$nrmse <- 100 * out$rmse / mean(x)
   } else {
-    notes <- c(notes, "mean reference not positive: no NRMSE")
+    out$note <- "mean reference not positive: no NRMSE"
   }
-  sxx <- sum((x - mean(x))^2)
-  syy <- sum((y - mean(y))^2)
-  sxy <- sum((x - mean(x)) * (y - mean(y)))
-  # Exact-zero checks would let rounding noise through as a slope of 1e16.
-  flat_x <- sxx <= 1e-12 * sum(x^2)
-  flat_y <- syy <= 1e-12 * sum(y^2)
-  if (flat_x) notes <- c(notes, "constant reference: no regression")
-  if (!flat_x) {
-    out$slope <- sxy / sxx
-    out$intercept <- mean(y) - out$slope * mean(x)
-  }
-  if (!flat_x && !flat_y) out$r2 <- sxy^2 / (sxx * syy)
-  if (flat_x || flat_y || sxy == 0) {
-    notes <- c(notes, "no covariance: no orthogonal regression")
-  } else {
-    b1 <- (syy - sxx + sqrt((syy - sxx)^2 + 4 * sxy^2)) / (2 * sxy)
-    b0 <- mean(y) - b1 * mean(x)
-    out[c("orth_slope", "orth_intercept")] <- list(b1, b0)
-    u2 <- sum((y - b0 - b1 * x)^2) / (n - 2) - reference_uncertainty^2 +
-      (b0 + (b1 - 1) * limit_value)^2
-    if (u2 >= 0) {
-      out$expanded_uncertainty <- 100 * 2 * sqrt(u2) / limit_value
-    } else {
-      notes <- c(notes, "reference_uncertainty exceeds the sensor's: no expanded uncertainty")
-    }
-  }
-  out$note <- paste_notes(notes)
   out
+}
+
+# EC Guide (2010): orthogonal regression y = b0 + b1 x and, at the limit value L,
+# u^2 = RSS / (n - 2) - u^2(x) + (b0 + (b1 - 1) L)^2; the result is 2 u / L in %.
+expanded_uncertainty <- function(x, y, limit_value, reference_uncertainty) {
+  s <- spreads(x, y)
+  b1 <- orthogonal_slope(s)
+  if (is.na(b1)) {
+    vertical <- paste("no covariance and the estimate varies at least as much as the reference:",
+                      "the orthogonal line is vertical, no expanded uncertainty")
+    return(list(note = if (s$flat_x) "constant reference: no regression" else vertical))
+  }
+  b0 <- mean(y) - b1 * mean(x)
+  u2 <- sum((y - b0 - b1 * x)^2) / (length(x) - 2) - reference_uncertainty^2 +
+    (b0 + (b1 - 1) * limit_value)^2
+  if (u2 < 0) {
+    return(list(orth_slope = b1, orth_intercept = b0,
+                note = "reference_uncertainty exceeds the sensor's: no expanded uncertainty"))
+  }
+  list(orth_slope = b1, orth_intercept = b0,
+       expanded_uncertainty = 100 * 2 * sqrt(u2) / limit_value)
+}
+
+# Slope of the major axis of the scatter (orthogonal regression with equal error variances);
+# NA where that axis is vertical or undefined.
+orthogonal_slope <- function(s) {
+  if (s$flat_x) return(NA_real_)
+  if (s$flat_y) return(0) # a stuck sensor: the axis is horizontal, the line y = mean(y)
+  root <- sqrt((s$yy - s$xx)^2 + 4 * s$xy^2)
+  # Two forms of the same root, each free of the cancellation the other suffers.
+  if (s$yy < s$xx) return(2 * s$xy / (s$xx - s$yy + root))
+  if (s$xy == 0) return(NA_real_)
+  (s$yy - s$xx + root) / (2 * s$xy)
 }
 
 # EPA inter-unit SD and CV over the time points where every unit has an estimate.

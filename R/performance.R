@@ -40,7 +40,12 @@
 #' of squares RSS; at the limit value L,
 #' u^2 = RSS / (n - 2) - u^2(x) + (b0 + (b1 - 1) L)^2 and the relative expanded
 #' uncertainty is `expanded_uncertainty` = 2 u / L x 100 (%), where u(x) is
-#' `reference_uncertainty`.
+#' `reference_uncertainty`. The orthogonal line is the major axis of the
+#' scatter: for a stuck sensor (constant estimate, varying reference) it is
+#' horizontal, b1 = 0 and b0 = the mean estimate, so the test is judged (and
+#' fails unless that constant is near L); with a constant reference, or an
+#' estimate uncorrelated with the reference and more variable than it, the line
+#' is vertical and `expanded_uncertainty` is NA, with a note.
 #'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
@@ -219,6 +224,6 @@ judge_targets <- function(result, targets) {
 
 paste_notes <- function(...) {
   notes <- c(...)
-  notes <- notes[!is.na(notes)]
+  notes <- unique(notes[!is.na(notes)])
   if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
 }

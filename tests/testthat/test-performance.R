@@ -203,6 +203,27 @@ test_that("EU expanded uncertainty is judged against the data quality objective"
   expect_false(res$pass_expanded_uncertainty)
 })
 
+test_that("a stuck sensor gets a horizontal orthogonal line and fails the EU test", {
+  ref <- seq(5, 60, length.out = 30) # spans the limit value of 30
+  obs <- data.frame(date = daily_dates(30), ref = ref, est = 9)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # The estimate does not vary: the major axis of the scatter is the line y = 9.
+  expect_equal(c(res$orth_slope, res$orth_intercept), c(0, 9))
+  # No residual about that line, so u = |9 - 30| and W = 2 x 21 / 30 = 140 %.
+  expect_equal(res$expanded_uncertainty, 140)
+  expect_false(res$pass_expanded_uncertainty)
+  expect_true(is.na(res$r2))
+  expect_match(res$note, "constant estimate")
+  # No covariance (-4 x 10 - 2 x -10 + 2 x -10 + 4 x 10 = 0) and Syy = 400 > Sxx = 40:
+  # the major axis is vertical.
+  wide <- data.frame(date = daily_dates(5), ref = c(26, 28, 30, 32, 34),
+                     est = c(40, 20, 30, 20, 40))
+  res <- sensor_performance(wide, "est", "ref", averaging = "as_given")
+  expect_true(is.na(res$orth_slope) && is.na(res$expanded_uncertainty))
+  expect_true(is.na(res$pass_expanded_uncertainty))
+  expect_match(res$note, "vertical")
+})
+
 test_that("units with fewer than 3 pairs get NA metrics with a reason", {
   obs <- data.frame(date = rep(daily_dates(10), 2), unit = rep(c("a", "b"), each = 10),
                     ref = c(1:10, 1:10), est = c(1:10 + 0.5, c(2, 4), rep(NA, 8)))
