@@ -20,7 +20,7 @@ metric_row <- function(n, limit_value, parts = list(), note = NULL) {
   out <- data.frame(n = n, r2 = NA_real_, slope = NA_real_, intercept = NA_real_,
                     rmse = NA_real_, nrmse = NA_real_, mbe = NA_real_, orth_slope = NA_real_,
                     orth_intercept = NA_real_, limit_value = limit_value,
-                    expanded_uncertainty = NA_real_)
+                    expanded_uncertainty = NA_real_, limit_outside = FALSE)
   for (part in parts) {
     values <- part[setdiff(names(part), "note")]
     out[names(values)] <- values
@@ -76,8 +76,16 @@ expanded_uncertainty <- function(x, y, limit_value, reference_uncertainty) {
     return(list(orth_slope = b1, orth_intercept = b0,
                 note = "reference_uncertainty exceeds the sensor's: no expanded uncertainty"))
   }
-  list(orth_slope = b1, orth_intercept = b0,
-       expanded_uncertainty = 100 * 2 * sqrt(u2) / limit_value)
+  out <- list(orth_slope = b1, orth_intercept = b0,
+              expanded_uncertainty = 100 * 2 * sqrt(u2) / limit_value)
+  # Beyond the reference values the line is extrapolated to L: reported, but not judged.
+  if (limit_value < min(x) || limit_value > max(x)) {
+    out$limit_outside <- TRUE
+    out$note <- sprintf(paste("limit value %s lies outside the range of the reference values",
+                              "(%s to %s): expanded uncertainty not judged"),
+                        format(limit_value), format(signif(min(x), 3)), format(signif(max(x), 3)))
+  }
+  out
 }
 
 # Slope of the major axis of the scatter (orthogonal regression with equal error variances);

@@ -45,7 +45,10 @@
 #' horizontal, b1 = 0 and b0 = the mean estimate, so the test is judged (and
 #' fails unless that constant is near L); with a constant reference, or an
 #' estimate uncorrelated with the reference and more variable than it, the line
-#' is vertical and `expanded_uncertainty` is NA, with a note.
+#' is vertical and `expanded_uncertainty` is NA, with a note. When L lies
+#' outside the range of the row's reference values (typically above all of
+#' them), the line is extrapolated to L: `expanded_uncertainty` is reported but
+#' `pass_expanded_uncertainty` is NA, and `note` says so.
 #'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
@@ -219,6 +222,7 @@ judge_targets <- function(result, targets) {
   result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
   result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
   result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
+  result$pass_expanded_uncertainty[result$limit_outside] <- NA
   result
 }
 

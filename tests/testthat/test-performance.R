@@ -42,7 +42,8 @@ test_that("metrics of one unit match lm() and hand formulas", {
   ref <- withr::with_seed(2, stats::runif(40, 2, 30))
   est <- 1.2 * ref + 1.5 + withr::with_seed(3, stats::rnorm(40, sd = 2))
   obs <- data.frame(date = daily_dates(40), ref = ref, est = est)
-  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # A limit value inside the reference values, so that no note is due.
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given", limit_value = 20)
   fit <- stats::lm(est ~ ref)
   expect_equal(nrow(res), 1L)
   expect_equal(res$unit, "all")
@@ -201,6 +202,21 @@ test_that("EU expanded uncertainty is judged against the data quality objective"
   obs$est <- 1.8 * ref
   res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
   expect_false(res$pass_expanded_uncertainty)
+})
+
+test_that("EU expanded uncertainty is not judged at a limit value outside the reference range", {
+  ref <- rep(c(5, 7, 9, 11, 12), 6)
+  obs <- data.frame(date = daily_dates(30), ref = ref, est = ref + 1)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # Pure offset of 1: the line is y = x + 1, so W = 2 x 1 / 30 = 6.67 %, extrapolated to 30.
+  expect_equal(res$expanded_uncertainty, 100 * 2 / 30)
+  expect_true(is.na(res$pass_expanded_uncertainty))
+  expect_match(res$note, "limit value 30 lies outside the range of the reference values \\(5 to 12\\)")
+  # A limit value on the largest reference value is inside the data: judged.
+  on_edge <- sensor_performance(obs, "est", "ref", averaging = "as_given", limit_value = 12)
+  expect_equal(on_edge$expanded_uncertainty, 100 * 2 / 12)
+  expect_true(on_edge$pass_expanded_uncertainty)
+  expect_true(is.na(on_edge$note))
 })
 
 test_that("a stuck sensor gets a horizontal orthogonal line and fails the EU test", {
