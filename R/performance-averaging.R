@@ -18,12 +18,30 @@ format_step <- function(seconds) {
   paste(count, paste0(names(size), if (count != 1) "s"))
 }
 
+# Data one or more whole days apart (24-hour samples, daily or every third or sixth day).
+whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
+
+# What is done with data a whole number of days apart, for the message.
+whole_day_message <- function(step, averaging) {
+  days <- step / 86400
+  taken <- if (days == 1) "The data have one value per 24 hours already" else
+    sprintf("The data are taken as 24-hour values (one every %d days)", days)
+  done <- if (length(averaging) == 2L) {
+    ": they are judged as given, with no separate 24-hour block."
+  } else if (averaging == "24h") {
+    ": the 24-hour block holds them as given."
+  } else {
+    "."
+  }
+  paste0(taken, done)
+}
+
 # Daily means of estimate and reference per unit; a day with fewer than `completeness`
 # of the expected records gets NA for that column.
 daily_means <- function(obs, step, completeness, call) {
   if (is.na(step) || step > 86400 || 86400 %% step != 0) {
-    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day; the data's
-                      is {format_step(step)}.",
+    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day or is a
+                      whole number of days; the data's is {format_step(step)}.",
                      i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
                    call = call)
   }

@@ -28,7 +28,13 @@
 #'
 #' **24-hour averages** (`averaging` includes `"24h"`): the time step of the
 #' data is the most common gap between consecutive time stamps of a unit, so a
-#' day is expected to hold 24 hours / time step records. Estimate and reference
+#' day is expected to hold 24 hours / time step records. Data whose time step is
+#' a whole number of days (24-hour samples, daily or every third or sixth day,
+#' or a `Date` column with gaps) are taken as 24-hour values as they stand:
+#' their rows have `time_step` `"24 hours"`, so the PM2.5 targets are judged on
+#' them, and a message says so; `averaging = "24h"` gives those same rows. A time
+#' step above one day that is not a whole number of days is judged as given
+#' (with no targets), and `averaging = "24h"` alone is then an error. Estimate and reference
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
@@ -64,8 +70,8 @@
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
-#' @param averaging `"as_given"`, `"24h"` or both (default). For data that are
-#'   daily already, both give the `"as_given"` rows alone (with a message).
+#' @param averaging `"as_given"`, `"24h"` or both (default). For data one or
+#'   more days apart, both give the `"as_given"` rows alone (with a message).
 #' @param completeness Fraction (0 to 1) of the expected records a day needs
 #'   for its 24-hour average to count. Default 0.75.
 #' @param limit_value Concentration at which the EU expanded uncertainty is
@@ -112,15 +118,20 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
                                       reference {?is/are} left out of the paired metrics.")
   step <- time_step_seconds(obs)
-  if (length(averaging) == 2L && isTRUE(step >= 86400)) {
-    # Daily (or coarser) data: their 24-hour means would repeat them row for row.
+  # Rows a whole number of days apart are 24-hour samples (daily, or every third or sixth day).
+  whole_days <- whole_day_step(step)
+  if (whole_days && (step > 86400 || "24h" %in% averaging)) {
+    cli::cli_inform(whole_day_message(step, averaging))
+  } else if (length(averaging) == 2L && isTRUE(step > 86400)) {
     cli::cli_inform("The data have one value per {format_step(step)} already: they are judged as given, with no separate 24-hour block.")
-    averaging <- "as_given"
   }
+  # Daily or coarser: 24-hour means would repeat the rows one for one.
+  if (length(averaging) == 2L && isTRUE(step >= 86400)) averaging <- "as_given"
+  if (whole_days) step <- 86400
   colocated <- units_colocated(obs)
   caller <- environment()
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h") daily_means(obs, step, completeness, caller) else obs
+    frame <- if (avg == "24h" && !whole_days) daily_means(obs, step, completeness, caller) else obs
     groups <- c(if (!is.null(unit)) unique(obs$unit), "all")
     out <- do.call(rbind, lapply(groups, function(u) {
       pairs <- if (u == "all") frame else frame[frame$unit == u, ]

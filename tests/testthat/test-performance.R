@@ -143,6 +143,35 @@ test_that("24-hour averages drop days below the completeness threshold", {
   expect_equal(loose$n, 5L)
 })
 
+test_that("24-hour samples every third day are judged as 24-hour values", {
+  days <- as.Date("2024-01-01") + seq(0, 87, by = 3) # 30 samples, one every 3 days
+  ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40, 45, 50), 3)
+  obs <- data.frame(date = days, ref = ref, est = 1.2 * ref + 1)
+  expect_message(res <- sensor_performance(obs, "est", "ref"),
+                 "taken as 24-hour values \\(one every 3 days\\)")
+  expect_identical(res$averaging, "as_given")
+  expect_identical(res$time_step, "24 hours")
+  # An exact line: slope 1.2, intercept 1, R^2 1; error 0.2 x ref + 1 with mean ref 27.5.
+  expect_equal(c(res$slope, res$intercept, res$r2), c(1.2, 1, 1))
+  rmse <- sqrt(sum((0.2 * ref + 1)^2) / 30)
+  expect_equal(res$rmse, rmse)
+  expect_true(res$pass_slope && res$pass_intercept && res$pass_r2)
+  expect_identical(res$pass_error, rmse <= 7 || 100 * rmse / 27.5 <= 30)
+  # Asked for alone, the 24-hour block is those same rows.
+  expect_message(daily <- sensor_performance(obs, "est", "ref", averaging = "24h"),
+                 "24-hour block holds them as given")
+  expect_identical(daily$averaging, "24h")
+  expect_equal(daily$n, 30L)
+  expect_equal(daily$slope, 1.2)
+  expect_true(daily$pass_slope)
+  # A step above a day that is not whole days is judged as given, without targets.
+  every_36h <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 36 * 3600 * (0:29),
+                          ref = ref, est = 1.2 * ref + 1)
+  expect_message(odd <- sensor_performance(every_36h, "est", "ref"), "one value per 36 hours")
+  expect_identical(odd$time_step, "36 hours")
+  expect_true(is.na(odd$pass_slope))
+})
+
 test_that("24-hour days follow the time zone of the date column", {
   hours <- seq(as.POSIXct("2024-05-01", tz = "America/New_York"), by = "hour", length.out = 96)
   obs <- data.frame(date = hours, ref = seq_along(hours), est = seq_along(hours) + 1)
@@ -299,8 +328,9 @@ test_that("argument and column errors name the argument, column and rows", {
   expect_error(sensor_performance(obs, "est", "ref", limit_value = 0), "limit_value")
   expect_error(sensor_performance(obs, "est", "ref", reference_uncertainty = -1),
                "reference_uncertainty")
-  weekly <- data.frame(date = as.Date("2024-01-01") + 7 * (0:4), ref = 1:5, est = 1:5 + 1)
-  expect_error(sensor_performance(weekly, "est", "ref", averaging = "24h"), "divides a day")
+  every_36h <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 36 * 3600 * (0:4),
+                          ref = 1:5, est = 1:5 + 1)
+  expect_error(sensor_performance(every_36h, "est", "ref", averaging = "24h"), "divides a day")
 })
 
 test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
@@ -335,7 +365,7 @@ test_that("daily data are judged once, and POSIXlt times are taken as date-times
   expect_false(is.na(res$pass_slope))  # PM2.5 targets apply to 24-hour values
   expect_equal(res$rmse, sqrt(mean((obs$est - obs$ref)^2)))
   # Asked for alone, the 24-hour block is still given.
-  expect_identical(sensor_performance(obs, "est", "ref", averaging = "24h")$averaging, "24h")
+  expect_identical(quiet_performance(obs, "est", "ref", averaging = "24h")$averaging, "24h")
 
   hourly <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:47, ref = 1:48)
   hourly$est <- hourly$ref + rep(c(-1, 1), 24)
