@@ -36,8 +36,9 @@ whole_day_message <- function(step, averaging) {
   paste0(taken, done)
 }
 
-# Daily means of estimate and reference per unit; a day with fewer than `completeness`
-# of the expected records gets NA for that column.
+# 24-hour means of estimate and reference per unit and calendar day, each column on its own.
+# Data of a step below one hour that divides it first become 1-hour means, as in the EPA
+# reports: a day then needs `completeness` of its 24 hours, each hour that of its records.
 daily_means <- function(obs, step, completeness, call) {
   if (is.na(step) || step > 86400 || 86400 %% step != 0) {
     cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day or is a
@@ -45,17 +46,31 @@ daily_means <- function(obs, step, completeness, call) {
                      i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
                    call = call)
   }
-  expected <- 86400 / step
-  key <- paste(obs$unit, obs$day, sep = "\r")
+  if (step < 3600 && 3600 %% step == 0) {
+    obs <- block_means(obs, c("unit", "day", "hour"), 3600 / step, completeness)
+    step <- 3600
+  }
+  daily <- block_means(obs, c("unit", "day"), 86400 / step, completeness)
+  daily$time <- daily$day * 86400
+  daily
+}
+
+# Means of estimate and reference per block (rows sharing the `by` columns); a block with
+# fewer than `completeness` of its `expected` records gets NA for that column.
+block_means <- function(obs, by, expected, completeness) {
+  key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
   group <- match(key, key[first])
-  day_mean <- function(v) {
+  block_mean <- function(v) {
     present <- !is.na(v)
     sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
     means <- sums[, 2] / sums[, 1]
     means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
     unname(means)
   }
-  data.frame(unit = obs$unit[first], time = obs$day[first] * 86400, day = obs$day[first],
-             est = day_mean(obs$est), ref = day_mean(obs$ref))
+  out <- obs[first, c("unit", "time", "day", "hour")]
+  out$est <- block_mean(obs$est)
+  out$ref <- block_mean(obs$ref)
+  rownames(out) <- NULL
+  out
 }

@@ -38,7 +38,12 @@
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
-#' missing, as in the EPA reports.
+#' missing, as in the EPA reports. Data with a time step below one hour that
+#' divides an hour (such as 1-minute data) are averaged in two stages, as EPA
+#' does: 1-hour means per clock hour, each counting only with `completeness` of
+#' its records, then 24-hour means of those, each counting only with
+#' `completeness` of its 24 hours (18 at the default 0.75). Hourly and coarser
+#' steps take the one stage.
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
 #' 2010; CEN/TS 17660-1:2021): orthogonal regression (Deming, equal error
@@ -155,7 +160,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   tibble::as_tibble(result[columns])
 }
 
-# Validated columns as a plain data frame: unit, time (seconds), day (days), est, ref.
+# Validated columns as a plain data frame: unit, time (seconds), day (days), hour (of the local
+# day), est, ref.
 performance_input <- function(data, estimate, reference, date, unit, call = parent.frame()) {
   check_data_frame(data, "data", call = call)
   for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
@@ -184,6 +190,7 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   day <- if (inherits(time, "Date")) as.numeric(time) else as.numeric(as.Date(time, tz = tz))
+  hour <- if (inherits(time, "Date")) 0L else as.POSIXlt(time, tz = tz)$hour
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
   repeated <- which(duplicated(data.frame(units, seconds)))
   if (length(repeated) > 0L) {
@@ -191,7 +198,7 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
-  data.frame(unit = units, time = seconds, day = day,
+  data.frame(unit = units, time = seconds, day = day, hour = hour,
              est = numeric_column(data, estimate, "estimate", call),
              ref = numeric_column(data, reference, "reference", call))
 }

@@ -143,6 +143,35 @@ test_that("24-hour averages drop days below the completeness threshold", {
   expect_equal(loose$n, 5L)
 })
 
+test_that("sub-hourly data reach 24-hour means through 1-hour means", {
+  minutes <- seq(as.POSIXct("2024-06-01", tz = "UTC"), by = "min", length.out = 1440 * 4)
+  i <- seq_along(minutes) - 1
+  minute <- i %% 60
+  hour <- (i %/% 60) %% 24
+  day <- i %/% 1440 + 1
+  ref <- 10 + (i %% 17) / 4
+  est <- ref + 1 + (i %% 7) / 10
+  # Day 1: 1230 of 1440 minutes (85 %), but hours 17-23 keep 30 of 60 minutes, so only
+  # 17 of 24 hours count, fewer than 18.
+  est[day == 1 & hour >= 17 & minute >= 30] <- NA
+  # Day 2: hours 0-5 keep 45 of 60 minutes (75 %): every hour counts.
+  est[day == 2 & hour < 6 & minute >= 45] <- NA
+  obs <- data.frame(date = minutes, ref = ref, est = est)
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  expect_equal(res$n, 3L)
+  # A day's value is the mean of its 24 hourly means (not of its minutes).
+  day_mean <- function(v, d) mean(sapply(0:23, function(h) mean(v[day == d & hour == h],
+                                                                  na.rm = TRUE)))
+  day_est <- sapply(2:4, function(d) day_mean(est, d))
+  day_ref <- sapply(2:4, function(d) day_mean(ref, d))
+  expect_equal(res$mbe, mean(day_est - day_ref))
+  expect_equal(res$rmse, sqrt(mean((day_est - day_ref)^2)))
+  # `completeness` applies at both stages: at 0.7, day 1's half hours still do not count,
+  # but its 17 of 24 hours (70.8 %) do.
+  loose <- quiet_performance(obs, "est", "ref", averaging = "24h", completeness = 0.7)
+  expect_equal(loose$n, 4L)
+})
+
 test_that("24-hour samples every third day are judged as 24-hour values", {
   days <- as.Date("2024-01-01") + seq(0, 87, by = 3) # 30 samples, one every 3 days
   ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40, 45, 50), 3)
