@@ -15,6 +15,49 @@ pair_metrics <- function(frame, limit_value, reference_uncertainty) {
   ))
 }
 
+# The rows of one averaging: one per unit (none when `units` is empty), then "all" with the
+# inter-unit precision.
+score_units <- function(frame, units, colocated, limit_value, reference_uncertainty) {
+  unit_rows <- do.call(rbind, lapply(units, function(u) {
+    pair_metrics(frame[frame$unit == u, ], limit_value, reference_uncertainty)
+  }))
+  all_row <- all_units_metrics(frame, unit_rows, limit_value, reference_uncertainty)
+  precision <- inter_unit_precision(frame, colocated)
+  all_row$note <- paste_notes(all_row$note, precision$note)
+  none <- rep(NA_real_, length(units))
+  cbind(unit = c(units, "all"), rbind(unit_rows, all_row),
+        n_precision = c(as.integer(none), precision$n), sd = c(none, precision$sd),
+        cv = c(none, precision$cv))
+}
+
+# The "all" row: with one unit, that unit's row. With several, R2, slope and intercept are
+# the means of the units' values, as EPA's sensortoolkit reports them (it regresses each
+# sensor); the other metrics pool the pairs of every unit.
+all_units_metrics <- function(frame, unit_rows, limit_value, reference_uncertainty) {
+  paired <- !is.na(frame$est) & !is.na(frame$ref)
+  if (NROW(unit_rows) < 2L || sum(paired) < 3L) {
+    return(pair_metrics(frame, limit_value, reference_uncertainty))
+  }
+  y <- frame$est[paired]
+  x <- frame$ref[paired]
+  metric_row(sum(paired), limit_value, list(
+    mean_of_units(unit_rows), error_metrics(y, x),
+    expanded_uncertainty(x, y, limit_value, reference_uncertainty)
+  ))
+}
+
+# Means of the units' R2, slope and intercept over the units where each is defined.
+mean_of_units <- function(unit_rows) {
+  average <- function(v) if (all(is.na(v))) NA_real_ else mean(v, na.rm = TRUE)
+  out <- lapply(unit_rows[c("r2", "slope", "intercept")], average)
+  if (is.na(out$slope)) {
+    out$note <- "no unit has a regression"
+  } else if (is.na(out$r2)) {
+    out$note <- "no unit has an R\u00b2"
+  }
+  out
+}
+
 # One row of metrics: NA except where `parts` (lists of values and a `note`) give them.
 metric_row <- function(n, limit_value, parts = list(), note = NULL) {
   out <- data.frame(n = n, r2 = NA_real_, slope = NA_real_, intercept = NA_real_,

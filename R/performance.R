@@ -14,8 +14,16 @@
 #' sensor on the reference, estimate = slope x reference + intercept, as the
 #' EPA reports define it (`r2` is the squared Pearson correlation); `rmse`;
 #' `nrmse` = RMSE / mean reference x 100 (%); `mbe` = mean(estimate - reference).
-#' The `"all"` row pools the pairs of every unit. A row with fewer than 3 pairs
-#' has NA metrics and says so in `note`.
+#' A row with fewer than 3 pairs has NA metrics and says so in `note`.
+#'
+#' **The `"all"` row**: `n` counts the pairs of every unit. With one unit it
+#' equals that unit's row. With two or more, `r2`, `slope` and `intercept` are
+#' the means of the units' values (over the units where each is defined), as
+#' EPA's `sensortoolkit` reports them: the EPA targets are set per sensor.
+#' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
+#' says how many of the units judged fail each target on their own (such as
+#' "6 of 18 units fail the slope target"). The other metrics pool the pairs of
+#' every unit.
 #'
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,
@@ -137,17 +145,11 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   caller <- environment()
   rows <- lapply(averaging, function(avg) {
     frame <- if (avg == "24h" && !whole_days) daily_means(obs, step, completeness, caller) else obs
-    groups <- c(if (!is.null(unit)) unique(obs$unit), "all")
-    out <- do.call(rbind, lapply(groups, function(u) {
-      pairs <- if (u == "all") frame else frame[frame$unit == u, ]
-      precision <- inter_unit_precision(pairs, colocated)
-      row <- pair_metrics(pairs, limit_value, reference_uncertainty)
-      row$note <- paste_notes(row$note, precision$note)
-      cbind(unit = u, row, n_precision = precision$n, sd = precision$sd, cv = precision$cv)
-    }))
+    units <- if (is.null(unit)) character() else unique(obs$unit)
+    out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
     cbind(averaging = avg, time_step = format_step(if (avg == "24h") 86400 else step), out)
   })
-  result <- judge_targets(do.call(rbind, rows), targets)
+  result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
   short <- sum(result$n < 3L)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
@@ -241,6 +243,26 @@ judge_targets <- function(result, targets) {
   result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
   result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
   result$pass_expanded_uncertainty[result$limit_outside] <- NA
+  result
+}
+
+# The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
+note_unit_failures <- function(result) {
+  labels <- c(r2 = "R\u00b2", slope = "slope", intercept = "intercept")
+  for (avg in unique(result$averaging)) {
+    units <- result$averaging == avg & result$unit != "all"
+    if (sum(units) < 2L) next
+    all_row <- result$averaging == avg & result$unit == "all"
+    for (metric in names(labels)) {
+      pass <- result[[paste0("pass_", metric)]][units]
+      if (any(!pass, na.rm = TRUE)) {
+        result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
+          "%d of %d units fail the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
+          labels[[metric]]
+        ))
+      }
+    }
+  }
   result
 }
 

@@ -77,7 +77,7 @@ test_that("orthogonal regression and expanded uncertainty match the closed form"
   expect_equal(sensor_performance(obs, "est", "ref", averaging = "as_given")$limit_value, 30)
 })
 
-test_that("several units: per-unit rows match lm() per unit, the 'all' row pools them", {
+test_that("several units: per-unit rows match lm() per unit, the 'all' row averages them", {
   n <- 30
   ref <- withr::with_seed(6, stats::runif(2 * n, 3, 40))
   obs <- data.frame(date = rep(daily_dates(n), 2), site = rep(c("s2", "s1"), each = n), ref = ref)
@@ -89,13 +89,49 @@ test_that("several units: per-unit rows match lm() per unit, the 'all' row pools
     expect_equal(res$slope[res$unit == s], unname(stats::coef(fit)[2]))
     expect_equal(res$r2[res$unit == s], summary(fit)$r.squared)
   }
-  pooled <- stats::lm(est ~ ref, data = obs)
-  expect_equal(res$slope[3], unname(stats::coef(pooled)[2]))
+  # R2, slope and intercept of "all": means over the units' own fits, not the pooled fit.
+  fits <- lapply(c("s1", "s2"), function(s) stats::lm(est ~ ref, data = obs[obs$site == s, ]))
+  expect_equal(res$slope[3], mean(sapply(fits, function(f) stats::coef(f)[[2]])))
+  expect_equal(res$intercept[3], mean(sapply(fits, function(f) stats::coef(f)[[1]])))
+  expect_equal(res$r2[3], mean(sapply(fits, function(f) summary(f)$r.squared)))
+  # Units at different references: the errors pool every pair.
   expect_equal(res$rmse[3], sqrt(mean((obs$est - obs$ref)^2)))
   expect_equal(res$n, c(n, n, 2 * n))
   # Different references at the same dates: units are not co-located, so no SD or CV.
   expect_true(is.na(res$sd[3]) && is.na(res$cv[3]))
   expect_match(res$note[3], "not co-located")
+})
+
+test_that("the 'all' row judges the units' mean R2, slope and intercept and counts failures", {
+  ref <- lapply(1:3, function(j) withr::with_seed(10 + j, stats::runif(25, 5 + 5 * j, 40 + 10 * j)))
+  slopes <- c(0.5, 1.0, 1.4)
+  r2s <- c(0.9, 0.95, 0.6)
+  # Noise orthogonal to the reference: each unit's OLS slope is exact, its R2 is
+  # b^2 Sxx / (b^2 Sxx + SS), so SS = b^2 Sxx (1 / R2 - 1).
+  est <- lapply(1:3, function(j) {
+    sxx <- sum((ref[[j]] - mean(ref[[j]]))^2)
+    slopes[j] * ref[[j]] + orthogonal_noise(ref[[j]], slopes[j]^2 * sxx * (1 / r2s[j] - 1), j)
+  })
+  obs <- data.frame(date = rep(daily_dates(25), 3), site = rep(c("a", "b", "c"), each = 25),
+                    ref = unlist(ref), est = unlist(est))
+  res <- sensor_performance(obs, "est", "ref", unit = "site", averaging = "as_given")
+  all_row <- res[res$unit == "all", ]
+  expect_equal(res$slope[1:3], slopes)
+  expect_equal(res$r2[1:3], r2s)
+  expect_equal(all_row$slope, mean(slopes)) # 0.967: passes although two units fail
+  expect_equal(all_row$r2, mean(r2s)) # 0.817: passes although one unit fails
+  expect_equal(all_row$intercept, 0)
+  expect_true(all_row$pass_slope && all_row$pass_r2 && all_row$pass_intercept)
+  expect_equal(all_row$n, 75L)
+  expect_match(all_row$note, "2 of 3 units fail the slope target")
+  expect_match(all_row$note, "1 of 3 units fail the R\u00b2 target")
+  expect_no_match(all_row$note, "intercept target")
+  # With one unit the "all" row is that unit's fit.
+  one <- sensor_performance(obs[obs$site == "c", ], "est", "ref", unit = "site",
+                            averaging = "as_given")
+  expect_equal(one$slope, c(1.4, 1.4))
+  expect_equal(one$r2, c(0.6, 0.6))
+  expect_false(one$pass_r2[2])
 })
 
 test_that("inter-unit SD and CV follow the EPA formula on times every unit reports", {
