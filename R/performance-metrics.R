@@ -21,7 +21,7 @@ score_units <- function(frame, units, colocated, limit_value, reference_uncertai
   unit_rows <- do.call(rbind, lapply(units, function(u) {
     pair_metrics(frame[frame$unit == u, ], limit_value, reference_uncertainty)
   }))
-  all_row <- all_units_metrics(frame, unit_rows, limit_value, reference_uncertainty)
+  all_row <- all_units_metrics(frame, unit_rows, colocated, limit_value, reference_uncertainty)
   precision <- inter_unit_precision(frame, colocated)
   all_row$note <- paste_notes(all_row$note, precision$note)
   none <- rep(NA_real_, length(units))
@@ -32,16 +32,18 @@ score_units <- function(frame, units, colocated, limit_value, reference_uncertai
 
 # The "all" row: with one unit, that unit's row. With several, R2, slope and intercept are
 # the means of the units' values, as EPA's sensortoolkit reports them (it regresses each
-# sensor); the other metrics pool the pairs of every unit.
-all_units_metrics <- function(frame, unit_rows, limit_value, reference_uncertainty) {
+# sensor); RMSE, NRMSE and MBE of co-located units are over the times when every unit and
+# the reference report (Duvall et al. 2021), else over the pooled pairs, as is the EU test.
+all_units_metrics <- function(frame, unit_rows, colocated, limit_value, reference_uncertainty) {
   paired <- !is.na(frame$est) & !is.na(frame$ref)
   if (NROW(unit_rows) < 2L || sum(paired) < 3L) {
     return(pair_metrics(frame, limit_value, reference_uncertainty))
   }
   y <- frame$est[paired]
   x <- frame$ref[paired]
+  errors <- if (colocated) common_time_errors(frame, paired) else error_metrics(y, x)
   metric_row(sum(paired), limit_value, list(
-    mean_of_units(unit_rows), error_metrics(y, x),
+    mean_of_units(unit_rows), errors,
     expanded_uncertainty(x, y, limit_value, reference_uncertainty)
   ))
 }
@@ -56,6 +58,22 @@ mean_of_units <- function(unit_rows) {
     out$note <- "no unit has an R\u00b2"
   }
   out
+}
+
+# EPA's RMSE of co-located units, sqrt(sum over units j and times d of (x_dj - R_d)^2 / (N M)),
+# with its NRMSE and MBE, over the N times when all M units and the reference are valid.
+common_time_errors <- function(frame, paired) {
+  shared <- paired & frame$time %in% common_times(frame, paired)
+  if (length(unique(frame$time[shared])) < 3L) {
+    return(list(note = "fewer than 3 times when every unit and the reference report: no RMSE"))
+  }
+  error_metrics(frame$est[shared], frame$ref[shared])
+}
+
+# The times at which every unit of the frame has a `present` row.
+common_times <- function(frame, present) {
+  units <- unique(frame$unit)
+  Reduce(intersect, split(frame$time[present], factor(frame$unit[present], units)))
 }
 
 # One row of metrics: NA except where `parts` (lists of values and a `note`) give them.
@@ -153,7 +171,7 @@ inter_unit_precision <- function(frame, colocated) {
     return(none)
   }
   present <- !is.na(frame$est)
-  common <- Reduce(intersect, split(frame$time[present], factor(frame$unit[present], units)))
+  common <- common_times(frame, present)
   shared <- present & frame$time %in% common
   n_times <- length(common)
   if (n_times < 3L) {

@@ -22,8 +22,17 @@
 #' EPA's `sensortoolkit` reports them: the EPA targets are set per sensor.
 #' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
 #' says how many of the units judged fail each target on their own (such as
-#' "6 of 18 units fail the slope target"). The other metrics pool the pairs of
-#' every unit.
+#' "6 of 18 units fail the slope target"). For co-located units (one
+#' reference: their reference values agree wherever two units share a time),
+#' `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
+#' EPA's `sensortoolkit`: over the N time points at which all M units and the
+#' reference are valid, RMSE = sqrt(sum over units j and times d of
+#' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
+#' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
+#' NA with a note. Units that are not co-located (such as one unit per site,
+#' each beside its own reference) have no common reference, so these three pool
+#' the pairs of every unit, as do the EU metrics (`orth_slope`,
+#' `orth_intercept`, `expanded_uncertainty`) in either case.
 #'
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,

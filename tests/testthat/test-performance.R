@@ -134,6 +134,34 @@ test_that("the 'all' row judges the units' mean R2, slope and intercept and coun
   expect_false(one$pass_r2[2])
 })
 
+test_that("co-located units: the 'all' row's errors are over times every unit reports", {
+  ref <- 10 + 5 * sin(1:30)
+  a <- ref + c(1:10, rep(0.5, 20)) # errors 1, 2, ..., 10, then 0.5
+  b <- c(ref[1:10] - (1:10) / 2, rep(NA, 20)) # errors -0.5, ..., -5; no data after day 10
+  obs <- data.frame(date = rep(daily_dates(30), 2), unit = rep(c("a", "b"), each = 30),
+                    ref = rep(ref, 2), est = c(a, b))
+  all_row <- function(data) {
+    res <- quiet_performance(data, "est", "ref", unit = "unit", averaging = "as_given")
+    res[res$unit == "all", ]
+  }
+  res <- all_row(obs)
+  # Days 1-10 (N = 10, M = 2): sum of squares 385 + 96.25, sum of errors 55 - 27.5.
+  expect_equal(res$rmse, sqrt((385 + 96.25) / 20))
+  expect_equal(res$mbe, (55 - 27.5) / 20)
+  expect_equal(res$nrmse, 100 * sqrt((385 + 96.25) / 20) / mean(ref[1:10]))
+  expect_equal(res$n, 40L) # still every pair
+  # No reference on day 3 takes that day out for both units: errors 3 and -1.5 go.
+  obs$ref[c(3, 33)] <- NA
+  res <- all_row(obs)
+  expect_equal(res$rmse, sqrt((385 - 9 + 96.25 - 2.25) / 18))
+  expect_equal(res$nrmse, 100 * res$rmse / mean(ref[c(1:2, 4:10)]))
+  # Fewer than 3 such times: no RMSE, with a note.
+  obs$est[33 + 0:7] <- NA # unit b keeps days 1 and 2
+  expect_warning(res <- all_row(obs), "fewer than 3 complete pairs")
+  expect_true(is.na(res$rmse) && is.na(res$nrmse) && is.na(res$mbe))
+  expect_match(res$note, "fewer than 3 times when every unit and the reference report")
+})
+
 test_that("inter-unit SD and CV follow the EPA formula on times every unit reports", {
   hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 20)
   ref <- 10 + 5 * sin(seq_along(hours))
