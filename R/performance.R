@@ -63,7 +63,8 @@
 #' steps take the one stage.
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
-#' 2010; CEN/TS 17660-1:2021): orthogonal regression (Deming, equal error
+#' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
+#' particulate matter such as PM2.5): orthogonal regression (Deming, equal error
 #' variances) of sensor y on reference x gives b1 and b0 and the residual sum
 #' of squares RSS; at the limit value L,
 #' u^2 = RSS / (n - 2) - u^2(x) + (b0 + (b1 - 1) L)^2 and the relative expanded
@@ -105,6 +106,16 @@
 #'   (of the data the row uses), `n` (pairs), the metrics above, `n_precision`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, the `pass_*` columns and
 #'   `note` (why values are NA).
+#' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
+#'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
+#'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
+#'   Protocols, Metrics, and Target Values for Ozone Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/279. EC Working Group on Guidance for the Demonstration of
+#'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
+#'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
+#'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
+#'   CEN/TS 17660-2:2024, Air quality - Performance evaluation of air quality
+#'   sensor systems - Part 2: Particulate matter in ambient air.
 #' @seealso [performance_targets()]
 #' @export
 #' @examples

@@ -38,6 +38,18 @@ test_that("performance_targets() holds the cited EPA and EU values", {
   expect_false(anyNA(targets$source))
 })
 
+test_that("the help pages cite CEN/TS 17660-1 for gases and 17660-2 for particulate matter", {
+  rd <- tools::Rd_db("ncam")
+  for (page in c("sensor_performance.Rd", "performance_targets.Rd")) {
+    text <- paste(utils::capture.output(tools::Rd2txt(rd[[page]])), collapse = " ")
+    text <- gsub("\\s+", " ", text)
+    for (cited in c("CEN/TS 17660-1:2021, Air quality", "CEN/TS 17660-2:2024, Air quality",
+                    "Part 2: Particulate matter in ambient air")) {
+      expect_true(grepl(cited, text, fixed = TRUE), info = paste(page, "cites", cited))
+    }
+  }
+})
+
 test_that("metrics of one unit match lm() and hand formulas", {
   ref <- withr::with_seed(2, stats::runif(40, 2, 30))
   est <- 1.2 * ref + 1.5 + withr::with_seed(3, stats::rnorm(40, sd = 2))
