@@ -65,7 +65,8 @@ mean_of_units <- function(unit_rows) {
 common_time_errors <- function(frame, paired) {
   shared <- paired & frame$time %in% common_times(frame, paired)
   if (length(unique(frame$time[shared])) < 3L) {
-    return(list(note = "fewer than 3 times when every unit and the reference report: no RMSE"))
+    return(list(note = paste("fewer than 3 times when every unit and the reference report:",
+                             "no RMSE, NRMSE or MBE")))
   }
   error_metrics(frame$est[shared], frame$ref[shared])
 }

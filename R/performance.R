@@ -45,13 +45,7 @@
 #'
 #' **24-hour averages** (`averaging` includes `"24h"`): the time step of the
 #' data is the most common gap between consecutive time stamps of a unit, so a
-#' day is expected to hold 24 hours / time step records. Data whose time step is
-#' a whole number of days (24-hour samples, daily or every third or sixth day,
-#' or a `Date` column with gaps) are taken as 24-hour values as they stand:
-#' their rows have `time_step` `"24 hours"`, so the PM2.5 targets are judged on
-#' them, and a message says so; `averaging = "24h"` gives those same rows. A time
-#' step above one day that is not a whole number of days is judged as given
-#' (with no targets), and `averaging = "24h"` alone is then an error. Estimate and reference
+#' day is expected to hold 24 hours / time step records. Estimate and reference
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
@@ -60,7 +54,13 @@
 #' does: 1-hour means per clock hour, each counting only with `completeness` of
 #' its records, then 24-hour means of those, each counting only with
 #' `completeness` of its 24 hours (18 at the default 0.75). Hourly and coarser
-#' steps take the one stage.
+#' steps take the one stage. Data whose time step is a whole number of days
+#' (24-hour samples, daily or every third or sixth day, or a `Date` column with
+#' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
+#' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
+#' `averaging = "24h"` gives those same rows. A time step above one day that is
+#' not a whole number of days is judged as given (with no targets), and
+#' `averaging = "24h"` alone is then an error.
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
 #' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
@@ -96,7 +96,8 @@
 #' @param averaging `"as_given"`, `"24h"` or both (default). For data one or
 #'   more days apart, both give the `"as_given"` rows alone (with a message).
 #' @param completeness Fraction (0 to 1) of the expected records a day needs
-#'   for its 24-hour average to count. Default 0.75.
+#'   for its 24-hour average to count (for sub-hourly data, also of the records
+#'   an hour needs for its 1-hour average). Default 0.75.
 #' @param limit_value Concentration at which the EU expanded uncertainty is
 #'   evaluated; `NULL` takes the value of [performance_targets()].
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
@@ -105,7 +106,8 @@
 #'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
 #'   (of the data the row uses), `n` (pairs), the metrics above, `n_precision`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, the `pass_*` columns and
-#'   `note` (why values are NA).
+#'   `note` (why values are NA or not judged, and on the `"all"` row how many
+#'   units fail a target on their own).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
 #'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
 #'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
