@@ -49,6 +49,8 @@ performance_target_table <- local({
 #'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
 #'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
 #'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
+#'   CEN/TS 17660-2:2024, Air quality - Performance evaluation of air quality
+#'   sensor systems - Part 2: Particulate matter in ambient air.
 #' @return A tibble with one row per threshold: `pollutant` (`"pm25"`, `"o3"`),
 #'   `framework` (`"US EPA"`, `"EU"`), `metric`, the accepted range `lower` to
 #'   `upper` (inclusive), `unit`, `averaging` (that the target applies to), `source`.

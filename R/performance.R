@@ -1,5 +1,6 @@
-# Sensor performance by the US EPA targets and the EU uncertainty test (the thresholds are
-# in R/performance-targets.R).
+# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point, its
+# input checks and the pass/fail judgement (thresholds in R/performance-targets.R, metrics in
+# R/performance-metrics.R, time step and 24-hour means in R/performance-averaging.R).
 
 #' Performance of sensor estimates against a reference
 #'
@@ -13,8 +14,25 @@
 #' sensor on the reference, estimate = slope x reference + intercept, as the
 #' EPA reports define it (`r2` is the squared Pearson correlation); `rmse`;
 #' `nrmse` = RMSE / mean reference x 100 (%); `mbe` = mean(estimate - reference).
-#' The `"all"` row pools the pairs of every unit. A row with fewer than 3 pairs
-#' has NA metrics and says so in `note`.
+#' A row with fewer than 3 pairs has NA metrics and says so in `note`.
+#'
+#' **The `"all"` row**: `n` counts the pairs of every unit. With one unit it
+#' equals that unit's row. With two or more, `r2`, `slope` and `intercept` are
+#' the means of the units' values (over the units where each is defined), as
+#' EPA's `sensortoolkit` reports them: the EPA targets are set per sensor.
+#' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
+#' says how many of the units judged fail each target on their own (such as
+#' "6 of 18 units fail the slope target"). For co-located units (one
+#' reference: their reference values agree wherever two units share a time),
+#' `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
+#' EPA's `sensortoolkit`: over the N time points at which all M units and the
+#' reference are valid, RMSE = sqrt(sum over units j and times d of
+#' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
+#' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
+#' NA with a note. Units that are not co-located (such as one unit per site,
+#' each beside its own reference) have no common reference, so these three pool
+#' the pairs of every unit, as do the EU metrics (`orth_slope`,
+#' `orth_intercept`, `expanded_uncertainty`) in either case.
 #'
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,
@@ -31,15 +49,35 @@
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
-#' missing, as in the EPA reports.
+#' missing, as in the EPA reports. Data with a time step below one hour that
+#' divides an hour (such as 1-minute data) are averaged in two stages, as EPA
+#' does: 1-hour means per clock hour, each counting only with `completeness` of
+#' its records, then 24-hour means of those, each counting only with
+#' `completeness` of its 24 hours (18 at the default 0.75). Hourly and coarser
+#' steps take the one stage. Data whose time step is a whole number of days
+#' (24-hour samples, daily or every third or sixth day, or a `Date` column with
+#' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
+#' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
+#' `averaging = "24h"` gives those same rows. A time step above one day that is
+#' not a whole number of days is judged as given (with no targets), and
+#' `averaging = "24h"` alone is then an error.
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
-#' 2010; CEN/TS 17660-1:2021): orthogonal regression (Deming, equal error
+#' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
+#' particulate matter such as PM2.5): orthogonal regression (Deming, equal error
 #' variances) of sensor y on reference x gives b1 and b0 and the residual sum
 #' of squares RSS; at the limit value L,
 #' u^2 = RSS / (n - 2) - u^2(x) + (b0 + (b1 - 1) L)^2 and the relative expanded
 #' uncertainty is `expanded_uncertainty` = 2 u / L x 100 (%), where u(x) is
-#' `reference_uncertainty`.
+#' `reference_uncertainty`. The orthogonal line is the major axis of the
+#' scatter: for a stuck sensor (constant estimate, varying reference) it is
+#' horizontal, b1 = 0 and b0 = the mean estimate, so the test is judged (and
+#' fails unless that constant is near L); with a constant reference, or an
+#' estimate uncorrelated with the reference and more variable than it, the line
+#' is vertical and `expanded_uncertainty` is NA, with a note. When L lies
+#' outside the range of the row's reference values (typically above all of
+#' them), the line is extrapolated to L: `expanded_uncertainty` is reported but
+#' `pass_expanded_uncertainty` is NA, and `note` says so.
 #'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
@@ -55,10 +93,11 @@
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
-#' @param averaging `"as_given"`, `"24h"` or both (default). For data that are
-#'   daily already, both give the `"as_given"` rows alone (with a message).
+#' @param averaging `"as_given"`, `"24h"` or both (default). For data one or
+#'   more days apart, both give the `"as_given"` rows alone (with a message).
 #' @param completeness Fraction (0 to 1) of the expected records a day needs
-#'   for its 24-hour average to count. Default 0.75.
+#'   for its 24-hour average to count (for sub-hourly data, also of the records
+#'   an hour needs for its 1-hour average). Default 0.75.
 #' @param limit_value Concentration at which the EU expanded uncertainty is
 #'   evaluated; `NULL` takes the value of [performance_targets()].
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
@@ -67,7 +106,18 @@
 #'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
 #'   (of the data the row uses), `n` (pairs), the metrics above, `n_precision`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, the `pass_*` columns and
-#'   `note` (why values are NA).
+#'   `note` (why values are NA or not judged, and on the `"all"` row how many
+#'   units fail a target on their own).
+#' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
+#'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
+#'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
+#'   Protocols, Metrics, and Target Values for Ozone Air Sensors. U.S. EPA,
+#'   EPA/600/R-20/279. EC Working Group on Guidance for the Demonstration of
+#'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
+#'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
+#'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
+#'   CEN/TS 17660-2:2024, Air quality - Performance evaluation of air quality
+#'   sensor systems - Part 2: Particulate matter in ambient air.
 #' @seealso [performance_targets()]
 #' @export
 #' @examples
@@ -103,26 +153,25 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
                                       reference {?is/are} left out of the paired metrics.")
   step <- time_step_seconds(obs)
-  if (length(averaging) == 2L && isTRUE(step >= 86400)) {
-    # Daily (or coarser) data: their 24-hour means would repeat them row for row.
+  # Rows a whole number of days apart are 24-hour samples (daily, or every third or sixth day).
+  whole_days <- whole_day_step(step)
+  if (whole_days && (step > 86400 || "24h" %in% averaging)) {
+    cli::cli_inform(whole_day_message(step, averaging))
+  } else if (length(averaging) == 2L && isTRUE(step > 86400)) {
     cli::cli_inform("The data have one value per {format_step(step)} already: they are judged as given, with no separate 24-hour block.")
-    averaging <- "as_given"
   }
+  # Daily or coarser: 24-hour means would repeat the rows one for one.
+  if (length(averaging) == 2L && isTRUE(step >= 86400)) averaging <- "as_given"
+  if (whole_days) step <- 86400
   colocated <- units_colocated(obs)
   caller <- environment()
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h") daily_means(obs, step, completeness, caller) else obs
-    groups <- c(if (!is.null(unit)) unique(obs$unit), "all")
-    out <- do.call(rbind, lapply(groups, function(u) {
-      pairs <- if (u == "all") frame else frame[frame$unit == u, ]
-      precision <- inter_unit_precision(pairs, colocated)
-      row <- pair_metrics(pairs, limit_value, reference_uncertainty)
-      row$note <- paste_notes(row$note, precision$note)
-      cbind(unit = u, row, n_precision = precision$n, sd = precision$sd, cv = precision$cv)
-    }))
+    frame <- if (avg == "24h" && !whole_days) daily_means(obs, step, completeness, caller) else obs
+    units <- if (is.null(unit)) character() else unique(obs$unit)
+    out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
     cbind(averaging = avg, time_step = format_step(if (avg == "24h") 86400 else step), out)
   })
-  result <- judge_targets(do.call(rbind, rows), targets)
+  result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
   short <- sum(result$n < 3L)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
@@ -135,7 +184,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   tibble::as_tibble(result[columns])
 }
 
-# Validated columns as a plain data frame: unit, time (seconds), day (days), est, ref.
+# Validated columns as a plain data frame: unit, time (seconds), day (days), hour (of the local
+# day), est, ref.
 performance_input <- function(data, estimate, reference, date, unit, call = parent.frame()) {
   check_data_frame(data, "data", call = call)
   for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
@@ -164,6 +214,7 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   day <- if (inherits(time, "Date")) as.numeric(time) else as.numeric(as.Date(time, tz = tz))
+  hour <- if (inherits(time, "Date")) 0L else as.POSIXlt(time, tz = tz)$hour
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
   repeated <- which(duplicated(data.frame(units, seconds)))
   if (length(repeated) > 0L) {
@@ -171,7 +222,7 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
-  data.frame(unit = units, time = seconds, day = day,
+  data.frame(unit = units, time = seconds, day = day, hour = hour,
              est = numeric_column(data, estimate, "estimate", call),
              ref = numeric_column(data, reference, "reference", call))
 }
@@ -196,136 +247,6 @@ rows_text <- function(rows) {
   paste0(if (length(rows) == 1L) "row " else "rows ", toString(utils::head(rows, 5L)), more)
 }
 
-# The most common gap (seconds) between consecutive time stamps of a unit; NA when no
-# unit has two time stamps.
-time_step_seconds <- function(obs) {
-  gaps <- unlist(lapply(split(obs$time, obs$unit), function(t) diff(sort(t))))
-  gaps <- round(gaps[gaps > 0], 3)
-  if (length(gaps) == 0L) return(NA_real_)
-  as.numeric(names(which.max(table(gaps))))
-}
-
-format_step <- function(seconds) {
-  if (is.na(seconds)) return(NA_character_)
-  sizes <- c(hour = 3600, minute = 60, second = 1)
-  size <- sizes[which(seconds %% sizes == 0)[1]]
-  if (is.na(size)) return(paste(seconds, "seconds"))
-  count <- seconds / size
-  paste(count, paste0(names(size), if (count != 1) "s"))
-}
-
-# Daily means of estimate and reference per unit; a day with fewer than `completeness`
-# of the expected records gets NA for that column.
-daily_means <- function(obs, step, completeness, call) {
-  if (is.na(step) || step > 86400 || 86400 %% step != 0) {
-    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day; the data's
-                      is {format_step(step)}.",
-                     i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
-                   call = call)
-  }
-  expected <- 86400 / step
-  key <- paste(obs$unit, obs$day, sep = "\r")
-  first <- !duplicated(key)
-  group <- match(key, key[first])
-  day_mean <- function(v) {
-    present <- !is.na(v)
-    sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
-    means <- sums[, 2] / sums[, 1]
-    means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
-    unname(means)
-  }
-  data.frame(unit = obs$unit[first], time = obs$day[first] * 86400, day = obs$day[first],
-             est = day_mean(obs$est), ref = day_mean(obs$ref))
-}
-
-# OLS (sensor on reference), error metrics and the EU expanded uncertainty of one set of pairs.
-pair_metrics <- function(frame, limit_value, reference_uncertainty) {
-  paired <- !is.na(frame$est) & !is.na(frame$ref)
-  y <- frame$est[paired]
-  x <- frame$ref[paired]
-  n <- length(x)
-  out <- data.frame(n = n, r2 = NA_real_, slope = NA_real_, intercept = NA_real_,
-                    rmse = NA_real_, nrmse = NA_real_, mbe = NA_real_, orth_slope = NA_real_,
-                    orth_intercept = NA_real_, limit_value = limit_value,
-                    expanded_uncertainty = NA_real_, note = NA_character_)
-  if (n < 3L) {
-    out$note <- "fewer than 3 complete pairs"
-    return(out)
-  }
-  notes <- character()
-  out$rmse <- sqrt(mean((y - x)^2))
-  out$mbe <- mean(y - x)
-  if (mean(x) > 0) {
-    out$nrmse <- 100 * out$rmse / mean(x)
-  } else {
-    notes <- c(notes, "mean reference not positive: no NRMSE")
-  }
-  sxx <- sum((x - mean(x))^2)
-  syy <- sum((y - mean(y))^2)
-  sxy <- sum((x - mean(x)) * (y - mean(y)))
-  # Exact-zero checks would let rounding noise through as a slope of 1e16.
-  flat_x <- sxx <= 1e-12 * sum(x^2)
-  flat_y <- syy <= 1e-12 * sum(y^2)
-  if (flat_x) notes <- c(notes, "constant reference: no regression")
-  if (!flat_x) {
-    out$slope <- sxy / sxx
-    out$intercept <- mean(y) - out$slope * mean(x)
-  }
-  if (!flat_x && !flat_y) out$r2 <- sxy^2 / (sxx * syy)
-  if (flat_x || flat_y || sxy == 0) {
-    notes <- c(notes, "no covariance: no orthogonal regression")
-  } else {
-    b1 <- (syy - sxx + sqrt((syy - sxx)^2 + 4 * sxy^2)) / (2 * sxy)
-    b0 <- mean(y) - b1 * mean(x)
-    out[c("orth_slope", "orth_intercept")] <- list(b1, b0)
-    u2 <- sum((y - b0 - b1 * x)^2) / (n - 2) - reference_uncertainty^2 +
-      (b0 + (b1 - 1) * limit_value)^2
-    if (u2 >= 0) {
-      out$expanded_uncertainty <- 100 * 2 * sqrt(u2) / limit_value
-    } else {
-      notes <- c(notes, "reference_uncertainty exceeds the sensor's: no expanded uncertainty")
-    }
-  }
-  out$note <- paste_notes(notes)
-  out
-}
-
-# EPA inter-unit SD and CV over the time points where every unit has an estimate.
-inter_unit_precision <- function(frame, colocated) {
-  units <- unique(frame$unit)
-  none <- list(n = NA_integer_, sd = NA_real_, cv = NA_real_, note = NA_character_)
-  if (length(units) < 2L) return(none)
-  if (!colocated) {
-    none$note <- "units not co-located (their references differ): no inter-unit SD or CV"
-    return(none)
-  }
-  present <- !is.na(frame$est)
-  common <- Reduce(intersect, split(frame$time[present], factor(frame$unit[present], units)))
-  shared <- present & frame$time %in% common
-  n_times <- length(common)
-  if (n_times < 3L) {
-    none$n <- n_times
-    none$note <- "fewer than 3 times when every unit reports: no inter-unit SD or CV"
-    return(none)
-  }
-  x <- frame$est[shared]
-  sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(units) - 1))
-  list(n = n_times, sd = sd, cv = if (mean(x) > 0) 100 * sd / mean(x) else NA_real_,
-       note = if (mean(x) > 0) NA_character_ else "mean estimate not positive: no CV")
-}
-
-# Co-located units share one reference: wherever two units report a reference at the same
-# time, the values agree.
-units_colocated <- function(obs) {
-  present <- !is.na(obs$ref)
-  if (length(unique(obs$unit[present])) < 2L) return(FALSE)
-  time <- obs$time[present]
-  ref <- obs$ref[present]
-  spread <- tapply(ref, time, max) - tapply(ref, time, min)
-  shared <- tapply(ref, time, length) >= 2L
-  any(shared) && all(spread[shared] <= 1e-8 * (1 + max(abs(ref))))
-}
-
 judge_targets <- function(result, targets) {
   check <- function(metric, value) {
     target <- targets[targets$metric == metric, ]
@@ -343,11 +264,32 @@ judge_targets <- function(result, targets) {
   result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
   result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
   result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
+  result$pass_expanded_uncertainty[result$limit_outside] <- NA
+  result
+}
+
+# The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
+note_unit_failures <- function(result) {
+  labels <- c(r2 = "R\u00b2", slope = "slope", intercept = "intercept")
+  for (avg in unique(result$averaging)) {
+    units <- result$averaging == avg & result$unit != "all"
+    if (sum(units) < 2L) next
+    all_row <- result$averaging == avg & result$unit == "all"
+    for (metric in names(labels)) {
+      pass <- result[[paste0("pass_", metric)]][units]
+      if (any(!pass, na.rm = TRUE)) {
+        result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
+          "%d of %d units fail the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
+          labels[[metric]]
+        ))
+      }
+    }
+  }
   result
 }
 
 paste_notes <- function(...) {
   notes <- c(...)
-  notes <- notes[!is.na(notes)]
+  notes <- unique(notes[!is.na(notes)])
   if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
 }

@@ -38,11 +38,24 @@ test_that("performance_targets() holds the cited EPA and EU values", {
   expect_false(anyNA(targets$source))
 })
 
+test_that("the help pages cite CEN/TS 17660-1 for gases and 17660-2 for particulate matter", {
+  rd <- tools::Rd_db("ncam")
+  for (page in c("sensor_performance.Rd", "performance_targets.Rd")) {
+    text <- paste(utils::capture.output(tools::Rd2txt(rd[[page]])), collapse = " ")
+    text <- gsub("\\s+", " ", text)
+    for (cited in c("CEN/TS 17660-1:2021, Air quality", "CEN/TS 17660-2:2024, Air quality",
+                    "Part 2: Particulate matter in ambient air")) {
+      expect_true(grepl(cited, text, fixed = TRUE), info = paste(page, "cites", cited))
+    }
+  }
+})
+
 test_that("metrics of one unit match lm() and hand formulas", {
   ref <- withr::with_seed(2, stats::runif(40, 2, 30))
   est <- 1.2 * ref + 1.5 + withr::with_seed(3, stats::rnorm(40, sd = 2))
   obs <- data.frame(date = daily_dates(40), ref = ref, est = est)
-  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # A limit value inside the reference values, so that no note is due.
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given", limit_value = 20)
   fit <- stats::lm(est ~ ref)
   expect_equal(nrow(res), 1L)
   expect_equal(res$unit, "all")
@@ -76,7 +89,7 @@ test_that("orthogonal regression and expanded uncertainty match the closed form"
   expect_equal(sensor_performance(obs, "est", "ref", averaging = "as_given")$limit_value, 30)
 })
 
-test_that("several units: per-unit rows match lm() per unit, the 'all' row pools them", {
+test_that("several units: per-unit rows match lm() per unit, the 'all' row averages them", {
   n <- 30
   ref <- withr::with_seed(6, stats::runif(2 * n, 3, 40))
   obs <- data.frame(date = rep(daily_dates(n), 2), site = rep(c("s2", "s1"), each = n), ref = ref)
@@ -88,13 +101,77 @@ test_that("several units: per-unit rows match lm() per unit, the 'all' row pools
     expect_equal(res$slope[res$unit == s], unname(stats::coef(fit)[2]))
     expect_equal(res$r2[res$unit == s], summary(fit)$r.squared)
   }
-  pooled <- stats::lm(est ~ ref, data = obs)
-  expect_equal(res$slope[3], unname(stats::coef(pooled)[2]))
+  # R2, slope and intercept of "all": means over the units' own fits, not the pooled fit.
+  fits <- lapply(c("s1", "s2"), function(s) stats::lm(est ~ ref, data = obs[obs$site == s, ]))
+  expect_equal(res$slope[3], mean(sapply(fits, function(f) stats::coef(f)[[2]])))
+  expect_equal(res$intercept[3], mean(sapply(fits, function(f) stats::coef(f)[[1]])))
+  expect_equal(res$r2[3], mean(sapply(fits, function(f) summary(f)$r.squared)))
+  # Units at different references: the errors pool every pair.
   expect_equal(res$rmse[3], sqrt(mean((obs$est - obs$ref)^2)))
   expect_equal(res$n, c(n, n, 2 * n))
   # Different references at the same dates: units are not co-located, so no SD or CV.
   expect_true(is.na(res$sd[3]) && is.na(res$cv[3]))
   expect_match(res$note[3], "not co-located")
+})
+
+test_that("the 'all' row judges the units' mean R2, slope and intercept and counts failures", {
+  ref <- lapply(1:3, function(j) withr::with_seed(10 + j, stats::runif(25, 5 + 5 * j, 40 + 10 * j)))
+  slopes <- c(0.5, 1.0, 1.4)
+  r2s <- c(0.9, 0.95, 0.6)
+  # Noise orthogonal to the reference: each unit's OLS slope is exact, its R2 is
+  # b^2 Sxx / (b^2 Sxx + SS), so SS = b^2 Sxx (1 / R2 - 1).
+  est <- lapply(1:3, function(j) {
+    sxx <- sum((ref[[j]] - mean(ref[[j]]))^2)
+    slopes[j] * ref[[j]] + orthogonal_noise(ref[[j]], slopes[j]^2 * sxx * (1 / r2s[j] - 1), j)
+  })
+  obs <- data.frame(date = rep(daily_dates(25), 3), site = rep(c("a", "b", "c"), each = 25),
+                    ref = unlist(ref), est = unlist(est))
+  res <- sensor_performance(obs, "est", "ref", unit = "site", averaging = "as_given")
+  all_row <- res[res$unit == "all", ]
+  expect_equal(res$slope[1:3], slopes)
+  expect_equal(res$r2[1:3], r2s)
+  expect_equal(all_row$slope, mean(slopes)) # 0.967: passes although two units fail
+  expect_equal(all_row$r2, mean(r2s)) # 0.817: passes although one unit fails
+  expect_equal(all_row$intercept, 0)
+  expect_true(all_row$pass_slope && all_row$pass_r2 && all_row$pass_intercept)
+  expect_equal(all_row$n, 75L)
+  expect_match(all_row$note, "2 of 3 units fail the slope target")
+  expect_match(all_row$note, "1 of 3 units fail the R\u00b2 target")
+  expect_no_match(all_row$note, "intercept target")
+  # With one unit the "all" row is that unit's fit.
+  one <- sensor_performance(obs[obs$site == "c", ], "est", "ref", unit = "site",
+                            averaging = "as_given")
+  expect_equal(one$slope, c(1.4, 1.4))
+  expect_equal(one$r2, c(0.6, 0.6))
+  expect_false(one$pass_r2[2])
+})
+
+test_that("co-located units: the 'all' row's errors are over times every unit reports", {
+  ref <- 10 + 5 * sin(1:30)
+  a <- ref + c(1:10, rep(0.5, 20)) # errors 1, 2, ..., 10, then 0.5
+  b <- c(ref[1:10] - (1:10) / 2, rep(NA, 20)) # errors -0.5, ..., -5; no data after day 10
+  obs <- data.frame(date = rep(daily_dates(30), 2), unit = rep(c("a", "b"), each = 30),
+                    ref = rep(ref, 2), est = c(a, b))
+  all_row <- function(data) {
+    res <- quiet_performance(data, "est", "ref", unit = "unit", averaging = "as_given")
+    res[res$unit == "all", ]
+  }
+  res <- all_row(obs)
+  # Days 1-10 (N = 10, M = 2): sum of squares 385 + 96.25, sum of errors 55 - 27.5.
+  expect_equal(res$rmse, sqrt((385 + 96.25) / 20))
+  expect_equal(res$mbe, (55 - 27.5) / 20)
+  expect_equal(res$nrmse, 100 * sqrt((385 + 96.25) / 20) / mean(ref[1:10]))
+  expect_equal(res$n, 40L) # still every pair
+  # No reference on day 3 takes that day out for both units: errors 3 and -1.5 go.
+  obs$ref[c(3, 33)] <- NA
+  res <- all_row(obs)
+  expect_equal(res$rmse, sqrt((385 - 9 + 96.25 - 2.25) / 18))
+  expect_equal(res$nrmse, 100 * res$rmse / mean(ref[c(1:2, 4:10)]))
+  # Fewer than 3 such times: no RMSE, with a note.
+  obs$est[33 + 0:7] <- NA # unit b keeps days 1 and 2
+  expect_warning(res <- all_row(obs), "fewer than 3 complete pairs")
+  expect_true(is.na(res$rmse) && is.na(res$nrmse) && is.na(res$mbe))
+  expect_match(res$note, "fewer than 3 times when every unit and the reference report")
 })
 
 test_that("inter-unit SD and CV follow the EPA formula on times every unit reports", {
@@ -140,6 +217,64 @@ test_that("24-hour averages drop days below the completeness threshold", {
   # With 70 % required, day 2 counts too.
   loose <- quiet_performance(obs, "est", "ref", averaging = "24h", completeness = 0.70)
   expect_equal(loose$n, 5L)
+})
+
+test_that("sub-hourly data reach 24-hour means through 1-hour means", {
+  minutes <- seq(as.POSIXct("2024-06-01", tz = "UTC"), by = "min", length.out = 1440 * 4)
+  i <- seq_along(minutes) - 1
+  minute <- i %% 60
+  hour <- (i %/% 60) %% 24
+  day <- i %/% 1440 + 1
+  ref <- 10 + (i %% 17) / 4
+  est <- ref + 1 + (i %% 7) / 10
+  # Day 1: 1230 of 1440 minutes (85 %), but hours 17-23 keep 30 of 60 minutes, so only
+  # 17 of 24 hours count, fewer than 18.
+  est[day == 1 & hour >= 17 & minute >= 30] <- NA
+  # Day 2: hours 0-5 keep 45 of 60 minutes (75 %): every hour counts.
+  est[day == 2 & hour < 6 & minute >= 45] <- NA
+  obs <- data.frame(date = minutes, ref = ref, est = est)
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  expect_equal(res$n, 3L)
+  # A day's value is the mean of its 24 hourly means (not of its minutes).
+  day_mean <- function(v, d) mean(sapply(0:23, function(h) mean(v[day == d & hour == h],
+                                                                  na.rm = TRUE)))
+  day_est <- sapply(2:4, function(d) day_mean(est, d))
+  day_ref <- sapply(2:4, function(d) day_mean(ref, d))
+  expect_equal(res$mbe, mean(day_est - day_ref))
+  expect_equal(res$rmse, sqrt(mean((day_est - day_ref)^2)))
+  # `completeness` applies at both stages: at 0.7, day 1's half hours still do not count,
+  # but its 17 of 24 hours (70.8 %) do.
+  loose <- quiet_performance(obs, "est", "ref", averaging = "24h", completeness = 0.7)
+  expect_equal(loose$n, 4L)
+})
+
+test_that("24-hour samples every third day are judged as 24-hour values", {
+  days <- as.Date("2024-01-01") + seq(0, 87, by = 3) # 30 samples, one every 3 days
+  ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40, 45, 50), 3)
+  obs <- data.frame(date = days, ref = ref, est = 1.2 * ref + 1)
+  expect_message(res <- sensor_performance(obs, "est", "ref"),
+                 "taken as 24-hour values \\(one every 3 days\\)")
+  expect_identical(res$averaging, "as_given")
+  expect_identical(res$time_step, "24 hours")
+  # An exact line: slope 1.2, intercept 1, R^2 1; error 0.2 x ref + 1 with mean ref 27.5.
+  expect_equal(c(res$slope, res$intercept, res$r2), c(1.2, 1, 1))
+  rmse <- sqrt(sum((0.2 * ref + 1)^2) / 30)
+  expect_equal(res$rmse, rmse)
+  expect_true(res$pass_slope && res$pass_intercept && res$pass_r2)
+  expect_identical(res$pass_error, rmse <= 7 || 100 * rmse / 27.5 <= 30)
+  # Asked for alone, the 24-hour block is those same rows.
+  expect_message(daily <- sensor_performance(obs, "est", "ref", averaging = "24h"),
+                 "24-hour block holds them as given")
+  expect_identical(daily$averaging, "24h")
+  expect_equal(daily$n, 30L)
+  expect_equal(daily$slope, 1.2)
+  expect_true(daily$pass_slope)
+  # A step above a day that is not whole days is judged as given, without targets.
+  every_36h <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 36 * 3600 * (0:29),
+                          ref = ref, est = 1.2 * ref + 1)
+  expect_message(odd <- sensor_performance(every_36h, "est", "ref"), "one value per 36 hours")
+  expect_identical(odd$time_step, "36 hours")
+  expect_true(is.na(odd$pass_slope))
 })
 
 test_that("24-hour days follow the time zone of the date column", {
@@ -203,6 +338,42 @@ test_that("EU expanded uncertainty is judged against the data quality objective"
   expect_false(res$pass_expanded_uncertainty)
 })
 
+test_that("EU expanded uncertainty is not judged at a limit value outside the reference range", {
+  ref <- rep(c(5, 7, 9, 11, 12), 6)
+  obs <- data.frame(date = daily_dates(30), ref = ref, est = ref + 1)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # Pure offset of 1: the line is y = x + 1, so W = 2 x 1 / 30 = 6.67 %, extrapolated to 30.
+  expect_equal(res$expanded_uncertainty, 100 * 2 / 30)
+  expect_true(is.na(res$pass_expanded_uncertainty))
+  expect_match(res$note, "limit value 30 lies outside the range of the reference values \\(5 to 12\\)")
+  # A limit value on the largest reference value is inside the data: judged.
+  on_edge <- sensor_performance(obs, "est", "ref", averaging = "as_given", limit_value = 12)
+  expect_equal(on_edge$expanded_uncertainty, 100 * 2 / 12)
+  expect_true(on_edge$pass_expanded_uncertainty)
+  expect_true(is.na(on_edge$note))
+})
+
+test_that("a stuck sensor gets a horizontal orthogonal line and fails the EU test", {
+  ref <- seq(5, 60, length.out = 30) # spans the limit value of 30
+  obs <- data.frame(date = daily_dates(30), ref = ref, est = 9)
+  res <- sensor_performance(obs, "est", "ref", averaging = "as_given")
+  # The estimate does not vary: the major axis of the scatter is the line y = 9.
+  expect_equal(c(res$orth_slope, res$orth_intercept), c(0, 9))
+  # No residual about that line, so u = |9 - 30| and W = 2 x 21 / 30 = 140 %.
+  expect_equal(res$expanded_uncertainty, 140)
+  expect_false(res$pass_expanded_uncertainty)
+  expect_true(is.na(res$r2))
+  expect_match(res$note, "constant estimate")
+  # No covariance (-4 x 10 - 2 x -10 + 2 x -10 + 4 x 10 = 0) and Syy = 400 > Sxx = 40:
+  # the major axis is vertical.
+  wide <- data.frame(date = daily_dates(5), ref = c(26, 28, 30, 32, 34),
+                     est = c(40, 20, 30, 20, 40))
+  res <- sensor_performance(wide, "est", "ref", averaging = "as_given")
+  expect_true(is.na(res$orth_slope) && is.na(res$expanded_uncertainty))
+  expect_true(is.na(res$pass_expanded_uncertainty))
+  expect_match(res$note, "vertical")
+})
+
 test_that("units with fewer than 3 pairs get NA metrics with a reason", {
   obs <- data.frame(date = rep(daily_dates(10), 2), unit = rep(c("a", "b"), each = 10),
                     ref = c(1:10, 1:10), est = c(1:10 + 0.5, c(2, 4), rep(NA, 8)))
@@ -262,8 +433,9 @@ test_that("argument and column errors name the argument, column and rows", {
   expect_error(sensor_performance(obs, "est", "ref", limit_value = 0), "limit_value")
   expect_error(sensor_performance(obs, "est", "ref", reference_uncertainty = -1),
                "reference_uncertainty")
-  weekly <- data.frame(date = as.Date("2024-01-01") + 7 * (0:4), ref = 1:5, est = 1:5 + 1)
-  expect_error(sensor_performance(weekly, "est", "ref", averaging = "24h"), "divides a day")
+  every_36h <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 36 * 3600 * (0:4),
+                          ref = 1:5, est = 1:5 + 1)
+  expect_error(sensor_performance(every_36h, "est", "ref", averaging = "24h"), "divides a day")
 })
 
 test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
@@ -298,7 +470,7 @@ test_that("daily data are judged once, and POSIXlt times are taken as date-times
   expect_false(is.na(res$pass_slope))  # PM2.5 targets apply to 24-hour values
   expect_equal(res$rmse, sqrt(mean((obs$est - obs$ref)^2)))
   # Asked for alone, the 24-hour block is still given.
-  expect_identical(sensor_performance(obs, "est", "ref", averaging = "24h")$averaging, "24h")
+  expect_identical(quiet_performance(obs, "est", "ref", averaging = "24h")$averaging, "24h")
 
   hourly <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:47, ref = 1:48)
   hourly$est <- hourly$ref + rep(c(-1, 1), 24)
