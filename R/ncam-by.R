@@ -17,7 +17,7 @@
 #'   same way. Each group's fit depends only on its rows and its seed,
 #'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
 #'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
-#'   rows>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
+#'   rows without the by columns>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
 #'   number streams (future.apply's `future.seed`), derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
@@ -26,7 +26,8 @@
 #'   The future.apply package is needed for parallel plans; without it, groups are fitted one
 #'   after the other.
 #'
-#' @param formula,data As for [ncam()].
+#' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
+#'   leaves them out, and naming one in `formula` is an error.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is
 #'   an error.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
@@ -78,13 +79,20 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
+  in_formula <- intersect(by, all.vars(formula))
+  if (length(in_formula)) {
+    cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
+                     i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
+  }
   base_seed <- resolve_seed(seed)
   threads <- worker_threads(threads)
 
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
   tasks <- lapply(seq_along(groups$rows), function(k) {
-    list(data = data[groups$rows[[k]], , drop = FALSE], seed = seeds[k], label = groups$labels[k])
+    # Without the `by` columns, constant within the group: `~ .` is then the other columns.
+    list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
+         label = groups$labels[k])
   })
   fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no

@@ -46,6 +46,23 @@ test_that("each group's fit is ncam() on its rows with the group's seed", {
   expect_identical(sum(two$.n), 450L)
 })
 
+test_that("`~ .` leaves out the by columns, and a formula naming one is refused", {
+  toy <- by_fixture()[c("sensor_0", "sensor_1", "sensor_2", "x1", "x2", "site")]
+  toy$site <- c("north", "south")[toy$site]  # text: one value per group, which `~ .` would refuse
+  fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ ., toy, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  pred <- stats::predict(fits, toy)  # newdata with the by column, as the data was
+  for (k in 1:2) {
+    rows <- toy$site == fits$site[k]
+    alone <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[rows, ], hidden = 4L,
+                  epochs = 2L, seed = fits$.seed[k], threads = 1L)
+    expect_identical(fits$fit[[k]]$params, alone$params)
+    expect_identical(as.list(pred[rows, ]), as.list(stats::predict(alone, toy[rows, ])))
+  }
+  # Constant within each group, a by column named as a covariate could only be dropped.
+  expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + site, toy, by = "site"),
+               "`formula` names `by` column site, which is constant within each group")
+})
+
 test_that("predict() and augment() route rows to their group's model, in order", {
   toy <- by_fixture()
   fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2)
