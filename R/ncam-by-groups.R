@@ -70,10 +70,13 @@ match_groups <- function(object, keys, call = parent.frame()) {
   group
 }
 
-# Distinct rows of key columns as the user would write them ("site = north; site = south"),
+# Distinct rows of key columns as the user would write them ('site = "north"; day = 2024-05-01'),
 # the first five and how many more.
 shown_labels <- function(keys, most = 5L) {
-  labels <- unique(group_labels(keys))
+  written <- lapply(keys, function(v) {
+    if (is.character(v) || is.factor(v)) encodeString(as.character(v), quote = "\"") else v
+  })
+  labels <- unique(group_labels(written))
   more <- length(labels) - most
   paste0(paste(utils::head(labels, most), collapse = "; "), if (more > 0L) sprintf("; and %d more", more))
 }
