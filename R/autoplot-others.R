@@ -109,7 +109,7 @@ autoplot.ncam_gap <- function(object, ...) {
   bands <- data.frame(series = factor(names(object$band), levels = names(object$band)),
                       band = unname(object$band))
   gap_txt <- if (is.na(object$gap)) "none found: the ACF never enters the band" else {
-    paste0("selected gap ", format(object$gap), if (is.null(object$step)) " rows",
+    paste0("selected gap ", format_lag(object$gap),
            if (length(object$band) > 1L) " (the largest over the series)")
   }
   gap_line <- if (!is.na(object$gap)) {

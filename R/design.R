@@ -132,8 +132,8 @@ plain_double <- function(v) {
 build_design <- function(formula, data, sensors, call = parent.frame()) {
   if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, call)
   rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
-  vars <- all.vars(rhs)
-  check_columns(data, vars, "formula", call = call)
+  parameters <- formula_parameters(rhs, data, call)
+  vars <- setdiff(all.vars(rhs), parameters)
   clash <- intersect(vars, sensors)
   if (length(clash)) {
     cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
@@ -155,6 +155,9 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   for (v in names(mf)) if (is.character(mf[[v]])) mf[[v]] <- factor(mf[[v]])
   xlevels <- stats::.getXlevels(rhs, mf)
   x <- as_columns(design_matrix(rhs, mf, call = call))
+  # Kept for predict(): these are looked up in the fit's environment, never in newdata.
+  parameters <- intersect(parameters, all.vars(rhs))
+  if (length(parameters)) attr(rhs, "parameters") <- parameters
   list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values)
 }
 
@@ -288,7 +291,7 @@ plain_names <- function(names) gsub("`", "", names, fixed = TRUE)
 # Covariate design for new data, coded as in training: a matrix, or for plain numeric
 # covariates a list of their columns.
 new_design <- function(object, newdata, call = parent.frame()) {
-  vars <- all.vars(object$terms)
+  vars <- model_columns(object$terms)
   check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
   check_single_columns(newdata, vars, call)
   text <- vars[!vars %in% names(object$xlevels) &
@@ -313,6 +316,8 @@ new_design <- function(object, newdata, call = parent.frame()) {
     # The design is the columns themselves, read in place by the engine.
     return(covariate_columns(newdata, object$covariates, call))
   }
+  # A parameter (k in poly(x1, k)) is the fit's, even where newdata has a column of its name.
+  for (name in intersect(attr(object$terms, "parameters"), names(newdata))) newdata[[name]] <- NULL
   mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)
   warn_constant_covariates(object, x, newdata, call)

@@ -35,7 +35,10 @@
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
 #'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,
 #'   `~ 1` for none). Factor and character covariates are one-hot encoded; a date-time column
-#'   is refused (use features of the time, such as the hour of day).
+#'   is refused (use features of the time, such as the hour of day). Covariates are columns of
+#'   `data`; other names on the right are settings taken from the formula's environment, as
+#'   [lm()] does (`k` in `poly(rh, k)`), and kept with the fit for `predict()`. An object there
+#'   with one value per row of `data` is refused: add it to `data`.
 #' @param data A data frame.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.

@@ -17,7 +17,7 @@
 #'   same way. Each group's fit depends only on its rows and its seed,
 #'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
 #'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
-#'   rows>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
+#'   rows without the by columns>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
 #'   number streams (future.apply's `future.seed`), derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
@@ -26,7 +26,8 @@
 #'   The future.apply package is needed for parallel plans; without it, groups are fitted one
 #'   after the other.
 #'
-#' @param formula,data As for [ncam()].
+#' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
+#'   leaves them out, and naming one in `formula` is an error.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is
 #'   an error.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
@@ -78,13 +79,20 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
+  in_formula <- intersect(by, all.vars(formula))
+  if (length(in_formula)) {
+    cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
+                     i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
+  }
   base_seed <- resolve_seed(seed)
   threads <- worker_threads(threads)
 
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
   tasks <- lapply(seq_along(groups$rows), function(k) {
-    list(data = data[groups$rows[[k]], , drop = FALSE], seed = seeds[k], label = groups$labels[k])
+    # Without the `by` columns, constant within the group: `~ .` is then the other columns.
+    list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
+         label = groups$labels[k])
   })
   fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
@@ -115,16 +123,6 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
 }
 
-# One seed per group from the base seed and the group's key string alone. R's generator,
-# seeded with a polynomial hash of both, spreads neighbouring keys ("site 1", "site 2") apart.
-group_seeds <- function(base_seed, keys) {
-  vapply(keys, function(key) {
-    hash <- base_seed
-    for (byte in as.integer(charToRaw(enc2utf8(key)))) hash <- (hash * 131 + byte) %% 2147483647
-    with_local_seed(hash, sample.int(.Machine$integer.max, 1L))
-  }, integer(1), USE.NAMES = FALSE)
-}
-
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
 # fixes R's generator kind itself, so the fit is the same on any worker. With errors = "skip"
 # a failed fit returns its error condition, for the main side to report.
@@ -143,37 +141,6 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
   )
 }
 
-# Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per
-# group), rows (a list of row numbers), labels ("site = 3, unit = a")).
-group_rows <- function(data, by, call = parent.frame()) {
-  keys <- data[by]
-  for (col in by) {
-    bad <- which(is.na(keys[[col]]))
-    if (length(bad)) {
-      cli::cli_abort(c("Group column {.field {col}} of {.arg data} is missing in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
-                       i = "Drop those rows or give them a group."), call = call)
-    }
-  }
-  key <- key_strings(keys)
-  first <- which(!duplicated(key))
-  first <- first[do.call(order, c(unname(as.list(keys[first, , drop = FALSE])), method = "radix"))]
-  rows <- split(seq_len(nrow(data)), factor(key, levels = key[first]))
-  group_keys <- keys[first, , drop = FALSE]
-  list(keys = tibble::new_tibble(as.list(group_keys), nrow = length(first)), rows = unname(rows),
-       labels = group_labels(group_keys))
-}
-
-# "site = 3, unit = a" for each row of the key columns.
-group_labels <- function(keys) {
-  do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
-}
-
-# One string per row of the key columns, equal exactly when all keys are equal.
-key_strings <- function(keys) {
-  parts <- lapply(keys, function(v) if (is.double(v)) sprintf("%.17g", v) else as.character(v))
-  do.call(paste, c(unname(parts), sep = "\r"))
-}
-
 #' Predictions and augmented data from fits by group
 #'
 #' Each row of `newdata` is scored by the model of its group (the `by` columns of
@@ -185,7 +152,10 @@ key_strings <- function(keys) {
 #' @param ... Arguments of [predict.ncam()], such as `interval` and `level`.
 #' @param threads Number of threads; see [ncam_threads()].
 #' @return `predict()`: the tibble of [predict.ncam()], one row per row of `newdata`, in
-#'   order; rows of a group without a model get `NA`, with a warning naming the groups.
+#'   order; rows of a group without a model (a key no group has, or a group that could not
+#'   be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
+#'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
+#'   naming the groups, the keys and the conversion.
 #'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
 #'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
 #'   each group that has a model, groups in the order of `object` (a group left without one
@@ -212,17 +182,7 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   template <- stats::predict(object$fit[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
                              threads = threads)
   if (nrow(newdata) == 0L) return(template)
-  group <- match(key_strings(newdata[by]), key_strings(object[by]))
-  if (all(is.na(group))) {
-    shown <- gsub("\r", ", ", utils::head(unique(key_strings(newdata[by])), 5), fixed = TRUE)
-    cli::cli_abort("No row of {.arg newdata} belongs to a group of {.arg object}; its groups include {.val {shown}}.")
-  }
-  group[!is.na(group) & !has_fit(object)[group]] <- NA  # groups that failed to fit
-  if (anyNA(group)) {
-    unknown <- unique(key_strings(newdata[is.na(group), by, drop = FALSE]))
-    shown <- gsub("\r", ", ", utils::head(unknown, 5), fixed = TRUE)
-    cli::cli_warn("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to {length(unknown)} group{?s} without a model ({.val {shown}}{if (length(unknown) > 5) ', ...' else ''}): {cli::qty(sum(is.na(group)))}{?its/their} predictions are {.val NA}.")
-  }
+  group <- match_groups(object, newdata[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   flags <- c(far = 0, missing = 0)
   for (g in unique(group[!is.na(group)])) {

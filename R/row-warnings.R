@@ -6,7 +6,7 @@
 # Per covariate, how many of the rows without a prediction have it missing.
 missing_covariate_counts <- function(object, newdata, no_prediction) {
   if (!any(no_prediction)) return(integer(0))
-  counts <- vapply(all.vars(object$terms), function(v) sum(is.na(newdata[[v]][no_prediction])), integer(1))
+  counts <- vapply(model_columns(object$terms), function(v) sum(is.na(newdata[[v]][no_prediction])), integer(1))
   counts[counts > 0L]
 }
 

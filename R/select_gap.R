@@ -128,15 +128,14 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
 
 #' @export
 print.ncam_gap <- function(x, ...) {
-  rows <- if (is.null(x$step)) " rows" else ""
-  gap_txt <- if (is.na(x$gap)) "none found" else paste0(format(x$gap), rows)
+  gap_txt <- if (is.na(x$gap)) "none found" else format_lag(x$gap)
   groups <- if (isTRUE(x$groups > 1L)) paste0("Groups pooled:    ", x$groups, "\n") else ""
   cat("<ncam_gap> lag where the residual ACF enters the ", x$level * 100, "% band\n",
       "Selected gap:     ", gap_txt, "\n",
       "Series:           ", length(x$band), " (", paste(x$n, collapse = ", "), " values)\n",
       groups,
       "Band half-width:  ", paste(signif(x$band, 3), collapse = ", "), "\n",
-      "Lags examined:    0 to ", format(max(x$acf$lag)), rows, "\n", sep = "")
+      "Lags examined:    0 to ", format_lag(max(x$acf$lag)), "\n", sep = "")
   invisible(x)
 }
 
@@ -296,7 +295,7 @@ pooled_acf <- function(grid, max_lag, call = parent.frame()) {
                       {format(grid_length, big.mark = ',')} points for
                       {format(points, big.mark = ',')} observed {cli::qty(points)}time{?s}.",
                      i = "The grid step is the median spacing of the times,
-                          {format(as_lag_difftime(grid$step, grid$step))}.",
+                          {format_lag(as_lag_difftime(grid$step, grid$step))}.",
                      i = "Use a smaller {.arg max_lag}, or average the residuals to a coarser
                           regular time step first."), call = call)
   }
@@ -349,4 +348,12 @@ as_lag_difftime <- function(secs, step) {
   units <- names(scales)[step %% scales == 0][1]
   if (is.na(units)) units <- "secs"
   as.difftime(secs / scales[[units]], units = units)
+}
+
+# A lag as a user reads it: "1 hour", "3 hours" for a duration, "1 row", "2 rows" for a count
+# of rows (format() of a difftime says "1 hours").
+format_lag <- function(lag) {
+  unit <- if (inherits(lag, "difftime")) units(lag) else "rows"
+  value <- as.numeric(lag)
+  paste(format(value), if (value == 1) sub("s$", "", unit) else unit)
 }

@@ -53,14 +53,16 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
                          params, scaling, sigma_y2, trained, rows, settings, fitted_summary,
                          data_check) {
   caller_env <- environment(formula)
-  kept_env <- formula_environment(caller_env, formula)
+  kept_env <- formula_environment(caller_env, formula, attr(design$terms, "parameters"))
   environment(formula) <- kept_env
   terms <- design$terms
   attr(terms, ".Environment") <- kept_env
+  # kept_env reaches the caller's data itself when it is the caller's environment or a child of it.
+  reaches_data <- identical(kept_env, caller_env) || identical(parent.env(kept_env), caller_env)
   structure(list(
     call = call, formula = formula, terms = terms, xlevels = design$xlevels,
     constant_values = design$constant_values,
-    data_key = if (!identical(kept_env, caller_env)) remember_frame(caller_env, call, data_check),
+    data_key = if (!reaches_data) remember_frame(caller_env, call, data_check),
     covariates = design$covariates, sensors = sensors, anchor = anchor,
     parameterization = parameterization, transform = transform, hidden = spec$hidden,
     spec = spec, params = params, scaling = scaling, sigma_y2 = sigma_y2,
@@ -80,7 +82,15 @@ head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
 # saveRDS() would write them all. The formula keeps only the objects it names from such
 # frames, above the first global, package or namespace environment; the frame itself is kept
 # out of the fit, in fit_frames under the fit's data_key, for fitting_data() while it exists.
-formula_environment <- function(env, formula) light_environment(env, all.names(formula))
+# The formula's `parameters` (k in poly(x1, k), see formula_parameters()) are copied wherever
+# they live, the global environment included: a saved fit predicts in a session that never
+# had them.
+formula_environment <- function(env, formula, parameters = NULL) {
+  kept <- light_environment(env, all.names(formula))
+  if (!is_top_environment(kept)) parameters <- setdiff(parameters, names(kept))  # kept already
+  if (!length(parameters)) return(kept)
+  list2env(mget(parameters, envir = kept, inherits = TRUE), envir = new.env(parent = kept))
+}
 
 # `env` cut down to the objects called `names` found in its function frames, above its first
 # global, package or namespace environment. A function found there would carry its own frame

@@ -103,5 +103,10 @@ test_that("the gap plot draws the ACF, its band and the selected gap", {
   bands <- unlist(lapply(ggplot2::ggplot_build(p)$data, function(d) d$yintercept))
   expect_true(all(signif(c(0, 1, -1) * stats::qnorm(0.975) / sqrt(400), 10) %in% signif(bands, 10)))
   expect_equal(layer_data_of(p, "GeomVline")$xintercept, gap$gap)
+  expect_match(p$labels$subtitle, sprintf("selected gap %d rows$", gap$gap))
+  hourly <- select_gap(rnorm(400), date = as.POSIXct("2024-05-01", tz = "UTC") + 3600 * (0:399),
+                       max_lag = "12 hours")
+  expect_identical(hourly$gap, as.difftime(1, units = "hours"))
+  expect_match(ggplot2::autoplot(hourly)$labels$subtitle, "selected gap 1 hour$")
   expect_error(ggplot2::autoplot(gap, lags = 3), "must be empty")
 })

@@ -243,6 +243,27 @@ test_that("covariates that would become one dummy per row, and stray anchors, ar
                "applies to .*anchored.* only")
 })
 
+test_that("a formula takes settings from its environment, as lm() does, and covariates from the data only", {
+  toy <- simulate_toy(n = 300, seed = 29)
+  k <- 2
+  w <- 10
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, k) + I(x2 * w), data = toy,
+                               hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  literal <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, 2) + I(x2 * 10), data = toy,
+                                   hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  expect_identical(fit$params, literal$params)
+  expect_identical(predict(fit, toy), predict(literal, toy))
+  # The fit's k, not a column of newdata that happens to have its name.
+  expect_identical(predict(fit, transform(toy, k = 5)), predict(fit, toy))
+  # One value per row is a covariate, which lm() would take from the session: refused.
+  per_row <- toy$x3
+  expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + log(abs(per_row)), data = toy),
+               "per_row.*is not a column of `data` but an object of the formula's environment with one value per row")
+  # A term on its own is a covariate: a column, whatever the environment holds.
+  expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + k, data = toy), "names column not found in the data: \"k\"")
+  expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, not_here), data = toy), "not found in the data: \"not_here\"")
+})
+
 test_that("sensor_params() without newdata uses the data the model was fitted to", {
   toy <- simulate_toy(n = 300, seed = 28)
   fit <- quick_fit(toy)

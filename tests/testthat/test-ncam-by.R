@@ -46,6 +46,23 @@ test_that("each group's fit is ncam() on its rows with the group's seed", {
   expect_identical(sum(two$.n), 450L)
 })
 
+test_that("`~ .` leaves out the by columns, and a formula naming one is refused", {
+  toy <- by_fixture()[c("sensor_0", "sensor_1", "sensor_2", "x1", "x2", "site")]
+  toy$site <- c("north", "south")[toy$site]  # text: one value per group, which `~ .` would refuse
+  fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ ., toy, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  pred <- stats::predict(fits, toy)  # newdata with the by column, as the data was
+  for (k in 1:2) {
+    rows <- toy$site == fits$site[k]
+    alone <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[rows, ], hidden = 4L,
+                  epochs = 2L, seed = fits$.seed[k], threads = 1L)
+    expect_identical(fits$fit[[k]]$params, alone$params)
+    expect_identical(as.list(pred[rows, ]), as.list(stats::predict(alone, toy[rows, ])))
+  }
+  # Constant within each group, a by column named as a covariate could only be dropped.
+  expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + site, toy, by = "site"),
+               "`formula` names `by` column site, which is constant within each group")
+})
+
 test_that("predict() and augment() route rows to their group's model, in order", {
   toy <- by_fixture()
   fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2)
@@ -70,6 +87,29 @@ test_that("predict() and augment() route rows to their group's model, in order",
   none <- stats::predict(fits, toy[0, ], interval = "credible")
   expect_identical(nrow(none), 0L)
   expect_named(none, names(got))
+})
+
+test_that("rows without a group: the model's groups and newdata's keys as written, and a key of another type", {
+  toy <- by_fixture()
+  toy$day <- as.Date("2022-01-01") + 31 * (toy$site - 1)  # 2022-01-01 and 2022-02-01
+  fits <- ncam_by(by_formula, toy, by = "day", hidden = 4L, epochs = 2L, seed = 1)
+  groups <- paste("day =", format(fits$day), collapse = "; ")
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  # The same days as date-times match no group: the error says why and how to convert.
+  as_time <- transform(toy, day = as.POSIXct(day))
+  msg <- flat(expect_error(stats::predict(fits, as_time), "No row of `newdata` belongs to a group"))
+  keys <- paste("day =", unique(format(toy$day)), collapse = "; ")  # in the order of the rows
+  expect_match(msg, paste0("Keys in `newdata`: ", keys, "."), fixed = TRUE)
+  expect_match(msg, paste0("Groups of `object`: ", groups, "."), fixed = TRUE)
+  expect_match(msg, "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(day)`",
+               fixed = TRUE)
+  expect_identical(stats::predict(fits, transform(as_time, day = as.Date(day))), stats::predict(fits, toy))
+  # Some rows of an unknown day: their key, as a date, in the warning.
+  new <- toy[toy$site == 1, ]
+  new$day[2] <- as.Date("2023-05-06")
+  msg <- flat(expect_warning(mixed <- stats::predict(fits, new), "1 row of `newdata` belongs to 1 group without a model"))
+  expect_match(msg, paste0("Not a group of `object`: day = 2023-05-06; its groups: ", groups, "."), fixed = TRUE)
+  expect_true(is.na(mixed$.pred[2]))
 })
 
 test_that("tidy() and glance() give each group's tables behind its keys", {

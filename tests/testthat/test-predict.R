@@ -50,6 +50,37 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   expect_error(fitted(fit), "pass it as")
 })
 
+test_that("a setting the formula takes from its environment is saved with the fit", {
+  skip_if_not_installed("callr")
+  toy <- simulate_toy(n = 300, seed = 30)
+  literal <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, 3), data = toy, hidden = 4L,
+                                   epochs = 2L, seed = 1L, threads = 1L))
+  make <- function(d, degree) {
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, degree), data = d, hidden = 4L, epochs = 2L,
+         seed = 1L, threads = 1L)
+  }
+  in_function <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(suppressWarnings(make(toy, 3)), in_function)
+  # At top level, where the fit keeps the global environment, not a copy of it.
+  at_top <- withr::local_tempfile(fileext = ".rds")
+  callr::r(function(path) {
+    evalq({
+      degree <- 3
+      toy <- ncam::simulate_toy(n = 300, seed = 30)
+      fit <- suppressWarnings(ncam::ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, degree), data = toy,
+                                         hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+    }, globalenv())
+    saveRDS(get("fit", globalenv()), path)
+  }, args = list(at_top), libpath = .libPaths())
+  # Each predicts in a fresh R session, which has no `degree`, as the fit with a literal 3 does.
+  reloaded <- callr::r(function(paths, newdata) {
+    loadNamespace("ncam")
+    lapply(paths, function(path) stats::predict(readRDS(path), newdata))
+  }, args = list(c(in_function, at_top), toy), libpath = .libPaths())
+  expect_identical(reloaded[[1]], predict(literal, toy))
+  expect_identical(reloaded[[2]], predict(literal, toy))
+})
+
 test_that("a covariate constant in training is left out, and predict() says when new values differ", {
   toy <- simulate_toy(n = 300, seed = 26)
   toy$site <- 3

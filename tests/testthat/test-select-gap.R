@@ -85,6 +85,17 @@ test_that("print and plot methods run", {
   expect_invisible(plot(g))
 })
 
+test_that("print() says 1 hour and 1 row, not 1 hours", {
+  set.seed(3)
+  t <- as.POSIXct("2024-05-01", tz = "UTC") + 3600 * (0:399)
+  g <- select_gap(rnorm(400), date = t, max_lag = "12 hours")
+  expect_identical(g$gap, as.difftime(1, units = "hours"))
+  expect_output(print(g), "Selected gap: +1 hour\n.*Lags examined: +0 to 12 hours$")
+  rows <- select_gap(rnorm(400), max_lag = 12)
+  expect_identical(as.numeric(rows$gap), 1)
+  expect_output(print(rows), "Selected gap: +1 row\n.*Lags examined: +0 to 12 rows$")
+})
+
 test_that("bad select_gap input gives clear errors", {
   expect_snapshot(error = TRUE, select_gap("a"))
   expect_snapshot(error = TRUE, select_gap(rnorm(50), level = 1.5))

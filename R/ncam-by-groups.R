@@ -1,0 +1,124 @@
+# The groups of ncam_by(): each group's rows, label and seed, and the rows of new data matched
+# to the groups by their keys.
+
+# One seed per group from the base seed and the group's key string alone. R's generator,
+# seeded with a polynomial hash of both, spreads neighbouring keys ("site 1", "site 2") apart.
+group_seeds <- function(base_seed, keys) {
+  vapply(keys, function(key) {
+    hash <- base_seed
+    for (byte in as.integer(charToRaw(enc2utf8(key)))) hash <- (hash * 131 + byte) %% 2147483647
+    with_local_seed(hash, sample.int(.Machine$integer.max, 1L))
+  }, integer(1), USE.NAMES = FALSE)
+}
+
+# Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per
+# group), rows (a list of row numbers), labels ("site = 3, unit = a")).
+group_rows <- function(data, by, call = parent.frame()) {
+  keys <- data[by]
+  for (col in by) {
+    bad <- which(is.na(keys[[col]]))
+    if (length(bad)) {
+      cli::cli_abort(c("Group column {.field {col}} of {.arg data} is missing in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
+                       i = "Drop those rows or give them a group."), call = call)
+    }
+  }
+  key <- key_strings(keys)
+  first <- which(!duplicated(key))
+  first <- first[do.call(order, c(unname(as.list(keys[first, , drop = FALSE])), method = "radix"))]
+  rows <- split(seq_len(nrow(data)), factor(key, levels = key[first]))
+  group_keys <- keys[first, , drop = FALSE]
+  list(keys = tibble::new_tibble(as.list(group_keys), nrow = length(first)), rows = unname(rows),
+       labels = group_labels(group_keys))
+}
+
+# "site = 3, unit = a" for each row of the key columns.
+group_labels <- function(keys) {
+  do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
+}
+
+# One string per row of the key columns, equal exactly when all keys are equal.
+key_strings <- function(keys) {
+  parts <- lapply(keys, function(v) if (is.double(v)) sprintf("%.17g", v) else as.character(v))
+  do.call(paste, c(unname(parts), sep = "\r"))
+}
+
+# The group in `object` of each row of `keys` (the key columns of newdata), NA for a row
+# without a model: its key is no group's, or its group could not be fitted (errors = "skip"),
+# with one warning naming them. A key matches only a key of the same type: a Date given as
+# POSIXct never does. No row in any group is an error, most likely the wrong column or type.
+match_groups <- function(object, keys, call = parent.frame()) {
+  groups <- object[names(keys)]
+  group <- match(key_strings(keys), key_strings(groups))
+  unknown <- is.na(group)
+  type_hints <- key_type_hints(groups, keys)
+  if (all(unknown)) {
+    cli::cli_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
+                     x = "Keys in {.arg newdata}: {shown_labels(keys)}.",
+                     i = "Groups of {.arg object}: {shown_labels(groups)}.",
+                     type_hints), call = call)
+  }
+  failed <- !unknown & !has_fit(object)[group]
+  missing <- unknown | failed
+  if (any(missing)) {
+    n_rows <- sum(missing)
+    n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
+    cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE])}): {cli::qty(n_rows)}{?its/their} predictions are {.val NA}.",
+                    i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE])}; its groups: {shown_labels(groups)}.",
+                    if (any(unknown)) type_hints), call = call)
+  }
+  group[failed] <- NA
+  group
+}
+
+# Distinct rows of key columns as the user would write them ('site = "north"; day = 2024-05-01'),
+# the first five and how many more.
+shown_labels <- function(keys, most = 5L) {
+  written <- lapply(keys, function(v) {
+    if (is.character(v) || is.factor(v)) encodeString(as.character(v), quote = "\"") else v
+  })
+  labels <- unique(group_labels(written))
+  more <- length(labels) - most
+  paste0(paste(utils::head(labels, most), collapse = "; "), if (more > 0L) sprintf("; and %d more", more))
+}
+
+# For each key column whose type in newdata differs from the fit's, a bullet saying so and how
+# to convert it (text and factors compare by their labels, so they count as one type).
+key_type_hints <- function(groups, keys) {
+  hints <- character()
+  for (col in names(keys)) {
+    fitted <- key_type(groups[[col]])
+    given <- key_type(keys[[col]])
+    if (fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
+    conversion <- key_conversion(groups[[col]], col)
+    hint <- sprintf("Column `%s` is %s in `newdata` but %s in `object`%s.", col, key_type_name(given),
+                    key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))
+    hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
+  }
+  hints
+}
+
+key_type <- function(x) {
+  if (inherits(x, "Date")) return("Date")
+  if (inherits(x, "POSIXt")) return("POSIXct")
+  if (is.factor(x)) return("factor")
+  if (is.numeric(x)) return("number")
+  if (is.character(x)) return("text")
+  class(x)[1]
+}
+
+key_type_name <- function(type) {
+  names <- c(Date = "a date (Date)", POSIXct = "a date-time (POSIXct)", factor = "a factor",
+             number = "a number", text = "text", logical = "logical")
+  if (type %in% names(names)) names[[type]] else paste("of class", type)
+}
+
+# Code converting column `col` to the type of the fit's key `fitted`, when there is one.
+key_conversion <- function(fitted, col) {
+  switch(key_type(fitted),
+    Date = sprintf("as.Date(%s)", col),
+    POSIXct = sprintf("as.POSIXct(format(%s), tz = \"%s\")", col, c(attr(fitted, "tzone"), "")[1]),
+    number = sprintf("as.numeric(as.character(%s))", col),
+    text = ,
+    factor = sprintf("as.character(%s)", col)
+  )
+}
