@@ -14,11 +14,9 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
                      i = "Use {.val ivw} or {.val ppca} for 2 sensors, or add a sensor."), call = call)
   }
   obs <- !is.na(b)
-  # A stuck sensor gets the same error as from ncam() and the other baselines.
-  for (j in seq_len(l)) check_not_constant(b[obs[, j], j], sensors[j], call)
   centre <- colMeans(b, na.rm = TRUE)
   spread <- apply(b, 2L, stats::sd, na.rm = TRUE)
-  flat <- is.na(spread) | spread == 0
+  flat <- is.na(spread)
   if (any(flat)) {
     cli::cli_abort("Sensor {.val {sensors[flat][1]}} has fewer than 2 readings in the {.arg train} rows.",
                    call = call)

@@ -38,6 +38,8 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   }
   check_columns(newdata, object$sensors, "object", data_arg = "newdata")
   b <- baseline_readings(newdata, object$sensors, data_arg = "newdata")
+  # As in predict() of ncam(): a reading too large for double precision would fuse to garbage.
+  check_reading_magnitude(lapply(stats::setNames(nm = object$sensors), function(s) b[, s]))
   n_obs <- as.integer(rowSums(!is.na(b)))
   params <- object$params
   fused <- switch(method,

@@ -136,12 +136,10 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     cli::cli_abort("Sensor column {.val {sensors[empty][1]}} has no reading in the {.arg train} rows.")
   }
 
+  check_baseline_readings(b_train)
+
   fit <- switch(method,
-    mean = {
-      # A stuck sensor would pull every row's mean towards its one value.
-      for (j in seq_along(sensors)) check_not_constant(b_train[!is.na(b_train[, j]), j], sensors[j], environment())
-      list(params = list())
-    },
+    mean = list(params = list()),
     ivw = list(params = list(sensor_var = three_cornered_hat(b_train))),
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
@@ -156,6 +154,30 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     loglik = fit$loglik, df = fit$df,
     nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs
   ), class = "ncam_baseline")
+}
+
+# The training readings of each sensor: not constant (a stuck sensor would pull every mean
+# towards its one value and take the whole pairwise variance off its partners), and within the
+# magnitudes ncam() accepts (check_readings(), same limits and words): beyond them squares and
+# variances overflow or underflow, and the fit would depend on the units.
+check_baseline_readings <- function(b, call = parent.frame()) {
+  for (j in seq_len(ncol(b))) {
+    v <- b[!is.na(b[, j]), j]
+    if (!length(v)) next
+    s <- colnames(b)[j]
+    check_not_constant(v, s, call)
+    big <- max(abs(v))
+    if (big > max_reading_magnitude) {
+      cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
+                       i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+    # Not constant, so a zero spread is an underflow: the spread is too small as well.
+    spread <- robust_spread(v)
+    if (is.finite(spread) && spread < min_reading_spread) {
+      cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
+                       i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+  }
 }
 
 # Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1.

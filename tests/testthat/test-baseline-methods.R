@@ -158,3 +158,45 @@ test_that("a fitted baseline holds only small plain data and survives saveRDS()"
     expect_identical(predict(readRDS(path), d[1:50, ]), predict(fit, d[1:50, ]))
   }
 })
+
+# Sensors of gains 1, 1.2 and 0.9 (no Heywood case) with some missing readings, and a
+# function that multiplies the readings by k (a change of units).
+unit_data <- function(n = 300, seed = 11) {
+  set.seed(seed)
+  theta <- rgamma(n, 3, 0.3)
+  d <- data.frame(s1 = theta + rnorm(n), s2 = 1.2 * theta + 2 + rnorm(n, 0, 1.5),
+                  s3 = 0.9 * theta + rnorm(n, 0, 2), t = rnorm(n))
+  d$s2[c(3, 40, 77)] <- NA
+  d$s1[c(5, 90)] <- NA
+  d
+}
+in_units <- function(d, k) {
+  d[c("s1", "s2", "s3")] <- d[c("s1", "s2", "s3")] * k
+  d
+}
+
+test_that("readings beyond what ncam() accepts get its error, naming the column", {
+  d <- unit_data()
+  # ncam()'s message, up to the numbers (its training rows leave out the validation rows).
+  words <- function(expr) gsub("[0-9][-+.e0-9]*", "#", conditionMessage(tryCatch(expr, error = identity)))
+  for (k in c(1e200, 1e-200)) {
+    expected <- words(ncam(s1 + s2 + s3 ~ 1, in_units(d, k)))
+    expect_match(expected, if (k > 1) "s# has readings as large as" else "s# varies by only", fixed = TRUE)
+    for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
+      expect_identical(words(ncam_baseline(s1 + s2 + s3 ~ 1, in_units(d, k), m,
+                                           order = if (m == "kalman") "t")), expected, info = paste(m, k))
+    }
+  }
+  # Only the readings of the named column, and only the training rows, count.
+  big <- d
+  big$s3[250] <- 1e160
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, big, "ivw"), "Sensor column s3 has readings as large as 1e+160",
+               fixed = TRUE)
+  expect_no_error(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, big, "ivw", train = 1:200))
+  # Readings that vary by less than double precision can hold, though not all equal.
+  tiny <- d
+  tiny$s2 <- c(rep(1e-200, 299), 2e-200)
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, tiny, "factor"), "Sensor column s2 varies by only 0", fixed = TRUE)
+  # New readings too large fused to a huge .pred with a tiny sd; predict() of ncam() refuses them.
+  expect_error(predict(fit, big), "Sensor column s3 has a reading of 1e+160 in row 250", fixed = TRUE)
+})
