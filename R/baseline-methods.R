@@ -179,8 +179,7 @@ tidy.ncam_baseline <- function(x, ...) {
     kalman = list(noise_var = p$sensor_var),
     ppca = list(mean = p$mu, loading = p$loadings, noise_var = rep(p$sigma2, length(sensors))),
     factor = {
-      se <- sqrt(diag(p$vcov))
-      pick <- function(prefix) unname(se[paste0(prefix, sensors)])
+      pick <- function(prefix) unname(p$se[paste0(prefix, sensors)])
       list(gain = p$gain, gain_se = pick("gain_"), offset = p$offset, offset_se = pick("offset_"),
            noise_var = p$noise_var, noise_var_se = pick("noise_var_"))
     }

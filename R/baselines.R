@@ -94,10 +94,13 @@
 #'   `sensors`, `anchor`, `order`, `params` (the estimates: `sensor_var` for
 #'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
 #'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0` and `P0` for `"kalman"`;
-#'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var` and `vcov` for
-#'   `"factor"`), `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and
-#'   `nobs`, the training rows that entered the fit (rows with a reading; for
-#'   `"ppca"` the rows with every reading). Use [predict.ncam_baseline()],
+#'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var`, `vcov` and
+#'   `se`, the standard errors, for `"factor"`; for readings in units beyond
+#'   about \eqn{10^{\pm 75}} the entries of `vcov` for the variances, which
+#'   scale as \eqn{k^4}, overflow or underflow, while `se` does not),
+#'   `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and `nobs`, the
+#'   training rows that entered the fit (rows with a reading; for `"ppca"`
+#'   the rows with every reading). Use [predict.ncam_baseline()],
 #'   `print()`, `logLik()`, `nobs()`, [tidy.ncam_baseline()] and
 #'   [glance.ncam_baseline()].
 #' @seealso [ncam()], which lets the sensor model depend on covariates.
