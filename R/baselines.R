@@ -13,6 +13,11 @@
 #' one-step prediction from `"kalman"` and the prior mean and sd from
 #' `"factor"`.
 #'
+#' Every method is equivariant under a change of units: readings multiplied by
+#' \eqn{k} give `.pred` and `.pred_sd` multiplied by \eqn{k} and a
+#' log-likelihood lower by \eqn{\log k} per reading. Training readings too
+#' large or too finely spread for double precision are refused as by [ncam()].
+#'
 #' @section Methods:
 #' * `"mean"`: the mean of the row's observed readings. A sensor reading one value on every
 #'   training row (stuck) is an error, as for the other methods.
@@ -25,7 +30,8 @@
 #'   least squares (exactly for three sensors). An estimate at or below zero
 #'   (a Heywood-like case: the pairwise variances imply a non-positive error
 #'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}
-#'   times the largest pairwise variance with a warning: that sensor then
+#'   times the largest pairwise variance (at least \eqn{10^{-12}} times the
+#'   largest sensor variance) with a warning: that sensor then
 #'   takes almost all the weight and the intervals are far too narrow. A
 #'   sensor reading one value on every training row is an error. When the
 #'   equations do not identify every variance (always for two sensors), the
