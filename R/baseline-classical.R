@@ -6,8 +6,6 @@
 # for every pair observed together, solved by (minimum-norm) least squares.
 three_cornered_hat <- function(b, call = parent.frame()) {
   l <- ncol(b)
-  # A constant sensor would take the whole pairwise variance off its partners.
-  for (j in seq_len(l)) check_not_constant(b[!is.na(b[, j]), j], colnames(b)[j], call)
   pairs <- utils::combn(l, 2L)
   design <- matrix(0, ncol(pairs), l)
   v <- rep(NA_real_, ncol(pairs))
@@ -33,8 +31,11 @@ three_cornered_hat <- function(b, call = parent.frame()) {
     ), call = call)
   }
   s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
-  # The floor keeps the weights finite; a variance it had to raise is not an estimate.
-  least <- max(1e-6 * max(v), 1e-12)
+  # The floor keeps the weights finite; a variance it had to raise is not an estimate. It is
+  # relative, so that the fit does not depend on the units; the sensors' own variances set it
+  # when every pairwise difference is constant.
+  sensor_var <- apply(b, 2L, stats::var, na.rm = TRUE)
+  least <- max(1e-6 * max(v), 1e-12 * max(sensor_var, na.rm = TRUE))
   heywood <- s2 < least
   if (any(heywood)) {
     cli::cli_warn(c("The error variance of sensor{?s} {.val {colnames(b)[heywood]}} is estimated at zero or below (a Heywood-like case): the variances of the pairwise differences imply a non-positive error variance.",
@@ -48,13 +49,14 @@ three_cornered_hat <- function(b, call = parent.frame()) {
 # Inverse-variance weighted mean over each row's observed sensors.
 ivw_combine <- function(b, s2) {
   obs <- !is.na(b)
-  w <- sweep(obs, 2L, 1 / s2, `*`)
+  # Weights relative to the most precise sensor: 1 / s2 would overflow for readings in tiny units.
+  w <- sweep(obs, 2L, min(s2) / s2, `*`)
   b0 <- b
   b0[!obs] <- 0
   total <- rowSums(w)
   pred <- rowSums(b0 * w) / total
   list(.pred = ifelse(total > 0, pred, NA_real_),
-       .pred_sd = ifelse(total > 0, 1 / sqrt(total), NA_real_))
+       .pred_sd = ifelse(total > 0, sqrt(min(s2) / total), NA_real_))
 }
 
 # Tipping & Bishop closed-form PPCA with one factor on the complete training
@@ -76,11 +78,16 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   centred <- sweep(complete, 2L, mu)
   scatter <- crossprod(centred) / n
   eig <- eigen(scatter, symmetric = TRUE)
-  sigma2 <- max(mean(eig$values[-1]), 1e-12 * max(eig$values[1], 1))
+  # A floor relative to the largest eigenvalue: an absolute one would swamp readings in tiny units.
+  sigma2 <- max(mean(eig$values[-1]), 1e-12 * eig$values[1])
   u1 <- eig$vectors[, 1]
   # Orient the factor so that it increases with the readings.
   if (sum(u1) < 0) u1 <- -u1
   loadings <- stats::setNames(u1 * sqrt(max(eig$values[1] - sigma2, 0)), colnames(b))
+  if (all(loadings == 0)) {
+    cli::cli_abort(c("The complete {.arg train} rows vary equally in every direction: {.val ppca} has no common factor to find.",
+                     i = "Sensors of one quantity vary together; check the columns, or use {.code method = \"mean\"}."), call = call)
+  }
   params <- list(mu = mu, loadings = loadings, sigma2 = sigma2)
 
   z <- ppca1_latent(b, params)$mean
@@ -139,31 +146,35 @@ kalman_rw_fuse <- function(b, params, visit) {
                          params$P0, keep = TRUE)
   pred <- pred_sd <- numeric(nrow(b))
   pred[visit] <- kf$mean
-  pred_sd[visit] <- sqrt(kf$var)
+  pred_sd[visit] <- kf$sd
   list(.pred = pred, .pred_sd = pred_sd)
 }
 
 # Scalar random-walk Kalman filter, vectorised over a vector of q values.
 # Rows are time steps; NA readings are skipped (no reading: prediction only).
 # Returns the innovation log-likelihood per q and, if `keep`, the filtered
-# means and variances (rows x q).
+# means and sds (rows x q).
 kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
+  # The filter runs in units of the most precise sensor's sd: precisions 1 / s2 of readings
+  # in tiny units would overflow. Centring on m0 keeps the sufficient statistics well conditioned.
+  unit2 <- min(s2)
+  unit <- sqrt(unit2)
   obs <- !is.na(b)
-  prec <- sweep(obs, 2L, 1 / s2, `*`)
-  # Centring on m0 keeps the sufficient statistics well conditioned.
-  bc <- sweep(b, 2L, rep(m0, ncol(b)))
+  prec <- sweep(obs, 2L, unit2 / s2, `*`)
+  bc <- sweep(b, 2L, rep(m0, ncol(b))) / unit
   bc[!obs] <- 0
   a <- rowSums(prec)
   c1 <- rowSums(bc * prec)
   c2 <- rowSums(bc^2 * prec)
   n_obs <- rowSums(obs)
-  logdet <- drop(obs %*% log(s2))
+  logdet <- drop(obs %*% log(s2 / unit2))
+  q <- q / unit2
 
   g <- length(q)
   m <- rep(0, g)
-  p <- rep(p0, g)
+  p <- rep(p0 / unit2, g)
   ll <- rep(0, g)
-  if (keep) mean_t <- var_t <- matrix(NA_real_, nrow(b), g)
+  if (keep) mean_t <- sd_t <- matrix(NA_real_, nrow(b), g)
   for (t in seq_len(nrow(b))) {
     p_pred <- p + q
     if (n_obs[t] > 0) {
@@ -178,9 +189,11 @@ kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
       p <- p_pred
     }
     if (keep) {
-      mean_t[t, ] <- m + m0
-      var_t[t, ] <- p
+      mean_t[t, ] <- m * unit + m0
+      sd_t[t, ] <- sqrt(p) * unit
     }
   }
-  if (keep) list(loglik = ll, mean = drop(mean_t), var = drop(var_t)) else list(loglik = ll)
+  # Back to the user's units: the density of the readings has the Jacobian unit^-(readings).
+  ll <- ll - sum(n_obs) * log(unit)
+  if (keep) list(loglik = ll, mean = drop(mean_t), sd = drop(sd_t)) else list(loglik = ll)
 }

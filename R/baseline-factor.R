@@ -14,11 +14,9 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
                      i = "Use {.val ivw} or {.val ppca} for 2 sensors, or add a sensor."), call = call)
   }
   obs <- !is.na(b)
-  # A stuck sensor gets the same error as from ncam() and the other baselines.
-  for (j in seq_len(l)) check_not_constant(b[obs[, j], j], sensors[j], call)
   centre <- colMeans(b, na.rm = TRUE)
   spread <- apply(b, 2L, stats::sd, na.rm = TRUE)
-  flat <- is.na(spread) | spread == 0
+  flat <- is.na(spread)
   if (any(flat)) {
     cli::cli_abort("Sensor {.val {sensors[flat][1]}} has fewer than 2 readings in the {.arg train} rows.",
                    call = call)
@@ -43,15 +41,17 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   }
   opt <- stats::nlminb(factor1_start(z, anchor), objective, gradient,
                        control = list(iter.max = 1000L, eval.max = 2000L))
-  # Quasi-Newton crawls near the optimum: finish with Newton steps on the exact gradient.
+  # Quasi-Newton crawls near the optimum: finish with Newton steps on the exact gradient, down
+  # to rounding, so that the estimates do not depend on the units of the readings (which
+  # change the path of the optimiser). There the objective changes by its rounding error only.
   x <- opt$par
   n_rows <- sum(rowSums(obs) > 0L)
   for (iter in 1:5) {
     g <- gradient(x)
-    if (max(abs(g)) <= 1e-8 * n_rows) break
+    if (max(abs(g)) <= 1e-13 * n_rows) break
     step <- tryCatch(solve(hessian_from_gradient(gradient, x, 1e-5 * pmax(1, abs(x))), g),
                      error = function(e) NULL)
-    if (is.null(step) || !(objective(x - step) <= objective(x))) break
+    if (is.null(step) || !(objective(x - step) <= objective(x) + 1e-12 * abs(objective(x)))) break
     x <- x - step
   }
   grad_per_row <- max(abs(gradient(x))) / n_rows
@@ -79,9 +79,9 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
     offset = stats::setNames(centre + spread * std$offset - gain * m_r, sensors),
     noise_var = stats::setNames(spread^2 * std$noise_var, sensors)
   )
-  params$vcov <- factor1_vcov(std, patterns, anchor, centre, spread, call)
+  params[c("vcov", "se")] <- factor1_vcov(std, patterns, anchor, centre, spread, call)
   free <- sensors[-anchor]
-  weak <- abs(params$gain[free]) < 2 * sqrt(diag(params$vcov))[paste0("gain_", free)]
+  weak <- abs(params$gain[free]) < 2 * params$se[paste0("gain_", free)]
   if (any(weak %in% TRUE)) {
     cli::cli_warn(c("The gain of sensor{?s} {.val {free[weak %in% TRUE]}} is within 2 standard errors of zero.",
                     i = "A sensor that barely follows the others leaves the model weakly identified: its estimates are unstable."),
@@ -189,10 +189,10 @@ factor1_nll <- function(p, patterns, gradient = FALSE) {
   list(nll = nll, grad = g)
 }
 
-# Covariance of the estimates (prior mean and variance, free gains, free offsets, noise
-# variances) in the user's units, from the observed information: central differences of the
-# analytic gradient in the standardised natural parameters, mapped by the affine change of
-# units. NA, with a warning, when the information is singular.
+# Covariance `vcov` and standard errors `se` of the estimates (prior mean and variance, free
+# gains, free offsets, noise variances) in the user's units, from the observed information:
+# central differences of the analytic gradient in the standardised natural parameters, mapped
+# by the affine change of units. NA, with a warning, when the information is singular.
 factor1_vcov <- function(std, patterns, anchor, centre, spread, call) {
   l <- length(std$gain)
   free <- seq_len(l)[-anchor]
@@ -214,16 +214,21 @@ factor1_vcov <- function(std, patterns, anchor, centre, spread, call) {
     cli::cli_warn(c("The information matrix of the {.val factor} model is singular at the estimate: no standard errors.",
                     i = "A gain near zero or a sensor that does not follow the others makes the model unidentified."),
                   call = call)
-    return(matrix(NA_real_, n_par, n_par, dimnames = list(labels, labels)))
+    return(list(vcov = matrix(NA_real_, n_par, n_par, dimnames = list(labels, labels)),
+                se = stats::setNames(rep(NA_real_, n_par), labels)))
   }
   # Jacobian of the user-unit parameters in the standardised ones.
   k_r <- spread[anchor]
   jac <- diag(c(k_r, k_r^2, spread[free] / k_r, spread[free], spread^2), n_par)
   m <- length(free)
   jac[cbind(2L + m + seq_len(m), 2L + seq_len(m))] <- -centre[anchor] * spread[free] / k_r
-  out <- jac %*% chol2inv(root) %*% t(jac)
-  dimnames(out) <- list(labels, labels)
-  out
+  # Each row of the Jacobian scaled to a largest entry of 1: the standard errors stay finite
+  # in units where entries of the covariance (k^4 for the variances) overflow or underflow.
+  size <- apply(abs(jac), 1L, max)
+  core <- (jac / size) %*% chol2inv(root) %*% t(jac / size)
+  vcov <- core * outer(size, size)
+  dimnames(vcov) <- list(labels, labels)
+  list(vcov = vcov, se = stats::setNames(size * sqrt(diag(core)), labels))
 }
 
 # Symmetrised central differences of a gradient function `grad` at `x`, with steps `step`.

@@ -38,6 +38,8 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   }
   check_columns(newdata, object$sensors, "object", data_arg = "newdata")
   b <- baseline_readings(newdata, object$sensors, data_arg = "newdata")
+  # As in predict() of ncam(): a reading too large for double precision would fuse to garbage.
+  check_reading_magnitude(lapply(stats::setNames(nm = object$sensors), function(s) b[, s]))
   n_obs <- as.integer(rowSums(!is.na(b)))
   params <- object$params
   fused <- switch(method,
@@ -177,8 +179,7 @@ tidy.ncam_baseline <- function(x, ...) {
     kalman = list(noise_var = p$sensor_var),
     ppca = list(mean = p$mu, loading = p$loadings, noise_var = rep(p$sigma2, length(sensors))),
     factor = {
-      se <- sqrt(diag(p$vcov))
-      pick <- function(prefix) unname(se[paste0(prefix, sensors)])
+      pick <- function(prefix) unname(p$se[paste0(prefix, sensors)])
       list(gain = p$gain, gain_se = pick("gain_"), offset = p$offset, offset_se = pick("offset_"),
            noise_var = p$noise_var, noise_var_se = pick("noise_var_"))
     }

@@ -13,6 +13,11 @@
 #' one-step prediction from `"kalman"` and the prior mean and sd from
 #' `"factor"`.
 #'
+#' Every method is equivariant under a change of units: readings multiplied by
+#' \eqn{k} give `.pred` and `.pred_sd` multiplied by \eqn{k} and a
+#' log-likelihood lower by \eqn{\log k} per reading. Training readings too
+#' large or too finely spread for double precision are refused as by [ncam()].
+#'
 #' @section Methods:
 #' * `"mean"`: the mean of the row's observed readings. A sensor reading one value on every
 #'   training row (stuck) is an error, as for the other methods.
@@ -25,7 +30,8 @@
 #'   least squares (exactly for three sensors). An estimate at or below zero
 #'   (a Heywood-like case: the pairwise variances imply a non-positive error
 #'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}
-#'   times the largest pairwise variance with a warning: that sensor then
+#'   times the largest pairwise variance (at least \eqn{10^{-12}} times the
+#'   largest sensor variance) with a warning: that sensor then
 #'   takes almost all the weight and the intervals are far too narrow. A
 #'   sensor reading one value on every training row is an error. When the
 #'   equations do not identify every variance (always for two sensors), the
@@ -94,10 +100,13 @@
 #'   `sensors`, `anchor`, `order`, `params` (the estimates: `sensor_var` for
 #'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
 #'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0` and `P0` for `"kalman"`;
-#'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var` and `vcov` for
-#'   `"factor"`), `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and
-#'   `nobs`, the training rows that entered the fit (rows with a reading; for
-#'   `"ppca"` the rows with every reading). Use [predict.ncam_baseline()],
+#'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var`, `vcov` and
+#'   `se`, the standard errors, for `"factor"`; for readings in units beyond
+#'   about \eqn{10^{\pm 75}} the entries of `vcov` for the variances, which
+#'   scale as \eqn{k^4}, overflow or underflow, while `se` does not),
+#'   `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and `nobs`, the
+#'   training rows that entered the fit (rows with a reading; for `"ppca"`
+#'   the rows with every reading). Use [predict.ncam_baseline()],
 #'   `print()`, `logLik()`, `nobs()`, [tidy.ncam_baseline()] and
 #'   [glance.ncam_baseline()].
 #' @seealso [ncam()], which lets the sensor model depend on covariates.
@@ -136,12 +145,10 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     cli::cli_abort("Sensor column {.val {sensors[empty][1]}} has no reading in the {.arg train} rows.")
   }
 
+  check_baseline_readings(b_train)
+
   fit <- switch(method,
-    mean = {
-      # A stuck sensor would pull every row's mean towards its one value.
-      for (j in seq_along(sensors)) check_not_constant(b_train[!is.na(b_train[, j]), j], sensors[j], environment())
-      list(params = list())
-    },
+    mean = list(params = list()),
     ivw = list(params = list(sensor_var = three_cornered_hat(b_train))),
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
@@ -156,6 +163,30 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     loglik = fit$loglik, df = fit$df,
     nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs
   ), class = "ncam_baseline")
+}
+
+# The training readings of each sensor: not constant (a stuck sensor would pull every mean
+# towards its one value and take the whole pairwise variance off its partners), and within the
+# magnitudes ncam() accepts (check_readings(), same limits and words): beyond them squares and
+# variances overflow or underflow, and the fit would depend on the units.
+check_baseline_readings <- function(b, call = parent.frame()) {
+  for (j in seq_len(ncol(b))) {
+    v <- b[!is.na(b[, j]), j]
+    if (!length(v)) next
+    s <- colnames(b)[j]
+    check_not_constant(v, s, call)
+    big <- max(abs(v))
+    if (big > max_reading_magnitude) {
+      cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
+                       i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+    # Not constant, so a zero spread is an underflow: the spread is too small as well.
+    spread <- robust_spread(v)
+    if (is.finite(spread) && spread < min_reading_spread) {
+      cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
+                       i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
+    }
+  }
 }
 
 # Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1.

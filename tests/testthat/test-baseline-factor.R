@@ -245,8 +245,36 @@ test_that("non-identified and degenerate factor models are rejected or flagged",
   z <- cbind(rnorm(50), NA, NA)
   std <- list(prior_mean = 0, prior_var = 0.5, gain = c(1, 1, 1), offset = c(0, 0, 0), noise_var = c(0.5, 0.5, 0.5))
   spread <- c(s1 = 1, s2 = 1, s3 = 1)
-  expect_warning(vcov <- factor1_vcov(std, missingness_patterns(z), 1L, spread * 0, spread, NULL),
+  expect_warning(info <- factor1_vcov(std, missingness_patterns(z), 1L, spread * 0, spread, NULL),
                  "information matrix", fixed = TRUE)
-  expect_true(all(is.na(vcov)))
-  expect_identical(dim(vcov), c(9L, 9L))
+  expect_true(all(is.na(info$vcov)) && all(is.na(info$se)))
+  expect_identical(dim(info$vcov), c(9L, 9L))
+  expect_identical(names(info$se), rownames(info$vcov))
+})
+
+test_that("the factor fit is converged to rounding, so its estimates do not depend on the units", {
+  # Newton steps used to stop at a gradient of 1e-8 per row, or when rounding made the
+  # objective rise by 1e-12: estimates in other units then differed by up to 5e-10.
+  set.seed(1)
+  n <- 1200
+  theta <- rgamma(n, 3, 0.3)
+  rh <- runif(n, 20, 95)
+  # s1's gain drifts with humidity: the model is misspecified, as with real sensors.
+  d <- data.frame(s1 = theta * (1 + 0.005 * rh) + rnorm(n), s2 = 1.2 * theta + 2 + rnorm(n, 0, 1.5),
+                  s3 = 0.9 * theta + rnorm(n, 0, 2))
+  base_fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor")
+  base <- base_fit$params
+  for (k in c(1e-100, 1e-8, 1e-5, 1e8, 1e100)) {
+    fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d * k, "factor")
+    p <- fit$params
+    expect_equal(c(p$prior_mean / k, p$prior_var / k^2), c(base$prior_mean, base$prior_var), tolerance = 1e-12)
+    expect_equal(p$gain, base$gain, tolerance = 1e-12)
+    expect_equal(p$offset / k, base$offset, tolerance = 1e-12)
+    expect_equal(p$noise_var / k^2, base$noise_var, tolerance = 1e-12)
+    # Standard errors too, though the variance of a noise variance (k^4) over- or underflows
+    # at k = 1e+-100.
+    expect_equal(p$se / k^c(1, 2, 0, 0, 1, 1, 2, 2, 2), base$se, tolerance = 1e-8)
+    expect_equal(generics::tidy(fit)$noise_var_se / k^2, generics::tidy(base_fit)$noise_var_se, tolerance = 1e-8)
+  }
+  expect_equal(base$se, sqrt(diag(base$vcov)))
 })

@@ -158,3 +158,125 @@ test_that("a fitted baseline holds only small plain data and survives saveRDS()"
     expect_identical(predict(readRDS(path), d[1:50, ]), predict(fit, d[1:50, ]))
   }
 })
+
+# Sensors of gains 1, 1.2 and 0.9 (no Heywood case) with some missing readings, and a
+# function that multiplies the readings by k (a change of units).
+unit_data <- function(n = 300, seed = 11) {
+  set.seed(seed)
+  theta <- rgamma(n, 3, 0.3)
+  d <- data.frame(s1 = theta + rnorm(n), s2 = 1.2 * theta + 2 + rnorm(n, 0, 1.5),
+                  s3 = 0.9 * theta + rnorm(n, 0, 2), t = rnorm(n))
+  d$s2[c(3, 40, 77)] <- NA
+  d$s1[c(5, 90)] <- NA
+  d
+}
+in_units <- function(d, k) {
+  d[c("s1", "s2", "s3")] <- d[c("s1", "s2", "s3")] * k
+  d
+}
+
+test_that("every baseline is equivariant under a change of units", {
+  # Variance floors must be relative: absolute ones (1e-12) made readings in units 1e-8 times
+  # smaller give ivw sds 100 times too wide with a false Heywood warning, move kalman's .pred
+  # by sds and make ppca fail.
+  d <- unit_data()
+  train <- 1:200
+  # Powers of k by tidy() column: variances scale as k^2, gains and weights not at all.
+  power <- c(weight = 0, gain = 0, gain_se = 0, mean = 1, loading = 1, offset = 1, offset_se = 1,
+             noise_var = 2, noise_var_se = 2)
+  for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
+    fit_in <- function(k) ncam_baseline(s1 + s2 + s3 ~ 1, in_units(d, k), m, train = train,
+                                        order = if (m == "kalman") "t")
+    base <- fit_in(1)
+    base_out <- predict(base, d)
+    base_tidy <- tidy(base)
+    # The readings whose density the likelihood is: for ppca those of the complete rows.
+    used <- as.matrix(d[train, c("s1", "s2", "s3")])
+    if (m == "ppca") used <- used[stats::complete.cases(used), ]
+    for (k in c(1e-100, 1e-8, 1e8, 1e100)) {
+      expect_no_warning(fit <- fit_in(k))
+      out <- predict(fit, in_units(d, k))
+      expect_equal(out$.pred / k, base_out$.pred, tolerance = 1e-10, info = paste(m, k))
+      if (m != "mean") expect_equal(out$.pred_sd / k, base_out$.pred_sd, tolerance = 1e-10, info = paste(m, k))
+      expect_identical(out$.n_sensors, base_out$.n_sensors)
+      numeric_cols <- intersect(names(power), names(base_tidy))
+      for (col in numeric_cols) {
+        expect_equal(tidy(fit)[[col]] / k^power[[col]], base_tidy[[col]], tolerance = 1e-8,
+                     info = paste(m, k, col))
+      }
+      # The density of readings in units 1/k is that of the originals over k per reading.
+      if (!is.null(base$loglik)) {
+        expect_equal(as.numeric(logLik(fit)) + sum(!is.na(used)) * log(k), base$loglik,
+                     tolerance = 1e-10, info = paste(m, k))
+        expect_equal(glance(fit)$AIC - 2 * sum(!is.na(used)) * log(k), glance(base)$AIC,
+                     tolerance = 1e-10, info = paste(m, k))
+      }
+    }
+  }
+  # By hand at k = 1e-8: the three-cornered hat and inverse-variance weights on the small
+  # readings, with no floor in the way.
+  small <- in_units(d, 1e-8)
+  v <- function(x, y) var(small[[x]] - small[[y]], na.rm = TRUE)
+  s2 <- c(s1 = v("s1", "s2") + v("s1", "s3") - v("s2", "s3"), s2 = v("s1", "s2") + v("s2", "s3") - v("s1", "s3"),
+          s3 = v("s1", "s3") + v("s2", "s3") - v("s1", "s2")) / 2
+  fit <- ncam_baseline(s1 + s2 + s3 ~ 1, small, "ivw")
+  expect_equal(fit$params$sensor_var, s2, tolerance = 1e-12)
+  b <- as.matrix(small[c("s1", "s2", "s3")])
+  w <- sweep(!is.na(b), 2L, 1 / s2, `*`)
+  expect_equal(predict(fit, small)$.pred, rowSums(w * replace(b, is.na(b), 0)) / rowSums(w), tolerance = 1e-12)
+  expect_equal(predict(fit, small)$.pred_sd, 1 / sqrt(rowSums(w)), tolerance = 1e-12)
+})
+
+test_that("a Heywood floor and copies of one sensor give the same fusion in any units", {
+  # Near the smallest spreads ncam() accepts, 1 / floor overflowed in the Kalman filter.
+  set.seed(6)
+  theta <- rnorm(500, 20, 5)
+  d <- data.frame(s1 = 0.8 * theta + rnorm(500, 0, 1), s2 = theta + rnorm(500, 0, 0.5),
+                  s3 = 1.2 * theta + rnorm(500, 0, 1))
+  copies <- data.frame(s1 = theta, s2 = theta + 1, s3 = theta + 2)
+  for (m in c("ivw", "kalman")) {
+    for (readings in list(d, copies)) {
+      expect_warning(base <- ncam_baseline(s1 + s2 + s3 ~ 1, readings, m), class = "ncam_warning_heywood")
+      base_out <- predict(base, readings)
+      for (k in c(1e-148, 1e148)) {
+        expect_warning(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, readings * k, m), class = "ncam_warning_heywood")
+        out <- predict(fit, readings * k)
+        expect_equal(out$.pred / k, base_out$.pred, tolerance = 1e-10, info = paste(m, k))
+        expect_equal(out$.pred_sd / k, base_out$.pred_sd, tolerance = 1e-10, info = paste(m, k))
+      }
+    }
+  }
+  # Copies get equal weights: the fused value is their mean.
+  expect_equal(predict(base, copies)$.pred, theta + 1, tolerance = 1e-12)
+})
+
+test_that("readings beyond what ncam() accepts get its error, naming the column", {
+  d <- unit_data()
+  # ncam()'s message, up to the numbers (its training rows leave out the validation rows).
+  words <- function(expr) gsub("[0-9][-+.e0-9]*", "#", conditionMessage(tryCatch(expr, error = identity)))
+  for (k in c(1e200, 1e-200)) {
+    expected <- words(ncam(s1 + s2 + s3 ~ 1, in_units(d, k)))
+    expect_match(expected, if (k > 1) "s# has readings as large as" else "s# varies by only", fixed = TRUE)
+    for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
+      expect_identical(words(ncam_baseline(s1 + s2 + s3 ~ 1, in_units(d, k), m,
+                                           order = if (m == "kalman") "t")), expected, info = paste(m, k))
+    }
+  }
+  # Only the readings of the named column, and only the training rows, count.
+  big <- d
+  big$s3[250] <- 1e160
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, big, "ivw"), "Sensor column s3 has readings as large as 1e+160",
+               fixed = TRUE)
+  expect_no_error(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, big, "ivw", train = 1:200))
+  # Readings that vary by less than double precision can hold, though not all equal.
+  tiny <- d
+  tiny$s2 <- c(rep(1e-200, 299), 2e-200)
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, tiny, "factor"), "Sensor column s2 varies by only 0", fixed = TRUE)
+  # New readings too large fused to a huge .pred with a tiny sd; predict() of ncam() refuses them.
+  expect_error(predict(fit, big), "Sensor column s3 has a reading of 1e+160 in row 250", fixed = TRUE)
+})
+
+test_that("ppca says when the readings have no common factor", {
+  iso <- data.frame(s1 = c(1, -1, 0, 0), s2 = c(0, 0, 1, -1))
+  expect_error(ncam_baseline(s1 + s2 ~ 1, iso, "ppca"), "vary equally in every direction", fixed = TRUE)
+})

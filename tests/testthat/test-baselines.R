@@ -161,7 +161,7 @@ test_that("the Kalman filter equals dense Gaussian conditioning on a tiny series
     post <- condition(m0, rep(m0, sum(k)), sig[t, t], c_ty[t, k, drop = FALSE],
                       c_yy[k, k, drop = FALSE], y[k])
     expect_equal(kf$mean[t], post$mean, tolerance = 1e-10)
-    expect_equal(kf$var[t], post$var, tolerance = 1e-10)
+    expect_equal(kf$sd[t]^2, post$var, tolerance = 1e-10)
   }
   # The innovation log-likelihood is the joint log density of all readings.
   r <- y - m0
