@@ -55,7 +55,9 @@
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate. Estimates, standard deviations and bounds are in the units of the
+#'   rows per covariate. A row with a value so far beyond the training data that the networks
+#'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
+#'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
 #'   a model fitted with `transform = "log"`.
 #' @examples
