@@ -53,6 +53,7 @@ n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
 sensor_columns <- function(data, sensors, transform, training = TRUE, label = "Sensor column",
                            call = parent.frame()) {
   check_single_columns(data, sensors, call)
+  check_vector_columns(data, sensors, label, call)
   not_positive <- list()
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
@@ -139,6 +140,9 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
     cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
   }
   check_single_columns(data, vars, call)
+  check_vector_columns(data, vars, "Covariate", call)
+  check_no_offset(rhs, call)
+  data <- integer64_by_value(data, vars)
   check_covariate_values(data, vars, call)
   check_no_bare_dates(data, attr(rhs, "term.labels"), call)
   kept <- drop_single_value_terms(rhs, data, call)
@@ -241,6 +245,8 @@ covariate_columns <- function(data, covariates, call = parent.frame()) {
   x <- lapply(data[covariates], plain_double)
   names(x) <- covariates
   check_finite_columns(x, "Covariate", call = call)
+  check_covariate_magnitude(x, call)
+  x
 }
 
 design_matrix <- function(rhs, mf, call = parent.frame()) {
@@ -249,7 +255,9 @@ design_matrix <- function(rhs, mf, call = parent.frame()) {
   x <- stats::model.matrix(rhs, mf, contrasts.arg = if (length(contrasts)) contrasts)
   x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
   storage.mode(x) <- "double"
-  check_finite_columns(as_columns(x), "Covariate", call = call)
+  columns <- as_columns(x)
+  check_finite_columns(columns, "Covariate", call = call)
+  check_covariate_magnitude(columns, call)
   attr(x, "assign") <- NULL
   attr(x, "contrasts") <- NULL
   x
@@ -294,6 +302,8 @@ new_design <- function(object, newdata, call = parent.frame()) {
   vars <- model_columns(object$terms)
   check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
   check_single_columns(newdata, vars, call)
+  check_vector_columns(newdata, vars, "Covariate", call)
+  newdata <- integer64_by_value(newdata, vars)
   text <- vars[!vars %in% names(object$xlevels) &
                  vapply(vars, function(v) is.character(newdata[[v]]) || is.factor(newdata[[v]]), logical(1))]
   if (length(text)) {

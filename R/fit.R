@@ -163,15 +163,14 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
 
   # Stage 3, scale: constant covariates carry no information and break standardisation.
-  x_sd <- vapply(design$x, function(v) stats::sd(v[rows$train]), numeric(1))
-  constant <- !is.finite(x_sd) | x_sd == 0
+  constant <- constant_covariates(design$x, rows$train)
   if (any(constant)) {
     cli::cli_warn("Dropping constant covariate{?s} {.val {names(design$x)[constant]}}.")
     design$constant_values <- c(design$constant_values, lapply(design$x[constant], function(v) v[rows$train[1]]))
     design$x <- design$x[!constant]
     design$covariates <- names(design$x)
-    x_sd <- x_sd[!constant]
   }
+  x_sd <- covariate_spread(design$x, rows$train)
   check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)

@@ -55,7 +55,9 @@
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate. Estimates, standard deviations and bounds are in the units of the
+#'   rows per covariate. A row with a value so far beyond the training data that the networks
+#'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
+#'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
 #'   a model fitted with `transform = "log"`.
 #' @examples
@@ -104,7 +106,8 @@ posterior_table <- function(object, post, multiplier = NULL) {
   }
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
-  warn_missing_covariates(sum(is.na(out$.n_sensors)), nrow(out), post$missing_covariates)
+  # Rows beyond the networks' range have no prediction either, and their own warning.
+  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows), nrow(out), post$missing_covariates)
   out
 }
 
@@ -143,7 +146,8 @@ new_reference_readings <- function(data, reference, transform, call = parent.fra
 }
 
 # Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
-# units, or log units for transform = "log"). Rows with a missing covariate are NA.
+# units, or log units for transform = "log"). Rows with a missing covariate, or beyond what
+# the networks compute with (see drop_beyond_range()), are NA.
 ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
                            extrapolation = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
@@ -164,6 +168,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   }
   x <- new_design(object, newdata, call = call)
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
+  post <- drop_beyond_range(object, post, x, readings, call)
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
     post$missing_covariates <- missing_covariate_counts(object, newdata, is.na(post$mu))

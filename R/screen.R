@@ -43,9 +43,10 @@ check_readings <- function(readings, rows, call = parent.frame()) {
       cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
                        i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
     }
+    # Not constant, so a zero spread is an underflow: the spread is too small as well.
     spread <- robust_spread(v)
     spreads[[s]] <- spread
-    if (is.finite(spread) && spread > 0 && spread < min_reading_spread) {
+    if (is.finite(spread) && spread < min_reading_spread) {
       cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
                        i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
     }

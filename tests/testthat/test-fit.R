@@ -269,3 +269,61 @@ test_that("sensor_params() without newdata uses the data the model was fitted to
   fit <- quick_fit(toy)
   expect_identical(sensor_params(fit), sensor_params(fit, toy))
 })
+
+test_that("a varying covariate beyond double precision's range is refused, never dropped as constant", {
+  toy <- simulate_toy(n = 400, seed = 3)
+  big <- toy
+  big$x1[7] <- 1e200
+  expect_error(quick_fit(big), "Covariate x1 has a value as large as 1e+200 in row 7", fixed = TRUE)
+  # Inside a transformation (the model-matrix path) the design column is named.
+  expect_error(quick_fit(big, formula = sensor_0 + sensor_1 + sensor_2 ~ I(x1/2) + x2),
+               "Covariate I(x1/2) has a value as large as 5e+199 in row 7", fixed = TRUE)
+  tiny <- toy
+  tiny$x1 <- tiny$x1 * 1e-200
+  expect_error(quick_fit(tiny), "Covariate x1 varies by only", fixed = TRUE)
+  # Within the range, a covariate's units do not matter: it is standardised.
+  fit <- quick_fit(toy)
+  for (k in c(1e-140, 1e140)) {
+    scaled <- toy
+    scaled$x1 <- scaled$x1 * k
+    fit_k <- quick_fit(scaled)
+    expect_identical(fit_k$covariates, fit$covariates)
+    expect_equal(predict(fit_k, scaled)$.pred, predict(fit, toy)$.pred, tolerance = 1e-6)
+  }
+})
+
+test_that("64-bit integer covariates are read by value in every kind of formula", {
+  skip_if_not_installed("bit64")
+  toy <- simulate_toy(n = 400, seed = 3)
+  toy$site <- rep(c("a", "b"), 200)
+  toy$count <- round(toy$x1 * 100)
+  as64 <- toy
+  as64$count <- bit64::as.integer64(toy$count)
+  formulas <- list(sensor_0 + sensor_1 + sensor_2 ~ count + site, sensor_0 + sensor_1 + sensor_2 ~ I(count^2) + x2,
+                   sensor_0 + sensor_1 + sensor_2 ~ count:x2)
+  for (f in formulas) {
+    as_double <- quick_fit(toy, formula = f)
+    fit <- quick_fit(as64, formula = f)
+    expect_identical(fit$covariates, as_double$covariates)
+    expect_identical(fit$params, as_double$params)
+    # And in new data.
+    expect_equal(predict(as_double, as64), predict(as_double, toy))
+  }
+})
+
+test_that("matrix and data-frame columns, and offset() terms, are refused, naming them", {
+  toy <- simulate_toy(n = 400, seed = 3)
+  with_matrix <- toy
+  with_matrix$m <- I(matrix(rnorm(800), 400))
+  expect_error(quick_fit(with_matrix, formula = sensor_0 + sensor_1 + sensor_2 ~ m + x1),
+               "Covariate m is a matrix with 2 columns", fixed = TRUE)
+  with_matrix$sensor_1 <- I(cbind(toy$sensor_1, toy$sensor_1 + 1))
+  expect_error(quick_fit(with_matrix, formula = sensor_0 + sensor_1 + sensor_2 ~ x1),
+               "Sensor column sensor_1 is a matrix with 2 columns", fixed = TRUE)
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1)
+  new <- toy[1:5, ]
+  new$x1 <- I(cbind(new$x1, new$x1))
+  expect_error(predict(fit, new), "Covariate x1 is a matrix with 2 columns", fixed = TRUE)
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + offset(x2)),
+               "has an offset term `offset(x2)`: ncam has no offsets", fixed = TRUE)
+})

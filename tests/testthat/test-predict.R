@@ -382,3 +382,28 @@ test_that("a row's prediction does not depend on the rows beside it beyond float
   expect_equal(alone[[1]], beside[[1]], tolerance = 1e-6)
   expect_equal(alone[[2]], beside[[2]], tolerance = 1e-13)
 })
+
+test_that("a covariate beyond what the networks compute with gives an NA row and a warning naming it", {
+  toy <- simulate_toy(n = 400, seed = 3)
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, epochs = 20L)
+  new <- toy[1:5, ]
+  alone <- predict(fit, new[-4, ], interval = "credible")
+  for (value in c(1e20, 1e50)) {
+    new$x1[4] <- value
+    warned <- list()
+    p <- withCallingHandlers(predict(fit, new, interval = "credible"),
+                             warning = function(w) {
+                               warned[[length(warned) + 1L]] <<- w
+                               invokeRestart("muffleWarning")
+                             })
+    expect_length(warned, 1L)
+    expect_s3_class(warned[[1]], "ncam_warning_beyond_range")
+    expect_match(conditionMessage(warned[[1]]), "x1: row 4 (1e+", fixed = TRUE)
+    # Nothing is missing: no confident number and no "missing covariate", the other rows untouched.
+    expect_true(all(is.na(unlist(p[4, ]))))
+    expect_equal(p[-4, ], alone, tolerance = 1e-6)
+  }
+  # Beyond double precision's range: the error of training, naming covariate and row.
+  new$x1[4] <- 1e200
+  expect_error(predict(fit, new), "Covariate x1 has a value as large as 1e+200 in row 4", fixed = TRUE)
+})

@@ -77,6 +77,16 @@ test_that("readings beyond double precision's range are refused, naming the sens
   expect_error(small_fit(tiny), "sensor_1.*too small")
 })
 
+test_that("readings that differ but whose spread underflows to 0 are refused as the baselines do", {
+  toy <- screen_toy(n = 300)
+  toy$sensor_1 <- c(rep(1e-200, 299), 2e-200)
+  expect_identical(ncam:::robust_spread(toy$sensor_1), 0)  # the spread underflows, the readings differ
+  fit_error <- tryCatch(small_fit(toy, validation = 0), error = conditionMessage)
+  expect_match(fit_error, "Sensor column sensor_1 varies by only 0", fixed = TRUE)
+  # Word for word the baselines' error.
+  expect_error(ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "mean"), fit_error, fixed = TRUE)
+})
+
 test_that("a sensor with a handful of readings is flagged", {
   toy <- screen_toy()
   toy$sensor_2[-(1:10)] <- NA

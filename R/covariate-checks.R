@@ -1,0 +1,77 @@
+# Checks of the columns and terms a model reads that would otherwise fail deep in the engine or
+# fit wrongly without a word: matrix columns, offset() terms, 64-bit integers read as their
+# bits, and covariates beyond the magnitudes double precision standardises.
+
+# A matrix or data-frame column holds several values per row: model.frame() recycles it and the
+# engine gets columns of the wrong length. `what` names the columns' role in the message.
+check_vector_columns <- function(data, cols, what = "Column", call = parent.frame()) {
+  for (v in intersect(cols, names(data))) {
+    col <- data[[v]]
+    if (is.data.frame(col) || length(dim(col)) > 1L) {
+      kind <- if (is.data.frame(col)) "a data frame" else "a matrix"
+      cli::cli_abort(c("{what} {.field {v}} is {kind} with {NCOL(col)} columns: ncam needs one value per row.",
+                       i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
+                     call = call)
+    }
+  }
+}
+
+# ncam has no offsets: offset(temp) would be dropped from the covariates without a word.
+check_no_offset <- function(rhs, call = parent.frame()) {
+  offsets <- attr(rhs, "offset")
+  if (!length(offsets)) return(invisible())
+  terms <- vapply(as.list(attr(rhs, "variables"))[offsets + 1L], deparse1, character(1))
+  cli::cli_abort(c("{.arg formula} has {cli::qty(length(terms))}{?an offset term/offset terms} {.code {terms}}: ncam has no offsets.",
+                   i = "Leave {cli::qty(length(terms))}{?it/them} out, or enter the variable as a covariate."),
+                 call = call)
+}
+
+# 64-bit integer columns (bit64) by value: model.frame() and model.matrix() would read the
+# bits of their doubles (1e-321 for 100).
+integer64_by_value <- function(data, vars) {
+  for (v in intersect(vars, names(data))) {
+    if (inherits(data[[v]], "integer64")) data[[v]] <- plain_double(data[[v]])
+  }
+  data
+}
+
+# Covariates are standardised with squares of their values: beyond the readings' limit
+# (max_reading_magnitude) those overflow, and such a value is a unit or parsing error.
+check_covariate_magnitude <- function(cols, call = parent.frame()) {
+  for (v in names(cols)) {
+    big <- which(abs(cols[[v]]) > max_reading_magnitude)
+    if (length(big)) {
+      where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(utils::head(big, 5), collapse = ", "),
+                      if (length(big) > 5L) ", ..." else "")
+      cli::cli_abort(c("Covariate {.field {v}} has {if (length(big) == 1L) 'a value' else 'values'} as large as {signif(max(abs(cols[[v]][big])), 3)} in {where}: too large to compute with in double precision.",
+                       i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.val NA}."),
+                     call = call)
+    }
+  }
+}
+
+# Standard deviation of each covariate on the training rows, computed on the column divided by
+# its largest magnitude so that the squares neither overflow nor underflow. A covariate that is
+# not constant but varies by less than the readings may (min_reading_spread) is refused: its
+# standardisation would divide by a spread at the edge of double precision.
+covariate_spread <- function(x, rows, call = parent.frame()) {
+  vapply(names(x), function(v) {
+    values <- x[[v]][rows]
+    size <- max(abs(values))
+    spread <- if (size > 0) stats::sd(values / size) * size else 0
+    if (spread < min_reading_spread) {
+      cli::cli_abort(c("Covariate {.field {v}} varies by only {signif(spread, 3)} on the training rows: too small to compute with in double precision.",
+                       i = "Multiply it by a power of ten (a unit change) before fitting."), call = call)
+    }
+    spread
+  }, numeric(1))
+}
+
+# Covariates with one value on every training row carry no information (constant, not a
+# spread that underflows: covariate_spread() refuses those).
+constant_covariates <- function(x, rows) {
+  vapply(x, function(v) {
+    values <- v[rows]
+    all(values == values[1])
+  }, logical(1))
+}

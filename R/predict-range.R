@@ -1,0 +1,65 @@
+# Rows of new data so far outside the training range (a covariate of 1e50 where it was 20 to 95
+# in training) that the networks' arithmetic breaks down: they overflow (the engine returns
+# NaN, its mark for a missing covariate too), or saturate into a posterior sd below the
+# precision the mean is computed with, a confident number from nothing. Such rows get NA, as a
+# row with a missing covariate does, and a warning naming the variable and rows.
+
+# `post` from ncam_posterior_columns(), `x` and `readings` what it was computed from.
+drop_beyond_range <- function(object, post, x, readings, call = parent.frame()) {
+  eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
+  scaling <- object$scaling
+  sd_w <- sqrt(post$var_post) / scaling$b_scale
+  mu_w <- (post$mu - scaling$b_shift) / scaling$b_scale
+  bad <- !is.finite(post$mu) | !is.finite(post$var_post) | sd_w < eps * pmax(1, abs(mu_w))
+  if (!is.null(post$a)) {
+    bad <- bad | !is.finite(rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2)
+  }
+  rows <- which(bad)
+  rows <- rows[!row_has_na(x, rows)]  # those are rows with a missing covariate
+  post$beyond_rows <- rows
+  if (!length(rows)) return(post)
+  for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2")) {
+    if (!is.null(post[[field]])) post[[field]][rows] <- NA_real_
+  }
+  post$n_sensors[rows] <- NA_integer_
+  for (field in c("a", "c", "sigma2")) {
+    if (!is.null(post[[field]])) post[[field]][rows, ] <- NA_real_
+  }
+  if (!is.null(post$ok)) post$ok[rows] <- FALSE
+  warn_beyond_range(object, x, readings, rows, call)
+  post
+}
+
+# TRUE for each of `rows` with a missing value in the design `x` (a matrix or list of columns).
+row_has_na <- function(x, rows) {
+  if (is.matrix(x)) return(rowSums(is.na(x[rows, , drop = FALSE])) > 0)
+  Reduce(`|`, lapply(x, function(v) is.na(v[rows])), logical(length(rows)))
+}
+
+# Names, per row, the variable farthest from its training values in training standard
+# deviations (the covariates' standardisation, the anchor's working scale for readings).
+warn_beyond_range <- function(object, x, readings, rows, call) {
+  scaling <- object$scaling
+  cols <- if (is.matrix(x)) as_columns(x[rows, , drop = FALSE]) else take_rows(x, rows)
+  distance <- c(
+    Map(function(v, centre, scale) abs(v - centre) / scale, cols, scaling$x_center, scaling$x_scale),
+    lapply(take_rows(readings, rows), function(v) abs(v - scaling$b_shift) / scaling$b_scale)
+  )
+  values <- c(cols, take_rows(readings, rows))
+  distance <- matrix(unlist(distance, use.names = FALSE), length(rows))
+  distance[is.na(distance)] <- -1
+  farthest <- max.col(distance, ties.method = "first")
+  value <- unlist(values, use.names = FALSE)[(farthest - 1L) * length(rows) + seq_along(rows)]
+  variable <- plain_names(names(values))[farthest]
+  details <- vapply(unique(variable), function(v) {
+    at <- which(variable == v)
+    shown <- paste0(paste0(rows[at][seq_len(min(5L, length(at)))], " (", signif(value[at][seq_len(min(5L, length(at)))], 3), ")",
+                           collapse = ", "), if (length(at) > 5L) ", ..." else "")
+    sprintf("%s: row%s %s", v, if (length(at) == 1L) "" else "s", shown)
+  }, character(1))
+  details <- gsub("([{}])", "\\1\\1", details)  # already formatted: braces in names stay text
+  cli::cli_warn(c("{length(rows)} row{?s} of {.arg newdata} {cli::qty(length(rows))}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}.",
+                  stats::setNames(details, rep("*", length(details))),
+                  i = "Check those rows for a unit or parsing error, or leave them out."),
+                class = "ncam_warning_beyond_range", call = call)
+}
