@@ -165,27 +165,14 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   ), class = "ncam_baseline")
 }
 
-# The training readings of each sensor: not constant (a stuck sensor would pull every mean
-# towards its one value and take the whole pairwise variance off its partners), and within the
-# magnitudes ncam() accepts (check_readings(), same limits and words): beyond them squares and
-# variances overflow or underflow, and the fit would depend on the units.
+# The training readings of each sensor, checked as ncam() checks them (check_sensor_readings()):
+# a stuck sensor would pull every mean towards its one value and take the whole pairwise
+# variance off its partners, and readings beyond double precision's range make a fit depend on
+# the units.
 check_baseline_readings <- function(b, call = parent.frame()) {
   for (j in seq_len(ncol(b))) {
     v <- b[!is.na(b[, j]), j]
-    if (!length(v)) next
-    s <- colnames(b)[j]
-    check_not_constant(v, s, call)
-    big <- max(abs(v))
-    if (big > max_reading_magnitude) {
-      cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
-                       i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
-    }
-    # Not constant, so a zero spread is an underflow: the spread is too small as well.
-    spread <- robust_spread(v)
-    if (is.finite(spread) && spread < min_reading_spread) {
-      cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
-                       i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
-    }
+    if (length(v)) check_sensor_readings(v, colnames(b)[j], call)
   }
 }
 

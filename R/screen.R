@@ -36,20 +36,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
     v <- readings[[s]][rows]
     v <- v[!is.na(v)]
     n_read[[s]] <- length(v)
-    if (!length(v)) next
-    check_not_constant(v, s, call)
-    big <- max(abs(v))
-    if (big > max_reading_magnitude) {
-      cli::cli_abort(c("Sensor column {.field {s}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
-                       i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
-    }
-    # Not constant, so a zero spread is an underflow: the spread is too small as well.
-    spread <- robust_spread(v)
-    spreads[[s]] <- spread
-    if (is.finite(spread) && spread < min_reading_spread) {
-      cli::cli_abort(c("Sensor column {.field {s}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
-                       i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
-    }
+    if (length(v)) spreads[[s]] <- check_sensor_readings(v, s, call)
   }
   few <- n_read < min_sensor_readings
   if (any(few)) {
@@ -71,6 +58,25 @@ check_readings <- function(readings, rows, call = parent.frame()) {
   }
   check_copies(readings, rows, spreads, call)
   invisible(NULL)
+}
+
+# One sensor's non-missing training readings `v`: not constant, and within the magnitudes
+# double precision computes with (beyond them squares and variances overflow or underflow, and
+# a fit would depend on the units). Returns their robust spread. ncam() and the baselines.
+check_sensor_readings <- function(v, sensor, call) {
+  check_not_constant(v, sensor, call)
+  big <- max(abs(v))
+  if (big > max_reading_magnitude) {
+    cli::cli_abort(c("Sensor column {.field {sensor}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
+                     i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
+  }
+  # Not constant, so a zero spread is an underflow: the spread is too small as well.
+  spread <- robust_spread(v)
+  if (is.finite(spread) && spread < min_reading_spread) {
+    cli::cli_abort(c("Sensor column {.field {sensor}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
+                     i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
+  }
+  spread
 }
 
 # A sensor reading one value on every training row (`v`, its non-missing readings) carries no
