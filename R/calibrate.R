@@ -90,8 +90,8 @@ max_calibration_scores <- 1e7
 #' @param level Default coverage level of the intervals, strictly between 0
 #'   and 1; `predict()` can use another.
 #' @param m Number of Monte Carlo pseudo-labels per calibration row (for
-#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; `m` times
-#'   the rows of `data` may be at most 10 million.
+#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; for those
+#'   methods `m` times the rows of `data` may be at most 10 million.
 #' @param reference Name of the reference column of `data`, for `"split"`
 #'   (by default the model's own reference column, see `method`); an error
 #'   with other methods.
@@ -174,8 +174,9 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     m <- 1L
     correction <- "stutz"
   }
-  if (m * nrow(data) > max_calibration_scores) {
-    cli::cli_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores} a calibration keeps in memory.",
+  # The other methods score what data holds, one score per reading at most.
+  if (method %in% c("mc_model", "mc_empirical") && m * nrow(data) > max_calibration_scores) {
+    cli::cli_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores / 1e6} million a calibration keeps in memory.",
                      i = "Lower {.arg m} to at most {max(1, floor(max_calibration_scores / nrow(data)))}: the threshold's Monte Carlo error is already small at the default 50."))
   }
 

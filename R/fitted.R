@@ -75,13 +75,14 @@ summarise_heads <- function(moments, sampled, sensors) {
 }
 
 # A fingerprint of the columns of `data` a fit read (`cols`), to notice when that data has
-# changed since: the row count and, per column, the count, sum, sum of absolute values and a
-# sum weighted by a function of the row number (which a re-sort or a swap of two values
-# changes) of its non-missing values. Text and factors enter as the codes of their values
-# sorted, and those values as a hash. Read a block of rows at a time.
+# changed since: the row count and, per column, the count, sum and sum of absolute values of its
+# non-missing values (which do not depend on the order of the rows) and a hash of its values in
+# row order (which a re-sort or a swap of two values changes). Text and factors enter as the
+# codes of their values sorted, and those values as a hash. Read a block of rows at a time.
 data_fingerprint <- function(data, cols, block_rows = 65536L) {
   n <- nrow(data)
   text <- list()
+  blocks <- list()
   sums <- vapply(cols, function(col) {
     v <- data[[col]]
     values <- if (!is.numeric(v) && !is.logical(v) && !inherits(v, c("Date", "POSIXct", "difftime"))) {
@@ -90,18 +91,20 @@ data_fingerprint <- function(data, cols, block_rows = 65536L) {
       text[[col]] <<- rlang::hash(u)
       u
     }
-    acc <- numeric(4)
+    acc <- numeric(3)
+    hashes <- character()
     for (start in seq(1L, n, by = block_rows)) {
       idx <- start:min(n, start + block_rows - 1L)
-      x <- if (is.null(values)) plain_double(v[idx]) else match(as.character(v[idx]), values)
+      # Values as doubles: a column stored another way (integer, ALTREP) hashes the same.
+      x <- if (is.null(values)) plain_double(v[idx]) else as.double(match(as.character(v[idx]), values))
       ok <- !is.na(x)
-      # Weights in [1, 2), all different: the golden ratio's multiples modulo 1.
-      w <- 1 + (idx[ok] * 0.6180339887498949) %% 1
-      acc <- acc + c(sum(ok), sum(x[ok]), sum(abs(x[ok])), sum(w * x[ok]))
+      acc <- acc + c(sum(ok), sum(x[ok]), sum(abs(x[ok])))
+      hashes <- c(hashes, rlang::hash(x))
     }
+    blocks[[col]] <<- rlang::hash(hashes)
     acc
-  }, c(count = 0, sum = 0, abs = 0, weighted = 0))
-  list(n = n, sums = sums, text = unlist(text))
+  }, c(count = 0, sum = 0, abs = 0))
+  list(n = n, sums = sums, text = unlist(text), order = unlist(blocks))
 }
 
 # The columns of `data` a fit read: its sensors, its reference and the variables of its
@@ -111,20 +114,22 @@ fitted_columns <- function(data, sensors, reference, design) {
   c(sensors, reference, intersect(setdiff(vars, c(sensors, reference)), names(data)))
 }
 
-# Whether the columns of `data` that the model read hold the values it was fitted to, in the
-# same order unless `in_order = FALSE`: the same row count, counts and text values, and sums
-# equal to `tolerance` of the column's sum of absolute values. A fit saved by an older
-# version has another kind of `data_check`: never.
+# Whether the columns of `data` that the model read hold the values it was fitted to: the same
+# row count, text values and values in row order, or with `in_order = FALSE` the same counts
+# and sums to `tolerance` of the column's sum of absolute values, in any order. A fit saved by
+# an older version has another kind of `data_check`: never.
 is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   check <- object$data_check
-  if (!is.list(check) || !is.matrix(check$sums)) return(FALSE)
+  if (!is.list(check) || !is.matrix(check$sums) || is.null(check$order)) return(FALSE)
   cols <- colnames(check$sums)
   if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
   new <- data_fingerprint(data, cols)
-  scale <- rep(check$sums["abs", ], each = 4L) * c(0, 1, 1, 2)  # counts exact; weights < 2
-  close <- abs(new$sums - check$sums) <= tolerance * scale
-  if (!in_order) close <- close[c("count", "sum", "abs"), ]
-  identical(new$text, check$text) && isTRUE(all(close))
+  if (!identical(new$text, check$text)) return(FALSE)
+  if (in_order) return(identical(new$order, check$order))
+  scale <- rep(check$sums["abs", ], each = 3L) * c(0, 1, 1)  # counts exact
+  # Equal sums, infinite ones included (Inf - Inf is NaN), or close ones.
+  close <- new$sums == check$sums | abs(new$sums - check$sums) <= tolerance * scale
+  isTRUE(all(close))
 }
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the

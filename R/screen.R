@@ -96,7 +96,8 @@ check_copies <- function(readings, rows, spreads, call) {
   for (i in seq_along(sensors)[-length(sensors)]) {
     for (j in (i + 1L):length(sensors)) {
       pair <- pair_moments(readings[[i]], readings[[j]], rows)
-      if (pair$n < 3L) next
+      # A few shared rows (a unit replaced by another) are collinear by chance.
+      if (pair$n < min_copy_rows) next
       scale <- max(spreads[[i]], .Machine$double.xmin, na.rm = TRUE)
       what <- if (pair$diff_high - pair$diff_low <= 1e-9 * scale) {
         if (max(abs(c(pair$diff_low, pair$diff_high))) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
@@ -121,7 +122,8 @@ check_copies <- function(readings, rows, spreads, call) {
 # centred sums of squares and products, block by block of rows (Chan et al.'s pairwise update:
 # no cancellation when the readings' mean is large beside their spread).
 pair_moments <- function(x, y, rows) {
-  acc <- list(n = 0L, diff_low = Inf, diff_high = -Inf, mean_x = 0, mean_y = 0, sxx = 0, syy = 0, sxy = 0)
+  # Counts as doubles: n * nb overflows an integer beyond 46341 rows.
+  acc <- list(n = 0, diff_low = Inf, diff_high = -Inf, mean_x = 0, mean_y = 0, sxx = 0, syy = 0, sxy = 0)
   for (block in row_blocks(rows)) {
     both <- !is.na(x[block]) & !is.na(y[block])
     bx <- x[block][both]
@@ -174,6 +176,9 @@ check_linked <- function(readings, rows, anchor, call = parent.frame()) {
 
 # Rows two sensors must share for one to tie the other to the anchor's scale.
 min_linking_rows <- 3L
+
+# Rows two sensors must share before their readings can tell a copy from chance.
+min_copy_rows <- 10L
 
 # The rows in blocks: checks of a million rows then need memory for one block, not all rows.
 row_blocks <- function(rows, size = 65536L) {

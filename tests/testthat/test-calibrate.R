@@ -129,6 +129,8 @@ test_that("a calibration drawing more scores than memory allows is refused befor
                "at most 10000", fixed = TRUE)
   expect_error(calibrate(fit, cal_data, method = "mc_model", m = 1e9, seed = 1), "would draw 1e+12 scores",
                fixed = TRUE)
+  # Split conformal scores the labelled rows, one each, whatever m says.
+  expect_s3_class(calibrate(fit, cal_data, method = "split", reference = "truth", m = 1e9), "ncam_calibration")
 })
 
 test_that("MC-CP (model) width agrees with the credible interval", {

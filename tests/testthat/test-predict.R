@@ -166,6 +166,22 @@ test_that("without newdata, every column the fit read must hold the same values 
   expect_equal(residuals(fit), expected)
 })
 
+test_that("the data check sees a swap of two rows however far apart, and accepts infinite values", {
+  # Rows 75025 apart (a Fibonacci number) defeat weights made of the golden ratio's multiples.
+  n <- 80000
+  d <- data.frame(x = seq_len(n) / 7)
+  swapped <- d
+  swapped$x[c(1, 75026)] <- d$x[c(75026, 1)]
+  expect_false(identical(data_fingerprint(swapped, "x")$order, data_fingerprint(d, "x")$order))
+  expect_identical(data_fingerprint(d, "x")$order, data_fingerprint(data.frame(x = d$x + 0), "x")$order)
+  # An infinite value the formula takes out (pmin) leaves the data its own.
+  toy <- simulate_toy(n = 300, seed = 31)
+  toy$w <- toy$x1
+  toy$w[3] <- Inf
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ pmin(w, 10) + x2)
+  expect_equal(fitted(fit), fitted(fit, newdata = toy))
+})
+
 test_that("a fit saved by an older version, with the old data check, asks for newdata", {
   toy <- simulate_toy(n = 300, seed = 29)
   fit <- quick_fit(toy)

@@ -44,6 +44,30 @@ test_that("a copy in other units (an exact linear function of another sensor) is
   expect_no_warning(small_fit(toy), class = "ncam_warning_duplicate_sensor")
 })
 
+test_that("pair moments over several blocks of rows equal the direct sums", {
+  set.seed(3)
+  n <- 140000  # three blocks of 65536 rows; counts past 46341 overflow as integers
+  x <- 1e6 + stats::rnorm(n)
+  y <- 2 * x + stats::rnorm(n)
+  x[c(5, 70000)] <- NA
+  rows <- seq_len(n)
+  both <- !is.na(x) & !is.na(y)
+  m <- pair_moments(x, y, rows)
+  expect_identical(m$n, sum(both) + 0)
+  expect_equal(m$sxx, sum((x[both] - mean(x[both]))^2), tolerance = 1e-10)
+  expect_equal(m$sxy, sum((x[both] - mean(x[both])) * (y[both] - mean(y[both]))), tolerance = 1e-10)
+  expect_equal(c(m$diff_low, m$diff_high), range(y[both] - x[both]))
+})
+
+test_that("sensors sharing only a few collinear rows are not called copies", {
+  toy <- screen_toy()
+  # sensor_2 replaces sensor_1 with 3 rows of overlap that happen to lie on a line.
+  toy$sensor_1[1001:nrow(toy)] <- NA
+  toy$sensor_2[1:997] <- NA
+  toy$sensor_2[998:1000] <- 14 - 2 * toy$sensor_1[998:1000]
+  expect_no_warning(small_fit(toy), class = "ncam_warning_duplicate_sensor")
+})
+
 test_that("a sensor never read beside the anchor, directly or through others, is flagged", {
   toy <- screen_toy()
   expect_no_warning(small_fit(toy), class = "ncam_warning_unlinked_sensor")
