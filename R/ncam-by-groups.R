@@ -49,8 +49,10 @@ key_strings <- function(keys) {
 match_groups <- function(object, keys, call = parent.frame()) {
   groups <- object[names(keys)]
   group <- match(key_strings(keys), key_strings(groups))
-  unknown <- is.na(group)
   type_hints <- key_type_hints(groups, keys)
+  # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
+  if (length(type_hints)) group[] <- NA_integer_
+  unknown <- is.na(group)
   if (all(unknown)) {
     cli::cli_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
                      x = "Keys in {.arg newdata}: {shown_labels(keys)}.",

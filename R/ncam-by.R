@@ -84,6 +84,11 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
                      i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
   }
+  if (!"." %in% all.names(formula[[3]])) {
+    # Against all of `data`: an object of the formula's environment with one value per row
+    # would be cut to no group's rows.
+    formula_parameters(stats::delete.response(stats::terms(formula)), data)
+  }
   base_seed <- resolve_seed(seed)
   threads <- worker_threads(threads)
 

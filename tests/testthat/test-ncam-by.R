@@ -104,6 +104,9 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   expect_match(msg, "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(day)`",
                fixed = TRUE)
   expect_identical(stats::predict(fits, transform(as_time, day = as.Date(day))), stats::predict(fits, toy))
+  # A Date is a number of days underneath; the number does not find the day's group.
+  msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
+  expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
   # Some rows of an unknown day: their key, as a date, in the warning.
   new <- toy[toy$site == 1, ]
   new$day[2] <- as.Date("2023-05-06")
@@ -211,4 +214,13 @@ test_that("fits by group made in a function are plain data: read back, they are 
   path <- withr::local_tempfile(fileext = ".rds")
   saveRDS(fits, path)
   expect_identical(readRDS(path), fits)
+})
+
+test_that("an object outside the data with one value per row of all the data is refused up front", {
+  toy <- simulate_toy(n = 200, seed = 41)
+  toy$site <- rep(c("n", "s"), 100)
+  w <- seq_len(nrow(toy))
+  expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ I(x1 * w), data = toy, by = "site", hidden = 4L,
+                       epochs = 2L, seed = 1, threads = 1),
+               "one value per row", fixed = TRUE)
 })
