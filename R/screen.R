@@ -56,7 +56,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
                     class = "ncam_warning_units", call = call)
     }
   }
-  check_copies(readings, rows, spreads, call)
+  check_copies(readings, rows, call)
   invisible(NULL)
 }
 
@@ -91,61 +91,58 @@ check_not_constant <- function(v, sensor, call) {
 # Two sensors that are exact linear functions of each other wherever both read (a column
 # entered twice, a copy shifted by a constant, or logged again in other units) are one sensor:
 # the model would take them as independent confirmations.
-check_copies <- function(readings, rows, spreads, call) {
+check_copies <- function(readings, rows, call) {
   sensors <- names(readings)
+  sums <- pair_sums(readings, rows)
   for (i in seq_along(sensors)[-length(sensors)]) {
     for (j in (i + 1L):length(sensors)) {
-      pair <- pair_moments(readings[[i]], readings[[j]], rows)
+      n <- sums$n[i, j]
       # A few shared rows (a unit replaced by another) are collinear by chance.
-      if (pair$n < min_copy_rows) next
-      scale <- max(spreads[[i]], .Machine$double.xmin, na.rm = TRUE)
-      what <- if (pair$diff_high - pair$diff_low <= 1e-9 * scale) {
-        if (max(abs(c(pair$diff_low, pair$diff_high))) <= 1e-9 * scale) "identical" else "equal up to a constant offset"
-      } else if (pair$sxx > 0 && pair$syy > 0 && 1 - pair$sxy^2 / (pair$sxx * pair$syy) <= 1e-10) {
-        slope <- pair$sxy / pair$sxx
-        intercept <- pair$mean_y - slope * pair$mean_x
-        # Rounding leaves a few 1e-16 of the spread where the intercept is 0.
-        if (abs(intercept) <= 1e-9 * sqrt(pair$syy / pair$n)) intercept <- 0
+      if (n < min_copy_rows) next
+      sx <- sums$sx[i, j]
+      sy <- sums$sx[j, i]
+      sxx <- sums$sxx[i, j] - sx^2 / n
+      syy <- sums$sxx[j, i] - sy^2 / n
+      sxy <- sums$sxy[i, j] - sx * sy / n
+      if (!(sxx > 0 && syy > 0 && 1 - sxy^2 / (sxx * syy) <= 1e-10)) next
+      slope <- sxy / sxx
+      intercept <- (sy / n + sums$shift[j]) - slope * (sx / n + sums$shift[i])
+      # Rounding leaves a few 1e-16 of the spread where the intercept is 0.
+      if (abs(intercept) <= 1e-9 * sqrt(syy / n)) intercept <- 0
+      what <- if (abs(slope - 1) > 1e-9) {
         sprintf("exact linear functions of each other (%s = %s x %s + %s)", sensors[j],
                 signif(slope, 4), sensors[i], signif(intercept, 4))
-      }
-      if (!is.null(what)) {
-        cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {pair$n} rows where both read: one column entered twice?",
-                        i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
-                      class = "ncam_warning_duplicate_sensor", call = call)
-      }
+      } else if (intercept == 0) "identical" else "equal up to a constant offset"
+      cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {n} rows where both read: one column entered twice?",
+                      i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
+                    class = "ncam_warning_duplicate_sensor", call = call)
     }
   }
 }
 
-# Over the rows where both x and y read: their count, the range of y - x, the means and the
-# centred sums of squares and products, block by block of rows (Chan et al.'s pairwise update:
-# no cancellation when the readings' mean is large beside their spread).
-pair_moments <- function(x, y, rows) {
-  # Counts as doubles: n * nb overflows an integer beyond 46341 rows.
-  acc <- list(n = 0, diff_low = Inf, diff_high = -Inf, mean_x = 0, mean_y = 0, sxx = 0, syy = 0, sxy = 0)
+# For every pair of sensors (i, j), sums over the rows where both read: their count n[i, j],
+# and of the readings less each sensor's mean (shift), sx[i, j] of sensor i's, sxx[i, j] of its
+# squares and sxy[i, j] of the products. Block by block of rows, all pairs at once in matrix
+# products (a loop over pairs took a second per pair at a million rows); the shift keeps the
+# centred sums free of cancellation when the readings' mean is large beside their spread.
+pair_sums <- function(readings, rows) {
+  k <- length(readings)
+  shift <- vapply(readings, function(v) {
+    m <- mean(v[rows], na.rm = TRUE)
+    if (is.finite(m)) m else 0
+  }, numeric(1))
+  n <- sx <- sxx <- sxy <- matrix(0, k, k)
   for (block in row_blocks(rows)) {
-    both <- !is.na(x[block]) & !is.na(y[block])
-    bx <- x[block][both]
-    by <- y[block][both]
-    nb <- length(bx)
-    if (!nb) next
-    acc$diff_low <- min(acc$diff_low, by - bx)
-    acc$diff_high <- max(acc$diff_high, by - bx)
-    mx <- mean(bx)
-    my <- mean(by)
-    n <- acc$n + nb
-    dx <- mx - acc$mean_x
-    dy <- my - acc$mean_y
-    w <- acc$n * nb / n
-    acc$sxx <- acc$sxx + sum((bx - mx)^2) + dx^2 * w
-    acc$syy <- acc$syy + sum((by - my)^2) + dy^2 * w
-    acc$sxy <- acc$sxy + sum((bx - mx) * (by - my)) + dx * dy * w
-    acc$mean_x <- acc$mean_x + dx * nb / n
-    acc$mean_y <- acc$mean_y + dy * nb / n
-    acc$n <- n
+    z <- matrix(vapply(seq_len(k), function(j) readings[[j]][block] - shift[[j]], numeric(length(block))), ncol = k)
+    observed <- !is.na(z)
+    z[!observed] <- 0
+    observed <- observed + 0
+    n <- n + crossprod(observed)
+    sx <- sx + crossprod(z, observed)
+    sxx <- sxx + crossprod(z^2, observed)
+    sxy <- sxy + crossprod(z)
   }
-  acc
+  list(n = n, sx = sx, sxx = sxx, sxy = sxy, shift = unname(shift))
 }
 
 # A sensor's gain and offset on the anchor's scale are learned from rows where it reads beside
