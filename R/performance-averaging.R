@@ -21,11 +21,14 @@ format_step <- function(seconds) {
 # Data one or more whole days apart (24-hour samples, daily or every third or sixth day).
 whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
 
-# What is done with data a whole number of days apart, for the message.
-whole_day_message <- function(step, averaging) {
+# What is done with data one or more days apart, for the message.
+coarse_step_message <- function(step, averaging) {
   days <- step / 86400
-  taken <- if (days == 1) "The data have one value per 24 hours already" else
+  taken <- if (days == 1 || !whole_day_step(step)) {
+    sprintf("The data have one value per %s already", format_step(step))
+  } else {
     sprintf("The data are taken as 24-hour values (one every %d days)", days)
+  }
   done <- if (length(averaging) == 2L) {
     ": they are judged as given, with no separate 24-hour block."
   } else if (averaging == "24h") {

@@ -155,10 +155,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   step <- time_step_seconds(obs)
   # Rows a whole number of days apart are 24-hour samples (daily, or every third or sixth day).
   whole_days <- whole_day_step(step)
-  if (whole_days && (step > 86400 || "24h" %in% averaging)) {
-    cli::cli_inform(whole_day_message(step, averaging))
-  } else if (length(averaging) == 2L && isTRUE(step > 86400)) {
-    cli::cli_inform("The data have one value per {format_step(step)} already: they are judged as given, with no separate 24-hour block.")
+  if ((whole_days && (step > 86400 || "24h" %in% averaging)) || (length(averaging) == 2L && isTRUE(step > 86400))) {
+    cli::cli_inform(coarse_step_message(step, averaging))
   }
   # Daily or coarser: 24-hour means would repeat the rows one for one.
   if (length(averaging) == 2L && isTRUE(step >= 86400)) averaging <- "as_given"

@@ -221,16 +221,16 @@ draw_sensor_model <- function(type, sites, kappa, start) {
     params$temp_offset <- stats::rnorm(sites, 0.1, 0.03)
   }
   noise <- if (plantower) c(0.5, 0.05) else c(0.8, 0.08)
-  # The functions live in a small environment holding only the numbers they use, so the
-  # attribute is self-contained when saved and does not drag the simulation frame along.
-  env <- list2env(c(params, list(kappa = kappa, start_seconds = as.numeric(start),
-                                 noise_floor = noise[1], noise_slope = noise[2])),
-                  parent = baseenv())
-  functions <- lapply(eval(sensor_formulas[[type]], env), utils::removeSource)
+  # The numbers are written into the functions' bodies, which live in the base environment:
+  # the attribute is self-contained when saved, and the same seed gives identical() functions.
+  numbers <- c(params, list(kappa = kappa, start_seconds = as.numeric(start),
+                            noise_floor = noise[1], noise_slope = noise[2]))
+  filled_in <- do.call(substitute, list(sensor_formulas[[type]], numbers))
+  functions <- lapply(eval(filled_in, baseenv()), utils::removeSource)
   c(list(type = type, params = params), functions)
 }
 
-# The documented formulas, quoted so that they are evaluated in each sensor's environment.
+# The documented formulas, quoted so that each sensor's numbers can be written into them.
 sensor_formulas <- list(
   plantower = quote(list(
     gain = function(rh, temperature, time, site = 1L) {

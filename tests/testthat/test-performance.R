@@ -389,7 +389,8 @@ test_that("units with fewer than 3 pairs get NA metrics with a reason", {
 
 test_that("degenerate data give NA with a note, never NaN", {
   obs <- data.frame(date = daily_dates(6), ref = rep(10, 6), est = c(9, 11, 10, 12, 8, 10))
-  res <- sensor_performance(obs, "est", "ref", averaging = c("as_given", "24h"))
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = c("as_given", "24h")),
+                 "one value per 24 hours already")
   numbers <- unlist(res[vapply(res, is.numeric, logical(1))])
   expect_false(any(is.nan(numbers)))
   expect_true(all(is.na(res$slope)))

@@ -63,7 +63,10 @@ test_that("a seed reproduces the data without touching the caller's random strea
   a <- simulate_colocation(days = 5, seed = 7)
   expect_identical(.Random.seed, before)
   expect_identical(simulate_colocation(days = 5, seed = 7)$pa_a, a$pa_a)
-  expect_equal(simulate_colocation(days = 5, seed = 7), a, ignore_function_env = TRUE)
+  # Whole objects, sensor functions included, in a fresh R process as well.
+  expect_identical(simulate_colocation(days = 5, seed = 7), a)
+  skip_if_not_installed("callr")
+  expect_identical(callr::r(function() ncam::simulate_colocation(days = 5, seed = 7), libpath = .libPaths()), a)
   expect_false(identical(simulate_colocation(days = 5, seed = 8)$truth, a$truth))
 
   # seed = NULL draws from the current stream, so set.seed() applies.
