@@ -30,7 +30,7 @@
 #' base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
 #' ggplot2::autoplot(base, "scatter", newdata = toy, reference = "truth")
 #' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
-#'                 hidden = 8, epochs = 5, seed = 1)
+#'                 hidden = 8, epochs = 100, learn_rate = 0.02, seed = 1)
 #' ggplot2::autoplot(fits)
 #' ggplot2::autoplot(fits, "coverage", newdata = toy, reference = "truth")
 #' gap <- select_gap(toy$sensor_1 - toy$truth, max_lag = 20)
@@ -38,6 +38,7 @@
 NULL
 
 #' @rdname autoplot-others
+#' @method autoplot ncam_baseline
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_baseline)
 autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "coverage"), newdata = NULL,
                                    date = "date", reference = NULL, level = NULL, ...) {
@@ -56,6 +57,7 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
 }
 
 #' @rdname autoplot-others
+#' @method autoplot ncam_by
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by)
 autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
                              date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
@@ -97,6 +99,7 @@ plot_group_losses <- function(object) {
 }
 
 #' @rdname autoplot-others
+#' @method autoplot ncam_gap
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_gap)
 autoplot.ncam_gap <- function(object, ...) {
   rlang::check_dots_empty()

@@ -66,7 +66,7 @@
 #' toy <- simulate_toy(400, seed = 1)
 #' toy$date <- as.Date("2024-01-01") + seq_len(nrow(toy)) - 1
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:300, ],
-#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#'             hidden = 8, epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)
 #' ggplot2::autoplot(fit)
 #' ggplot2::autoplot(fit, "sensors", newdata = toy)
 #' ggplot2::autoplot(fit, "series", newdata = toy[301:400, ], reference = "truth")

@@ -23,8 +23,7 @@ max_calibration_scores <- 1e7
 #' the standard deviation of a new reference reading, as for
 #' `predict(interval = "prediction")`.
 #' * `"mc_model"` (MC-CP Model, the default without reference readings, needs
-#'   no labels): for each
-#'   calibration row, `m` pseudo-labels are drawn from the posterior predictive
+#'   no labels): for each calibration row, `m` pseudo-labels are drawn from the posterior predictive
 #'   by two stages, \eqn{\Theta^{(r)} \sim N(\mu_i, \sigma^2_{post,i})}{Theta ~ N(mu, var_post)},
 #'   \eqn{Y^{(r)} \sim N(\Theta^{(r)}, \sigma^2_y)}{Y ~ N(Theta, sigma_y^2)};
 #'   scores are \eqn{|Y^{(r)} - \mu_i| / \hat\sigma_{i,pred}}{|Y - mu| / sd_pred}.
@@ -41,7 +40,9 @@ max_calibration_scores <- 1e7
 #' * `"split"`: ordinary split conformal with reference labels from the column
 #'   named by `reference` (the idealised oracle of the paper); rows with a
 #'   missing reference (or, with a log transform, a non-positive one) are
-#'   skipped.
+#'   skipped. Use reference rows held out of the fit: rows that trained it are
+#'   fitted too closely, so the intervals come out too narrow (a warning counts
+#'   them when the fit's data can be found, see [fitted.ncam()]).
 #'
 #' Rows with missing covariates are skipped. Rows without any sensor reading
 #' still have a prior-based mean and standard deviation and contribute to
@@ -105,8 +106,9 @@ max_calibration_scores <- 1e7
 #'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
 #'   `holdout` scores (for `"ecdf"`, else `NULL`), `n` (calibration rows that
 #'   gave scores; for `"ecdf"` those behind `scores`, the rest are the
-#'   holdout), `m` (scores per row; 1 for `"split"` and `"sensor_anchored"`,
-#'   whose pooled scores count as one set) and `quantile` (the threshold at
+#'   holdout), `m` (pseudo-labels drawn per row by the MC methods; stored as 1
+#'   for `"split"` and `"sensor_anchored"`, which draw none, and shown as `NA`
+#'   for `"sensor_anchored"` by [glance()]) and `quantile` (the threshold at
 #'   `level`).
 #' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
 #'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
@@ -138,7 +140,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                          "method")
   if (method != "split" && !is.null(object$reference)) {
     cli::cli_warn(c("Method {.val {method}} calibrates against the model's own draws or the low-cost sensors, not against the reference monitor {.field {object$reference}} the model was fitted with.",
-                    i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has the reference column)."),
+                    i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has reference readings)."),
                   class = "ncam_warning_label_free_calibration")
   }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
@@ -157,8 +159,11 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (unlabelled == nrow(data)) {
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
-    if (is_fitting_data(object, data, in_order = FALSE)) {
-      cli::cli_warn(c("{.arg data} is the data {.arg object} was fitted to: its reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says.",
+    labelled <- which(!is.na(reference_values))
+    trained <- count_fitted_rows(object, data, labelled)
+    if (isTRUE(trained > 0L) || is_fitting_data(object, data, in_order = FALSE)) {
+      cli::cli_warn(c(paste0(if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else "{trained} of the {length(labelled)} row{?s} of {.arg data} with a reference reading {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to",
+                             ": their reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
                       i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
                     class = "ncam_warning_in_sample_calibration")
     }

@@ -88,9 +88,14 @@ numbers_from_text <- function(chunk, numeric_columns, path) {
   chunk
 }
 
+# Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet
+# (a small package, in Suggests), handed out in chunks.
 parquet_chunks <- function(path, chunk_rows) {
-  check_arrow()
-  arrow_fn <- function(name) getExportedValue(parquet_package, name)
+  check_parquet_reader()
+  if (!requireNamespace(streaming_parquet_package, quietly = TRUE)) {
+    return(whole_file_chunks(path, chunk_rows, read_whole_parquet))
+  }
+  arrow_fn <- function(name) getExportedValue(streaming_parquet_package, name)
   dataset <- arrow_fn("open_dataset")(path, format = "parquet")
   batches <- arrow_fn("Scanner")$create(dataset, batch_size = chunk_rows)$ToRecordBatchReader()
   next_chunk <- function() {
@@ -117,14 +122,22 @@ whole_file_chunks <- function(path, chunk_rows, reader) {
   list(next_chunk = next_chunk, position = function() 0, close = function() NULL)
 }
 
-# Parquet support is optional and arrow is a long source build, so it is not in DESCRIPTION
-# (R CMD check --as-cran would then look it up on CRAN); it is used only when installed.
-parquet_package <- "arrow"
+read_whole_parquet <- function(path) {
+  tryCatch(as.data.frame(nanoparquet::read_parquet(path)), error = function(e) {
+    cli::cli_abort(c("Could not read {.file {path}} as a Parquet file.", x = conditionMessage(e)),
+                   call = NULL)
+  })
+}
 
-check_arrow <- function(call = parent.frame()) {
-  if (!requireNamespace(parquet_package, quietly = TRUE)) {
-    cli::cli_abort(c("Reading Parquet files needs the {.pkg arrow} package, which is not installed.",
-                     i = "Install it with {.code install.packages(\"arrow\")}, or convert the files to CSV."),
+# arrow is a long source build, so it is not in DESCRIPTION (R CMD check --as-cran would then
+# look it up on CRAN); it is used only when installed.
+streaming_parquet_package <- "arrow"
+
+check_parquet_reader <- function(call = parent.frame()) {
+  if (!requireNamespace("nanoparquet", quietly = TRUE) &&
+      !requireNamespace(streaming_parquet_package, quietly = TRUE)) {
+    cli::cli_abort(c("Reading Parquet files needs the {.pkg nanoparquet} or the {.pkg arrow} package; neither is installed.",
+                     i = "Install one with {.code install.packages(\"nanoparquet\")} (small; reads each file whole) or {.code install.packages(\"arrow\")} (reads large files in parts), or convert the files to CSV."),
                    call = call)
   }
 }

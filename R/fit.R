@@ -1,7 +1,8 @@
 #' Fit a Neural Conjugate Aggregation Model
 #'
 #' Fuses several sensors that measure the same quantity into one estimate of the true
-#' value, without reference labels. Each sensor reads
+#' value, from the sensors' agreement alone or anchored to a reference monitor observed
+#' during a co-location period (`reference`). Each sensor reads
 #' \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))} of a latent true value
 #' \eqn{\Theta \sim N(\mu_0(X), s_0^2(X))}, where the prior, the gains \eqn{a_j}, offsets
 #' \eqn{c_j} and noise levels \eqn{\sigma_j} are small neural networks (GELU multilayer
@@ -32,6 +33,30 @@
 #'   covariate cannot be used for training and are left out of it with a warning; their
 #'   predictions are `NA`.
 #'
+#' @section Warnings: each warning has a class, so that code fitting many models (loops over
+#'   sites, [ncam_by()]) can catch or muffle one kind, e.g.
+#'   `withCallingHandlers(ncam(...), ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))`.
+#'   From `ncam()`:
+#'   * `ncam_warning_not_converged`: the best epoch was the last; give more `epochs`.
+#'   * `ncam_warning_validation_not_improved`, `ncam_warning_unstable`: training never beat
+#'     the untrained model (on the validation rows, or at all: the loss exploded).
+#'   * `ncam_warning_clamp`: a sensor's noise level sits at a bound of `logvar_range` on many rows.
+#'   * `ncam_warning_two_sensors`: two sensors without a reference (their noise levels are not
+#'     identified), or one sensor beside a reference (intervals for the true value are not).
+#'   * `ncam_warning_few_readings`, `ncam_warning_unlinked_sensor`: a sensor with few training
+#'     readings, or none on rows shared with the anchor (directly or through other sensors).
+#'   * `ncam_warning_duplicate_sensor`: a sensor is an exact linear function of another.
+#'   * `ncam_warning_units`: sensors' spreads differ so much that their units probably differ.
+#'   * `ncam_warning_spikes`: gross outliers left out of training.
+#'
+#'   From [predict.ncam()] and the functions built on it: `ncam_extrapolation` (rows far outside
+#'   the calibration range), `ncam_missing_covariate` (rows without a prediction for a missing
+#'   covariate), `ncam_warning_beyond_range` (rows so far outside that the networks cannot
+#'   compute with them), `ncam_warning_constant_covariate` (a covariate constant on the training
+#'   rows, so left out, varies in `newdata`); the first two also have class `ncam_row_warning`.
+#'   [calibrate()] warns with `ncam_warning_in_sample_calibration` and
+#'   `ncam_warning_label_free_calibration`, and [ncam_baseline()] with `ncam_warning_heywood`.
+#'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
 #'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,
 #'   `~ 1` for none). Factor and character covariates are one-hot encoded; a date-time column
@@ -48,7 +73,8 @@
 #'   noise is learned from the rows where it exists (at least 20). [predict.ncam()] does not
 #'   need the column (by default it estimates from the low-cost sensors alone);
 #'   `interval = "prediction"` gives intervals for a reference reading. With a single
-#'   low-cost sensor only those are identified, not `"credible"` ones for the true value.
+#'   low-cost sensor only those are identified: `predict(interval = "credible")` still
+#'   returns an interval for the true value, but it is not meaningful.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.

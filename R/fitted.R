@@ -145,6 +145,16 @@ fitting_data <- function(object, call = parent.frame()) {
                    i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
 }
 
+# How many of `rows` of `data` are rows of the data the model was fitted to (the same values in
+# every numeric column it read); NA when that data cannot be found.
+count_fitted_rows <- function(object, data, rows) {
+  fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
+  cols <- colnames(object$data_check$sums)
+  if (is.null(fitted) || !all(cols %in% names(data))) return(NA_integer_)
+  row_keys <- function(d, i) do.call(paste, c(lapply(d[cols], function(v) format(v[i], digits = 17)), sep = "\r"))
+  sum(row_keys(data, rows) %in% row_keys(fitted, seq_len(nrow(fitted))))
+}
+
 # Frames of the functions that made fits, by the key the fits store (`data_key`), each held by a
 # weak reference: the fit itself stays plain data, which saveRDS() writes and reads back
 # identical(), and keeps no frame alive. Keys whose frames are all gone are dropped when the

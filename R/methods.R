@@ -24,7 +24,7 @@
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 3)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
-#'             epochs = 10, seed = 1, threads = 1)
+#'             epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)
 #' fit
 #' summary(fit)
 #' AIC(fit)

@@ -11,6 +11,7 @@
 #' @aliases ncam-package
 #' @useDynLib ncam, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom tibble tibble
 #' @importFrom stats AIC coef fitted logLik nobs predict residuals
 #' @keywords internal
 NULL

@@ -104,8 +104,10 @@
 #'   measurements, in data units (default 0, the conservative choice).
 #' @return A tibble with, per averaging, one row per unit (in order of first
 #'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
-#'   (of the data the row uses), `n` (pairs), the metrics above, `n_precision`,
-#'   `orth_slope`, `orth_intercept`, `limit_value`, the `pass_*` columns and
+#'   (of the data the row uses), `n` (pairs), the metrics of Details (`r2`,
+#'   `slope`, `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
+#'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`,
+#'   the `pass_*` columns and
 #'   `note` (why values are NA or not judged, and on the `"all"` row how many
 #'   units fail a target on their own).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
@@ -277,7 +279,8 @@ note_unit_failures <- function(result) {
       pass <- result[[paste0("pass_", metric)]][units]
       if (any(!pass, na.rm = TRUE)) {
         result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
-          "%d of %d units fail the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
+          "%d of %d units %s the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
+          if (sum(!pass, na.rm = TRUE) == 1L) "fails" else "fail",
           labels[[metric]]
         ))
       }

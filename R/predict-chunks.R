@@ -21,8 +21,9 @@
 #'   arithmetic). A function input makes its own chunks: they give `predict()`'s results to the
 #'   last bits when their rows are multiples of 128, and to about 1e-8 otherwise.
 #'
-#' @section Reading and writing: files ending in `.parquet` are read with the arrow package
-#'   (an error says so when it is not installed); other files are read as CSV with
+#' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
+#'   package when it is installed, else each whole with the smaller nanoparquet package (an
+#'   error says so when neither is installed); other files are read as CSV with
 #'   [utils::read.csv()] (a header line, `NA` for missing values; `.gz`, `.bz2` and `.xz` files
 #'   are decompressed). The first chunk fixes the column types (numbers in quotes are
 #'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
@@ -312,7 +313,7 @@ check_input_files <- function(input, call = parent.frame()) {
     cli::cli_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
                    call = call)
   }
-  if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_arrow(call)
+  if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_parquet_reader(call)
   normalizePath(input)
 }
 

@@ -63,7 +63,7 @@
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
-#'             epochs = 10, seed = 1, threads = 1)
+#'             epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)
 #' head(predict(fit, toy, interval = "credible", level = 0.9))
 #' @export
 predict.ncam <- function(object, newdata, interval = c("none", "credible", "prediction"), level = 0.9,

@@ -78,7 +78,7 @@ generics::augment
 #' @examples
 #' toy <- simulate_toy(400, seed = 1)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:300, ],
-#'             hidden = 8, epochs = 5, seed = 1, threads = 1)
+#'             hidden = 8, epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)
 #' tidy(fit)
 #' glance(fit)
 #' augment(fit, toy[301:310, ], interval = "credible")

@@ -136,7 +136,7 @@ test_that("the 'all' row judges the units' mean R2, slope and intercept and coun
   expect_true(all_row$pass_slope && all_row$pass_r2 && all_row$pass_intercept)
   expect_equal(all_row$n, 75L)
   expect_match(all_row$note, "2 of 3 units fail the slope target")
-  expect_match(all_row$note, "1 of 3 units fail the R\u00b2 target")
+  expect_match(all_row$note, "1 of 3 units fails the R\u00b2 target")
   expect_no_match(all_row$note, "intercept target")
   # With one unit the "all" row is that unit's fit.
   one <- sensor_performance(obs[obs$site == "c", ], "est", "ref", unit = "site",

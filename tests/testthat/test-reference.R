@@ -172,6 +172,9 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   # On the data of the fit itself, split conformal says that its labels trained the model.
   expect_warning(calibrate(fit, d[1:300, ]), class = "ncam_warning_in_sample_calibration")
   expect_warning(calibrate(fit, d[300:1, ]), class = "ncam_warning_in_sample_calibration")  # in any order
+  # Some of the fitted rows among new ones: counted.
+  expect_warning(calibrate(fit, d[c(1:100, 301:600), ]), "100 of the 400 rows .* are rows")
+  expect_no_warning(calibrate(fit, d[601:900, ]))
   # Without reference readings, a label-free method says what it cannot do.
   expect_warning(calibrate(fit, held_out[names(held_out) != "ref"], m = 5, seed = 1),
                  class = "ncam_warning_label_free_calibration")
