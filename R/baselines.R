@@ -260,6 +260,7 @@ visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
   if (is.null(order)) return(seq_len(nrow(data)))
   check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
   key <- data[[order]]
+  if (inherits(key, "POSIXlt")) key <- as.POSIXct(key)
   if (!is.atomic(key) || is.complex(key)) {
     cli::cli_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
                    call = call)
@@ -267,6 +268,12 @@ visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
   if (anyNA(key)) {
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {which(is.na(key))[1]}.",
                      i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
+  }
+  # Text sorts letter by letter: "02/01/2024" before "31/12/2023".
+  if ((is.character(key) || is.factor(key)) && any(grepl(text_time_pattern, utils::head(as.character(key), 1000)))) {
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
+                     i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
+                   call = call)
   }
   base::order(key)
 }

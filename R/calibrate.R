@@ -8,8 +8,14 @@ max_calibration_scores <- 1e7
 #' Calibrate NCAM prediction intervals by conformal prediction
 #'
 #' Computes conformity scores on calibration data and stores them so that
-#' `predict()` can return locally adaptive intervals
-#' \eqn{\hat\mu_i \pm q \hat\sigma_{i,pred}}{mu_i +/- q * sd_pred_i} at any level.
+#' `predict()` can return intervals
+#' \eqn{\hat\mu_i \pm q \hat\sigma_{i,pred}}{mu_i +/- q * sd_pred_i} at any level,
+#' whose width follows each row's predictive standard deviation. The coverage
+#' promised is marginal: over rows exchangeable with the calibration rows, not
+#' for each row or condition (it can be lower at the edges of the covariates'
+#' range), and not under drift: calibrated on an early period, the intervals
+#' cover later periods less often if the sensors drift (prefer calibration
+#' rows spread over time, as [split_blocks()] gives, to one early block).
 #' Means, standard deviations and intervals are in the model scale (log units
 #' when the model was fitted with a log transform; the bounds are then
 #' back-transformed).
@@ -186,6 +192,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
 
   post <- label_variance(object, ncam_posterior(object, data, threads))
+  no_prediction <- sum(is.na(post$mu)) - length(post$beyond_rows)  # those have their own warning
+  if (no_prediction > 0L) {
+    cli::cli_inform("{no_prediction} row{?s} of {.arg data} with a missing covariate {cli::qty(no_prediction)}{?is/are} left out of the calibration.")
+  }
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
@@ -199,72 +209,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level)
   out
-}
-
-#' Calibrated prediction intervals
-#'
-#' Returns the fused predictions of the model with conformal interval bounds
-#' at the requested level, computed from the stored calibration scores.
-#'
-#' @param object An `ncam_calibration` object from [calibrate()].
-#' @param newdata A data frame with the covariates and sensor columns of the
-#'   model.
-#' @param level Coverage level, strictly between 0 and 1; defaults to the
-#'   level given to [calibrate()].
-#' @param threads Number of threads; see [ncam_threads()].
-#' @param ... Must be empty: a misspelt argument is an error, not ignored.
-#' @return The tibble of `predict()` for the model (one row per row of
-#'   `newdata`, in order) with columns `.pred_lower` and `.pred_upper` added;
-#'   `NA` for rows with missing covariates, infinite when the calibration set
-#'   is too small for `level`.
-#' @seealso [calibrate()]
-#' @export
-#' @examples
-#' toy <- simulate_toy(300, seed = 2)
-#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ 1, data = toy[1:200, ],
-#'             anchor = "sensor_0", hidden = integer(0), epochs = 2000,
-#'             learn_rate = 0.02, seed = 1, verbose = FALSE)
-#' cal <- calibrate(fit, toy[201:250, ], method = "sensor_anchored")
-#' head(predict(cal, toy[251:300, ], level = 0.8))
-predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {
-  rlang::check_dots_empty()
-  check_calibration(object)
-  check_augment_newdata(newdata, missing(newdata))
-  check_data_frame(newdata)
-  check_scalar_level(level)
-  q <- calibration_quantile(object, level)
-  model <- object$model
-  post <- ncam_posterior(model, newdata, threads, heads = !is.null(model$reference), extrapolation = TRUE)
-  posterior_table(model, label_variance(model, post), q)
-}
-
-# What a calibration's labels are, around Theta: for a model fitted with a reference, new
-# readings of the reference (its own noise variance, per row), else the true value up to
-# sigma_y2. Sets the labels' variance around Theta and var_pred, which normalises the scores
-# and scales the intervals.
-label_variance <- function(object, post) {
-  post$label_var <- if (is.null(object$reference)) {
-    rep(aleatoric_variance(object), length(post$mu))
-  } else anchor_noise_variance(object, post)
-  post$var_pred <- post$var_post + post$label_var
-  post
-}
-
-#' @export
-print.ncam_calibration <- function(x, ...) {
-  check_calibration(x, "x")
-  labels <- c(mc_model = "MC-CP (model)", mc_empirical = "MC-CP (empirical)",
-              sensor_anchored = "sensor-anchored conformal", split = "split conformal")
-  corr <- if (x$method %in% c("mc_model", "mc_empirical")) {
-    paste0(", ", x$correction, " threshold")
-  } else ""
-  cat("<ncam_calibration> ", labels[[x$method]], corr, "\n",
-      "Calibration rows: ", x$n,
-      if (!is.null(x$holdout)) paste0(" (+ ", length(x$holdout), " ECDF holdout)"), "\n",
-      "Scores per row:   ", if (x$method == "sensor_anchored") "one per observed sensor" else x$m,
-      "\n",
-      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n", sep = "")
-  invisible(x)
 }
 
 # A calibration's parts that its methods read; a damaged object gets an error naming them.

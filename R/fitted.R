@@ -151,7 +151,10 @@ count_fitted_rows <- function(object, data, rows) {
   fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
   cols <- colnames(object$data_check$sums)
   if (is.null(fitted) || !all(cols %in% names(data))) return(NA_integer_)
-  row_keys <- function(d, i) do.call(paste, c(lapply(d[cols], function(v) format(v[i], digits = 17)), sep = "\r"))
+  # Each value on its own to all its digits (format() would pad to the vector's common width).
+  row_keys <- function(d, i) {
+    do.call(paste, c(lapply(d[cols], function(v) sprintf("%.17g", as.double(v[i]))), sep = "\r"))
+  }
   sum(row_keys(data, rows) %in% row_keys(fitted, seq_len(nrow(fitted))))
 }
 

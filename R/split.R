@@ -61,8 +61,9 @@ split_random <- function(data,
 #'   of class `POSIXct` or `Date`. Rows need not be sorted; times may repeat and
 #'   be irregularly spaced.
 #' @param gap Minimum time between rows of different splits: a string such as
-#'   `"36 hours"`, `"90 mins"`, `"7 days"` or `"2 weeks"`, a `difftime`, or a
-#'   number of seconds. Must be positive.
+#'   `"36 hours"`, `"90 mins"`, `"7 days"` or `"2 weeks"`, a `difftime`, a
+#'   lubridate duration or period of fixed length (`lubridate::hours(36)`; not
+#'   months or years), or a number of seconds. Must be positive.
 #' @return A factor with levels `train`, `validation`, `calibration`, `test`
 #'   and one element per row of `data`, in row order; `NA` for rows in a gap.
 #' @seealso [split_blocks()], [split_random()], [select_gap()]
@@ -300,6 +301,15 @@ duration_units <- c(s = 1, sec = 1, secs = 1, second = 1, seconds = 1,
 parse_duration <- function(x, arg, call = parent.frame()) {
   if (inherits(x, "difftime")) {
     secs <- as.numeric(x, units = "secs")
+  } else if (inherits(x, "Period")) {
+    # lubridate's periods: clock units, of which months and years have no fixed length.
+    if (any(x@year != 0 | x@month != 0)) {
+      cli::cli_abort(c("{.arg {arg}} must have a fixed length: a period of months or years has none.",
+                       i = "Give it in days or weeks, e.g. {.val 28 days}."), call = call)
+    }
+    secs <- x@.Data + 60 * x@minute + 3600 * x@hour + 86400 * x@day
+  } else if (inherits(x, "Duration")) {
+    secs <- x@.Data  # lubridate's durations are seconds
   } else if (is.numeric(x)) {
     secs <- x
   } else if (is.character(x) && length(x) == 1L && !is.na(x)) {

@@ -194,6 +194,14 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   expect_equal(sorted_fit$params, p, tolerance = 1e-12)
   expect_equal(out[ord, ], predict(sorted_fit, d[ord, ]), tolerance = 1e-12)
 
+  # A POSIXlt order is a time; times as text would be sorted as text, so are refused.
+  lt <- d
+  lt$date <- as.POSIXlt(as.POSIXct(lt$date))
+  expect_equal(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt), out)
+  lt$date <- format(lt$date, "%d/%m/%Y")
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"),
+               "times as text")
+
   # Rows without readings get the one-step prediction.
   for (i in c(10, 50)) {
     prev <- ord[match(i, ord) - 1]

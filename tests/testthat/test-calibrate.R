@@ -237,6 +237,12 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
   expect_true(all(is.finite(out$.pred_lower[-c(3, 17)])))
   expect_true(all(out$.pred_lower[-c(3, 17)] < out$.pred_upper[-c(3, 17)]))
   expect_equal(out$.pred, suppressWarnings(predict(fit_x, new), classes = "ncam_missing_covariate")$.pred)
+  # Calibration rows with a missing covariate give no score, and a message says so.
+  holes <- transform(cal_data, x = rnorm(1000))
+  holes$x[1:30] <- NA
+  expect_message(cal_holes <- calibrate(fit_x, holes, method = "split", reference = "truth"),
+                 "30 rows of `data` with a missing covariate are left out")
+  expect_identical(cal_holes$n, 970L)
 })
 
 test_that("log transform: bounds are back-transformed, symmetric on the log scale", {

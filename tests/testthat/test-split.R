@@ -176,6 +176,15 @@ test_that("durations are parsed in several forms", {
   expect_equal(parse_duration("1.5 day", "gap"), 1.5 * 86400)
   expect_equal(parse_duration(as.difftime(2, units = "hours"), "gap"), 7200)
   expect_equal(parse_duration(600, "gap"), 600)
+  withr::local_timezone("UTC")  # loading lubridate asks the system for the zone otherwise
+  skip_if_not_installed("lubridate")
+  expect_equal(parse_duration(lubridate::weeks(1), "block"), 7 * 86400)
+  expect_equal(parse_duration(lubridate::hours(36) + lubridate::minutes(30), "gap"), 36.5 * 3600)
+  expect_equal(parse_duration(lubridate::dweeks(2), "block"), 14 * 86400)
+  expect_error(parse_duration(lubridate::period(1, "month"), "block"), "fixed length")
+  d <- hourly_data()
+  expect_identical(split_blocks(d, "when", block = lubridate::weeks(1), gap = lubridate::hours(36), seed = 1),
+                   split_blocks(d, "when", block = "7 days", gap = "36 hours", seed = 1))
 })
 
 test_that("bad split arguments give clear errors", {
