@@ -21,11 +21,15 @@
 #'   covariates. If omitted, the data the model was fitted to, found again and checked as
 #'   described under Value in [ncam()].
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
-#'   true value \eqn{\Theta}: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior
-#'   variance plus `sigma_y2`. A `"prediction"` interval is for what the anchor instrument
-#'   (the `reference` monitor) would read: the posterior variance plus the anchor's own noise
-#'   variance \eqn{\sigma^2_{anchor}(X)}; use it to compare with reference readings. For
-#'   conformal intervals see [calibrate()].
+#'   true value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of
+#'   \eqn{\Theta} plus `sigma_y2`, the paper's small aleatoric variance of the true value
+#'   around \eqn{\Theta} (so for \eqn{\Theta} itself it is slightly conservative; fit with
+#'   `sigma_y2 = 0` for an interval for \eqn{\Theta} alone). A `"prediction"` interval is for
+#'   what the anchor instrument (the `reference` monitor) would read: the posterior variance
+#'   plus the anchor's own noise variance \eqn{\sigma^2_{anchor}(X)}; use it to compare with
+#'   reference readings. Both are Gaussian: with heavier-tailed sensor noise they are too wide
+#'   at 50 % and too narrow at 99 %. For conformal intervals, which need no such assumption,
+#'   see [calibrate()].
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
