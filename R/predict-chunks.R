@@ -124,13 +124,17 @@ score_files <- function(files, task, out, verbose) {
   collect <- function(value, i) results[blocks[[i]]] <<- value
   run_in_order(next_task, score_file_block, collect, progress$update)
   progress$done()
-  if (is.null(out)) {
-    scored <- bind_parts(results)
-    warn_part_totals(row_flags(scored), nrow(scored), "chunks")
-    return(scored)
+  # Rows beyond the networks' range are named by their file and row in it.
+  labels <- if (anyDuplicated(basename(files))) files else basename(files)
+  beyond <- beyond_tally()
+  for (i in seq_along(results)) {
+    found <- results[[i]]$beyond
+    found$shown$file <- rep(labels[i], nrow(found$shown))
+    beyond <- add_beyond(beyond, found)
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_part_totals(Reduce(`+`, lapply(results, `[`, c("far", "missing"))), sum(rows), "chunks")
+  warn_part_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), "chunks", beyond, of = "{.arg input}")
+  if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
 
@@ -155,18 +159,20 @@ score_generator <- function(input, task, out, verbose) {
   part <- if (!is.null(out)) part_output(out)
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   flags <- c(far = 0, missing = 0)
+  beyond <- beyond_tally()
   collect <- function(value, i) {
-    flags <<- flags + row_flags(value)
-    if (is.null(out)) results[[i]] <<- value else part$write(value, append = i > 1L)
+    flags <<- flags + row_flags(value$value, value$beyond)
+    beyond <<- add_beyond(beyond, value$beyond)
+    if (is.null(out)) results[[i]] <<- value$value else part$write(value$value, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
   if (n_chunks == 0L) {
     # No chunk at all: still the columns of a prediction (kept columns unknown, so logical).
-    results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))
+    results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value
     if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
-  warn_part_totals(flags, rows, "chunks")
+  warn_part_totals(flags, rows, "chunks", beyond, of = "{.arg input}")
   if (is.null(out)) return(bind_parts(results))
   part$finish()
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -183,7 +189,8 @@ empty_input <- function(task) {
 
 # Worker side ------------------------------------------------------------------------------
 
-# One block of files: each file's combined result, or its number of rows when written out.
+# One block of files: for each, its combined result (NULL when written out), number of rows,
+# row_flags() and beyond_tally() (rows numbered within the file).
 score_file_block <- function(task) {
   lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
 }
@@ -196,10 +203,13 @@ score_one_file <- function(path, out, task) {
   parts <- list()
   rows <- 0
   flags <- c(far = 0, missing = 0)
+  beyond <- beyond_tally()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
-    flags <- flags + row_flags(scored)
+    flags <- flags + row_flags(scored$value, scored$beyond)
+    beyond <- add_beyond(beyond, scored$beyond)
+    scored <- scored$value
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)
     signal_progress(chunks$position() - bytes, nrow(chunk))
@@ -210,13 +220,13 @@ score_one_file <- function(path, out, task) {
     # or not a CSV at all, is an error, not an empty result).
     empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
                            check.names = FALSE)
-    parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
+    parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))$value
     if (!is.null(part)) part$write(parts[[1L]], append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
-  if (is.null(part)) return(bind_parts(parts))
+  if (is.null(part)) return(list(scored = bind_parts(parts), rows = rows, flags = flags, beyond = beyond))
   part$finish()
-  c(rows = rows, flags)
+  list(scored = NULL, rows = rows, flags = flags, beyond = beyond)
 }
 
 read_chunk <- function(chunks, path, rows) {
@@ -237,8 +247,8 @@ score_task_chunk <- function(task) {
   scored
 }
 
-# predict() on one chunk, with the kept columns in front; errors say which rows of which
-# input failed.
+# predict() on one chunk, with the kept columns in front, and its rows beyond the networks'
+# range (score_part()); errors say which rows of which input failed.
 score_chunk <- function(task) {
   chunk <- task$chunk
   rows <- paste0(format(task$first_row, big.mark = ",", scientific = FALSE), "-",
@@ -246,16 +256,19 @@ score_chunk <- function(task) {
   withCallingHandlers({
     check_columns(chunk, task$keep, "keep", call = NULL)
     # One warning for the whole input, when all chunks are scored.
-    pred <- without_part_warnings(do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
-                                                            list(threads = task$threads))))
+    scored <- score_part(do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
+                                                   list(threads = task$threads))),
+                         input_rows = task$first_row - 1 + seq_len(nrow(chunk)))
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
       "Could not score rows {rows} of {.file {path}}."
     cli::cli_abort(msg, parent = e, call = NULL)
   })
-  if (length(task$keep) == 0L) return(pred)
-  tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(pred)), nrow = nrow(chunk))
+  if (length(task$keep)) {
+    scored$value <- tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(scored$value)), nrow = nrow(chunk))
+  }
+  scored
 }
 
 # Writes CSV: data.table::fwrite where installed (fast), else utils::write.table.

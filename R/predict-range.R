@@ -51,15 +51,24 @@ warn_beyond_range <- function(object, x, readings, rows, call) {
   farthest <- max.col(distance, ties.method = "first")
   value <- unlist(values, use.names = FALSE)[(farthest - 1L) * length(rows) + seq_along(rows)]
   variable <- plain_names(names(values))[farthest]
+  cli::cli_warn(c("{length(rows)} row{?s} of {.arg newdata} {cli::qty(length(rows))}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}.",
+                  beyond_range_details(rows, variable, value),
+                  i = "Check those rows for a unit or parsing error, or leave them out."),
+                class = "ncam_warning_beyond_range", call = call,
+                # For scoring in parts, which gives one warning with the rows of the whole input.
+                rows = rows, variables = variable, values = value)
+}
+
+# Bullets "x1: rows 4 (1e+50), 9 (1e+50)": per variable, its first 5 rows (`rows`, numbers or
+# labels) and values; "..." when `counts` (rows per variable) says there are more.
+beyond_range_details <- function(rows, variable, value, counts = table(variable)) {
   details <- vapply(unique(variable), function(v) {
     at <- which(variable == v)
-    shown <- paste0(paste0(rows[at][seq_len(min(5L, length(at)))], " (", signif(value[at][seq_len(min(5L, length(at)))], 3), ")",
-                           collapse = ", "), if (length(at) > 5L) ", ..." else "")
-    sprintf("%s: row%s %s", v, if (length(at) == 1L) "" else "s", shown)
+    shown <- at[seq_len(min(5L, length(at)))]
+    sprintf("%s: row%s %s%s", v, if (counts[[v]] == 1L) "" else "s",
+            paste0(rows[shown], " (", signif(value[shown], 3), ")", collapse = ", "),
+            if (counts[[v]] > length(shown)) ", ..." else "")
   }, character(1))
   details <- gsub("([{}])", "\\1\\1", details)  # already formatted: braces in names stay text
-  cli::cli_warn(c("{length(rows)} row{?s} of {.arg newdata} {cli::qty(length(rows))}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}.",
-                  stats::setNames(details, rep("*", length(details))),
-                  i = "Check those rows for a unit or parsing error, or leave them out."),
-                class = "ncam_warning_beyond_range", call = call)
+  stats::setNames(details, rep("*", length(details)))
 }

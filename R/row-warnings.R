@@ -1,7 +1,8 @@
 # Warnings about rows of a prediction: rows far outside the calibration range, and rows with a
-# missing covariate, whose prediction is NA. predict() gives one warning of each kind, naming
-# the variables; predict_chunks() and predict() on ncam_by() fits muffle those of their parts
-# and give one of each with the totals.
+# missing covariate, whose prediction is NA (and rows beyond the networks' range, also NA:
+# R/predict-range.R). predict() gives one warning of each kind, naming the variables;
+# predict_chunks() and predict() on ncam_by() fits muffle those of their parts and give one of
+# each with the totals.
 
 # Per covariate, how many of the rows without a prediction have it missing.
 missing_covariate_counts <- function(object, newdata, no_prediction) {
@@ -55,17 +56,74 @@ is_far <- function(distance) !is.na(distance) & distance > extrapolation_warning
 count_far <- function(scored) sum(is_far(scored$.extrapolation))
 
 # Rows of a prediction table to warn about: far outside the calibration range, and without a
-# prediction for a missing covariate (.n_sensors is NA only there).
-row_flags <- function(scored) c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)))
+# prediction for a missing covariate. .n_sensors is NA there and on the rows beyond the
+# networks' range (`beyond`, the part's tally from score_part()), which have their own warning.
+row_flags <- function(scored, beyond = beyond_tally()) {
+  c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts))
+}
 
 # Evaluates expr with the row warnings of its parts muffled (warn_part_totals() sums them up).
 without_part_warnings <- function(expr) {
   withCallingHandlers(expr, ncam_row_warning = function(w) invokeRestart("muffleWarning"))
 }
 
-# The row warnings after scoring in parts (chunks, groups), from the summed row_flags().
-warn_part_totals <- function(flags, n_rows, parts) {
+# Evaluates expr, the scoring of one part (a chunk, a group), with its row warnings muffled,
+# as without_part_warnings(), and its warning about rows beyond the networks' range too, whose
+# row numbers are the part's: `input_rows[i]` is the row of the whole input for the part's row i.
+# Returns list(value, beyond), with the tally of those rows in the input's numbering.
+score_part <- function(expr, input_rows) {
+  beyond <- beyond_tally()
+  value <- withCallingHandlers(expr,
+    ncam_row_warning = function(w) invokeRestart("muffleWarning"),
+    ncam_warning_beyond_range = function(w) {
+      found <- data.frame(row = input_rows[w$rows], file = NA_character_, variable = w$variables,
+                          value = w$values, stringsAsFactors = FALSE)
+      beyond <<- add_beyond(beyond, beyond_tally(c(table(factor(w$variables, unique(w$variables)))), found))
+      invokeRestart("muffleWarning")
+    })
+  list(value = value, beyond = beyond)
+}
+
+# The rows beyond the networks' range over the parts scored so far: their number per variable,
+# and the first 5 of each (row of the input, its file when there are files, value) to name.
+beyond_tally <- function(counts = c(x = 0)[0],
+                         shown = data.frame(row = numeric(0), file = character(0), variable = character(0),
+                                            value = numeric(0), stringsAsFactors = FALSE)) {
+  list(counts = counts, shown = shown)
+}
+
+# Two tallies in one (`a`'s files before `b`'s).
+add_beyond <- function(a, b) {
+  variables <- union(names(a$counts), names(b$counts))
+  counts <- stats::setNames(vapply(variables, function(v) sum(a$counts[v], b$counts[v], na.rm = TRUE), 1),
+                            variables)
+  shown <- rbind(a$shown, b$shown)
+  # In input order: files in their order, rows within them (groups come in any order).
+  shown <- shown[order(match(shown$file, unique(shown$file)), shown$row), , drop = FALSE]
+  keep <- unlist(lapply(split(seq_len(nrow(shown)), factor(shown$variable, variables)), utils::head, 5L))
+  beyond_tally(counts, shown[sort(keep), , drop = FALSE])
+}
+
+# The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
+# summed row_flags() and the parts' beyond_tally().
+warn_part_totals <- function(flags, n_rows, parts, beyond = beyond_tally(), of = "{.arg newdata}") {
+  warn_beyond_range_total(beyond, n_rows, of)
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_missing_covariates(flags[["missing"]], n_rows,
                           hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"))
+}
+
+# One warning of warn_beyond_range()'s class for the whole input, naming rows of the input
+# (within their file, for files).
+warn_beyond_range_total <- function(beyond, n_rows, of) {
+  n <- sum(beyond$counts)
+  if (n == 0) return(invisible())
+  shown <- beyond$shown
+  rows <- format(shown$row, scientific = FALSE, trim = TRUE)
+  in_file <- !is.na(shown$file)
+  rows[in_file] <- paste(rows[in_file], "of", shown$file[in_file])
+  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}."),
+                  beyond_range_details(rows, shown$variable, shown$value, beyond$counts),
+                  i = "Check those rows for a unit or parsing error, or leave them out."),
+                class = "ncam_warning_beyond_range", call = NULL, counts = beyond$counts)
 }
