@@ -93,6 +93,11 @@
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
 #' Units are assumed to be ug/m3 for PM2.5 and ppb for O3, as in the targets.
+#' When both `estimate` and `reference` are columns of class `"units"` (the
+#' units package) in different units, the estimate is converted to the
+#' reference's units (with a message), or it is an error when they are not
+#' convertible (such as ug/m3 and ppb); then the units are dropped. A units
+#' column beside a plain numeric one is taken to be in the same units.
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
@@ -238,14 +243,43 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
+  est <- in_reference_units(data[[estimate]], data[[reference]], estimate, reference, call)
   data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
              day_seconds = clock$day_seconds,
-             est = numeric_column(data, estimate, "estimate", call),
-             ref = numeric_column(data, reference, "reference", call))
+             est = numeric_column(est, estimate, "estimate", call),
+             ref = numeric_column(data[[reference]], reference, "reference", call))
 }
 
-numeric_column <- function(data, column, arg, call) {
-  x <- data[[column]]
+# The estimate in the reference's units when both columns carry units (the units package):
+# ug/m3 against mg/m3 would otherwise give a slope of 1000.
+in_reference_units <- function(est, ref, estimate, reference, call) {
+  if (!inherits(est, "units") || !inherits(ref, "units")) return(est)
+  # The class comes from the units package, whose methods convert; they exist once it is loaded.
+  if (!isNamespaceLoaded("units")) {
+    cli::cli_abort(c("Columns {.val {estimate}} and {.val {reference}} carry units, but the
+                      {.pkg units} package that converts them is not loaded.",
+                     i = "Run {.code library(units)} first."), call = call)
+  }
+  from <- as.character(units(est))
+  to <- as.character(units(ref))
+  if (identical(from, to)) return(est)
+  converted <- tryCatch({
+    units(est) <- units(ref)
+    est
+  }, error = function(e) NULL)
+  if (is.null(converted)) {
+    cli::cli_abort(c("Column {.val {estimate}} (from {.arg estimate}) is in {.val {from}} and
+                      column {.val {reference}} (from {.arg reference}) in {.val {to}}: one
+                      cannot be converted into the other.",
+                     i = "Give both columns units of the same quantity, such as with
+                          {.fn units::set_units}."), call = call)
+  }
+  cli::cli_inform("Column {.val {estimate}} (from {.arg estimate}) is converted from {from} to
+                   {to}, the units of column {.val {reference}}.")
+  converted
+}
+
+numeric_column <- function(x, column, arg, call) {
   if (!is.numeric(x)) {
     cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
                     {.obj_type_friendly {x}}.", call = call)

@@ -600,3 +600,31 @@ test_that("each unit is judged at its own time step", {
   expect_equal(daily_d$mbe, mean(d$est - d$ref))
   expect_equal(res$time_step[res$averaging == "as_given"], c("24 hours", "1 hour", "mixed"))
 })
+
+test_that("an estimate in other units than the reference is converted to them", {
+  skip_if_not_installed("units")
+  ref_mg <- withr::with_seed(6, stats::runif(30, 0.005, 0.04))
+  est_ug <- 1000 * (1.1 * ref_mg + 0.002) + withr::with_seed(7, stats::rnorm(30, sd = 1))
+  obs <- data.frame(date = daily_dates(30))
+  obs$ref <- units::set_units(ref_mg, "mg/m3", mode = "standard")
+  obs$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given",
+                                           limit_value = 0.02),
+                 "converted from ug/m3 to mg/m3")
+  # By hand: 1 ug = 0.001 mg.
+  est_mg <- est_ug / 1000
+  fit <- stats::lm(est_mg ~ ref_mg)
+  expect_equal(res$slope, unname(stats::coef(fit)[2]))
+  expect_equal(res$intercept, unname(stats::coef(fit)[1]))
+  expect_equal(res$mbe, mean(est_mg - ref_mg))
+  # The same units: no message, the values as they are.
+  same <- obs
+  same$est <- units::set_units(est_mg, "mg/m3", mode = "standard")
+  expect_no_message(again <- sensor_performance(same, "est", "ref", averaging = "as_given",
+                                                limit_value = 0.02))
+  expect_equal(again$slope, res$slope)
+  # Units of another quantity cannot be converted.
+  obs$est <- units::set_units(est_ug, "ppb", mode = "standard")
+  expect_error(sensor_performance(obs, "est", "ref"),
+               "\"est\".*ppb.*\"ref\".*mg/m3", class = "rlang_error")
+})
