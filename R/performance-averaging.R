@@ -69,9 +69,9 @@ clock_columns <- function(time, tz) {
   day <- as.numeric(as.Date(time, tz = tz))
   days <- unique(day)
   starts <- as.numeric(day_start(as.Date(c(days, days + 1), origin = "1970-01-01"), tz))
-  length <- starts[length(days) + seq_along(days)] - starts[seq_along(days)]
+  span <- starts[length(days) + seq_along(days)] - starts[seq_along(days)]
   list(day = day, hour = floor((seconds + offset %% 3600) / 3600),
-       day_seconds = length[match(day, days)])
+       day_seconds = span[match(day, days)])
 }
 
 # 24-hour means of estimate and reference per unit and calendar day, each column on its own,
