@@ -1,9 +1,17 @@
 # The time step of the data and the 24-hour means that sensor_performance() judges PM2.5 on.
 
-# The most common gap (seconds) between consecutive time stamps of a unit; NA when no
-# unit has two time stamps.
-time_step_seconds <- function(obs) {
-  gaps <- unlist(lapply(split(obs$time, obs$unit), function(t) diff(sort(t))))
+# The most common gap (seconds) between consecutive time stamps of each unit, named by unit in
+# order of first appearance. A unit with one time stamp takes the most common gap of all units;
+# NA when no unit has two time stamps.
+unit_time_steps <- function(obs) {
+  units <- unique(obs$unit)
+  gaps <- lapply(split(obs$time, factor(obs$unit, units)), function(t) diff(sort(t)))
+  steps <- vapply(gaps, most_common_gap, numeric(1))
+  steps[is.na(steps)] <- most_common_gap(unlist(gaps))
+  steps
+}
+
+most_common_gap <- function(gaps) {
   gaps <- round(gaps[gaps > 0], 3)
   if (length(gaps) == 0L) return(NA_real_)
   as.numeric(names(which.max(table(gaps))))
@@ -18,20 +26,28 @@ format_step <- function(seconds) {
   paste(count, paste0(names(size), if (count != 1) "s"))
 }
 
+# The `time_step` of the units' rows and of the "all" row: "mixed" when the units' steps differ.
+step_labels <- function(steps, unit_rows) {
+  labels <- vapply(steps, format_step, character(1))
+  all <- if (length(unique(labels)) > 1L) "mixed" else labels[[1]]
+  unname(c(if (unit_rows) labels, all))
+}
+
 # Data one or more whole days apart (24-hour samples, daily or every third or sixth day).
 whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
 
-# What is done with data one or more days apart, for the message.
-coarse_step_message <- function(step, averaging) {
+# What is done with data one or more days apart, for the message; `dropped` when no separate
+# 24-hour block is given.
+coarse_step_message <- function(step, averaging, dropped) {
   days <- step / 86400
   taken <- if (days == 1 || !whole_day_step(step)) {
     sprintf("The data have one value per %s already", format_step(step))
   } else {
     sprintf("The data are taken as 24-hour values (one every %d days)", days)
   }
-  done <- if (length(averaging) == 2L) {
+  done <- if (dropped) {
     ": they are judged as given, with no separate 24-hour block."
-  } else if (averaging == "24h") {
+  } else if ("24h" %in% averaging) {
     ": the 24-hour block holds them as given."
   } else {
     "."
@@ -39,31 +55,60 @@ coarse_step_message <- function(step, averaging) {
   paste0(taken, done)
 }
 
-# 24-hour means of estimate and reference per unit and calendar day, each column on its own.
+# Calendar columns of each time in zone `tz`: `day` (days since 1970-01-01 of the local date),
+# `hour` (the hour of elapsed time holding it, numbered from the epoch) and `day_seconds` (the
+# length of its local day: 23 or 25 hours on a clock change). Hours are instants, so the two
+# 01:00s of an autumn clock change stay apart; they start on the local clock's hour, also
+# where the offset from UTC is not whole hours (India, UTC+05:30).
+clock_columns <- function(time, tz) {
+  if (inherits(time, "Date")) {
+    day <- as.numeric(time)
+    return(list(day = day, hour = day * 24, day_seconds = rep(86400, length(day))))
+  }
+  seconds <- as.numeric(time)
+  offset <- as.POSIXlt(time, tz = tz)$gmtoff
+  if (is.null(offset)) offset <- 0
+  offset[is.na(offset)] <- 0
+  day <- as.numeric(as.Date(time, tz = tz))
+  days <- unique(day)
+  starts <- as.numeric(day_start(as.Date(c(days, days + 1), origin = "1970-01-01"), tz))
+  span <- starts[length(days) + seq_along(days)] - starts[seq_along(days)]
+  list(day = day, hour = floor((seconds + offset %% 3600) / 3600),
+       day_seconds = span[match(day, days)])
+}
+
+# 24-hour means of estimate and reference per unit and calendar day, each column on its own,
+# for the rows of one unit with time step `step` (`unit` names it in errors, NULL for none).
 # Data of a step below one hour that divides it first become 1-hour means, as in the EPA
-# reports: a day then needs `completeness` of its 24 hours, each hour that of its records.
-daily_means <- function(obs, step, completeness, call) {
+# reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
+# each hour that of its records.
+daily_means <- function(obs, step, completeness, call, unit = NULL) {
   if (is.na(step) || step > 86400 || 86400 %% step != 0) {
+    whose <- if (is.null(unit)) "the data's" else cli::format_inline("that of unit {.val {unit}}")
     cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day or is a
-                      whole number of days; the data's is {format_step(step)}.",
+                      whole number of days; {whose} is {format_step(step)}.",
                      i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
                    call = call)
   }
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- block_means(obs, c("unit", "day", "hour"), 3600 / step, completeness)
+    obs <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness)
     step <- 3600
   }
-  daily <- block_means(obs, c("unit", "day"), 86400 / step, completeness)
+  # A local day holds as many records as fit its length, not always 24 hours' worth.
+  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness)
   daily$time <- daily$day * 86400
   daily
 }
 
 # Means of estimate and reference per block (rows sharing the `by` columns); a block with
-# fewer than `completeness` of its `expected` records gets NA for that column.
+# fewer than `completeness` of its `expected` records (given per row, the same within a
+# block) gets NA for that column.
 block_means <- function(obs, by, expected, completeness) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
   group <- match(key, key[first])
+  # rowsum() sorts by group, numbered in order of first appearance, as are `first` rows.
+  expected <- expected[first]
   block_mean <- function(v) {
     present <- !is.na(v)
     sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
@@ -71,9 +116,20 @@ block_means <- function(obs, by, expected, completeness) {
     means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
     unname(means)
   }
-  out <- obs[first, c("unit", "time", "day", "hour")]
+  out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   out$est <- block_mean(obs$est)
   out$ref <- block_mean(obs$ref)
   rownames(out) <- NULL
   out
+}
+
+# The rows of the 24-hour block: per unit, daily means at its own time step, or its rows as
+# they stand when they are a whole number of days apart. `named`: name the unit in errors.
+daily_frame <- function(obs, steps, completeness, call, named) {
+  parts <- lapply(names(steps), function(u) {
+    rows <- obs[obs$unit == u, ]
+    if (whole_day_step(steps[[u]])) return(rows)
+    daily_means(rows, steps[[u]], completeness, call, if (named) u)
+  })
+  do.call(rbind, parts)
 }

@@ -43,18 +43,27 @@
 #' otherwise (such as units at different sites) `sd` and `cv` are NA and `note`
 #' says why.
 #'
-#' **24-hour averages** (`averaging` includes `"24h"`): the time step of the
-#' data is the most common gap between consecutive time stamps of a unit, so a
-#' day is expected to hold 24 hours / time step records. Estimate and reference
+#' **Time step**: each unit's time step is the most common gap between its
+#' consecutive time stamps (a unit with one time stamp takes the most common
+#' gap of all units), so an hourly unit beside a 10-minute one is judged at its
+#' own step. `time_step` gives it on the unit's `"as_given"` rows; the
+#' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
+#' `pass_*` are then NA (each target is specified for one averaging).
+#'
+#' **24-hour averages** (`averaging` includes `"24h"`): a day is expected to
+#' hold its length / time step records: 24 hours, or 23 or 25 on the day of a
+#' daylight-saving clock change. Estimate and reference
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
 #' missing, as in the EPA reports. Data with a time step below one hour that
 #' divides an hour (such as 1-minute data) are averaged in two stages, as EPA
-#' does: 1-hour means per clock hour, each counting only with `completeness` of
-#' its records, then 24-hour means of those, each counting only with
-#' `completeness` of its 24 hours (18 at the default 0.75). Hourly and coarser
-#' steps take the one stage. Data whose time step is a whole number of days
+#' does: 1-hour means, each counting only with `completeness` of its records,
+#' then 24-hour means of those, each counting only with `completeness` of the
+#' day's hours (18 of 24 at the default 0.75). The hours are spans of elapsed
+#' time starting on the local clock's hour, so the two 01:00 hours of an autumn
+#' clock change stay apart and that day has 25. Hourly and coarser steps take
+#' the one stage. Data whose time step is a whole number of days
 #' (24-hour samples, daily or every third or sixth day, or a `Date` column with
 #' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
@@ -84,6 +93,11 @@
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
 #' Units are assumed to be ug/m3 for PM2.5 and ppb for O3, as in the targets.
+#' When both `estimate` and `reference` are columns of class `"units"` (the
+#' units package) in different units, the estimate is converted to the
+#' reference's units (with a message), or it is an error when they are not
+#' convertible (such as ug/m3 and ppb); then the units are dropped. A units
+#' column beside a plain numeric one is taken to be in the same units.
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
@@ -154,22 +168,30 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   }
   if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
                                       reference {?is/are} left out of the paired metrics.")
-  step <- time_step_seconds(obs)
-  # Rows a whole number of days apart are 24-hour samples (daily, or every third or sixth day).
-  whole_days <- whole_day_step(step)
-  if ((whole_days && (step > 86400 || "24h" %in% averaging)) || (length(averaging) == 2L && isTRUE(step > 86400))) {
-    cli::cli_inform(coarse_step_message(step, averaging))
+  # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
+  steps <- unit_time_steps(obs)
+  # Daily or coarser throughout: 24-hour means would repeat the rows one for one.
+  dropped <- length(averaging) == 2L && isTRUE(all(steps >= 86400))
+  for (step in unique(steps[which(steps >= 86400)])) {
+    who <- if (length(unique(steps)) > 1L) {
+      cli::format_inline("Unit{?s} {.val {names(steps)[steps %in% step]}}: ")
+    } else {
+      ""
+    }
+    if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else dropped) {
+      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, dropped)))
+    }
   }
-  # Daily or coarser: 24-hour means would repeat the rows one for one.
-  if (length(averaging) == 2L && isTRUE(step >= 86400)) averaging <- "as_given"
-  if (whole_days) step <- 86400
+  if (dropped) averaging <- "as_given"
+  steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   colocated <- units_colocated(obs)
   caller <- environment()
+  units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h" && !whole_days) daily_means(obs, step, completeness, caller) else obs
-    units <- if (is.null(unit)) character() else unique(obs$unit)
+    frame <- if (avg == "24h") daily_frame(obs, steps, completeness, caller, !is.null(unit)) else obs
     out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
-    cbind(averaging = avg, time_step = format_step(if (avg == "24h") 86400 else step), out)
+    labels <- if (avg == "24h") "24 hours" else step_labels(steps, !is.null(unit))
+    cbind(averaging = avg, time_step = labels, out)
   })
   result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
   short <- sum(result$n < 3L)
@@ -184,8 +206,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   tibble::as_tibble(result[columns])
 }
 
-# Validated columns as a plain data frame: unit, time (seconds), day (days), hour (of the local
-# day), est, ref.
+# Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
+# and day_seconds, est, ref.
 performance_input <- function(data, estimate, reference, date, unit, call = parent.frame()) {
   check_data_frame(data, "data", call = call)
   for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
@@ -213,8 +235,7 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       the name of the overall row.", i = "Rename that unit."), call = call)
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  day <- if (inherits(time, "Date")) as.numeric(time) else as.numeric(as.Date(time, tz = tz))
-  hour <- if (inherits(time, "Date")) 0L else as.POSIXlt(time, tz = tz)$hour
+  clock <- clock_columns(time, tz)
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
   repeated <- which(duplicated(data.frame(units, seconds)))
   if (length(repeated) > 0L) {
@@ -222,13 +243,43 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
-  data.frame(unit = units, time = seconds, day = day, hour = hour,
-             est = numeric_column(data, estimate, "estimate", call),
-             ref = numeric_column(data, reference, "reference", call))
+  est <- in_reference_units(data[[estimate]], data[[reference]], estimate, reference, call)
+  data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
+             day_seconds = clock$day_seconds,
+             est = numeric_column(est, estimate, "estimate", call),
+             ref = numeric_column(data[[reference]], reference, "reference", call))
 }
 
-numeric_column <- function(data, column, arg, call) {
-  x <- data[[column]]
+# The estimate in the reference's units when both columns carry units (the units package):
+# ug/m3 against mg/m3 would otherwise give a slope of 1000.
+in_reference_units <- function(est, ref, estimate, reference, call) {
+  if (!inherits(est, "units") || !inherits(ref, "units")) return(est)
+  # The class comes from the units package, whose methods convert; they exist once it is loaded.
+  if (!isNamespaceLoaded("units")) {
+    cli::cli_abort(c("Columns {.val {estimate}} and {.val {reference}} carry units, but the
+                      {.pkg units} package that converts them is not loaded.",
+                     i = "Run {.code library(units)} first."), call = call)
+  }
+  from <- as.character(units(est))
+  to <- as.character(units(ref))
+  if (identical(from, to)) return(est)
+  converted <- tryCatch({
+    units(est) <- units(ref)
+    est
+  }, error = function(e) NULL)
+  if (is.null(converted)) {
+    cli::cli_abort(c("Column {.val {estimate}} (from {.arg estimate}) is in {.val {from}} and
+                      column {.val {reference}} (from {.arg reference}) in {.val {to}}: one
+                      cannot be converted into the other.",
+                     i = "Give both columns units of the same quantity, such as with
+                          {.fn units::set_units}."), call = call)
+  }
+  cli::cli_inform("Column {.val {estimate}} (from {.arg estimate}) is converted from {from} to
+                   {to}, the units of column {.val {reference}}.")
+  converted
+}
+
+numeric_column <- function(x, column, arg, call) {
   if (!is.numeric(x)) {
     cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
                     {.obj_type_friendly {x}}.", call = call)

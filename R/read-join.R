@@ -11,7 +11,9 @@
 #'   `NA` when its non-missing readings are fewer than `completeness` times the
 #'   readings expected in the period; the expected count is the period length
 #'   over the series' usual spacing (the median step between its distinct
-#'   times), and at least one. Each column is judged on its own readings.
+#'   times), and at least one. A period of whole days runs from local midnight
+#'   to local midnight, so a day with a daylight-saving clock change expects
+#'   23 or 25 hours of hourly readings. Each column is judged on its own readings.
 #' * **Nearest time** (`average = NULL`): each sensor row is paired with the
 #'   reference row of the same keys that is nearest in time, if it lies within
 #'   `tolerance` (ties go to the earlier reference time).
@@ -43,7 +45,7 @@
 #'
 #' @param sensors Data frame of sensor readings.
 #' @param reference Data frame of reference readings.
-#' @param by Name of the time column, in both tables: POSIXct or Date.
+#' @param by Name of the time column, in both tables: POSIXct, POSIXlt or Date.
 #' @param keys Names of columns, in both tables, that identify a series and must
 #'   match between sensor and reference rows, such as `"site"`; compared as text.
 #' @param average Length of the averaging period, such as `"1 hour"`, `"15 min"`
@@ -89,6 +91,8 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   sensor_time <- as_time(sensors[[by]], by, "sensors", tz)
   reference_time <- as_time(reference[[by]], by, "reference", tz)
 
+  # POSIXlt sensor times come back as POSIXct, as they do when averaged.
+  if (inherits(sensors[[by]], "POSIXlt")) sensors[[by]] <- sensor_time
   if (is.null(average)) {
     if (is.null(tolerance)) {
       cli::cli_abort("{.arg tolerance} is needed to pair nearest times ({.code average = NULL}), such as {.val 30 min}.")
@@ -162,7 +166,8 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
-  expected <- pmax(1, round(period$seconds / typical_step(as.numeric(time), series)))[first]
+  step <- typical_step(as.numeric(time), series)[first]
+  expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()
   out[[by]] <- start[first]
   for (col in keys) out[[col]] <- data[[col]][first]
@@ -246,6 +251,15 @@ day_start <- function(day, tz) {
   start
 }
 
+# Length of each period from its start: fixed below a day; whole days run from local midnight
+# to local midnight, so a day of a clock change lasts 23 or 25 hours.
+period_seconds <- function(start, period) {
+  if (period$days == 0) return(rep(period$seconds, length(start)))
+  tz <- if (is.null(attr(start, "tzone"))) "" else attr(start, "tzone")[1]
+  day <- as.Date(format(start, "%Y-%m-%d", tz = tz))
+  as.numeric(day_start(day + period$days, tz)) - as.numeric(start)
+}
+
 # "1 hour", "15 min", "2 days", a number of seconds or a difftime, as seconds (and days
 # when a whole number of days is asked for in a period string).
 parse_period <- function(x, arg, call = parent.frame()) {
@@ -273,19 +287,22 @@ parse_period <- function(x, arg, call = parent.frame()) {
 time_zone <- function(...) {
   for (x in list(...)) {
     tz <- attr(x, "tzone")[1]
-    if (inherits(x, "POSIXct") && !is.null(tz) && nzchar(tz)) return(tz)
+    if (inherits(x, c("POSIXct", "POSIXlt")) && !is.null(tz) && nzchar(tz)) return(tz)
   }
   "UTC"
 }
 
-# POSIXct in `tz`; a Date is local midnight. Missing times are an error.
+# POSIXct in `tz`; a Date is local midnight, a POSIXlt the same instants. Missing times are
+# an error.
 as_time <- function(x, by, arg, tz, call = parent.frame()) {
   if (inherits(x, "Date")) {
     x <- day_start(x, tz)
-  } else if (inherits(x, "POSIXct")) {
+  } else if (inherits(x, c("POSIXct", "POSIXlt"))) {
+    x <- as.POSIXct(x)
     attr(x, "tzone") <- tz
   } else {
-    cli::cli_abort("Column {.val {by}} of {.arg {arg}} must be POSIXct or Date, not {.cls {class(x)}}.",
+    cli::cli_abort(c("Column {.val {by}} of {.arg {arg}} must be POSIXct, POSIXlt or Date, not {.cls {class(x)}}.",
+                     i = "Convert it, such as with {.fn as.POSIXct}."),
                    call = call)
   }
   missing <- which(is.na(x))

@@ -479,3 +479,153 @@ test_that("daily data are judged once, and POSIXlt times are taken as date-times
   hourly$date <- as.POSIXlt(hourly$date)
   expect_identical(sensor_performance(hourly, "est", "ref", averaging = "as_given"), as_ct)
 })
+
+test_that("a day of 23 or 25 hours on a clock change expects that many hours", {
+  tz <- "Europe/London"
+  spring <- seq(as.POSIXct("2021-03-27", tz = tz), as.POSIXct("2021-03-29 23:00", tz = tz),
+                by = "hour")
+  obs <- data.frame(date = spring, ref = 10 + seq_along(spring) %% 5)
+  obs$est <- 2 * obs$ref + seq_along(spring) %% 3
+  day <- as.Date(spring, tz = tz)
+  expect_equal(as.vector(table(day)), c(24, 23, 24))
+  # 28 March has all of its 23 hours: complete.
+  res <- sensor_performance(obs, "est", "ref", averaging = "24h", completeness = 1)
+  expect_equal(res$n, 3L)
+  day_est <- tapply(obs$est, day, mean)
+  day_ref <- tapply(obs$ref, day, mean)
+  expect_equal(res$mbe, mean(day_est - day_ref))
+  expect_equal(res$slope, unname(stats::coef(stats::lm(day_est ~ day_ref))[2]))
+
+  autumn <- seq(as.POSIXct("2021-10-30", tz = tz), as.POSIXct("2021-11-02 23:00", tz = tz),
+                by = "hour")
+  obs <- data.frame(date = autumn, ref = 10 + seq_along(autumn) %% 5)
+  obs$est <- 2 * obs$ref + seq_along(autumn) %% 3
+  day <- as.Date(autumn, tz = tz)
+  expect_equal(as.vector(table(day)), c(24, 25, 24, 24))
+  # 31 October keeps 18 of its 25 hours (72 %): below 0.75, so it does not count ...
+  obs$est[which(day == as.Date("2021-10-31"))[1:7]] <- NA
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  expect_equal(res$n, 3L)
+  kept <- day != as.Date("2021-10-31")
+  expect_equal(res$mbe, mean(tapply(obs$est[kept] - obs$ref[kept], day[kept], mean)))
+  # ... with 19 of 25 (76 %) it does.
+  obs$est[which(day == as.Date("2021-10-31"))[7]] <- 20
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  expect_equal(res$n, 4L)
+  day_est <- tapply(obs$est, day, mean, na.rm = TRUE)
+  expect_equal(res$mbe, mean(day_est - tapply(obs$ref, day, mean)))
+})
+
+test_that("sub-hourly data keep the two 01:00 hours of an autumn clock change apart", {
+  tz <- "Europe/London"
+  t10 <- seq(as.POSIXct("2021-10-30", tz = tz), as.POSIXct("2021-11-01 23:50", tz = tz),
+             by = "10 min")
+  day <- as.Date(t10, tz = tz)
+  obs <- data.frame(date = t10, ref = 10 + seq_along(t10) %% 7)
+  obs$est <- obs$ref + 1 + seq_along(t10) %% 4
+  # 01:00 BST keeps 3 of its 6 records, too few for its hour; 01:00 GMT keeps all 6.
+  first_one <- which(day == as.Date("2021-10-31") & format(t10, "%H %Z", tz = tz) == "01 BST")
+  obs$est[first_one[4:6]] <- NA
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  expect_equal(res$n, 3L)
+  # Hours as instants: seconds since the epoch over 3600 (London's offset is whole hours).
+  hour <- as.numeric(t10) %/% 3600
+  day_mean <- function(v, d) {
+    rows <- day == d
+    means <- tapply(v[rows], hour[rows], function(x) {
+      if (sum(!is.na(x)) >= 0.75 * 6) mean(x, na.rm = TRUE) else NA
+    })
+    expect_length(means, if (d == as.Date("2021-10-31")) 25L else 24L)
+    mean(means, na.rm = TRUE)
+  }
+  days <- unique(day)
+  day_est <- vapply(days, function(d) day_mean(obs$est, d), numeric(1))
+  day_ref <- vapply(days, function(d) day_mean(obs$ref, d), numeric(1))
+  expect_equal(res$mbe, mean(day_est - day_ref))
+  expect_equal(res$rmse, sqrt(mean((day_est - day_ref)^2)))
+})
+
+test_that("hours start on the local clock's hour in a zone half an hour off UTC", {
+  tz <- "Asia/Kolkata"
+  t10 <- seq(as.POSIXct("2024-01-01", tz = tz), by = "10 min", length.out = 144 * 3)
+  obs <- data.frame(date = t10, ref = 5 + seq_along(t10) %% 11)
+  obs$est <- obs$ref + seq_along(t10) %% 5
+  clock_hour <- format(t10, "%Y-%m-%d %H", tz = tz)
+  # Local 05:00-05:59 of the first day keeps 4 of 6 records (67 %): that hour is dropped.
+  obs$est[which(clock_hour == "2024-01-01 05")[1:2]] <- NA
+  res <- quiet_performance(obs, "est", "ref", averaging = "24h")
+  hourly_est <- tapply(obs$est, clock_hour, function(x) {
+    if (sum(!is.na(x)) >= 4.5) mean(x, na.rm = TRUE) else NA
+  })
+  hourly_ref <- tapply(obs$ref, clock_hour, mean)
+  hour_day <- substr(names(hourly_est), 1, 10)
+  day_est <- tapply(hourly_est, hour_day, mean, na.rm = TRUE)
+  day_ref <- tapply(hourly_ref, hour_day, mean)
+  expect_equal(res$n, 3L)
+  expect_equal(res$mbe, mean(day_est - day_ref))
+})
+
+test_that("each unit is judged at its own time step", {
+  a <- data.frame(date = seq(as.POSIXct("2024-01-01", tz = "UTC"), by = "hour",
+                             length.out = 120), unit = "a")
+  b <- data.frame(date = seq(as.POSIXct("2024-01-01", tz = "UTC"), by = "10 min",
+                             length.out = 720), unit = "b")
+  obs <- rbind(a, b)
+  withr::local_seed(1)
+  obs$ref <- 10 + stats::rexp(nrow(obs))
+  obs$est <- obs$ref + stats::rnorm(nrow(obs))
+  res <- sensor_performance(obs, "est", "ref", unit = "unit")
+  expect_equal(res$time_step, c("1 hour", "10 minutes", "mixed", rep("24 hours", 3)))
+  # No target is judged on the as-given "all" row of mixed steps.
+  expect_true(is.na(res$pass_r2[3]) && is.na(res$pass_error[3]))
+  unit_a <- res[res$unit == "a" & res$averaging == "24h", ]
+  expect_equal(unit_a$n, 5L)
+  rows <- obs$unit == "a"
+  day <- as.Date(obs$date[rows])
+  day_est <- tapply(obs$est[rows], day, mean)
+  day_ref <- tapply(obs$ref[rows], day, mean)
+  expect_equal(unit_a$slope, unname(stats::coef(stats::lm(day_est ~ day_ref))[2]))
+  expect_equal(unit_a$mbe, mean(day_est - day_ref))
+  # Unit b alone gives its own rows.
+  alone <- sensor_performance(obs[!rows, ], "est", "ref", unit = "unit")
+  expect_equal(res[res$unit == "b", -1], alone[alone$unit == "b", -1])
+
+  # A daily unit beside an hourly one: its rows go into the 24-hour block as they stand.
+  d <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 86400 * 0:4, unit = "d")
+  d$ref <- c(10, 12, 9, 14, 11)
+  d$est <- d$ref + c(1, -1, 2, 0, 1)
+  mixed <- rbind(d, obs[rows, ])
+  expect_message(res <- sensor_performance(mixed, "est", "ref", unit = "unit"),
+                 "Unit \"d\": .*24-hour block holds them as given")
+  daily_d <- res[res$unit == "d" & res$averaging == "24h", ]
+  expect_equal(daily_d$mbe, mean(d$est - d$ref))
+  expect_equal(res$time_step[res$averaging == "as_given"], c("24 hours", "1 hour", "mixed"))
+})
+
+test_that("an estimate in other units than the reference is converted to them", {
+  skip_if_not_installed("units")
+  ref_mg <- withr::with_seed(6, stats::runif(30, 0.005, 0.04))
+  est_ug <- 1000 * (1.1 * ref_mg + 0.002) + withr::with_seed(7, stats::rnorm(30, sd = 1))
+  obs <- data.frame(date = daily_dates(30))
+  obs$ref <- units::set_units(ref_mg, "mg/m3", mode = "standard")
+  obs$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given",
+                                           limit_value = 0.02),
+                 "converted from ug/m3 to mg/m3")
+  # By hand: 1 ug = 0.001 mg.
+  est_mg <- est_ug / 1000
+  fit <- stats::lm(est_mg ~ ref_mg)
+  expect_equal(res$slope, unname(stats::coef(fit)[2]))
+  expect_equal(res$intercept, unname(stats::coef(fit)[1]))
+  expect_equal(res$mbe, mean(est_mg - ref_mg))
+  # The same units: no message, the values as they are.
+  same <- obs
+  same$est <- units::set_units(est_mg, "mg/m3", mode = "standard")
+  expect_no_message(again <- sensor_performance(same, "est", "ref", averaging = "as_given",
+                                                limit_value = 0.02))
+  expect_equal(again$slope, res$slope)
+  # Units of another quantity cannot be converted.
+  obs$est <- units::set_units(est_ug, "ppb", mode = "standard")
+  expect_error(sensor_performance(obs, "est", "ref"),
+               "\"est\".*ppb.*\"ref\".*mg/m3", class = "rlang_error")
+})

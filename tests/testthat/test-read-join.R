@@ -123,6 +123,55 @@ test_that("join_reference() refuses input it cannot pair safely", {
   sensors$date[4] <- NA
   expect_error(join_reference(sensors, reference), "sensors.*row 4", class = "rlang_error")
   sensors$date <- format(utc("2024-03-01 00:00"))
-  expect_error(join_reference(sensors, reference), "POSIXct or Date", class = "rlang_error")
+  expect_error(join_reference(sensors, reference), "POSIXct, POSIXlt or Date", class = "rlang_error")
   expect_error(join_reference(list(), reference), "sensors", class = "rlang_error")
+})
+
+test_that("a day of a clock change expects its 23 or 25 hours of readings", {
+  tz <- "Europe/London"
+  hours <- seq(as.POSIXct("2021-03-27", tz = tz), as.POSIXct("2021-03-29 23:00", tz = tz), by = "hour")
+  sensors <- data.frame(date = hours, site = "A", pm = 10 + seq_along(hours) %% 5)
+  day <- as.Date(hours, tz = tz)
+  reference <- data.frame(date = as.Date("2021-03-26") + 1:3, site = "A", ref = c(7, 8, 9))
+  # 28 March has all of its 23 hours: complete.
+  out <- join_reference(sensors, reference, keys = "site", average = "1 day", completeness = 1)
+  expect_equal(out$pm, unname(as.vector(tapply(sensors$pm, day, mean))))
+  expect_identical(out$ref, c(7, 8, 9))
+  # Two-day periods: 28-29 March hold 23 + 24 hours.
+  two <- join_reference(sensors, reference, keys = "site", average = "2 days", completeness = 1)
+  spring <- day >= as.Date("2021-03-28")
+  expect_equal(two$pm[format(two$date, "%d") == "28"], mean(sensors$pm[spring]))
+
+  autumn <- seq(as.POSIXct("2021-10-30", tz = tz), as.POSIXct("2021-11-01 23:00", tz = tz), by = "hour")
+  sensors <- data.frame(date = autumn, pm = 10 + seq_along(autumn) %% 5)
+  day <- as.Date(autumn, tz = tz)
+  long_day <- which(day == as.Date("2021-10-31"))
+  expect_length(long_day, 25L)
+  # 18 of 25 hours (72 %) fall short of 0.75; 19 (76 %) do not.
+  sensors$pm[long_day[1:7]] <- NA
+  reference <- data.frame(date = as.Date("2021-10-29") + 1:3, ref = 1)
+  out <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(is.na(out$pm), c(FALSE, TRUE, FALSE))
+  sensors$pm[long_day[7]] <- 30
+  out <- join_reference(sensors, reference, average = "1 day")
+  expect_equal(out$pm[2], mean(sensors$pm[long_day], na.rm = TRUE))
+})
+
+test_that("POSIXlt times are joined as the same instants", {
+  tz <- "Europe/Paris"
+  t0 <- as.POSIXct("2024-01-01", tz = tz)
+  ct <- data.frame(date = t0 + 600 * (0:11), pm = c(1:5, NA, 7:12))
+  lt <- ct
+  lt$date <- as.POSIXlt(lt$date)
+  expect_s3_class(lt$date, "POSIXlt")
+  reference <- data.frame(date = t0 + 3600 * (0:1), ref = c(5, 6))
+  out <- join_reference(lt, reference)
+  expect_identical(out$date, t0 + 3600 * (0:1))
+  expect_equal(out$pm, c(mean(c(1:5)), mean(7:12)))
+  expect_identical(out$ref, c(5, 6))
+  expect_identical(join_reference(lt, reference, average = NULL, tolerance = "10 min"),
+                   join_reference(ct, reference, average = NULL, tolerance = "10 min"))
+  # A POSIXlt reference too.
+  reference$date <- as.POSIXlt(reference$date)
+  expect_identical(join_reference(ct, reference), out)
 })
