@@ -1,6 +1,7 @@
 # Checks of the columns and terms a model reads that would otherwise fail deep in the engine or
 # fit wrongly without a word: matrix columns, offset() terms, 64-bit integers read as their
-# bits, and covariates beyond the magnitudes double precision standardises.
+# bits, covariates beyond the magnitudes double precision standardises, factor levels that no
+# training row had, and columns in other units than in the fit.
 
 # A matrix or data-frame column holds several values per row: model.frame() recycles it and the
 # engine gets columns of the wrong length. `what` names the columns' role in the message.
@@ -74,4 +75,51 @@ constant_covariates <- function(x, rows) {
     values <- v[rows]
     all(values == values[1])
   }, logical(1))
+}
+
+# Levels of factor terms. xlevels are named by the model frame's variables: a column (sitef)
+# or an expression (factor(site), interaction(site, hour)), evaluated on newdata as lm() does.
+
+# model.matrix() needs two levels at least: a factor with one level on the training rows gets
+# a placeholder, whose design column is never a covariate.
+design_levels <- function(levels) if (length(levels) < 2L) c(levels, ".ncam_placeholder") else levels
+
+# The columns of newdata that enter through a factor term (sitef, or site in factor(site)):
+# text is expected there. dataClasses follow the terms' variables in order.
+factor_term_columns <- function(object) {
+  classes <- attr(object$terms, "dataClasses")
+  variables <- as.list(attr(object$terms, "variables"))[-1]
+  if (!length(object$xlevels) || length(classes) != length(variables)) return(names(object$xlevels))
+  unique(c(names(object$xlevels), unlist(lapply(variables[names(classes) %in% names(object$xlevels)], all.vars))))
+}
+
+# The model frame of newdata, with an error saying what to do when a term cannot be evaluated
+# (relevel(factor(site), "b") on rows without site "b", as in lm()).
+new_model_frame <- function(terms, newdata, call = parent.frame()) {
+  tryCatch(stats::model.frame(terms, newdata, na.action = stats::na.pass),
+           error = function(e) {
+             why <- conditionMessage(e)  # substituted, so that braces in it stay text
+             cli::cli_abort(c("The covariate terms of the model could not be evaluated on {.arg newdata}.",
+                              x = "{why}",
+                              i = "Make such a term a column of {.arg data} before fitting (e.g. {.code data$site <- relevel(factor(data$site), \"b\")}): {.fn predict} sets a factor column to its training levels."),
+                            call = call)
+           })
+}
+
+# A factor term of newdata at its training levels; a level on no training row is an error
+# naming the term, the level and its first row.
+training_levels <- function(values, seen, term, newdata, call = parent.frame()) {
+  values <- as.character(values)
+  rows <- which(!is.na(values) & !values %in% seen)
+  if (length(rows)) {
+    unseen <- unique(values[rows])
+    what <- if (term %in% names(newdata)) "Column {.field {term}} of {.arg newdata} has" else
+      "Term {.code {term}} of the model has, on {.arg newdata},"
+    where <- paste0(if (length(rows) == 1L) "row " else "rows ", paste(utils::head(rows, 5), collapse = ", "),
+                    if (length(rows) > 5L) ", ..." else "")
+    cli::cli_abort(c(paste(what, "{cli::qty(length(unseen))}level{?s} {.val {unseen}} not seen in training ({where})."),
+                     i = "Levels seen in training: {.val {seen}}.",
+                     i = "Leave out the rows with other levels, or refit on data that has them."), call = call)
+  }
+  factor(values, levels = design_levels(seen))
 }
