@@ -84,6 +84,38 @@ constant_covariates <- function(x, rows) {
 # a placeholder, whose design column is never a covariate.
 design_levels <- function(levels) if (length(levels) < 2L) c(levels, ".ncam_placeholder") else levels
 
+# Levels of a factor covariate on no training row (unused levels of a factor, combinations
+# interaction() never met, levels only on validation rows) have dummies that are zero on every
+# training row: the model learned nothing of them. Their columns leave the design without a
+# "constant covariate" warning, and predict() refuses them as levels not seen in training.
+# `rows` are the training rows; called once they are known, it also lets go of the frame.
+drop_unused_levels <- function(design, rows, call = parent.frame()) {
+  frame <- design$frame
+  design$frame <- NULL
+  if (is.null(frame) || !length(rows)) return(design)
+  used <- lapply(stats::setNames(nm = names(design$xlevels)), function(v) {
+    design$xlevels[[v]][design$xlevels[[v]] %in% as.character(frame[[v]][rows])]
+  })
+  if (identical(lengths(used), lengths(design$xlevels))) return(design)
+  for (v in names(used)) {
+    elsewhere <- setdiff(intersect(design$xlevels[[v]], as.character(frame[[v]])), used[[v]])
+    if (length(elsewhere)) {
+      n <- length(elsewhere)
+      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} refuses {cli::qty(n)}{?it/them}.",
+                      i = "Fit with training rows of every level, or leave those rows out."),
+                    class = "ncam_warning_unused_level", call = call)
+    }
+  }
+  # The design columns of the used levels, named by a one-row design with only those levels.
+  one <- frame[rows[1], , drop = FALSE]
+  for (v in names(used)) one[[v]] <- factor(as.character(one[[v]]), levels = design_levels(used[[v]]))
+  kept <- colnames(design_matrix(design$terms, one, call = call))
+  design$x <- design$x[names(design$x) %in% kept]
+  design$covariates <- names(design$x)
+  design$xlevels <- used
+  design
+}
+
 # The columns of newdata that enter through a factor term (sitef, or site in factor(site)):
 # text is expected there. dataClasses follow the terms' variables in order.
 factor_term_columns <- function(object) {

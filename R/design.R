@@ -162,7 +162,9 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   # Kept for predict(): these are looked up in the fit's environment, never in newdata.
   parameters <- intersect(parameters, all.vars(rhs))
   if (length(parameters)) attr(rhs, "parameters") <- parameters
-  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values)
+  # The frame stays until drop_unused_levels() has seen which levels the training rows hold.
+  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values,
+       frame = if (length(xlevels)) mf)
 }
 
 # Covariates that cannot be what the user meant: entirely missing, numbers or dates stored as

@@ -161,6 +161,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     cli::cli_abort("Only {length(rows$train)} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.")
   }
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
+  design <- drop_unused_levels(design, rows$train, call = NULL)
 
   # Stage 3, scale: constant covariates carry no information and break standardisation.
   constant <- constant_covariates(design$x, rows$train)

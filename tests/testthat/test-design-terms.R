@@ -87,3 +87,42 @@ test_that("ncam_by() and `~ .` with text covariates still fit and predict", {
   expect_identical(fit$covariates, c("rh", "sitecnorth", "sitecsouth"))
   expect_false(anyNA(predict(fit, dot)$.pred))
 })
+
+test_that("an unused factor level is left out in training and refused at predict", {
+  d <- sites_data()
+  d$site_f <- factor(d$sitec, levels = c("north", "south", "east"))
+  expect_no_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + site_f, d))
+  expect_identical(fit$xlevels$site_f, c("north", "south"))
+  expect_identical(fit$covariates, c("rh", "site_fnorth", "site_fsouth"))
+  # The same model as a fit on the factor without that level.
+  dropped <- d
+  dropped$site_f <- droplevels(dropped$site_f)
+  expect_identical(predict(fit, d), predict(terms_fit(pa_a + pa_b + opc ~ rh + site_f, dropped), d))
+  new <- d[1:3, ]
+  new$site_f[] <- "east"
+  expect_error(predict(fit, new), "site_f.*level \"east\" not seen in training \\(rows 1, 2, 3\\)")
+  new$site_f <- "west"
+  msg <- tryCatch(predict(fit, new), error = conditionMessage)
+  expect_match(msg, "Levels seen in training: \"north\" and \"south\"")
+  expect_no_match(msg, "east")
+})
+
+test_that("a level on rows without a reading warns at fit and is refused at predict", {
+  d <- sites_data(sites = 3)
+  d[d$sitec == "east", c("pa_a", "pa_b", "opc", "ref")] <- NA
+  expect_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + sitec, d), "\"east\" of sitec is on no training row",
+                 class = "ncam_warning_unused_level")
+  expect_identical(fit$xlevels$sitec, c("north", "south"))
+  expect_error(predict(fit, d[d$sitec == "east", ][1:2, ]), "level \"east\" not seen in training")
+})
+
+test_that("a level on training rows but no co-location row extrapolates infinitely far", {
+  d <- sites_data(sites = 3)
+  d$ref[d$sitec == "east"] <- NA
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + sitec, d)
+  range <- fit$calibration_range
+  expect_identical(unlist(range[range$variable == "siteceast", c("lower", "upper")], use.names = FALSE), c(0, 0))
+  east <- d[d$sitec == "east", ][1:3, ]
+  expect_warning(pred <- predict(fit, east), "siteceast", class = "ncam_extrapolation")
+  expect_identical(pred$.extrapolation, rep(Inf, 3))
+})
