@@ -155,3 +155,34 @@ training_levels <- function(values, seen, term, newdata, call = parent.frame()) 
   }
   factor(values, levels = design_levels(seen))
 }
+
+# Columns with units (units package). A fit records the units of the columns it read (NULL when
+# none has any); predict() converts a newdata column given in other units (K for a fit in
+# degrees C) and refuses units it cannot convert. A plain number is taken as in the fit's units.
+column_units <- function(data, cols) {
+  with_units <- Filter(function(v) inherits(data[[v]], "units"), cols)
+  if (!length(with_units)) return(NULL)
+  vapply(stats::setNames(nm = with_units), function(v) unit_text(data[[v]]), character(1))
+}
+
+# A column's units as set_units() reads them back ("ug/m3"; deparse_unit()'s "ug m3-1" is not).
+unit_text <- function(col) {
+  rlang::check_installed("units", reason = "to read columns with units.")
+  loadNamespace("units")  # units() dispatches to the package's method
+  as.character(units(col))
+}
+
+match_units <- function(object, newdata, call = parent.frame()) {
+  fitted <- object$units
+  for (v in intersect(names(fitted), names(newdata))) {
+    col <- newdata[[v]]
+    if (!inherits(col, "units")) next
+    given <- unit_text(col)
+    if (identical(given, fitted[[v]])) next
+    newdata[[v]] <- tryCatch(units::set_units(col, fitted[[v]], mode = "standard"), error = function(e) {
+      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {given}}, which cannot be converted to {.val {fitted[[v]]}}, its units in training.",
+                       i = "Give {.field {v}} in {.val {fitted[[v]]}} or units convertible to it."), call = call)
+    })
+  }
+  newdata
+}

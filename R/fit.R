@@ -197,6 +197,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       fitted_summary = NULL,
                       data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)))
   fit$n_screened <- screened$counts
+  fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
   calibration_rows <- sort(c(rows$train, rows$validation))
   if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)

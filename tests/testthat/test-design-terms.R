@@ -126,3 +126,27 @@ test_that("a level on training rows but no co-location row extrapolates infinite
   expect_warning(pred <- predict(fit, east), "siteceast", class = "ncam_extrapolation")
   expect_identical(pred$.extrapolation, rep(Inf, 3))
 })
+
+test_that("columns with units are converted to the units of the fit", {
+  skip_if_not_installed("units")
+  d <- sites_data()
+  d$temperature <- units::set_units(d$temperature, "degC")
+  d$pa_a <- units::set_units(d$pa_a, "ug/m3")
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + temperature + factor(site), d)
+  expect_identical(fit$units, c(pa_a = "ug/m3", temperature = "\u00b0C"))
+  new <- d[1:20, ]
+  kelvin <- new
+  kelvin$temperature <- units::set_units(kelvin$temperature, "K")
+  kelvin$pa_a <- units::set_units(kelvin$pa_a, "mg/m3")
+  expect_equal(as.numeric(kelvin$temperature), as.numeric(new$temperature) + 273.15)
+  pred <- predict(fit, new)
+  expect_equal(predict(fit, kelvin), pred, tolerance = 1e-6)
+  expect_equal(residuals(fit, kelvin), residuals(fit, new), tolerance = 1e-6)
+  # A plain number is taken to be in the fit's units.
+  plain <- new
+  plain$temperature <- as.numeric(plain$temperature)
+  expect_identical(predict(fit, plain), pred)
+  metres <- new
+  metres$temperature <- units::set_units(as.numeric(metres$temperature), "m")
+  expect_error(predict(fit, metres), "temperature.*\"m\".*cannot be converted to \"\u00b0C\"")
+})
