@@ -133,6 +133,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
   check_ncam(object)
   check_data_frame(data)
+  data <- match_units(object, data)
   if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   if (is.null(method)) {
     # Reference readings, where there are any, are the labels that can correct the model.

@@ -1,6 +1,7 @@
 # Checks of the columns and terms a model reads that would otherwise fail deep in the engine or
 # fit wrongly without a word: matrix columns, offset() terms, 64-bit integers read as their
-# bits, and covariates beyond the magnitudes double precision standardises.
+# bits, covariates beyond the magnitudes double precision standardises, factor levels that no
+# training row had, and columns in other units than in the fit.
 
 # A matrix or data-frame column holds several values per row: model.frame() recycles it and the
 # engine gets columns of the wrong length. `what` names the columns' role in the message.
@@ -74,4 +75,114 @@ constant_covariates <- function(x, rows) {
     values <- v[rows]
     all(values == values[1])
   }, logical(1))
+}
+
+# Levels of factor terms. xlevels are named by the model frame's variables: a column (sitef)
+# or an expression (factor(site), interaction(site, hour)), evaluated on newdata as lm() does.
+
+# model.matrix() needs two levels at least: a factor with one level on the training rows gets
+# a placeholder, whose design column is never a covariate.
+design_levels <- function(levels) if (length(levels) < 2L) c(levels, ".ncam_placeholder") else levels
+
+# Levels of a factor covariate on no training row (unused levels of a factor, combinations
+# interaction() never met, levels only on validation rows) have dummies that are zero on every
+# training row: the model learned nothing of them. Their columns leave the design without a
+# "constant covariate" warning, and predict() refuses them as levels not seen in training.
+# `rows` are the training rows; called once they are known, it also lets go of the frame.
+drop_unused_levels <- function(design, rows, call = parent.frame()) {
+  frame <- design$frame
+  design$frame <- NULL
+  if (is.null(frame) || !length(rows)) return(design)
+  used <- lapply(stats::setNames(nm = names(design$xlevels)), function(v) {
+    design$xlevels[[v]][design$xlevels[[v]] %in% as.character(frame[[v]][rows])]
+  })
+  if (identical(lengths(used), lengths(design$xlevels))) return(design)
+  for (v in names(used)) {
+    elsewhere <- setdiff(intersect(design$xlevels[[v]], as.character(frame[[v]])), used[[v]])
+    if (length(elsewhere)) {
+      n <- length(elsewhere)
+      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} refuses {cli::qty(n)}{?it/them}.",
+                      i = "Fit with training rows of every level, or leave those rows out."),
+                    class = "ncam_warning_unused_level", call = call)
+    }
+  }
+  # The design columns of the used levels, named by a one-row design with only those levels.
+  one <- frame[rows[1], , drop = FALSE]
+  for (v in names(used)) one[[v]] <- factor(as.character(one[[v]]), levels = design_levels(used[[v]]))
+  kept <- colnames(design_matrix(design$terms, one, call = call))
+  design$x <- design$x[names(design$x) %in% kept]
+  design$covariates <- names(design$x)
+  design$xlevels <- used
+  design
+}
+
+# The columns of newdata that enter through a factor term (sitef, or site in factor(site)):
+# text is expected there. dataClasses follow the terms' variables in order.
+factor_term_columns <- function(object) {
+  classes <- attr(object$terms, "dataClasses")
+  variables <- as.list(attr(object$terms, "variables"))[-1]
+  if (!length(object$xlevels) || length(classes) != length(variables)) return(names(object$xlevels))
+  unique(c(names(object$xlevels), unlist(lapply(variables[names(classes) %in% names(object$xlevels)], all.vars))))
+}
+
+# The model frame of newdata, with an error saying what to do when a term cannot be evaluated
+# (relevel(factor(site), "b") on rows without site "b", as in lm()).
+new_model_frame <- function(terms, newdata, call = parent.frame()) {
+  tryCatch(stats::model.frame(terms, newdata, na.action = stats::na.pass),
+           error = function(e) {
+             why <- conditionMessage(e)  # substituted, so that braces in it stay text
+             cli::cli_abort(c("The covariate terms of the model could not be evaluated on {.arg newdata}.",
+                              x = "{why}",
+                              i = "Make such a term a column of {.arg data} before fitting (e.g. {.code data$site <- relevel(factor(data$site), \"b\")}): {.fn predict} sets a factor column to its training levels."),
+                            call = call)
+           })
+}
+
+# A factor term of newdata at its training levels; a level on no training row is an error
+# naming the term, the level and its first row.
+training_levels <- function(values, seen, term, newdata, call = parent.frame()) {
+  values <- as.character(values)
+  rows <- which(!is.na(values) & !values %in% seen)
+  if (length(rows)) {
+    unseen <- unique(values[rows])
+    what <- if (term %in% names(newdata)) "Column {.field {term}} of {.arg newdata} has" else
+      "Term {.code {term}} of the model has, on {.arg newdata},"
+    where <- paste0(if (length(rows) == 1L) "row " else "rows ", paste(utils::head(rows, 5), collapse = ", "),
+                    if (length(rows) > 5L) ", ..." else "")
+    cli::cli_abort(c(paste(what, "{cli::qty(length(unseen))}level{?s} {.val {unseen}} not seen in training ({where})."),
+                     i = "Levels seen in training: {.val {seen}}.",
+                     i = "Leave out the rows with other levels, or refit on data that has them."), call = call)
+  }
+  factor(values, levels = design_levels(seen))
+}
+
+# Columns with units (units package). A fit records the units of the columns it read (NULL when
+# none has any); predict() converts a newdata column given in other units (K for a fit in
+# degrees C) and refuses units it cannot convert. A plain number is taken as in the fit's units.
+column_units <- function(data, cols) {
+  with_units <- Filter(function(v) inherits(data[[v]], "units"), cols)
+  if (!length(with_units)) return(NULL)
+  vapply(stats::setNames(nm = with_units), function(v) unit_text(data[[v]]), character(1))
+}
+
+# A column's units as set_units() reads them back ("ug/m3"; deparse_unit()'s "ug m3-1" is not).
+unit_text <- function(col) {
+  rlang::check_installed("units", reason = "to read columns with units.")
+  loadNamespace("units")  # units() dispatches to the package's method
+  as.character(units(col))
+}
+
+match_units <- function(object, newdata, call = parent.frame()) {
+  fitted <- object$units
+  for (v in intersect(names(fitted), names(newdata))) {
+    col <- newdata[[v]]
+    if (!inherits(col, "units")) next
+    given <- unit_text(col)
+    if (identical(given, fitted[[v]])) next
+    newdata[[v]] <- tryCatch(units::set_units(col, fitted[[v]], mode = "standard"), error = function(e) {
+      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {given}}, which cannot be converted to {.val {fitted[[v]]}}, its units in training.",
+                       i = "Give {.field {v}} in {.val {fitted[[v]]}} or units convertible to it."), call = call)
+    })
+  }
+  newdata
 }

@@ -162,7 +162,9 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   # Kept for predict(): these are looked up in the fit's environment, never in newdata.
   parameters <- intersect(parameters, all.vars(rhs))
   if (length(parameters)) attr(rhs, "parameters") <- parameters
-  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values)
+  # The frame stays until drop_unused_levels() has seen which levels the training rows hold.
+  list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values,
+       frame = if (length(xlevels)) mf)
 }
 
 # Covariates that cannot be what the user meant: entirely missing, numbers or dates stored as
@@ -304,23 +306,13 @@ new_design <- function(object, newdata, call = parent.frame()) {
   check_single_columns(newdata, vars, call)
   check_vector_columns(newdata, vars, "Covariate", call)
   newdata <- integer64_by_value(newdata, vars)
-  text <- vars[!vars %in% names(object$xlevels) &
+  text <- vars[!vars %in% factor_term_columns(object) &
                  vapply(vars, function(v) is.character(newdata[[v]]) || is.factor(newdata[[v]]), logical(1))]
   if (length(text)) {
     cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
                      i = "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."), call = call)
   }
   newdata <- match_logical_types(object, newdata, vars, call)
-  for (v in names(object$xlevels)) {
-    seen <- object$xlevels[[v]]
-    values <- as.character(newdata[[v]])
-    unseen <- setdiff(unique(values[!is.na(values)]), seen)
-    if (length(unseen)) {
-      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} has {cli::qty(length(unseen))}level{?s} {.val {unseen}} not seen in training.",
-                       i = "Levels seen in training: {.val {seen}}."), call = call)
-    }
-    newdata[[v]] <- factor(values, levels = seen)
-  }
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
     warn_constant_covariates(object, newdata, newdata, call)
     # The design is the columns themselves, read in place by the engine.
@@ -328,7 +320,10 @@ new_design <- function(object, newdata, call = parent.frame()) {
   }
   # A parameter (k in poly(x1, k)) is the fit's, even where newdata has a column of its name.
   for (name in intersect(attr(object$terms, "parameters"), names(newdata))) newdata[[name]] <- NULL
-  mf <- stats::model.frame(object$terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  # xlevels are named by the frame's variables (sitef, or factor(site)): evaluated on newdata
+  # first, then set to the training levels.
+  mf <- new_model_frame(object$terms, newdata, call)
+  for (v in names(object$xlevels)) mf[[v]] <- training_levels(mf[[v]], object$xlevels[[v]], v, newdata, call)
   x <- design_matrix(object$terms, mf, call = call)
   warn_constant_covariates(object, x, newdata, call)
   x[, object$covariates, drop = FALSE]

@@ -187,6 +187,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     cli::cli_abort("Only {length(rows$train)} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.")
   }
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
+  design <- drop_unused_levels(design, rows$train, call = NULL)
 
   # Stage 3, scale: constant covariates carry no information and break standardisation.
   constant <- constant_covariates(design$x, rows$train)
@@ -222,6 +223,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       fitted_summary = NULL,
                       data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)))
   fit$n_screened <- screened$counts
+  fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
   calibration_rows <- sort(c(rows$train, rows$validation))
   if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)

@@ -133,6 +133,7 @@ fitted.ncam <- function(object, newdata, ...) {
 residuals.ncam <- function(object, newdata, ...) {
   rlang::check_dots_empty()
   if (missing(newdata)) newdata <- fitting_data(object)
+  newdata <- match_units(object, newdata)
   post <- ncam_posterior(object, newdata)
   if (!is.null(object$reference) && object$reference %in% names(newdata)) {
     # The reference against the estimate from the low-cost sensors, which leaves it out.

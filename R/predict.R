@@ -19,7 +19,12 @@
 #' @param object A fitted [ncam()] model.
 #' @param newdata A data frame with the sensor columns (readings may be `NA`) and the
 #'   covariates. If omitted, the data the model was fitted to, found again and checked as
-#'   described under Value in [ncam()].
+#'   described under Value in [ncam()]. Factor terms (a factor or text column, or
+#'   `factor(site)`, `interaction(site, hour)` in the formula) are evaluated on it as
+#'   [stats::lm()] does and coded with the levels of the training rows: another level, also
+#'   one of the factor's levels that no training row had, is an error. Columns with units
+#'   (units package) are converted to the units they had in the fit (an error when they cannot
+#'   be); a plain number is taken to be in those units.
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
 #'   true value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of
 #'   \eqn{\Theta} plus `sigma_y2`, the paper's small aleatoric variance of the true value
@@ -156,6 +161,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
                            extrapolation = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
+  newdata <- match_units(object, newdata, call)
   threads <- ncam_threads(threads)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)

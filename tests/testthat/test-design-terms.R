@@ -1,0 +1,152 @@
+# Factor terms written in the formula (factor(site), interaction(), relevel()), levels on no
+# training row, and columns with units: predict() codes new data as the fit coded its data.
+
+sites_data <- function(sites = 2) {
+  d <- simulate_colocation(days = 10, seed = 1, sites = sites)
+  d$hour <- ifelse(as.integer(format(d$date, "%H")) < 12, "am", "pm")
+  d$sitec <- c("north", "south", "east")[d$site]
+  d
+}
+
+# A small seeded fit, the warnings of a short run muffled (others stay visible). As in
+# quick_fit(), the call names the caller's data, so that augment(fit) finds it.
+terms_fit <- function(formula, data, ...) {
+  args <- list(formula = formula, data = substitute(data), reference = "ref", hidden = 8L,
+               epochs = 20L, seed = 1L, threads = 1L, ...)
+  environment(args$formula) <- parent.frame()
+  withCallingHandlers(do.call(ncam, args, envir = parent.frame()),
+                      ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"),
+                      ncam_warning_clamp = function(w) invokeRestart("muffleWarning"))
+}
+
+test_that("factor(site) in the formula predicts as a factor column made beforehand", {
+  d <- sites_data()
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + factor(site), d)
+  d$site_f <- factor(d$site)
+  made <- terms_fit(pa_a + pa_b + opc ~ rh + site_f, d)
+  pred <- predict(fit, d)
+  expect_identical(pred, predict(made, d))
+  expect_identical(augment(fit)$.pred, pred$.pred)
+  expect_identical(predict(fit, as.data.frame(d)), pred)
+  # Newdata with one site: the term is set to the training levels, not to the site it holds.
+  one <- d$site == 2
+  expect_equal(predict(fit, d[one, ])$.pred, pred$.pred[one], tolerance = 1e-6)
+  # The site as text gives the same levels.
+  text <- d
+  text$site <- as.character(text$site)
+  expect_identical(predict(fit, text), pred)
+  cal <- calibrate(fit, d[!is.na(d$ref), ][1:50, ], seed = 1)
+  expect_identical(cal$quantile, calibrate(made, d[!is.na(d$ref), ][1:50, ], seed = 1)$quantile)
+})
+
+test_that("a level of a factor term not seen in training is an error naming the term, level and row", {
+  d <- sites_data()
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + factor(site), d)
+  new <- d[1:4, ]
+  new$site[3] <- 3L
+  expect_error(predict(fit, new), "Term `factor\\(site\\)`.*level \"3\" not seen in training \\(row 3\\)")
+  expect_error(predict(fit, new), "Levels seen in training: \"1\" and \"2\"")
+  # A missing site: that row NA, with the missing-covariate warning naming the column.
+  new$site[3] <- NA
+  expect_warning(pred <- predict(fit, new), "site: 1 row", class = "ncam_missing_covariate")
+  expect_true(all(is.na(unlist(pred[3, ]))))
+  expect_equal(pred$.pred[-3], predict(fit, d[c(1, 2, 4), ])$.pred, tolerance = 1e-6)
+})
+
+test_that("as.factor(), interaction() and relevel() terms predict as columns made beforehand", {
+  d <- sites_data(sites = 3)
+  d$site_f <- as.factor(d$site)
+  d$site_hour <- interaction(d$sitec, d$hour)
+  d$site_b <- relevel(factor(d$sitec), "south")
+  pairs <- list(list(pa_a + pa_b + opc ~ rh + as.factor(site), pa_a + pa_b + opc ~ rh + site_f),
+                list(pa_a + pa_b + opc ~ rh + interaction(sitec, hour), pa_a + pa_b + opc ~ rh + site_hour),
+                list(pa_a + pa_b + opc ~ rh + relevel(factor(sitec), "south"), pa_a + pa_b + opc ~ rh + site_b))
+  for (pair in pairs) {
+    in_formula <- terms_fit(pair[[1]], d)
+    beforehand <- terms_fit(pair[[2]], d)
+    expect_identical(predict(in_formula, d), predict(beforehand, d))
+  }
+  # relevel(factor(sitec), "south") cannot be evaluated on rows without "south" (nor in lm()):
+  # an error naming the fix, where the column made beforehand predicts.
+  north <- d[d$site == 1, ]
+  expect_error(predict(in_formula, north), "could not be evaluated.*must be an existing level.*column of `data`")
+  expect_equal(predict(beforehand, north)$.pred, predict(beforehand, d)$.pred[d$site == 1], tolerance = 1e-6)
+})
+
+test_that("ncam_by() and `~ .` with text covariates still fit and predict", {
+  d <- sites_data()
+  fits <- withCallingHandlers(
+    ncam_by(pa_a + pa_b + opc ~ rh + factor(hour), data = d, by = "site", reference = "ref",
+            hidden = 8L, epochs = 20L, seed = 1L, threads = 1L),
+    warning = function(w) if (grepl("Not converged", conditionMessage(w))) invokeRestart("muffleWarning"))
+  pred <- predict(fits, d)
+  expect_false(anyNA(pred$.pred))
+  expect_equal(predict(fits, d[d$site == 2, ])$.pred, pred$.pred[d$site == 2], tolerance = 1e-6)
+  dot <- d[c("pa_a", "pa_b", "opc", "ref", "rh", "sitec")]
+  fit <- terms_fit(pa_a + pa_b + opc ~ ., dot)
+  expect_identical(fit$covariates, c("rh", "sitecnorth", "sitecsouth"))
+  expect_false(anyNA(predict(fit, dot)$.pred))
+})
+
+test_that("an unused factor level is left out in training and refused at predict", {
+  d <- sites_data()
+  d$site_f <- factor(d$sitec, levels = c("north", "south", "east"))
+  expect_no_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + site_f, d))
+  expect_identical(fit$xlevels$site_f, c("north", "south"))
+  expect_identical(fit$covariates, c("rh", "site_fnorth", "site_fsouth"))
+  # The same model as a fit on the factor without that level.
+  dropped <- d
+  dropped$site_f <- droplevels(dropped$site_f)
+  expect_identical(predict(fit, d), predict(terms_fit(pa_a + pa_b + opc ~ rh + site_f, dropped), d))
+  new <- d[1:3, ]
+  new$site_f[] <- "east"
+  expect_error(predict(fit, new), "site_f.*level \"east\" not seen in training \\(rows 1, 2, 3\\)")
+  new$site_f <- "west"
+  msg <- tryCatch(predict(fit, new), error = conditionMessage)
+  expect_match(msg, "Levels seen in training: \"north\" and \"south\"")
+  expect_no_match(msg, "east")
+})
+
+test_that("a level on rows without a reading warns at fit and is refused at predict", {
+  d <- sites_data(sites = 3)
+  d[d$sitec == "east", c("pa_a", "pa_b", "opc", "ref")] <- NA
+  expect_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + sitec, d), "\"east\" of sitec is on no training row",
+                 class = "ncam_warning_unused_level")
+  expect_identical(fit$xlevels$sitec, c("north", "south"))
+  expect_error(predict(fit, d[d$sitec == "east", ][1:2, ]), "level \"east\" not seen in training")
+})
+
+test_that("a level on training rows but no co-location row extrapolates infinitely far", {
+  d <- sites_data(sites = 3)
+  d$ref[d$sitec == "east"] <- NA
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + sitec, d)
+  range <- fit$calibration_range
+  expect_identical(unlist(range[range$variable == "siteceast", c("lower", "upper")], use.names = FALSE), c(0, 0))
+  east <- d[d$sitec == "east", ][1:3, ]
+  expect_warning(pred <- predict(fit, east), "siteceast", class = "ncam_extrapolation")
+  expect_identical(pred$.extrapolation, rep(Inf, 3))
+})
+
+test_that("columns with units are converted to the units of the fit", {
+  skip_if_not_installed("units")
+  d <- sites_data()
+  d$temperature <- units::set_units(d$temperature, "degC")
+  d$pa_a <- units::set_units(d$pa_a, "ug/m3")
+  fit <- terms_fit(pa_a + pa_b + opc ~ rh + temperature + factor(site), d)
+  expect_identical(fit$units, c(pa_a = "ug/m3", temperature = "\u00b0C"))
+  new <- d[1:20, ]
+  kelvin <- new
+  kelvin$temperature <- units::set_units(kelvin$temperature, "K")
+  kelvin$pa_a <- units::set_units(kelvin$pa_a, "mg/m3")
+  expect_equal(as.numeric(kelvin$temperature), as.numeric(new$temperature) + 273.15)
+  pred <- predict(fit, new)
+  expect_equal(predict(fit, kelvin), pred, tolerance = 1e-6)
+  expect_equal(residuals(fit, kelvin), residuals(fit, new), tolerance = 1e-6)
+  # A plain number is taken to be in the fit's units.
+  plain <- new
+  plain$temperature <- as.numeric(plain$temperature)
+  expect_identical(predict(fit, plain), pred)
+  metres <- new
+  metres$temperature <- units::set_units(as.numeric(metres$temperature), "m")
+  expect_error(predict(fit, metres), "temperature.*\"m\".*cannot be converted to \"\u00b0C\"")
+})
