@@ -254,6 +254,9 @@ train_mask <- function(train, n, call = parent.frame()) {
   mask
 }
 
+# Zero-padded ISO 8601 dates and times, whose alphabetical order is their order in time.
+iso_time_pattern <- "^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?$"
+
 # Permutation in which the Kalman filter visits the rows of `data`: row order, or the order
 # of column `order` (ties keep row order).
 visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
@@ -269,8 +272,10 @@ visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {which(is.na(key))[1]}.",
                      i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
   }
-  # Text sorts letter by letter: "02/01/2024" before "31/12/2023".
-  if ((is.character(key) || is.factor(key)) && any(grepl(text_time_pattern, utils::head(as.character(key), 1000)))) {
+  # Text sorts letter by letter: "02/01/2024" before "31/12/2023"; zero-padded ISO 8601 text
+  # ("2024-01-02 10:00") sorts as time does.
+  if ((is.character(key) || is.factor(key)) && any(grepl(text_time_pattern, utils::head(as.character(key), 1000))) &&
+      !all(grepl(iso_time_pattern, key) | is.na(key))) {
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
                      i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
                    call = call)

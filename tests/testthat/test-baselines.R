@@ -201,6 +201,8 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   lt$date <- format(lt$date, "%d/%m/%Y")
   expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"),
                "times as text")
+  lt$date <- format(d$date, "%Y-%m-%d 00:00")  # ISO text sorts as time does
+  expect_equal(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt), out)
 
   # Rows without readings get the one-step prediction.
   for (i in c(10, 50)) {
