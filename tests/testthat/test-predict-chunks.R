@@ -122,7 +122,7 @@ test_that("bad input gives errors naming the argument, file and rows", {
   err <- expect_error(predict_chunks(fx$fit, broken, chunk_rows = 128, verbose = FALSE), "broken.csv")
   expect_match(conditionMessage(err), "after row 128")
   expect_error(predict_chunks(fx$fit, fx$files, reader = function(p) 1, verbose = FALSE), "data frame")
-  if (!requireNamespace("nanoparquet", quietly = TRUE) && !requireNamespace("arrow", quietly = TRUE)) {
+  if (!requireNamespace("nanoparquet", quietly = TRUE) && !requireNamespace(streaming_parquet_package, quietly = TRUE)) {
     parquet <- file.path(fx$dir, "e.parquet")
     file.create(parquet)
     expect_error(predict_chunks(fx$fit, parquet), "nanoparquet")
