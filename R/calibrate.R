@@ -48,7 +48,8 @@ max_calibration_scores <- 1e7
 #'   missing reference (or, with a log transform, a non-positive one) are
 #'   skipped. Use reference rows held out of the fit: rows that trained it are
 #'   fitted too closely, so the intervals come out too narrow (a warning counts
-#'   them when the fit's data can be found, see [fitted.ncam()]).
+#'   the rows equal in every column to a row of the fit's data, when that data
+#'   can be found as by [fitted.ncam()]).
 #'
 #' Rows with missing covariates are skipped. Rows without any sensor reading
 #' still have a prior-based mean and standard deviation and contribute to
@@ -167,10 +168,11 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
     labelled <- which(!is.na(reference_values))
-    trained <- count_fitted_rows(object, data, labelled)
-    if (isTRUE(trained > 0L) || is_fitting_data(object, data, in_order = FALSE)) {
+    whole <- is_fitting_data(object, data, in_order = FALSE)
+    trained <- if (whole) NA_integer_ else count_fitted_rows(object, data, labelled)
+    if (whole || isTRUE(trained > 0L)) {
       cli::cli_warn(c(paste0(if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else "{trained} of the {length(labelled)} row{?s} of {.arg data} with a reference reading {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to",
-                             ": their reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
+                             ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
                       i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
                     class = "ncam_warning_in_sample_calibration")
     }
@@ -193,7 +195,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
 
   post <- label_variance(object, ncam_posterior(object, data, threads))
-  no_prediction <- sum(is.na(post$mu)) - length(post$beyond_rows)  # those have their own warning
+  # Rows beyond the networks' range have their own warning; those without a reference were counted.
+  scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
+  scored[post$beyond_rows] <- FALSE
+  no_prediction <- sum(is.na(post$mu) & scored)
   if (no_prediction > 0L) {
     cli::cli_inform("{no_prediction} row{?s} of {.arg data} with a missing covariate {cli::qty(no_prediction)}{?is/are} left out of the calibration.")
   }

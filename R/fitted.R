@@ -145,17 +145,48 @@ fitting_data <- function(object, call = parent.frame()) {
                    i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
 }
 
-# How many of `rows` of `data` are rows of the data the model was fitted to (the same values in
-# every numeric column it read); NA when that data cannot be found.
+# How many of `rows` of `data` are rows of the data the model was fitted to: the same values in
+# every column the two data frames share (time stamps among them, so that equal readings on
+# other days do not count); NA when that data cannot be found.
 count_fitted_rows <- function(object, data, rows) {
   fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
-  cols <- colnames(object$data_check$sums)
-  if (is.null(fitted) || !all(cols %in% names(data))) return(NA_integer_)
-  # Each value on its own to all its digits (format() would pad to the vector's common width).
-  row_keys <- function(d, i) {
-    do.call(paste, c(lapply(d[cols], function(v) sprintf("%.17g", as.double(v[i]))), sep = "\r"))
+  if (is.null(fitted)) return(NA_integer_)
+  shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]), intersect(names(data), names(fitted)))
+  if (!all(colnames(object$data_check$sums) %in% shared)) return(NA_integer_)
+  sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))
+}
+
+# For each row of `a`, whether a row of `b` holds the same values (NA matching NA) in all their
+# columns: each row gets one code, refined column by column through match() (text compared as
+# text, so factor codes do not matter), dropping the rows that can no longer match. Times go
+# first: they rule out most rows at once when `a` holds other days.
+rows_found_in <- function(a, b) {
+  times <- vapply(a, function(v) inherits(v, c("POSIXt", "Date")), logical(1))
+  rows_a <- seq_len(nrow(a))
+  rows_b <- seq_len(nrow(b))
+  code_a <- rep(1, nrow(a))
+  code_b <- rep(1, nrow(b))
+  for (v in names(a)[order(!times)]) {
+    as_text <- is.character(a[[v]]) || is.factor(a[[v]]) || is.character(b[[v]]) || is.factor(b[[v]])
+    as_values <- if (as_text) as.character else as.double
+    x <- as_values(a[[v]][rows_a])
+    y <- as_values(b[[v]][rows_b])
+    values <- unique(y)
+    # Codes stay below (rows of b)^2, exact in doubles.
+    code_a <- (code_a - 1) * length(values) + match(x, values)
+    code_b <- (code_b - 1) * length(values) + match(y, values)
+    codes <- unique(code_b)
+    code_a <- match(code_a, codes)
+    code_b <- match(code_b, codes)
+    keep_a <- !is.na(code_a)
+    keep_b <- code_b %in% code_a
+    rows_a <- rows_a[keep_a]
+    code_a <- code_a[keep_a]
+    rows_b <- rows_b[keep_b]
+    code_b <- code_b[keep_b]
+    if (!length(rows_a)) break
   }
-  sum(row_keys(data, rows) %in% row_keys(fitted, seq_len(nrow(fitted))))
+  seq_len(nrow(a)) %in% rows_a
 }
 
 # Frames of the functions that made fits, by the key the fits store (`data_key`), each held by a

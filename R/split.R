@@ -303,11 +303,14 @@ parse_duration <- function(x, arg, call = parent.frame()) {
     secs <- as.numeric(x, units = "secs")
   } else if (inherits(x, "Period")) {
     # lubridate's periods: clock units, of which months and years have no fixed length.
-    if (any(x@year != 0 | x@month != 0)) {
+    if (any(is.na(x@year) | is.na(x@month))) {
+      secs <- NA_real_
+    } else if (any(x@year != 0 | x@month != 0)) {
       cli::cli_abort(c("{.arg {arg}} must have a fixed length: a period of months or years has none.",
                        i = "Give it in days or weeks, e.g. {.val 28 days}."), call = call)
+    } else {
+      secs <- x@.Data + 60 * x@minute + 3600 * x@hour + 86400 * x@day
     }
-    secs <- x@.Data + 60 * x@minute + 3600 * x@hour + 86400 * x@day
   } else if (inherits(x, "Duration")) {
     secs <- x@.Data  # lubridate's durations are seconds
   } else if (is.numeric(x)) {

@@ -243,6 +243,12 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
   expect_message(cal_holes <- calibrate(fit_x, holes, method = "split", reference = "truth"),
                  "30 rows of `data` with a missing covariate are left out")
   expect_identical(cal_holes$n, 970L)
+  # A row without a reference is counted once, as such, even if its covariate is missing too.
+  holes$truth[1:10] <- NA
+  expect_message(expect_message(cal_holes <- calibrate(fit_x, holes, method = "split", reference = "truth"),
+                                "10 rows of `data` without a reference value"),
+                 "20 rows of `data` with a missing covariate")
+  expect_identical(cal_holes$n, 970L)
 })
 
 test_that("log transform: bounds are back-transformed, symmetric on the log scale", {

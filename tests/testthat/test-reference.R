@@ -184,3 +184,21 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
                  class = "ncam_warning_label_free_calibration")
   expect_warning(calibrate(fit, held_out, method = "sensor_anchored"), "not against the reference monitor")
 })
+
+test_that("calibrate() takes for fitted rows only rows equal in every shared column", {
+  d <- simulate_colocation(days = 40, colocation = 40, seed = 3)
+  for (v in c("pa_a", "pa_b", "ref")) d[[v]] <- round(d[[v]])  # whole-number readings repeat
+  d$site <- factor(rep(c("north", "south"), length.out = nrow(d)))
+  early <- d[1:480, ]
+  fit <- suppressWarnings(ncam(pa_a + pa_b ~ site, data = early, reference = "ref", hidden = 4L,
+                               epochs = 10L, seed = 1L, threads = 1L))
+  # Later days repeat many fitted readings, but not their times: no warning.
+  expect_no_warning(suppressMessages(calibrate(fit, d[481:960, ])))
+  # Fitted rows are found whatever the factor's codes, and counted among new ones.
+  mixed <- d[c(1:40, 481:600), ]
+  mixed$site <- factor(as.character(mixed$site), levels = c("south", "north"))
+  labelled <- sum(!is.na(mixed$ref))
+  fitted_labelled <- sum(!is.na(d$ref[1:40]))
+  expect_warning(suppressMessages(calibrate(fit, mixed)),
+                 sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
+})

@@ -182,6 +182,7 @@ test_that("durations are parsed in several forms", {
   expect_equal(parse_duration(lubridate::hours(36) + lubridate::minutes(30), "gap"), 36.5 * 3600)
   expect_equal(parse_duration(lubridate::dweeks(2), "block"), 14 * 86400)
   expect_error(parse_duration(lubridate::period(1, "month"), "block"), "fixed length")
+  expect_error(parse_duration(lubridate::hours(NA), "gap"), "single positive duration")
   d <- hourly_data()
   expect_identical(split_blocks(d, "when", block = lubridate::weeks(1), gap = lubridate::hours(36), seed = 1),
                    split_blocks(d, "when", block = "7 days", gap = "36 hours", seed = 1))
