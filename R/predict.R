@@ -115,8 +115,10 @@ posterior_table <- function(object, post, multiplier = NULL) {
   }
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
-  # Rows beyond the networks' range have no prediction either, and their own warning.
-  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows), nrow(out), post$missing_covariates)
+  # Rows beyond the networks' range, or with a level not seen in training, have no prediction
+  # either, and their own warnings.
+  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows) - length(post$unseen_rows),
+                          nrow(out), post$missing_covariates)
   out
 }
 
@@ -177,11 +179,16 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     readings[[object$reference]] <- ref
   }
   x <- new_design(object, newdata, call = call)
+  unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
+  if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
   post <- drop_beyond_range(object, post, x, readings, call)
+  post$unseen_rows <- unseen
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
-    post$missing_covariates <- missing_covariate_counts(object, newdata, is.na(post$mu))
+    no_prediction <- is.na(post$mu)
+    no_prediction[unseen] <- FALSE
+    post$missing_covariates <- missing_covariate_counts(object, newdata, no_prediction)
   }
   post
 }
