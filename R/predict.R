@@ -21,8 +21,9 @@
 #'   covariates. If omitted, the data the model was fitted to, found again and checked as
 #'   described under Value in [ncam()]. Factor terms (a factor or text column, or
 #'   `factor(site)`, `interaction(site, hour)` in the formula) are evaluated on it as
-#'   [stats::lm()] does and coded with the levels of the training rows: another level, also
-#'   one of the factor's levels that no training row had, is an error. Columns with units
+#'   [stats::lm()] does and coded with the levels of the training rows. A row with another
+#'   level, also one of the factor's levels that no training row had (only on validation rows,
+#'   or rows without a reading), has no prediction (see Value). Columns with units
 #'   (units package) are converted to the units they had in the fit (an error when they cannot
 #'   be); a plain number is taken to be in those units.
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
@@ -64,7 +65,9 @@
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate. A row with a value so far beyond the training data that the networks
+#'   rows per covariate. So is a row with a level of a factor covariate not seen in training
+#'   (the model learned nothing of it), with one warning of class `ncam_warning_unseen_level`
+#'   naming the term, the levels and the first rows. A row with a value so far beyond the training data that the networks
 #'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
 #'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
