@@ -87,7 +87,8 @@ design_levels <- function(levels) if (length(levels) < 2L) c(levels, ".ncam_plac
 # Levels of a factor covariate on no training row (unused levels of a factor, combinations
 # interaction() never met, levels only on validation rows) have dummies that are zero on every
 # training row: the model learned nothing of them. Their columns leave the design without a
-# "constant covariate" warning, and predict() refuses them as levels not seen in training.
+# "constant covariate" warning, and predict() gives rows with them NA, as levels not seen in
+# training.
 # `rows` are the training rows; called once they are known, it also lets go of the frame.
 drop_unused_levels <- function(design, rows, call = parent.frame()) {
   frame <- design$frame
@@ -101,7 +102,7 @@ drop_unused_levels <- function(design, rows, call = parent.frame()) {
     elsewhere <- setdiff(intersect(design$xlevels[[v]], as.character(frame[[v]])), used[[v]])
     if (length(elsewhere)) {
       n <- length(elsewhere)
-      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} refuses {cli::qty(n)}{?it/them}.",
+      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} gives rows with {cli::qty(n)}{?it/them} {.val NA}.",
                       i = "Fit with training rows of every level, or leave those rows out."),
                     class = "ncam_warning_unused_level", call = call)
     }
@@ -138,22 +139,22 @@ new_model_frame <- function(terms, newdata, call = parent.frame()) {
            })
 }
 
-# A factor term of newdata at its training levels; a level on no training row is an error
-# naming the term, the level and its first row.
-training_levels <- function(values, seen, term, newdata, call = parent.frame()) {
-  values <- as.character(values)
-  rows <- which(!is.na(values) & !values %in% seen)
-  if (length(rows)) {
-    unseen <- unique(values[rows])
-    what <- if (term %in% names(newdata)) "Column {.field {term}} of {.arg newdata} has" else
-      "Term {.code {term}} of the model has, on {.arg newdata},"
-    where <- paste0(if (length(rows) == 1L) "row " else "rows ", paste(utils::head(rows, 5), collapse = ", "),
-                    if (length(rows) > 5L) ", ..." else "")
-    cli::cli_abort(c(paste(what, "{cli::qty(length(unseen))}level{?s} {.val {unseen}} not seen in training ({where})."),
-                     i = "Levels seen in training: {.val {seen}}.",
-                     i = "Leave out the rows with other levels, or refit on data that has them."), call = call)
+# The factor terms of a model frame of newdata at their training levels. A level on no
+# training row is set to NA, so that the row has no prediction (as a row with a missing
+# covariate); attribute "unseen" lists, per term, the rows and levels so set.
+at_training_levels <- function(mf, xlevels) {
+  unseen <- list()
+  for (v in names(xlevels)) {
+    values <- as.character(mf[[v]])
+    rows <- which(!is.na(values) & !values %in% xlevels[[v]])
+    if (length(rows)) {
+      unseen[[v]] <- list(rows = rows, levels = unique(values[rows]), seen = xlevels[[v]])
+      values[rows] <- NA_character_
+    }
+    mf[[v]] <- factor(values, levels = design_levels(xlevels[[v]]))
   }
-  factor(values, levels = design_levels(seen))
+  attr(mf, "unseen") <- unseen
+  mf
 }
 
 # Columns with units (units package). A fit records the units of the columns it read (NULL when

@@ -321,12 +321,18 @@ new_design <- function(object, newdata, call = parent.frame()) {
   # A parameter (k in poly(x1, k)) is the fit's, even where newdata has a column of its name.
   for (name in intersect(attr(object$terms, "parameters"), names(newdata))) newdata[[name]] <- NULL
   # xlevels are named by the frame's variables (sitef, or factor(site)): evaluated on newdata
-  # first, then set to the training levels.
-  mf <- new_model_frame(object$terms, newdata, call)
-  for (v in names(object$xlevels)) mf[[v]] <- training_levels(mf[[v]], object$xlevels[[v]], v, newdata, call)
+  # first, then set to the training levels; a level not seen in training makes the row NA.
+  mf <- at_training_levels(new_model_frame(object$terms, newdata, call), object$xlevels)
   x <- design_matrix(object$terms, mf, call = call)
   warn_constant_covariates(object, x, newdata, call)
-  x[, object$covariates, drop = FALSE]
+  x <- x[, object$covariates, drop = FALSE]
+  unseen <- attr(mf, "unseen")
+  if (length(unseen)) {
+    warn_unseen_levels(unseen, newdata)
+    # For ncam_posterior(): these rows are not counted as rows with a missing covariate.
+    attr(x, "unseen_rows") <- sort(unique(unlist(lapply(unseen, `[[`, "rows"))))
+  }
+  x
 }
 
 # A covariate constant on the training rows was left out of the model, so its values in new

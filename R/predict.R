@@ -21,8 +21,9 @@
 #'   covariates. If omitted, the data the model was fitted to, found again and checked as
 #'   described under Value in [ncam()]. Factor terms (a factor or text column, or
 #'   `factor(site)`, `interaction(site, hour)` in the formula) are evaluated on it as
-#'   [stats::lm()] does and coded with the levels of the training rows: another level, also
-#'   one of the factor's levels that no training row had, is an error. Columns with units
+#'   [stats::lm()] does and coded with the levels of the training rows. A row with another
+#'   level, also one of the factor's levels that no training row had (only on validation rows,
+#'   or rows without a reading), has no prediction (see Value). Columns with units
 #'   (units package) are converted to the units they had in the fit (an error when they cannot
 #'   be); a plain number is taken to be in those units.
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
@@ -64,7 +65,9 @@
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate. A row with a value so far beyond the training data that the networks
+#'   rows per covariate. So is a row with a level of a factor covariate not seen in training
+#'   (the model learned nothing of it), with one warning of class `ncam_warning_unseen_level`
+#'   naming the term, the levels and the first rows. A row with a value so far beyond the training data that the networks
 #'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
 #'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
@@ -115,8 +118,10 @@ posterior_table <- function(object, post, multiplier = NULL) {
   }
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
-  # Rows beyond the networks' range have no prediction either, and their own warning.
-  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows), nrow(out), post$missing_covariates)
+  # Rows beyond the networks' range, or with a level not seen in training, have no prediction
+  # either, and their own warnings.
+  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows) - length(post$unseen_rows),
+                          nrow(out), post$missing_covariates)
   out
 }
 
@@ -177,11 +182,16 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     readings[[object$reference]] <- ref
   }
   x <- new_design(object, newdata, call = call)
+  unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
+  if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
   post <- drop_beyond_range(object, post, x, readings, call)
+  post$unseen_rows <- unseen
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
-    post$missing_covariates <- missing_covariate_counts(object, newdata, is.na(post$mu))
+    no_prediction <- is.na(post$mu)
+    no_prediction[unseen] <- FALSE
+    post$missing_covariates <- missing_covariate_counts(object, newdata, no_prediction)
   }
   post
 }

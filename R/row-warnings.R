@@ -20,6 +20,42 @@ warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint
                 class = c("ncam_missing_covariate", "ncam_row_warning"), call = NULL)
 }
 
+# One warning for the rows of newdata whose factor term has a level not seen in training (their
+# predictions are NA, set by at_training_levels()), naming per term the levels and first rows.
+warn_unseen_levels <- function(unseen, newdata) {
+  rows <- sort(unique(unlist(lapply(unseen, `[[`, "rows"))))
+  details <- vapply(names(unseen), function(v) {
+    u <- unseen[[v]]
+    what <- if (v %in% names(newdata)) "Column" else "Term"
+    shown <- paste0(paste(utils::head(u$rows, 5), collapse = ", "), if (length(u$rows) > 5L) ", ..." else "")
+    sprintf("%s %s: %s in %s (seen in training: %s)", what, plain_names(v), quoted(u$levels),
+            if (length(u$rows) == 1L) paste("row", shown) else paste(length(u$rows), "rows:", shown), quoted(u$seen))
+  }, character(1))
+  warn_unseen_rows(length(rows), nrow(newdata), "{.arg newdata}", details, rows = rows,
+                   levels = lapply(unseen, `[[`, "levels"))
+}
+
+# The same warning after scoring in parts (chunks, groups), from the parts' tallies.
+warn_unseen_total <- function(beyond, n_rows, parts, of) {
+  levels <- beyond$unseen_levels
+  details <- sprintf("%s: %s", plain_names(names(levels)), vapply(levels, quoted, character(1)))
+  warn_unseen_rows(beyond$unseen_rows, n_rows, of, details, levels = levels,
+                   hint = paste0(" ({.fn predict} on one of the ", parts, " names the rows)"))
+}
+
+warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(), hint = "") {
+  if (n == 0) return(invisible())
+  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.val NA}."),
+                  stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
+                  i = "Leave those rows out, or refit on data with training rows of those levels."),
+                class = c("ncam_warning_unseen_level", "ncam_row_warning"), call = NULL, rows = rows, levels = levels)
+}
+
+# Values in double quotes, listed with commas (at most 10).
+quoted <- function(values) {
+  paste0(paste0("\"", utils::head(values, 10), "\"", collapse = ", "), if (length(values) > 10L) ", ..." else "")
+}
+
 # One warning for the rows of a prediction that lie far outside the calibration range, naming
 # the variables (sensor bounds in the user's units).
 warn_extrapolation <- function(object, far, n_far, n_rows) {
@@ -56,10 +92,11 @@ is_far <- function(distance) !is.na(distance) & distance > extrapolation_warning
 count_far <- function(scored) sum(is_far(scored$.extrapolation))
 
 # Rows of a prediction table to warn about: far outside the calibration range, and without a
-# prediction for a missing covariate. .n_sensors is NA there and on the rows beyond the
-# networks' range (`beyond`, the part's tally from score_part()), which have their own warning.
+# prediction for a missing covariate. .n_sensors is NA there, on the rows beyond the networks'
+# range and on those with a level not seen in training (`beyond`, the part's tally from
+# score_part()), which have their own warnings.
 row_flags <- function(scored, beyond = beyond_tally()) {
-  c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts))
+  c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts) - beyond$unseen_rows)
 }
 
 # Evaluates expr with the row warnings of its parts muffled (warn_part_totals() sums them up).
@@ -74,7 +111,12 @@ without_part_warnings <- function(expr) {
 score_part <- function(expr, input_rows) {
   beyond <- beyond_tally()
   value <- withCallingHandlers(expr,
-    ncam_row_warning = function(w) invokeRestart("muffleWarning"),
+    ncam_row_warning = function(w) {
+      if (inherits(w, "ncam_warning_unseen_level")) {
+        beyond <<- add_beyond(beyond, beyond_tally(unseen_rows = length(w$rows), unseen_levels = w$levels))
+      }
+      invokeRestart("muffleWarning")
+    },
     ncam_warning_beyond_range = function(w) {
       found <- data.frame(row = input_rows[w$rows], file = NA_character_, variable = w$variables,
                           value = w$values, stringsAsFactors = FALSE)
@@ -85,11 +127,13 @@ score_part <- function(expr, input_rows) {
 }
 
 # The rows beyond the networks' range over the parts scored so far: their number per variable,
-# and the first 5 of each (row of the input, its file when there are files, value) to name.
+# and the first 5 of each (row of the input, its file when there are files, value) to name;
+# also the rows with a level not seen in training, and those levels per term.
 beyond_tally <- function(counts = c(x = 0)[0],
                          shown = data.frame(row = numeric(0), file = character(0), variable = character(0),
-                                            value = numeric(0), stringsAsFactors = FALSE)) {
-  list(counts = counts, shown = shown)
+                                            value = numeric(0), stringsAsFactors = FALSE),
+                         unseen_rows = 0, unseen_levels = list()) {
+  list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels)
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
@@ -101,7 +145,9 @@ add_beyond <- function(a, b) {
   # In input order: files in their order, rows within them (groups come in any order).
   shown <- shown[order(match(shown$file, unique(shown$file)), shown$row), , drop = FALSE]
   keep <- unlist(lapply(split(seq_len(nrow(shown)), factor(shown$variable, variables)), utils::head, 5L))
-  beyond_tally(counts, shown[sort(keep), , drop = FALSE])
+  terms <- union(names(a$unseen_levels), names(b$unseen_levels))
+  levels <- lapply(stats::setNames(nm = terms), function(v) union(a$unseen_levels[[v]], b$unseen_levels[[v]]))
+  beyond_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels)
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
@@ -109,6 +155,7 @@ add_beyond <- function(a, b) {
 warn_part_totals <- function(flags, n_rows, parts, beyond = beyond_tally(), of = "{.arg newdata}") {
   warn_beyond_range_total(beyond, n_rows, of)
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
+  warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,
                           hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"))
 }

@@ -39,13 +39,26 @@ test_that("factor(site) in the formula predicts as a factor column made beforeha
   expect_identical(cal$quantile, calibrate(made, d[!is.na(d$ref), ][1:50, ], seed = 1)$quantile)
 })
 
-test_that("a level of a factor term not seen in training is an error naming the term, level and row", {
+test_that("a level of a factor term not seen in training gives an NA row and one warning naming term, level and row", {
   d <- sites_data()
   fit <- terms_fit(pa_a + pa_b + opc ~ rh + factor(site), d)
   new <- d[1:4, ]
   new$site[3] <- 3L
-  expect_error(predict(fit, new), "Term `factor\\(site\\)`.*level \"3\" not seen in training \\(row 3\\)")
-  expect_error(predict(fit, new), "Levels seen in training: \"1\" and \"2\"")
+  expect_warning(pred <- predict(fit, new), "Term factor\\(site\\): \"3\" in row 3 \\(seen in training: \"1\", \"2\"\\)",
+                 class = "ncam_warning_unseen_level")
+  expect_identical(nrow(pred), 4L)
+  expect_true(all(is.na(unlist(pred[3, ]))))
+  expect_equal(pred$.pred[-3], predict(fit, d[c(1, 2, 4), ])$.pred, tolerance = 1e-6)
+  # One warning, and not also the missing-covariate one.
+  warnings <- list()
+  withCallingHandlers(predict(fit, new), warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  expect_length(warnings, 1L)
+  expect_s3_class(warnings[[1]], "ncam_row_warning")
+  expect_identical(warnings[[1]]$rows, 3L)
+  expect_identical(warnings[[1]]$levels, list(`factor(site)` = "3"))
   # A missing site: that row NA, with the missing-covariate warning naming the column.
   new$site[3] <- NA
   expect_warning(pred <- predict(fit, new), "site: 1 row", class = "ncam_missing_covariate")
@@ -88,7 +101,7 @@ test_that("ncam_by() and `~ .` with text covariates still fit and predict", {
   expect_false(anyNA(predict(fit, dot)$.pred))
 })
 
-test_that("an unused factor level is left out in training and refused at predict", {
+test_that("an unused factor level is left out in training and predicted NA", {
   d <- sites_data()
   d$site_f <- factor(d$sitec, levels = c("north", "south", "east"))
   expect_no_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + site_f, d))
@@ -100,20 +113,75 @@ test_that("an unused factor level is left out in training and refused at predict
   expect_identical(predict(fit, d), predict(terms_fit(pa_a + pa_b + opc ~ rh + site_f, dropped), d))
   new <- d[1:3, ]
   new$site_f[] <- "east"
-  expect_error(predict(fit, new), "site_f.*level \"east\" not seen in training \\(rows 1, 2, 3\\)")
+  expect_warning(pred <- predict(fit, new), "Column site_f: \"east\" in 3 rows: 1, 2, 3",
+                 class = "ncam_warning_unseen_level")
+  expect_true(all(is.na(unlist(pred))))
   new$site_f <- "west"
-  msg <- tryCatch(predict(fit, new), error = conditionMessage)
-  expect_match(msg, "Levels seen in training: \"north\" and \"south\"")
+  msg <- tryCatch(predict(fit, new), warning = conditionMessage)
+  expect_match(msg, "seen in training: \"north\", \"south\"")
   expect_no_match(msg, "east")
 })
 
-test_that("a level on rows without a reading warns at fit and is refused at predict", {
+test_that("a level on rows without a reading warns at fit, and the fit scores its own data", {
   d <- sites_data(sites = 3)
   d[d$sitec == "east", c("pa_a", "pa_b", "opc", "ref")] <- NA
   expect_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + sitec, d), "\"east\" of sitec is on no training row",
                  class = "ncam_warning_unused_level")
   expect_identical(fit$xlevels$sitec, c("north", "south"))
-  expect_error(predict(fit, d[d$sitec == "east", ][1:2, ]), "level \"east\" not seen in training")
+  east <- d$sitec == "east"
+  expect_warning(pred <- predict(fit), "\"east\" in \\d+ rows", class = "ncam_warning_unseen_level")
+  expect_identical(nrow(pred), nrow(d))
+  expect_true(all(is.na(unlist(pred[east, ]))))
+  expect_equal(pred[!east, ], expect_no_warning(predict(fit, d[!east, ])), tolerance = 1e-6)
+  for (method in list(augment, residuals, fitted, sensor_params)) {
+    expect_warning(out <- method(fit), class = "ncam_warning_unseen_level")
+    expect_identical(NROW(out), if (identical(method, sensor_params)) 4L * nrow(d) else nrow(d))  # and the reference
+  }
+})
+
+# The reviewer's case: a site whose rows have no reading.
+test_that("a fit scores its own data when a level has no reading at all", {
+  toy <- simulate_toy(900, seed = 2)
+  toy$site <- rep(c("a", "b", "c"), 300)
+  toy[toy$site == "c", c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  expect_warning(fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site),
+                 class = "ncam_warning_unused_level")
+  warnings <- list()
+  pred <- withCallingHandlers(predict(fit), warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  expect_identical(nrow(pred), 900L)
+  c_rows <- toy$site == "c"
+  expect_true(all(is.na(unlist(pred[c_rows, ]))))
+  expect_equal(pred[!c_rows, ], predict(fit, toy[!c_rows, ]), tolerance = 1e-6)
+  expect_length(warnings, 1L)
+  expect_s3_class(warnings[[1]], "ncam_warning_unseen_level")
+  expect_match(conditionMessage(warnings[[1]]), "300 of 900 rows.*Column site: \"c\" in 300 rows: 3, 6, 9, 12, 15, ...")
+})
+
+test_that("a rare level only on validation rows gives those rows NA in every method", {
+  toy <- simulate_toy(600, seed = 3)
+  toy$site <- rep(c("a", "b"), 300)
+  toy$site[1:3] <- "rare"
+  expect_warning(fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site, validation = 1:3),
+                 "\"rare\" of site is on no training row", class = "ncam_warning_unused_level")
+  expect_warning(pred <- predict(fit), "Column site: \"rare\" in 3 rows: 1, 2, 3", class = "ncam_warning_unseen_level")
+  expect_true(all(is.na(unlist(pred[1:3, ]))))
+  expect_false(anyNA(pred$.pred[-(1:3)]))
+  expect_equal(pred$.pred[-(1:3)], predict(fit, toy[-(1:3), ])$.pred, tolerance = 1e-6)
+  expect_warning(aug <- augment(fit), class = "ncam_warning_unseen_level")
+  expect_identical(nrow(aug), 600L)
+  expect_true(all(is.na(aug$.pred[1:3])))
+  expect_warning(res <- residuals(fit), class = "ncam_warning_unseen_level")
+  expect_true(all(is.na(res[1:3, ])))
+  expect_false(anyNA(res[-(1:3), ]))
+  expect_warning(fitted_values <- fitted(fit), class = "ncam_warning_unseen_level")
+  expect_identical(fitted_values, pred$.pred)
+  # calibrate.R still calls those rows ones "with a missing covariate".
+  expect_warning(expect_message(cal <- calibrate(fit, toy, seed = 1), "3 rows.*left out"),
+                 class = "ncam_warning_unseen_level")
+  expect_s3_class(cal, "ncam_calibration")
 })
 
 test_that("a level on training rows but no co-location row extrapolates infinitely far", {

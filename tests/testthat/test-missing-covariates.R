@@ -67,3 +67,40 @@ test_that("chunks and groups give one warning with the total", {
   expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
   expect_true(all(is.na(by_group$.n_sensors[c(3, 10, 250, 300)])))
 })
+
+test_that("rows with a level not seen in training are NA with their own warning, one total in parts", {
+  d <- missing_fit_data
+  d$zone <- rep(c("a", "a", "b", "b"), 100)  # both zones in each site (the groups of ncam_by())
+  fit <- suppressWarnings(ncam(s1 + s2 + s3 ~ rh + temp + zone, data = d, hidden = 4L, epochs = 3L,
+                               seed = 1, threads = 1))
+  new <- with_gaps(d)
+  new$zone[c(3, 7, 201, 202)] <- c("c", "c", "d", "c")  # row 3 also lacks rh: counted once, here
+  unseen <- c(3, 7, 201, 202)
+  warnings <- list()
+  pred <- withCallingHandlers(predict(fit, new), warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  expect_identical(vapply(warnings, function(w) class(w)[1], ""), c("ncam_warning_unseen_level", "ncam_missing_covariate"))
+  expect_match(conditionMessage(warnings[[1]]), "4 of 400 rows.*Column zone: \"c\", \"d\" in 4 rows: 3, 7, 201, 202")
+  expect_match(conditionMessage(warnings[[2]]), "3 of 400 rows have a missing covariate.*rh: 2 rows.*temp: 2 rows")
+  expect_true(all(is.na(as.matrix(pred[c(unseen, 10, 250, 300), ]))))
+  expect_false(anyNA(as.matrix(pred[-c(unseen, 10, 250, 300), ])))
+
+  warnings <- testthat::capture_warnings(
+    chunked <- predict_chunks(fit, row_chunks(new, 100), verbose = FALSE)
+  )
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "4 of 400 rows of `input` have a level of a factor covariate not seen in training", fixed = TRUE)
+  expect_match(warnings[1], "zone: \"c\", \"d\"", fixed = TRUE)
+  expect_match(warnings[2], "3 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_identical(chunked$.n_sensors, pred$.n_sensors)
+
+  fits <- suppressWarnings(ncam_by(s1 + s2 + s3 ~ rh + temp + zone, data = d, by = "site",
+                                   hidden = 4L, epochs = 3L, seed = 1))
+  warnings <- testthat::capture_warnings(by_group <- predict(fits, new))
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "4 of 400 rows of `newdata` have a level of a factor covariate not seen in training", fixed = TRUE)
+  expect_match(warnings[2], "3 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_identical(is.na(by_group$.n_sensors), is.na(pred$.n_sensors))
+})
