@@ -197,7 +197,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   post <- label_variance(object, ncam_posterior(object, data, threads))
   # Rows beyond the networks' range have their own warning; those without a reference were counted.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
-  scored[post$beyond_rows] <- FALSE
+  scored[c(post$beyond_rows, post$unseen_rows)] <- FALSE
   no_prediction <- sum(is.na(post$mu) & scored)
   if (no_prediction > 0L) {
     cli::cli_inform("{no_prediction} row{?s} of {.arg data} with a missing covariate {cli::qty(no_prediction)}{?is/are} left out of the calibration.")

@@ -107,7 +107,7 @@ fuzz_cases <- list(
             r"-(nd <- toy; nd$x1 <- as.character(nd$x1); predict(fit, nd))-"),
   fuzz_case("predict_factor_covariate", "predict", "error", "x1",
             r"-(nd <- toy[1:10, ]; nd$x1 <- factor(round(nd$x1, 1)); predict(fit, nd))-"),
-  fuzz_case("predict_unseen_level", "predict", "error", "site.*c",
+  fuzz_case("predict_unseen_level", "predict", "warning", "site.*c",
             r"-(d <- toy; d$site <- rep(c("a", "b"), 150); f <- fast_fit(sensor_0 + sensor_1 + sensor_2 ~ x1 + site, data = d); nd <- d[1:5, ]; nd$site <- "c"; predict(f, nd))-"),
   fuzz_case("predict_level_zero", "predict", "error", "`level`", r"-(predict(fit, toy, interval = "credible", level = 0))-"),
   fuzz_case("predict_level_negative", "predict", "error", "`level`", r"-(predict(fit, toy, interval = "credible", level = -0.5))-"),

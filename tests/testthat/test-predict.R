@@ -307,7 +307,8 @@ test_that("predict checks newdata", {
   nd <- toy[1:3, ]
   expect_snapshot(error = TRUE, predict(fit, nd[setdiff(names(nd), "x1")]))
   nd$site[2] <- "c"
-  expect_snapshot(error = TRUE, predict(fit, nd))
+  expect_warning(pred <- predict(fit, nd), class = "ncam_warning_unseen_level")
+  expect_true(all(is.na(unlist(pred[2, ]))))
   expect_snapshot(error = TRUE, predict(fit, toy, level = 1.2))
   expect_snapshot(error = TRUE, predict(fit, toy[setdiff(names(toy), "sensor_1")]))
   expect_snapshot(error = TRUE, predict(fit, toy, threads = -2))
