@@ -77,12 +77,7 @@ clock_columns <- function(time, tz) {
        day_seconds = span[match(day, days)])
 }
 
-# 24-hour means of estimate and reference per unit and calendar day, each column on its own,
-# for the rows of one unit with time step `step` (`unit` names it in errors, NULL for none).
-# Data of a step below one hour that divides it first become 1-hour means, as in the EPA
-# reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
-# each hour that of its records.
-daily_means <- function(obs, step, completeness, call, unit = NULL) {
+check_day_step <- function(step, call, unit = NULL) {
   if (is.na(step) || step > 86400 || 86400 %% step != 0) {
     whose <- if (is.null(unit)) "the data's" else cli::format_inline("that of unit {.val {unit}}")
     cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day or is a
@@ -90,6 +85,14 @@ daily_means <- function(obs, step, completeness, call, unit = NULL) {
                      i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
                    call = call)
   }
+}
+
+# 24-hour means of estimate and reference per unit and calendar day, each column on its own,
+# for the rows of the units with time step `step`.
+# Data of a step below one hour that divides it first become 1-hour means, as in the EPA
+# reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
+# each hour that of its records.
+daily_means <- function(obs, step, completeness) {
   if (step < 3600 && 3600 %% step == 0) {
     obs <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness)
     step <- 3600
@@ -125,11 +128,20 @@ block_means <- function(obs, by, expected, completeness) {
 
 # The rows of the 24-hour block: per unit, daily means at its own time step, or its rows as
 # they stand when they are a whole number of days apart. `named`: name the unit in errors.
+# One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
+# 17 s on 1e6 rows of 1000 units.
 daily_frame <- function(obs, steps, completeness, call, named) {
-  parts <- lapply(names(steps), function(u) {
-    rows <- obs[obs$unit == u, ]
-    if (whole_day_step(steps[[u]])) return(rows)
-    daily_means(rows, steps[[u]], completeness, call, if (named) u)
+  for (u in names(steps)) {
+    if (!whole_day_step(steps[[u]])) check_day_step(steps[[u]], call, if (named) u)
+  }
+  row_step <- unname(steps)[match(obs$unit, names(steps))]
+  parts <- lapply(unique(unname(steps)), function(step) {
+    rows <- obs[row_step == step, ]
+    if (whole_day_step(step)) rows else daily_means(rows, step, completeness)
   })
-  do.call(rbind, parts)
+  frame <- do.call(rbind, parts)
+  # Units in order of first appearance, as the rows of the result.
+  frame <- frame[order(match(frame$unit, names(steps))), ]
+  rownames(frame) <- NULL
+  frame
 }
