@@ -68,8 +68,14 @@
 #' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
 #' `averaging = "24h"` gives those same rows. A time step above one day that is
-#' not a whole number of days is judged as given (with no targets), and
-#' `averaging = "24h"` alone is then an error.
+#' not a whole number of days is judged as given (with no targets). A unit
+#' whose time step neither divides a day nor is a whole number of days (such as
+#' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA
+#' metrics and a `note` giving its step, the `"all"` row is over the other
+#' units (its `note` names those left out), and a warning says so. When no unit
+#' can be averaged, `averaging = "24h"` alone is an error; with both
+#' averagings, the `"24h"` rows are NA with that note (or, for data one or
+#' more days apart, left out as above).
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
 #' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
@@ -184,17 +190,23 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   }
   if (dropped) averaging <- "as_given"
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
+  # A unit whose step does not fit a day (7-minute data) loses its own 24-hour rows only.
+  unfit <- steps[!fits_day(steps)]
+  check_unfit(unfit, steps, averaging, environment())
   colocated <- units_colocated(obs)
-  caller <- environment()
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h") daily_frame(obs, steps, completeness, caller, !is.null(unit)) else obs
+    frame <- if (avg == "24h") daily_frame(obs, steps, completeness) else obs
     out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
+    if (avg == "24h") out <- note_unfit(out, unfit)
     labels <- if (avg == "24h") "24 hours" else step_labels(steps, !is.null(unit))
     cbind(averaging = avg, time_step = labels, out)
   })
   result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
-  short <- sum(result$n < 3L)
+  # Rows left out for their time step have their own warning.
+  skipped <- result$averaging == "24h" &
+    (result$unit %in% names(unfit) | length(unfit) == length(steps))
+  short <- sum(result$n < 3L & !skipped)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
                    metrics are NA (see column {.field note}).")

@@ -629,3 +629,56 @@ test_that("an estimate in other units than the reference is converted to them", 
   expect_error(sensor_performance(obs, "est", "ref"),
                "\"est\".*ppb.*\"ref\".*mg/m3", class = "rlang_error")
 })
+
+test_that("a unit whose time step does not divide a day loses only its own 24-hour rows", {
+  hourly <- function(u, seed) {
+    date <- as.POSIXct("2021-03-01", tz = "UTC") + 3600 * (0:239)
+    withr::with_seed(seed, data.frame(date = date, unit = u, est = stats::rnorm(240, 10),
+                                      ref = stats::rnorm(240, 12)))
+  }
+  a <- hourly("a", 1)
+  b <- hourly("b", 2)
+  c7 <- data.frame(date = as.POSIXct("2021-03-02", tz = "UTC") + c(0, 420, 840), unit = "c",
+                   est = c(9, 10, 12), ref = c(10, 11, 11))
+  x <- rbind(a, b, c7)
+  expect_warning(res <- quiet_performance(x, "est", "ref", unit = "unit"),
+                 "unit \"c\" \\(7 minutes\\) does not divide a day")
+  daily <- res[res$averaging == "24h", ]
+  expect_identical(daily$unit, c("a", "b", "c", "all"))
+  # By hand: means per calendar day of each hourly unit, then lm() on the 10 days.
+  day_means <- function(d) {
+    day <- as.Date(d$date, tz = "UTC")
+    data.frame(est = as.vector(tapply(d$est, day, mean)), ref = as.vector(tapply(d$ref, day, mean)))
+  }
+  da <- day_means(a)
+  db <- day_means(b)
+  fit_a <- stats::lm(est ~ ref, da)
+  expect_equal(daily$n[1:2], c(10L, 10L))
+  expect_equal(daily$slope[1], unname(stats::coef(fit_a)[2]))
+  expect_equal(daily$rmse[2], sqrt(mean((db$est - db$ref)^2)))
+  expect_identical(daily$n[3], 0L)
+  expect_true(is.na(daily$rmse[3]))
+  expect_identical(daily$note[3], "time step 7 minutes does not divide a day: no 24-hour means")
+  # "all": a and b (references differ: pooled errors), saying that c was left out.
+  both <- rbind(da, db)
+  expect_equal(daily$n[4], 20L)
+  expect_equal(daily$rmse[4], sqrt(mean((both$est - both$ref)^2)))
+  expect_match(daily$note[4], "unit c left out: time step does not divide a day")
+  # As given, c is judged as usual: 3 pairs, errors 1, 1 and -1 (in the order of the rows).
+  expect_equal(res$rmse[res$unit == "c" & res$averaging == "as_given"], 1)
+  # Rows in any order give the same result (one pass per time step, not per unit).
+  shuffled <- x[withr::with_seed(3, sample(nrow(x))), ]
+  again <- suppressWarnings(quiet_performance(shuffled, "est", "ref", unit = "unit"))
+  by_unit <- function(r) r[order(r$averaging, r$unit), ]
+  expect_equal(by_unit(again), by_unit(res))
+  # No unit fits a day: "24h" alone is an error, both give NA 24-hour rows that say why.
+  c9 <- transform(c7, unit = "d", date = date + 3600)
+  expect_error(sensor_performance(rbind(c7, c9), "est", "ref", unit = "unit", averaging = "24h"),
+               "units \"c\" and \"d\" is 7 minutes")
+  expect_warning(none <- quiet_performance(rbind(c7, c9), "est", "ref", unit = "unit"),
+                 "7 minutes")
+  none_daily <- none[none$averaging == "24h", ]
+  expect_true(all(is.na(none_daily$rmse)))
+  expect_identical(none_daily$note[3],
+                   "no unit has a time step that divides a day: no 24-hour means")
+})
