@@ -602,32 +602,53 @@ test_that("each unit is judged at its own time step", {
   expect_equal(res$time_step[res$averaging == "as_given"], c("24 hours", "1 hour", "mixed"))
 })
 
-test_that("an estimate in other units than the reference is converted to them", {
+test_that("columns with units are converted to the units of the targets", {
   skip_if_not_installed("units")
-  ref_mg <- withr::with_seed(6, stats::runif(30, 0.005, 0.04))
-  est_ug <- 1000 * (1.1 * ref_mg + 0.002) + withr::with_seed(7, stats::rnorm(30, sd = 1))
+  ref_ug <- withr::with_seed(6, stats::runif(30, 5, 40))
+  est_ug <- 1.1 * ref_ug + 2 + withr::with_seed(7, stats::rnorm(30, sd = 8))
   obs <- data.frame(date = daily_dates(30))
-  obs$ref <- units::set_units(ref_mg, "mg/m3", mode = "standard")
+  obs$ref <- units::set_units(ref_ug / 1000, "mg/m3", mode = "standard")
   obs$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
-  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given",
-                                           limit_value = 0.02),
-                 "converted from ug/m3 to mg/m3")
-  # By hand: 1 ug = 0.001 mg.
-  est_mg <- est_ug / 1000
-  fit <- stats::lm(est_mg ~ ref_mg)
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given"),
+                 "\"ref\".*converted from mg/m3 to ug/m3, the units of the targets")
+  # By hand, in ug/m3 (1 mg = 1000 ug), the units of the PM2.5 targets.
+  fit <- stats::lm(est_ug ~ ref_ug)
+  rmse <- sqrt(mean((est_ug - ref_ug)^2))
   expect_equal(res$slope, unname(stats::coef(fit)[2]))
   expect_equal(res$intercept, unname(stats::coef(fit)[1]))
-  expect_equal(res$mbe, mean(est_mg - ref_mg))
-  # The same units: no message, the values as they are.
-  same <- obs
-  same$est <- units::set_units(est_mg, "mg/m3", mode = "standard")
-  expect_no_message(again <- sensor_performance(same, "est", "ref", averaging = "as_given",
-                                                limit_value = 0.02))
-  expect_equal(again$slope, res$slope)
-  # Units of another quantity cannot be converted.
+  expect_equal(res$rmse, rmse)
+  expect_equal(res$mbe, mean(est_ug - ref_ug))
+  # An RMSE of 8.4 ug/m3 fails the 7 ug/m3 target (in mg/m3 it was 0.0084 and passed).
+  expect_gt(rmse, 7)
+  expect_false(res$pass_error)
+  # Both in mg/m3: both converted, the same numbers.
+  both_mg <- obs
+  both_mg$est <- units::set_units(est_ug / 1000, "mg/m3", mode = "standard")
+  again <- suppressMessages(sensor_performance(both_mg, "est", "ref", averaging = "as_given"))
+  expect_equal(again$rmse, rmse)
+  # A units column beside a plain one: it is converted, the plain one taken to be in ug/m3.
+  plain <- obs
+  plain$est <- est_ug
+  expect_message(alone <- sensor_performance(plain, "est", "ref", averaging = "as_given"),
+                 "\"est\", without units, is taken to be in ug/m3")
+  expect_equal(alone$slope, res$slope)
+  # O3: ppm to the ppb of its targets (1 ppm = 1000 ppb).
+  o3 <- data.frame(date = as.POSIXct("2024-06-01", tz = "UTC") + 3600 * (0:29))
+  o3$ref <- units::set_units(ref_ug, "ppb", mode = "standard")
+  o3$est <- units::set_units(est_ug / 1000, "ppm", mode = "standard")
+  expect_message(ozone <- sensor_performance(o3, "est", "ref", pollutant = "o3",
+                                             averaging = "as_given"),
+                 "converted from ppm to ppb")
+  expect_equal(ozone$rmse, rmse)
+  # A mass concentration against the ppb of O3 (or ppb against PM2.5) needs a molar mass.
+  o3$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
+  expect_error(sensor_performance(o3, "est", "ref", pollutant = "o3"),
+               "\"est\".*ug/m3.*cannot be converted to \"ppb\".*molar mass",
+               class = "rlang_error")
   obs$est <- units::set_units(est_ug, "ppb", mode = "standard")
   expect_error(sensor_performance(obs, "est", "ref"),
-               "\"est\".*ppb.*\"ref\".*mg/m3", class = "rlang_error")
+               "\"est\".*ppb.*cannot be converted to \"ug/m3\".*molar mass",
+               class = "rlang_error")
 })
 
 test_that("a unit whose time step does not divide a day loses only its own 24-hour rows", {
