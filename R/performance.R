@@ -68,8 +68,14 @@
 #' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
 #' `averaging = "24h"` gives those same rows. A time step above one day that is
-#' not a whole number of days is judged as given (with no targets), and
-#' `averaging = "24h"` alone is then an error.
+#' not a whole number of days is judged as given (with no targets). A unit
+#' whose time step neither divides a day nor is a whole number of days (such as
+#' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA
+#' metrics and a `note` giving its step, the `"all"` row is over the other
+#' units (its `note` names those left out), and a warning says so. When no unit
+#' can be averaged, `averaging = "24h"` alone is an error; with both
+#' averagings, the `"24h"` rows are NA with that note (or, for data one or
+#' more days apart, left out as above).
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
 #' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
@@ -92,12 +98,14 @@
 #' `time_step` equals the averaging the target is specified for (24 hours for
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
-#' Units are assumed to be ug/m3 for PM2.5 and ppb for O3, as in the targets.
-#' When both `estimate` and `reference` are columns of class `"units"` (the
-#' units package) in different units, the estimate is converted to the
-#' reference's units (with a message), or it is an error when they are not
-#' convertible (such as ug/m3 and ppb); then the units are dropped. A units
-#' column beside a plain numeric one is taken to be in the same units.
+#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column
+#' `unit` of [performance_targets()]). A plain numeric column is taken to be in
+#' them. A column of class `"units"` (the units package), `estimate` or
+#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3),
+#' and it is an error when it cannot be (ppb against the ug/m3 of PM2.5, or
+#' ug/m3 against the ppb of O3: that needs the molar mass, temperature and
+#' pressure); then the units are dropped. `limit_value` and
+#' `reference_uncertainty` are in the targets' units.
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
@@ -115,7 +123,7 @@
 #' @param limit_value Concentration at which the EU expanded uncertainty is
 #'   evaluated; `NULL` takes the value of [performance_targets()].
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
-#'   measurements, in data units (default 0, the conservative choice).
+#'   measurements, in the targets' units (default 0, the conservative choice).
 #' @return A tibble with, per averaging, one row per unit (in order of first
 #'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
 #'   (of the data the row uses), `n` (pairs), the metrics of Details (`r2`,
@@ -157,8 +165,9 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   check_number(limit_value, "limit_value", min = 0, allow_null = TRUE)
   if (identical(limit_value > 0, FALSE)) cli::cli_abort("{.arg limit_value} must be positive.")
   check_number(reference_uncertainty, "reference_uncertainty", min = 0)
-  obs <- performance_input(data, estimate, reference, date, unit)
   targets <- performance_target_table[performance_target_table$pollutant == pollutant, ]
+  obs <- performance_input(data, estimate, reference, date, unit,
+                           targets$unit[targets$metric == "limit_value"])
   if (is.null(limit_value)) limit_value <- targets$upper[targets$metric == "limit_value"]
   unpaired <- sum(is.na(obs$est) | is.na(obs$ref))
   if (unpaired == nrow(obs)) {
@@ -184,17 +193,23 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   }
   if (dropped) averaging <- "as_given"
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
+  # A unit whose step does not fit a day (7-minute data) loses its own 24-hour rows only.
+  unfit <- steps[!fits_day(steps)]
+  check_unfit(unfit, steps, averaging, environment())
   colocated <- units_colocated(obs)
-  caller <- environment()
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h") daily_frame(obs, steps, completeness, caller, !is.null(unit)) else obs
+    frame <- if (avg == "24h") daily_frame(obs, steps, completeness) else obs
     out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
+    if (avg == "24h") out <- note_unfit(out, unfit)
     labels <- if (avg == "24h") "24 hours" else step_labels(steps, !is.null(unit))
     cbind(averaging = avg, time_step = labels, out)
   })
   result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
-  short <- sum(result$n < 3L)
+  # Rows left out for their time step have their own warning.
+  skipped <- result$averaging == "24h" &
+    (result$unit %in% names(unfit) | length(unfit) == length(steps))
+  short <- sum(result$n < 3L & !skipped)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
                    metrics are NA (see column {.field note}).")
@@ -208,7 +223,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
 # and day_seconds, est, ref.
-performance_input <- function(data, estimate, reference, date, unit, call = parent.frame()) {
+performance_input <- function(data, estimate, reference, date, unit, target_unit,
+                              call = parent.frame()) {
   check_data_frame(data, "data", call = call)
   for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
     check_string(get(arg), arg, call = call)
@@ -243,40 +259,50 @@ performance_input <- function(data, estimate, reference, date, unit, call = pare
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
-  est <- in_reference_units(data[[estimate]], data[[reference]], estimate, reference, call)
+  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
   data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
              day_seconds = clock$day_seconds,
-             est = numeric_column(est, estimate, "estimate", call),
+             est = numeric_column(data[[estimate]], estimate, "estimate", call),
              ref = numeric_column(data[[reference]], reference, "reference", call))
 }
 
-# The estimate in the reference's units when both columns carry units (the units package):
-# ug/m3 against mg/m3 would otherwise give a slope of 1000.
-in_reference_units <- function(est, ref, estimate, reference, call) {
-  if (!inherits(est, "units") || !inherits(ref, "units")) return(est)
+# Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
+# PM2.5, ppb for O3): mg/m3 judged against targets in ug/m3 would pass an RMSE of 7 mg/m3.
+# A plain numeric column is taken to be in those units already.
+in_target_units <- function(data, columns, to, call) {
+  carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
+  if (!any(carry)) return(data)
   # The class comes from the units package, whose methods convert; they exist once it is loaded.
   if (!isNamespaceLoaded("units")) {
-    cli::cli_abort(c("Columns {.val {estimate}} and {.val {reference}} carry units, but the
-                      {.pkg units} package that converts them is not loaded.",
+    cli::cli_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
+                      package that converts them is not loaded.",
                      i = "Run {.code library(units)} first."), call = call)
   }
-  from <- as.character(units(est))
-  to <- as.character(units(ref))
-  if (identical(from, to)) return(est)
-  converted <- tryCatch({
-    units(est) <- units(ref)
-    est
-  }, error = function(e) NULL)
-  if (is.null(converted)) {
-    cli::cli_abort(c("Column {.val {estimate}} (from {.arg estimate}) is in {.val {from}} and
-                      column {.val {reference}} (from {.arg reference}) in {.val {to}}: one
-                      cannot be converted into the other.",
-                     i = "Give both columns units of the same quantity, such as with
-                          {.fn units::set_units}."), call = call)
+  for (arg in names(columns)[carry]) {
+    col <- columns[[arg]]
+    from <- as.character(units(data[[col]]))
+    if (identical(from, to)) next
+    converted <- tryCatch(units::set_units(data[[col]], to, mode = "standard"),
+                          error = function(e) NULL)
+    if (is.null(converted)) {
+      gas <- "ppb" %in% c(from, to) || any(vapply(c(from, to), units::ud_are_convertible,
+                                                   logical(1), "ppb"))
+      cli::cli_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
+                        cannot be converted to {.val {to}}, the units of the targets.",
+                       i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
+                                    convert only with the molar mass, temperature and
+                                    pressure: convert the column yourself.",
+                       i = "Give the column units of the same quantity as {.val {to}}, such
+                            as with {.fn units::set_units}."), call = call)
+    }
+    plain <- columns[!carry]
+    cli::cli_inform(c("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to
+                       {to}, the units of the targets.",
+                      i = if (length(plain)) "Column {.val {plain}}, without units, is taken
+                                              to be in {to}."))
+    data[[col]] <- converted
   }
-  cli::cli_inform("Column {.val {estimate}} (from {.arg estimate}) is converted from {from} to
-                   {to}, the units of column {.val {reference}}.")
-  converted
+  data
 }
 
 numeric_column <- function(x, column, arg, call) {

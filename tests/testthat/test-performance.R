@@ -602,30 +602,104 @@ test_that("each unit is judged at its own time step", {
   expect_equal(res$time_step[res$averaging == "as_given"], c("24 hours", "1 hour", "mixed"))
 })
 
-test_that("an estimate in other units than the reference is converted to them", {
+test_that("columns with units are converted to the units of the targets", {
   skip_if_not_installed("units")
-  ref_mg <- withr::with_seed(6, stats::runif(30, 0.005, 0.04))
-  est_ug <- 1000 * (1.1 * ref_mg + 0.002) + withr::with_seed(7, stats::rnorm(30, sd = 1))
+  ref_ug <- withr::with_seed(6, stats::runif(30, 5, 40))
+  est_ug <- 1.1 * ref_ug + 2 + withr::with_seed(7, stats::rnorm(30, sd = 8))
   obs <- data.frame(date = daily_dates(30))
-  obs$ref <- units::set_units(ref_mg, "mg/m3", mode = "standard")
+  obs$ref <- units::set_units(ref_ug / 1000, "mg/m3", mode = "standard")
   obs$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
-  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given",
-                                           limit_value = 0.02),
-                 "converted from ug/m3 to mg/m3")
-  # By hand: 1 ug = 0.001 mg.
-  est_mg <- est_ug / 1000
-  fit <- stats::lm(est_mg ~ ref_mg)
+  expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given"),
+                 "\"ref\".*converted from mg/m3 to ug/m3, the units of the targets")
+  # By hand, in ug/m3 (1 mg = 1000 ug), the units of the PM2.5 targets.
+  fit <- stats::lm(est_ug ~ ref_ug)
+  rmse <- sqrt(mean((est_ug - ref_ug)^2))
   expect_equal(res$slope, unname(stats::coef(fit)[2]))
   expect_equal(res$intercept, unname(stats::coef(fit)[1]))
-  expect_equal(res$mbe, mean(est_mg - ref_mg))
-  # The same units: no message, the values as they are.
-  same <- obs
-  same$est <- units::set_units(est_mg, "mg/m3", mode = "standard")
-  expect_no_message(again <- sensor_performance(same, "est", "ref", averaging = "as_given",
-                                                limit_value = 0.02))
-  expect_equal(again$slope, res$slope)
-  # Units of another quantity cannot be converted.
+  expect_equal(res$rmse, rmse)
+  expect_equal(res$mbe, mean(est_ug - ref_ug))
+  # An RMSE of 8.4 ug/m3 fails the 7 ug/m3 target (in mg/m3 it was 0.0084 and passed).
+  expect_gt(rmse, 7)
+  expect_false(res$pass_error)
+  # Both in mg/m3: both converted, the same numbers.
+  both_mg <- obs
+  both_mg$est <- units::set_units(est_ug / 1000, "mg/m3", mode = "standard")
+  again <- suppressMessages(sensor_performance(both_mg, "est", "ref", averaging = "as_given"))
+  expect_equal(again$rmse, rmse)
+  # A units column beside a plain one: it is converted, the plain one taken to be in ug/m3.
+  plain <- obs
+  plain$est <- est_ug
+  expect_message(alone <- sensor_performance(plain, "est", "ref", averaging = "as_given"),
+                 "\"est\", without units, is taken to be in ug/m3")
+  expect_equal(alone$slope, res$slope)
+  # O3: ppm to the ppb of its targets (1 ppm = 1000 ppb).
+  o3 <- data.frame(date = as.POSIXct("2024-06-01", tz = "UTC") + 3600 * (0:29))
+  o3$ref <- units::set_units(ref_ug, "ppb", mode = "standard")
+  o3$est <- units::set_units(est_ug / 1000, "ppm", mode = "standard")
+  expect_message(ozone <- sensor_performance(o3, "est", "ref", pollutant = "o3",
+                                             averaging = "as_given"),
+                 "converted from ppm to ppb")
+  expect_equal(ozone$rmse, rmse)
+  # A mass concentration against the ppb of O3 (or ppb against PM2.5) needs a molar mass.
+  o3$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
+  expect_error(sensor_performance(o3, "est", "ref", pollutant = "o3"),
+               "\"est\".*ug/m3.*cannot be converted to \"ppb\".*molar mass",
+               class = "rlang_error")
   obs$est <- units::set_units(est_ug, "ppb", mode = "standard")
   expect_error(sensor_performance(obs, "est", "ref"),
-               "\"est\".*ppb.*\"ref\".*mg/m3", class = "rlang_error")
+               "\"est\".*ppb.*cannot be converted to \"ug/m3\".*molar mass",
+               class = "rlang_error")
+})
+
+test_that("a unit whose time step does not divide a day loses only its own 24-hour rows", {
+  hourly <- function(u, seed) {
+    date <- as.POSIXct("2021-03-01", tz = "UTC") + 3600 * (0:239)
+    withr::with_seed(seed, data.frame(date = date, unit = u, est = stats::rnorm(240, 10),
+                                      ref = stats::rnorm(240, 12)))
+  }
+  a <- hourly("a", 1)
+  b <- hourly("b", 2)
+  c7 <- data.frame(date = as.POSIXct("2021-03-02", tz = "UTC") + c(0, 420, 840), unit = "c",
+                   est = c(9, 10, 12), ref = c(10, 11, 11))
+  x <- rbind(a, b, c7)
+  expect_warning(res <- quiet_performance(x, "est", "ref", unit = "unit"),
+                 "unit \"c\" \\(7 minutes\\) does not divide a day")
+  daily <- res[res$averaging == "24h", ]
+  expect_identical(daily$unit, c("a", "b", "c", "all"))
+  # By hand: means per calendar day of each hourly unit, then lm() on the 10 days.
+  day_means <- function(d) {
+    day <- as.Date(d$date, tz = "UTC")
+    data.frame(est = as.vector(tapply(d$est, day, mean)), ref = as.vector(tapply(d$ref, day, mean)))
+  }
+  da <- day_means(a)
+  db <- day_means(b)
+  fit_a <- stats::lm(est ~ ref, da)
+  expect_equal(daily$n[1:2], c(10L, 10L))
+  expect_equal(daily$slope[1], unname(stats::coef(fit_a)[2]))
+  expect_equal(daily$rmse[2], sqrt(mean((db$est - db$ref)^2)))
+  expect_identical(daily$n[3], 0L)
+  expect_true(is.na(daily$rmse[3]))
+  expect_identical(daily$note[3], "time step 7 minutes does not divide a day: no 24-hour means")
+  # "all": a and b (references differ: pooled errors), saying that c was left out.
+  both <- rbind(da, db)
+  expect_equal(daily$n[4], 20L)
+  expect_equal(daily$rmse[4], sqrt(mean((both$est - both$ref)^2)))
+  expect_match(daily$note[4], "unit c left out: time step does not divide a day")
+  # As given, c is judged as usual: 3 pairs, errors 1, 1 and -1 (in the order of the rows).
+  expect_equal(res$rmse[res$unit == "c" & res$averaging == "as_given"], 1)
+  # Rows in any order give the same result (one pass per time step, not per unit).
+  shuffled <- x[withr::with_seed(3, sample(nrow(x))), ]
+  again <- suppressWarnings(quiet_performance(shuffled, "est", "ref", unit = "unit"))
+  by_unit <- function(r) r[order(r$averaging, r$unit), ]
+  expect_equal(by_unit(again), by_unit(res))
+  # No unit fits a day: "24h" alone is an error, both give NA 24-hour rows that say why.
+  c9 <- transform(c7, unit = "d", date = date + 3600)
+  expect_error(sensor_performance(rbind(c7, c9), "est", "ref", unit = "unit", averaging = "24h"),
+               "units \"c\" and \"d\" is 7 minutes")
+  expect_warning(none <- quiet_performance(rbind(c7, c9), "est", "ref", unit = "unit"),
+                 "7 minutes")
+  none_daily <- none[none$averaging == "24h", ]
+  expect_true(all(is.na(none_daily$rmse)))
+  expect_identical(none_daily$note[3],
+                   "no unit has a time step that divides a day: no 24-hour means")
 })
