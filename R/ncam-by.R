@@ -190,13 +190,13 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   group <- match_groups(object, newdata[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   flags <- c(far = 0, missing = 0)
-  beyond <- beyond_tally()
+  beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
     part <- score_part(stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
                        input_rows = rows)
     flags <- flags + row_flags(part$value, part$beyond)
-    beyond <- add_beyond(beyond, part$beyond)
+    beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
   warn_part_totals(flags, nrow(newdata), "groups", beyond)

@@ -126,11 +126,11 @@ score_files <- function(files, task, out, verbose) {
   progress$done()
   # Rows beyond the networks' range are named by their file and row in it.
   labels <- if (anyDuplicated(basename(files))) files else basename(files)
-  beyond <- beyond_tally()
+  beyond <- part_tally()
   for (i in seq_along(results)) {
     found <- results[[i]]$beyond
     found$shown$file <- rep(labels[i], nrow(found$shown))
-    beyond <- add_beyond(beyond, found)
+    beyond <- add_part_tallies(beyond, found)
   }
   rows <- vapply(results, `[[`, 1, "rows")
   warn_part_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), "chunks", beyond, of = "{.arg input}")
@@ -159,10 +159,10 @@ score_generator <- function(input, task, out, verbose) {
   part <- if (!is.null(out)) part_output(out)
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   flags <- c(far = 0, missing = 0)
-  beyond <- beyond_tally()
+  beyond <- part_tally()
   collect <- function(value, i) {
     flags <<- flags + row_flags(value$value, value$beyond)
-    beyond <<- add_beyond(beyond, value$beyond)
+    beyond <<- add_part_tallies(beyond, value$beyond)
     if (is.null(out)) results[[i]] <<- value$value else part$write(value$value, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
@@ -190,7 +190,7 @@ empty_input <- function(task) {
 # Worker side ------------------------------------------------------------------------------
 
 # One block of files: for each, its combined result (NULL when written out), number of rows,
-# row_flags() and beyond_tally() (rows numbered within the file).
+# row_flags() and part_tally() (rows numbered within the file).
 score_file_block <- function(task) {
   lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
 }
@@ -203,12 +203,12 @@ score_one_file <- function(path, out, task) {
   parts <- list()
   rows <- 0
   flags <- c(far = 0, missing = 0)
-  beyond <- beyond_tally()
+  beyond <- part_tally()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
     flags <- flags + row_flags(scored$value, scored$beyond)
-    beyond <- add_beyond(beyond, scored$beyond)
+    beyond <- add_part_tallies(beyond, scored$beyond)
     scored <- scored$value
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)

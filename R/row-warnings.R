@@ -95,7 +95,7 @@ count_far <- function(scored) sum(is_far(scored$.extrapolation))
 # prediction for a missing covariate. .n_sensors is NA there, on the rows beyond the networks'
 # range and on those with a level not seen in training (`beyond`, the part's tally from
 # score_part()), which have their own warnings.
-row_flags <- function(scored, beyond = beyond_tally()) {
+row_flags <- function(scored, beyond = part_tally()) {
   c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts) - beyond$unseen_rows)
 }
 
@@ -109,27 +109,27 @@ without_part_warnings <- function(expr) {
 # row numbers are the part's: `input_rows[i]` is the row of the whole input for the part's row i.
 # Returns list(value, beyond), with the tally of those rows in the input's numbering.
 score_part <- function(expr, input_rows) {
-  beyond <- beyond_tally()
+  beyond <- part_tally()
   value <- withCallingHandlers(expr,
     ncam_row_warning = function(w) {
       if (inherits(w, "ncam_warning_unseen_level")) {
-        beyond <<- add_beyond(beyond, beyond_tally(unseen_rows = length(w$rows), unseen_levels = w$levels))
+        beyond <<- add_part_tallies(beyond, part_tally(unseen_rows = length(w$rows), unseen_levels = w$levels))
       }
       invokeRestart("muffleWarning")
     },
     ncam_warning_beyond_range = function(w) {
       found <- data.frame(row = input_rows[w$rows], file = NA_character_, variable = w$variables,
                           value = w$values, stringsAsFactors = FALSE)
-      beyond <<- add_beyond(beyond, beyond_tally(c(table(factor(w$variables, unique(w$variables)))), found))
+      beyond <<- add_part_tallies(beyond, part_tally(c(table(factor(w$variables, unique(w$variables)))), found))
       invokeRestart("muffleWarning")
     })
   list(value = value, beyond = beyond)
 }
 
-# The rows beyond the networks' range over the parts scored so far: their number per variable,
-# and the first 5 of each (row of the input, its file when there are files, value) to name;
-# also the rows with a level not seen in training, and those levels per term.
-beyond_tally <- function(counts = c(x = 0)[0],
+# What the parts scored so far warned about: the rows beyond the networks' range (their number
+# per variable, and the first 5 of each, as row of the input, its file when there are files, and
+# value), and the rows with a level not seen in training (their number, the levels per term).
+part_tally <- function(counts = c(x = 0)[0],
                          shown = data.frame(row = numeric(0), file = character(0), variable = character(0),
                                             value = numeric(0), stringsAsFactors = FALSE),
                          unseen_rows = 0, unseen_levels = list()) {
@@ -137,7 +137,7 @@ beyond_tally <- function(counts = c(x = 0)[0],
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
-add_beyond <- function(a, b) {
+add_part_tallies <- function(a, b) {
   variables <- union(names(a$counts), names(b$counts))
   counts <- stats::setNames(vapply(variables, function(v) sum(a$counts[v], b$counts[v], na.rm = TRUE), 1),
                             variables)
@@ -147,12 +147,12 @@ add_beyond <- function(a, b) {
   keep <- unlist(lapply(split(seq_len(nrow(shown)), factor(shown$variable, variables)), utils::head, 5L))
   terms <- union(names(a$unseen_levels), names(b$unseen_levels))
   levels <- lapply(stats::setNames(nm = terms), function(v) union(a$unseen_levels[[v]], b$unseen_levels[[v]]))
-  beyond_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels)
+  part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels)
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
-# summed row_flags() and the parts' beyond_tally().
-warn_part_totals <- function(flags, n_rows, parts, beyond = beyond_tally(), of = "{.arg newdata}") {
+# summed row_flags() and the parts' part_tally().
+warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}") {
   warn_beyond_range_total(beyond, n_rows, of)
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_unseen_total(beyond, n_rows, parts, of)
