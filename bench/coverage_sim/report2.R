@@ -1,0 +1,21 @@
+source("bench/coverage_sim/summ.R")
+for (nk in commandArgs(TRUE)) {
+  d <- readRDS(sprintf("bench/coverage_sim/part2_%s.rds", nk))
+  cat("\n==== noise:", nk, "====\n")
+  d$mm <- paste(d$model, d$method, d$target, sep = "|")
+  s <- covsum(d, "cov", "mm")
+  w <- aggregate(width ~ level + mm, d, function(v) mean(v[is.finite(v)]))
+  s <- merge(s, w, by = c("level", "mm"))
+  s$width <- round(s$width, 3)
+  print(s[order(s$mm, s$level), c("mm", "level", "N", "achieved", "se_binom", "se_mc", "z", "width")], row.names = FALSE)
+  d9 <- d[d$level == 0.9 & d$mm %in% c("anchored|split_truth|theta", "anchored|mc_model|theta", "anchored|credible|theta", "reference|split(default)|anchor_new", "anchored|prediction|anchor_new"), ]
+  d9$decile <- cut(d9$x, seq(-1, 1, 0.2), labels = 1:10)
+  cat("by covariate decile at 0.9\n")
+  tab <- do.call(cbind, lapply(split(d9, d9$mm), function(g) { a <- covsum(g, "cov", "decile"); setNames(data.frame(a$achieved), g$mm[1]) }))
+  print(cbind(decile = 1:10, tab))
+  cat("by n_sensors at 0.9\n")
+  a <- covsum(d9, "cov", c("mm", "n_sensors"))
+  print(reshape(a[, c("mm", "n_sensors", "achieved")], idvar = "n_sensors", timevar = "mm", direction = "wide"), row.names = FALSE)
+  cat("by decile with se (split_truth, anchored credible)\n")
+  for (m in c("anchored|split_truth|theta", "anchored|credible|theta")) print(covsum(d9[d9$mm == m, ], "cov", "decile")[, c("decile", "N", "achieved", "se_mc", "z")], row.names = FALSE)
+}

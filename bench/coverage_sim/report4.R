@@ -1,0 +1,11 @@
+source("bench/coverage_sim/summ.R")
+d <- readRDS("bench/coverage_sim/part4.rds")
+d$dm <- paste(d$data, d$method)
+s <- covsum(d, "cov", "dm")
+print(s[order(s$dm, s$level), c("dm", "level", "N", "achieved", "se_binom", "se_mc", "z")], row.names = FALSE)
+d9 <- d[d$level == 0.9, ]
+cat("sd(|err|/pred_sd) style: rms of z-score at 0.9 (1 = calibrated)\n")
+print(round(tapply(d9$ratio, d9$dm, function(r) sqrt(mean(r^2))), 3))
+cat("by n_sensors at 0.9 (factor data)\n")
+a <- covsum(d9[d9$data == "factor", ], "cov", c("method", "n_sensors"))
+print(reshape(a[, c("method", "n_sensors", "achieved")], idvar = "n_sensors", timevar = "method", direction = "wide"), row.names = FALSE)
