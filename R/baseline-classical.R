@@ -1,9 +1,11 @@
 # Fitting and fusion for the "ivw", "ppca" and "kalman" baselines of ncam_baseline().
 # Fit functions take the training readings (rows x sensors) and return
-# list(params, loglik, df, nobs); loglik, df and nobs are NULL when not defined.
+# list(params, loglik, df, nobs, heywood); loglik, df and nobs are NULL when not defined,
+# heywood names the sensors whose error variance had to be floored (predict() warns again).
 
 # Three-cornered-hat (Grubbs) error variances: Var(b_j - b_k) = s_j^2 + s_k^2
-# for every pair observed together, solved by (minimum-norm) least squares.
+# for every pair observed together, solved by (minimum-norm) least squares. Returns the
+# variances and the names of the sensors whose variance was raised to the floor.
 three_cornered_hat <- function(b, call = parent.frame()) {
   l <- ncol(b)
   pairs <- utils::combn(l, 2L)
@@ -43,7 +45,7 @@ three_cornered_hat <- function(b, call = parent.frame()) {
                     i = "Sensors with different gains or correlated errors do this; use {.code method = \"factor\"}, which estimates gains, or add sensors."),
                   class = "ncam_warning_heywood", call = call)
   }
-  stats::setNames(pmax(s2, least), colnames(b))
+  list(sensor_var = stats::setNames(pmax(s2, least), colnames(b)), heywood = colnames(b)[heywood])
 }
 
 # Inverse-variance weighted mean over each row's observed sensors.
@@ -128,7 +130,8 @@ ppca1_fuse <- function(b, params) {
 # Sensor variances, initial state and q (by grid search on the innovation
 # log-likelihood) from the training rows `b`, visited in the order `visit`.
 fit_kalman_rw <- function(b, visit, call = parent.frame()) {
-  s2 <- three_cornered_hat(b, call = call)
+  variances <- three_cornered_hat(b, call = call)
+  s2 <- variances$sensor_var
   init <- ivw_combine(b, s2)$.pred
   m0 <- mean(init, na.rm = TRUE)
   p0 <- stats::var(init, na.rm = TRUE)
@@ -137,7 +140,7 @@ fit_kalman_rw <- function(b, visit, call = parent.frame()) {
   ll <- kalman_rw_filter(b[visit, , drop = FALSE], s2, q_grid, m0, p0)$loglik
   best <- which.max(ll)
   list(params = list(sensor_var = s2, q = q_grid[best], m0 = m0, P0 = p0),
-       loglik = ll[best], df = ncol(b) + 3L)
+       loglik = ll[best], df = ncol(b) + 3L, heywood = variances$heywood)
 }
 
 # Filtered means and sds of the rows of `b` visited in the order `visit`, in row order.

@@ -89,7 +89,7 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   }
   # The likelihood of z differs from that of b by the Jacobian sum over readings of log k_j.
   loglik <- -objective(x) - sum(colSums(obs) * log(spread))
-  list(params = params, loglik = loglik, df = 3L * l, nobs = n_rows)
+  list(params = params, loglik = loglik, df = 3L * l, nobs = n_rows, heywood = sensors[heywood])
 }
 
 # Rows grouped by the set of observed sensors, one row per pattern: count `n`, `mask` of the

@@ -51,11 +51,22 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   )
   out <- c(fused, list(.n_sensors = n_obs))
   if (interval == "credible") {
+    warn_heywood_interval(object$heywood, method)
     half <- stats::qnorm((1 + level) / 2) * fused$.pred_sd
     out$.pred_lower <- fused$.pred - half
     out$.pred_upper <- fused$.pred + half
   }
   tibble::new_tibble(lapply(out, unname), nrow = nrow(newdata))
+}
+
+# The fit warned once about floored error variances; the intervals built on them are what
+# that warning is about, so predict() repeats it whenever it makes them.
+warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
+  if (!length(heywood)) return(invisible())
+  cli::cli_warn(c("These intervals are too narrow: the error variance of sensor{?s} {.val {heywood}} was estimated at zero when the baseline was fitted (a Heywood case).",
+                  i = if (method == "factor") "Add sensors or training rows, or read {.code interval = \"none\"}."
+                      else "Use {.code method = \"factor\"} (it estimates gains), add sensors, or read {.code interval = \"none\"}."),
+                class = "ncam_warning_heywood", call = call)
 }
 
 #' Methods for fitted baselines
@@ -111,6 +122,10 @@ print.ncam_baseline <- function(x, ...) {
       if (anchored) paste0(" (anchor: ", x$anchor, ")"), "\n", sep = "")
   if (x$method == "kalman") cat("Order: ", if (is.null(x$order)) "row order" else x$order, "\n", sep = "")
   cat("Training rows used: ", x$nobs, "\n", sep = "")
+  if (length(x$heywood)) {
+    cat("Heywood case: error variance of ", paste(x$heywood, collapse = ", "),
+        " estimated at zero (intervals too narrow)\n", sep = "")
+  }
   p <- x$params
   if (!is.null(x$loglik)) {
     cat("Log-likelihood: ", format(x$loglik, digits = 7), " (df = ", x$df, ")\n", sep = "")

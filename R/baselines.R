@@ -32,7 +32,9 @@
 #'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}
 #'   times the largest pairwise variance (at least \eqn{10^{-12}} times the
 #'   largest sensor variance) with a warning: that sensor then
-#'   takes almost all the weight and the intervals are far too narrow. A
+#'   takes almost all the weight and the intervals are far too narrow.
+#'   [predict.ncam_baseline()] repeats the warning whenever it makes
+#'   intervals, and `print()` names such sensors (element `heywood`). A
 #'   sensor reading one value on every training row is an error. When the
 #'   equations do not identify every variance (always for two sensors), the
 #'   minimum-norm least-squares solution is used with a warning; for two
@@ -82,7 +84,8 @@
 #'   sensors are needed, each pair observed together in at least two training
 #'   rows: with two sensors, their two variances and one covariance give three
 #'   equations for four unknowns. A noise variance estimated at zero (a
-#'   Heywood case) is reported with a warning.
+#'   Heywood case) is reported with a warning, at the fit and again by
+#'   [predict.ncam_baseline()] whenever it makes intervals.
 #'
 #' @param formula Sensors on the left as in [ncam()] (`a + b + c` or
 #'   `cbind(a, b, c)`, at least two sensors) and `~ 1` on the right: baselines
@@ -152,7 +155,10 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
 
   fit <- switch(method,
     mean = list(params = list()),
-    ivw = list(params = list(sensor_var = three_cornered_hat(b_train))),
+    ivw = {
+      variances <- three_cornered_hat(b_train)
+      list(params = list(sensor_var = variances$sensor_var), heywood = variances$heywood)
+    },
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
       # The column is checked on every row; the training rows are visited in its order.
@@ -164,7 +170,8 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   structure(list(
     method = method, sensors = sensors, anchor = anchor, order = order, params = fit$params,
     loglik = fit$loglik, df = fit$df,
-    nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs
+    nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs,
+    heywood = as.character(fit$heywood)
   ), class = "ncam_baseline")
 }
 

@@ -25,7 +25,9 @@ test_that("credible intervals are the Gaussian interval around .pred", {
   d <- baseline_data()
   fits <- fit_all(d)
   for (m in setdiff(names(fits), "mean")) {
-    out <- predict(fits[[m]], d, interval = "credible", level = 0.8)
+    heywood <- m %in% c("ivw", "kalman")
+    expect_warning(out <- predict(fits[[m]], d, interval = "credible", level = 0.8),
+                   if (heywood) "\"s1\"" else NA, class = if (heywood) "ncam_warning_heywood")
     expect_named(out, c(".pred", ".pred_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
     expect_equal(out$.pred_lower, out$.pred - qnorm(0.9) * out$.pred_sd)
     expect_equal(out$.pred_upper, out$.pred + qnorm(0.9) * out$.pred_sd)
@@ -33,6 +35,33 @@ test_that("credible intervals are the Gaussian interval around .pred", {
   }
   expect_error(predict(fits$mean, d, interval = "credible"), "Method \"mean\" has no standard deviation",
                fixed = TRUE)
+})
+
+test_that("a Heywood case warns again when predict() makes intervals, and print() shows it", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  for (m in c("ivw", "kalman")) {
+    expect_identical(fits[[m]]$heywood, "s1")
+    expect_warning(predict(fits[[m]], d[1:5, ], interval = "credible"), "too narrow", class = "ncam_warning_heywood")
+    expect_no_warning(predict(fits[[m]], d[1:5, ]))
+    expect_match(capture.output(print(fits[[m]])), "Heywood case: error variance of s1 estimated at zero", all = FALSE)
+  }
+  expect_identical(fits$factor$heywood, character(0))
+  expect_no_match(capture.output(print(fits$factor)), "Heywood")
+  # The factor model's own Heywood case: errors of s1 and s3 that cancel make s1 and s3 covary
+  # less than the truth does, which the model can only fit with no error on s2.
+  set.seed(2)
+  theta <- rnorm(300, 10, 3)
+  u <- rnorm(300, 0, 1)
+  odd <- data.frame(s1 = theta + u, s2 = theta + rnorm(300, 0, 0.3), s3 = theta - u + rnorm(300, 0, 0.5))
+  seen <- character(0)
+  fit <- withCallingHandlers(ncam_baseline(s1 + s2 + s3 ~ 1, odd, "factor"), warning = function(w) {
+    seen <<- c(seen, class(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_true("ncam_warning_heywood" %in% seen)
+  expect_identical(fit$heywood, "s2")
+  expect_warning(predict(fit, odd[1:3, ], interval = "credible"), "Add sensors", class = "ncam_warning_heywood")
 })
 
 test_that("predict() keeps one row per row of newdata, in order, for any subset", {
