@@ -115,14 +115,12 @@ note_unfit <- function(out, unfit) {
   out$note[!is.na(own)] <- vapply(unfit[own[!is.na(own)]], unfit_reason, character(1))
   all_row <- out$unit == "all" & is.na(own)
   if (length(unfit) > 0L && any(all_row)) {
-    left_out <- if (all(out$unit[!all_row] %in% names(unfit))) {
+    out$note[all_row] <- if (all(out$unit[!all_row] %in% names(unfit))) {
       "no unit has a time step that divides a day: no 24-hour means"
     } else {
-      sprintf("%s left out: time step does not divide a day",
-              paste(if (length(unfit) == 1L) "unit" else "units", toString(names(unfit))))
+      paste_notes(out$note[all_row], sprintf("%s left out: time step does not divide a day",
+                                             paste(if (length(unfit) == 1L) "unit" else "units", toString(names(unfit)))))
     }
-    out$note[all_row] <- if (startsWith(left_out, "no unit")) left_out else
-      paste_notes(out$note[all_row], left_out)
   }
   out
 }
