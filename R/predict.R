@@ -181,7 +181,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     }
     readings[[object$reference]] <- ref
   }
-  x <- new_design(object, newdata, call = call)
+  x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
@@ -194,6 +194,13 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     post$missing_covariates <- missing_covariate_counts(object, newdata, no_prediction)
   }
   post
+}
+
+# The design of zero rows: terms such as splines::ns(x) cannot be evaluated on no data, and
+# ncam_by()'s predict() builds its column template from zero rows.
+empty_design <- function(object, newdata, call) {
+  check_columns(newdata, model_columns(object$terms), "object", call = call, data_arg = "newdata")
+  matrix(numeric(0), 0L, length(object$covariates), dimnames = list(NULL, object$covariates))
 }
 
 # The engine's posterior for lists of columns (or matrices), already in model units.
