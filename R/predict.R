@@ -207,6 +207,7 @@ empty_design <- function(object, newdata, call) {
 ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
   raw <- ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
                           object$settings$control$precision, heads, use_simd())
+  if (raw$interrupted) rlang::interrupt()  # Ctrl-C between blocks of rows
   missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
   any_missing <- any(missing_x)
   if (any_missing) {

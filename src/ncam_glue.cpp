@@ -158,7 +158,9 @@ NumericVector ncam_trainer_params(SEXP state) {
   return NumericVector(p.begin(), p.end());
 }
 
-// Posterior and (with heads) head outputs of every row, in model units.
+// Posterior and (with heads) head outputs of every row, in model units. Rows go to the engine
+// in blocks, with a check for a user interrupt after each: `interrupted` is then TRUE and the
+// outputs incomplete.
 // [[Rcpp::export]]
 List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
                       int threads, std::string precision, bool heads, bool simd = true) {
@@ -169,15 +171,32 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
     Rcpp::stop("parameter vector has the wrong length");
   const int n = data.n_rows;
   const ncam_types::HeadColumns columns{s.n_sensors};
+  const int n_heads = columns.count();
   NumericVector mean(n), variance(n), nll(n);
   IntegerVector n_obs(n);
-  NumericMatrix head_out(heads ? n : 0, heads ? columns.count() : 0);
-  const ncam_types::PosteriorOut out{mean.begin(), variance.begin(), n_obs.begin(), nll.begin(),
-                                     heads ? head_out.begin() : nullptr};
-  engine.predict(s, params.begin(), data, threads, is_float(precision), out);
+  NumericMatrix head_out(heads ? n : 0, heads ? n_heads : 0);
+  std::vector<double> block_heads(heads ? static_cast<std::size_t>(std::min(n, ncam_types::kPredictBlockRows)) * n_heads : 0);
+  bool interrupted = false;
+  for (int begin = 0; begin < n && !interrupted; begin += ncam_types::kPredictBlockRows) {
+    const int m = std::min(ncam_types::kPredictBlockRows, n - begin);
+    ncam_types::DataView block = data;
+    for (const double*& col : block.x) col += begin;
+    for (const double*& col : block.b) col += begin;
+    block.n_rows = m;
+    const ncam_types::PosteriorOut out{mean.begin() + begin, variance.begin() + begin, n_obs.begin() + begin,
+                                       nll.begin() + begin, heads ? block_heads.data() : nullptr};
+    engine.predict(s, params.begin(), block, threads, is_float(precision), out);
+    if (heads) {  // the block's m x n_heads outputs into rows begin.. of the n x n_heads matrix
+      for (int k = 0; k < n_heads; ++k)
+        std::copy_n(block_heads.begin() + static_cast<std::size_t>(k) * m, m,
+                    head_out.begin() + static_cast<std::size_t>(k) * n + begin);
+    }
+    interrupted = begin + m < n && user_interrupted();
+  }
   return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
                       Rcpp::_["nll"] = nll,
-                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue));
+                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue),
+                      Rcpp::_["interrupted"] = interrupted);
 }
 
 // 1-based columns of the head outputs (ncam_types::HeadColumns) for n_sensors sensors.

@@ -24,6 +24,7 @@ using ncam_types::PosteriorOut;
 using ncam_types::ReadingScale;
 
 constexpr int kChunkRows = 128;
+static_assert(ncam_types::kPredictBlockRows % kChunkRows == 0, "predict blocks must hold whole chunks");
 
 template <typename T>
 class Engine {

@@ -62,6 +62,11 @@ struct HeadColumns {
 
 // Per-row results of predict(): in the working scale from the Engine, in model units from a
 // backend (see ReadingScale).
+// Rows per call of the backend's predict() from the R glue, which checks for a user interrupt
+// between blocks. A multiple of the engine's chunk (static_assert in engine.hpp), so that
+// blocks leave every row's arithmetic as in one call over all rows.
+constexpr int kPredictBlockRows = 1 << 15;
+
 struct PosteriorOut {
   double* mean = nullptr;      // posterior mean of Theta
   double* variance = nullptr;  // posterior variance of Theta

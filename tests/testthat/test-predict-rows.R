@@ -1,0 +1,50 @@
+# Zero rows of newdata (terms such as splines::ns() cannot be evaluated on no data, and
+# ncam_by()'s predict() builds its column template from zero rows), and many rows (the glue
+# hands the engine blocks of rows, checking for Ctrl-C between them).
+
+test_that("predict() on zero rows gives the columns of one row, whatever the terms", {
+  toy <- simulate_toy(n = 400, seed = 1)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3) + x2, data = toy,
+                               hidden = 8L, epochs = 5, seed = 1, threads = 1))
+  for (interval in c("none", "credible", "prediction")) {
+    none <- predict(fit, toy[0, ], interval = interval)
+    one <- predict(fit, toy[1, ], interval = interval)
+    expect_identical(nrow(none), 0L)
+    expect_identical(vapply(none, class, ""), vapply(one, class, ""))
+  }
+  expect_identical(nrow(augment(fit, toy[0, ])), 0L)
+  expect_error(predict(fit, toy[0, c("sensor_0", "sensor_1", "sensor_2", "x1")]), "lacks column \"x2\"")
+})
+
+test_that("predict() and augment() of ncam_by() work with spline terms", {
+  toy <- simulate_toy(n = 600, seed = 1)
+  toy$site <- rep(c("north", "south"), each = 300)
+  fits <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3), data = toy,
+                                   by = "site", hidden = 8L, epochs = 5, seed = 1, threads = 1))
+  rows <- c(1, 301, 2)
+  out <- predict(fits, toy[rows, ])
+  by_hand <- c(predict(fits$fit[[1]], toy[1, ])$.pred, predict(fits$fit[[2]], toy[301, ])$.pred,
+               predict(fits$fit[[1]], toy[2, ])$.pred)
+  expect_equal(out$.pred, by_hand, tolerance = 1e-12)  # rows computed in one batch or alone
+  expect_equal(augment(fits, toy[rows, ])$.pred, by_hand, tolerance = 1e-12)
+})
+
+test_that("rows beyond the first block of the engine get the same posterior and heads as alone", {
+  block <- 2^15  # kPredictBlockRows of src/ncam/types.hpp; blocks start at multiples of it
+  toy <- simulate_toy(n = block + 3000, seed = 2)
+  toy$x2[c(7, block + 11)] <- NA
+  toy$sensor_1[seq(1, nrow(toy), by = 5)] <- NA
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
+                               hidden = 8L, epochs = 3, seed = 1, threads = 1))
+  later <- block + seq_len(3000)
+  all_rows <- suppressWarnings(predict(fit, toy, interval = "prediction", threads = 2))
+  alone <- suppressWarnings(predict(fit, toy[later, ], interval = "prediction", threads = 2))
+  expect_identical(nrow(all_rows), nrow(toy))
+  expect_identical(all_rows[later, c(".pred", ".pred_sd", ".pred_lower", ".pred_upper")],
+                   alone[c(".pred", ".pred_sd", ".pred_lower", ".pred_upper")])
+  expect_identical(is.na(all_rows$.pred), is.na(toy$x2))
+  heads_all <- suppressWarnings(sensor_params(fit, toy))
+  heads_alone <- suppressWarnings(sensor_params(fit, toy[later, ]))
+  expect_identical(as.list(heads_all[heads_all$.row %in% later, setdiff(names(heads_all), ".row")]),
+                   as.list(heads_alone[setdiff(names(heads_alone), ".row")]))
+})
