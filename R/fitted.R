@@ -134,9 +134,10 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
 # call's `data` evaluated in the formula's environment, or for a fit made inside a function in
-# that function's frame while it exists (see fit_frames), checked against the fingerprint.
+# that function's frame while the function runs (see fit_frames), checked against the
+# fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
-  envs <- if (is.null(object$data_key)) list(environment(object$formula)) else live_frames(object$data_key)
+  envs <- if (is.null(object$data_key)) list(environment(object$formula)) else running_frames(object$data_key)
   for (env in envs) {
     data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
     if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
@@ -220,4 +221,12 @@ remember_frame <- function(env, call, data_check) {
 live_frames <- function(key) {
   frames <- lapply(fit_frames$refs[[key]], rlang::wref_key)
   Filter(Negate(is.null), frames)
+}
+
+# Those of them whose function is still running (on the call stack). The frame of a function
+# that has returned lives on until the next garbage collection: looking there would make
+# predict(fit) work or fail with the timing of gc().
+running_frames <- function(key) {
+  stack <- sys.frames()
+  Filter(function(env) any(vapply(stack, identical, logical(1), env)), live_frames(key))
 }

@@ -48,3 +48,24 @@ test_that("rows beyond the first block of the engine get the same posterior and 
   expect_identical(as.list(heads_all[heads_all$.row %in% later, setdiff(names(heads_all), ".row")]),
                    as.list(heads_alone[setdiff(names(heads_alone), ".row")]))
 })
+
+test_that("a fit made inside a function finds its data while the function runs, never after", {
+  toy <- simulate_toy(n = 300, seed = 3)
+  make <- function(d, inside) {
+    fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, hidden = 4L, epochs = 2L, seed = 1L,
+                threads = 1L)
+    if (inside) return(list(fitted(fit), predict(fit)$.pred, predict(fit, d)$.pred))
+    fit
+  }
+  inside <- suppressWarnings(make(toy, TRUE))
+  expect_identical(inside[[2]], inside[[3]])
+  expect_length(inside[[1]], nrow(toy))
+  # Returned, its frame may outlive it until the next gc(): the answer must not depend on that.
+  for (i in 1:3) {
+    fit <- suppressWarnings(make(toy, FALSE))
+    expect_error(predict(fit), "pass it as")
+    gc()
+    expect_error(predict(fit), "pass it as")
+  }
+  expect_identical(predict(fit, toy)$.pred, inside[[3]])
+})
