@@ -1,4 +1,5 @@
-# The time step of the data and the 24-hour means that sensor_performance() judges PM2.5 on.
+# The time step of the data and the 1-hour and 24-hour means that sensor_performance() judges
+# O3 and PM2.5 on.
 
 # The most common gap (seconds) between consecutive time stamps of each unit, named by unit in
 # order of first appearance. A unit with one time stamp takes the most common gap of all units;
@@ -36,6 +37,33 @@ step_labels <- function(steps, unit_rows) {
 # Data one or more whole days apart (24-hour samples, daily or every third or sixth day).
 whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
 
+# The averagings to compute, in the order asked, with a message for data already at a block's
+# averaging: data one or more days apart (each such step, per unit when steps differ), or every
+# unit hourly. Asked for with "as_given", that block would repeat the "as_given" rows: it goes.
+settle_averaging <- function(averaging, steps) {
+  both <- function(block) all(c("as_given", block) %in% averaging)
+  drop_daily <- both("24h") && isTRUE(all(steps >= 86400))
+  for (step in unique(steps[which(steps >= 86400)])) {
+    who <- if (length(unique(steps)) > 1L) {
+      cli::format_inline("Unit{?s} {.val {names(steps)[steps %in% step]}}: ")
+    } else {
+      ""
+    }
+    if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else drop_daily) {
+      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily)))
+    }
+  }
+  drop_hourly <- both("1h") && isTRUE(all(steps == 3600))
+  if ("1h" %in% averaging && isTRUE(all(steps == 3600))) {
+    cli::cli_inform(paste0("The data have one value per hour already", if (drop_hourly) {
+      ": they are judged as given, with no separate 1-hour block."
+    } else {
+      ": the 1-hour block holds them as given."
+    }))
+  }
+  setdiff(averaging, c(if (drop_daily) "24h", if (drop_hourly) "1h"))
+}
+
 # What is done with data one or more days apart, for the message; `dropped` when no separate
 # 24-hour block is given.
 coarse_step_message <- function(step, averaging, dropped) {
@@ -56,14 +84,15 @@ coarse_step_message <- function(step, averaging, dropped) {
 }
 
 # Calendar columns of each time in zone `tz`: `day` (days since 1970-01-01 of the local date),
-# `hour` (the hour of elapsed time holding it, numbered from the epoch) and `day_seconds` (the
+# `hour` (the start, in seconds since the epoch, of the hour of elapsed time holding it; for a
+# Date, its day's) and `day_seconds` (the
 # length of its local day: 23 or 25 hours on a clock change). Hours are instants, so the two
 # 01:00s of an autumn clock change stay apart; they start on the local clock's hour, also
 # where the offset from UTC is not whole hours (India, UTC+05:30).
 clock_columns <- function(time, tz) {
   if (inherits(time, "Date")) {
     day <- as.numeric(time)
-    return(list(day = day, hour = day * 24, day_seconds = rep(86400, length(day))))
+    return(list(day = day, hour = day * 86400, day_seconds = rep(86400, length(day))))
   }
   seconds <- as.numeric(time)
   offset <- as.POSIXlt(time, tz = tz)$gmtoff
@@ -73,56 +102,93 @@ clock_columns <- function(time, tz) {
   days <- unique(day)
   starts <- as.numeric(day_start(as.Date(c(days, days + 1), origin = "1970-01-01"), tz))
   span <- starts[length(days) + seq_along(days)] - starts[seq_along(days)]
-  list(day = day, hour = floor((seconds + offset %% 3600) / 3600),
+  shift <- offset %% 3600
+  list(day = day, hour = floor((seconds + shift) / 3600) * 3600 - shift,
        day_seconds = span[match(day, days)])
 }
 
-# Steps 24-hour means can be taken at: a divisor of a day, or whole days (rows as given).
-fits_day <- function(steps) {
-  vapply(steps, function(s) isTRUE(whole_day_step(s) || (s <= 86400 && 86400 %% s == 0)),
-         logical(1))
+# The length in seconds of the blocks of averaging "1h" or "24h", and how they are spoken of.
+block_span <- function(block) c("1h" = 3600, "24h" = 86400)[[block]]
+block_words <- function(block) {
+  switch(block,
+         "1h" = list(span = "an hour", means = "1-hour",
+                     need = "a time step that divides an hour (such as 1, 5 or 10 minutes)",
+                     hint = "1-hour means need a time step that divides an hour, such as 1, 5
+                             or 10 minutes."),
+         "24h" = list(span = "a day", means = "24-hour",
+                      need = "a time step that divides a day or is a whole number of days",
+                      hint = "Put {n}{?that unit/those units} on a regular grid to judge
+                              {?it/them} on 24-hour means."))
 }
 
-# Why a unit of step `step` has no 24-hour means, for its note.
-unfit_reason <- function(step) {
-  if (is.na(step)) return("one time stamp per unit: no time step, no 24-hour means")
-  sprintf("time step %s does not divide a day: no 24-hour means", format_step(step))
+# Steps the means of a block of `span` seconds (3600 or 86400) can be taken at: a divisor of
+# it, or for a day also whole days (rows as given).
+fits_span <- function(steps, span) {
+  vapply(steps, function(s) {
+    isTRUE((span == 86400 && whole_day_step(s)) || (s <= span && span %% s == 0))
+  }, logical(1))
 }
 
-# With `unfit` (the steps of units that do not fit a day, named by unit) not empty: an error
-# when no unit fits and "24h" is all that was asked, else a warning naming the units.
+# Why a unit of step `step` has no means of `block`, for its note.
+unfit_reason <- function(step, block) {
+  words <- block_words(block)
+  if (is.na(step)) return(sprintf("one time stamp per unit: no time step, no %s means", words$means))
+  sprintf("time step %s does not divide %s: no %s means", format_step(step), words$span,
+          words$means)
+}
+
+# `unfit`: per block ("1h", "24h"), the steps of the units that do not fit it, named by unit.
+# An error when no unit fits any block asked and "as_given" is not asked, else a warning per
+# block asked naming its units.
 check_unfit <- function(unfit, steps, averaging, call) {
-  if (length(unfit) == 0L || !"24h" %in% averaging) return(invisible())
+  blocks <- intersect(averaging, names(unfit))
+  empty <- blocks[lengths(unfit[blocks]) == length(steps)]
   named <- !identical(names(steps), "all")
-  whose <- if (named) cli::format_inline("of unit{?s} {.val {names(unfit)}}") else "of the data"
-  shown <- toString(vapply(unique(unname(unfit)), format_step, character(1)))
-  n <- cli::qty(length(unfit))
-  if (length(unfit) == length(steps) && identical(averaging, "24h")) {
-    cli::cli_abort(c("{.arg averaging} {.val 24h} needs a time step that divides a day or is a
-                      whole number of days; that {whose} is {shown}.",
-                     i = "Use {.code averaging = \"as_given\"} or put the data on a regular grid."),
-                   call = call)
+  for (block in blocks) {
+    left <- unfit[[block]]
+    if (length(left) == 0L) next
+    words <- block_words(block)
+    whose <- if (named) cli::format_inline("of unit{?s} {.val {names(left)}}") else "of the data"
+    shown <- toString(vapply(unique(unname(left)), format_step, character(1)))
+    n <- cli::qty(length(left))
+    if (all(averaging %in% empty)) {
+      cli::cli_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
+                        {shown}.",
+                       i = "Use {.code averaging = \"as_given\"} or put the data on a regular
+                            grid."), call = call)
+    }
+    cli::cli_warn(c("The time step {whose} ({shown}) does not divide {words$span}: {n}{?its/their}
+                     {words$means} metrics are NA (see column {.field note}).",
+                    i = words$hint))
   }
-  cli::cli_warn(c("The time step {whose} ({shown}) does not divide a day: {n}{?its/their}
-                   24-hour metrics are NA (see column {.field note}).",
-                  i = "Put {n}{?that unit/those units} on a regular grid to judge {?it/them} on
-                       24-hour means."))
 }
 
-# Notes on the 24-hour rows of units left out for their step, and on the "all" row.
-note_unfit <- function(out, unfit) {
+# Notes on the rows of `block` of units left out for their step, and on the "all" row.
+note_unfit <- function(out, unfit, block) {
+  words <- block_words(block)
   own <- match(out$unit, names(unfit))
-  out$note[!is.na(own)] <- vapply(unfit[own[!is.na(own)]], unfit_reason, character(1))
+  out$note[!is.na(own)] <- vapply(unfit[own[!is.na(own)]], unfit_reason, character(1), block)
   all_row <- out$unit == "all" & is.na(own)
   if (length(unfit) > 0L && any(all_row)) {
     out$note[all_row] <- if (all(out$unit[!all_row] %in% names(unfit))) {
-      "no unit has a time step that divides a day: no 24-hour means"
+      sprintf("no unit has a time step that divides %s: no %s means", words$span, words$means)
     } else {
-      paste_notes(out$note[all_row], sprintf("%s left out: time step does not divide a day",
-                                             paste(if (length(unfit) == 1L) "unit" else "units", toString(names(unfit)))))
+      paste_notes(out$note[all_row], sprintf("%s %s left out: time step does not divide %s",
+                                             if (length(unfit) == 1L) "unit" else "units",
+                                             toString(names(unfit)), words$span))
     }
   }
   out
+}
+
+# 1-hour means of estimate and reference per unit and hour, each column on its own, for the
+# rows of the units with time step `step`, below one hour and dividing it. Hours are spans of
+# elapsed time starting on the local clock's hour (clock_columns()), each mean timed at its
+# start; an hour counts only with `completeness` of its records, as in the EPA reports.
+hourly_means <- function(obs, step, completeness) {
+  hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness)
+  hourly$time <- hourly$hour
+  hourly
 }
 
 # 24-hour means of estimate and reference per unit and calendar day, each column on its own,
@@ -132,7 +198,7 @@ note_unfit <- function(out, unfit) {
 # each hour that of its records.
 daily_means <- function(obs, step, completeness) {
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness)
+    obs <- hourly_means(obs, step, completeness)
     step <- 3600
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
@@ -164,17 +230,24 @@ block_means <- function(obs, by, expected, completeness) {
   out
 }
 
-# The rows of the 24-hour block: per unit, daily means at its own time step, or its rows as
-# they stand when they are a whole number of days apart; units whose step fits neither
-# (fits_day()) are left out.
+# The rows of block `block` ("1h" or "24h"): per unit, its means at its own time step, or its
+# rows as they stand when they are already at the block's averaging (hourly; a whole number of
+# days apart); units whose step fits neither (fits_span()) are left out.
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
-daily_frame <- function(obs, steps, completeness) {
-  steps <- steps[fits_day(steps)]
+block_frame <- function(obs, steps, block, completeness) {
+  span <- block_span(block)
+  steps <- steps[fits_span(steps, span)]
   row_step <- unname(steps)[match(obs$unit, names(steps))]
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
-    if (whole_day_step(step)) rows else daily_means(rows, step, completeness)
+    if (step >= span) {
+      rows
+    } else if (block == "1h") {
+      hourly_means(rows, step, completeness)
+    } else {
+      daily_means(rows, step, completeness)
+    }
   })
   frame <- do.call(rbind, c(list(obs[0, ]), parts))
   # Units in order of first appearance, as the rows of the result.

@@ -1,11 +1,12 @@
-# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point, its
-# input checks and the pass/fail judgement (thresholds in R/performance-targets.R, metrics in
-# R/performance-metrics.R, time step and 24-hour means in R/performance-averaging.R).
+# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
+# pass/fail judgement (input checks in R/performance-input.R, thresholds in
+# R/performance-targets.R, metrics in R/performance-metrics.R, time step and 1-hour and 24-hour
+# means in R/performance-averaging.R).
 
 #' Performance of sensor estimates against a reference
 #'
 #' Computes the metrics by which air sensors are judged, per unit and over all
-#' units, on the data as given and on 24-hour averages, and checks them against
+#' units, on the data as given and on 1-hour or 24-hour averages, and checks them against
 #' the US EPA performance targets and the EU expanded-uncertainty objective
 #' (see [performance_targets()] for the values and their sources).
 #'
@@ -50,6 +51,28 @@
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
+#' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
+#' whose targets are set on 1-hour values): each unit whose time step is below
+#' one hour and divides it (such as 1, 5 or 10 minutes) is averaged per hour,
+#' estimate and reference separately, as in the first stage of the 24-hour
+#' averages below: an hour's mean counts only if at least `completeness` of its
+#' expected records (one hour / time step: 60 for 1-minute data) are present,
+#' otherwise it is missing. The hours are spans of elapsed time starting on the
+#' local clock's hour (in the time zone of the `date` column), so the two 01:00
+#' hours of an autumn clock change are two hours, and the day of the spring
+#' change has 23. Hourly units' rows are taken as they stand. Every `"1h"` row
+#' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
+#' targets are not (their `pass_*` are NA). A unit whose time step does not
+#' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour
+#' means: its `"1h"` row has `n = 0`, NA metrics and a `note` giving its step,
+#' the `"all"` row is over the other units (its `note` names those left out),
+#' and a warning says so. When no unit can be averaged, `averaging = "1h"`
+#' alone is an error (as is any `averaging` without `"as_given"` whose blocks
+#' all lack data); with `"as_given"`, the `"1h"` rows are NA with that note.
+#' When every unit is hourly, the `"1h"` rows would repeat the `"as_given"`
+#' ones: asked together, the `"as_given"` rows come alone; `"1h"` without
+#' `"as_given"` gives those rows as its own; a message says which.
+#'
 #' **24-hour averages** (`averaging` includes `"24h"`): a day is expected to
 #' hold its length / time step records: 24 hours, or 23 or 25 on the day of a
 #' daylight-saving clock change. Estimate and reference
@@ -73,9 +96,9 @@
 #' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA
 #' metrics and a `note` giving its step, the `"all"` row is over the other
 #' units (its `note` names those left out), and a warning says so. When no unit
-#' can be averaged, `averaging = "24h"` alone is an error; with both
-#' averagings, the `"24h"` rows are NA with that note (or, for data one or
-#' more days apart, left out as above).
+#' can be averaged, `averaging = "24h"` alone is an error; with `"as_given"`,
+#' the `"24h"` rows are NA with that note (or, for data one or more days
+#' apart, left out as above).
 #'
 #' **EU expanded uncertainty** (EC Guide to the Demonstration of Equivalence,
 #' 2010; CEN/TS 17660-1:2021 for gases such as O3, CEN/TS 17660-2:2024 for
@@ -111,27 +134,35 @@
 #' @param estimate,reference Names of the numeric columns holding the sensor
 #'   estimate and the reference measurement.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
-#'   time of each row; 24-hour means are over calendar days in its time zone.
+#'   time of each row; 24-hour means are over calendar days, and 1-hour means
+#'   over hours of the clock, in its time zone.
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
-#' @param averaging `"as_given"`, `"24h"` or both (default). For data one or
-#'   more days apart, both give the `"as_given"` rows alone (with a message).
-#' @param completeness Fraction (0 to 1) of the expected records a day needs
-#'   for its 24-hour average to count (for sub-hourly data, also of the records
-#'   an hour needs for its 1-hour average). Default 0.75.
+#' @param averaging Which blocks of rows to give, in that order: one or more of
+#'   `"as_given"` (the data as they stand), `"1h"` (1-hour means) and `"24h"`
+#'   (24-hour means). `NULL` (default) gives the data as given beside the
+#'   averaging of the pollutant's US EPA targets: `c("as_given", "24h")` for
+#'   `"pm25"`, `c("as_given", "1h")` for `"o3"`. With `"as_given"`, a block that
+#'   would repeat its rows is left out, with a message: `"24h"` for data one or
+#'   more days apart, `"1h"` when every unit is hourly.
+#' @param completeness Fraction (0 to 1) of its expected records an hour needs
+#'   for its 1-hour mean to count (data below one hour apart), and a day for its
+#'   24-hour mean (of its hours, for data below one hour apart). Default 0.75.
 #' @param limit_value Concentration at which the EU expanded uncertainty is
 #'   evaluated; `NULL` takes the value of [performance_targets()].
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
 #'   measurements, in the targets' units (default 0, the conservative choice).
-#' @return A tibble with, per averaging, one row per unit (in order of first
-#'   appearance) and one with `unit = "all"`: `unit`, `averaging`, `time_step`
-#'   (of the data the row uses), `n` (pairs), the metrics of Details (`r2`,
-#'   `slope`, `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
-#'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`,
-#'   the `pass_*` columns and
-#'   `note` (why values are NA or not judged, and on the `"all"` row how many
-#'   units fail a target on their own).
+#' @return A tibble with, per averaging (in the order of `averaging`, less any
+#'   block left out), one row per unit (in order of first appearance) and one
+#'   with `unit = "all"`: `unit`, `averaging` (`"as_given"`, `"1h"` or
+#'   `"24h"`), `time_step` (of the data the row uses: the unit's step, or
+#'   `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
+#'   `"24h"` rows), `n` (pairs), the metrics of Details (`r2`, `slope`,
+#'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
+#'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`, the
+#'   `pass_*` columns and `note` (why values are NA or not judged, and on the
+#'   `"all"` row how many units fail a target on their own).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
 #'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
 #'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
@@ -153,13 +184,16 @@
 #' obs$pm <- 1.1 * obs$ref + 0.5 + rnorm(nrow(obs))
 #' sensor_performance(obs, estimate = "pm", reference = "ref", unit = "unit")
 sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
-                               pollutant = c("pm25", "o3"), averaging = c("as_given", "24h"),
+                               pollutant = c("pm25", "o3"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
                                reference_uncertainty = 0) {
   pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
+  # By default the averaging of the pollutant's targets beside the data as given.
+  if (is.null(averaging)) averaging <- c("as_given", if (pollutant == "o3") "1h" else "24h")
   if (!is.character(averaging) || length(averaging) == 0L || anyNA(averaging) ||
-      !all(averaging %in% c("as_given", "24h")) || anyDuplicated(averaging)) {
-    cli::cli_abort("{.arg averaging} must be {.val as_given}, {.val 24h} or both.")
+      !all(averaging %in% c("as_given", "1h", "24h")) || anyDuplicated(averaging)) {
+    cli::cli_abort("{.arg averaging} must be one or more of {.val as_given}, {.val 1h} and
+                    {.val 24h} (each once), or {.code NULL} for the pollutant's default.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
   check_number(limit_value, "limit_value", min = 0, allow_null = TRUE)
@@ -179,36 +213,29 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                                       reference {?is/are} left out of the paired metrics.")
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   steps <- unit_time_steps(obs)
-  # Daily or coarser throughout: 24-hour means would repeat the rows one for one.
-  dropped <- length(averaging) == 2L && isTRUE(all(steps >= 86400))
-  for (step in unique(steps[which(steps >= 86400)])) {
-    who <- if (length(unique(steps)) > 1L) {
-      cli::format_inline("Unit{?s} {.val {names(steps)[steps %in% step]}}: ")
-    } else {
-      ""
-    }
-    if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else dropped) {
-      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, dropped)))
-    }
-  }
-  if (dropped) averaging <- "as_given"
+  averaging <- settle_averaging(averaging, steps)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
-  # A unit whose step does not fit a day (7-minute data) loses its own 24-hour rows only.
-  unfit <- steps[!fits_day(steps)]
+  # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
+  # that block only.
+  unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
+                  simplify = FALSE)
   check_unfit(unfit, steps, averaging, environment())
   colocated <- units_colocated(obs)
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "24h") daily_frame(obs, steps, completeness) else obs
+    frame <- if (avg == "as_given") obs else block_frame(obs, steps, avg, completeness)
     out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
-    if (avg == "24h") out <- note_unfit(out, unfit)
-    labels <- if (avg == "24h") "24 hours" else step_labels(steps, !is.null(unit))
+    if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)
+    labels <- switch(avg, as_given = step_labels(steps, !is.null(unit)), "1h" = "1 hour",
+                     "24h" = "24 hours")
     cbind(averaging = avg, time_step = labels, out)
   })
   result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))
   # Rows left out for their time step have their own warning.
-  skipped <- result$averaging == "24h" &
-    (result$unit %in% names(unfit) | length(unfit) == length(steps))
+  skipped <- Reduce(`|`, lapply(names(unfit), function(block) {
+    result$averaging == block &
+      (result$unit %in% names(unfit[[block]]) | length(unfit[[block]]) == length(steps))
+  }))
   short <- sum(result$n < 3L & !skipped)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
@@ -219,109 +246,6 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                "limit_value", "expanded_uncertainty", "pass_r2", "pass_slope", "pass_intercept",
                "pass_error", "pass_precision", "pass_expanded_uncertainty", "note")
   tibble::as_tibble(result[columns])
-}
-
-# Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
-# and day_seconds, est, ref.
-performance_input <- function(data, estimate, reference, date, unit, target_unit,
-                              call = parent.frame()) {
-  check_data_frame(data, "data", call = call)
-  for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
-    check_string(get(arg), arg, call = call)
-    check_columns(data, get(arg), arg, call = call)
-  }
-  time <- data[[date]]
-  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
-  if (!inherits(time, c("POSIXct", "Date"))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
-                    {.obj_type_friendly {time}}.", call = call)
-  }
-  if (anyNA(time)) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
-                      {rows_text(which(is.na(time)))}.",
-                     i = "Give every row a time or remove those rows."), call = call)
-  }
-  units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
-  if (!is.null(unit) && anyNA(units)) {
-    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
-                    {rows_text(which(is.na(units)))}.", call = call)
-  }
-  if (!is.null(unit) && any(units == "all")) {
-    cli::cli_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
-                      the name of the overall row.", i = "Rename that unit."), call = call)
-  }
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  clock <- clock_columns(time, tz)
-  seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
-  repeated <- which(duplicated(data.frame(units, seconds)))
-  if (length(repeated) > 0L) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
-                      {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
-                     i = "Keep one row per unit and time."), call = call)
-  }
-  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
-  data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
-             day_seconds = clock$day_seconds,
-             est = numeric_column(data[[estimate]], estimate, "estimate", call),
-             ref = numeric_column(data[[reference]], reference, "reference", call))
-}
-
-# Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
-# PM2.5, ppb for O3): mg/m3 judged against targets in ug/m3 would pass an RMSE of 7 mg/m3.
-# A plain numeric column is taken to be in those units already.
-in_target_units <- function(data, columns, to, call) {
-  carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
-  if (!any(carry)) return(data)
-  # The class comes from the units package, whose methods convert; they exist once it is loaded.
-  if (!isNamespaceLoaded("units")) {
-    cli::cli_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
-                      package that converts them is not loaded.",
-                     i = "Run {.code library(units)} first."), call = call)
-  }
-  for (arg in names(columns)[carry]) {
-    col <- columns[[arg]]
-    from <- as.character(units(data[[col]]))
-    if (identical(from, to)) next
-    converted <- tryCatch(units::set_units(data[[col]], to, mode = "standard"),
-                          error = function(e) NULL)
-    if (is.null(converted)) {
-      gas <- "ppb" %in% c(from, to) || any(vapply(c(from, to), units::ud_are_convertible,
-                                                   logical(1), "ppb"))
-      cli::cli_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
-                        cannot be converted to {.val {to}}, the units of the targets.",
-                       i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
-                                    convert only with the molar mass, temperature and
-                                    pressure: convert the column yourself.",
-                       i = "Give the column units of the same quantity as {.val {to}}, such
-                            as with {.fn units::set_units}."), call = call)
-    }
-    plain <- columns[!carry]
-    cli::cli_inform(c("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to
-                       {to}, the units of the targets.",
-                      i = if (length(plain)) "Column {.val {plain}}, without units, is taken
-                                              to be in {to}."))
-    data[[col]] <- converted
-  }
-  data
-}
-
-numeric_column <- function(x, column, arg, call) {
-  if (!is.numeric(x)) {
-    cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
-                    {.obj_type_friendly {x}}.", call = call)
-  }
-  infinite <- which(is.infinite(x))
-  if (length(infinite) > 0L) {
-    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) is infinite in
-                      {rows_text(infinite)}.",
-                     i = "Replace those values with NA."), call = call)
-  }
-  as.double(x)
-}
-
-rows_text <- function(rows) {
-  more <- if (length(rows) > 5L) sprintf(" and %d more", length(rows) - 5L) else ""
-  paste0(if (length(rows) == 1L) "row " else "rows ", toString(utils::head(rows, 5L)), more)
 }
 
 judge_targets <- function(result, targets) {

@@ -1,0 +1,105 @@
+# The input checks of sensor_performance(): the columns validated, with their clock columns, and
+# put in the units of the targets.
+
+# Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
+# and day_seconds, est, ref.
+performance_input <- function(data, estimate, reference, date, unit, target_unit,
+                              call = parent.frame()) {
+  check_data_frame(data, "data", call = call)
+  for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
+    check_string(get(arg), arg, call = call)
+    check_columns(data, get(arg), arg, call = call)
+  }
+  time <- data[[date]]
+  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+  if (!inherits(time, c("POSIXct", "Date"))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+                    {.obj_type_friendly {time}}.", call = call)
+  }
+  if (anyNA(time)) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
+                      {rows_text(which(is.na(time)))}.",
+                     i = "Give every row a time or remove those rows."), call = call)
+  }
+  units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
+  if (!is.null(unit) && anyNA(units)) {
+    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
+                    {rows_text(which(is.na(units)))}.", call = call)
+  }
+  if (!is.null(unit) && any(units == "all")) {
+    cli::cli_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
+                      the name of the overall row.", i = "Rename that unit."), call = call)
+  }
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  clock <- clock_columns(time, tz)
+  seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
+  repeated <- which(duplicated(data.frame(units, seconds)))
+  if (length(repeated) > 0L) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
+                      {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
+                     i = "Keep one row per unit and time."), call = call)
+  }
+  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
+  data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
+             day_seconds = clock$day_seconds,
+             est = numeric_column(data[[estimate]], estimate, "estimate", call),
+             ref = numeric_column(data[[reference]], reference, "reference", call))
+}
+
+# Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
+# PM2.5, ppb for O3): mg/m3 judged against targets in ug/m3 would pass an RMSE of 7 mg/m3.
+# A plain numeric column is taken to be in those units already.
+in_target_units <- function(data, columns, to, call) {
+  carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
+  if (!any(carry)) return(data)
+  # The class comes from the units package, whose methods convert; they exist once it is loaded.
+  if (!isNamespaceLoaded("units")) {
+    cli::cli_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
+                      package that converts them is not loaded.",
+                     i = "Run {.code library(units)} first."), call = call)
+  }
+  for (arg in names(columns)[carry]) {
+    col <- columns[[arg]]
+    from <- as.character(units(data[[col]]))
+    if (identical(from, to)) next
+    converted <- tryCatch(units::set_units(data[[col]], to, mode = "standard"),
+                          error = function(e) NULL)
+    if (is.null(converted)) {
+      gas <- "ppb" %in% c(from, to) || any(vapply(c(from, to), units::ud_are_convertible,
+                                                   logical(1), "ppb"))
+      cli::cli_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
+                        cannot be converted to {.val {to}}, the units of the targets.",
+                       i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
+                                    convert only with the molar mass, temperature and
+                                    pressure: convert the column yourself.",
+                       i = "Give the column units of the same quantity as {.val {to}}, such
+                            as with {.fn units::set_units}."), call = call)
+    }
+    plain <- columns[!carry]
+    cli::cli_inform(c("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to
+                       {to}, the units of the targets.",
+                      i = if (length(plain)) "Column {.val {plain}}, without units, is taken
+                                              to be in {to}."))
+    data[[col]] <- converted
+  }
+  data
+}
+
+numeric_column <- function(x, column, arg, call) {
+  if (!is.numeric(x)) {
+    cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
+                    {.obj_type_friendly {x}}.", call = call)
+  }
+  infinite <- which(is.infinite(x))
+  if (length(infinite) > 0L) {
+    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) is infinite in
+                      {rows_text(infinite)}.",
+                     i = "Replace those values with NA."), call = call)
+  }
+  as.double(x)
+}
+
+rows_text <- function(rows) {
+  more <- if (length(rows) > 5L) sprintf(" and %d more", length(rows) - 5L) else ""
+  paste0(if (length(rows) == 1L) "row " else "rows ", toString(utils::head(rows, 5L)), more)
+}
