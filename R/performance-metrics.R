@@ -23,7 +23,7 @@ score_units <- function(frame, units, colocated, limit_value, reference_uncertai
   }))
   all_row <- all_units_metrics(frame, unit_rows, colocated, limit_value, reference_uncertainty)
   precision <- inter_unit_precision(frame, colocated)
-  all_row$note <- paste_notes(all_row$note, precision$note)
+  all_row$note <- paste_notes(all_row$note, precision$note, units_without_pairs(frame, units))
   none <- rep(NA_real_, length(units))
   cbind(unit = c(units, "all"), rbind(unit_rows, all_row),
         n_precision = c(as.integer(none), precision$n), sd = c(none, precision$sd),
@@ -71,10 +71,21 @@ common_time_errors <- function(frame, paired) {
   error_metrics(frame$est[shared], frame$ref[shared])
 }
 
-# The times at which every unit of the frame has a `present` row.
+# The times at which every unit of the frame with a `present` row has one: a unit that never
+# reports (a dead sensor) would leave no common time at all.
 common_times <- function(frame, present) {
-  units <- unique(frame$unit)
+  units <- unique(frame$unit[present])
   Reduce(intersect, split(frame$time[present], factor(frame$unit[present], units)))
+}
+
+# The note of the "all" row on units left out of it for want of a single pair.
+units_without_pairs <- function(frame, units) {
+  if (length(units) < 2L) return(NA_character_)
+  paired <- unique(frame$unit[!is.na(frame$est) & !is.na(frame$ref)])
+  idle <- setdiff(units, paired)
+  if (!length(idle)) return(NA_character_)
+  sprintf("%s %s no pair of estimate and reference: left out", if (length(idle) == 1L) "unit" else "units",
+          paste(toString(idle), if (length(idle) == 1L) "has" else "have"))
 }
 
 # One row of metrics: NA except where `parts` (lists of values and a `note`) give them.
@@ -172,6 +183,11 @@ inter_unit_precision <- function(frame, colocated) {
     return(none)
   }
   present <- !is.na(frame$est)
+  reporting <- unique(frame$unit[present])
+  if (length(reporting) < 2L) {
+    none$note <- "fewer than 2 units report: no inter-unit SD or CV"
+    return(none)
+  }
   common <- common_times(frame, present)
   shared <- present & frame$time %in% common
   n_times <- length(common)
@@ -181,7 +197,7 @@ inter_unit_precision <- function(frame, colocated) {
     return(none)
   }
   x <- frame$est[shared]
-  sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(units) - 1))
+  sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(reporting) - 1))
   list(n = n_times, sd = sd, cv = if (mean(x) > 0) 100 * sd / mean(x) else NA_real_,
        note = if (mean(x) > 0) NA_character_ else "mean estimate not positive: no CV")
 }

@@ -30,7 +30,8 @@
 #' reference are valid, RMSE = sqrt(sum over units j and times d of
 #' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
 #' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
-#' NA with a note. Units that are not co-located (such as one unit per site,
+#' NA with a note. A unit without a single pair (a sensor that never reported)
+#' is left out of M, and the note names it. Units that are not co-located (such as one unit per site,
 #' each beside its own reference) have no common reference, so these three pool
 #' the pairs of every unit, as do the EU metrics (`orth_slope`,
 #' `orth_intercept`, `expanded_uncertainty`) in either case.
@@ -38,7 +39,7 @@
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,
 #' SD = sqrt(sum over units j and times t of (x_tj - mean_t)^2 / (N M - 1)),
-#' with M units and N time points, and CV = SD / (mean of those x_tj) x 100.
+#' with M units (those with at least one estimate) and N time points, and CV = SD / (mean of those x_tj) x 100.
 #' It presumes co-located units beside one reference, so it is computed only
 #' when the units' reference values agree wherever two units share a time;
 #' otherwise (such as units at different sites) `sd` and `cv` are NA and `note`

@@ -12,7 +12,11 @@ fast_fit <- function(formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = 
        threads = 1, ...)
 }
 delayedAssign("toy", simulate_toy(300, seed = 1))
-delayedAssign("fit", suppressWarnings(fast_fit()))
+# Fitted here, not through fast_fit(): a fit made in a function that has returned cannot find
+# its data, and the cases of augment(fit) and sensor_params(fit) without newdata need it.
+delayedAssign("fit", suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, toy, hidden = 4,
+                                           epochs = 10, learn_rate = 0.05, stop_iter = 1, seed = 1,
+                                           threads = 1)))
 delayedAssign("cal", suppressWarnings(calibrate(fit, toy[201:300, ], seed = 1, threads = 1)))
 delayedAssign("base", suppressWarnings(
   ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, method = "ivw")))

@@ -253,3 +253,23 @@ test_that("an hourly unit meets the hours of a 10-minute one in a zone half an h
   means <- cbind(hourly$est, m_hourly$est)
   expect_equal(res$sd[3], sqrt(sum(sweep(means, 1, rowMeans(means))^2) / (12 * 2 - 1)))
 })
+
+test_that("a co-located unit that never reports is left out of the \"all\" row, with a note", {
+  set.seed(4)
+  hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 48)
+  truth <- 10 + 3 * sin(seq_along(hours) / 5)
+  obs <- data.frame(date = rep(hours, 3), unit = rep(c("u1", "u2", "dead"), each = 48), ref = rep(truth, 3))
+  obs$pm <- obs$ref * rep(c(1.1, 0.9, 1), each = 48) + rnorm(nrow(obs), 0, 0.5)
+  obs$pm[obs$unit == "dead"] <- NA
+  out <- suppressMessages(suppressWarnings(
+    sensor_performance(obs, "pm", "ref", unit = "unit", averaging = "as_given")))
+  all_row <- out[out$unit == "all", ]
+  live <- obs[obs$unit != "dead", ]
+  # EPA's co-located RMSE over the times both live units report, and their inter-unit SD.
+  expect_equal(all_row$rmse, sqrt(mean((live$pm - live$ref)^2)))
+  expect_equal(all_row$mbe, mean(live$pm - live$ref))
+  spread <- live$pm - ave(live$pm, live$date)
+  expect_equal(all_row$sd, sqrt(sum(spread^2) / (48 * 2 - 1)))
+  expect_identical(all_row$n_precision, 48L)
+  expect_match(all_row$note, "unit dead has no pair of estimate and reference: left out", fixed = TRUE)
+})
