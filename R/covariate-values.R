@@ -2,20 +2,28 @@
 # refused (list columns, numbers or dates stored as text, identifiers), a text covariate with
 # a single value is left out, and `~ .` takes only columns that can be covariates.
 
-# Covariates that cannot be what the user meant: entirely missing, numbers or dates stored as
-# text, or text with about one value per row (each would become one dummy per distinct value).
-check_covariate_values <- function(data, vars, call = parent.frame()) {
+# Covariates that cannot be what the user meant: list columns, entirely missing, numbers or
+# dates stored as text, or text with about one value per row (each would become one dummy per
+# distinct value). Numbers stored as text are labels where the formula says so (`factor(site)`).
+check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
+  labels <- factor_wrapped_vars(attr(rhs, "variables"))
   for (v in vars) {
     col <- data[[v]]
+    if (is.list(col)) {
+      cli::cli_abort(c("Covariate {.field {v}} is a list column: ncam needs one value per row.",
+                       i = "Make it a column of single values (a number, text or a factor per row) in {.arg data} and name that in {.arg formula}."),
+                     call = call)
+    }
     if (all(is.na(col))) {
       cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
                        i = "Leave it out of the formula, or give its values."), call = call)
     }
-    if (is.character(col)) {
+    if (is.character(col) && !v %in% labels) {
       values <- unique(col[!is.na(col)])
       if (length(values) > 2L && !anyNA(suppressWarnings(as.numeric(values)))) {
-        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): it would become one dummy per value.",
-                         i = "Convert it with {.code as.numeric()}, or with {.code factor()} if the numbers are labels."),
+        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): as text it would become one dummy per value.",
+                         i = "If the numbers are labels (such as site or station codes), write {.code factor({v})} in {.arg formula} for every use of {.field {v}}, or convert the column: {.code data${v} <- factor(data${v})}.",
+                         i = "If they are measurements, convert them: {.code data${v} <- as.numeric(data${v})}."),
                        call = call)
       }
     }
@@ -34,6 +42,27 @@ check_covariate_values <- function(data, vars, call = parent.frame()) {
       }
     }
   }
+}
+
+# The variables of `expr` (the formula's variables) that appear only inside factor(),
+# as.factor(), ordered(), as.ordered() or interaction(): the formula says they are labels.
+factor_wrapped_vars <- function(expr) {
+  wrappers <- c("factor", "as.factor", "ordered", "as.ordered", "interaction")
+  wrapped <- character()
+  bare <- character()
+  walk <- function(e, inside) {
+    if (is.name(e)) {
+      if (inside) wrapped <<- c(wrapped, as.character(e)) else bare <<- c(bare, as.character(e))
+    } else if (is.call(e)) {
+      fn <- e[[1]]
+      # base::factor(site) as well as factor(site); the function's name is no variable.
+      if (is.call(fn) && as.character(fn[[1]]) %in% c("::", ":::")) fn <- fn[[3]]
+      inside <- inside || (is.name(fn) && as.character(fn) %in% wrappers)
+      for (arg in as.list(e)[-1]) walk(arg, inside)
+    }
+  }
+  walk(expr, FALSE)
+  setdiff(unique(wrapped), bare)
 }
 
 # A date-time as a covariate enters as seconds since 1970: a trend that every later row
@@ -59,11 +88,20 @@ drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
   labels <- attr(rhs, "term.labels")
   inside <- setdiff(single, labels)
   if (length(inside)) {
-    cli::cli_abort("Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?it has/they have} no effect to estimate in {.code {deparse(rhs[[2]])}}.",
+    # Each such variable with its value and the terms it is used in, e.g. factor(site).
+    details <- vapply(inside, function(v) {
+      used <- labels[vapply(labels, function(l) v %in% all.vars(str2lang(l)), logical(1))]
+      value <- as.character(stats::na.omit(data[[v]])[1])
+      sprintf("%s is %s on every row, in %s", v, if (is.na(value)) "NA" else encodeString(value, quote = "\""),
+              paste0("`", plain_names(used), "`", collapse = ", "))
+    }, character(1))
+    cli::cli_abort(c("{cli::qty(length(inside))}Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?its term has/their terms have} no effect to estimate:",
+                     stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
+                     i = "Leave {cli::qty(length(inside))}{?it/them} out of {.arg formula} for these data (or fit on data where {?it varies/they vary})."),
                    call = call)
   }
   cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
-                call = call)
+                class = "ncam_warning_dropped_covariate", call = call)
   kept <- setdiff(labels, single)
   stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
 }

@@ -143,7 +143,7 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   check_vector_columns(data, vars, "Covariate", call)
   check_no_offset(rhs, call)
   data <- integer64_by_value(data, vars)
-  check_covariate_values(data, vars, call)
+  check_covariate_values(data, vars, rhs, call)
   check_no_bare_dates(data, attr(rhs, "term.labels"), call)
   kept <- drop_single_value_terms(rhs, data, call)
   # The value of each text covariate left out for having one, for predict() to compare with.
