@@ -124,7 +124,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     why <- gsub("([{}])", "\\1\\1", why)
     if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
     cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
-                    why))
+                    why), class = "ncam_warning_group_not_fitted")
     fits[failed] <- list(NULL)
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,

@@ -271,3 +271,17 @@ test_that("zero rows, and fits by group without a model, are clear errors", {
   expect_error(augment(failed, toy[c(4, 1), ]), "No group of `object` has a model")
   expect_error(stats::predict(fits[0, ], toy[4, ]), "`object` has no group")
 })
+
+test_that("ncam_by()'s own warnings have classes", {
+  toy <- by_fixture()
+  toy$site[4] <- 3  # a group of one row cannot be fitted
+  muffle_short_run <- function(expr) {
+    withCallingHandlers(expr, ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
+  }
+  expect_warning(fits <- muffle_short_run(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
+                                                  errors = "skip")),
+                 "1 of 3 groups could not be fitted", class = "ncam_warning_group_not_fitted")
+  expect_warning(stats::predict(fits, toy[c(4, 1), ]), "without a model", class = "ncam_warning_no_group_model")
+  expect_warning(stats::predict(fits, transform(toy[1:2, ], site = c(1, 9))), "Not a group of `object`",
+                 class = "ncam_warning_no_group_model")
+})
