@@ -1,5 +1,5 @@
 # Readers of the inputs of predict_chunks(), chunk by chunk (CSV, optionally compressed;
-# Parquet; any whole-file reader).
+# Parquet; any whole-file reader), and the hint, when a reader read text codes as numbers.
 
 # Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
 # the file read so far (0 when unknown, as for compressed files), close() frees the file.
@@ -44,6 +44,8 @@ csv_chunks <- function(path, chunk_rows) {
                       colClasses = read_classes, check.names = FALSE, fill = FALSE,
                       stringsAsFactors = FALSE),
       error = function(e) {
+        # A text column whose first chunk held only T, F, TRUE or FALSE was fixed as logical.
+        if (grepl("expected 'a logical'", conditionMessage(e), fixed = TRUE)) logical_column_error(e, classes, chunk_rows)
         # Numbers quoted only from a later line on: read this chunk again, and the rest of the
         # file, as a quoted file (an uncompressed file can go back; others get the error).
         if (isTRUE(quoted) || is.na(start) || !grepl("got '\"", conditionMessage(e), fixed = TRUE)) stop(e)
@@ -69,6 +71,20 @@ csv_chunks <- function(path, chunk_rows) {
   }
   list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
        close = function() close(con), columns = columns)
+}
+
+# The error for a column that the first chunk fixed as logical, where a later row holds text.
+logical_column_error <- function(e, classes, chunk_rows) {
+  columns <- names(classes)[classes %in% "logical"]
+  if (!length(columns)) stop(e)
+  got <- sub("^.*got '(.*)'.*$", "\\1", conditionMessage(e))
+  quoted <- grepl("^\".*\"$", got)
+  got <- sub("^\"(.*)\"$", "\\1", got)
+  written <- ifelse(make.names(columns) == columns, columns, paste0("`", columns, "`"))
+  example <- sprintf("c(%s)", paste0(written, " = \"character\"", collapse = ", "))
+  cli::cli_abort(c("{cli::qty(length(columns))}Column{?s} {.field {columns}} {?was/were} read as logical ({.code TRUE}/{.code FALSE}) from the first chunk of {chunk_rows} rows, which fixes the column types, but a later row holds {.val {got}}{if (quoted) ' (in quotes)' else ''}, which a logical column cannot hold.",
+                   i = "Text such as {.val T} or {.val F} in every row of the first chunk reads as logical. Read {cli::qty(length(columns))}{?the column/those columns} as text with {.code reader = function(p) utils::read.csv(p, colClasses = {example})}."),
+                 class = "ncam_chunk_logical_column", call = NULL)
 }
 
 # Columns read as text that the first chunk had as numbers, converted; text that is not a
@@ -140,4 +156,56 @@ check_parquet_reader <- function(call = parent.frame()) {
                      i = "Install one with {.code install.packages(\"nanoparquet\")} (small; reads each file whole) or {.code install.packages(\"arrow\")} (reads large files in parts), or convert the files to CSV."),
                    call = call)
   }
+}
+
+# warn_part_totals() for the chunks of `input`. Its warning about levels not seen in training
+# also names the training levels, and, where text codes were read as numbers ("001" as 1),
+# how to read them as text.
+warn_chunk_totals <- function(flags, n_rows, beyond, object, files) {
+  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  withCallingHandlers(
+    warn_part_totals(flags, n_rows, "chunks", beyond, of = "{.arg input}"),
+    ncam_warning_unseen_level = function(w) {
+      hints <- unseen_level_hints(model, w$levels, files)
+      if (length(hints)) {
+        # The message is formatted text: the bullets go in before its closing advice.
+        text <- cli::format_message(gsub("([{}])", "\\1\\1", hints))
+        at <- regexpr("\n[^\n]*Leave those rows out", w$message)
+        w$message <- if (at > 0) paste0(substr(w$message, 1, at), text, substring(w$message, at)) else
+          paste0(w$message, "\n", text)
+      }
+      warning(w)
+      invokeRestart("muffleWarning")
+    })
+}
+
+# Per factor term with unseen levels, its training levels; and when the unseen levels are
+# numbers equal to training codes written with leading zeros, the reader that keeps them text.
+unseen_level_hints <- function(model, levels, files) {
+  hints <- character()
+  as_text <- character()
+  for (v in names(levels)) {
+    seen <- model$xlevels[[v]]
+    if (is.null(seen)) next
+    hints <- c(hints, "*" = sprintf("Levels of %s in training: %s", plain_names(v), quoted(seen)))
+    seen_numbers <- suppressWarnings(as.numeric(seen))
+    unseen_numbers <- suppressWarnings(as.numeric(levels[[v]]))
+    zeros <- !is.na(seen_numbers) & seen != as.character(seen_numbers)
+    if (any(zeros) && any(unseen_numbers %in% seen_numbers[zeros])) {
+      as_text <- c(as_text, intersect(all.vars(str2lang(v)), model_columns(model$terms)))
+      example <- seen[zeros][1]
+    }
+  }
+  if (!length(as_text)) return(hints)
+  as_text <- unique(as_text)
+  written <- ifelse(make.names(as_text) == as_text, as_text, paste0("`", as_text, "`"))
+  classes <- sprintf("colClasses = c(%s)", paste0(written, " = \"character\"", collapse = ", "))
+  fix <- if (files) {
+    sprintf("The file reader read %s as numbers, dropping the leading zeros of codes such as \"%s\": read %s as text with `reader = function(p) utils::read.csv(p, %s)`.",
+            paste0("`", as_text, "`", collapse = ", "), example, if (length(as_text) == 1L) "it" else "them", classes)
+  } else {
+    sprintf("The chunks hold %s as numbers, without the leading zeros of codes such as \"%s\": give %s as text (for example read with `%s`).",
+            paste0("`", as_text, "`", collapse = ", "), example, if (length(as_text) == 1L) "it" else "them", classes)
+  }
+  c(hints, i = fix)
 }

@@ -143,7 +143,7 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   check_vector_columns(data, vars, "Covariate", call)
   check_no_offset(rhs, call)
   data <- integer64_by_value(data, vars)
-  check_covariate_values(data, vars, call)
+  check_covariate_values(data, vars, rhs, call)
   check_no_bare_dates(data, attr(rhs, "term.labels"), call)
   kept <- drop_single_value_terms(rhs, data, call)
   # The value of each text covariate left out for having one, for predict() to compare with.
@@ -165,72 +165,6 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   # The frame stays until drop_unused_levels() has seen which levels the training rows hold.
   list(terms = rhs, xlevels = xlevels, x = x, covariates = names(x), constant_values = constant_values,
        frame = if (length(xlevels)) mf)
-}
-
-# Covariates that cannot be what the user meant: entirely missing, numbers or dates stored as
-# text, or text with about one value per row (each would become one dummy per distinct value).
-check_covariate_values <- function(data, vars, call = parent.frame()) {
-  for (v in vars) {
-    col <- data[[v]]
-    if (all(is.na(col))) {
-      cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
-                       i = "Leave it out of the formula, or give its values."), call = call)
-    }
-    if (is.character(col)) {
-      values <- unique(col[!is.na(col)])
-      if (length(values) > 2L && !anyNA(suppressWarnings(as.numeric(values)))) {
-        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): it would become one dummy per value.",
-                         i = "Convert it with {.code as.numeric()}, or with {.code factor()} if the numbers are labels."),
-                       call = call)
-      }
-    }
-    if (is.character(col) || is.factor(col)) {
-      values <- unique(as.character(col[!is.na(col)]))
-      if (length(values) > 2L && all(grepl(text_time_pattern, values))) {
-        cli::cli_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
-                         i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
-                       call = call)
-      }
-      n_values <- length(values)
-      if (n_values > max_dot_levels && n_values > sum(!is.na(col)) / 2) {
-        cli::cli_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
-                         i = "Leave it out of the formula, or group its values into a few levels first."),
-                       call = call)
-      }
-    }
-  }
-}
-
-# A date-time as a covariate enters as seconds since 1970: a trend that every later row
-# extrapolates. Written inside a function (as.numeric(date)), it is taken as meant.
-check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
-  dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt", "difftime")), term_labels)
-  if (length(dates)) {
-    cli::cli_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
-                     i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
-                   call = call)
-  }
-}
-
-# A character or factor covariate with one value carries nothing and has no contrasts: left
-# out with a warning, like a constant numeric covariate.
-drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
-  vars <- all.vars(rhs)
-  single <- vars[vapply(vars, function(v) {
-    col <- data[[v]]
-    (is.character(col) || is.factor(col)) && length(unique(col[!is.na(col)])) < 2L
-  }, logical(1))]
-  if (!length(single)) return(rhs)
-  labels <- attr(rhs, "term.labels")
-  inside <- setdiff(single, labels)
-  if (length(inside)) {
-    cli::cli_abort("Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?it has/they have} no effect to estimate in {.code {deparse(rhs[[2]])}}.",
-                   call = call)
-  }
-  cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
-                call = call)
-  kept <- setdiff(labels, single)
-  stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
 }
 
 # TRUE when every term of the formula's right side is a numeric column of `data` on its own
@@ -350,34 +284,5 @@ warn_constant_covariates <- function(object, x, newdata, call) {
                       i = "Fit on data where {.field {name}} varies for the model to use it."),
                     class = "ncam_warning_constant_covariate", call = call)
     }
-  }
-}
-
-# Text that starts like a date (2024-05-01, 2024/05/01, 01/05/2024, 1.5.2024), with or without a time.
-text_time_pattern <- "^[[:space:]]*([0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}|[0-9]{1,2}[-/.][0-9]{1,2}[-/.][0-9]{2,4})"
-
-# Most distinct values a character or factor column may have to enter `~ .` as a covariate.
-max_dot_levels <- 20L
-
-# `~ .` takes every column that is not a sensor (nor the reference). Date-times, identifiers
-# and labels would enter as a trend or as hundreds of dummies without a word: refuse them.
-check_dot_columns <- function(data, sensors, call) {
-  candidates <- setdiff(names(data), sensors)
-  why <- vapply(candidates, function(v) {
-    col <- data[[v]]
-    if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
-    if (is.list(col)) return("a list column")
-    if (is.character(col) || is.factor(col)) {
-      n_values <- length(unique(col[!is.na(col)]))
-      if (n_values > max_dot_levels) return(paste(n_values, "distinct values"))
-      if (n_values < 2L) return("a single value")
-    }
-    ""
-  }, character(1))
-  bad <- nzchar(why)
-  if (any(bad)) {
-    cli::cli_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
-                     i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
-                   call = call)
   }
 }

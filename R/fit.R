@@ -48,13 +48,20 @@
 #'   * `ncam_warning_duplicate_sensor`: a sensor is an exact linear function of another.
 #'   * `ncam_warning_units`: sensors' spreads differ so much that their units probably differ.
 #'   * `ncam_warning_spikes`: gross outliers left out of training.
+#'   * `ncam_warning_missing_covariate`: rows with a missing covariate left out of training
+#'     (field `rows`).
+#'   * `ncam_warning_dropped_covariate`: a covariate constant on the training rows (or text with
+#'     a single value) left out of the model.
 #'
 #'   From [predict.ncam()] and the functions built on it: `ncam_extrapolation` (rows far outside
 #'   the calibration range), `ncam_missing_covariate` (rows without a prediction for a missing
 #'   covariate), `ncam_warning_beyond_range` (rows so far outside that the networks cannot
 #'   compute with them), `ncam_warning_constant_covariate` (a covariate constant on the training
 #'   rows, so left out, varies in `newdata`); the first two also have class `ncam_row_warning`.
-#'   [calibrate()] warns with `ncam_warning_in_sample_calibration` and
+#'   [ncam_by()] gives each group's warnings with their classes, the message naming the group,
+#'   and warns with `ncam_warning_group_not_fitted` (groups left without a model by
+#'   `errors = "skip"`); its `predict()` with `ncam_warning_no_group_model` (rows of no group
+#'   with a model). [calibrate()] warns with `ncam_warning_in_sample_calibration` and
 #'   `ncam_warning_label_free_calibration`, and [ncam_baseline()] with `ncam_warning_heywood`.
 #'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
@@ -176,23 +183,20 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))
-  if (!all(complete_x)) {
-    cli::cli_warn("{sum(!complete_x)} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}.")
-  }
+  if (!all(complete_x)) warn_missing_training_covariates(which(!complete_x), data, design$terms)
   usable <- complete_x & n_observed(readings) > 0L
   validation_rows <- resolve_validation(validation, nrow(data), usable, seed)
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
-  if (length(rows$train) < 2L) {
-    cli::cli_abort("Only {length(rows$train)} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.")
-  }
+  check_training_rows(rows, sum(usable))
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 
   # Stage 3, scale: constant covariates carry no information and break standardisation.
   constant <- constant_covariates(design$x, rows$train)
   if (any(constant)) {
-    cli::cli_warn("Dropping constant covariate{?s} {.val {names(design$x)[constant]}}.")
+    cli::cli_warn("Dropping constant covariate{?s} {.val {names(design$x)[constant]}}.",
+                  class = "ncam_warning_dropped_covariate")
     design$constant_values <- c(design$constant_values, lapply(design$x[constant], function(v) v[rows$train[1]]))
     design$x <- design$x[!constant]
     design$covariates <- names(design$x)
@@ -248,6 +252,29 @@ lean_call <- function(call) {
     if (!is.language(value) && utils::object.size(value) > 1e4) call[[arg]] <- as.name(arg)
   }
   call
+}
+
+# One warning for the rows left out of training for a missing covariate, naming per column of
+# `data` the rows (the first 5) where it is missing; rows whose term is NA with its columns
+# present (log() of a negative value) are counted as such.
+warn_missing_training_covariates <- function(rows, data, terms) {
+  shown_rows <- function(r) paste0(paste(utils::head(r, 5), collapse = ", "), if (length(r) > 5) ", ..." else "")
+  counted <- function(label, r) {
+    sprintf("%s: %s", label, if (length(r) == 1L) paste("row", r) else sprintf("%d rows (%s)", length(r), shown_rows(r)))
+  }
+  details <- character()
+  covered <- integer()
+  for (v in intersect(model_columns(terms), names(data))) {
+    missing <- rows[is.na(data[[v]][rows])]
+    if (length(missing)) details <- c(details, counted(v, missing))
+    covered <- union(covered, missing)
+  }
+  other <- setdiff(rows, covered)
+  if (length(other)) details <- c(details, counted("a term that is NA although its columns are given", sort(other)))
+  n <- length(rows)
+  cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}:",
+                  stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details)))),
+                class = "ncam_warning_missing_covariate", rows = rows, call = NULL)
 }
 
 # The reference instrument's readings, checked, as one more (anchor) sensor column; it needs

@@ -66,6 +66,10 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     cli::cli_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
   }
   check_columns(data, by, "by")
+  if (nrow(data) == 0L) {
+    cli::cli_abort(c("{.arg data} has no rows, so there is no group to fit.",
+                     i = "Check the filter or the file that made it."))
+  }
   reserved <- intersect(by, c(".n", ".seed", "fit"))
   if (length(reserved)) {
     cli::cli_abort(c("{.arg by} column {.field {reserved}} has the name of a column of the result ({.field .n}, {.field .seed}, {.field fit}).",
@@ -120,7 +124,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     why <- gsub("([{}])", "\\1\\1", why)
     if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
     cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
-                    why))
+                    why), class = "ncam_warning_group_not_fitted")
     fits[failed] <- list(NULL)
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
@@ -139,7 +143,11 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
     do.call(ncam, c(list(formula = formula, data = task$data), args,
                     list(seed = task$seed, threads = threads))),
     warning = function(w) {
-      cli::cli_warn("Group {task$label}: {conditionMessage(w)}", call = NULL)
+      # The same condition, classes, fields and bullets kept, its headline naming the group:
+      # handlers for a class (ncam_warning_not_converged) catch it as from ncam().
+      w$message[1] <- paste0("Group ", task$label, ": ", w$message[1])
+      w["call"] <- list(NULL)
+      warning(w)
       invokeRestart("muffleWarning")
     },
     error = function(e) cli::cli_abort("Could not fit group {task$label}.", parent = e, call = NULL)
@@ -183,6 +191,12 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_data_frame(newdata, "newdata")
   by <- attr(object, "by")
   check_columns(newdata, by, "object", data_arg = "newdata")
+  if (!any(has_fit(object))) {
+    # A subset of a fit by groups: its groups could not be fitted (errors = "skip"), or none.
+    cli::cli_abort(c(if (nrow(object) == 0L) "{.arg object} has no group, so no model to predict with." else
+                       "No group of {.arg object} has a model ({shown_labels(object[by])}): {cli::qty(nrow(object))}{?it/they} could not be fitted, so there is no model to predict with.",
+                     i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."))
+  }
   # The first fitted group's model gives the columns, for no rows or rows without a model.
   template <- stats::predict(object$fit[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
                              threads = threads)

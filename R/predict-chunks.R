@@ -133,7 +133,7 @@ score_files <- function(files, task, out, verbose) {
     beyond <- add_part_tallies(beyond, found)
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_part_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), "chunks", beyond, of = "{.arg input}")
+  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE)
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
@@ -172,7 +172,7 @@ score_generator <- function(input, task, out, verbose) {
     results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value
     if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
-  warn_part_totals(flags, rows, "chunks", beyond, of = "{.arg input}")
+  warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE)
   if (is.null(out)) return(bind_parts(results))
   part$finish()
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -233,9 +233,10 @@ read_chunk <- function(chunks, path, rows) {
   tryCatch(chunks$next_chunk(), error = function(e) {
     # Whether numbers are quoted is read from the first data line, for speed; an uncompressed
     # file is read again from the chunk where quotes appear, a compressed one cannot go back.
-    quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE)
+    quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE) && !inherits(e, "ncam_chunk_logical_column") &&
+      grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
     cli::cli_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
-                     i = "Line numbers below count from that row: line 1 is data row {rows + 1}.",
+                     i = if (!inherits(e, "ncam_chunk_logical_column")) "Line numbers below count from that row: line 1 is data row {rows + 1}.",
                      i = if (quoted_later) "The first data line of this compressed file quotes no number, and a later one does: quote all numbers or none, decompress it, or pass {.code reader = utils::read.csv}."),
                    parent = e, call = NULL)
   })

@@ -72,6 +72,20 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
        initial_train_nll = initial_train_nll)
 }
 
+# At least 2 training rows; when there are enough usable rows (complete covariates and a
+# reading), `validation` took them.
+check_training_rows <- function(rows, n_usable, call = parent.frame()) {
+  n_train <- length(rows$train)
+  if (n_train >= 2L) return(invisible())
+  if (n_usable >= 2L) {
+    cli::cli_abort(c("{.arg validation} takes {length(rows$validation)} of the {n_usable} usable row{?s} (complete covariates and a sensor reading), leaving {n_train} for training; at least 2 are needed.",
+                     i = "Give a smaller fraction or fewer validation rows, or {.code validation = 0} to train on every row without early stopping."),
+                   call = call)
+  }
+  cli::cli_abort("Only {n_train} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.",
+                 call = call)
+}
+
 resolve_validation <- function(validation, n, usable, seed, call = parent.frame()) {
   if (is.logical(validation) && length(validation) == n) {
     if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)

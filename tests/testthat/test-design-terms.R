@@ -217,3 +217,67 @@ test_that("columns with units are converted to the units of the fit", {
   metres$temperature <- units::set_units(as.numeric(metres$temperature), "m")
   expect_error(predict(fit, metres), "temperature.*\"m\".*cannot be converted to \"\u00b0C\"")
 })
+
+test_that("factor() of text holding numbers (site codes) is taken as labels; bare, it is refused with the fix", {
+  toy <- simulate_toy(n = 600, seed = 21)
+  codes <- c("060371103", "060371201", "801")  # as read_purpleair_aqs() gives `site`: text
+  toy$site <- rep(codes, length.out = 600)
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site))
+  expect_identical(fit$xlevels[["factor(site)"]], codes)  # leading zeros kept
+  # The same model as with the column converted beforehand.
+  made <- toy
+  made$site <- factor(made$site)
+  ref <- quick_fit(made, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site)
+  expect_identical(unname(fit$params), unname(ref$params))
+  expect_identical(predict(fit), predict(ref, made))
+  expect_identical(predict(fit, toy[c(5, 1, 3), ]), predict(ref, made[c(5, 1, 3), ]))
+  # New rows with other codes than their own.
+  new_rows <- data.frame(toy[c(2, 3), setdiff(names(toy), "site")], site = c("801", "060371103"))
+  as_factor <- transform(new_rows, site = factor(site, levels = codes))
+  expect_identical(predict(fit, new_rows), predict(ref, as_factor))
+  expect_false(identical(predict(fit, new_rows), predict(fit, toy[c(2, 3), ])))
+  # Codes that lost their zeros are levels never seen, named with the training levels.
+  lost <- transform(toy[1:3, ], site = as.numeric(site))
+  expect_warning(pred <- predict(fit, lost), "\"60371103\".*seen in training: \"060371103\", \"060371201\", \"801\"",
+                 class = "ncam_warning_unseen_level")
+  expect_identical(is.na(pred$.pred), c(TRUE, TRUE, FALSE))
+  # as.factor() and interaction() say so too.
+  expect_identical(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + as.factor(site))$xlevels[[1]],
+                   codes)
+  toy$hour <- as.character(rep(0:1, each = 300))
+  both <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + interaction(site, hour))
+  expect_length(both$xlevels[[1]], 6L)
+  expect_identical(nrow(predict(both, toy[1:4, ])), 4L)
+  # Bare, or bare in one of its uses: the message gives both fixes.
+  for (formula in list(sensor_0 + sensor_1 + sensor_2 ~ x1 + site,
+                       sensor_0 + sensor_1 + sensor_2 ~ factor(site) + site:x1)) {
+    expect_error(quick_fit(toy, formula = formula),
+                 "site holds numbers stored as text.*write `factor\\(site\\)` in `formula`.*`data\\$site <- factor\\(data\\$site\\)`.*as.numeric")
+  }
+})
+
+test_that("a factor() term of a column with a single value is an error naming it, also in a group", {
+  toy <- simulate_toy(n = 200, seed = 22)
+  toy$site <- "north"
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site)),
+               "Covariate site has a single value in `data`, so its term has no effect to estimate.*site is \"north\" on every row, in `factor\\(site\\)`")
+  toy$unit <- "u1"
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site) + interaction(unit, site)),
+               "Covariates site and unit have a single value.*site is \"north\" on every row, in `factor\\(site\\)`, `interaction\\(unit, site\\)`.*unit is \"u1\" on every row, in `interaction\\(unit, site\\)`")
+  # A bare term is left out with a warning of its class.
+  expect_warning(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site), "single value",
+                 class = "ncam_warning_dropped_covariate")
+  # In ncam_by(): the group where it is constant (region west has site c only).
+  toy <- simulate_toy(n = 400, seed = 1)
+  toy$region <- rep(c("east", "west"), each = 200)
+  toy$site <- rep(c("a", "b", "c", "c"), each = 100)
+  expect_error(suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, by = "region",
+                                        hidden = 4L, epochs = 2L, seed = 1, threads = 1)),
+               "Could not fit group region = west.*site is \"c\" on every row, in `factor\\(site\\)`")
+  expect_warning(fits <- withCallingHandlers(
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, by = "region", hidden = 4L,
+            epochs = 2L, seed = 1, threads = 1, errors = "skip"),
+    ncam_warning_not_converged = function(w) invokeRestart("muffleWarning")),
+    "region = west: Covariate site has a single value in `data`", class = "ncam_warning_group_not_fitted")
+  expect_null(fits$fit[[2]])
+})

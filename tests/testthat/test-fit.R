@@ -327,3 +327,50 @@ test_that("matrix and data-frame columns, and offset() terms, are refused, namin
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + offset(x2)),
                "has an offset term `offset(x2)`: ncam has no offsets", fixed = TRUE)
 })
+
+test_that("the fit's warnings about covariates name the columns and rows, and have classes", {
+  toy <- simulate_toy(n = 500, seed = 12)
+  toy$x1[c(5, 9)] <- NA
+  toy$x2[c(9, 20, 30, 40, 50, 60, 70)] <- NA
+  toy$x3 <- 5
+  caught <- list()
+  withCallingHandlers(quick_fit(toy), warning = function(w) {
+    caught[[length(caught) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  classes <- vapply(caught, function(w) class(w)[1], "")
+  missing <- caught[[which(classes == "ncam_warning_missing_covariate")]]
+  # Rows 5 and 9 (x1) and 9, 20, ..., 70 (x2): 8 rows, per column the first 5.
+  expect_identical(missing$rows, c(5L, 9L, 20L, 30L, 40L, 50L, 60L, 70L))
+  expect_match(conditionMessage(missing), "^8 rows with a missing covariate are left out of training")
+  expect_match(conditionMessage(missing), "x1: 2 rows (5, 9)", fixed = TRUE)
+  expect_match(conditionMessage(missing), "x2: 7 rows (9, 20, 30, 40, 50, ...)", fixed = TRUE)
+  dropped <- caught[[which(classes == "ncam_warning_dropped_covariate")]]
+  expect_match(conditionMessage(dropped), "Dropping constant covariate \"x3\"", fixed = TRUE)
+  # A term NA with its columns given, and a single row.
+  toy <- simulate_toy(n = 300, seed = 12)
+  toy$x1[4] <- NA
+  toy$x2 <- abs(toy$x2)
+  toy$x2[7] <- -1
+  expect_warning(withCallingHandlers(
+    quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + sqrt(x2)),
+    simpleWarning = function(w) if (grepl("NaNs produced", conditionMessage(w))) invokeRestart("muffleWarning")),
+    "^2 rows .*x1: row 4.*a term that is NA although its columns are given: row 7",
+    class = "ncam_warning_missing_covariate")
+})
+
+test_that("`validation` taking every usable row, and a list column, are clear errors", {
+  toy <- simulate_toy(n = 300, seed = 14)
+  toy$x1[3] <- NA
+  expect_error(quick_fit(toy, validation = rep(TRUE, 300)),
+               "`validation` takes 299 of the 299 usable rows .*leaving 0 for training")
+  expect_error(quick_fit(toy[1:10, ], validation = 0.99), "`validation` takes 9 of the 9 usable rows")
+  expect_error(quick_fit(toy[1:10, ], validation = 2:10), "`validation` takes 8 of the 9 usable rows .*leaving 1 ")
+  # Too few usable rows for any split: the old error.
+  expect_error(quick_fit(toy[3:4, ]), "Only 1 training row has complete covariates")
+  listed <- simulate_toy(n = 300, seed = 14)
+  listed$x2 <- as.list(listed$x2)
+  expect_error(quick_fit(listed, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2),
+               "Covariate x2 is a list column: ncam needs one value per row")
+  expect_error(quick_fit(listed, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + log(x2)), "x2 is a list column")
+})

@@ -224,3 +224,64 @@ test_that("an object outside the data with one value per row of all the data is 
                        epochs = 2L, seed = 1, threads = 1),
                "one value per row", fixed = TRUE)
 })
+
+test_that("a group's warning keeps its classes and bullets behind the group's name, under any plan", {
+  toy <- by_fixture()
+  caught_warnings <- function() {
+    caught <- list()
+    withCallingHandlers(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7),
+                        warning = function(w) {
+                          caught[[length(caught) + 1L]] <<- w
+                          invokeRestart("muffleWarning")
+                        })
+    caught
+  }
+  check <- function(caught) {
+    not_converged <- Filter(function(w) inherits(w, "ncam_warning_not_converged"), caught)
+    expect_length(not_converged, 2L)
+    messages <- vapply(not_converged, conditionMessage, "")
+    expect_match(messages, "^Group site = [12]: Not converged")
+    # The bullet stays on a line of its own.
+    expect_match(messages, "\n\u2139 Give more `epochs`|\ni Give more `epochs`")
+    expect_true(all(vapply(not_converged, function(w) is.null(conditionCall(w)), logical(1))))
+    # The idiom of ?ncam muffles that kind only.
+    left <- testthat::capture_warnings(withCallingHandlers(
+      ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7),
+      ncam_warning_not_converged = function(w) invokeRestart("muffleWarning")))
+    expect_false(any(grepl("Not converged", left)))
+    expect_length(left, length(caught) - 2L)
+  }
+  check(caught_warnings())
+  local({
+    local_two_workers("multisession")
+    check(caught_warnings())
+  })
+})
+
+test_that("zero rows, and fits by group without a model, are clear errors", {
+  toy <- by_fixture()
+  expect_error(ncam_by(by_formula, toy[toy$site == 9, ], by = "site", hidden = 4L, epochs = 2L, seed = 1),
+               "`data` has no rows")
+  toy$site[4] <- 3  # a group of one row cannot be fitted
+  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
+                                   errors = "skip"))
+  failed <- fits[fits$site == 3, ]
+  expect_s3_class(failed, "ncam_by")
+  expect_error(stats::predict(failed, toy[4, ]), "No group of `object` has a model \\(site = 3\\)")
+  expect_error(augment(failed, toy[c(4, 1), ]), "No group of `object` has a model")
+  expect_error(stats::predict(fits[0, ], toy[4, ]), "`object` has no group")
+})
+
+test_that("ncam_by()'s own warnings have classes", {
+  toy <- by_fixture()
+  toy$site[4] <- 3  # a group of one row cannot be fitted
+  muffle_short_run <- function(expr) {
+    withCallingHandlers(expr, ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
+  }
+  expect_warning(fits <- muffle_short_run(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
+                                                  errors = "skip")),
+                 "1 of 3 groups could not be fitted", class = "ncam_warning_group_not_fitted")
+  expect_warning(stats::predict(fits, toy[c(4, 1), ]), "without a model", class = "ncam_warning_no_group_model")
+  expect_warning(stats::predict(fits, transform(toy[1:2, ], site = c(1, 9))), "Not a group of `object`",
+                 class = "ncam_warning_no_group_model")
+})

@@ -238,3 +238,44 @@ test_that("write.csv()'s row-name column, semicolon files and late quoted number
   expect_error(predict_chunks(fx$fit, late_gz, chunk_rows = 128, verbose = FALSE),
                "quotes no number, and a later one does")
 })
+
+test_that("codes read as numbers, and a text column read as logical, are named with the fix", {
+  toy <- simulate_toy(n = 600, seed = 4)
+  toy$site <- sprintf("%03d", rep(1:3, length.out = 600))  # "001", "002", "003"
+  fit <- withCallingHandlers(
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, hidden = 4L, epochs = 3L, seed = 1L,
+         threads = 1L),
+    ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(toy, path, row.names = FALSE)
+  # read.csv() reads "001" as 1: every row is a level never seen.
+  expect_warning(got <- predict_chunks(fit, path, chunk_rows = 256, verbose = FALSE),
+                 "Levels of factor\\(site\\) in training: \"001\", \"002\", \"003\".*dropping the leading zeros of codes such as \"001\".*reader = function\\(p\\) utils::read.csv\\(p, colClasses = c\\(site = \"character\"\\)\\)",
+                 class = "ncam_warning_unseen_level")
+  expect_true(all(is.na(got$.pred)))
+  # The reader it suggests scores as predict() does.
+  fixed <- predict_chunks(fit, path, chunk_rows = 256, verbose = FALSE,
+                          reader = function(p) utils::read.csv(p, colClasses = c(site = "character")))
+  expect_identical(fixed, predict(fit, utils::read.csv(path, colClasses = c(site = "character"))))
+  expect_equal(fixed, predict(fit, toy), tolerance = 1e-10)
+  expect_warning(predict_chunks(fit, row_chunks(utils::read.csv(path), 300), verbose = FALSE),
+                 "Levels of factor\\(site\\) in training.*The chunks hold `site` as numbers",
+                 class = "ncam_warning_unseen_level")
+  # Levels that are not codes with zeros: the training levels only.
+  other <- transform(toy[1:5, ], site = "009")
+  other_path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(other, other_path, row.names = FALSE)
+  warnings <- testthat::capture_warnings(predict_chunks(fit, other_path, verbose = FALSE))
+  expect_match(warnings, "Levels of factor\\(site\\) in training: \"001\", \"002\", \"003\"")
+  expect_no_match(warnings, "leading zeros")
+  # A text column whose first chunk reads as logical (every value "T").
+  toy$site[1:130] <- "T"
+  logical_path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(toy, logical_path, row.names = FALSE)
+  err <- expect_error(predict_chunks(fit, logical_path, chunk_rows = 128, verbose = FALSE),
+                      class = "rlang_error")
+  message <- conditionMessage(err)
+  expect_match(message, "Column site was read as logical .* from the first chunk of 128 rows")
+  expect_match(message, "colClasses = c\\(site = \"character\"\\)")
+  expect_no_match(message, "compressed")
+})

@@ -1,0 +1,136 @@
+# The values of the covariate columns a formula names: what cannot be what the user meant is
+# refused (list columns, numbers or dates stored as text, identifiers), a text covariate with
+# a single value is left out, and `~ .` takes only columns that can be covariates.
+
+# Covariates that cannot be what the user meant: list columns, entirely missing, numbers or
+# dates stored as text, or text with about one value per row (each would become one dummy per
+# distinct value). Numbers stored as text are labels where the formula says so (`factor(site)`).
+check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
+  labels <- factor_wrapped_vars(attr(rhs, "variables"))
+  for (v in vars) {
+    col <- data[[v]]
+    if (is.list(col)) {
+      cli::cli_abort(c("Covariate {.field {v}} is a list column: ncam needs one value per row.",
+                       i = "Make it a column of single values (a number, text or a factor per row) in {.arg data} and name that in {.arg formula}."),
+                     call = call)
+    }
+    if (all(is.na(col))) {
+      cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
+                       i = "Leave it out of the formula, or give its values."), call = call)
+    }
+    if (is.character(col) && !v %in% labels) {
+      values <- unique(col[!is.na(col)])
+      if (length(values) > 2L && !anyNA(suppressWarnings(as.numeric(values)))) {
+        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): as text it would become one dummy per value.",
+                         i = "If the numbers are labels (such as site or station codes), write {.code factor({v})} in {.arg formula} for every use of {.field {v}}, or convert the column: {.code data${v} <- factor(data${v})}.",
+                         i = "If they are measurements, convert them: {.code data${v} <- as.numeric(data${v})}."),
+                       call = call)
+      }
+    }
+    if (is.character(col) || is.factor(col)) {
+      values <- unique(as.character(col[!is.na(col)]))
+      if (length(values) > 2L && all(grepl(text_time_pattern, values))) {
+        cli::cli_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
+                         i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
+                       call = call)
+      }
+      n_values <- length(values)
+      if (n_values > max_dot_levels && n_values > sum(!is.na(col)) / 2) {
+        cli::cli_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
+                         i = "Leave it out of the formula, or group its values into a few levels first."),
+                       call = call)
+      }
+    }
+  }
+}
+
+# The variables of `expr` (the formula's variables) that appear only inside factor(),
+# as.factor(), ordered(), as.ordered() or interaction(): the formula says they are labels.
+factor_wrapped_vars <- function(expr) {
+  wrappers <- c("factor", "as.factor", "ordered", "as.ordered", "interaction")
+  wrapped <- character()
+  bare <- character()
+  walk <- function(e, inside) {
+    if (is.name(e)) {
+      if (inside) wrapped <<- c(wrapped, as.character(e)) else bare <<- c(bare, as.character(e))
+    } else if (is.call(e)) {
+      fn <- e[[1]]
+      # base::factor(site) as well as factor(site); the function's name is no variable.
+      if (is.call(fn) && as.character(fn[[1]]) %in% c("::", ":::")) fn <- fn[[3]]
+      inside <- inside || (is.name(fn) && as.character(fn) %in% wrappers)
+      for (arg in as.list(e)[-1]) walk(arg, inside)
+    }
+  }
+  walk(expr, FALSE)
+  setdiff(unique(wrapped), bare)
+}
+
+# A date-time as a covariate enters as seconds since 1970: a trend that every later row
+# extrapolates. Written inside a function (as.numeric(date)), it is taken as meant.
+check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
+  dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt", "difftime")), term_labels)
+  if (length(dates)) {
+    cli::cli_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
+                     i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
+                   call = call)
+  }
+}
+
+# A character or factor covariate with one value carries nothing and has no contrasts: left
+# out with a warning, like a constant numeric covariate.
+drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
+  vars <- all.vars(rhs)
+  single <- vars[vapply(vars, function(v) {
+    col <- data[[v]]
+    (is.character(col) || is.factor(col)) && length(unique(col[!is.na(col)])) < 2L
+  }, logical(1))]
+  if (!length(single)) return(rhs)
+  labels <- attr(rhs, "term.labels")
+  inside <- setdiff(single, labels)
+  if (length(inside)) {
+    # Each such variable with its value and the terms it is used in, e.g. factor(site).
+    details <- vapply(inside, function(v) {
+      used <- labels[vapply(labels, function(l) v %in% all.vars(str2lang(l)), logical(1))]
+      value <- as.character(stats::na.omit(data[[v]])[1])
+      sprintf("%s is %s on every row, in %s", v, if (is.na(value)) "NA" else encodeString(value, quote = "\""),
+              paste0("`", plain_names(used), "`", collapse = ", "))
+    }, character(1))
+    cli::cli_abort(c("{cli::qty(length(inside))}Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?its term has/their terms have} no effect to estimate:",
+                     stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
+                     i = "Leave {cli::qty(length(inside))}{?it/them} out of {.arg formula} for these data (or fit on data where {?it varies/they vary})."),
+                   call = call)
+  }
+  cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
+                class = "ncam_warning_dropped_covariate", call = call)
+  kept <- setdiff(labels, single)
+  stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
+}
+
+# Text that starts like a date (2024-05-01, 2024/05/01, 01/05/2024, 1.5.2024), with or without a time.
+text_time_pattern <- "^[[:space:]]*([0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}|[0-9]{1,2}[-/.][0-9]{1,2}[-/.][0-9]{2,4})"
+
+# Most distinct values a character or factor column may have to enter `~ .` as a covariate.
+max_dot_levels <- 20L
+
+# `~ .` takes every column that is not a sensor (nor the reference). Date-times, identifiers
+# and labels would enter as a trend or as hundreds of dummies without a word: refuse them.
+check_dot_columns <- function(data, sensors, call) {
+  candidates <- setdiff(names(data), sensors)
+  why <- vapply(candidates, function(v) {
+    col <- data[[v]]
+    if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
+    if (is.list(col)) return("a list column")
+    if (is.character(col) || is.factor(col)) {
+      n_values <- length(unique(col[!is.na(col)]))
+      if (n_values > max_dot_levels) return(paste(n_values, "distinct values"))
+      if (n_values < 2L) return("a single value")
+    }
+    ""
+  }, character(1))
+  bad <- nzchar(why)
+  if (any(bad)) {
+    cli::cli_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
+                     i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
+                   call = call)
+  }
+}
