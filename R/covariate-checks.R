@@ -4,7 +4,8 @@
 # training row had, and columns in other units than in the fit.
 
 # A matrix or data-frame column holds several values per row: model.frame() recycles it and the
-# engine gets columns of the wrong length. `what` names the columns' role in the message.
+# engine gets columns of the wrong length. A list column was converted silently or failed
+# inside model.frame(). `what` names the columns' role in the message.
 check_vector_columns <- function(data, cols, what = "Column", call = parent.frame()) {
   for (v in intersect(cols, names(data))) {
     col <- data[[v]]
@@ -12,6 +13,11 @@ check_vector_columns <- function(data, cols, what = "Column", call = parent.fram
       kind <- if (is.data.frame(col)) "a data frame" else "a matrix"
       cli::cli_abort(c("{what} {.field {v}} is {kind} with {NCOL(col)} columns: ncam needs one value per row.",
                        i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
+                     call = call)
+    }
+    if (is.list(col)) {
+      cli::cli_abort(c("{what} {.field {v}} is a list column: ncam needs one value per row.",
+                       i = "Make it a plain column first, such as with {.code unlist()} or {.fn tidyr::unnest}."),
                      call = call)
     }
   }

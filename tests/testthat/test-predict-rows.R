@@ -69,3 +69,19 @@ test_that("a fit made inside a function finds its data while the function runs, 
   }
   expect_identical(predict(fit, toy)$.pred, inside[[3]])
 })
+
+test_that("a list column in newdata is a clear error naming it, whatever the term", {
+  toy <- simulate_toy(n = 300, seed = 5)
+  toy$site <- rep(c("a", "b"), 150)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy,
+                               hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  plain <- toy
+  plain$x1 <- as.list(plain$x1)
+  expect_error(predict(fit, plain), "Covariate x1 is a list column", fixed = TRUE)
+  in_factor <- toy
+  in_factor$site <- as.list(in_factor$site)
+  expect_error(predict(fit, in_factor), "Covariate site is a list column", fixed = TRUE)
+  sensor <- toy
+  sensor$sensor_1 <- as.list(sensor$sensor_1)
+  expect_error(predict(fit, sensor), "sensor_1.*list column")
+})
