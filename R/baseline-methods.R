@@ -4,7 +4,8 @@
 #' baseline fitted by [ncam_baseline()]. Readings may be `NA`: each row uses its
 #' observed sensors (see [ncam_baseline()] for rows with none). For `"kalman"`
 #' the filter runs over the rows of `newdata` in the order of the model's
-#' `order` column, from the fitted initial state.
+#' `order` column, from the fitted initial state; a time repeated in that
+#' column is an error, as at the fit.
 #'
 #' @param object A baseline fitted by [ncam_baseline()].
 #' @param newdata A data frame with the sensor columns (and, for `"kalman"`

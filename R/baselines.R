@@ -56,7 +56,8 @@
 #'   its weights and intervals are off (a review measured 93 % coverage at the 90 %
 #'   level on one-factor data); `"factor"` estimates each sensor's noise.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
-#'   the column `order` (ties keep row order), \eqn{\theta_t = \theta_{t-1} + w_t},
+#'   the column `order` (one row per time: repeated times are an error, at the
+#'   fit and in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
 #'   \eqn{w_t \sim N(0, q)}, and each observed reading
 #'   \eqn{b_{tj} = \theta_t + v_{tj}}, \eqn{v_{tj} \sim N(0, s_j^2)}, with the
 #'   three-cornered-hat variances above. The initial state \eqn{\theta_0} is
@@ -99,8 +100,10 @@
 #'   value is on. `NULL` means the first sensor. Not used by the other methods.
 #' @param order For `"kalman"` only: `NULL` (row order) or the name of a
 #'   column with one sortable value per row (such as dates) giving the order in
-#'   which the filter visits the rows. The column is then required in the
-#'   `newdata` of [predict()].
+#'   which the filter visits the rows. Its values must not repeat: rows of
+#'   several stations sharing times are an error naming the column and rows
+#'   (fit one baseline per station). The column is then required in the
+#'   `newdata` of [predict()], with the same rule.
 #'
 #' @return An object of class `ncam_baseline`: a list with `method`,
 #'   `sensors`, `anchor`, `order`, `params` (the estimates: `sensor_var` for
@@ -268,7 +271,7 @@ train_mask <- function(train, n, call = parent.frame()) {
 iso_time_pattern <- "^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?$"
 
 # Permutation in which the Kalman filter visits the rows of `data`: row order, or the order
-# of column `order` (ties keep row order).
+# of column `order`, whose values must not repeat.
 visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
   if (is.null(order)) return(seq_len(nrow(data)))
   check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
@@ -288,6 +291,15 @@ visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
       !all(grepl(iso_time_pattern, key) | is.na(key))) {
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
                      i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
+                   call = call)
+  }
+  # Rows sharing a time (two stations stacked) would be filtered as successive steps of one
+  # series, with the random walk's variance between them and results that follow row order.
+  repeated <- which(duplicated(key))
+  if (length(repeated) > 0L) {
+    first <- match(key[repeated[1]], key)
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {repeated[1]} has the time of row {first} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
+                     i = "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}."),
                    call = call)
   }
   base::order(key)

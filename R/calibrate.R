@@ -83,7 +83,16 @@ max_calibration_scores <- 1e7
 #'
 #' If the calibration set is too small for the level (for example fewer than
 #' 9 rows at level 0.9) the threshold is infinite, so the intervals are
-#' unbounded, and a warning says how many rows are needed.
+#' unbounded, and a warning of class `ncam_warning_small_calibration` says how
+#' many rows are needed (also from `predict()` at a level the set is too small
+#' for).
+#'
+#' @section Warnings: each warning has a class, so that code calibrating many
+#'   models can catch or muffle one kind: `ncam_warning_small_calibration` (too
+#'   few calibration rows for the level: infinite intervals),
+#'   `ncam_warning_in_sample_calibration` (reference rows that trained the
+#'   model) and `ncam_warning_label_free_calibration` (a method other than
+#'   `"split"` on a model fitted with a reference).
 #'
 #' @param object A fitted model from [ncam()].
 #' @param data Calibration data: a data frame with the covariates and sensor
@@ -101,8 +110,9 @@ max_calibration_scores <- 1e7
 #'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; for those
 #'   methods `m` times the rows of `data` may be at most 10 million.
 #' @param reference Name of the reference column of `data`, for `"split"`
-#'   (by default the model's own reference column, see `method`); an error
-#'   with other methods.
+#'   (by default the model's own reference column, whether `method` is given
+#'   as `"split"` or chosen by default; an error if `data` lacks that column);
+#'   an error with other methods.
 #' @param seed `NULL` to draw from R's random number generator (so
 #'   [set.seed()] applies), or a whole number used locally without disturbing
 #'   the global random stream.
@@ -156,6 +166,14 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   check_number(m, "m", min = 1, integer = TRUE)
   check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
   if (method == "split") {
+    if (is.null(reference) && !is.null(object$reference)) {
+      # The model's own reference column, whichever way "split" was chosen.
+      if (!object$reference %in% names(data)) {
+        cli::cli_abort(c("{.arg data} has no column {.field {object$reference}}, the reference the model was fitted with, for {.code method = \"split\"}.",
+                         i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}."))
+      }
+      reference <- object$reference
+    }
     if (is.null(reference)) {
       cli::cli_abort(c("{.arg reference} is required for {.code method = \"split\"}.",
                        i = "Name the column of {.arg data} with the reference values."))
@@ -275,7 +293,8 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
 
 too_small <- function(needed, n, level, what) {
   cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
-                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}."))
+                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}."),
+                class = "ncam_warning_small_calibration")
   Inf
 }
 

@@ -61,8 +61,8 @@
 #'   [ncam_by()] gives each group's warnings with their classes, the message naming the group,
 #'   and warns with `ncam_warning_group_not_fitted` (groups left without a model by
 #'   `errors = "skip"`); its `predict()` with `ncam_warning_no_group_model` (rows of no group
-#'   with a model). [calibrate()] warns with `ncam_warning_in_sample_calibration` and
-#'   `ncam_warning_label_free_calibration`, and [ncam_baseline()] with `ncam_warning_heywood`.
+#'   with a model). [calibrate()] warns with `ncam_warning_in_sample_calibration`,
+#'   `ncam_warning_label_free_calibration` and `ncam_warning_small_calibration`, and [ncam_baseline()] with `ncam_warning_heywood`.
 #'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
 #'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,

@@ -11,7 +11,11 @@
 #'   `NA` when its non-missing readings are fewer than `completeness` times the
 #'   readings expected in the period; the expected count is the period length
 #'   over the series' usual spacing (the median step between its distinct
-#'   times), and at least one. A period of whole days runs from local midnight
+#'   times), and at least one. A series with a single time (such as a sensor
+#'   that spent one minute at a location) has no spacing of its own and takes
+#'   the most common step between consecutive times of the other series of
+#'   its table, so one 1-minute reading is not an hourly mean; only when no
+#'   series of the table has two times is one reading per period expected. A period of whole days runs from local midnight
 #'   to local midnight, so a day with a daylight-saving clock change expects
 #'   23 or 25 hours of hourly readings. Each column is judged on its own readings.
 #' * **Nearest time** (`average = NULL`): each sensor row is paired with the
@@ -212,12 +216,15 @@ check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
 # Keys are matched between the tables, so a key must be a column of both.
 keys_hint <- "A key must be a column of both tables: for one monitor beside several units, give the reference a copy of its rows per unit, or join one unit at a time."
 
-# Per row, the usual spacing of its series: the median step between distinct times.
+# Per row, the usual spacing of its series: the median step between distinct times. A series
+# with a single time has no step of its own and takes the most common step of the table's
+# other series (one reading of 1-minute data is then 1 of 60 in an hour, not a whole hour); only
+# when no series has two times is one reading per period all that is expected (step Inf).
 typical_step <- function(seconds, series) {
-  step <- vapply(split(seconds, series), function(t) {
-    d <- diff(sort(unique(t)))
-    if (length(d) == 0L) Inf else stats::median(d)
-  }, numeric(1))
+  gaps <- lapply(split(seconds, series), function(t) diff(sort(unique(t))))
+  step <- vapply(gaps, function(d) if (length(d) == 0L) NA_real_ else stats::median(d), numeric(1))
+  pooled <- most_common_gap(unlist(gaps, use.names = FALSE))
+  step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
 }

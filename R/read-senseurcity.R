@@ -41,7 +41,9 @@
 #' @param average `NULL` for the 1-minute rows, or a period such as `"1 hour"`
 #'   to average them per box and location (see [join_reference()] for periods).
 #' @param completeness Fraction of the expected readings a period needs for its
-#'   mean, when averaging.
+#'   mean, when averaging. The expected count follows each box and location's
+#'   1-minute step; a location with a single reading (a box that moved) takes
+#'   the step of the other series, so that lone minute is not an hourly mean.
 #' @return A tibble, one row per file row (or per box, location and period when
 #'   averaging), files in the order given: `date` (POSIXct, UTC), `city` and
 #'   `box` (from the file name), `location`, `latitude`, `longitude`,

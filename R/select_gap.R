@@ -36,12 +36,23 @@
 #' and the selected gap is the largest of the per-column lags, so that it is
 #' long enough for every sensor.
 #'
+#' @section Use with the splits:
+#' The result can be passed whole as the `gap` of [split_blocks()] or
+#' [split_chronological()], `split_blocks(data, "date", gap = select_gap(r,
+#' date = data$date))`, when `date` was given: its gap is then a `difftime`. A
+#' gap counted in rows (no `date`) is not a time, and the splits refuse it
+#' with an error, both as the whole result and as `$gap` (a plain number
+#' shorter than the spacing of the times, which the splits would otherwise
+#' read as seconds): give the residuals' times as `date`, or convert the rows
+#' to a duration yourself (21 rows of daily data: `gap = "21 days"`).
+#'
 #' @param residuals Numeric vector, matrix or data frame of residuals (one
 #'   column per series, for example per sensor); `NA` allowed. A data frame may
 #'   also hold the columns named by `date` and `group`.
 #' @param date Optional times (`POSIXct` or `Date`), one per residual (row), or
 #'   the name of such a column of `residuals`. Without it the residuals are
-#'   taken as equally spaced and lags are counted in rows.
+#'   taken as equally spaced and lags are counted in rows, which
+#'   [split_blocks()] cannot use as a gap (see Use with the splits).
 #' @param max_lag Largest lag to examine: a number of rows, or with `date`
 #'   also a duration such as `"72 hours"`. Defaults to a quarter of the number
 #'   of time points of the longest series (group).
@@ -50,7 +61,8 @@
 #'   the name of such a column of `residuals`. Rows of a group form one series
 #'   (in row order when `date` is not given); the ACF is pooled over groups.
 #' @return An object of class `ncam_gap`: a list with `gap` (the selected lag;
-#'   a `difftime` when `date` is given, `NA` if the ACF never enters the band),
+#'   a `difftime` when `date` is given, else a whole number of rows; `NA` if the
+#'   ACF never enters the band),
 #'   `acf` (data frame with columns `lag`, `acf` and, for several series,
 #'   `series`), `band` (half-width of the band, one per series), `level`, `n`
 #'   (non-missing values per series), `step` (grid step in seconds, or `NULL`)

@@ -309,3 +309,27 @@ test_that("ppca says when the readings have no common factor", {
   iso <- data.frame(s1 = c(1, -1, 0, 0), s2 = c(0, 0, 1, -1))
   expect_error(ncam_baseline(s1 + s2 ~ 1, iso, "ppca"), "vary equally in every direction", fixed = TRUE)
 })
+
+test_that("kalman refuses repeated times in `order`, at the fit and in predict()", {
+  toy <- simulate_toy(40, seed = 1)
+  f <- sensor_0 + sensor_1 + sensor_2 ~ 1
+  # Two stations stacked: each day appears twice.
+  toy$day <- as.Date("2024-01-01") + rep(0:19, 2)
+  err <- expect_error(ncam_baseline(f, toy, "kalman", order = "day"),
+                      "Column \"day\" of `data` repeats times: row 21 has the time of row 1 (2024-01-01); 20 rows repeat an earlier time.",
+                      fixed = TRUE, class = "rlang_error")
+  expect_match(conditionMessage(err), "fit one baseline per station", fixed = TRUE)
+  # Ties among rows outside `train` are refused too: the column is checked on every row.
+  expect_error(ncam_baseline(f, toy, "kalman", train = 1:20, order = "day"), "row 21 has the time of row 1")
+  # One fit per station works; predict() refuses stacked stations in `newdata`.
+  fit <- ncam_baseline(f, toy[1:20, ], "kalman", order = "day")
+  expect_error(predict(fit, toy), "Column \"day\" of `newdata` repeats times: row 21 has the time of row 1",
+               fixed = TRUE)
+  stacked <- toy[c(1:5, 3), ]
+  expect_error(predict(fit, stacked), "row 6 has the time of row 3 (2024-01-03); 1 row repeats",
+               fixed = TRUE)
+  # Distinct times in any row order give the same estimates row for row.
+  set.seed(2)
+  o <- sample(20)
+  expect_equal(predict(fit, toy[o, ]), predict(fit, toy[1:20, ])[o, ], ignore_attr = TRUE)
+})

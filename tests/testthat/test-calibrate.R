@@ -40,6 +40,20 @@ test_that("too few calibration rows give Inf with a warning naming the rows need
   expect_identical(q, Inf)
 })
 
+test_that("the too-small warning has a class, from calibrate() and from predict()", {
+  expect_warning(conformal_threshold(1:8, n = 8, m = 1, level = 0.9),
+                 class = "ncam_warning_small_calibration")
+  expect_warning(conformal_threshold(1:20, 10, 2, 0.99, "ecdf", holdout = 1:5),
+                 class = "ncam_warning_small_calibration")
+  toy <- simulate_toy(260, seed = 4)
+  fit <- quick_fit(toy[1:200, ])
+  # Muffling the class alone leaves no other warning.
+  cal <- withCallingHandlers(calibrate(fit, toy[201:205, ], method = "mc_model", m = 5, seed = 1),
+                             ncam_warning_small_calibration = function(w) invokeRestart("muffleWarning"))
+  expect_identical(cal$quantile, Inf)
+  expect_warning(predict(cal, toy[206:210, ]), class = "ncam_warning_small_calibration")
+})
+
 # Corrected p-value of a test score, written from Stutz et al.'s ECDF
 # construction: averaged MC p-values, then their rank among holdout p-values.
 ecdf_p <- function(s, scores, n, m, holdout) {
@@ -295,4 +309,28 @@ test_that("bad calibrate input gives clear errors", {
   expect_snapshot(error = TRUE, calibrate(list(), d))
   cal <- calibrate(fit, d, m = 2, seed = 1)
   expect_snapshot(error = TRUE, predict(cal, d, level = c(0.8, 0.9)))
+})
+
+test_that("method = \"split\" defaults `reference` to the model's reference column", {
+  withr::local_seed(11)
+  toy <- simulate_toy(500, seed = 11)
+  toy$ref <- toy$truth + stats::rnorm(500, 0, 0.3)
+  toy$ref[301:500][1:20] <- NA
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ x1, data = toy[1:300, ], reference = "ref",
+                               hidden = 8L, epochs = 5L, seed = 1L, threads = 1L))
+  d <- toy[301:500, ]
+  expect_message(explicit <- calibrate(fit, d, method = "split"), "20 rows")
+  expect_message(named <- calibrate(fit, d, method = "split", reference = "ref"), "20 rows")
+  expect_message(default <- calibrate(fit, d), "20 rows")
+  expect_identical(explicit$method, "split")
+  expect_identical(explicit$scores, named$scores)
+  expect_identical(explicit$scores, default$scores)
+  # The scores by hand: |ref - mean| / predictive sd, over the 180 rows with a reference.
+  p <- predict(fit, d, interval = "prediction")
+  keep <- !is.na(d$ref)
+  expect_equal(explicit$scores, sort(abs(d$ref[keep] - p$.pred[keep]) / p$.pred_sd[keep]))
+  expect_identical(explicit$n, 180L)
+  # Without the model's reference column in `data`, the error names it.
+  expect_error(calibrate(fit, d[setdiff(names(d), "ref")], method = "split"),
+               "no column .*ref.*reference the model was fitted with")
 })

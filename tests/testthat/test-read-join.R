@@ -45,6 +45,40 @@ test_that("the completeness threshold holds without keys too (one sensor, one mo
   expect_error(join_reference(sensors[0, ], reference), "`sensors` has no rows")
 })
 
+test_that("a series with a single reading takes its step from the other series", {
+  t0 <- utc("2020-06-01 10:00")
+  # Site A: 50 of 60 minutes; site B: 30 minutes; site C: one minute; site D: one minute
+  # in the next hour. A and B read every minute, so C and D expect 60 readings an hour.
+  sensors <- data.frame(date = t0 + 60 * c(0:49, 0:29, 45, 75),
+                        site = c(rep("A", 50), rep("B", 30), "C", "D"), pm = c(1:80, 200, 300))
+  reference <- data.frame(date = t0 + 3600 * c(0, 0, 0, 1), site = c("A", "B", "C", "D"),
+                          ref = c(5, 6, 7, 8))
+  out <- join_reference(sensors, reference, keys = "site")
+  # Hand means per site and hour, and the share of the 60 minutes each holds.
+  hour <- as.POSIXct(floor(as.numeric(sensors$date) / 3600) * 3600, origin = "1970-01-01",
+                     tz = "UTC")
+  means <- aggregate(pm ~ site + hour, data = transform(sensors, hour = hour), FUN = mean)
+  counts <- aggregate(pm ~ site + hour, data = transform(sensors, hour = hour), FUN = length)
+  expected <- ifelse(counts$pm >= 0.75 * 60, means$pm, NA)
+  expect_identical(out$site, means$site)
+  expect_identical(out$date, means$hour)
+  expect_identical(out$pm, expected)
+  expect_identical(out$pm, c(mean(1:50), NA, NA, NA))
+  # The reference reads once per site: no series has a step, one reading per hour is expected.
+  expect_identical(out$ref, c(5, 6, 7, 8))
+  # A lone reading passes only a threshold of at most 1/60.
+  expect_identical(join_reference(sensors, reference, keys = "site", completeness = 1 / 60)$pm,
+                   means$pm)
+  expect_identical(join_reference(sensors, reference, keys = "site", completeness = 0.02)$pm,
+                   c(mean(1:50), mean(51:80), NA, NA))
+  # The step of the other series is their most common gap: 10-minute series give 6 an hour.
+  ten <- data.frame(date = t0 + 600 * c(0:4, 0:5, 2), site = c(rep("A", 5), rep("B", 6), "C"),
+                    pm = c(1:11, 50))
+  lone <- join_reference(ten, reference[1:3, ], keys = "site", completeness = 1 / 6)
+  expect_identical(lone$pm, c(3, 8.5, 50))
+  expect_identical(join_reference(ten, reference[1:3, ], keys = "site")$pm, c(3, 8.5, NA))
+})
+
 test_that("join_reference() pairs local days with daily (Date) reference values", {
   tz <- "America/Los_Angeles"
   hours <- utc("2024-01-01 00:00", tz) + 3600 * (0:47)

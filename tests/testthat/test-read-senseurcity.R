@@ -168,3 +168,29 @@ test_that("read_senseurcity() reads the shared schema samples as the raw columns
   expect_identical(out$ref_temperature, raw("Ref.Temp"))
   expect_identical(out$location, trimws(raw("Location.ID")))
 })
+
+test_that("a location with one minute in an hour gets no hourly mean (shared sample)", {
+  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
+  dirs <- file.path(roots[nzchar(roots)], "senseurcity-raw-schema-samples")
+  dirs <- dirs[dir.exists(dirs)]
+  skip_if(length(dirs) == 0L, "shared SensEURCity schema samples not available")
+  file <- file.path(dirs[1], "Antwerp_402B00.csv")
+  minutes <- read_senseurcity(file)
+  # The box spends 18 minutes of the hour at R801 (one without readings) and its last
+  # minute at R802.
+  expect_identical(as.vector(table(minutes$location)), c(18L, 1L))
+  cols <- c("temperature", "rh", "pressure")
+  # Means of the non-missing minutes (R801 misses one: 17 of 60 minutes, 0.28).
+  by_hand <- aggregate(minutes[cols], list(location = minutes$location), mean, na.rm = TRUE)
+  hourly <- read_senseurcity(file, average = "1 hour")
+  expect_identical(hourly$location, by_hand$location)
+  # 17 and 1 of 60 minutes are both below the default 0.75.
+  expect_true(all(is.na(as.matrix(hourly[cols]))))
+  # At 0.25, R801 (17 of 60) has its means; R802's single minute is still 1 of 60.
+  loose <- read_senseurcity(file, average = "1 hour", completeness = 0.25)
+  expect_equal(as.matrix(loose[1, cols]), as.matrix(by_hand[1, cols]), ignore_attr = TRUE)
+  expect_true(all(is.na(as.matrix(loose[2, cols]))))
+  # With no threshold both locations are averaged.
+  all_in <- read_senseurcity(file, average = "1 hour", completeness = 0)
+  expect_equal(as.matrix(all_in[cols]), as.matrix(by_hand[cols]), ignore_attr = TRUE)
+})

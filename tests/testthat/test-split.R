@@ -282,3 +282,42 @@ test_that("every split function gives an empty factor and one clear warning on z
   # Argument checks still come first.
   expect_error(split_blocks(d, "when", block = "0 days"), "`block`", fixed = TRUE)
 })
+
+test_that("a gap from select_gap() is used as a time, and a gap counted in rows is refused", {
+  set.seed(1)
+  d <- data.frame(date = as.Date("2023-01-01") + 0:729)
+  d$resid <- as.numeric(arima.sim(list(ar = 0.9), 730))
+  secs <- as.numeric(d$date) * 86400
+  rows <- select_gap(d$resid)
+  expect_identical(rows$gap, 21L)
+  # Without `date` the gap counts rows: refused whole, and as a plain number of seconds
+  # shorter than the daily spacing; both errors say which duration 21 daily rows span.
+  expect_error(split_blocks(d, "date", block = "28 days", gap = rows, seed = 1),
+               "counted in rows \\(21 rows\\).*without `date`.*gap = \"21 days\"", class = "rlang_error")
+  expect_error(split_chronological(d, "date", gap = rows), "counted in rows.*gap = \"21 days\"")
+  expect_error(split_blocks(d, "date", block = "28 days", gap = rows$gap, seed = 1),
+               "read as 21 seconds, less than the smallest spacing.*\\(1 day\\).*gap = \"21 days\"")
+  expect_error(split_chronological(d, "date", gap = rows$gap), "read as 21 seconds")
+
+  # With `date` the result is a duration, passed whole or as $gap.
+  timed <- select_gap(d, date = "date")
+  expect_identical(timed$gap, as.difftime(21, units = "days"))
+  s <- split_blocks(d, "date", block = "28 days", gap = timed, seed = 1)
+  expect_identical(s, split_blocks(d, "date", block = "28 days", gap = timed$gap, seed = 1))
+  expect_identical(s, split_blocks(d, "date", block = "28 days", gap = "21 days", seed = 1))
+  expect_gte(min_cross_distance(s, secs), 21 * 86400)
+  expect_true(sum(is.na(s)) > 0L)
+  chrono <- split_chronological(d, "date", gap = timed)
+  expect_identical(chrono, split_chronological(d, "date", gap = "21 days"))
+  expect_gte(min_cross_distance(chrono, secs), 21 * 86400)
+
+  # A number of seconds at least the smallest spacing keeps its meaning.
+  h <- hourly_data()
+  expect_identical(split_blocks(h, "when", gap = 7200, seed = 1),
+                   split_blocks(h, "when", gap = "2 hours", seed = 1))
+  expect_error(split_blocks(h, "when", gap = 3599, seed = 1), "less than the smallest spacing.*\\(1 hour\\)")
+  # A selection that found no gap cannot be used.
+  none <- suppressWarnings(select_gap(d, date = "date", max_lag = 2))
+  expect_true(is.na(none$gap))
+  expect_error(split_blocks(d, "date", gap = none), "found no gap.*larger `max_lag`")
+})
