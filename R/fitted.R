@@ -134,10 +134,11 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
 # call's `data` evaluated in the formula's environment, or for a fit made inside a function in
-# that function's frame while the function runs (see fit_frames), checked against the
-# fingerprint.
+# that function's frame while the function runs (see fit_frames), then in the environment the
+# fit keeps, whose parent is the function's (so `lapply(seeds, function(s) ncam(..., data =
+# pa))` finds a global `pa`). Whatever is found must match the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
-  envs <- if (is.null(object$data_key)) list(environment(object$formula)) else running_frames(object$data_key)
+  envs <- c(if (!is.null(object$data_key)) running_frames(object$data_key), list(environment(object$formula)))
   for (env in envs) {
     data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
     if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
@@ -198,9 +199,10 @@ fit_frames <- new.env(parent = emptyenv())
 fit_frames$refs <- new.env(parent = emptyenv())
 fit_frames$prune_at <- 64L
 
-# Registers `env`, the frame a fit was made in, and returns the fit's key: from the data's
-# fingerprint and the call's `data`, so that two fits of the same data by the same code are
-# identical.
+# Registers `env`, the frame a fit was made in, with the environments enclosing it below the
+# global one (a lambda's data often live in its caller: knitr's or testthat's environment,
+# another function), and returns the fit's key: from the data's fingerprint and the call's
+# `data`, so that two fits of the same data by the same code are identical.
 remember_frame <- function(env, call, data_check) {
   refs <- fit_frames$refs
   if (length(refs) >= fit_frames$prune_at) {
@@ -211,8 +213,10 @@ remember_frame <- function(env, call, data_check) {
   }
   key <- rlang::hash(list(call$data, data_check))
   known <- live_frames(key)
-  if (!any(vapply(known, identical, logical(1), env))) {
-    refs[[key]] <- c(Filter(function(ref) !is.null(rlang::wref_key(ref)), refs[[key]]), list(rlang::new_weakref(env)))
+  fresh <- Filter(function(frame) !any(vapply(known, identical, logical(1), frame)), frames_below_top(env))
+  if (length(fresh)) {
+    refs[[key]] <- c(Filter(function(ref) !is.null(rlang::wref_key(ref)), refs[[key]]),
+                     lapply(fresh, rlang::new_weakref))
   }
   key
 }
@@ -223,9 +227,10 @@ live_frames <- function(key) {
   Filter(Negate(is.null), frames)
 }
 
-# Those of them whose function is still running (on the call stack). The frame of a function
-# that has returned lives on until the next garbage collection: looking there would make
-# predict(fit) work or fail with the timing of gc().
+# Those of them still in use (on the call stack: a running function, or an environment that
+# code is evaluated in, such as knitr's). The frame of a function that has returned lives on
+# until the next garbage collection: looking there would make predict(fit) work or fail with
+# the timing of gc().
 running_frames <- function(key) {
   stack <- sys.frames()
   Filter(function(env) any(vapply(stack, identical, logical(1), env)), live_frames(key))

@@ -97,13 +97,9 @@ formula_environment <- function(env, formula, parameters = NULL) {
 # along: it gets the same treatment for the names of its body and defaults (a few levels deep).
 light_environment <- function(env, names, depth = 0L) {
   if (!is.environment(env)) return(env)
-  frames <- list()
-  top <- env
-  while (!is_top_environment(top)) {
-    frames <- c(frames, top)
-    top <- parent.env(top)
-  }
+  frames <- frames_below_top(env)
   if (!length(frames)) return(env)
+  top <- parent.env(frames[[length(frames)]])
   named <- list()
   for (name in unique(names)) {
     holder <- Find(function(frame) exists(name, envir = frame, inherits = FALSE), frames)
@@ -117,6 +113,16 @@ light_environment <- function(env, names, depth = 0L) {
   }
   if (!length(named)) return(top)
   list2env(named, envir = new.env(parent = top))
+}
+
+# `env` and its enclosing environments up to (not including) the first top one.
+frames_below_top <- function(env) {
+  frames <- list()
+  while (!is_top_environment(env)) {
+    frames <- c(frames, env)
+    env <- parent.env(env)
+  }
+  frames
 }
 
 is_top_environment <- function(env) {

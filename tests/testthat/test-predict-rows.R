@@ -68,6 +68,19 @@ test_that("a fit made inside a function finds its data while the function runs, 
     expect_error(predict(fit), "pass it as")
   }
   expect_identical(predict(fit, toy)$.pred, inside[[3]])
+  # Data the function did not own (lapply(seeds, function(s) ncam(..., data = toy))) stay
+  # reachable through the environment the fit keeps, gc() or not.
+  by_seed <- lapply(1:2, function(s) {
+    suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L,
+                          seed = s, threads = 1L))
+  })
+  gc()
+  expect_identical(predict(by_seed[[2]])$.pred, predict(by_seed[[2]], toy)$.pred)
+  expect_warning(calibrate(by_seed[[1]], toy[1:100, ], method = "split", reference = "sensor_0"),
+                 class = "ncam_warning_in_sample_calibration")
+  # A global of the same name but other values is not taken for the fitted data.
+  toy$sensor_0 <- toy$sensor_0 + 1
+  expect_error(predict(by_seed[[2]]), "pass it as")
 })
 
 test_that("a list column in newdata is a clear error naming it, whatever the term", {
