@@ -15,12 +15,18 @@ check_vector_columns <- function(data, cols, what = "Column", call = parent.fram
                        i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
                      call = call)
     }
-    if (is.list(col)) {
+    if (is_list_column(col)) {
       cli::cli_abort(c("{what} {.field {v}} is a list column: ncam needs one value per row.",
                        i = "Make it a plain column first, such as with {.code unlist()} or {.fn tidyr::unnest}."),
                      call = call)
     }
   }
+}
+
+# A column holding a list per row; POSIXlt date-times (and other vctrs records) are lists
+# underneath but one value per row.
+is_list_column <- function(col) {
+  is.list(col) && !is.data.frame(col) && !inherits(col, c("POSIXlt", "vctrs_rcrd"))
 }
 
 # ncam has no offsets: offset(temp) would be dropped from the covariates without a word.

@@ -9,7 +9,7 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
   labels <- factor_wrapped_vars(attr(rhs, "variables"))
   for (v in vars) {
     col <- data[[v]]
-    if (is.list(col)) {
+    if (is_list_column(col)) {
       cli::cli_abort(c("Covariate {.field {v}} is a list column: ncam needs one value per row.",
                        i = "Make it a column of single values (a number, text or a factor per row) in {.arg data} and name that in {.arg formula}."),
                      call = call)
@@ -119,7 +119,7 @@ check_dot_columns <- function(data, sensors, call) {
   why <- vapply(candidates, function(v) {
     col <- data[[v]]
     if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
-    if (is.list(col)) return("a list column")
+    if (is_list_column(col)) return("a list column")
     if (is.character(col) || is.factor(col)) {
       n_values <- length(unique(col[!is.na(col)]))
       if (n_values > max_dot_levels) return(paste(n_values, "distinct values"))

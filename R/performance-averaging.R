@@ -53,7 +53,13 @@ settle_averaging <- function(averaging, steps) {
       cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily)))
     }
   }
-  drop_hourly <- both("1h") && isTRUE(all(steps == 3600))
+  # Every unit coarser than an hour (daily O3): no 1-hour means to give beside the rows as given.
+  coarse <- both("1h") && isTRUE(all(steps > 3600))
+  if (coarse) {
+    shown <- toString(vapply(unique(unname(steps)), format_step, character(1)))
+    cli::cli_inform("The data are more than one hour apart ({shown}): they are judged as given, with no 1-hour block.")
+  }
+  drop_hourly <- coarse || both("1h") && isTRUE(all(steps == 3600))
   if ("1h" %in% averaging && isTRUE(all(steps == 3600))) {
     cli::cli_inform(paste0("The data have one value per hour already", if (drop_hourly) {
       ": they are judged as given, with no separate 1-hour block."

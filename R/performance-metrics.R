@@ -84,8 +84,8 @@ units_without_pairs <- function(frame, units) {
   paired <- unique(frame$unit[!is.na(frame$est) & !is.na(frame$ref)])
   idle <- setdiff(units, paired)
   if (!length(idle)) return(NA_character_)
-  sprintf("%s %s no pair of estimate and reference: left out", if (length(idle) == 1L) "unit" else "units",
-          paste(toString(idle), if (length(idle) == 1L) "has" else "have"))
+  sprintf("%s %s no pair of estimate and reference: left out of RMSE, NRMSE and MBE",
+          if (length(idle) == 1L) "unit" else "units", paste(toString(idle), if (length(idle) == 1L) "has" else "have"))
 }
 
 # One row of metrics: NA except where `parts` (lists of values and a `note`) give them.

@@ -163,16 +163,24 @@ test_that("a unit at 7-minute steps beside a 1-minute one has no 1-hour means", 
   two_hourly <- data.frame(date = a$date[1] + 7200 * (0:29), ref = 1:30, est = 2:31)
   expect_error(sensor_performance(two_hourly, "est", "ref", pollutant = "o3", averaging = "1h"),
                "`averaging` \"1h\".*data is 2 hours", class = "rlang_error")
-  # With "as_given" the "1h" rows are there, NA, with a note.
-  expect_warning(res <- sensor_performance(two_hourly, "est", "ref", pollutant = "o3"),
-                 "data \\(2 hours\\) does not divide an hour")
-  expect_identical(res$averaging, c("as_given", "1h"))
-  expect_identical(res$n, c(30L, 0L))
-  expect_identical(res$note[2], "time step 2 hours does not divide an hour: no 1-hour means")
+  # Every unit coarser than an hour, with "as_given": the rows as given alone, with a message
+  # (as daily data drop the 24-hour block), not a warning about the defaults.
+  expect_no_warning(expect_message(res <- sensor_performance(two_hourly, "est", "ref", pollutant = "o3"),
+                                   "more than one hour apart \\(2 hours\\).*no 1-hour block"))
+  expect_identical(res$averaging, "as_given")
+  expect_identical(res$n, 30L)
   daily <- data.frame(date = as.Date("2024-01-01") + 0:9, ref = 1:10, est = 2:11)
-  expect_warning(res <- sensor_performance(daily, "est", "ref", pollutant = "o3"),
-                 "\\(24 hours\\) does not divide an hour")
-  expect_identical(res$n, c(10L, 0L))
+  expect_no_warning(expect_message(res <- sensor_performance(daily, "est", "ref", pollutant = "o3"),
+                                   "more than one hour apart \\(24 hours\\)"))
+  expect_identical(res$n, 10L)
+  # Beside a unit that can be averaged, a 2-hour unit gets its NA "1h" row, a note and a warning.
+  mixed <- rbind(cbind(unit = "two", two_hourly),
+                 data.frame(unit = "fine", date = a$date[1] + 600 * (0:59), ref = 1, est = 1.5))
+  expect_warning(res <- sensor_performance(mixed, "est", "ref", unit = "unit", pollutant = "o3"),
+                 "does not divide an hour")
+  two_1h <- res[res$averaging == "1h" & res$unit == "two", ]
+  expect_identical(two_1h$n, 0L)
+  expect_identical(two_1h$note, "time step 2 hours does not divide an hour: no 1-hour means")
 })
 
 test_that("hourly data asked for as given and at 1 hour give the as-given rows once", {

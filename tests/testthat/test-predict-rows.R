@@ -98,3 +98,27 @@ test_that("a list column in newdata is a clear error naming it, whatever the ter
   sensor$sensor_1 <- as.list(sensor$sensor_1)
   expect_error(predict(fit, sensor), "sensor_1.*list column")
 })
+
+test_that("POSIXlt columns are not taken for list columns", {
+  toy <- simulate_toy(n = 300, seed = 6)
+  toy$date <- as.POSIXlt(as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(300))
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + I(as.numeric(format(date, "%H"))),
+                               data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  as_ct <- toy
+  as_ct$date <- as.POSIXct(as_ct$date)
+  expect_identical(predict(fit, toy)$.pred, predict(fit, as_ct)$.pred)
+})
+
+test_that("a formula built by a helper function, fitted at top level, finds its data", {
+  toy <- simulate_toy(n = 300, seed = 7)
+  make_formula <- function() sensor_0 + sensor_1 + sensor_2 ~ x1
+  fit <- suppressWarnings(ncam(make_formula(), data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  gc()
+  expect_identical(predict(fit)$.pred, predict(fit, toy)$.pred)
+  per_seed <- lapply(1:2, function(s) {
+    suppressWarnings(ncam(stats::reformulate("x1", "cbind(sensor_0, sensor_1, sensor_2)"), data = toy,
+                          hidden = 4L, epochs = 2L, seed = s, threads = 1L))
+  })
+  gc()
+  expect_length(fitted(per_seed[[2]]), nrow(toy))
+})
