@@ -61,7 +61,9 @@
 #' warned about, covered 19.9 %.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or
-#'   with `interval = "prediction"` for a reading of the anchor), `.post_sd` (posterior,
+#'   with `interval = "prediction"` for a reading of the anchor; to compare with reference
+#'   readings, ask for `"prediction"`: in a model fitted with `reference` the default sd leaves
+#'   out the reference's own noise and can be several times smaller), `.post_sd` (posterior,
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
 #'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
