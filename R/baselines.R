@@ -165,7 +165,8 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
       # The training rows are checked and visited in the order of the column.
-      fit_kalman_rw(b_train, visit_order(order, data, rows = which(train)))
+      visit <- visit_order(order, data, rows = which(train))
+      fit_kalman_rw(b_train, visit)
     },
     factor = fit_factor1(b_train, match(anchor, sensors))
   )
