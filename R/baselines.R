@@ -56,8 +56,8 @@
 #'   its weights and intervals are off (a review measured 93 % coverage at the 90 %
 #'   level on one-factor data); `"factor"` estimates each sensor's noise.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
-#'   the column `order` (one row per time: repeated times are an error, at the
-#'   fit and in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
+#'   the column `order` (one row per time: a time repeated among the `train`
+#'   rows is an error at the fit, among the rows of `newdata` in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
 #'   \eqn{w_t \sim N(0, q)}, and each observed reading
 #'   \eqn{b_{tj} = \theta_t + v_{tj}}, \eqn{v_{tj} \sim N(0, s_j^2)}, with the
 #'   three-cornered-hat variances above. The initial state \eqn{\theta_0} is
@@ -164,9 +164,9 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     },
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
-      # The column is checked on every row; the training rows are visited in its order.
-      visit <- visit_order(order, data)
-      fit_kalman_rw(b_train, match(visit[train[visit]], which(train)))
+      # The training rows are checked and visited in the order of the column.
+      visit <- visit_order(order, data, rows = which(train))
+      fit_kalman_rw(b_train, visit)
     },
     factor = fit_factor1(b_train, match(anchor, sensors))
   )
@@ -270,19 +270,21 @@ train_mask <- function(train, n, call = parent.frame()) {
 # Zero-padded ISO 8601 dates and times, whose alphabetical order is their order in time.
 iso_time_pattern <- "^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?$"
 
-# Permutation in which the Kalman filter visits the rows of `data`: row order, or the order
-# of column `order`, whose values must not repeat.
-visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
-  if (is.null(order)) return(seq_len(nrow(data)))
+# Permutation in which the Kalman filter visits the rows `rows` of `data` (all rows when NULL):
+# row order, or the order of column `order`, whose values must not repeat among those rows.
+# Errors name rows of `data`.
+visit_order <- function(order, data, data_arg = "data", rows = NULL, call = parent.frame()) {
+  if (is.null(rows)) rows <- seq_len(nrow(data))
+  if (is.null(order)) return(seq_along(rows))
   check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
-  key <- data[[order]]
+  key <- data[[order]][rows]
   if (inherits(key, "POSIXlt")) key <- as.POSIXct(key)
   if (!is.atomic(key) || is.complex(key)) {
     cli::cli_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
                    call = call)
   }
   if (anyNA(key)) {
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {which(is.na(key))[1]}.",
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {rows[which(is.na(key))[1]]}.",
                      i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
   }
   # Text sorts letter by letter: "02/01/2024" before "31/12/2023"; zero-padded ISO 8601 text
@@ -298,8 +300,8 @@ visit_order <- function(order, data, data_arg = "data", call = parent.frame()) {
   repeated <- which(duplicated(key))
   if (length(repeated) > 0L) {
     first <- match(key[repeated[1]], key)
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {repeated[1]} has the time of row {first} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
-                     i = "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}."),
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {rows[repeated[1]]} has the time of row {rows[first]} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
+                     i = "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
                    call = call)
   }
   base::order(key)

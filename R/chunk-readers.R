@@ -28,6 +28,7 @@ csv_chunks <- function(path, chunk_rows) {
   columns[!nzchar(columns)] <- paste0("...", which(!nzchar(columns)))
   classes <- NA
   quoted <- NA
+  rows_read <- 0
   seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
   next_chunk <- function() {
     start <- if (seekable) seek(con) else NA
@@ -39,13 +40,14 @@ csv_chunks <- function(path, chunk_rows) {
     # scan() reads a number in quotes only as text: in a quoted file, numeric columns are read
     # as text and converted.
     read_classes <- if (isTRUE(quoted)) replace(classes, classes %in% "numeric", "character") else classes
+    # Logical columns are read as text and converted, so that a value that is not TRUE or FALSE
+    # (or a quoted "T", which scan() does not take as logical) is named with its column.
+    read_classes <- replace(read_classes, read_classes %in% "logical", "character")
     chunk <- tryCatch(
       utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
                       colClasses = read_classes, check.names = FALSE, fill = FALSE,
                       stringsAsFactors = FALSE),
       error = function(e) {
-        # A text column whose first chunk held only T, F, TRUE or FALSE was fixed as logical.
-        if (grepl("expected 'a logical'", conditionMessage(e), fixed = TRUE)) logical_column_error(e, classes, chunk_rows)
         # Numbers quoted only from a later line on: read this chunk again, and the rest of the
         # file, as a quoted file (an uncompressed file can go back; others get the error).
         if (isTRUE(quoted) || is.na(start) || !grepl("got '\"", conditionMessage(e), fixed = TRUE)) stop(e)
@@ -57,6 +59,8 @@ csv_chunks <- function(path, chunk_rows) {
       return(next_chunk())
     }
     if (isTRUE(quoted)) chunk <- numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path)
+    chunk <- logicals_from_text(chunk, names(classes)[classes %in% "logical"], chunk_rows, rows_read)
+    rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
     # of missing numbers (an offline sensor).
     empty <- vapply(chunk, function(v) is.logical(v) && all(is.na(v)), logical(1))
@@ -73,18 +77,25 @@ csv_chunks <- function(path, chunk_rows) {
        close = function() close(con), columns = columns)
 }
 
-# The error for a column that the first chunk fixed as logical, where a later row holds text.
-logical_column_error <- function(e, classes, chunk_rows) {
-  columns <- names(classes)[classes %in% "logical"]
-  if (!length(columns)) stop(e)
-  got <- sub("^.*got '(.*)'.*$", "\\1", conditionMessage(e))
-  quoted <- grepl("^\".*\"$", got)
-  got <- sub("^\"(.*)\"$", "\\1", got)
-  written <- ifelse(make.names(columns) == columns, columns, paste0("`", columns, "`"))
-  example <- sprintf("c(%s)", paste0(written, " = \"character\"", collapse = ", "))
-  cli::cli_abort(c("{cli::qty(length(columns))}Column{?s} {.field {columns}} {?was/were} read as logical ({.code TRUE}/{.code FALSE}) from the first chunk of {chunk_rows} rows, which fixes the column types, but a later row holds {.val {got}}{if (quoted) ' (in quotes)' else ''}, which a logical column cannot hold.",
-                   i = "Text such as {.val T} or {.val F} in every row of the first chunk reads as logical. Read {cli::qty(length(columns))}{?the column/those columns} as text with {.code reader = function(p) utils::read.csv(p, colClasses = {example})}."),
-                 class = "ncam_chunk_logical_column", call = NULL)
+# Columns that the first chunk fixed as logical (a text column whose first chunk held only T,
+# F, TRUE or FALSE), read as text and converted; another value is an error naming the column,
+# the value and its data row (`before` rows precede the chunk).
+logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
+  for (col in logical_columns) {
+    text <- trimws(chunk[[col]])
+    text[text %in% c("", "NA")] <- NA
+    value <- c(T = TRUE, F = FALSE, `TRUE` = TRUE, `FALSE` = FALSE, true = TRUE, false = FALSE,
+               True = TRUE, False = FALSE)[text]
+    bad <- which(is.na(value) & !is.na(text))
+    if (length(bad)) {
+      written <- if (make.names(col) == col) col else paste0("`", col, "`")
+      cli::cli_abort(c("Column {.field {col}} was read as logical ({.code TRUE}/{.code FALSE}) from the first chunk of {chunk_rows} rows, which fixes the column types, but data row {before + bad[1]} holds {.val {text[bad[1]]}}, which is not {.code TRUE} or {.code FALSE}.",
+                       i = "Text such as {.val T} or {.val F} in every row of the first chunk reads as logical. Read the column as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
+                     class = "ncam_chunk_logical_column", call = NULL)
+    }
+    chunk[[col]] <- unname(value)
+  }
+  chunk
 }
 
 # Columns read as text that the first chunk had as numbers, converted; text that is not a
@@ -184,6 +195,7 @@ warn_chunk_totals <- function(flags, n_rows, beyond, object, files) {
 unseen_level_hints <- function(model, levels, files) {
   hints <- character()
   as_text <- character()
+  as_logical <- character()
   for (v in names(levels)) {
     seen <- model$xlevels[[v]]
     if (is.null(seen)) next
@@ -195,6 +207,17 @@ unseen_level_hints <- function(model, levels, files) {
       as_text <- c(as_text, intersect(all.vars(str2lang(v)), model_columns(model$terms)))
       example <- seen[zeros][1]
     }
+    # Text "T"/"F" read as logical: its levels are "TRUE" and "FALSE".
+    if (all(levels[[v]] %in% c("TRUE", "FALSE")) && any(seen %in% c("T", "F", "true", "false"))) {
+      as_logical <- c(as_logical, intersect(all.vars(str2lang(v)), model_columns(model$terms)))
+    }
+  }
+  if (length(as_logical)) {
+    as_logical <- unique(as_logical)
+    written <- ifelse(make.names(as_logical) == as_logical, as_logical, paste0("`", as_logical, "`"))
+    hints <- c(hints, i = sprintf("%s %s as logical: read %s as text (for example with `reader = function(p) utils::read.csv(p, colClasses = c(%s))`).",
+                                  if (files) "The file reader read" else "The chunks hold", paste0("`", as_logical, "`", collapse = ", "),
+                                  if (length(as_logical) == 1L) "it" else "them", paste0(written, " = \"character\"", collapse = ", ")))
   }
   if (!length(as_text)) return(hints)
   as_text <- unique(as_text)

@@ -15,7 +15,12 @@
 #'   that spent one minute at a location) has no spacing of its own and takes
 #'   the most common step between consecutive times of the other series of
 #'   its table, so one 1-minute reading is not an hourly mean; only when no
-#'   series of the table has two times is one reading per period expected. A period of whole days runs from local midnight
+#'   series of the table has two times is one reading per period expected. A
+#'   table whose spacing is longer than `average` (a daily reference, such as a
+#'   `Date` column, beside hourly sensors) is an error naming the table, its
+#'   spacing and `average`: each of its readings would be taken as the mean of
+#'   one period (the 00:00 hour) and the periods between left empty; give an
+#'   `average` at least as long (`average = "1 day"`). A period of whole days runs from local midnight
 #'   to local midnight, so a day with a daylight-saving clock change expects
 #'   23 or 25 hours of hourly readings. Each column is judged on its own readings.
 #' * **Nearest time** (`average = NULL`): each sensor row is paired with the
@@ -170,7 +175,9 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
-  step <- typical_step(as.numeric(time), series)[first]
+  step <- typical_step(as.numeric(time), series)
+  check_step_within_period(step, series, data, keys, period, arg, call)
+  step <- step[first]
   expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()
   out[[by]] <- start[first]
@@ -227,6 +234,36 @@ typical_step <- function(seconds, series) {
   step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
+}
+
+# A table whose readings are further apart than the period (a daily reference, Date column,
+# beside hourly sensors) would have each reading taken as the mean of one period (the 00:00
+# hour) and the periods between left empty: an error. `step` is the usual spacing per row
+# (typical_step(); Inf when no series of the table has two times, which is accepted). A tenth
+# is allowed for days of a clock change and irregular times.
+check_step_within_period <- function(step, series, data, keys, period, arg, call) {
+  nominal <- if (period$days > 0) period$days * 86400 else period$seconds
+  coarse <- which(is.finite(step) & step > 1.1 * nominal)
+  if (length(coarse) == 0L) return(invisible())
+  row <- coarse[which.max(step[coarse])]
+  which_series <- if (length(keys)) {
+    paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
+  }
+  suggestion <- format_period(step[row])
+  cli::cli_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
+                   i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
+                 call = call)
+}
+
+# A length in seconds as a period string that parse_period() reads: "1 day", "2 hours",
+# "30 min", "90 sec".
+format_period <- function(seconds) {
+  seconds <- signif(seconds, 6)
+  units <- c(day = 86400, hour = 3600, min = 60, sec = 1)
+  unit <- names(units)[seconds %% units == 0][1]
+  if (is.na(unit)) unit <- "sec"
+  amount <- seconds / units[[unit]]
+  paste(format(amount, scientific = FALSE), if (amount == 1 || unit %in% c("min", "sec")) unit else paste0(unit, "s"))
 }
 
 # Start of the period holding each time: multiples of the period since the epoch, or

@@ -39,7 +39,8 @@
 #' @param keep_flags Flag codes whose values are kept, such as `"W"`.
 #' @param sht31 `"auto"`, `"swapped"` (`SHT31HE` is temperature) or `"as_labelled"`.
 #' @param average `NULL` for the 1-minute rows, or a period such as `"1 hour"`
-#'   to average them per box and location (see [join_reference()] for periods).
+#'   to average them per box and location (see [join_reference()] for periods;
+#'   one shorter than the spacing of the readings, 1 minute, is an error).
 #' @param completeness Fraction of the expected readings a period needs for its
 #'   mean, when averaging. The expected count follows each box and location's
 #'   1-minute step; a location with a single reading (a box that moved) takes

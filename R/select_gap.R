@@ -40,11 +40,12 @@
 #' The result can be passed whole as the `gap` of [split_blocks()] or
 #' [split_chronological()], `split_blocks(data, "date", gap = select_gap(r,
 #' date = data$date))`, when `date` was given: its gap is then a `difftime`. A
-#' gap counted in rows (no `date`) is not a time, and the splits refuse it
-#' with an error, both as the whole result and as `$gap` (a plain number
-#' shorter than the spacing of the times, which the splits would otherwise
-#' read as seconds): give the residuals' times as `date`, or convert the rows
-#' to a duration yourself (21 rows of daily data: `gap = "21 days"`).
+#' gap counted in rows (no `date`) is not a time: the splits refuse the whole
+#' result with an error, and read its `$gap`, a plain number, as seconds
+#' (with a warning of class `ncam_warning_short_gap` when that is shorter
+#' than the spacing of the times, so separates nothing). Give the residuals'
+#' times as `date`, or convert the rows to a duration yourself (21 rows of
+#' daily data: `gap = "21 days"`).
 #'
 #' @param residuals Numeric vector, matrix or data frame of residuals (one
 #'   column per series, for example per sensor); `NA` allowed. A data frame may

@@ -65,13 +65,14 @@ split_random <- function(data,
 #'   lubridate duration or period of fixed length (`lubridate::hours(36)`; not
 #'   months or years), a number of seconds, or the result of [select_gap()]
 #'   called with the residuals' times (`select_gap(r, date = ...)`, whose gap is
-#'   a `difftime`). Must be positive. A gap counted in rows is refused with an
-#'   error: a [select_gap()] result computed without `date`, and a plain number
-#'   shorter than the smallest spacing between the times of `date` (such a
-#'   number of seconds would separate nothing; it is most likely a count of
-#'   rows, such as `select_gap(r)$gap`). Give such a gap as a duration (21 rows
-#'   of daily data: `"21 days"`; the error suggests one from the spacing of
-#'   `date`), or call [select_gap()] with `date`.
+#'   a `difftime`). Must be positive. A [select_gap()] result computed without
+#'   `date` counts rows and is refused with an error. A gap shorter than the
+#'   smallest spacing between the times of `date` separates nothing: it is
+#'   used, with a warning of class `ncam_warning_short_gap` (a plain number is
+#'   read as seconds; if it was a count of rows, such as `select_gap(r)$gap`,
+#'   give it as a duration: 21 rows of daily data are `"21 days"`, which the
+#'   warning suggests for a whole number from the spacing of `date`), or call
+#'   [select_gap()] with `date`.
 #' @return A factor with levels `train`, `validation`, `calibration`, `test`
 #'   and one element per row of `data`, in row order; `NA` for rows in a gap.
 #' @seealso [split_blocks()], [split_random()], [select_gap()]
@@ -311,51 +312,6 @@ duration_units <- c(s = 1, sec = 1, secs = 1, second = 1, seconds = 1,
                     h = 3600, hr = 3600, hrs = 3600, hour = 3600, hours = 3600,
                     d = 86400, day = 86400, days = 86400,
                     w = 604800, week = 604800, weeks = 604800)
-
-# The `gap` of a split in seconds: a duration as parse_duration() reads it, or the time gap of
-# a select_gap() result. A gap counted in rows (select_gap() without `date`, or a plain number
-# of seconds shorter than every spacing of the times, which would separate nothing) is an
-# error suggesting the duration those rows span at the usual spacing of `time`.
-parse_gap <- function(gap, time, date, call = parent.frame()) {
-  distinct <- sort(unique(time))
-  spacing <- diff(distinct)
-  rows_hint <- function(rows) {
-    if (length(spacing) == 0L) return(NULL)
-    step <- stats::median(spacing)
-    as_duration <- format_lag(as_lag_difftime(rows * step, step))
-    c(i = paste0("If the gap counts rows ", format_lag(as_lag_difftime(step, step)),
-                 " apart (the median spacing of column {.field {date}}), give it as {.code gap = \"",
-                 as_duration, "\"}."))
-  }
-  if (inherits(gap, "ncam_gap")) {
-    if (is.na(gap$gap)) {
-      cli::cli_abort(c("{.arg gap} is a {.fn select_gap} result that found no gap: the
-                        autocorrelation never entered its band.",
-                       i = "Call {.fn select_gap} with a larger {.arg max_lag}, or give {.arg gap} as a duration."),
-                     call = call)
-    }
-    if (!inherits(gap$gap, "difftime")) {
-      cli::cli_abort(c("{.arg gap} is a {.fn select_gap} result counted in rows ({format_lag(gap$gap)}), not a time: {.fn select_gap} was called without {.arg date}.",
-                       i = "Call {.fn select_gap} with {.arg date}, the residuals' times, so that its gap is a duration.",
-                       rows_hint(gap$gap)), call = call)
-    }
-    gap <- gap$gap
-  }
-  secs <- parse_duration(gap, "gap", call = call)
-  plain <- is.numeric(gap) && !inherits(gap, c("difftime", "Duration", "Period"))
-  if (plain && length(spacing) > 0L && secs < min(spacing)) {
-    smallest <- format_lag(as_lag_difftime(min(spacing), min(spacing)))
-    seconds <- paste(format(gap), if (secs == 1) "second" else "seconds")
-    cli::cli_abort(c("{.arg gap} = {format(gap)} is read as {seconds}, less than the
-                      smallest spacing between the times of column {.field {date}} ({smallest}):
-                      it would separate nothing.",
-                     i = "A number of rows, such as the gap of {.fn select_gap} called without
-                          {.arg date}, must be given as a duration, or call {.fn select_gap} with
-                          {.arg date}.",
-                     rows_hint(gap)), call = call)
-  }
-  secs
-}
 
 # A positive duration in seconds, from "36 hours", a difftime, or seconds.
 parse_duration <- function(x, arg, call = parent.frame()) {

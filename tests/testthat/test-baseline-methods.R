@@ -319,10 +319,25 @@ test_that("kalman refuses repeated times in `order`, at the fit and in predict()
                       "Column \"day\" of `data` repeats times: row 21 has the time of row 1 (2024-01-01); 20 rows repeat an earlier time.",
                       fixed = TRUE, class = "rlang_error")
   expect_match(conditionMessage(err), "fit one baseline per station", fixed = TRUE)
-  # Ties among rows outside `train` are refused too: the column is checked on every row.
-  expect_error(ncam_baseline(f, toy, "kalman", train = 1:20, order = "day"), "row 21 has the time of row 1")
-  # One fit per station works; predict() refuses stacked stations in `newdata`.
+  expect_match(conditionMessage(err), "train = data$site == \"A\"", fixed = TRUE)
+  # One fit per station works, also as `train` on the stacked data: only the training rows
+  # are checked (the rows of the other station repeat their times), and the fit is the one
+  # on those rows alone, whatever the other rows hold (even no time at all).
   fit <- ncam_baseline(f, toy[1:20, ], "kalman", order = "day")
+  toy$site <- rep(c("A", "B"), each = 20)
+  stacked_fit <- ncam_baseline(f, toy, "kalman", train = toy$site == "A", order = "day")
+  expect_equal(stacked_fit$params, fit$params, tolerance = 1e-12)
+  expect_equal(predict(stacked_fit, toy[1:20, ]), predict(fit, toy[1:20, ]), tolerance = 1e-12)
+  no_time <- toy
+  no_time$day[30] <- NA
+  expect_equal(ncam_baseline(f, no_time, "kalman", train = 1:20, order = "day")$params, fit$params,
+               tolerance = 1e-12)
+  # A repeat among the training rows is refused, naming rows of `data`.
+  expect_error(ncam_baseline(f, toy, "kalman", train = c(1:20, 25), order = "day"),
+               "row 25 has the time of row 5 (2024-01-05); 1 row repeats", fixed = TRUE)
+  expect_error(ncam_baseline(f, no_time, "kalman", train = 21:40, order = "day"),
+               "Column \"day\" of `data` is missing in row 30.", fixed = TRUE)
+  # predict() refuses stacked stations in `newdata`.
   expect_error(predict(fit, toy), "Column \"day\" of `newdata` repeats times: row 21 has the time of row 1",
                fixed = TRUE)
   stacked <- toy[c(1:5, 3), ]

@@ -277,5 +277,44 @@ test_that("codes read as numbers, and a text column read as logical, are named w
   message <- conditionMessage(err)
   expect_match(message, "Column site was read as logical .* from the first chunk of 128 rows")
   expect_match(message, "colClasses = c\\(site = \"character\"\\)")
+  expect_match(message, "data row 131 holds \"002\", which is not `TRUE` or `FALSE`", fixed = TRUE)
   expect_no_match(message, "compressed")
+})
+
+test_that("a text column read as logical: only the column concerned and its value are named (quoted CSV)", {
+  toy <- simulate_toy(n = 600, seed = 1)
+  set.seed(3)
+  toy$flag <- sample(c("T", "F"), 600, TRUE)
+  toy$flag2 <- sample(c("T", "F"), 600, TRUE)
+  toy$flag2[450] <- "x"
+  fit <- withCallingHandlers(
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag + flag2, data = toy, hidden = 4L, epochs = 3L, seed = 1L,
+         threads = 1L),
+    ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
+  expect_identical(which(!toy$flag2 %in% c("T", "F")), 450L)
+  for (quote in c(TRUE, FALSE)) {
+    path <- withr::local_tempfile(fileext = ".csv")
+    utils::write.csv(toy, path, row.names = FALSE, quote = quote)
+    expect_identical(grepl("\"T\"", readLines(path, n = 2)[2]), quote)
+    err <- expect_error(predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE),
+                        class = "ncam_chunk_logical_column")
+    message <- conditionMessage(err)
+    expect_match(message, "Column flag2 was read as logical", fixed = TRUE, info = quote)
+    expect_match(message, "data row 450 holds \"x\", which is not `TRUE` or `FALSE`", fixed = TRUE, info = quote)
+    expect_match(message, "colClasses = c(flag2 = \"character\")", fixed = TRUE, info = quote)
+    expect_no_match(message, "Columns|flag and|flag =|in quotes|\"[TF]\" \\(", info = quote)
+    # The reader it suggests, with flag as text too, scores as predict() does.
+    fixed <- predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE,
+                            reader = function(p) utils::read.csv(p, colClasses = c(flag = "character", flag2 = "character")))
+    expect_equal(fixed, predict(fit, toy), tolerance = 1e-10, info = quote)
+  }
+  # T and F throughout (quoted as write.csv() does) are read, as logical, in every chunk: the
+  # warning about unseen levels says so, with the fix.
+  toy$flag2[450] <- "T"
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(toy, path, row.names = FALSE)
+  w <- expect_warning(got <- predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE),
+                      class = "ncam_warning_unseen_level")
+  expect_match(conditionMessage(w), "The file reader read `flag`, `flag2` as logical: read them as text", fixed = TRUE)
+  expect_true(all(is.na(got$.pred)))
 })

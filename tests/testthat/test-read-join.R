@@ -209,3 +209,44 @@ test_that("POSIXlt times are joined as the same instants", {
   reference$date <- as.POSIXlt(reference$date)
   expect_identical(join_reference(ct, reference), out)
 })
+
+test_that("a table whose readings are further apart than `average` is an error naming it", {
+  hours <- utc("2024-03-01 00:00") + 3600 * (0:71)
+  days <- as.Date("2024-03-01") + 0:2
+  hourly_sensors <- data.frame(date = hours, pm25 = 10)
+  daily_reference <- data.frame(date = days, ref = c(8, 9, 10))
+  # A daily reference beside hourly sensors would sit on the 00:00 hours alone.
+  err <- expect_error(join_reference(hourly_sensors, daily_reference), class = "rlang_error")
+  expect_match(conditionMessage(err), "`reference` has readings 1 day apart, longer than `average` (1 hour)",
+               fixed = TRUE)
+  expect_match(conditionMessage(err), "average = \"1 day\"", fixed = TRUE)
+  # Daily sensor means beside an hourly reference would get its 00:00 reading.
+  hourly_reference <- data.frame(date = hours, ref = 5 + (0:71) %% 24)
+  daily_sensors <- data.frame(date = days, pm25 = 12:14)
+  expect_error(join_reference(daily_sensors, hourly_reference),
+               "`sensors` has readings 1 day apart, longer than `average` (1 hour)", fixed = TRUE)
+  # At the suggested period the daily means are paired with the hand means of the 24 hours.
+  out <- join_reference(daily_sensors, hourly_reference, average = "1 day")
+  hand <- tapply(hourly_reference$ref, format(hours, "%Y-%m-%d"), mean)
+  expect_identical(out$ref, unname(as.numeric(hand)))
+  expect_identical(out$ref, rep(mean(5:28), 3))
+  out <- join_reference(hourly_sensors, daily_reference, average = "1 day")
+  expect_identical(out$ref, c(8, 9, 10))
+  # The series is named, and its step suggested.
+  two_hourly <- data.frame(date = hours[c(TRUE, FALSE)], site = "A", ref = 1)
+  expect_error(join_reference(transform(hourly_sensors, site = "A"), two_hourly, keys = "site"),
+               "`reference` has readings 2 hours apart \\(series site = A\\).*average = \"2 hours\"")
+  # A lone reading takes the step of its table's other series, so it is refused beside
+  # daily series; a table of lone readings has no step and is accepted as before.
+  lone <- data.frame(date = c(days, days[1]), site = c("A", "A", "A", "B"), ref = 1:4)
+  expect_error(join_reference(transform(hourly_sensors, site = "B"), lone[4, ], keys = "site"), NA)
+  expect_identical(join_reference(transform(hourly_sensors, site = "B"), lone[4, ], keys = "site")$ref,
+                   c(4, rep(NA, 71)))
+  expect_error(join_reference(transform(hourly_sensors, site = "B"), lone, keys = "site"),
+               "`reference` has readings 1 day apart (series site = A)", fixed = TRUE)
+  # Readings a little irregular, or 23 and 25 hours apart around a clock change, are daily.
+  brussels <- as.POSIXct("2024-03-29", tz = "Europe/Brussels") + 0
+  local_days <- data.frame(date = seq(as.Date("2024-03-29"), by = 1, length.out = 4), ref = 1:4)
+  expect_no_error(join_reference(data.frame(date = brussels + 3600 * (0:95), pm25 = 1), local_days,
+                                 average = "1 day"))
+})

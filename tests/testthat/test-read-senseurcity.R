@@ -194,3 +194,13 @@ test_that("a location with one minute in an hour gets no hourly mean (shared sam
   all_in <- read_senseurcity(file, average = "1 hour", completeness = 0)
   expect_equal(as.matrix(all_in[cols]), as.matrix(by_hand[cols]), ignore_attr = TRUE)
 })
+
+test_that("read_senseurcity() refuses an `average` shorter than the minutes it reads", {
+  dir <- withr::local_tempdir()
+  minutes <- 0:9
+  path <- write_box(box_lines(minutes, t = 20, rh = 50), "Antwerp_40CCCC.csv", dir)
+  expect_error(read_senseurcity(path, average = "30 sec"),
+               "`path` has readings 1 min apart.*longer than `average` \\(30 sec\\).*average = \"1 min\"")
+  # At one minute each reading is its own mean.
+  expect_equal(read_senseurcity(path, average = "1 min")$pms_pm25_atm, 10 + seq_along(minutes))
+})

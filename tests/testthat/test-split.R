@@ -243,7 +243,7 @@ test_that("split_random and split_chronological warn about empty splits", {
   expect_equal(as.vector(table(s)), c(60, 0, 14, 4))
   # Ten rows on two dates cannot fill four segments.
   d2 <- data.frame(day = as.Date("2024-01-01") + rep(0:1, each = 5))
-  expect_warning(split_chronological(d2, "day", gap = "1 hour"), "2 distinct times")
+  expect_warning(split_chronological(d2, "day", gap = "1 day"), "2 distinct times")
 })
 
 test_that("well-sized splits give no warning", {
@@ -283,21 +283,25 @@ test_that("every split function gives an empty factor and one clear warning on z
   expect_error(split_blocks(d, "when", block = "0 days"), "`block`", fixed = TRUE)
 })
 
-test_that("a gap from select_gap() is used as a time, and a gap counted in rows is refused", {
+test_that("a gap from select_gap() is used as a time, one counted in rows is refused, a short one warns", {
   set.seed(1)
   d <- data.frame(date = as.Date("2023-01-01") + 0:729)
   d$resid <- as.numeric(arima.sim(list(ar = 0.9), 730))
   secs <- as.numeric(d$date) * 86400
   rows <- select_gap(d$resid)
   expect_identical(rows$gap, 21L)
-  # Without `date` the gap counts rows: refused whole, and as a plain number of seconds
-  # shorter than the daily spacing; both errors say which duration 21 daily rows span.
+  # Without `date` the gap counts rows: refused whole, with the duration 21 daily rows span.
   expect_error(split_blocks(d, "date", block = "28 days", gap = rows, seed = 1),
                "counted in rows \\(21 rows\\).*without `date`.*gap = \"21 days\"", class = "rlang_error")
   expect_error(split_chronological(d, "date", gap = rows), "counted in rows.*gap = \"21 days\"")
-  expect_error(split_blocks(d, "date", block = "28 days", gap = rows$gap, seed = 1),
-               "read as 21 seconds, less than the smallest spacing.*\\(1 day\\).*gap = \"21 days\"")
-  expect_error(split_chronological(d, "date", gap = rows$gap), "read as 21 seconds")
+  # As a plain number it is 21 seconds, shorter than the daily spacing: it separates nothing
+  # (the split is the one with no gap at all), with a warning suggesting the same duration.
+  expect_warning(s21 <- split_blocks(d, "date", block = "28 days", gap = rows$gap, seed = 1),
+                 "21 \\(read as seconds: 21 secs\\) is shorter than the smallest spacing.*\\(1 day\\).*gap = \"21 days\"",
+                 class = "ncam_warning_short_gap")
+  expect_identical(s21, suppressWarnings(split_blocks(d, "date", block = "28 days", gap = 1, seed = 1)))
+  expect_false(anyNA(s21))
+  expect_warning(split_chronological(d, "date", gap = rows$gap), class = "ncam_warning_short_gap")
 
   # With `date` the result is a duration, passed whole or as $gap.
   timed <- select_gap(d, date = "date")
@@ -315,7 +319,21 @@ test_that("a gap from select_gap() is used as a time, and a gap counted in rows 
   h <- hourly_data()
   expect_identical(split_blocks(h, "when", gap = 7200, seed = 1),
                    split_blocks(h, "when", gap = "2 hours", seed = 1))
-  expect_error(split_blocks(h, "when", gap = 3599, seed = 1), "less than the smallest spacing.*\\(1 hour\\)")
+  expect_no_warning(split_blocks(h, "when", gap = 3600, seed = 1))
+  # A shorter gap, in seconds or as text, separates nothing: a warning, not an error. The hint
+  # about rows is given for a whole number only, and spacings print without float noise.
+  w <- expect_warning(s1800 <- split_blocks(h, "when", gap = 1800, seed = 1), class = "ncam_warning_short_gap")
+  expect_match(conditionMessage(w), "1800 (read as seconds: 30 mins) is shorter than the smallest spacing between the times of column when (1 hour)", fixed = TRUE)
+  expect_match(conditionMessage(w), "If 1800 counts rows 1 hour apart", fixed = TRUE)
+  expect_false(anyNA(s1800))
+  w <- expect_warning(s30 <- split_blocks(h, "when", gap = "30 mins", seed = 1), class = "ncam_warning_short_gap")
+  expect_identical(s30, s1800)
+  expect_no_match(conditionMessage(w), "counts rows")
+  tenth <- data.frame(t = as.POSIXct("2024-01-01", tz = "UTC") + 0.1 * (0:999))
+  w <- expect_warning(split_blocks(tenth, "t", block = "10 secs", gap = 0.05, seed = 1),
+                      class = "ncam_warning_short_gap")
+  expect_match(conditionMessage(w), "0.05 (read as seconds: 0.05 secs) is shorter than the smallest spacing between the times of column t (0.1 secs)", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "counts rows")
   # A selection that found no gap cannot be used.
   none <- suppressWarnings(select_gap(d, date = "date", max_lag = 2))
   expect_true(is.na(none$gap))
