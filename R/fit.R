@@ -62,7 +62,9 @@
 #'   and warns with `ncam_warning_group_not_fitted` (groups left without a model by
 #'   `errors = "skip"`); its `predict()` with `ncam_warning_no_group_model` (rows of no group
 #'   with a model). [calibrate()] warns with `ncam_warning_in_sample_calibration`,
-#'   `ncam_warning_label_free_calibration` and `ncam_warning_small_calibration`, and [ncam_baseline()] with `ncam_warning_heywood`.
+#'   `ncam_warning_label_free_calibration` and `ncam_warning_small_calibration`, [ncam_baseline()] with `ncam_warning_heywood`,
+#'   and [split_blocks()] and [split_chronological()] with `ncam_warning_short_gap` (a gap
+#'   shorter than every spacing of the times, which separates nothing).
 #'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
 #'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,
