@@ -1,19 +1,15 @@
 # The values of the covariate columns a formula names: what cannot be what the user meant is
-# refused (list columns, numbers or dates stored as text, identifiers), a text covariate with
-# a single value is left out, and `~ .` takes only columns that can be covariates.
+# refused (numbers or dates stored as text, identifiers; list columns are refused before, by
+# check_vector_columns()), a text covariate with a single value is left out, and `~ .` takes
+# only columns that can be covariates.
 
-# Covariates that cannot be what the user meant: list columns, entirely missing, numbers or
+# Covariates that cannot be what the user meant: entirely missing, numbers or
 # dates stored as text, or text with about one value per row (each would become one dummy per
 # distinct value). Numbers stored as text are labels where the formula says so (`factor(site)`).
 check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
   labels <- factor_wrapped_vars(attr(rhs, "variables"))
   for (v in vars) {
     col <- data[[v]]
-    if (is_list_column(col)) {
-      cli::cli_abort(c("Covariate {.field {v}} is a list column: ncam needs one value per row.",
-                       i = "Make it a column of single values (a number, text or a factor per row) in {.arg data} and name that in {.arg formula}."),
-                     call = call)
-    }
     if (all(is.na(col))) {
       cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
                        i = "Leave it out of the formula, or give its values."), call = call)
