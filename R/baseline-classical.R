@@ -30,7 +30,7 @@ three_cornered_hat <- function(b, call = parent.frame()) {
       "The pairwise differences do not identify every sensor's error variance.",
       i = if (l == 2L) "With two sensors the variance of their difference is split equally."
           else "Using the minimum-norm least-squares solution."
-    ), call = call)
+    ), call = call, class = "ncam_warning_not_identified")
   }
   s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
   # The floor keeps the weights finite; a variance it had to raise is not an estimate. It is

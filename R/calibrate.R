@@ -92,7 +92,8 @@ max_calibration_scores <- 1e7
 #'   few calibration rows for the level: infinite intervals),
 #'   `ncam_warning_in_sample_calibration` (reference rows that trained the
 #'   model) and `ncam_warning_label_free_calibration` (a method other than
-#'   `"split"` on a model fitted with a reference).
+#'   `"split"` on a model fitted with a reference); [ncam_warnings] lists every
+#'   class.
 #'
 #' @param object A fitted model from [ncam()].
 #' @param data Calibration data: a data frame with the covariates and sensor
@@ -285,7 +286,7 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
   c_r <- sort(counts)[r]
   if (c_r < 1) {
     cli::cli_warn(c("The ECDF-corrected threshold at level {level} is infinite.",
-                    i = "Holdout scores exceed every calibration score; use more calibration rows."))
+                    i = "Holdout scores exceed every calibration score; use more calibration rows."), class = "ncam_warning_small_calibration")
     return(Inf)
   }
   sorted[total - c_r + 1]

@@ -36,35 +36,7 @@
 #' @section Warnings: each warning has a class, so that code fitting many models (loops over
 #'   sites, [ncam_by()]) can catch or muffle one kind, e.g.
 #'   `withCallingHandlers(ncam(...), ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))`.
-#'   From `ncam()`:
-#'   * `ncam_warning_not_converged`: the best epoch was the last; give more `epochs`.
-#'   * `ncam_warning_validation_not_improved`, `ncam_warning_unstable`: training never beat
-#'     the untrained model (on the validation rows, or at all: the loss exploded).
-#'   * `ncam_warning_clamp`: a sensor's noise level sits at a bound of `logvar_range` on many rows.
-#'   * `ncam_warning_two_sensors`: two sensors without a reference (their noise levels are not
-#'     identified), or one sensor beside a reference (intervals for the true value are not).
-#'   * `ncam_warning_few_readings`, `ncam_warning_unlinked_sensor`: a sensor with few training
-#'     readings, or none on rows shared with the anchor (directly or through other sensors).
-#'   * `ncam_warning_duplicate_sensor`: a sensor is an exact linear function of another.
-#'   * `ncam_warning_units`: sensors' spreads differ so much that their units probably differ.
-#'   * `ncam_warning_spikes`: gross outliers left out of training.
-#'   * `ncam_warning_missing_covariate`: rows with a missing covariate left out of training
-#'     (field `rows`).
-#'   * `ncam_warning_dropped_covariate`: a covariate constant on the training rows (or text with
-#'     a single value) left out of the model.
-#'
-#'   From [predict.ncam()] and the functions built on it: `ncam_extrapolation` (rows far outside
-#'   the calibration range), `ncam_missing_covariate` (rows without a prediction for a missing
-#'   covariate), `ncam_warning_beyond_range` (rows so far outside that the networks cannot
-#'   compute with them), `ncam_warning_constant_covariate` (a covariate constant on the training
-#'   rows, so left out, varies in `newdata`); the first two also have class `ncam_row_warning`.
-#'   [ncam_by()] gives each group's warnings with their classes, the message naming the group,
-#'   and warns with `ncam_warning_group_not_fitted` (groups left without a model by
-#'   `errors = "skip"`); its `predict()` with `ncam_warning_no_group_model` (rows of no group
-#'   with a model). [calibrate()] warns with `ncam_warning_in_sample_calibration`,
-#'   `ncam_warning_label_free_calibration` and `ncam_warning_small_calibration`, [ncam_baseline()] with `ncam_warning_heywood`,
-#'   and [split_blocks()] and [split_chronological()] with `ncam_warning_short_gap` (a gap
-#'   shorter than every spacing of the times, which separates nothing).
+#'   [ncam_warnings] lists every class, with the functions that give it and when.
 #'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
 #'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,

@@ -136,7 +136,8 @@
 #'   estimate and the reference measurement.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
 #'   time of each row; 24-hour means are over calendar days, and 1-hour means
-#'   over hours of the clock, in its time zone.
+#'   over hours of the clock, in its time zone (the session's for a date-time
+#'   without one, as R prints it).
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
@@ -240,7 +241,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   short <- sum(result$n < 3L & !skipped)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
-                   metrics are NA (see column {.field note}).")
+                   metrics are NA (see column {.field note}).", class = "ncam_warning_few_pairs")
   }
   columns <- c("unit", "averaging", "time_step", "n", "r2", "slope", "intercept", "rmse",
                "nrmse", "mbe", "n_precision", "sd", "cv", "orth_slope", "orth_intercept",

@@ -50,7 +50,7 @@ read_utf8_lines <- function(path, member, label, zip, call) {
     lines[bad] <- iconv(lines[bad], from = "latin1", to = "UTF-8")
     cli::cli_warn(c("File {.file {label}} is not valid UTF-8: {length(bad)} line{?s} decoded as Latin-1, the first being line {bad[1]}.",
                     i = "Check accented text such as site names; save the file as UTF-8 to silence this warning."),
-                  call = call)
+                  call = call, class = "ncam_warning_encoding")
   }
   Encoding(lines) <- "UTF-8"
   lines
@@ -182,7 +182,7 @@ integer64_to_double <- function(x, col, call) {
   out <- as.double(x)
   if (any(abs(out) > 2^53, na.rm = TRUE)) {
     cli::cli_warn("Column {.val {col}} holds integers beyond 2^53 that a double cannot represent exactly.",
-                  call = call)
+                  call = call, class = "ncam_warning_integer_precision")
   }
   out
 }

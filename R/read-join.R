@@ -29,7 +29,9 @@
 #'
 #' Periods shorter than a day start at multiples of the period counted from
 #' 1970-01-01 00:00 UTC; periods of whole days follow the calendar of the time
-#' zone of the `sensors` time column (UTC when it has none). A `Date` time
+#' zone of the `sensors` time column (a date-time without a time zone is in the
+#' session's zone, as R prints it, as in [sensor_performance()]; for a `Date`
+#' column, the zone of the `reference` date-times). A `Date` time
 #' column (such as the daily AQS files of [read_aqs()]) stands for local
 #' midnight in that time zone, so read the sensors with `tz` set to the
 #' monitor's zone to compare local days.
@@ -327,11 +329,15 @@ parse_period <- function(x, arg, call = parent.frame()) {
   list(seconds = seconds, days = if (unit == "day") amount else 0)
 }
 
-# The time zone for both tables: that of the sensors' times, else the reference's, else UTC.
-time_zone <- function(...) {
-  for (x in list(...)) {
-    tz <- attr(x, "tzone")[1]
-    if (inherits(x, c("POSIXct", "POSIXlt")) && !is.null(tz) && nzchar(tz)) return(tz)
+# The time zone for both tables: that of the sensors' date-times, where one without a zone is in
+# the session's zone, as R prints it (""); for Date sensors, that of the reference's
+# date-times; for two Date columns, UTC.
+time_zone <- function(sensor_time, reference_time) {
+  for (x in list(sensor_time, reference_time)) {
+    if (inherits(x, c("POSIXct", "POSIXlt"))) {
+      tz <- attr(x, "tzone")[1]
+      return(if (is.null(tz)) "" else tz)
+    }
   }
   "UTC"
 }

@@ -76,7 +76,7 @@ warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = pare
   if (length(repeated) > 0L) {
     cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and {what} of an earlier row, the first being {row_at(repeated[1], lines)} (sensor {sensor[repeated[1]]}).",
                     i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
-                  call = call)
+                  call = call, class = "ncam_warning_repeated_rows")
   }
 }
 

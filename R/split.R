@@ -192,7 +192,7 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
 # split function (an empty `data` is usually a filter gone wrong upstream).
 empty_split <- function(call = parent.frame()) {
   cli::cli_warn(c("{.arg data} has no rows: every split is empty.",
-                  i = "Check how {.arg data} was built (a filter that kept no row?)."), call = call)
+                  i = "Check how {.arg data} was built (a filter that kept no row?)."), call = call, class = "ncam_warning_empty_split")
   factor(character(), levels = split_levels)
 }
 
@@ -246,7 +246,7 @@ warn_empty_splits <- function(allotted, kept, prop, unit, why_none,
                split and was set to {.code NA}.", i = "{gap_hint}")
     }
   )
-  cli::cli_warn(c("Some splits in {.arg prop} are empty.", msg))
+  cli::cli_warn(c("Some splits in {.arg prop} are empty.", msg), class = "ncam_warning_empty_split")
 }
 
 check_prop <- function(prop, call = parent.frame()) {

@@ -206,7 +206,7 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
   clash <- intersect(names(newdata), added)
   if (length(clash)) {
     cli::cli_warn("Column{?s} {.field {clash}} of {.arg newdata} {?is/are} replaced by the new predictions.",
-                  call = call)
+                  call = call, class = "ncam_warning_replaced_columns")
   }
   # Kept by position: indexing by name would keep only the first of two columns of one name,
   # which then get tibble's unique names (with its message) as as_tibble() gives them.

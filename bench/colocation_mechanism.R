@@ -20,7 +20,8 @@ options(width = 200)
 # depending on subsets of the covariates; section 9 fits the default network on the co-location
 # days alone, to measure what the unlabelled days add; section 10 tries training settings and a
 # straight-line recalibration of the default fit; section 11 scores the days by how far they lie
-# outside the conditions of the co-location days (predict()'s column .extrapolation).
+# outside the conditions of the co-location days (predict()'s column .extrapolation); section 12
+# by the time since their site's co-location.
 #
 # Run (about 11 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
@@ -385,3 +386,25 @@ print(bands, row.names = FALSE, digits = 3)
 inside <- bands[bands$band == "inside", ]
 cat(sprintf("On the %d scored days inside the range, NCAM %.3f against lm %.3f (%+.1f %%).\n", inside$rows,
             inside$ncam_rmse, inside$lm_rmse, 100 * (inside$ncam_rmse / inside$lm_rmse - 1)))
+
+# 12. Time since the co-location. Each scored day by the days since its site's last labelled
+# day, in bands; per band RMSE and 90 % prediction-interval coverage (NCAM averaged over the fits
+# of section 11) and the share of days predict() warns about as outside the co-location range,
+# to tell drift from extrapolation. README's claim that coverage can fall with the time since
+# the co-location rests on this table.
+cat("\n12. Scored days by time since their site's last co-location day (NCAM seeds 1-5, as in 11):\n")
+day_number <- function(date) as.numeric(as.Date(date))
+last_labelled <- tapply(day_number(labelled$date), as.character(labelled$site), max)
+days_since <- day_number(test$date) - last_labelled[as.character(test$site)]
+stopifnot(all(days_since > 0))
+since_band <- cut(days_since, c(0, 90, 180, 365, Inf), labels = c("1-90 days", "91-180 days", "181-365 days", "over 365 days"))
+cover <- function(run, rows) mean(test$ref[rows] >= run$lower[rows] & test$ref[rows] <= run$upper[rows])
+band_rows <- c(split(seq_along(since_band), since_band), list(all = seq_along(since_band)))
+print(do.call(rbind, lapply(names(band_rows), function(band) {
+  i <- band_rows[[band]]
+  data.frame(since_colocation = band, rows = length(i), sites = length(unique(test$site[i])),
+             ncam_rmse = mean(vapply(ncam_runs, function(r) rmse(r$pred[i], test$ref[i]), numeric(1))),
+             lm_rmse = rmse(lm_run$pred[i], test$ref[i]),
+             ncam_cov90 = mean(vapply(ncam_runs, cover, numeric(1), rows = i)), lm_cov90 = cover(lm_run, i),
+             warned_share = mean(distance[i] > ncam:::extrapolation_warning_share))
+})), row.names = FALSE, digits = 3)

@@ -90,6 +90,23 @@ test_that("join_reference() pairs local days with daily (Date) reference values"
   expect_identical(out$pm25, c(9, 12))
 })
 
+test_that("sensor date-times without a time zone are days of the session's zone, whatever the reference's", {
+  skip_if_not_installed("withr")
+  withr::local_timezone("Asia/Tokyo")
+  # 48 hours from Tokyo midnight, stored without a zone: R prints them as Tokyo times.
+  hours <- as.POSIXct("2024-06-01 00:00") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = rep(c(1, 2), each = 24))
+  reference <- data.frame(date = hours, ref = rep(c(10, 20), each = 24))
+  attr(reference$date, "tzone") <- "America/Los_Angeles"
+  out <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(format(out$date, "%Y-%m-%d %H:%M"), c("2024-06-01 00:00", "2024-06-02 00:00"))
+  expect_identical(out$pm, c(1, 2))
+  expect_identical(out$ref, c(10, 20))
+  # The same instants with the zone written out give the same days.
+  attr(sensors$date, "tzone") <- "Asia/Tokyo"
+  expect_identical(join_reference(sensors, reference, average = "1 day")[c("pm", "ref")], out[c("pm", "ref")])
+})
+
 test_that("local days that a clock change starts at 01:00 keep their own daily reference value", {
   # In Santiago, 2023-09-03 00:00 does not exist: the clocks jump from 00:00 to 01:00.
   tz <- "America/Santiago"
