@@ -30,7 +30,7 @@
 #' base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
 #' ggplot2::autoplot(base, "scatter", newdata = toy, reference = "truth")
 #' fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
-#'                 hidden = 8, epochs = 100, learn_rate = 0.02, seed = 1)
+#'                 hidden = 8, epochs = 200, learn_rate = 0.02, seed = 1)
 #' ggplot2::autoplot(fits)
 #' ggplot2::autoplot(fits, "coverage", newdata = toy, reference = "truth")
 #' gap <- select_gap(toy$sensor_1 - toy$truth, max_lag = 20)

@@ -57,7 +57,7 @@
 #'   one row per output file: `input`, `output` and `rows`.
 #' @seealso [ncam_by()] for many independent fits on a future plan.
 #' @examples
-#' toy <- simulate_toy(n = 3000, seed = 1)
+#' toy <- simulate_toy(n = 3000, seed = 3)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
 #'             hidden = 8, epochs = 300, seed = 1, threads = 1)
 #' dir <- tempfile()
