@@ -14,7 +14,7 @@ group_seeds <- function(base_seed, keys) {
 # Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per
 # group), rows (a list of row numbers), labels ("site = 3, unit = a")).
 group_rows <- function(data, by, call = parent.frame()) {
-  keys <- data[by]
+  keys <- key_columns(data[by], "data", call)
   for (col in by) {
     bad <- which(is.na(keys[[col]]))
     if (length(bad)) {
@@ -24,7 +24,11 @@ group_rows <- function(data, by, call = parent.frame()) {
   }
   key <- key_strings(keys)
   first <- which(!duplicated(key))
-  first <- first[do.call(order, c(unname(as.list(keys[first, , drop = FALSE])), method = "radix"))]
+  sortable <- lapply(keys[first, , drop = FALSE], function(v) {
+    # order() would sort integer64 by its bits (negative after positive): its ranks by value.
+    if (inherits(v, "integer64")) bit64::rank.integer64(v) else v
+  })
+  first <- first[do.call(order, c(unname(sortable), method = "radix"))]
   rows <- split(seq_len(nrow(data)), factor(key, levels = key[first]))
   group_keys <- keys[first, , drop = FALSE]
   list(keys = tibble::new_tibble(as.list(group_keys), nrow = length(first)), rows = unname(rows),
@@ -36,10 +40,39 @@ group_labels <- function(keys) {
   do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
 }
 
-# One string per row of the key columns, equal exactly when all keys are equal.
+# Key columns as they are compared: a POSIXlt as the POSIXct instants it denotes (keyed by its
+# text, it would meet no POSIXct key); integer64 only with bit64 loaded, whose methods read the
+# values rather than the bits.
+key_columns <- function(keys, arg, call = parent.frame()) {
+  for (col in names(keys)) {
+    if (inherits(keys[[col]], "POSIXlt")) keys[[col]] <- as.POSIXct(keys[[col]])
+    if (inherits(keys[[col]], "integer64") && !requireNamespace("bit64", quietly = TRUE)) {
+      cli::cli_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
+                       i = "Install {.pkg bit64}: without it, R reads the column's bits, not its values."),
+                     call = call)
+    }
+  }
+  keys
+}
+
+# One string per row of the key columns (from key_columns()), equal exactly when all keys are
+# equal. Numbers are written by value, so a number, an integer and an integer64 of one value
+# share their string (and seed), as does the same number written as text.
 key_strings <- function(keys) {
-  parts <- lapply(keys, function(v) if (is.double(v)) sprintf("%.17g", v) else as.character(v))
+  parts <- lapply(keys, function(v) {
+    if (inherits(v, "integer64")) return(integer64_key_strings(v))
+    if (is.double(v)) sprintf("%.17g", v) else as.character(v)
+  })
   do.call(paste, c(unname(parts), sep = "\r"))
+}
+
+# 64-bit integers as a double of the same value is written, when a double holds that value
+# exactly; otherwise (beyond 2^53) as their exact digits, which no double's string equals.
+integer64_key_strings <- function(v) {
+  digits <- as.character(v)
+  as_double <- suppressWarnings(as.double(v))  # precision lost beyond 2^53: checked next
+  exact <- !is.na(as_double) & sprintf("%.0f", as_double) == digits
+  ifelse(exact, sprintf("%.17g", as_double), digits)
 }
 
 # The group in `object` of each row of `keys` (the key columns of newdata), NA for a row
@@ -47,7 +80,8 @@ key_strings <- function(keys) {
 # with one warning naming them. A key matches only a key of the same type: a Date given as
 # POSIXct never does. No row in any group is an error, most likely the wrong column or type.
 match_groups <- function(object, keys, call = parent.frame()) {
-  groups <- object[names(keys)]
+  keys <- key_columns(keys, "newdata", call)
+  groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
   type_hints <- key_type_hints(groups, keys)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.

@@ -13,12 +13,13 @@
 #' @section Reproducibility: each group's seed is derived from `seed` and the group's key
 #'   values alone (with `seed = NULL`, from one number drawn from R's current stream, so
 #'   [set.seed()] applies): a group keeps its seed, and so its fit, when other groups are
-#'   added or removed, and whether its key column is text, a factor or a number written the
-#'   same way. Each group's fit depends only on its rows and its seed,
-#'   kept in column `.seed`, never on the plan, the number of workers or the scheduling, and
-#'   not on the number of threads (see [ncam_threads()]): `ncam(formula, data = <the group's
-#'   rows without the by columns>, seed = .seed, ...)` reproduces it. The futures also get parallel-safe random
-#'   number streams (future.apply's `future.seed`), derived from the same seed.
+#'   added or removed, and whether its key column is text, a factor or a number (double,
+#'   integer or `integer64`) written the same way. Each group's fit depends only on its rows
+#'   and its seed, kept in column `.seed`, never on the plan, the number of workers or the
+#'   scheduling, and not on the number of threads (see [ncam_threads()]): `ncam(formula,
+#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it. The
+#'   futures also get parallel-safe random number streams (future.apply's `future.seed`),
+#'   derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
@@ -29,7 +30,9 @@
 #' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
 #'   leaves them out, and naming one in `formula` is an error.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is
-#'   an error.
+#'   an error. Numbers are keys by value, 64-bit integers (bit64's `integer64`, as from
+#'   `data.table::fread()`) exactly; date-times by instant, so a `POSIXlt` column groups as
+#'   the `POSIXct` it denotes and is returned as one.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
 #'   group; named.
 #' @param seed `NULL` or a whole number; see Reproducibility.
@@ -39,8 +42,8 @@
 #'   their errors, and `predict()` gives `NA` for their rows (with a warning), as for a group
 #'   without a model; the other groups' fits are kept.
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
-#'   those columns, `.n` (the group's rows), `.seed` (its seed) and `fit` (a list of `ncam`
-#'   models).
+#'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
+#'   seed) and `fit` (a list of `ncam` models).
 #' @seealso [predict_chunks()] for scoring data larger than memory.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)

@@ -285,3 +285,46 @@ test_that("ncam_by()'s own warnings have classes", {
   expect_warning(stats::predict(fits, transform(toy[1:2, ], site = c(1, 9))), "Not a group of `object`",
                  class = "ncam_warning_no_group_model")
 })
+
+test_that("integer64 keys are grouped by exact value, with the seeds of the same numbers", {
+  skip_if_not_installed("bit64")
+  toy <- by_fixture()
+  fit_by_site <- function(site) {
+    toy$site <- site
+    suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
+  }
+  numeric <- fit_by_site(toy$site)
+  as64 <- fit_by_site(bit64::as.integer64(toy$site))
+  expect_identical(as64$.seed, numeric$.seed)
+  expect_identical(as64$.seed, fit_by_site(as.character(toy$site))$.seed)
+  expect_identical(as64$fit[[1]]$params, numeric$fit[[1]]$params)
+  # Scoring matches by value across number types, as a number and an integer do.
+  expect_identical(stats::predict(as64, toy), stats::predict(numeric, toy))
+  expect_identical(stats::predict(numeric, transform(toy, site = bit64::as.integer64(site))),
+                   stats::predict(numeric, toy))
+  # Negative ids are two groups (their bits once read as one NaN), sorted by value.
+  negative <- fit_by_site(-bit64::as.integer64(toy$site))
+  expect_identical(as.character(negative$site), c("-2", "-1"))
+  expect_identical(negative$.n, c(300L, 150L))
+  expect_identical(negative$.seed, fit_by_site(-toy$site)$.seed)
+  # Beyond 2^53, where doubles skip odd numbers, ids one apart are two groups.
+  big <- fit_by_site(bit64::as.integer64("9007199254740991") + bit64::as.integer64(toy$site))
+  expect_identical(as.character(big$site), c("9007199254740992", "9007199254740993"))
+  expect_identical(big$.seed, fit_by_site(c("9007199254740992", "9007199254740993")[toy$site])$.seed)
+})
+
+test_that("POSIXlt keys are the POSIXct instants they denote", {
+  toy <- by_fixture()
+  toy$day <- as.POSIXct(c("2024-03-30", "2024-03-31"), tz = "Europe/Athens")[toy$site]
+  lt <- transform(toy, day = as.POSIXlt(day))
+  fit_by_day <- function(data) {
+    suppressWarnings(ncam_by(by_formula, data, by = "day", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
+  }
+  ct_fits <- fit_by_day(toy)
+  lt_fits <- fit_by_day(lt)
+  expect_identical(lt_fits$.seed, ct_fits$.seed)
+  expect_identical(lt_fits$day, ct_fits$day)  # returned as POSIXct
+  expect_identical(lt_fits$fit[[2]]$params, ct_fits$fit[[2]]$params)
+  expect_identical(stats::predict(lt_fits, toy), stats::predict(ct_fits, toy))
+  expect_identical(stats::predict(ct_fits, lt), stats::predict(ct_fits, toy))
+})
