@@ -5,7 +5,8 @@
 #' observed sensors (see [ncam_baseline()] for rows with none). For `"kalman"`
 #' the filter runs over the rows of `newdata` in the order of the model's
 #' `order` column, from the fitted initial state; a time repeated in that
-#' column is an error, as at the fit.
+#' column is an error, as at the fit, and so is a column of another type than
+#' at the fit (such as numbers stored as text).
 #'
 #' @param object A baseline fitted by [ncam_baseline()].
 #' @param newdata A data frame with the sensor columns (and, for `"kalman"`
@@ -47,7 +48,8 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
     mean = list(.pred = ifelse(n_obs > 0L, rowMeans(b, na.rm = TRUE), NA_real_)),
     ivw = ivw_combine(b, params$sensor_var),
     ppca = ppca1_fuse(b, params),
-    kalman = kalman_rw_fuse(b, params, visit_order(object$order, newdata, data_arg = "newdata")),
+    kalman = kalman_rw_fuse(b, params, visit_order(object$order, newdata, data_arg = "newdata",
+                                                    type = object$order_type)),
     factor = factor1_fuse(b, params)
   )
   out <- c(fused, list(.n_sensors = n_obs))

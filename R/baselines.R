@@ -97,16 +97,21 @@
 #' @param train Rows used to estimate the parameters: `NULL` (all rows), a
 #'   logical vector with one element per row, or positive row indices.
 #' @param anchor For `"ppca"` and `"factor"`: the sensor whose scale the fused
-#'   value is on. `NULL` means the first sensor. Not used by the other methods.
+#'   value is on. `NULL` means the first sensor. An error for the other
+#'   methods, which use no anchor.
 #' @param order For `"kalman"` only: `NULL` (row order) or the name of a
 #'   column with one sortable value per row (such as dates) giving the order in
 #'   which the filter visits the rows. Its values must not repeat: rows of
 #'   several stations sharing times are an error naming the column and rows
-#'   (fit one baseline per station). The column is then required in the
-#'   `newdata` of [predict()], with the same rule.
+#'   (fit one baseline per station). Numbers stored as text are an error, as
+#'   are dates as text other than zero-padded ISO 8601: they would be sorted
+#'   alphabetically. The column is then required in the `newdata` of
+#'   [predict()], with the same rules and the same type as at the fit.
 #'
 #' @return An object of class `ncam_baseline`: a list with `method`,
-#'   `sensors`, `anchor`, `order`, `params` (the estimates: `sensor_var` for
+#'   `sensors`, `anchor`, `order`, `order_type` (the type of the `order`
+#'   column, such as `"numeric"` or `"Date"`, which [predict()] checks),
+#'   `params` (the estimates: `sensor_var` for
 #'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
 #'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0` and `P0` for `"kalman"`;
 #'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var`, `vcov` and
@@ -140,6 +145,10 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   sensors <- baseline_sensors(formula, data)
   b <- baseline_readings(data, sensors)
   train <- train_mask(train, nrow(data))
+  if (!is.null(anchor) && !method %in% c("ppca", "factor")) {
+    cli::cli_abort(c("{.arg anchor} is used only by {.code method = \"ppca\"} and {.code \"factor\"}, not {.val {method}}.",
+                     i = "Leave {.arg anchor} as {.code NULL} for the other methods: they put no sensor's scale first."))
+  }
   anchor <- baseline_anchor(anchor, sensors)
   if (!is.null(order)) {
     if (method != "kalman") {
@@ -171,7 +180,8 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     factor = fit_factor1(b_train, match(anchor, sensors))
   )
   structure(list(
-    method = method, sensors = sensors, anchor = anchor, order = order, params = fit$params,
+    method = method, sensors = sensors, anchor = anchor, order = order,
+    order_type = if (!is.null(order)) order_type(data[[order]]), params = fit$params,
     loglik = fit$loglik, df = fit$df,
     nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs,
     heywood = as.character(fit$heywood)
@@ -270,14 +280,26 @@ train_mask <- function(train, n, call = parent.frame()) {
 # Zero-padded ISO 8601 dates and times, whose alphabetical order is their order in time.
 iso_time_pattern <- "^[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?$"
 
+# The type of an order column, kept by the fit: predict() refuses another (numbers at the fit
+# but text in newdata would be sorted alphabetically).
+order_type <- function(key) {
+  if (inherits(key, "POSIXlt")) return("POSIXct")
+  if (is.numeric(key)) "numeric" else class(key)[1]
+}
+
 # Permutation in which the Kalman filter visits the rows `rows` of `data` (all rows when NULL):
-# row order, or the order of column `order`, whose values must not repeat among those rows.
-# Errors name rows of `data`.
-visit_order <- function(order, data, data_arg = "data", rows = NULL, call = parent.frame()) {
+# row order, or the order of column `order`, whose values must not repeat among those rows and
+# must be of type `type` when given (that of the fit). Errors name rows of `data`.
+visit_order <- function(order, data, data_arg = "data", rows = NULL, type = NULL, call = parent.frame()) {
   if (is.null(rows)) rows <- seq_len(nrow(data))
   if (is.null(order)) return(seq_along(rows))
   check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
   key <- data[[order]][rows]
+  if (!is.null(type) && order_type(key) != type) {
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds {.cls {order_type(key)}} values, but the baseline was fitted with {.cls {type}} values in it.",
+                     i = "Convert it to the type it had at the fit, so that the filter visits the rows in the same kind of order."),
+                   call = call)
+  }
   if (inherits(key, "POSIXlt")) key <- as.POSIXct(key)
   if (!is.atomic(key) || is.complex(key)) {
     cli::cli_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
@@ -293,6 +315,14 @@ visit_order <- function(order, data, data_arg = "data", rows = NULL, call = pare
       !all(grepl(iso_time_pattern, key) | is.na(key))) {
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
                      i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
+                   call = call)
+  }
+  # Numbers as text sort letter by letter too: "10" before "2". A factor sorts by its levels.
+  text <- if (is.factor(key)) levels(key) else if (is.character(key)) key
+  numbers <- suppressWarnings(as.numeric(text))
+  if (length(text) && !anyNA(numbers) && (is.character(key) || is.unsorted(numbers))) {
+    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds numbers as text ({.val {as.character(key[1])}}), which would be put in alphabetical order ({.val 10} before {.val 2}).",
+                     i = "Convert it to numbers first, e.g. {.code {data_arg}${order} <- as.numeric(as.character({data_arg}${order}))}."),
                    call = call)
   }
   # Rows sharing a time (two stations stacked) would be filtered as successive steps of one

@@ -85,7 +85,8 @@ max_calibration_scores <- 1e7
 #' 9 rows at level 0.9) the threshold is infinite, so the intervals are
 #' unbounded, and a warning of class `ncam_warning_small_calibration` says how
 #' many rows are needed (also from `predict()` at a level the set is too small
-#' for).
+#' for) and, from `calibrate()`, how many rows of `data` were left out for a
+#' missing reference, a missing covariate (by column) or no sensor reading.
 #'
 #' @section Warnings: each warning has a class, so that code calibrating many
 #'   models can catch or muffle one kind: `ncam_warning_small_calibration` (too
@@ -113,7 +114,7 @@ max_calibration_scores <- 1e7
 #' @param reference Name of the reference column of `data`, for `"split"`
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
-#'   an error with other methods.
+#'   an error with other methods, and for a sensor or covariate of the model.
 #' @param seed `NULL` to draw from R's random number generator (so
 #'   [set.seed()] applies), or a whole number used locally without disturbing
 #'   the global random stream.
@@ -181,6 +182,12 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
+    # A column the model fuses or conditions on would score the model against itself.
+    role <- if (reference %in% object$sensors) "a sensor" else if (reference %in% model_columns(object$terms)) "a covariate"
+    if (!is.null(role)) {
+      cli::cli_abort(c("{.arg reference} column {.field {reference}} is {role} of the model, not reference readings to calibrate against.",
+                       i = "Name the column of {.arg data} holding the reference monitor's readings."))
+    }
     reference_values <- new_reference_readings(data, reference, object$transform)
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
@@ -217,9 +224,18 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   # Rows beyond the networks' range have their own warning; those without a reference were counted.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
   scored[c(post$beyond_rows, post$unseen_rows)] <- FALSE
-  no_prediction <- sum(is.na(post$mu) & scored)
-  if (no_prediction > 0L) {
-    cli::cli_inform("{no_prediction} row{?s} of {.arg data} with a missing covariate {cli::qty(no_prediction)}{?is/are} left out of the calibration.")
+  no_prediction <- is.na(post$mu) & scored
+  counts <- missing_covariate_counts(object, data, no_prediction)
+  by_column <- if (length(counts)) paste0(" (", paste0(names(counts), ": ", counts, collapse = ", "), ")")
+  no_reading <- if (method %in% c("mc_empirical", "sensor_anchored")) sum(post$ok & rowSums(!is.na(post$b)) == 0L) else 0L
+  # Named in the warning when too few rows are left for the level.
+  left_out <- c(
+    if (method == "split" && unlabelled > 0L) paste0(unlabelled, " without a reference reading (", reference, ")"),
+    if (any(no_prediction)) paste0(sum(no_prediction), " with a missing covariate", by_column),
+    if (no_reading > 0L) paste(no_reading, "without any sensor reading")
+  )
+  if (any(no_prediction)) {
+    cli::cli_inform("{sum(no_prediction)} row{?s} of {.arg data} with a missing covariate{by_column} {cli::qty(sum(no_prediction))}{?is/are} left out of the calibration.")
   }
   sd_pred <- sqrt(post$var_pred)
   draws <- with_seed_or_global(seed, calibration_scores(
@@ -232,7 +248,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     scores = sort(draws$scores), holdout = draws$holdout,
     n = draws$n, m = as.integer(m)
   ), class = "ncam_calibration")
-  out$quantile <- calibration_quantile(out, level)
+  out$quantile <- calibration_quantile(out, level, left_out)
   out
 }
 
@@ -258,11 +274,13 @@ check_calibration <- function(x, arg = "object", call = parent.frame()) {
 #' @param correction `"stutz"` or `"ecdf"`, see [calibrate()].
 #' @param holdout For `"ecdf"`, one score per holdout row.
 #' @param what What `n` counts, for the warning.
+#' @param left_out Calibration rows left out and why (such as `"3 with a missing covariate
+#'   (x1: 3)"`), for the warning.
 #' @return The threshold `q`, or `Inf` (with a warning) when there are too few
 #'   scores for the level.
 #' @noRd
 conformal_threshold <- function(scores, n, m, level, correction = "stutz",
-                                holdout = NULL, what = "calibration rows") {
+                                holdout = NULL, what = "calibration rows", left_out = NULL) {
   alpha <- 1 - level
   # Rows needed so that floor(alpha * (n + 1)) >= 1; the fuzz absorbs 1 - 0.9 != 0.1.
   needed <- ceiling(1 / alpha - 1 - 1e-8)
@@ -270,14 +288,14 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
   sorted <- sort(scores)
   if (correction == "stutz") {
     k <- floor(alpha * m * (n + 1) + 1e-8) - m + 1
-    if (k < 1) return(too_small(needed, n, level, what))
+    if (k < 1) return(too_small(needed, n, level, what, left_out))
     return(sorted[total - k + 1])
   }
   n_hold <- length(holdout)
   r <- floor(alpha * (n_hold + 1) + 1e-8)
   if (r < 1) {
     # Half the rows (rounded up) form the holdout, so 2 * needed - 1 suffice.
-    return(too_small(2 * needed - 1, n + n_hold, level, what))
+    return(too_small(2 * needed - 1, n + n_hold, level, what, left_out))
   }
   # The averaged p-value (m + count) / (m (n + 1)) is monotone in count =
   # #{scores >= s}, so compare counts: keep s with count >= the r-th smallest
@@ -292,21 +310,22 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
   sorted[total - c_r + 1]
 }
 
-too_small <- function(needed, n, level, what) {
+too_small <- function(needed, n, level, what, left_out = NULL) {
   cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
-                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}."),
+                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}.",
+                  if (length(left_out)) c(i = "Rows of {.arg data} left out of the calibration: {left_out}.")),
                 class = "ncam_warning_small_calibration")
   Inf
 }
 
 # Sensor-anchored scores are pooled into one set of exchangeable-looking
 # scores, so their count plays the role of n.
-calibration_quantile <- function(cal, level) {
+calibration_quantile <- function(cal, level, left_out = NULL) {
   if (cal$method == "sensor_anchored") {
     return(conformal_threshold(cal$scores, length(cal$scores), 1L, level,
-                               what = "pooled sensor scores"))
+                               what = "pooled sensor scores", left_out = left_out))
   }
-  conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout)
+  conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout, left_out = left_out)
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

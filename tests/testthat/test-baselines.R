@@ -235,6 +235,49 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   expect_error(predict(fit, d[sensors]), "`newdata` lacks column \"date\"", fixed = TRUE)
 })
 
+test_that("kalman refuses numbers stored as text, and an `order` of another type in predict()", {
+  d <- additive_sensors(300, c(1, 4, 9), seed = 7)
+  d$t <- 1:300
+  fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman", order = "t")
+  expect_identical(fit$order_type, "numeric")
+  # As text "10" sorts before "2", in a character column and in a factor with such levels.
+  txt <- transform(d, t = as.character(t))
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, txt, "kalman", order = "t"),
+               "Column \"t\" of `data` holds numbers as text (\"1\")", fixed = TRUE)
+  txt$t <- factor(txt$t)
+  expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, txt, "kalman", order = "t"), "holds numbers as text", fixed = TRUE)
+  # A factor whose levels are in numeric order visits the rows in the order of the numbers.
+  fac <- ncam_baseline(s1 + s2 + s3 ~ 1, transform(d, t = factor(t)), "kalman", order = "t")
+  expect_identical(fac$order_type, "factor")
+  expect_equal(fac$params, fit$params, tolerance = 1e-12)
+
+  nd <- d[c(100, 2, 10, 1), ]
+  out <- predict(fit, nd)
+  # The filter visits the rows by t, from the fitted state, whatever their order in newdata.
+  sorted <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman")
+  expect_equal(out, predict(sorted, d[c(1, 2, 10, 100), ])[c(4, 2, 3, 1), ], tolerance = 1e-12)
+  expect_error(predict(fit, transform(nd, t = as.character(t))),
+               "Column \"t\" of `newdata` holds <character> values, but the baseline was fitted with <numeric> values",
+               fixed = TRUE)
+  expect_error(predict(fac, nd), "holds <numeric> values, but the baseline was fitted with <factor> values",
+               fixed = TRUE)
+  # Integers and doubles are both numbers.
+  expect_equal(predict(fit, transform(nd, t = t + 0.5)), out)
+  # A baseline saved before `order_type` was kept still predicts.
+  old <- fit
+  old$order_type <- NULL
+  expect_equal(predict(old, nd), out)
+})
+
+test_that("`anchor` is an error for the methods that use none", {
+  d <- additive_sensors(50, c(1, 4, 9), seed = 3)
+  for (m in c("mean", "ivw", "kalman")) {
+    expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, d, m, anchor = "s2"),
+                 sprintf("`anchor` is used only by `method = \"ppca\"` and `\"factor\"`, not \"%s\"", m), fixed = TRUE)
+  }
+  expect_identical(ncam_baseline(s1 + s2 + s3 ~ 1, d, "ppca", anchor = "s2")$anchor, "s2")
+})
+
 test_that("every method keeps all rows in order and handles missing readings", {
   d <- additive_sensors(200, c(1, 4, 9), seed = 7)
   d$s1[5] <- NA
@@ -316,7 +359,7 @@ test_that("ncam_baseline() rejects bad input", {
   expect_error(ncam_baseline(a + b ~ 1, d, train = c(1, 7)), "element 2 is 7", fixed = TRUE)
   expect_error(ncam_baseline(a + b ~ 1, d, train = 2), "`train` must select at least 2 rows, not 1", fixed = TRUE)
   expect_error(ncam_baseline(a + b ~ 1, d, train = "all"), "`train` must be NULL", fixed = TRUE)
-  expect_error(ncam_baseline(a + b ~ 1, d, anchor = "c"), "`anchor` must be one of the sensors", fixed = TRUE)
+  expect_error(ncam_baseline(a + b ~ 1, d, "ppca", anchor = "c"), "`anchor` must be one of the sensors", fixed = TRUE)
   expect_error(ncam_baseline(a + b + c ~ 1, d, "kalman", order = "date"),
                "`order` names column not found in the data: \"date\"", fixed = TRUE)
   expect_error(ncam_baseline(a + b + c ~ 1, d, "kalman", order = "day"),

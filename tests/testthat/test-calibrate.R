@@ -255,7 +255,7 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
   holes <- transform(cal_data, x = rnorm(1000))
   holes$x[1:30] <- NA
   expect_message(cal_holes <- calibrate(fit_x, holes, method = "split", reference = "truth"),
-                 "30 rows of `data` with a missing covariate are left out")
+                 "30 rows of `data` with a missing covariate (x: 30) are left out", fixed = TRUE)
   expect_identical(cal_holes$n, 970L)
   # A row without a reference is counted once, as such, even if its covariate is missing too.
   holes$truth[1:10] <- NA
@@ -263,6 +263,48 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
                                 "10 rows of `data` without a reference value"),
                  "20 rows of `data` with a missing covariate")
   expect_identical(cal_holes$n, 970L)
+})
+
+test_that("a calibration set emptied by missing covariates or references says so, naming the columns", {
+  toy <- simulate_toy(300, seed = 1)
+  fit_x <- quick_fit(toy[1:200, ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, hidden = 4L)
+  d <- toy[201:300, ]
+  d$x1 <- NA
+  w <- expect_warning(expect_message(cal <- calibrate(fit_x, d, m = 5, seed = 1), "(x1: 100)", fixed = TRUE),
+                      class = "ncam_warning_small_calibration")
+  expect_match(conditionMessage(w), "there are 0", fixed = TRUE)
+  expect_match(conditionMessage(w), "left out of the calibration: 100 with a missing covariate (x1: 100)",
+               fixed = TRUE)
+  expect_identical(cal$n, 0L)
+  # Split conformal: rows without a reference are counted as such, the others by covariate.
+  d$ref <- d$truth
+  d$ref[1:60] <- NA
+  d$x2[61:100] <- NA
+  w <- expect_warning(suppressMessages(calibrate(fit_x, d, method = "split", reference = "ref")),
+                      class = "ncam_warning_small_calibration")
+  expect_match(conditionMessage(w), "60 without a reference reading (ref) and 40 with a missing covariate (x1: 40, x2: 40)",
+               fixed = TRUE)
+  # Sensor-anchored: rows without any reading give no score either.
+  d <- toy[201:300, ]
+  d$x1[1:97] <- NA
+  d[98:99, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  w <- expect_warning(suppressMessages(calibrate(fit_x, d, method = "sensor_anchored")),
+                      class = "ncam_warning_small_calibration")
+  expect_match(conditionMessage(w), "97 with a missing covariate (x1: 97) and 2 without any sensor reading",
+               fixed = TRUE)
+})
+
+test_that("split conformal refuses a sensor or a covariate of the model as `reference`", {
+  toy <- simulate_toy(300, seed = 1)
+  fit_x <- quick_fit(toy[1:200, ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + I(x2^2), hidden = 4L)
+  d <- toy[201:300, ]
+  expect_error(calibrate(fit_x, d, method = "split", reference = "sensor_1"),
+               "`reference` column sensor_1 is a sensor of the model", fixed = TRUE)
+  expect_error(calibrate(fit_x, d, method = "split", reference = "x1"),
+               "`reference` column x1 is a covariate of the model", fixed = TRUE)
+  # A column behind a transformed term is a covariate too.
+  expect_error(calibrate(fit_x, d, reference = "x2"), "`reference` column x2 is a covariate", fixed = TRUE)
+  expect_identical(calibrate(fit_x, d, reference = "truth")$n, 100L)
 })
 
 test_that("log transform: bounds are back-transformed, symmetric on the log scale", {
