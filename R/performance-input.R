@@ -23,6 +23,10 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
                       {rows_text(which(is.na(time)))}.",
                      i = "Give every row a time or remove those rows."), call = call)
   }
+  if (any(is.infinite(time))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) has infinite times in
+                    {rows_text(which(is.infinite(time)))}.", call = call)
+  }
   units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
     cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in

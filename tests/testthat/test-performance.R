@@ -425,6 +425,10 @@ test_that("argument and column errors name the argument, column and rows", {
   missing_date <- obs
   missing_date$date[4] <- NA
   expect_error(sensor_performance(missing_date, "est", "ref"), "missing in row 4")
+  # An infinite time failed in the clock columns with a parsing error.
+  missing_date$date[4] <- as.Date(Inf)
+  expect_error(sensor_performance(missing_date, "est", "ref"),
+               "\"date\" \\(from `date`\\) has infinite times in row 4", class = "rlang_error")
   named_all <- obs
   named_all$site <- "all"
   expect_error(sensor_performance(named_all, "est", "ref", unit = "site"), "named \"all\"")
