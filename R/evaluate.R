@@ -5,7 +5,10 @@
 #'
 #' Rows where `truth` or `.pred` is missing are dropped, with a message saying
 #' how many; if no row is left the metrics are undefined and an error says so.
-#' Infinite values of `truth` or `.pred` are an error. Coverage is the share of
+#' Infinite values of `truth` or `.pred` are an error, and so are values beyond
+#' 1e150 in magnitude, too large to compute with in double precision (as in
+#' [ncam()]), and two columns of one name among `.pred`, `.pred_lower` and
+#' `.pred_upper`. Coverage is the share of
 #' rows with `.pred_lower <= truth <= .pred_upper`; infinite bounds count as
 #' covering and give an infinite `mean_width`. Interval bounds must be present
 #' on every row kept and satisfy `.pred_lower <= .pred_upper`; otherwise an
@@ -26,6 +29,8 @@
 evaluate_fusion <- function(pred, truth) {
   if (is.data.frame(pred)) {
     check_columns(pred, ".pred", "pred")
+    # With two columns of one name, pred$.pred would silently take the first.
+    check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)))
     estimate <- pred$.pred
     check_numeric_column(estimate, ".pred")
   } else if (is.numeric(pred)) {
@@ -43,6 +48,8 @@ evaluate_fusion <- function(pred, truth) {
   }
   check_no_infinite(truth, "{.arg truth}")
   check_no_infinite(estimate, "{.field .pred}")
+  check_not_too_large(truth, "{.arg truth}")
+  check_not_too_large(estimate, "{.field .pred}")
 
   keep <- !is.na(truth) & !is.na(estimate)
   dropped <- sum(!keep)
@@ -119,6 +126,20 @@ check_no_infinite <- function(x, subject, call = parent.frame()) {
     cli::cli_abort(c(paste0(subject, " has infinite values in {cli::qty(length(rows))}row{?s}
                             {rows}."),
                      i = "Set them to {.code NA} to drop those rows."), call = call)
+  }
+  invisible(x)
+}
+
+# As ncam() and predict() decide: beyond max_reading_magnitude the squared errors overflow to
+# Inf. `subject` as for check_no_infinite().
+check_not_too_large <- function(x, subject, call = parent.frame()) {
+  rows <- which(abs(x) > max_reading_magnitude)
+  if (length(rows) > 0L) {
+    cli::cli_abort(c(paste0(subject, " has {cli::qty(length(rows))}{?a value/values} as large as
+                            {format(max(abs(x[rows])), digits = 3)} in {rows_text(rows)}: too
+                            large to compute with in double precision."),
+                     i = "Check those rows for a unit or parsing error, or set them to
+                          {.code NA} to drop them."), call = call)
   }
   invisible(x)
 }

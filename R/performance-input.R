@@ -10,6 +10,8 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
     check_string(get(arg), arg, call = call)
     check_columns(data, get(arg), arg, call = call)
   }
+  # With two columns of one name, data[[name]] would silently take the first.
+  check_single_columns(data, c(estimate, reference, date, unit), call)
   time <- data[[date]]
   if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
   if (!inherits(time, c("POSIXct", "Date"))) {
@@ -20,6 +22,10 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
     cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
                       {rows_text(which(is.na(time)))}.",
                      i = "Give every row a time or remove those rows."), call = call)
+  }
+  if (any(is.infinite(time))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) has infinite times in
+                    {rows_text(which(is.infinite(time)))}.", call = call)
   }
   units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
@@ -96,7 +102,18 @@ numeric_column <- function(x, column, arg, call) {
                       {rows_text(infinite)}.",
                      i = "Replace those values with NA."), call = call)
   }
-  as.double(x)
+  # As ncam() and predict() decide: beyond this the squares of the errors overflow to Inf.
+  x <- as.double(x)
+  big <- which(abs(x) > max_reading_magnitude)
+  if (length(big) > 0L) {
+    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) has
+                      {cli::qty(length(big))}{?a value/values} as large as
+                      {format(max(abs(x[big])), digits = 3)} in {rows_text(big)}: too large
+                      to compute with in double precision.",
+                     i = "Check those rows for a unit or parsing error, or set them to NA."),
+                   call = call)
+  }
+  x
 }
 
 rows_text <- function(rows) {

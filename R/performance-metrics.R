@@ -118,7 +118,8 @@ regression_metrics <- function(x, y) {
   if (s$flat_x) return(list(note = "constant reference: no regression"))
   slope <- s$xy / s$xx
   list(slope = slope, intercept = mean(y) - slope * mean(x),
-       r2 = if (s$flat_y) NA_real_ else s$xy^2 / (s$xx * s$yy),
+       # As two ratios: xy^2 and xx * yy overflow for readings near 1e150, the ratios never.
+       r2 = if (s$flat_y) NA_real_ else (s$xy / s$xx) * (s$xy / s$yy),
        note = if (s$flat_y) "constant estimate: no R\u00b2")
 }
 
@@ -166,7 +167,11 @@ expanded_uncertainty <- function(x, y, limit_value, reference_uncertainty) {
 orthogonal_slope <- function(s) {
   if (s$flat_x) return(NA_real_)
   if (s$flat_y) return(0) # a stuck sensor: the axis is horizontal, the line y = mean(y)
-  root <- sqrt((s$yy - s$xx)^2 + 4 * s$xy^2)
+  # sqrt(d^2 + (2 xy)^2) scaled by its larger term: the squares of sums of squares overflow
+  # for readings near 1e150.
+  d <- s$yy - s$xx
+  size <- max(abs(d), 2 * abs(s$xy))
+  root <- if (size == 0) 0 else size * sqrt((d / size)^2 + (2 * s$xy / size)^2)
   # Two forms of the same root, each free of the cancellation the other suffers.
   if (s$yy < s$xx) return(2 * s$xy / (s$xx - s$yy + root))
   if (s$xy == 0) return(NA_real_)

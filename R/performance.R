@@ -133,7 +133,9 @@
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
-#'   estimate and the reference measurement.
+#'   estimate and the reference measurement. Infinite values, and values beyond
+#'   1e150 in magnitude (too large to compute with in double precision, as in
+#'   [ncam()]), are an error, as is a name that two columns of `data` share.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
 #'   time of each row; 24-hour means are over calendar days, and 1-hour means
 #'   over hours of the clock, in its time zone (the session's for a date-time

@@ -37,9 +37,19 @@
 #' monitor's zone to compare local days.
 #'
 #' Numeric columns are averaged (`integer64` columns, as from
-#' `data.table::fread()`, are converted to doubles first); any other column
-#' must hold one value per period and series, or it is an error: add the
-#' column that tells the series apart to `keys`.
+#' `data.table::fread()`, are converted to doubles first); an infinite value,
+#' or one beyond 1e150 in magnitude (too large to compute with, as in
+#' [ncam()]), is an error. Any other column must hold one value per period and
+#' series, or it is an error: add the column that tells the series apart to
+#' `keys`, or, for numbers stored as text, convert it with [as.numeric()].
+#' Text that is constant within each period (ids and codes, such as the `poc`
+#' of [read_aqs()]) is kept as text. A list column is an error. The
+#' nearest-time join computes nothing from the columns and passes every column
+#' through unchanged.
+#'
+#' When no sensor row is paired with a reference row, a warning of class
+#' `ncam_warning_no_overlap` gives the time spans of both tables. A missing or
+#' infinite time is an error.
 #'
 #' The openair package offers another route for the averaging: average each
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
@@ -117,6 +127,7 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   sensor_means <- average_over_time(sensors, by, keys, period, completeness, "sensors")
   reference_means <- average_over_time(reference, by, keys, period, completeness, "reference")
   row <- match(series_key(sensor_means, c(keys, by)), series_key(reference_means, c(keys, by)))
+  warn_no_overlap(row, sensor_time, reference_time, keys, nearest = FALSE, environment())
   add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
 }
 
@@ -145,6 +156,7 @@ join_nearest <- function(sensors, reference, sensor_time, reference_time, by, ke
     close_enough <- abs(times[nearest] - t) <= tolerance
     row[rows] <- ifelse(close_enough, candidates[nearest], NA_integer_)
   }
+  warn_no_overlap(row, sensor_time, reference_time, keys, nearest = TRUE, call)
   # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column.
   reference[[by]] <- reference_time
   add_reference_columns(sensors, reference, row, c(by, setdiff(names(reference), c(by, keys))))
@@ -186,44 +198,20 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   for (col in keys) out[[col]] <- data[[col]][first]
   for (col in setdiff(names(data), c(by, keys))) {
     x <- data[[col]]
+    check_averaged_column(x, col, arg, call)
     if (is.numeric(x)) {
-      infinite <- which(is.infinite(x))
-      if (length(infinite) > 0L) {
-        cli::cli_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
-                       call = call)
-      }
       present <- rowsum(as.numeric(!is.na(x)), group, reorder = FALSE)[, 1]
       total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
       mean <- total / present
       mean[present == 0 | present < completeness * expected] <- NA_real_
       out[[col]] <- unname(mean)
     } else {
-      value <- x[first][group]
-      differs <- which(!(value == x | (is.na(value) & is.na(x))) | xor(is.na(value), is.na(x)))
-      if (length(differs) > 0L) {
-        cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
-                         i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining.",
-                         i = keys_hint),
-                       call = call)
-      }
+      check_one_value_per_period(x, first, group, col, arg, call)
       out[[col]] <- x[first]
     }
   }
   as_tbl(out)
 }
-
-# A time that repeats within a series (same keys) of table `arg`: an error naming the rows.
-check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
-  series_time <- paste(series, as.numeric(time), sep = "\r")
-  repeated <- which(duplicated(series_time))
-  if (length(repeated) == 0L) return(invisible())
-  first <- match(series_time[repeated[1]], series_time)
-  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
-                   i = fix, i = keys_hint), call = call)
-}
-
-# Keys are matched between the tables, so a key must be a column of both.
-keys_hint <- "A key must be a column of both tables: for one monitor beside several units, give the reference a copy of its rows per unit, or join one unit at a time."
 
 # Per row, the usual spacing of its series: the median step between distinct times. A series
 # with a single time has no step of its own and takes the most common step of the table's
@@ -236,25 +224,6 @@ typical_step <- function(seconds, series) {
   step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
-}
-
-# A table whose readings are further apart than the period (a daily reference, Date column,
-# beside hourly sensors) would have each reading taken as the mean of one period (the 00:00
-# hour) and the periods between left empty: an error. `step` is the usual spacing per row
-# (typical_step(); Inf when no series of the table has two times, which is accepted). A tenth
-# is allowed for days of a clock change and irregular times.
-check_step_within_period <- function(step, series, data, keys, period, arg, call) {
-  nominal <- if (period$days > 0) period$days * 86400 else period$seconds
-  coarse <- which(is.finite(step) & step > 1.1 * nominal)
-  if (length(coarse) == 0L) return(invisible())
-  row <- coarse[which.max(step[coarse])]
-  which_series <- if (length(keys)) {
-    paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
-  }
-  suggestion <- format_period(step[row])
-  cli::cli_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
-                   i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
-                 call = call)
 }
 
 # A length in seconds as a period string that parse_period() reads: "1 day", "2 hours",
@@ -342,19 +311,22 @@ time_zone <- function(sensor_time, reference_time) {
   "UTC"
 }
 
-# POSIXct in `tz`; a Date is local midnight, a POSIXlt the same instants. Missing times are
-# an error.
+# POSIXct in `tz`; a Date is local midnight, a POSIXlt the same instants. Missing and
+# infinite times are an error.
 as_time <- function(x, by, arg, tz, call = parent.frame()) {
-  if (inherits(x, "Date")) {
-    x <- day_start(x, tz)
-  } else if (inherits(x, c("POSIXct", "POSIXlt"))) {
-    x <- as.POSIXct(x)
-    attr(x, "tzone") <- tz
-  } else {
+  if (inherits(x, "POSIXlt")) x <- as.POSIXct(x)
+  if (!inherits(x, c("Date", "POSIXct"))) {
     cli::cli_abort(c("Column {.val {by}} of {.arg {arg}} must be POSIXct, POSIXlt or Date, not {.cls {class(x)}}.",
                      i = "Convert it, such as with {.fn as.POSIXct}."),
                    call = call)
   }
+  # As split_blocks() and select_gap() say: a time of Inf belongs to no period.
+  infinite <- which(is.infinite(x))
+  if (length(infinite) > 0L) {
+    cli::cli_abort("Column {.val {by}} of {.arg {arg}} has infinite times in {rows_text(infinite)}.",
+                   call = call)
+  }
+  if (inherits(x, "Date")) x <- day_start(x, tz) else attr(x, "tzone") <- tz
   missing <- which(is.na(x))
   if (length(missing) > 0L) {
     cli::cli_abort("Column {.val {by}} of {.arg {arg}} is missing in row {missing[1]}; every row needs a time.",

@@ -203,7 +203,10 @@ gap_residual_matrix <- function(residuals, call = parent.frame()) {
     cli::cli_abort("{.arg residuals} needs at least 3 non-missing values per series;
                     {.val {few}} {?has/have} fewer.", call = call)
   }
-  x
+  # The ACF is scale-free: each series divided by the power of two nearest its largest value
+  # (exact) keeps the sums of squares from overflowing (1e300) or underflowing (1e-300).
+  size <- apply(abs(x), 2L, max, na.rm = TRUE)
+  sweep(x, 2L, ifelse(size > 0, 2^floor(log2(size)), 1), "/")
 }
 
 # Group identifiers as integer codes 1, 2, ... in order of first appearance.

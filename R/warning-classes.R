@@ -17,7 +17,8 @@ warning_classes <- data.frame(
     "ncam_warning_few_pairs", "ncam_warning_uneven_step", "ncam_warning_short_gap",
     "ncam_warning_empty_split", "ncam_warning_no_gap_found", "ncam_warning_short_series",
     "ncam_warning_unmatched_filter", "ncam_warning_encoding", "ncam_warning_integer_precision",
-    "ncam_warning_repeated_rows", "ncam_warning_missing_columns", "ncam_warning_sht31_order"
+    "ncam_warning_repeated_rows", "ncam_warning_missing_columns", "ncam_warning_sht31_order",
+    "ncam_warning_no_overlap"
   ),
   given_by = c(
     "ncam(), ncam_baseline()", "ncam()", "ncam()",
@@ -34,7 +35,8 @@ warning_classes <- data.frame(
     "sensor_performance()", "sensor_performance()", "split_blocks(), split_chronological()",
     "split_blocks(), split_chronological(), split_random()", "select_gap()", "select_gap()",
     "read_aqs()", "the CSV readers", "the CSV readers",
-    "read_purpleair()", "read_senseurcity()", "read_senseurcity()"
+    "read_purpleair()", "read_senseurcity()", "read_senseurcity()",
+    "join_reference()"
   ),
   meaning = c(
     "the best epoch is the last one (give more epochs), or the factor baseline's likelihood maximisation stopped short",
@@ -78,7 +80,8 @@ warning_classes <- data.frame(
     "integers beyond 2^53, which a double cannot hold exactly",
     "rows repeating the sensor and time of an earlier row",
     "a file lacking columns, read as NA",
-    "no row to tell the SHT31 temperature from its humidity"
+    "no row to tell the SHT31 temperature from its humidity",
+    "no sensor row paired with a reference row (times or keys that do not meet)"
   ),
   stringsAsFactors = FALSE
 )

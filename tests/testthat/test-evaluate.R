@@ -77,3 +77,24 @@ test_that("non-numeric prediction columns are an error", {
   expect_error(evaluate_fusion(data.frame(.pred = c("1", "2")), c(1, 2)),
                "Column .pred of `pred` must be numeric")
 })
+
+
+test_that("values too large to compute with are an error naming the rows, not Inf metrics", {
+  expect_error(evaluate_fusion(c(1e200, 1, 2), 1:3),
+               ".pred has a value as large as 1e\\+200 in row 1: too large", class = "rlang_error")
+  expect_error(evaluate_fusion(1:3, c(1, -1e160, 1e170)),
+               "`truth` has values as large as 1e\\+170 in rows 2, 3", class = "rlang_error")
+  # At the limit ncam() uses the errors still square: RMSE and MAE by hand.
+  out <- evaluate_fusion(c(1e150, 0), c(0, 0))
+  expect_equal(out$rmse, 1e150 / sqrt(2))
+  expect_equal(out$mae, 1e150 / 2)
+})
+
+test_that("a prediction column given twice is an error naming it", {
+  pred <- data.frame(.pred = 1:3, .pred = 3:1, check.names = FALSE)
+  expect_error(evaluate_fusion(pred, 1:3), "Column .pred appears more than once", class = "rlang_error")
+  pred <- data.frame(.pred = 1:3, .pred_lower = 0:2, .pred_upper = 2:4, .pred_upper = 9,
+                     check.names = FALSE)
+  expect_error(evaluate_fusion(pred, 1:3), "Column .pred_upper appears more than once",
+               class = "rlang_error")
+})

@@ -425,6 +425,10 @@ test_that("argument and column errors name the argument, column and rows", {
   missing_date <- obs
   missing_date$date[4] <- NA
   expect_error(sensor_performance(missing_date, "est", "ref"), "missing in row 4")
+  # An infinite time failed in the clock columns with a parsing error.
+  missing_date$date[4] <- as.Date(Inf)
+  expect_error(sensor_performance(missing_date, "est", "ref"),
+               "\"date\" \\(from `date`\\) has infinite times in row 4", class = "rlang_error")
   named_all <- obs
   named_all$site <- "all"
   expect_error(sensor_performance(named_all, "est", "ref", unit = "site"), "named \"all\"")
@@ -437,6 +441,42 @@ test_that("argument and column errors name the argument, column and rows", {
   every_36h <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 36 * 3600 * (0:4),
                           ref = 1:5, est = 1:5 + 1)
   expect_error(sensor_performance(every_36h, "est", "ref", averaging = "24h"), "divides a day")
+})
+
+test_that("values too large to compute with, and a column name used twice, are errors", {
+  hours <- as.POSIXct("2021-05-01", tz = "UTC") + 3600 * (0:95)
+  r <- withr::with_seed(1, runif(96, 5, 30))
+  obs <- data.frame(date = hours, est = r + 1, ref = r)
+  # The squared error of 1e300 overflows: RMSE, NRMSE and the EU uncertainty were Inf.
+  big <- obs
+  big$est[3] <- 1e300
+  expect_error(sensor_performance(big, "est", "ref"),
+               "\"est\" \\(from `estimate`\\) has a value as large as 1e\\+300 in row 3: too large",
+               class = "rlang_error")
+  big <- obs
+  big$ref[c(2, 40)] <- c(-1e200, 1e160)
+  expect_error(sensor_performance(big, "est", "ref"),
+               "\"ref\" \\(from `reference`\\) has values as large as 1e\\+200 in rows 2, 40",
+               class = "rlang_error")
+  # At the limit ncam() uses the metrics are finite: RMSE by hand over the 96 pairs.
+  edge <- obs
+  edge$est[3] <- 1e150
+  res <- quiet_performance(edge, "est", "ref", averaging = "as_given")
+  expect_equal(res$rmse, sqrt(((1e150 - r[3])^2 + 95) / 96))
+  # R2 and the major axis failed (NaN, then an error) on squares of sums of squares. Hand
+  # values: R2 is free of each variable's scale, the major-axis slope of their common scale.
+  expect_equal(res$r2, cor(edge$est / 1e150, r)^2)
+  small <- data.frame(x = r * 1e-150, y = edge$est * 1e-150)
+  xx <- sum((small$x - mean(small$x))^2)
+  yy <- sum((small$y - mean(small$y))^2)
+  xy <- sum((small$x - mean(small$x)) * (small$y - mean(small$y)))
+  expect_equal(res$orth_slope, (yy - xx + sqrt((yy - xx)^2 + 4 * xy^2)) / (2 * xy))
+  expect_true(is.finite(res$expanded_uncertainty))
+  # With two "est" columns, the first was used without a word.
+  expect_error(sensor_performance(cbind(obs, est = 1), "est", "ref"),
+               "Column est appears more than once", class = "rlang_error")
+  expect_error(sensor_performance(cbind(obs, date = hours), "est", "ref"),
+               "Column date appears more than once", class = "rlang_error")
 })
 
 test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {

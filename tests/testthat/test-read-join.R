@@ -267,3 +267,73 @@ test_that("a table whose readings are further apart than `average` is an error n
   expect_no_error(join_reference(data.frame(date = brussels + 3600 * (0:95), pm25 = 1), local_days,
                                  average = "1 day"))
 })
+
+test_that("a join that pairs no sensor row warns with both tables' time spans", {
+  hours <- utc("2021-05-01") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = 1:48)
+  reference <- data.frame(date = hours + 365 * 86400, ref = 2)
+  expect_warning(out <- join_reference(sensors, reference),
+                 "2021-05-01 00:00:00 UTC to 2021-05-02 23:00:00 UTC.*2022-05-01 00:00:00 UTC to 2022-05-02 23:00:00 UTC",
+                 class = "ncam_warning_no_overlap")
+  expect_identical(out$ref, rep(NA_real_, 48))
+  expect_warning(join_reference(sensors, reference, average = NULL, tolerance = "1 hour"),
+                 "do not overlap", class = "ncam_warning_no_overlap")
+  # Times that overlap with keys that never match: the keys are blamed.
+  expect_warning(join_reference(transform(sensors, site = "a"), transform(reference, date = hours, site = "b"),
+                                keys = "site"),
+                 "keys.*same values", class = "ncam_warning_no_overlap")
+  # One paired row is enough: no warning.
+  reference$date[1] <- hours[48]
+  expect_no_warning(out <- join_reference(sensors, reference))
+  expect_identical(out$ref, c(rep(NA, 47), 2))
+})
+
+test_that("infinite times and values too large to average are errors naming column and row", {
+  hours <- utc("2021-05-01") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = 1:48)
+  reference <- data.frame(date = hours, ref = 2)
+  # A time of Inf was kept as a row dated Inf.
+  infinite <- sensors
+  infinite$date[3] <- Inf
+  expect_error(join_reference(infinite, reference),
+               "Column \"date\" of `sensors` has infinite times in row 3", class = "rlang_error")
+  expect_error(join_reference(infinite, reference, average = NULL, tolerance = 60),
+               "infinite times in row 3", class = "rlang_error")
+  daily <- data.frame(date = as.Date("2021-05-01") + c(0, 1), ref = 2)
+  daily$date[2] <- -Inf
+  expect_error(join_reference(sensors, daily, average = "1 day"),
+               "Column \"date\" of `reference` has infinite times in row 2", class = "rlang_error")
+  # Means of readings near 1e308 overflowed to Inf.
+  big <- reference
+  big$ref[1:24] <- 1e308
+  expect_error(join_reference(sensors, big, average = "1 day"),
+               "\"ref\" of `reference` has values as large as 1e\\+308 in rows 1, 2, 3, 4, 5 and 19 more",
+               class = "rlang_error")
+  # At the limit ncam() uses, the mean is computed: the hand mean of 24 readings of 1e150.
+  big$ref[1:24] <- 1e150
+  expect_equal(join_reference(sensors, big, average = "1 day")$ref, c(1e150, 2))
+})
+
+test_that("list columns and numbers stored as text are errors naming the column", {
+  hours <- utc("2021-05-01") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = 1:48)
+  reference <- data.frame(date = hours, ref = 2)
+  # A list column gave "comparison of these types is not implemented".
+  listed <- sensors
+  listed$l <- as.list(1:48)
+  expect_error(join_reference(listed, reference),
+               "Column \"l\" of `sensors` holds a list, not one value per row", class = "rlang_error")
+  # The nearest-time join computes nothing from it and passes it through.
+  expect_identical(join_reference(listed, reference, average = NULL, tolerance = 60)$l, listed$l)
+  # Numbers stored as text were blamed as a column that tells series apart.
+  text <- transform(reference, ref = as.character(1:48))
+  err <- expect_error(join_reference(sensors, text, average = "1 day"), class = "rlang_error")
+  expect_match(conditionMessage(err), "\"ref\" of `reference` holds numbers stored as text.*rows 1 and 2")
+  expect_match(conditionMessage(err), "as.numeric()", fixed = TRUE)
+  # Text constant within each period, such as the poc and method codes of read_aqs(), is kept.
+  codes <- transform(reference, poc = "1", method_code = "170")
+  out <- join_reference(sensors, codes, average = "1 day")
+  expect_identical(out$poc, c("1", "1"))
+  expect_identical(out$method_code, c("170", "170"))
+  expect_identical(join_reference(sensors, text, average = NULL, tolerance = 60)$ref, text$ref)
+})

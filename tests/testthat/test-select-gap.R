@@ -38,6 +38,27 @@ test_that("the ACF matches stats::acf without missing values", {
   expect_identical(g$gap, as.integer(which(abs(ref[-1]) < band)[1]))
 })
 
+test_that("residuals near the limits of double precision give the ACF of stats::acf", {
+  set.seed(1)
+  x <- as.numeric(arima.sim(list(ar = 0.7), 200))
+  ref <- stats::acf(x, lag.max = 50, plot = FALSE)$acf[, 1, 1]
+  # The sums of squares overflowed (1e300) to NaN, or underflowed (1e-300) to "constant".
+  for (scale in c(1e300, 1e-300)) {
+    g <- expect_no_warning(select_gap(x * scale))
+    expect_equal(g$acf$acf, ref)
+    expect_identical(g$gap, as.integer(which(abs(ref[-1]) < qnorm(0.975) / sqrt(200))[1]))
+  }
+  # +-1e308 is the series of the signs.
+  signs <- stats::acf(sign(x), lag.max = 50, plot = FALSE)$acf[, 1, 1]
+  expect_equal(select_gap(ifelse(x > 0, 1e308, -1e308))$acf$acf, signs)
+  # Two readings on one grid point are averaged without overflow: a second reading of the
+  # largest value, 10 minutes after its hour, leaves the hourly means and their ACF as they were.
+  hours <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:199)
+  top <- which.max(abs(x))
+  y <- c(x, x[top]) * (1.5e308 / max(abs(x)))
+  expect_equal(select_gap(y, date = c(hours, hours[top] + 600))$acf$acf, ref)
+})
+
 test_that("with dates the series is regularised and lags are durations", {
   n <- 1900
   x <- ar1(0.2, n, seed = 1)

@@ -1,0 +1,99 @@
+# The checks of join_reference() (R/read-join.R): repeated times, readings further apart than
+# the period, columns that cannot be averaged, and a join that paired nothing.
+
+# A time that repeats within a series (same keys) of table `arg`: an error naming the rows.
+check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
+  series_time <- paste(series, as.numeric(time), sep = "\r")
+  repeated <- which(duplicated(series_time))
+  if (length(repeated) == 0L) return(invisible())
+  first <- match(series_time[repeated[1]], series_time)
+  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
+                   i = fix, i = keys_hint), call = call)
+}
+
+# Keys are matched between the tables, so a key must be a column of both.
+keys_hint <- "A key must be a column of both tables: for one monitor beside several units, give the reference a copy of its rows per unit, or join one unit at a time."
+
+# A table whose readings are further apart than the period (a daily reference, Date column,
+# beside hourly sensors) would have each reading taken as the mean of one period (the 00:00
+# hour) and the periods between left empty: an error. `step` is the usual spacing per row
+# (typical_step(); Inf when no series of the table has two times, which is accepted). A tenth
+# is allowed for days of a clock change and irregular times.
+check_step_within_period <- function(step, series, data, keys, period, arg, call) {
+  nominal <- if (period$days > 0) period$days * 86400 else period$seconds
+  coarse <- which(is.finite(step) & step > 1.1 * nominal)
+  if (length(coarse) == 0L) return(invisible())
+  row <- coarse[which.max(step[coarse])]
+  which_series <- if (length(keys)) {
+    paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
+  }
+  suggestion <- format_period(step[row])
+  cli::cli_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
+                   i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
+                 call = call)
+}
+
+# A column of table `arg` to average per period: a list column can be neither averaged nor
+# compared; an infinite value, or one too large to compute with (max_reading_magnitude, as
+# ncam() decides), would give a mean of Inf or NaN.
+check_averaged_column <- function(x, col, arg, call) {
+  if (!is.atomic(x)) {
+    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds {.obj_type_friendly {x}}, not one value per row: it can be neither averaged nor compared within a period.",
+                     i = "Drop it before joining, or make it a vector (such as with {.fn unlist})."),
+                   call = call)
+  }
+  if (!is.numeric(x)) return(invisible())
+  infinite <- which(is.infinite(x))
+  if (length(infinite) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
+                   call = call)
+  }
+  big <- which(abs(x) > max_reading_magnitude)
+  if (length(big) > 0L) {
+    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} has {cli::qty(length(big))}{?a value/values} as large as {format(max(abs(x[big])), digits = 3)} in {rows_text(big)}: too large to compute with in double precision.",
+                     i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
+                   call = call)
+  }
+}
+
+# A column that is not averaged (text, factor, date) must hold one value per period and series
+# (`group`, whose first rows are `first`). Numbers stored as text cannot be averaged: say so,
+# not that the column tells series apart. Constant ones (ids and codes, such as the poc and
+# method_code of read_aqs()) pass unchanged.
+check_one_value_per_period <- function(x, first, group, col, arg, call) {
+  value <- x[first][group]
+  differs <- which(!(value == x | (is.na(value) & is.na(x))) | xor(is.na(value), is.na(x)))
+  if (length(differs) == 0L) return(invisible())
+  if (is.character(x) && !anyNA(suppressWarnings(as.numeric(x[!is.na(x)])))) {
+    rows <- c(which(first)[group[differs[1]]], differs[1])
+    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds numbers stored as text, which cannot be averaged: rows {rows[1]} and {rows[2]}, in one period, hold {.val {x[rows[1]]}} and {.val {x[rows[2]]}}.",
+                     i = "Convert it with {.fn as.numeric} before joining."),
+                   call = call)
+  }
+  cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
+                   i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining.",
+                   i = keys_hint),
+                 call = call)
+}
+
+# A join in which no sensor row found a reference row gives an all-NA reference: say so, with
+# both tables' time spans (the usual causes are a shifted year or time zone, or keys that
+# differ). A warning, as the join itself is sound: the user may join batches in a loop.
+warn_no_overlap <- function(row, sensor_time, reference_time, keys, nearest, call) {
+  if (!all(is.na(row))) return(invisible())
+  span <- function(t) paste(format(range(t), usetz = TRUE), collapse = " to ")
+  overlap <- max(sensor_time) >= min(reference_time) && max(reference_time) >= min(sensor_time)
+  why <- if (!overlap) {
+    "The times do not overlap: check the year and the time zone of the time columns."
+  } else if (length(keys)) {
+    "The times overlap: check that {.arg keys} ({.field {keys}}) take the same values in both tables."
+  } else if (nearest) {
+    "The times overlap, but no reference time lies within {.arg tolerance} of a sensor time."
+  } else {
+    "The times overlap, but no sensor period has a reference reading."
+  }
+  cli::cli_warn(c("No sensor row was paired with a reference row: the reference is {.code NA} throughout.",
+                  "*" = "The sensors span {span(sensor_time)}; the reference {span(reference_time)}.",
+                  i = why),
+                class = "ncam_warning_no_overlap", call = call)
+}
