@@ -32,13 +32,15 @@ evaluate_fusion <- function(pred, truth) {
     # With two columns of one name, pred$.pred would silently take the first.
     check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)))
     estimate <- pred$.pred
+    if (inherits(estimate, "integer64")) estimate <- integer64_to_double(estimate, ".pred", environment())
     check_numeric_column(estimate, ".pred")
   } else if (is.numeric(pred)) {
-    estimate <- pred
+    estimate <- if (inherits(pred, "integer64")) integer64_to_double(pred, "pred", environment()) else pred
   } else {
     cli::cli_abort("{.arg pred} must be a data frame from {.fn predict} or a numeric vector,
                     not {.obj_type_friendly {pred}}.")
   }
+  if (inherits(truth, "integer64")) truth <- integer64_to_double(truth, "truth", environment())
   if (!is.numeric(truth)) {
     cli::cli_abort("{.arg truth} must be a numeric vector, not {.obj_type_friendly {truth}}.")
   }

@@ -58,11 +58,14 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
 in_target_units <- function(data, columns, to, call) {
   carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
   if (!any(carry)) return(data)
-  # The class comes from the units package, whose methods convert; they exist once it is loaded.
-  if (!isNamespaceLoaded("units")) {
+  # The class comes from the units package, whose methods convert once it is loaded (a data
+  # frame read back with readRDS() carries the class without loading it).
+  if (!requireNamespace("units", quietly = TRUE)) {
     cli::cli_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
-                      package that converts them is not loaded.",
-                     i = "Run {.code library(units)} first."), call = call)
+                      package that converts them is not installed.",
+                     i = "Install it with {.code install.packages(\"units\")}, or drop the units
+                          with {.code as.numeric()} if the values are already in the targets'
+                          units ({to})."), call = call)
   }
   for (arg in names(columns)[carry]) {
     col <- columns[[arg]]
@@ -92,6 +95,8 @@ in_target_units <- function(data, columns, to, call) {
 }
 
 numeric_column <- function(x, column, arg, call) {
+  # 64-bit integers (data.table::fread) by value: as.double() of their bits without bit64 loaded.
+  if (inherits(x, "integer64")) x <- integer64_to_double(x, column, call)
   if (!is.numeric(x)) {
     cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
                     {.obj_type_friendly {x}}.", call = call)

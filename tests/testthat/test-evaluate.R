@@ -98,3 +98,24 @@ test_that("a prediction column given twice is an error naming it", {
   expect_error(evaluate_fusion(pred, 1:3), "Column .pred_upper appears more than once",
                class = "rlang_error")
 })
+
+test_that("integer64 columns are read by value even when bit64 is not loaded", {
+  skip_if_not_installed("bit64")
+  skip_if_not_installed("callr")
+  # In a fresh session, as after readRDS() of a data.table::fread() result: bit64's methods
+  # are not registered, and as.double() would read the bits (1 as 4.9e-324).
+  out <- callr::r(function() {
+    bits <- readBin(writeBin(as.vector(rbind(1:40, 0L)), raw(), endian = "little"), "double",
+                    n = 40, endian = "little")
+    ids <- structure(bits, class = "integer64")
+    d <- data.frame(date = as.Date("2024-01-01") + 0:39, ref = as.double(1:40))
+    d$est <- ids
+    list(bit64_loaded = isNamespaceLoaded("bit64"),
+         fusion = ncam::evaluate_fusion(as.double(1:40), ids),
+         performance = suppressMessages(ncam::sensor_performance(d, "est", "ref")))
+  }, libpath = .libPaths())
+  expect_false(out$bit64_loaded)
+  expect_identical(out$fusion$rmse, 0)
+  expect_identical(out$performance$rmse[1], 0)
+  expect_equal(out$performance$slope[1], 1)
+})

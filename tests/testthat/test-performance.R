@@ -743,3 +743,19 @@ test_that("a unit whose time step does not divide a day loses only its own 24-ho
   expect_identical(none_daily$note[3],
                    "no unit has a time step that divides a day: no 24-hour means")
 })
+
+test_that("a units column is converted when the units package is installed but not loaded", {
+  skip_if_not_installed("units")
+  skip_if_not_installed("callr")
+  # As after readRDS() in a fresh session: the column has class "units", the package is not loaded.
+  out <- callr::r(function() {
+    mg <- structure(list(numerator = "mg", denominator = "m3"), class = "symbolic_units")
+    d <- data.frame(date = as.Date("2024-01-01") + 0:39, ref = 1000 * (1:40))
+    d$est <- structure(as.double(1:40), units = mg, class = "units")
+    list(units_loaded = isNamespaceLoaded("units"),
+         performance = suppressMessages(ncam::sensor_performance(d, "est", "ref")))
+  }, libpath = .libPaths())
+  expect_false(out$units_loaded)
+  expect_equal(out$performance$rmse[1], 0)
+  expect_equal(out$performance$slope[1], 1)
+})
