@@ -108,13 +108,17 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
   plot_coverage(source, newdata, reference, levels, interval, call)
 }
 
-# newdata is required for every picture but the loss curve.
+# newdata is required for every picture but the loss curve, and has rows to draw.
 check_plot_newdata <- function(newdata, type, call) {
   if (is.null(newdata)) {
     cli::cli_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
                      i = "Pass a data frame with the model's sensor and covariate columns."), call = call)
   }
   check_data_frame(newdata, "newdata", call = call)
+  if (nrow(newdata) == 0L) {
+    cli::cli_abort("{.arg newdata} has no rows: there is nothing to draw for {.code type = \"{type}\"}.",
+                   call = call)
+  }
 }
 
 # `installed` is an argument so tests can pretend ggplot2 is absent.

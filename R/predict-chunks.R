@@ -79,9 +79,6 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
     cli::cli_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
   }
   check_number(chunk_rows, "chunk_rows", min = 1, max = 1e9, integer = TRUE)
-  if (!is.character(keep) || anyNA(keep)) {
-    cli::cli_abort("{.arg keep} must be a character vector of column names.")
-  }
   if (!is.null(reader) && !is.function(reader)) {
     cli::cli_abort("{.arg reader} must be {.code NULL} or a function of a path, not {.obj_type_friendly {reader}}.")
   }
@@ -89,8 +86,9 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
   check_flag(verbose, "verbose")
   if (!is.null(output)) check_string(output, "output")
   chunk_rows <- engine_block_rows * ceiling(chunk_rows / engine_block_rows)
-  task <- list(object = object, chunk_rows = as.integer(chunk_rows), keep = keep, reader = reader,
+  task <- list(object = object, chunk_rows = as.integer(chunk_rows), keep = character(), reader = reader,
                predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads))
+  task$keep <- check_keep(keep, task)
   if (is.function(input)) {
     out <- if (!is.null(output)) output_paths("predictions.csv", output, overwrite)
     return(score_generator(input, task, out, verbose))
@@ -322,13 +320,40 @@ check_input_files <- function(input, call = parent.frame()) {
     cli::cli_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",
                    call = call)
   }
-  missing <- input[!file.exists(input) | dir.exists(input)]
+  folders <- input[dir.exists(input)]
+  if (length(folders)) {
+    cli::cli_abort(c("{.arg input} names {length(folders)} folder{?s}, not {?a file/files}: {.file {utils::head(folders, 5)}}.",
+                     i = "Pass the files in it, such as {.code list.files(folder, full.names = TRUE)}."),
+                   call = call)
+  }
+  missing <- input[!file.exists(input)]
   if (length(missing)) {
     cli::cli_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
                    call = call)
   }
   if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_parquet_reader(call)
   normalizePath(input)
+}
+
+# Kept columns go in front of the prediction's, so each may appear once and none may take the
+# name of a prediction column (those of predict() on no rows, with the same arguments).
+check_keep <- function(keep, task, call = parent.frame()) {
+  if (!is.character(keep) || anyNA(keep) || !all(nzchar(keep))) {
+    cli::cli_abort("{.arg keep} must be a character vector of column names.", call = call)
+  }
+  repeated <- unique(keep[duplicated(keep)])
+  if (length(repeated)) {
+    cli::cli_abort("{.arg keep} names column{?s} {.val {repeated}} more than once.", call = call)
+  }
+  if (length(keep) == 0L) return(keep)
+  predicted <- names(score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value)
+  clash <- intersect(keep, predicted)
+  if (length(clash)) {
+    cli::cli_abort(c("{.arg keep} must not name a prediction column; it names {.val {clash}}.",
+                     i = "The prediction columns are {.val {predicted}}: rename the input column or leave it out of {.arg keep}."),
+                   call = call)
+  }
+  keep
 }
 
 # One output CSV per input, named after it; clashes and existing files are refused.

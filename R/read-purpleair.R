@@ -26,8 +26,8 @@
 #'
 #' @param path Paths of one or more CSV files.
 #' @param sensor_index `NULL`, or the sensor index of files without a
-#'   `sensor_index` column: one value, or one per file (`NA` for files with
-#'   the column).
+#'   `sensor_index` column, a whole number of at least 0 or its digits as text:
+#'   one value, or one per file (`NA` for files with the column).
 #' @param tz Time zone in which to show `date`.
 #' @return A tibble with one row per file row and columns `date` (POSIXct in
 #'   `tz`), `sensor_index` (character), `pm25_cf1_a`, `pm25_cf1_b`, and, if any
@@ -46,14 +46,7 @@
 read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   check_paths(path)
   check_tz(tz)
-  if (!is.null(sensor_index)) {
-    sensor_index <- as.character(sensor_index)
-    if (!length(sensor_index) %in% c(1L, length(path)) || !all(nzchar(sensor_index), na.rm = TRUE)) {
-      cli::cli_abort("{.arg sensor_index} must give one index, or one per file in {.arg path} ({length(path)}; {.code NA} for files with the column).")
-    }
-    sensor_index <- rep_len(sensor_index, length(path))
-  }
-  if (is.null(sensor_index)) sensor_index <- rep(NA_character_, length(path))
+  sensor_index <- check_sensor_index(sensor_index, length(path))
   here <- environment()
   files <- lapply(seq_along(path), function(i) read_purpleair_file(path[i], sensor_index[i], here))
   has_atm <- any(vapply(files, function(f) "pm25_atm_a" %in% names(f), logical(1)))
@@ -78,6 +71,30 @@ warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = pare
                     i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
                   call = call, class = "ncam_warning_repeated_rows")
   }
+}
+
+# The sensor_index argument as one string of digits (or NA) per file.
+check_sensor_index <- function(sensor_index, n_files, call = parent.frame()) {
+  if (is.null(sensor_index)) return(rep(NA_character_, n_files))
+  counts_ok <- length(sensor_index) %in% c(1L, n_files)
+  if (!counts_ok || !(is.numeric(sensor_index) || is.character(sensor_index) || all(is.na(sensor_index)))) {
+    cli::cli_abort("{.arg sensor_index} must give one index, or one per file in {.arg path} ({n_files}; {.code NA} for files with the column).",
+                   call = call)
+  }
+  numeric <- is.numeric(sensor_index)
+  valid <- if (numeric) {
+    is.finite(sensor_index) & sensor_index >= 0 & sensor_index == round(sensor_index)
+  } else grepl("^[0-9]+$", trimws(sensor_index))
+  bad <- which(!is.na(sensor_index) & !valid)
+  if (length(bad)) {
+    shown <- sprintf("sensor_index[%d] = %s", bad,
+                     if (numeric) format(sensor_index[bad]) else paste0("\"", sensor_index[bad], "\""))
+    cli::cli_abort(c("{.arg sensor_index} must hold PurpleAir sensor indexes: whole numbers of at least 0, or their digits as text.",
+                     x = "Got {utils::head(shown, 5)}."), call = call)
+  }
+  text <- if (numeric) sprintf("%.0f", sensor_index) else trimws(sensor_index)
+  text[is.na(sensor_index)] <- NA_character_
+  rep_len(text, n_files)
 }
 
 # One file as a list of columns (date in UTC).

@@ -54,7 +54,8 @@
 #'   a Poisson number (mean window length in days / 14) of dropouts of 1 to 6 hours.
 #'
 #' @param days Length of the series in days (a whole number, at least 1); one row
-#'   per hour.
+#'   per hour. `days * 24 * sites` rows must fit in a data frame (at most
+#'   `.Machine$integer.max`).
 #' @param sensors Character vector of sensor types, one element per sensor:
 #'   `"plantower"` or `"heated"` (see Sensors). Its names are the sensor columns
 #'   (default `sensor_1`, `sensor_2`, ... when unnamed).
@@ -105,10 +106,9 @@ simulate_colocation <- function(days = 90,
                                             opc = "heated"),
                                 colocation = min(28, days), sites = 1L, start = "2021-04-01",
                                 kappa = 0.2, noise = TRUE, seed = NULL) {
-  check_number(days, "days", min = 1, integer = TRUE)
+  check_row_count(days, sites)
   sensors <- check_sensor_types(sensors)
   window <- check_window(colocation, days)
-  check_number(sites, "sites", min = 1, integer = TRUE)
   start <- check_start_date(start)
   check_number(kappa, "kappa", min = 0, max = 2)
   if (!is.logical(noise) || length(noise) != 1L || is.na(noise)) {
@@ -277,6 +277,17 @@ check_sensor_types <- function(sensors, call = parent.frame()) {
                      i = "Names {.val {reserved}} are taken by other columns."), call = call)
   }
   sensors
+}
+
+# One row per hour and site: their count must be a valid integer length.
+check_row_count <- function(days, sites, call = parent.frame()) {
+  most <- .Machine$integer.max
+  check_number(days, "days", min = 1, max = floor(most / 24), integer = TRUE, call = call)
+  check_number(sites, "sites", min = 1, max = floor(most / 24), integer = TRUE, call = call)
+  if (days * 24 * sites > most) {
+    cli::cli_abort("{.arg days} ({days}) times 24 hours times {.arg sites} ({sites}) is {format(days * 24 * sites, big.mark = ',')} rows, more than a data frame holds ({format(most, big.mark = ',')}).",
+                   call = call)
+  }
 }
 
 # The co-location window as days since the start: c(from, to), end excluded.

@@ -36,11 +36,11 @@
 #' standard normals of \eqn{\zeta}.
 #'
 #' @param n Number of rows (a whole number, at least 1).
-#' @param ambiguity The ambiguity factor \eqn{\gamma >= 0} scaling every sensor
-#'   bias and noise term. With `ambiguity = 0` the sensors are deterministic
-#'   functions of the truth.
-#' @param spatial_noise Standard deviation (>= 0) of the i.i.d. noise
-#'   \eqn{\epsilon} in the ground-truth field.
+#' @param ambiguity The ambiguity factor \eqn{\gamma}, between 0 and 1e6, scaling
+#'   every sensor bias and noise term. With `ambiguity = 0` the sensors are
+#'   deterministic functions of the truth.
+#' @param spatial_noise Standard deviation, between 0 and 1e6, of the i.i.d.
+#'   noise \eqn{\epsilon} in the ground-truth field.
 #' @param seed `NULL` to draw from the current random number stream (so
 #'   [set.seed()] applies), or a whole number used as a local seed; the
 #'   caller's random number state is then left untouched.
@@ -61,8 +61,9 @@
 #' sapply(toy[c("sensor_0", "sensor_1", "sensor_2")], function(b) sqrt(mean((b - toy$truth)^2)))
 simulate_toy <- function(n = 20000, ambiguity = 3, spatial_noise = 5, seed = NULL) {
   check_number(n, "n", min = 1, max = .Machine$integer.max, integer = TRUE)
-  check_number(ambiguity, "ambiguity", min = 0)
-  check_number(spatial_noise, "spatial_noise", min = 0)
+  # Bounded so that the readings stay finite (products of the two scales would overflow).
+  check_number(ambiguity, "ambiguity", min = 0, max = 1e6)
+  check_number(spatial_noise, "spatial_noise", min = 0, max = 1e6)
   if (!is.null(seed)) {
     return(with_local_seed(resolve_seed(seed), simulate_toy(n, ambiguity, spatial_noise)))
   }

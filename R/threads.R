@@ -18,7 +18,11 @@
 #' ncam_threads(1)
 #' @export
 ncam_threads <- function(threads = NULL) {
-  call <- parent.frame()
+  # Called by ncam's own functions, errors name that function (such as ncam()); called
+  # otherwise (at top level, through eval() or a user's function), ncam_threads() itself.
+  caller <- if (sys.nframe() > 1L) environment(sys.function(-1L))
+  ours <- is.environment(caller) && identical(topenv(caller), topenv())
+  call <- if (ours) parent.frame() else rlang::current_env()
   if (is.null(threads)) threads <- getOption("ncam.threads", NULL)
   if (is.null(threads)) {
     env <- Sys.getenv("NCAM_THREADS", "")

@@ -80,6 +80,16 @@ test_that("per-group series and scatter panels hold each group's rows", {
                "site")
 })
 
+test_that("a newdata without rows is an error for baselines and per-group fits", {
+  empty <- others_toy[0, ]
+  for (type in c("series", "scatter", "coverage")) {
+    expect_error(ggplot2::autoplot(others_ivw, type, newdata = empty, reference = "truth"),
+                 "`newdata` has no rows")
+    expect_error(ggplot2::autoplot(others_by, type, newdata = empty, reference = "truth"),
+                 "`newdata` has no rows")
+  }
+})
+
 test_that("series lines and ribbons break where the data have a gap", {
   north <- others_toy[others_toy$site == "north", ][c(1:60, 121:200), ]  # 60 days missing
   p <- ggplot2::autoplot(others_by, "series", newdata = north, reference = "truth")

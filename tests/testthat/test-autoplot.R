@@ -210,6 +210,14 @@ test_that("bad autoplot input gives clear errors naming the argument and column"
   expect_snapshot(check_ggplot2(installed = FALSE), error = TRUE)
 })
 
+test_that("a newdata without rows is an error for every picture that reads it", {
+  empty <- plot_test[0, ]
+  for (type in c("sensors", "series", "scatter", "coverage")) {
+    expect_error(ggplot2::autoplot(plot_fit, type, newdata = empty, reference = "truth"),
+                 "`newdata` has no rows", class = "rlang_error")
+  }
+})
+
 test_that("series and scatter mark the rows far outside the calibration range", {
   newdata <- plot_test
   newdata$sensor_1[c(5, 40)] <- max(plot_toy$sensor_1[1:200]) * 3  # far above the fitted rows

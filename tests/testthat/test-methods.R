@@ -61,6 +61,16 @@ test_that("ncam_threads follows argument, option, environment variable, then 2",
   expect_snapshot(error = TRUE, ncam_threads(1.5))
 })
 
+test_that("ncam_threads() errors name ncam_threads(), or the ncam function that called it", {
+  direct <- tryCatch(eval(quote(ncam_threads(0)), new.env()), error = identity)
+  expect_identical(conditionCall(direct), quote(ncam_threads(0)))
+  wrapped <- function() ncam_threads("2")
+  expect_identical(conditionCall(tryCatch(wrapped(), error = identity)), quote(ncam_threads("2")))
+  toy <- simulate_toy(300, seed = 1)
+  from_ncam <- tryCatch(ncam(sensor_0 + sensor_1 ~ x1, toy, threads = 0), error = identity)
+  expect_identical(conditionCall(from_ncam)[[1]], quote(ncam))
+})
+
 test_that("printed output and messages name covariates as the formula wrote them", {
   toy <- simulate_toy(n = 300, seed = 5)
   toy$`air temp` <- toy$x1

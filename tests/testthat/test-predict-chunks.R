@@ -132,6 +132,29 @@ test_that("bad input gives errors naming the argument, file and rows", {
   }
 })
 
+test_that("a folder as input, and repeated or clashing keep columns, are refused by name", {
+  fx <- chunk_fixture()
+  expect_error(predict_chunks(fx$fit, c(fx$files[1], fx$dir)),
+               "names 1 folder, not a file.*list.files\\(folder, full.names = TRUE\\)")
+  expect_error(predict_chunks(fx$fit, fx$files, keep = c("x1", "truth", "x1")),
+               "`keep` names column \"x1\" more than once")
+  expect_error(predict_chunks(fx$fit, fx$files, keep = c("truth", ".pred")),
+               "`keep` must not name a prediction column; it names \"\\.pred\"")
+  # The prediction columns follow predict()'s arguments: the interval bounds only with one.
+  with_interval <- fx$files
+  for (i in seq_along(with_interval)) {
+    d <- utils::read.csv(fx$files[i])
+    d$.pred_lower <- 0
+    with_interval[i] <- file.path(fx$dir, paste0("lower_", i, ".csv"))
+    utils::write.csv(d, with_interval[i], row.names = FALSE)
+  }
+  expect_error(predict_chunks(fx$fit, with_interval, keep = ".pred_lower", interval = "credible"),
+               "it names \"\\.pred_lower\"")
+  kept <- predict_chunks(fx$fit, with_interval, keep = ".pred_lower", verbose = FALSE)
+  expect_identical(names(kept), c(".pred_lower", names(fx$expected())))
+  expect_equal(kept$.pred_lower, rep(0, 500))
+})
+
 test_that("multisession and cluster plans give the sequential results", {
   fx <- chunk_fixture()
   sequential <- predict_chunks(fx$fit, fx$files, chunk_rows = 128, keep = "truth", verbose = FALSE)

@@ -99,6 +99,16 @@ test_that("read_purpleair() needs a sensor index it can trust", {
                "sensor_index", class = "rlang_error")
   expect_error(read_purpleair(write_csv_tmp(tool, "b.csv"), sensor_index = c(1, 2)),
                "sensor_index", class = "rlang_error")
+  # The argument is checked as a sensor index, and a large one keeps all its digits.
+  for (bad in list(1.5, "abc", -1, "", Inf)) {
+    expect_error(read_purpleair(write_csv_tmp(tool, "b.csv"), sensor_index = bad),
+                 "`sensor_index` must hold PurpleAir sensor indexes.*sensor_index\\[1\\] =",
+                 class = "rlang_error")
+  }
+  expect_error(read_purpleair(rep(write_csv_tmp(tool, "b.csv"), 2), sensor_index = c("12", "x7")),
+               "sensor_index\\[2\\] = \"x7\"", class = "rlang_error")
+  expect_identical(read_purpleair(write_csv_tmp(tool, "b.csv"), sensor_index = 1e6)$sensor_index, "1000000")
+  expect_identical(read_purpleair(write_csv_tmp(tool, "b.csv"), sensor_index = " 77")$sensor_index, "77")
   expect_error(read_purpleair(file.path(tempdir(), "absent.csv")), "path", class = "rlang_error")
   expect_error(read_purpleair(write_csv_tmp(api_lines, "c.csv"), tz = "Mars/Olympus"), "tz",
                class = "rlang_error")

@@ -187,6 +187,11 @@ test_that("invalid arguments are refused with the argument named", {
   expect_error(simulate_colocation(days = 10, colocation = 11), "`colocation`")
   expect_error(simulate_colocation(days = 10, colocation = c(5, 2)), "`colocation`")
   expect_error(simulate_colocation(sites = 0), "`sites`")
+  # Sizes whose hours overflow an integer are refused before anything is drawn.
+  expect_error(simulate_colocation(days = 1e9), "`days` must be a whole number between 1 and 89478485")
+  expect_error(simulate_colocation(sites = 1e10), "`sites` must be a whole number between 1 and 89478485")
+  expect_error(simulate_colocation(days = 1e6, sites = 100),
+               "`days` \\(1e\\+06\\) times 24 hours times `sites` \\(100\\) is 2.4e\\+09 rows")
   expect_error(simulate_colocation(start = "April"), "`start`")
   expect_error(simulate_colocation(kappa = -1), "`kappa`")
   expect_error(simulate_colocation(noise = NA), "`noise`")

@@ -135,6 +135,13 @@ test_that("the truth and all sensors are truncated at zero", {
   expect_true(all(vapply(d[cols], function(x) any(x == 0), logical(1))))
 })
 
+test_that("the largest scales allowed give finite readings, larger ones are refused", {
+  d <- simulate_toy(2000, ambiguity = 1e6, spatial_noise = 1e6, seed = 3)
+  expect_true(all(vapply(d, function(x) all(is.finite(x)), logical(1))))
+  expect_error(simulate_toy(10, ambiguity = 1e308), "`ambiguity` must be a number between 0 and 1e\\+06")
+  expect_error(simulate_toy(10, spatial_noise = 1e308), "`spatial_noise` must be a number between 0 and 1e\\+06")
+})
+
 test_that("simulate_toy() rejects bad arguments", {
   expect_snapshot(error = TRUE, simulate_toy(n = 0))
   expect_snapshot(error = TRUE, simulate_toy(n = 2.5))
