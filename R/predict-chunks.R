@@ -270,31 +270,6 @@ score_chunk <- function(task) {
   scored
 }
 
-# Writes CSV: data.table::fwrite where installed (fast), else utils::write.table.
-write_csv_chunk <- function(x, path, append) {
-  if (requireNamespace("data.table", quietly = TRUE)) {
-    data.table::fwrite(x, path, append = append, col.names = !append, na = "NA")
-  } else {
-    utils::write.table(x, path, sep = ",", row.names = FALSE, col.names = !append,
-                       append = append, na = "NA", qmethod = "double")
-  }
-}
-
-# Output written to `<out>.part` and renamed to `out` once complete, so that a failed run leaves
-# no half-written file: callers run abandon() on exit, which removes the part unless finish() ran.
-part_output <- function(out) {
-  part <- paste0(out, ".part")
-  finished <- FALSE
-  list(write = function(x, append) write_csv_chunk(x, part, append = append),
-       finish = function() {
-         if (!file.exists(part)) file.create(part)  # nothing to write: an empty file
-         if (file.exists(out)) file.remove(out)
-         file.rename(part, out)
-         finished <<- TRUE
-       },
-       abandon = function() if (!finished) unlink(part))
-}
-
 # Main side --------------------------------------------------------------------------------
 
 # The predict() method's own arguments, so a misspelt one fails here rather than on a worker.

@@ -341,3 +341,22 @@ test_that("a text column read as logical: only the column concerned and its valu
   expect_match(conditionMessage(w), "The file reader read `flag`, `flag2` as logical: read them as text", fixed = TRUE)
   expect_true(all(is.na(got$.pred)))
 })
+
+test_that("date-times are written as the same UTC instants whichever CSV writer runs", {
+  skip_if_not_installed("withr")
+  dir <- withr::local_tempdir()
+  x <- data.frame(date = as.POSIXct(c("2024-01-01 00:00:00", "2024-07-01 12:30:00", NA), tz = "America/New_York"),
+                  .pred = c(1.5, NA, 2))
+  base <- file.path(dir, "base.csv")
+  ncam:::write_csv_chunk(x, base, append = FALSE, fwrite = FALSE)
+  lines <- readLines(base)
+  expect_match(lines[2], "2024-01-01T05:00:00Z", fixed = TRUE)
+  expect_match(lines[3], "2024-07-01T16:30:00Z", fixed = TRUE)
+  expect_match(lines[4], "^NA,2$")
+  read_back <- as.POSIXct(sub("Z$", "", utils::read.csv(base)$date), format = "%Y-%m-%dT%H:%M:%S", tz = "UTC")
+  expect_equal(as.numeric(read_back), as.numeric(x$date))
+  skip_if_not_installed("data.table")
+  fast <- file.path(dir, "fast.csv")
+  ncam:::write_csv_chunk(x, fast, append = FALSE, fwrite = TRUE)
+  expect_identical(gsub('"', "", readLines(fast)), gsub('"', "", lines))
+})
