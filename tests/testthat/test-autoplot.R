@@ -169,8 +169,7 @@ test_that("a log model's sensors plot says log units; the series caption counts 
 })
 
 test_that("the sensors plot of the PurpleAir data anchors the reference monitor", {
-  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
-  dir <- file.path(roots[nzchar(roots)][1], "purpleair-aqs-daily-mathieu")
+  dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
   pa <- read_purpleair_aqs(list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1])
   fit <- ncam(ref + pa_a + pa_b ~ rh + temperature, pa, anchor = "ref", hidden = 8, epochs = 5,

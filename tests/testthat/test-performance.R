@@ -480,9 +480,7 @@ test_that("values too large to compute with, and a column name used twice, are e
 })
 
 test_that("sensor_performance() runs on the shared PurpleAir/AQS data", {
-  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
-  roots <- roots[nzchar(roots) & dir.exists(roots)]
-  dir <- file.path(if (length(roots)) roots[1] else tempfile(), "purpleair-aqs-daily-mathieu")
+  dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
   path <- list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1]
   pa <- read_purpleair_aqs(path)

@@ -141,10 +141,8 @@ test_that("read_senseurcity() reads a folder and names what is wrong", {
 })
 
 test_that("read_senseurcity() reads the shared schema samples as the raw columns say", {
-  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
-  dirs <- file.path(roots[nzchar(roots)], "senseurcity-raw-schema-samples")
-  dirs <- dirs[dir.exists(dirs)]
-  skip_if(length(dirs) == 0L, "shared SensEURCity schema samples not available")
+  dirs <- shared_data("senseurcity-raw-schema-samples")
+  skip_if_not(dir.exists(dirs), "shared SensEURCity schema samples not available")
   files <- file.path(dirs[1], c("Antwerp_402B00.csv", "Antwerp_402B01.csv"))
   out <- read_senseurcity(files)
   expect_identical(nrow(out), 38L)
@@ -170,10 +168,8 @@ test_that("read_senseurcity() reads the shared schema samples as the raw columns
 })
 
 test_that("a location with one minute in an hour gets no hourly mean (shared sample)", {
-  roots <- c(Sys.getenv("NCAM_SHARED_DATA"), test_path("..", "..", "..", "shared", "data"))
-  dirs <- file.path(roots[nzchar(roots)], "senseurcity-raw-schema-samples")
-  dirs <- dirs[dir.exists(dirs)]
-  skip_if(length(dirs) == 0L, "shared SensEURCity schema samples not available")
+  dirs <- shared_data("senseurcity-raw-schema-samples")
+  skip_if_not(dir.exists(dirs), "shared SensEURCity schema samples not available")
   file <- file.path(dirs[1], "Antwerp_402B00.csv")
   minutes <- read_senseurcity(file)
   # The box spends 18 minutes of the hour at R801 (one without readings) and its last

@@ -1,13 +1,3 @@
-# The shared real data sets, if this machine has them (never shipped).
-shared_data <- function(folder) {
-  roots <- c(Sys.getenv("NCAM_SHARED_DATA"),
-             test_path("..", "..", "..", "shared", "data"),
-             "/work/shared/data")
-  roots <- roots[nzchar(roots) & dir.exists(file.path(roots, folder))]
-  if (length(roots) == 0L) return(file.path(tempdir(), "no-shared-data", folder))
-  file.path(roots[1], folder)
-}
-
 write_lines_tmp <- function(lines, name = "data.csv", dir = withr::local_tempdir(.local_envir = parent.frame())) {
   path <- file.path(dir, name)
   writeLines(lines, path)

@@ -199,11 +199,8 @@ test_that("invalid arguments are refused with the argument named", {
 })
 
 test_that("the bundled colocation data set loads with its reference window", {
-  path <- test_path("..", "..", "data", "colocation.rda")
-  skip_if_not(file.exists(path), "data/colocation.rda is not in this tree")
-  env <- new.env()
-  load(path, envir = env)
-  d <- env$colocation
+  # The installed data set, as users get it (lazy-loaded from the saved file).
+  d <- ncam::colocation
   expect_s3_class(d, "tbl_df")
   expect_named(d, c("date", "rh", "temperature", "pa_a", "pa_b", "opc", "ref", "truth"))
   expect_identical(nrow(d), 90L * 24L)
