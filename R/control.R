@@ -74,6 +74,27 @@ print.ncam_control <- function(x, ...) {
   invisible(x)
 }
 
+# A control object as ncam() reads it: one edited after ncam_control() made it (ctrl$beta1 <- 5,
+# ctrl$precision <- "half") goes through ncam_control()'s checks again, and is returned as
+# ncam_control() makes it.
+check_control <- function(control, call = parent.frame()) {
+  if (!inherits(control, "ncam_control")) {
+    cli::cli_abort("{.arg control} must come from {.fn ncam_control}.", call = call)
+  }
+  fields <- names(formals(ncam_control))
+  if (!is.list(control) || !setequal(names(control), fields)) {
+    cli::cli_abort(c("{.arg control} does not have the fields of {.fn ncam_control}: {.field {fields}}.",
+                     i = "Make it with {.fn ncam_control} rather than by editing one."), call = call)
+  }
+  settings <- unclass(control)[fields]
+  if (identical(settings$clip_norm, 0)) settings$clip_norm <- Inf  # stored as 0 for no clipping
+  tryCatch(do.call("ncam_control", settings), error = function(e) {
+    cli::cli_abort(c("{.arg control} holds an invalid setting (was it edited after {.fn ncam_control} made it?).",
+                     i = "Give the settings as arguments of {.fn ncam_control}, which checks them."),
+                   parent = e, call = call)
+  })
+}
+
 check_logvar_range <- function(logvar_range, call = parent.frame()) {
   if (!is.numeric(logvar_range) || length(logvar_range) != 2L || anyNA(logvar_range) ||
       any(!is.finite(logvar_range)) || logvar_range[1] >= logvar_range[2]) {

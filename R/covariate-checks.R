@@ -29,6 +29,41 @@ is_list_column <- function(col) {
   is.list(col) && !is.data.frame(col) && !inherits(col, c("POSIXlt", "vctrs_rcrd"))
 }
 
+# The right side of a formula is built of variables, calls (poly(rh, 2)) and 0 or 1 for the
+# intercept, joined by formula operators; anything else (NA, another number, text) failed in
+# terms() with "invalid model formula in ExtractVars".
+check_formula_terms <- function(rhs, call = parent.frame()) {
+  operators <- c("+", "-", "*", ":", "/", "%in%", "(")
+  bad <- character()
+  walk <- function(e) {
+    if (is.call(e) && is.name(e[[1]]) && as.character(e[[1]]) %in% operators) {
+      for (arg in as.list(e)[-1]) walk(arg)
+    } else if (is.call(e) && identical(e[[1]], as.name("^"))) {
+      walk(e[[2]])  # the power, (a + b)^2, is a number
+    } else if (!is.name(e) && !is.call(e) && !(is.numeric(e) && length(e) == 1L && e %in% c(0, 1))) {
+      bad <<- c(bad, deparse1(e))
+    }
+  }
+  walk(rhs)
+  if (length(bad)) {
+    cli::cli_abort(c("The right side of {.arg formula} has {cli::qty(length(bad))}{?a term/terms} {.code {bad}} that {?is/are} no covariate.",
+                     i = "Name columns of {.arg data} or expressions of them (such as {.code log(rh)}); {.code 1} or {.code 0} only to keep or drop the intercept."),
+                   call = call)
+  }
+}
+
+# Complex numbers and raw bytes have no place in a design matrix (model.matrix() refused them
+# without naming the column).
+check_real_covariates <- function(data, vars, call = parent.frame()) {
+  for (v in intersect(vars, names(data))) {
+    if (is.complex(data[[v]]) || is.raw(data[[v]])) {
+      cli::cli_abort(c("{.arg formula} names covariate {.field {v}}, which is {.obj_type_friendly {data[[v]]}}: a covariate must be real numbers, logical, text or a factor.",
+                       i = "Convert it first, such as with {.code Re()} or {.code Mod()} for complex numbers."),
+                     call = call)
+    }
+  }
+}
+
 # ncam has no offsets: offset(temp) would be dropped from the covariates without a word.
 check_no_offset <- function(rhs, call = parent.frame()) {
   offsets <- attr(rhs, "offset")
@@ -46,6 +81,17 @@ integer64_by_value <- function(data, vars) {
     if (inherits(data[[v]], "integer64")) data[[v]] <- plain_double(data[[v]])
   }
   data
+}
+
+# Plain numeric covariate columns holding only 0 and 1: flags, which predict() also takes as
+# TRUE/FALSE (files and databases store flags either way); other numbers it does not. Columns
+# with a class (units, integer64) are measurements or identifiers, not flags.
+flag_columns <- function(data, vars) {
+  Filter(function(v) {
+    x <- data[[v]]
+    is.numeric(x) && !is.object(x) && all(x == 0 | x == 1, na.rm = TRUE)
+  },
+         intersect(vars, names(data)))
 }
 
 # Covariates are standardised with squares of their values: beyond the readings' limit

@@ -132,6 +132,7 @@ plain_double <- function(v) {
 # levels.
 build_design <- function(formula, data, sensors, call = parent.frame()) {
   if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, call)
+  check_formula_terms(formula[[3]], call)
   rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
   parameters <- formula_parameters(rhs, data, call)
   vars <- setdiff(all.vars(rhs), parameters)
@@ -141,6 +142,7 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   }
   check_single_columns(data, vars, call)
   check_vector_columns(data, vars, "Covariate", call)
+  check_real_covariates(data, vars, call)
   check_no_offset(rhs, call)
   data <- integer64_by_value(data, vars)
   check_covariate_values(data, vars, rhs, call)
@@ -208,9 +210,11 @@ covariate_labels <- function(object) {
   plain_names(labels[kept])
 }
 
-# A covariate that was logical in training and is 0/1 in newdata (or the reverse, as files and
-# databases store flags either way) is converted; other numbers for a logical are an error.
-match_logical_types <- function(object, newdata, vars, call = parent.frame()) {
+# A covariate that was logical in training and is 0/1 in newdata (or a 0/1 flag in training
+# given as TRUE/FALSE, as files and databases store flags either way) is converted; other
+# numbers for a logical, TRUE/FALSE for a measurement, and date-times or other types for a
+# number are errors, as ncam() refuses a date-time covariate.
+match_covariate_types <- function(object, newdata, vars, call = parent.frame()) {
   # Terms without data classes come from the plain path: every covariate was numeric.
   trained <- attr(object$terms, "dataClasses")
   if (is.null(trained)) trained <- stats::setNames(rep("numeric", length(vars)), vars)
@@ -222,11 +226,29 @@ match_logical_types <- function(object, newdata, vars, call = parent.frame()) {
                          i = "Give it as {.code TRUE}/{.code FALSE} (or 1/0)."), call = call)
       }
       newdata[[v]] <- as.logical(x)
-    } else if (trained[[v]] == "numeric" && is.logical(x)) {
-      newdata[[v]] <- as.numeric(x)
+    } else if (trained[[v]] == "numeric" && !is.numeric(x)) {
+      newdata[[v]] <- numeric_covariate(object, x, v, call)
     }
   }
   newdata
+}
+
+# A column of newdata for a covariate that was numeric in training: all NA (as a file reader
+# reads an empty column) or TRUE/FALSE for a 0/1 flag become numbers. Fits saved before flags
+# were recorded (no `flag_columns`) take TRUE/FALSE as 0/1, as they did.
+numeric_covariate <- function(object, x, v, call) {
+  flag <- is.null(object$flag_columns) || v %in% object$flag_columns
+  if (is.logical(x) && (flag || all(is.na(x)))) return(as.numeric(x))
+  if (is.logical(x)) {
+    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is logical ({.code TRUE}/{.code FALSE}), but it was numeric in training, with values other than 0 and 1.",
+                     i = "Give {.field {v}} as the numbers it measures."), call = call)
+  }
+  if (inherits(x, c("Date", "POSIXt", "difftime"))) {
+    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is a date-time ({.cls {class(x)[1]}}), but it was numeric in training: it would enter as a count of days or seconds.",
+                     i = "Give {.field {v}} as the numbers it held in training."), call = call)
+  }
+  cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is {.obj_type_friendly {x}}, but it was numeric in training.",
+                   i = "Give {.field {v}} as real numbers."), call = call)
 }
 
 # Design column names without R's backticks (`air temp`), for messages and printed tables.
@@ -246,7 +268,7 @@ new_design <- function(object, newdata, call = parent.frame()) {
     cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
                      i = "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."), call = call)
   }
-  newdata <- match_logical_types(object, newdata, vars, call)
+  newdata <- match_covariate_types(object, newdata, vars, call)
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {
     warn_constant_covariates(object, newdata, newdata, call)
     # The design is the columns themselves, read in place by the engine.

@@ -63,7 +63,9 @@
 #' @param batch_size Rows per minibatch.
 #' @param validation Rows used for early stopping: a fraction of the rows drawn at random, a
 #'   logical vector with one element per row (`TRUE` = validation), or row numbers. `0` turns
-#'   early stopping off (the training NLL then decides the best epoch). Rows drawn at random
+#'   early stopping off (the training NLL then decides the best epoch), as does a fraction too
+#'   small to give one usable row (with a warning of class `ncam_warning_no_validation_rows`).
+#'   A single `1` is an error (all rows, or row 1?). Rows drawn at random
 #'   from an hourly series sit next to training rows and flatter the validation loss; for such
 #'   data give whole blocks of time: with `split <- split_blocks(data, "date")` and
 #'   `fit_rows <- split %in% c("train", "validation")`, fit `data[fit_rows, ]` with
@@ -122,9 +124,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   }
   parameterization <- match_choice(parameterization, parameterizations, "parameterization")
   transform <- match_choice(transform, c("none", "log"), "transform")
-  if (!inherits(control, "ncam_control")) {
-    cli::cli_abort("{.arg control} must come from {.fn ncam_control}.")
-  }
+  control <- check_control(control)
+  check_flag(verbose, "verbose")
   check_number(epochs, "epochs", min = 1, max = 1e6, integer = TRUE)
   check_number(stop_iter, "stop_iter", min = 0, max = 1e6, integer = TRUE)
   check_number(lambda_var, "lambda_var", min = 0)
@@ -202,6 +203,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)))
   fit$n_screened <- screened$counts
   fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
+  fit$flag_columns <- flag_columns(data, model_columns(design$terms))
   calibration_rows <- sort(c(rows$train, rows$validation))
   if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)

@@ -45,6 +45,11 @@ group_labels <- function(keys) {
 # values rather than the bits.
 key_columns <- function(keys, arg, call = parent.frame()) {
   for (col in names(keys)) {
+    if (is_list_column(keys[[col]]) || length(dim(keys[[col]])) > 1L) {
+      kind <- if (is_list_column(keys[[col]])) "a list column" else "a matrix or data frame column"
+      cli::cli_abort(c("{.arg by} column {.field {col}} of {.arg {arg}} is {kind}: a group key needs one value per row.",
+                       i = "Make it a plain column first, such as with {.code unlist()}."), call = call)
+    }
     if (inherits(keys[[col]], "POSIXlt")) keys[[col]] <- as.POSIXct(keys[[col]])
     if (inherits(keys[[col]], "integer64") && !requireNamespace("bit64", quietly = TRUE)) {
       cli::cli_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
@@ -86,12 +91,14 @@ match_groups <- function(object, keys, call = parent.frame()) {
   type_hints <- key_type_hints(groups, keys)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
   if (length(type_hints)) group[] <- NA_integer_
+  digits <- key_digits(groups, keys)
+  exact_hint <- if (digits > 15L) c(i = "Number keys match exactly, to all 17 significant digits: round them the same way in {.arg data} and {.arg newdata}.")
   unknown <- is.na(group)
   if (all(unknown)) {
     cli::cli_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
-                     x = "Keys in {.arg newdata}: {shown_labels(keys)}.",
-                     i = "Groups of {.arg object}: {shown_labels(groups)}.",
-                     type_hints), call = call)
+                     x = "Keys in {.arg newdata}: {shown_labels(keys, digits = digits)}.",
+                     i = "Groups of {.arg object}: {shown_labels(groups, digits = digits)}.",
+                     type_hints, exact_hint), call = call)
   }
   failed <- !unknown & !has_fit(object)[group]
   missing <- unknown | failed
@@ -99,23 +106,37 @@ match_groups <- function(object, keys, call = parent.frame()) {
     n_rows <- sum(missing)
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
     cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE])}): {cli::qty(n_rows)}{?its/their} predictions are {.val NA}.",
-                    i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE])}; its groups: {shown_labels(groups)}.",
-                    if (any(unknown)) type_hints), class = "ncam_warning_no_group_model", call = call)
+                    i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
+                    if (any(unknown)) c(type_hints, exact_hint)), class = "ncam_warning_no_group_model", call = call)
   }
   group[failed] <- NA
   group
 }
 
 # Distinct rows of key columns as the user would write them ('site = "north"; day = 2024-05-01'),
-# the first five and how many more.
-shown_labels <- function(keys, most = 5L) {
+# the first five and how many more; plain numbers with `digits` significant digits.
+shown_labels <- function(keys, most = 5L, digits = 15L) {
   written <- lapply(keys, function(v) {
-    if (is.character(v) || is.factor(v)) encodeString(as.character(v), quote = "\"") else v
+    if (is.character(v) || is.factor(v)) return(encodeString(as.character(v), quote = "\""))
+    if (digits > 15L && is_plain_double(v)) return(sprintf("%.*g", digits, v))
+    v
   })
   labels <- unique(group_labels(written))
   more <- length(labels) - most
   paste0(paste(utils::head(labels, most), collapse = "; "), if (more > 0L) sprintf("; and %d more", more))
 }
+
+# Significant digits (15 to 17) that write the different plain numbers of the key columns of
+# `groups` and `keys` differently: 0.1 + 0.2 and 0.3 are different keys, both "0.3" in 15.
+key_digits <- function(groups, keys) {
+  values <- unique(unlist(lapply(names(keys), function(col) {
+    if (is_plain_double(groups[[col]]) && is_plain_double(keys[[col]])) c(groups[[col]], keys[[col]])
+  })))
+  for (digits in 15:16) if (!anyDuplicated(sprintf("%.*g", digits, values))) return(digits)
+  17L
+}
+
+is_plain_double <- function(v) is.double(v) && !is.object(v)
 
 # For each key column whose type in newdata differs from the fit's, a bullet saying so and how
 # to convert it (text and factors compare by their labels, so they count as one type).

@@ -30,9 +30,10 @@
 #' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
 #'   leaves them out, and naming one in `formula` is an error.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is
-#'   an error. Numbers are keys by value, 64-bit integers (bit64's `integer64`, as from
-#'   `data.table::fread()`) exactly; date-times by instant, so a `POSIXlt` column groups as
-#'   the `POSIXct` it denotes and is returned as one.
+#'   an error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`), 64-bit integers
+#'   (bit64's `integer64`, as from `data.table::fread()`) exactly; date-times by instant, so a
+#'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column
+#'   is an error.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
 #'   group; named.
 #' @param seed `NULL` or a whole number; see Reproducibility.
@@ -86,11 +87,14 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
+  # Checked once here, not in every group's fit (where errors = "skip" would skip them all).
+  if ("verbose" %in% names(args)) check_flag(args$verbose, "verbose")
   in_formula <- intersect(by, all.vars(formula))
   if (length(in_formula)) {
     cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
                      i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
   }
+  check_formula_terms(formula[[3]])
   if (!"." %in% all.names(formula[[3]])) {
     # Against all of `data`: an object of the formula's environment with one value per row
     # would be cut to no group's rows.
@@ -190,6 +194,7 @@ NULL
 #' @rdname ncam_by-predict
 #' @export
 predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
+  check_ncam_by(object)
   if (missing(newdata)) cli::cli_abort("{.arg newdata} is required.")
   check_data_frame(newdata, "newdata")
   by <- attr(object, "by")
@@ -235,12 +240,29 @@ tidy.ncam_by <- function(x, ...) per_group_table(x, tidy.ncam, ...)
 #' @export
 glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 
+# A result of ncam_by() as its methods read it: a data frame with attribute `by` naming its
+# key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list
+# edited by hand or a damaged file gets this error, not a failure inside a method.
+check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
+  by <- attr(object, "by")
+  fits <- if (is.data.frame(object) && "fit" %in% names(object)) object[["fit"]]
+  ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(fits) &&
+    all(vapply(fits, function(f) is.null(f) || inherits(f, "ncam"), logical(1)))
+  if (!ok) {
+    cli::cli_abort(c("{.arg {arg}} is not a valid result of {.fn ncam_by}.",
+                     i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
+                   call = call)
+  }
+  invisible(object)
+}
+
 # Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
 has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
 
 # A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
 per_group_table <- function(x, summarise, ...) {
   rlang::check_dots_empty()
+  check_ncam_by(x, "x", call = rlang::caller_env())
   by <- attr(x, "by")
   parts <- lapply(which(has_fit(x)), function(g) {
     table <- summarise(x$fit[[g]])

@@ -270,6 +270,12 @@ check_ncam_parts <- function(object, arg = "object", call = parent.frame()) {
   missing <- setdiff(ncam_required_parts, names(object)[!vapply(object, is.null, TRUE)])
   if (length(missing)) damaged(cli::format_inline("{.field {missing}} {?is/are} missing"))
   if (!is.numeric(object$params) || anyNA(object$params)) damaged("its weights are not numbers")
+  # An infinite weight would make every row's prediction NA, blamed on the rows' values.
+  if (!all(is.finite(object$params))) damaged("some of its weights are infinite")
+  sigma_y2 <- object$sigma_y2
+  if (!(is.numeric(sigma_y2) && length(sigma_y2) == 1L && is.finite(sigma_y2) && sigma_y2 >= 0)) {
+    damaged(cli::format_inline("its {.field sigma_y2} is not a number of at least 0"))
+  }
   expected <- tryCatch(ncam_layout_cpp(object$spec)$n_params, error = function(e) NA)
   if (is.na(expected)) damaged("its model specification is invalid")
   if (length(object$params) != expected) {

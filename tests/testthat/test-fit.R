@@ -374,3 +374,67 @@ test_that("`validation` taking every usable row, and a list column, are clear er
                "Covariate x2 is a list column: ncam needs one value per row")
   expect_error(quick_fit(listed, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + log(x2)), "x2 is a list column")
 })
+
+test_that("`verbose` must be TRUE or FALSE, in ncam() and ncam_by()", {
+  toy <- simulate_toy(300, seed = 1)
+  expect_error(quick_fit(toy, verbose = NA), "`verbose` must be `TRUE` or `FALSE`")
+  expect_error(quick_fit(toy, verbose = "yes"), "`verbose` must be `TRUE` or `FALSE`")
+  toy$g <- rep(c("a", "b"), 150)
+  expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "g", verbose = NA),
+               "`verbose` must be `TRUE` or `FALSE`")
+})
+
+test_that("a formula term that is a constant, and a complex covariate, are errors naming them", {
+  toy <- simulate_toy(300, seed = 1)
+  expect_error(ncam(sensor_0 + sensor_1 ~ x1 + NA, toy), "right side of `formula` has a term `NA`")
+  expect_error(ncam(sensor_0 + sensor_1 ~ x1 + 3, toy), "right side of `formula` has a term `3`")
+  expect_error(ncam(sensor_0 + sensor_1 ~ x1 + "x2", toy), "right side of `formula` has a term `\"x2\"`")
+  toy$z <- complex(real = toy$x1, imaginary = 1)
+  expect_error(ncam(sensor_0 + sensor_1 ~ x1 + z, toy), "`formula` names covariate z, which is a complex vector")
+  # The intercept's 0 and 1, and a power of a sum, are formula syntax.
+  fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ (x1 + x2)^2 - 1)
+  expect_identical(fit$covariates, c("x1", "x2", "x1:x2"))
+})
+
+test_that("`validation = 1` is ambiguous, and a fraction giving no row warns with the count", {
+  toy <- simulate_toy(300, seed = 1)
+  expect_error(quick_fit(toy, validation = 1), "`validation` = 1 is ambiguous")
+  expect_error(quick_fit(toy, validation = 1L), "`validation` = 1 is ambiguous")
+  # Row 1 is given as a logical vector; round(0.001 * 300) is 0 rows.
+  expect_identical(quick_fit(toy, validation = seq_len(300) == 1)$n_validation, 1L)
+  expect_warning(fit <- quick_fit(toy, validation = 0.001),
+                 "`validation` = 0.001 of the 300 usable rows .* is no row", class = "ncam_warning_no_validation_rows")
+  expect_identical(fit$n_validation, 0L)
+  expect_identical(fit$n_train, 300L)
+  expect_identical(quick_fit(toy, validation = 0.002)$n_validation, 1L)  # round(0.6)
+})
+
+test_that("an ncam_control object edited by hand is checked again by ncam()", {
+  toy <- simulate_toy(300, seed = 1)
+  ctrl <- ncam_control()
+  ctrl$beta1 <- 5
+  expect_error(quick_fit(toy, control = ctrl), "`control` holds an invalid setting")
+  expect_error(quick_fit(toy, control = ctrl), "`beta1` must be a number between 0 and 1, not 5")
+  ctrl <- ncam_control()
+  ctrl$precision <- "half"
+  expect_error(quick_fit(toy, control = ctrl), "`precision` must be one of")
+  ctrl <- ncam_control()
+  ctrl$beta3 <- 1
+  expect_error(quick_fit(toy, control = ctrl), "`control` does not have the fields of `ncam_control\\(\\)`")
+  # An unedited object passes as it is, clip_norm = Inf stored as 0 included.
+  expect_identical(ncam:::check_control(ncam_control(clip_norm = 3)), ncam_control(clip_norm = 3))
+  expect_identical(ncam:::check_control(ncam_control()), ncam_control())
+})
+
+test_that("a fit with an infinite weight or an invalid sigma_y2 is not a usable fit", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- quick_fit(toy)
+  damaged <- fit
+  damaged$params[5] <- Inf
+  expect_error(predict(damaged, toy[1:3, ]), "not a usable <ncam> fit: some of its weights are infinite")
+  damaged <- fit
+  damaged$sigma_y2 <- -1
+  expect_error(predict(damaged, toy[1:3, ], interval = "credible"), "sigma_y2 is not a number of at least 0")
+  damaged$sigma_y2 <- NA_real_
+  expect_error(predict(damaged, toy[1:3, ]), "sigma_y2 is not a number of at least 0")
+})

@@ -328,3 +328,35 @@ test_that("POSIXlt keys are the POSIXct instants they denote", {
   expect_identical(stats::predict(lt_fits, toy), stats::predict(ct_fits, toy))
   expect_identical(stats::predict(ct_fits, lt), stats::predict(ct_fits, toy))
 })
+
+test_that("a list column as `by` is refused naming it", {
+  d <- transform(simulate_toy(300, seed = 1), g = rep(c("a", "b"), 150))
+  d$gl <- as.list(d$g)
+  expect_error(ncam_by(by_formula, d, by = "gl", hidden = 4, epochs = 5, threads = 1),
+               "`by` column gl of `data` is a list column")
+})
+
+test_that("number keys that print alike are shown with the digits that tell them apart", {
+  d <- transform(simulate_toy(300, seed = 1), gn = rep(c(0.1 + 0.2, 1), 150))
+  fits <- suppressWarnings(ncam_by(by_formula, d, by = "gn", hidden = 4, epochs = 5, threads = 1, seed = 1))
+  nd <- d[1:4, ]
+  nd$gn <- c(0.3, 0.3, 1, 1)
+  w <- expect_warning(predict(fits, nd), class = "ncam_warning_no_group_model")
+  expect_match(conditionMessage(w), sprintf("Not a group of `object`: gn = %.17g; its groups: gn = %.17g; gn = 1.",
+                                            0.3, 0.1 + 0.2), fixed = TRUE)
+  expect_match(conditionMessage(w), "Number keys match exactly")
+  nd$gn <- 0.3
+  expect_error(predict(fits, nd), "Keys in `newdata`: gn = 0.29999999999999999.")
+  # Keys that print apart in 15 digits are shown as before.
+  nd$gn <- 2
+  err <- expect_error(predict(fits, nd), "Keys in `newdata`: gn = 2.")
+  expect_no_match(conditionMessage(err), "Number keys match exactly")
+})
+
+test_that("predict(), tidy() and glance() of an object that is no ncam_by result are clear errors", {
+  fake <- structure(list(a = 1), class = c("ncam_by", "tbl_df", "tbl", "data.frame"))
+  toy <- simulate_toy(300, seed = 1)
+  expect_error(predict(fake, toy), "`object` is not a valid result of `ncam_by\\(\\)`")
+  expect_error(tidy(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
+  expect_error(glance(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
+})

@@ -424,3 +424,22 @@ test_that("a covariate beyond what the networks compute with gives an NA row and
   new$x1[4] <- 1e200
   expect_error(predict(fit, new), "Covariate x1 has a value as large as 1e+200 in row 4", fixed = TRUE)
 })
+
+test_that("a numeric covariate given as a date-time, as TRUE/FALSE or as complex numbers is refused", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, toy, hidden = 4, epochs = 5,
+                               learn_rate = 0.05, threads = 1, seed = 1))
+  expect_identical(fit$flag_columns, character(0))
+  nd <- toy[1:3, ]
+  nd$x1 <- as.Date("2026-11-24") + 1:3
+  expect_error(predict(fit, nd), "Column x1 of `newdata` is a date-time .*Date.*numeric in training")
+  nd$x1 <- as.POSIXct("2024-01-01", tz = "UTC") + 1:3
+  expect_error(predict(fit, nd), "Column x1 of `newdata` is a date-time .*POSIXct")
+  nd$x1 <- c(TRUE, FALSE, TRUE)
+  expect_error(predict(fit, nd), "Column x1 of `newdata` is logical .*numeric in training, with values other than 0 and 1")
+  nd$x1 <- complex(real = toy$x1[1:3])
+  expect_error(predict(fit, nd), "Column x1 of `newdata` is a complex vector, but it was numeric")
+  # An entirely missing column (read as logical by file readers) stays a missing covariate.
+  nd$x1 <- NA
+  expect_true(all(is.na(suppressWarnings(predict(fit, nd))$.pred)))
+})
