@@ -89,6 +89,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
   # Checked once here, not in every group's fit (where errors = "skip" would skip them all).
   if ("verbose" %in% names(args)) check_flag(args$verbose, "verbose")
+  if ("validation" %in% names(args)) check_validation_not_one(args$validation)
   in_formula <- intersect(by, all.vars(formula))
   if (length(in_formula)) {
     cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",

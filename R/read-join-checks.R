@@ -66,8 +66,10 @@ check_one_value_per_period <- function(x, first, group, col, arg, call) {
   if (length(differs) == 0L) return(invisible())
   if (is.character(x) && !anyNA(suppressWarnings(as.numeric(x[!is.na(x)])))) {
     rows <- c(which(first)[group[differs[1]]], differs[1])
-    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds numbers stored as text, which cannot be averaged: rows {rows[1]} and {rows[2]}, in one period, hold {.val {x[rows[1]]}} and {.val {x[rows[2]]}}.",
-                     i = "Convert it with {.fn as.numeric} before joining."),
+    # Digits as text are as often ids (read_purpleair()'s sensor_index) as measurements.
+    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds numbers stored as text, which are not averaged: rows {rows[1]} and {rows[2]}, in one period, hold {.val {x[rows[1]]}} and {.val {x[rows[2]]}}.",
+                     i = "If they are ids that tell series apart (such as a sensor index), add {.val {col}} to {.arg keys}.",
+                     i = "If they are measurements, convert them with {.fn as.numeric} before joining."),
                    call = call)
   }
   cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",

@@ -94,11 +94,7 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
     if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)
     return(validation)
   }
-  if (identical(as.numeric(validation), 1)) {
-    cli::cli_abort(c("{.arg validation} = 1 is ambiguous: all the rows, or row 1?",
-                     i = "Give a fraction below 1 (such as {.code 0.1}), or the validation rows as a logical vector with one element per row ({n})."),
-                   call = call)
-  }
+  check_validation_not_one(validation, call)
   if (is.numeric(validation) && length(validation) == 1L && !is.na(validation) &&
       validation >= 0 && validation < 1) {
     out <- logical(n)
@@ -123,6 +119,14 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
                  call = call)
 }
 
+# A single 1 could mean every row (a fraction) or row 1; ncam_by() checks it once for all groups.
+check_validation_not_one <- function(validation, call = parent.frame()) {
+  if (is.numeric(validation) && length(validation) == 1L && isTRUE(validation == 1)) {
+    cli::cli_abort(c("{.arg validation} = 1 is ambiguous: all the rows, or row 1?",
+                     i = "Give a fraction below 1 (such as {.code 0.1}), or the validation rows as a logical vector with one element per row."),
+                   call = call)
+  }
+}
 
 # The engine stops at a user interrupt (checked on the main thread); R must then see an
 # interrupt, not an error, so that `for (...) try(ncam(...))` stops as the user asked.

@@ -390,8 +390,7 @@ cat(sprintf("On the %d scored days inside the range, NCAM %.3f against lm %.3f (
 # 12. Time since the co-location. Each scored day by the days since its site's last labelled
 # day, in bands; per band RMSE and 90 % prediction-interval coverage (NCAM averaged over the fits
 # of section 11) and the share of days predict() warns about as outside the co-location range,
-# to tell drift from extrapolation. README's claim that coverage can fall with the time since
-# the co-location rests on this table.
+# to tell drift from extrapolation. README.md quotes this table.
 cat("\n12. Scored days by time since their site's last co-location day (NCAM seeds 1-5, as in 11):\n")
 day_number <- function(date) as.numeric(as.Date(date))
 last_labelled <- tapply(day_number(labelled$date), as.character(labelled$site), max)

@@ -407,6 +407,13 @@ test_that("`validation = 1` is ambiguous, and a fraction giving no row warns wit
   expect_identical(fit$n_validation, 0L)
   expect_identical(fit$n_train, 300L)
   expect_identical(quick_fit(toy, validation = 0.002)$n_validation, 1L)  # round(0.6)
+  # Only a number 1 is ambiguous: TRUE, text and factors keep the general error, without warnings.
+  for (bad in list(TRUE, "1", factor("0.5"), "abc")) {
+    expect_no_warning(err <- expect_error(quick_fit(toy, validation = bad), "must be a fraction"))
+  }
+  d <- transform(toy, site = rep(c("a", "b"), 150))
+  expect_error(ncam_by(sensor_0 + sensor_1 ~ x1, d, by = "site", validation = 1, errors = "skip"),
+               "`validation` = 1 is ambiguous")
 })
 
 test_that("an ncam_control object edited by hand is checked again by ncam()", {

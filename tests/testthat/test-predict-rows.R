@@ -76,7 +76,7 @@ test_that("a fit made inside a function finds its data while the function runs, 
   })
   gc()
   expect_identical(predict(by_seed[[2]])$.pred, predict(by_seed[[2]], toy)$.pred)
-  expect_warning(calibrate(by_seed[[1]], toy[1:100, ], method = "split", reference = "sensor_0"),
+  expect_warning(calibrate(by_seed[[1]], toy[1:100, ], method = "split", reference = "truth"),
                  class = "ncam_warning_in_sample_calibration")
   # A global of the same name but other values is not taken for the fitted data.
   toy$sensor_0 <- toy$sensor_0 + 1

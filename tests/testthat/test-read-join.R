@@ -330,6 +330,8 @@ test_that("list columns and numbers stored as text are errors naming the column"
   err <- expect_error(join_reference(sensors, text, average = "1 day"), class = "rlang_error")
   expect_match(conditionMessage(err), "\"ref\" of `reference` holds numbers stored as text.*rows 1 and 2")
   expect_match(conditionMessage(err), "as.numeric()", fixed = TRUE)
+  # Digits as text may be ids (read_purpleair()'s sensor_index): keys is offered first.
+  expect_match(conditionMessage(err), "add \"ref\" to `keys`", fixed = TRUE)
   # Text constant within each period, such as the poc and method codes of read_aqs(), is kept.
   codes <- transform(reference, poc = "1", method_code = "170")
   out <- join_reference(sensors, codes, average = "1 day")
