@@ -132,7 +132,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   check_number(sigma_y2, "sigma_y2", min = 0)
   adam <- new_adam_settings(learn_rate, batch_size, control)
   check_hidden(hidden)
-  threads <- ncam_threads(threads)
+  threads <- resolve_threads(threads, call = rlang::current_env())
   seed <- resolve_seed(seed)
   if (nrow(data) < 2L) cli::cli_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 

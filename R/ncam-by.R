@@ -359,6 +359,6 @@ parallel_workers <- function() {
 
 # Threads per worker: 1 under a parallel plan unless asked, so workers x threads stays
 # within the cores.
-worker_threads <- function(threads) {
-  if (is.null(threads) && parallel_plan()) 1L else ncam_threads(threads)
+worker_threads <- function(threads, call = parent.frame()) {
+  if (is.null(threads) && parallel_plan()) 1L else resolve_threads(threads, call)
 }

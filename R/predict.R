@@ -169,7 +169,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   newdata <- match_units(object, newdata, call)
-  threads <- ncam_threads(threads)
+  threads <- resolve_threads(threads, call)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   if (!is.null(object$reference)) {

@@ -18,11 +18,12 @@
 #' ncam_threads(1)
 #' @export
 ncam_threads <- function(threads = NULL) {
-  # Called by ncam's own functions, errors name that function (such as ncam()); called
-  # otherwise (at top level, through eval() or a user's function), ncam_threads() itself.
-  caller <- if (sys.nframe() > 1L) environment(sys.function(-1L))
-  ours <- is.environment(caller) && identical(topenv(caller), topenv())
-  call <- if (ours) parent.frame() else rlang::current_env()
+  resolve_threads(threads, call = rlang::current_env())
+}
+
+# ncam_threads() for ncam's own functions: errors name `call`, the exported function the user
+# called (ncam(), predict(), ncam_by()), not an internal helper.
+resolve_threads <- function(threads, call) {
   if (is.null(threads)) threads <- getOption("ncam.threads", NULL)
   if (is.null(threads)) {
     env <- Sys.getenv("NCAM_THREADS", "")

@@ -69,6 +69,13 @@ test_that("ncam_threads() errors name ncam_threads(), or the ncam function that 
   toy <- simulate_toy(300, seed = 1)
   from_ncam <- tryCatch(ncam(sensor_0 + sensor_1 ~ x1, toy, threads = 0), error = identity)
   expect_identical(conditionCall(from_ncam)[[1]], quote(ncam))
+  # Not internal helpers (ncam_posterior(), worker_threads()): the function the user called.
+  fit <- quick_fit(toy)
+  from_predict <- tryCatch(predict(fit, toy, threads = 0), error = identity)
+  expect_match(deparse(conditionCall(from_predict)[[1]]), "^predict")
+  toy$site <- rep(c("a", "b"), 150)
+  from_by <- tryCatch(ncam_by(sensor_0 + sensor_1 ~ x1, toy, by = "site", threads = 0), error = identity)
+  expect_identical(conditionCall(from_by)[[1]], quote(ncam_by))
 })
 
 test_that("printed output and messages name covariates as the formula wrote them", {
