@@ -157,3 +157,17 @@ check_finite_columns <- function(cols, what, call = parent.frame()) {
                    i = "Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
                  call = call)
 }
+
+# Values beyond max_reading_magnitude, as ncam() and predict() decide: their squares overflow
+# to Inf. `subject` is cli text naming the input ("Column {.val {col}} of {.arg {arg}}"),
+# interpolated in the caller's frame.
+check_not_too_large <- function(x, subject, call = parent.frame(), envir = parent.frame()) {
+  rows <- which(abs(x) > max_reading_magnitude)
+  if (length(rows) == 0L) return(invisible(x))
+  named <- gsub("([{}])", "\\1\\1", cli::format_inline(subject, .envir = envir))
+  cli::cli_abort(c(paste0(named, " has {cli::qty(length(rows))}{?a value/values} as large as
+                          {format(max(abs(x[rows])), digits = 3)} in {rows_text(rows)}: too large
+                          to compute with in double precision."),
+                   i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
+                 call = call)
+}

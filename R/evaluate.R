@@ -131,17 +131,3 @@ check_no_infinite <- function(x, subject, call = parent.frame()) {
   }
   invisible(x)
 }
-
-# As ncam() and predict() decide: beyond max_reading_magnitude the squared errors overflow to
-# Inf. `subject` as for check_no_infinite().
-check_not_too_large <- function(x, subject, call = parent.frame()) {
-  rows <- which(abs(x) > max_reading_magnitude)
-  if (length(rows) > 0L) {
-    cli::cli_abort(c(paste0(subject, " has {cli::qty(length(rows))}{?a value/values} as large as
-                            {format(max(abs(x[rows])), digits = 3)} in {rows_text(rows)}: too
-                            large to compute with in double precision."),
-                     i = "Check those rows for a unit or parsing error, or set them to
-                          {.code NA} to drop them."), call = call)
-  }
-  invisible(x)
-}

@@ -107,17 +107,8 @@ numeric_column <- function(x, column, arg, call) {
                       {rows_text(infinite)}.",
                      i = "Replace those values with NA."), call = call)
   }
-  # As ncam() and predict() decide: beyond this the squares of the errors overflow to Inf.
   x <- as.double(x)
-  big <- which(abs(x) > max_reading_magnitude)
-  if (length(big) > 0L) {
-    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) has
-                      {cli::qty(length(big))}{?a value/values} as large as
-                      {format(max(abs(x[big])), digits = 3)} in {rows_text(big)}: too large
-                      to compute with in double precision.",
-                     i = "Check those rows for a unit or parsing error, or set them to NA."),
-                   call = call)
-  }
+  check_not_too_large(x, "Column {.val {column}} (from {.arg {arg}})", call)
   x
 }
 

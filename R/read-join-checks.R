@@ -48,12 +48,7 @@ check_averaged_column <- function(x, col, arg, call) {
     cli::cli_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
                    call = call)
   }
-  big <- which(abs(x) > max_reading_magnitude)
-  if (length(big) > 0L) {
-    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} has {cli::qty(length(big))}{?a value/values} as large as {format(max(abs(x[big])), digits = 3)} in {rows_text(big)}: too large to compute with in double precision.",
-                     i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
-                   call = call)
-  }
+  check_not_too_large(x, "Column {.val {col}} of {.arg {arg}}", call)
 }
 
 # A column that is not averaged (text, factor, date) must hold one value per period and series
