@@ -4,7 +4,8 @@
 #' the true value with its uncertainty, from the sensors' agreement alone or anchored to a
 #' reference monitor observed during a co-location period (`ncam(reference = )`). Start
 #' with [ncam()], then [predict.ncam()], [calibrate()], [evaluate_fusion()] and
-#' [sensor_performance()]; see `vignette("ncam")` and `vignette("colocation")`.
+#' [sensor_performance()], and [sensor_drift()] to check the sensors after the co-location;
+#' see `vignette("ncam")` and `vignette("colocation")`.
 #'
 #' @docType package
 #' @name ncam-package

@@ -388,7 +388,15 @@ fuzz_cases <- list(
   fuzz_case("join_time_zones_differ", "join_reference", "value", ".", rows = 48,
             paste0("s <- data.frame(date = ", hourly, ", pm = 1); r <- data.frame(date = ", hourly, ", ref = 2); attr(r$date, \"tzone\") <- \"America/New_York\"; join_reference(s, r)")),
   fuzz_case("join_integer64_column", "join_reference", "value", ".", rows = 48, needs = "bit64",
-            paste0("s <- data.frame(date = ", hourly, ", pm = bit64::as.integer64(1:48)); r <- data.frame(date = ", hourly, ", ref = 2); join_reference(s, r)"))
+            paste0("s <- data.frame(date = ", hourly, ", pm = bit64::as.integer64(1:48)); r <- data.frame(date = ", hourly, ", ref = 2); join_reference(s, r)")),
+  # sensor_drift() ----------------------------------------------------------------------------
+  fuzz_case("drift_no_date_column", "sensor_drift", "error", "`date`.*date", r"-(sensor_drift(fit, toy))-"),
+  fuzz_case("drift_unknown_period", "sensor_drift", "error", "`period`",
+            r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); sensor_drift(fit, d, period = "fortnight"))-"),
+  fuzz_case("drift_infinite_reading", "sensor_drift", "error", "sensor_1.*infinite",
+            r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); d$sensor_1[4] <- Inf; sensor_drift(fit, d))-"),
+  fuzz_case("drift_one_day_periods", "sensor_drift", "value", ".", rows = 900,
+            r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); sensor_drift(fit, d, period = "day"))-")
 )
 fuzz_cases <- c(fuzz_cases, fuzz_reader_cases)
 

@@ -1,0 +1,228 @@
+# Drift of each sensor from a fitted model, period by period: each reading against what the
+# model predicts for it from the other sensors of its row (leave one sensor out).
+
+#' Check each sensor, period by period, against the other sensors
+#'
+#' After a co-location the sensors run on their own, and a sensor can drift: a laser ages, a
+#' channel clogs, a unit is moved. `sensor_drift()` takes every reading and compares it with
+#' what the fitted model predicts for that sensor from the *other* sensors of the same row (and
+#' the covariates), then averages these comparisons per period (and per unit, such as a site).
+#' A period where a sensor reads persistently above or below that prediction is flagged.
+#'
+#' **What it can and cannot see.** The check is relative: it finds a sensor that has moved away
+#' from the others (one PurpleAir channel degrading while the other does not, one box of three
+#' reading high). A drift that every sensor shares (both channels of one instrument ageing
+#' alike) leaves them agreeing with each other and is invisible here, as it is to the fused
+#' value; only a reference can reveal it. When the model was fitted with a `reference` and
+#' `newdata` holds that column with readings (a second co-location, say), the reference is checked as a
+#' sensor too: its row compares the reference with the estimate from the low-cost sensors, a
+#' direct check of the calibration. A sensor is also flagged where the model never fitted it
+#' well (a unit that differs from the others of a model pooled over sites), which is equally a
+#' reason to look.
+#'
+#' **Method.** For sensor \eqn{j} at a row, the model's predictive distribution of its reading
+#' given the other observed readings \eqn{b_{-j}} is normal with mean
+#' \eqn{a_j m_{-j} + c_j} and variance \eqn{a_j^2 / P_{-j} + \sigma_j^2}, where \eqn{m_{-j}}
+#' and \eqn{P_{-j}} are the posterior mean and precision of \eqn{\Theta} without sensor
+#' \eqn{j}. `mean_z` is the mean of the standardized differences \eqn{z} over the period;
+#' `shift` is the mean of \eqn{(b_j - c_j) / a_j - m_{-j}}, the same difference in the units
+#' of the fused value. Consecutive readings are correlated, so the standard error of `mean_z`
+#' is \eqn{s \sqrt{(1 + \rho) / ((1 - \rho) n)}}, with \eqn{s} the standard deviation of
+#' \eqn{z} within each unit's series and \eqn{\rho} the lag-1 autocorrelation of consecutive
+#' values (both pooled over units, per sensor; \eqn{\rho} at least 0). `p_value` is two-sided
+#' (normal), and `drift` is `TRUE` where the Holm-adjusted p-value, over every row of the
+#' table, is below `alpha`. Rows where the sensor or all other sensors are missing, or where
+#' the model gives no estimate (a missing covariate), do not count.
+#'
+#' @param object For `sensor_drift()`, a model fitted by [ncam()]; for `autoplot()`, the
+#'   table `sensor_drift()` returns.
+#' @param newdata A data frame with the model's sensor and covariate columns and `date`; by
+#'   default the data the model was fitted to.
+#' @param date Name of the time column (`Date` or `POSIXct`, no missing values).
+#' @param period Length of a period, as `breaks` of [cut.Date()] / [cut.POSIXt()]: `"day"`,
+#'   `"week"`, `"month"`, `"quarter"`, `"year"`, or a multiple such as `"2 weeks"`. Periods
+#'   follow the clock of the `date` column's time zone.
+#' @param unit Optional name of a column identifying units or sites: each unit's periods are
+#'   checked separately.
+#' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
+#' @param threads Number of threads; see [ncam_threads()].
+#' @param ... Must be empty; a misspelt argument is an error.
+#' @return A tibble of class `ncam_drift`, one row per unit (if given), sensor and period that
+#'   has rows in `newdata`, with `unit`, `sensor`, `period` (its start, of the class of the
+#'   `date` column), `n` (readings compared), `shift`, `mean_z`, `std_error` (of `mean_z`),
+#'   `p_value` and `drift`. Statistics are `NA` for fewer than 3 readings. `shift` is in the
+#'   model's units: for `transform = "log"` a shift of 0.1 means about 10 % above the others.
+#'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked.
+#' @seealso [sensor_params()] for the sensor model at each row, [sensor_performance()] to judge
+#'   estimates against a reference.
+#' @examples
+#' toy <- simulate_toy(n = 720, seed = 3)
+#' toy$date <- as.Date("2024-01-01") + seq_len(720) - 1
+#' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy[1:360, ], hidden = 8,
+#'             epochs = 200, learn_rate = 0.02, seed = 1, threads = 1)
+#' # sensor_2 reads 5 units high from October 2024 on
+#' later <- toy$date >= as.Date("2024-10-01")
+#' toy$sensor_2[later] <- toy$sensor_2[later] + 5
+#' drift <- sensor_drift(fit, toy, period = "month")
+#' drift[drift$sensor == "sensor_2", ]
+#' if (requireNamespace("ggplot2", quietly = TRUE)) ggplot2::autoplot(drift)
+#' @export
+sensor_drift <- function(object, newdata, date = "date", period = "month", unit = NULL,
+                         alpha = 0.01, threads = NULL) {
+  check_ncam(object)
+  if (missing(newdata)) newdata <- fitting_data(object)
+  check_data_frame(newdata, "newdata")
+  check_number(alpha, "alpha", min = 0, max = 1)
+  time <- drift_times(newdata, date)
+  starts <- drift_periods(time, period)
+  unit_values <- drift_units(newdata, unit)
+  units <- as.character(unit_values)
+  # A reference column that is entirely NA (the weeks after a co-location) adds nothing to check.
+  has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
+    !all(is.na(newdata[[object$reference]]))
+  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference)
+  loo <- leave_one_sensor_out(post)
+  sensors <- colnames(loo$z)
+  if (!has_reference) sensors <- setdiff(sensors, object$reference)
+  key <- paste(units, as.numeric(starts), sep = "\r")
+  cells <- !duplicated(key)
+  ord <- order(units, as.numeric(time))
+  tables <- lapply(sensors, function(s) {
+    z <- loo$z[, s]
+    scale <- series_scale(z[ord], units[ord])
+    n <- tapply(!is.na(z), key, sum)[key[cells]]
+    mean_z <- tapply(z, key, mean, na.rm = TRUE)[key[cells]]
+    shift <- tapply(loo$shift[, s], key, mean, na.rm = TRUE)[key[cells]]
+    enough <- n >= 3L
+    std_error <- ifelse(enough, scale$sd * sqrt(scale$inflation / n), NA_real_)
+    data.frame(unit = unit_values[cells], sensor = rep(s, sum(cells)), period = starts[cells], n = as.integer(n),
+               shift = ifelse(enough, shift, NA_real_), mean_z = ifelse(enough, mean_z, NA_real_),
+               std_error = std_error, stringsAsFactors = FALSE)
+  })
+  out <- do.call(rbind, tables)
+  out <- out[order(out$unit, match(out$sensor, sensors), out$period), ]
+  out$p_value <- 2 * stats::pnorm(-abs(out$mean_z / out$std_error))
+  out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
+  if (is.null(unit)) out$unit <- NULL
+  rownames(out) <- NULL
+  out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
+  attr(out, "alpha") <- alpha
+  attr(out, "transform") <- object$transform
+  out
+}
+
+# Leave-one-sensor-out predictive comparison of every reading: z (standardized) and shift (in
+# fused units), rows x sensors, NA where the sensor, every other sensor or the estimate is
+# missing. The posterior without sensor j is the prior plus the other sensors' information.
+leave_one_sensor_out <- function(post) {
+  b <- post$b
+  observed <- !is.na(b) & post$ok & !is.na(post$mu)
+  info <- ifelse(observed, post$a^2 / post$sigma2, 0)
+  pull <- ifelse(observed, post$a * (b - post$c) / post$sigma2, 0)
+  all_info <- 1 / post$s0_2 + rowSums(info)
+  all_pull <- post$mu0 / post$s0_2 + rowSums(pull)
+  z <- shift <- matrix(NA_real_, nrow(b), ncol(b), dimnames = list(NULL, colnames(b)))
+  for (j in seq_len(ncol(b))) {
+    others <- rowSums(observed[, -j, drop = FALSE]) > 0
+    use <- observed[, j] & others
+    precision <- all_info[use] - info[use, j]
+    mean_theta <- (all_pull[use] - pull[use, j]) / precision
+    a <- post$a[use, j]
+    predicted <- a * mean_theta + post$c[use, j]
+    z[use, j] <- (b[use, j] - predicted) / sqrt(a^2 / precision + post$sigma2[use, j])
+    shift[use, j] <- (b[use, j] - post$c[use, j]) / a - mean_theta
+  }
+  list(z = z, shift = shift)
+}
+
+# Spread of z within each unit's time-ordered series, pooled over units: its standard deviation
+# around each unit's mean, and the variance inflation (1 + rho) / (1 - rho) of a mean of n
+# consecutive values with lag-1 autocorrelation rho (taken as at least 0).
+series_scale <- function(z, units) {
+  ok <- !is.na(z)
+  z <- z[ok]
+  units <- units[ok]
+  if (length(z) < 3L) return(list(sd = NA_real_, inflation = NA_real_))
+  centred <- z - stats::ave(z, units)
+  same_unit <- units[-1] == units[-length(units)]
+  lagged <- sum((centred[-1] * centred[-length(centred)])[same_unit])
+  rho <- min(max(lagged / sum(centred^2), 0), 0.99)
+  degrees <- length(z) - length(unique(units))
+  list(sd = if (degrees > 0L) sqrt(sum(centred^2) / degrees) else NA_real_, inflation = (1 + rho) / (1 - rho))
+}
+
+drift_times <- function(data, date, call = parent.frame()) {
+  check_string(date, "date", call = call)
+  check_columns(data, date, "date", call = call)
+  check_single_columns(data, date, call)
+  time <- data[[date]]
+  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+  if (!inherits(time, c("POSIXct", "Date"))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+                    {.obj_type_friendly {time}}.", call = call)
+  }
+  bad <- which(is.na(time) | is.infinite(time))
+  if (length(bad) > 0L) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing or infinite in
+                      {rows_text(bad)}.",
+                     i = "Give every row a time or remove those rows."), call = call)
+  }
+  time
+}
+
+# The start of each row's period, of the class (and time zone) of the time column.
+drift_periods <- function(time, period, call = parent.frame()) {
+  check_string(period, "period", call = call)
+  if (length(time) == 0L) return(time)
+  cuts <- tryCatch(cut(time, breaks = period), error = function(e) NULL)
+  if (is.null(cuts)) {
+    cli::cli_abort(c("{.arg period} must be a length of time such as {.val week}, {.val month} or
+                      {.val 2 weeks}, not {.val {period}}.",
+                     i = "See the {.arg breaks} of {.fn cut.Date} and {.fn cut.POSIXt}."), call = call)
+  }
+  if (inherits(time, "Date")) return(as.Date(as.character(cuts)))
+  tz <- attr(time, "tzone")
+  as.POSIXct(as.character(cuts), tz = if (is.null(tz)) "" else tz[1])
+}
+
+drift_units <- function(data, unit, call = parent.frame()) {
+  if (is.null(unit)) return(rep("all", nrow(data)))
+  check_string(unit, "unit", call = call)
+  check_columns(data, unit, "unit", call = call)
+  check_single_columns(data, unit, call)
+  units <- data[[unit]]
+  if (!is.atomic(units) || is.list(units)) {
+    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) must hold one value per row, not
+                    {.obj_type_friendly {units}}.", call = call)
+  }
+  if (anyNA(units)) {
+    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in {rows_text(which(is.na(units)))}.",
+                   call = call)
+  }
+  units
+}
+
+#' @rdname sensor_drift
+#' @method autoplot ncam_drift
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_drift)
+autoplot.ncam_drift <- function(object, ...) {
+  rlang::check_dots_empty()
+  check_ggplot2(rlang::current_env())
+  if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
+  points <- as.data.frame(object)
+  points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
+  units_shown <- if ("unit" %in% names(points)) ggplot2::facet_wrap(ggplot2::vars(.data$unit))
+  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
+  ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
+    ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
+    ggplot2::geom_line(na.rm = TRUE) +
+    ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
+    ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
+    ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
+    units_shown +
+    ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
+                  title = "Each sensor against the estimate from the others",
+                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
+                                     attr(object, "alpha"))) +
+    plot_theme()
+}

@@ -1,0 +1,153 @@
+# sensor_drift(): the leave-one-sensor-out comparison against dense Gaussian conditioning, the
+# per-period aggregation against a hand computation, detection of an injected drift, and its
+# input checks.
+
+daily_toy <- function(n = 720, seed = 3) {
+  toy <- simulate_toy(n = n, seed = seed)
+  toy$date <- as.Date("2024-01-01") + seq_len(n) - 1
+  toy
+}
+drift_fit <- function(data) {
+  suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = data, hidden = 8, epochs = 200,
+                        learn_rate = 0.02, seed = 1, threads = 1),
+                   classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
+}
+
+test_that("each reading is compared with its conditional distribution given the other sensors", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  rows <- toy[c(5, 17, 40, 41), ]
+  rows$sensor_1[2] <- NA  # a row with two sensors: each is predicted from the other alone
+  post <- ncam:::ncam_posterior(fit, rows)
+  loo <- ncam:::leave_one_sensor_out(post)
+  params <- sensor_params(fit, rows)
+  sensors <- c("sensor_0", "sensor_1", "sensor_2")
+  for (i in seq_len(nrow(rows))) {
+    p <- params[params$.row == i, ]
+    b <- unlist(rows[i, sensors])
+    seen <- which(!is.na(b))
+    mean_b <- p$a * post$mu0[i] + p$c
+    cov_b <- post$s0_2[i] * tcrossprod(p$a) + diag(p$sigma^2)
+    for (j in seen) {
+      others <- setdiff(seen, j)
+      weights <- solve(cov_b[others, others], cov_b[others, j])
+      cond_mean <- mean_b[j] + sum(weights * (b[others] - mean_b[others]))
+      cond_var <- cov_b[j, j] - sum(weights * cov_b[others, j])
+      theta_mean <- post$mu0[i] + post$s0_2[i] *
+        sum(p$a[others] * solve(cov_b[others, others], b[others] - mean_b[others]))
+      expect_equal(unname(loo$z[i, j]), unname((b[j] - cond_mean) / sqrt(cond_var)), tolerance = 1e-8)
+      expect_equal(unname(loo$shift[i, j]), unname((b[j] - p$c[j]) / p$a[j] - theta_mean), tolerance = 1e-8)
+    }
+    expect_true(all(is.na(loo$z[i, is.na(b)])))
+  }
+})
+
+test_that("periods aggregate z with an autocorrelation-inflated standard error and Holm flags", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$sensor_2[c(3, 50)] <- NA
+  toy$x1[10] <- NA  # no estimate: the row does not count for any sensor
+  toy$sensor_0[20] <- toy$sensor_1[20] <- NA  # sensor_2 alone: nothing to compare it with
+  drift <- suppressWarnings(sensor_drift(fit, toy, period = "month"), classes = "ncam_warning_missing_covariates")
+  z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z
+  month <- format(toy$date, "%Y-%m")
+  # By hand for sensor_1: pooled lag-1 autocorrelation and sd of the one series.
+  z1 <- z[, "sensor_1"]
+  ok <- !is.na(z1)
+  centred <- z1[ok] - mean(z1[ok])
+  rho <- max(0, sum(centred[-1] * centred[-length(centred)]) / sum(centred^2))
+  s <- sqrt(sum(centred^2) / (sum(ok) - 1))
+  got <- drift[drift$sensor == "sensor_1", ]
+  expect_equal(got$period, as.Date(paste0(unique(month), "-01")))
+  expect_equal(got$n, as.vector(tapply(ok, month, sum)))
+  expect_equal(got$mean_z, as.vector(tapply(z1, month, mean, na.rm = TRUE)))
+  expect_equal(got$std_error, s * sqrt((1 + rho) / (1 - rho) / got$n))
+  expect_equal(got$p_value, 2 * pnorm(-abs(got$mean_z / got$std_error)))
+  expect_equal(drift$drift, p.adjust(drift$p_value, "holm") < 0.01)
+  expect_equal(drift$n[drift$sensor == "sensor_2"][1], 31L - 3L)  # rows 3, 10, 20 of January
+  expect_equal(nrow(drift), 3L * length(unique(month)))
+})
+
+test_that("a sensor that starts reading high is flagged there, and the largest mean_z is its own", {
+  toy <- daily_toy(720)
+  fit <- drift_fit(toy[1:360, ])
+  clean <- sensor_drift(fit, toy, period = "quarter")
+  expect_false(any(clean$drift))
+  later <- toy$date >= as.Date("2025-01-01")
+  toy$sensor_2[later] <- toy$sensor_2[later] + 8
+  drift <- sensor_drift(fit, toy, period = "quarter")
+  own <- drift[drift$sensor == "sensor_2", ]
+  expect_true(all(own$drift[own$period >= as.Date("2025-01-01")]))
+  expect_false(any(drift$drift[drift$period < as.Date("2025-01-01")]))
+  after <- drift[drift$period >= as.Date("2025-01-01"), ]
+  largest <- tapply(seq_len(nrow(after)), after$period, function(i) after$sensor[i][which.max(abs(after$mean_z[i]))])
+  expect_true(all(largest == "sensor_2"))
+  expect_true(all(own$shift[own$period >= as.Date("2025-01-01")] > 3))
+})
+
+test_that("units are checked separately and keep their values; POSIXct periods follow the zone", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$site <- factor(rep(c("north", "south"), each = 200), levels = c("south", "north"))
+  drift <- sensor_drift(fit, toy, unit = "site", period = "quarter")
+  expect_s3_class(drift$unit, "factor")
+  expect_equal(levels(drift$unit), c("south", "north"))
+  expect_equal(sum(drift$n[drift$unit == "north" & drift$sensor == "sensor_0"]), 200L)
+  one <- sensor_drift(fit, toy[toy$site == "north", ], period = "quarter")
+  expect_equal(drift$mean_z[drift$unit == "north"], one$mean_z)
+  toy$date <- as.POSIXct(paste(toy$date, "23:30"), tz = "America/New_York")
+  hourly <- sensor_drift(fit, toy, period = "month")
+  expect_equal(attr(hourly$period, "tzone"), "America/New_York")
+  expect_equal(format(hourly$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
+})
+
+test_that("the reference is checked when newdata holds it, and only then", {
+  fit <- suppressWarnings(ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
+                               hidden = 8, epochs = 30, seed = 1, threads = 1),
+                          classes = "ncam_warning_not_converged")
+  with_ref <- sensor_drift(fit, colocation, period = "week")
+  without <- sensor_drift(fit, colocation[setdiff(names(colocation), "ref")], period = "week")
+  expect_equal(unique(with_ref$sensor), c("pa_a", "pa_b", "opc", "ref"))
+  expect_equal(unique(without$sensor), c("pa_a", "pa_b", "opc"))
+  expect_equal(sum(with_ref$n[with_ref$sensor == "ref"]), sum(!is.na(colocation$ref)))
+  # The reference's z: the reference against the estimate from the low-cost sensors alone.
+  post <- ncam:::ncam_posterior(fit, colocation, use_reference = TRUE)
+  est <- suppressWarnings(predict(fit, colocation, interval = "prediction", level = 0.9),
+                          classes = "ncam_extrapolation")
+  z_ref <- ncam:::leave_one_sensor_out(post)$z[, "ref"]
+  pred_sd <- (est$.pred_upper - est$.pred_lower) / (2 * qnorm(0.95))
+  expect_equal(z_ref, (colocation$ref - est$.pred) / pred_sd, tolerance = 1e-8)
+})
+
+test_that("bad input gets errors that name the argument and column", {
+  toy <- daily_toy(100)
+  fit <- drift_fit(toy)
+  expect_error(sensor_drift(lm(sensor_0 ~ x1, toy), toy), "fitted by")
+  expect_error(sensor_drift(fit, toy, date = "when"), "when")
+  expect_error(sensor_drift(fit, transform(toy, date = as.character(date))), "POSIXct or Date")
+  bad_date <- toy
+  bad_date$date[7] <- NA
+  expect_error(sensor_drift(fit, bad_date), "row 7")
+  expect_error(sensor_drift(fit, toy, period = "fortnight"), "period")
+  expect_error(sensor_drift(fit, toy, period = c("week", "month")), "period")
+  expect_error(sensor_drift(fit, toy, unit = "site"), "site")
+  toy$site <- c(NA, rep("a", 99))
+  expect_error(sensor_drift(fit, toy, unit = "site"), "row 1")
+  expect_error(sensor_drift(fit, toy, alpha = 2), "alpha")
+  expect_error(sensor_drift(fit, toy[setdiff(names(toy), "sensor_2")]), "sensor_2")
+})
+
+test_that("autoplot draws one panel per unit", {
+  skip_if_not_installed("ggplot2")
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$site <- rep(c("north", "south"), each = 200)
+  p <- ggplot2::autoplot(sensor_drift(fit, toy, unit = "site"))
+  expect_s3_class(p, "ggplot")
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$layout$layout$PANEL)), 2L)
+  empty <- sensor_drift(fit, toy[0, ])
+  expect_equal(nrow(empty), 0L)
+  expect_named(empty, c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
+  expect_error(ggplot2::autoplot(empty), "no rows")
+})
