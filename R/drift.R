@@ -34,8 +34,9 @@
 #' table, is below `alpha`. Rows where the sensor or all other sensors are missing, or where
 #' the model gives no estimate (a missing covariate), do not count.
 #'
-#' @param object For `sensor_drift()`, a model fitted by [ncam()]; for `autoplot()`, the
-#'   table `sensor_drift()` returns.
+#' @param object For `sensor_drift()`, a model fitted by [ncam()], or fits by group from
+#'   [ncam_by()] (each row is checked against its group's model); for `autoplot()`, the table
+#'   `sensor_drift()` returns.
 #' @param newdata A data frame with the model's sensor and covariate columns and `date`; by
 #'   default the data the model was fitted to.
 #' @param date Name of the time column (`Date` or `POSIXct`, no missing values).
@@ -43,12 +44,13 @@
 #'   `"week"`, `"month"`, `"quarter"`, `"year"`, or a multiple such as `"2 weeks"`. Periods
 #'   follow the clock of the `date` column's time zone.
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
-#'   checked separately.
+#'   checked separately. For fits by group, `NULL`: the groups are the units.
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A tibble of class `ncam_drift`, one row per unit (if given), sensor and period that
-#'   has rows in `newdata`, with `unit`, `sensor`, `period` (its start, of the class of the
+#'   has rows in `newdata`, with the unit column (named as in `newdata`; for fits by group, the
+#'   `by` columns), `sensor`, `period` (its start, of the class of the
 #'   `date` column), `n` (readings compared), `shift`, `mean_z`, `std_error` (of `mean_z`),
 #'   `p_value` and `drift`. Statistics are `NA` for fewer than 3 readings. `shift` is in the
 #'   model's units: for `transform = "log"` a shift of 0.1 means about 10 % above the others.
@@ -69,18 +71,61 @@
 #' @export
 sensor_drift <- function(object, newdata, date = "date", period = "month", unit = NULL,
                          alpha = 0.01, threads = NULL) {
-  check_ncam(object)
-  if (missing(newdata)) newdata <- fitting_data(object)
+  call <- rlang::current_env()
+  by_groups <- inherits(object, "ncam_by")
+  if (by_groups) check_ncam_by(object) else check_ncam(object)
+  if (missing(newdata)) {
+    if (by_groups) cli::cli_abort("{.arg newdata} is required for fits by group.")
+    newdata <- fitting_data(object)
+  }
   check_data_frame(newdata, "newdata")
   check_number(alpha, "alpha", min = 0, max = 1)
   time <- drift_times(newdata, date)
   starts <- drift_periods(time, period)
-  unit_values <- drift_units(newdata, unit)
+  if (!by_groups) {
+    out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), threads, call)
+    unit_columns <- if (!is.null(unit)) unit
+    names(out)[names(out) == "unit"] <- if (is.null(unit)) "" else unit
+    out <- out[names(out) != ""]
+    transform <- object$transform
+  } else {
+    # Each group's rows against its own model; the groups are the units.
+    if (!is.null(unit)) {
+      cli::cli_abort(c("{.arg unit} must be {.code NULL} for fits by group.",
+                       i = "Each group of {.arg object} ({.val {attr(object, 'by')}}) is checked as a unit."))
+    }
+    unit_columns <- attr(object, "by")
+    check_columns(newdata, unit_columns, "object", data_arg = "newdata")
+    check_unit_names(unit_columns, "object")
+    group <- match_groups(object, newdata[unit_columns])
+    parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
+      rows <- which(group %in% g)
+      part <- drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
+                         rep("group", length(rows)), threads, call)
+      keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
+      cbind(keys, part[names(part) != "unit"])
+    })
+    out <- do.call(rbind, parts)
+    transform <- object$fit[[which(has_fit(object))[1]]]$transform
+  }
+  out$p_value <- 2 * stats::pnorm(-abs(out$mean_z / out$std_error))
+  out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
+  rownames(out) <- NULL
+  out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
+  attr(out, "alpha") <- alpha
+  attr(out, "transform") <- transform
+  attr(out, "unit_columns") <- unit_columns
+  out
+}
+
+# The unadjusted table of one model: per unit (unit_values), sensor and period, n, shift,
+# mean_z and std_error, sorted by unit, sensor and period.
+drift_rows <- function(object, newdata, time, starts, unit_values, threads, call) {
   units <- as.character(unit_values)
   # A reference column that is entirely NA (the weeks after a co-location) adds nothing to check.
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
-  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference)
+  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, call = call)
   loo <- leave_one_sensor_out(post)
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)
@@ -100,15 +145,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
                std_error = std_error, stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, tables)
-  out <- out[order(out$unit, match(out$sensor, sensors), out$period), ]
-  out$p_value <- 2 * stats::pnorm(-abs(out$mean_z / out$std_error))
-  out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
-  if (is.null(unit)) out$unit <- NULL
-  rownames(out) <- NULL
-  out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
-  attr(out, "alpha") <- alpha
-  attr(out, "transform") <- object$transform
-  out
+  out[order(out$unit, match(out$sensor, sensors), out$period), ]
 }
 
 # Leave-one-sensor-out predictive comparison of every reading: z (standardized) and shift (in
@@ -189,6 +226,7 @@ drift_units <- function(data, unit, call = parent.frame()) {
   if (is.null(unit)) return(rep("all", nrow(data)))
   check_string(unit, "unit", call = call)
   check_columns(data, unit, "unit", call = call)
+  check_unit_names(unit, "unit", call)
   check_single_columns(data, unit, call)
   units <- data[[unit]]
   if (!is.atomic(units) || is.list(units)) {
@@ -211,7 +249,8 @@ autoplot.ncam_drift <- function(object, ...) {
   if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
   points <- as.data.frame(object)
   points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
-  units_shown <- if ("unit" %in% names(points)) ggplot2::facet_wrap(ggplot2::vars(.data$unit))
+  unit_columns <- intersect(attr(object, "unit_columns"), names(points))
+  units_shown <- if (length(unit_columns)) ggplot2::facet_wrap(unit_columns)
   scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
@@ -225,4 +264,14 @@ autoplot.ncam_drift <- function(object, ...) {
                   subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
                                      attr(object, "alpha"))) +
     plot_theme()
+}
+
+# Unit columns keep their names in the result, beside its own columns.
+drift_columns <- c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift")
+check_unit_names <- function(columns, arg, call = parent.frame()) {
+  clash <- intersect(columns, drift_columns)
+  if (length(clash)) {
+    cli::cli_abort(c("The unit column {.val {clash}} (from {.arg {arg}}) has the name of a column of the result.",
+                     i = "Rename it in {.arg newdata}{if (arg == 'object') ' and refit' else ''}."), call = call)
+  }
 }

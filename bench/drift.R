@@ -83,7 +83,7 @@ month_error$rmse <- tapply(d$err, cell, function(e) sqrt(mean(e^2, na.rm = TRUE)
 month_error$abs_bias <- abs(tapply(d$err, cell, mean, na.rm = TRUE))[month_error$key]
 flags <- function(s, table = dr) {
   x <- table[table$sensor == s, ]
-  stats::setNames(x$drift, paste(x$unit, x$period))
+  stats::setNames(x$drift, paste(x$site, x$period))
 }
 month_error$sensor_flag <- flags("pa_a")[month_error$key] | flags("pa_b")[month_error$key]
 month_error$ref_flag <- flags("ref", dr_ref)[month_error$key]
@@ -104,7 +104,7 @@ print(summarise(list("A or B flagged" = month_error$sensor_flag, "neither flagge
       row.names = FALSE, digits = 3)
 ref_rows <- dr_ref[dr_ref$sensor == "ref" & !is.na(dr_ref$drift), ]
 colocated_until <- tapply(d$date[first_days], d$site[first_days], max)
-months_since <- as.numeric(ref_rows$period - as.Date(colocated_until[as.character(ref_rows$unit)], origin = "1970-01-01")) / 30.44
+months_since <- as.numeric(ref_rows$period - as.Date(colocated_until[as.character(ref_rows$site)], origin = "1970-01-01")) / 30.44
 band <- cut(months_since, c(-Inf, 0, 3, 6, 12, Inf), labels = c("co-location", "0-3", "3-6", "6-12", "over 12"))
 cat("\nThe reference's flags (calibration off) by months since the site's co-location:\n")
 print(data.frame(months_since = levels(band), site_months = as.vector(table(band)),

@@ -90,11 +90,11 @@ test_that("units are checked separately and keep their values; POSIXct periods f
   fit <- drift_fit(toy)
   toy$site <- factor(rep(c("north", "south"), each = 200), levels = c("south", "north"))
   drift <- sensor_drift(fit, toy, unit = "site", period = "quarter")
-  expect_s3_class(drift$unit, "factor")
-  expect_equal(levels(drift$unit), c("south", "north"))
-  expect_equal(sum(drift$n[drift$unit == "north" & drift$sensor == "sensor_0"]), 200L)
+  expect_s3_class(drift$site, "factor")
+  expect_equal(levels(drift$site), c("south", "north"))
+  expect_equal(sum(drift$n[drift$site == "north" & drift$sensor == "sensor_0"]), 200L)
   one <- sensor_drift(fit, toy[toy$site == "north", ], period = "quarter")
-  expect_equal(drift$mean_z[drift$unit == "north"], one$mean_z)
+  expect_equal(drift$mean_z[drift$site == "north"], one$mean_z)
   toy$date <- as.POSIXct(paste(toy$date, "23:30"), tz = "America/New_York")
   hourly <- sensor_drift(fit, toy, period = "month")
   expect_equal(attr(hourly$period, "tzone"), "America/New_York")
@@ -150,4 +150,25 @@ test_that("autoplot draws one panel per unit", {
   expect_equal(nrow(empty), 0L)
   expect_named(empty, c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
   expect_error(ggplot2::autoplot(empty), "no rows")
+})
+
+test_that("fits by group check each group's rows against its own model", {
+  toy <- daily_toy(600)
+  toy$site <- rep(c("north", "south"), each = 300)
+  fits <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site", hidden = 8,
+                                   epochs = 200, learn_rate = 0.02, seed = 1, threads = 1),
+                           classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
+  drift <- sensor_drift(fits, toy, period = "quarter")
+  expect_named(drift, c("site", "sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
+  for (g in c("north", "south")) {
+    one <- sensor_drift(fits$fit[[match(g, fits$site)]], toy[toy$site == g, ], period = "quarter")
+    expect_equal(drift$mean_z[drift$site == g], one$mean_z)
+    expect_equal(drift$p_value[drift$site == g], one$p_value)
+  }
+  expect_equal(drift$drift, p.adjust(drift$p_value, "holm") < 0.01)
+  expect_error(sensor_drift(fits, toy, unit = "site"), "NULL")
+  expect_error(sensor_drift(fits), "newdata")
+  toy$n <- 1
+  fit <- drift_fit(toy)
+  expect_error(sensor_drift(fit, toy, unit = "n"), "name of a column of the result")
 })
