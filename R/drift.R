@@ -192,19 +192,7 @@ drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
   check_single_columns(data, date, call)
-  time <- data[[date]]
-  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
-  if (!inherits(time, c("POSIXct", "Date"))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
-                    {.obj_type_friendly {time}}.", call = call)
-  }
-  bad <- which(is.na(time) | is.infinite(time))
-  if (length(bad) > 0L) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing or infinite in
-                      {rows_text(bad)}.",
-                     i = "Give every row a time or remove those rows."), call = call)
-  }
-  time
+  date_column(data, date, call)
 }
 
 # The start of each row's period, of the class (and time zone) of the time column.

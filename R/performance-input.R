@@ -12,21 +12,7 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   }
   # With two columns of one name, data[[name]] would silently take the first.
   check_single_columns(data, c(estimate, reference, date, unit), call)
-  time <- data[[date]]
-  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
-  if (!inherits(time, c("POSIXct", "Date"))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
-                    {.obj_type_friendly {time}}.", call = call)
-  }
-  if (anyNA(time)) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
-                      {rows_text(which(is.na(time)))}.",
-                     i = "Give every row a time or remove those rows."), call = call)
-  }
-  if (any(is.infinite(time))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) has infinite times in
-                    {rows_text(which(is.infinite(time)))}.", call = call)
-  }
+  time <- date_column(data, date, call)
   units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
     cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
@@ -50,6 +36,27 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
              day_seconds = clock$day_seconds,
              est = numeric_column(data[[estimate]], estimate, "estimate", call),
              ref = numeric_column(data[[reference]], reference, "reference", call))
+}
+
+# The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt
+# as the POSIXct instants it denotes), on every row and finite.
+date_column <- function(data, date, call = parent.frame()) {
+  time <- data[[date]]
+  if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
+  if (!inherits(time, c("POSIXct", "Date"))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+                    {.obj_type_friendly {time}}.", call = call)
+  }
+  if (anyNA(time)) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
+                      {rows_text(which(is.na(time)))}.",
+                     i = "Give every row a time or remove those rows."), call = call)
+  }
+  if (any(is.infinite(time))) {
+    cli::cli_abort("Column {.val {date}} (from {.arg date}) has infinite times in
+                    {rows_text(which(is.infinite(time)))}.", call = call)
+  }
+  time
 }
 
 # Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
