@@ -119,34 +119,20 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  control = ncam_control()) {
   call <- lean_call(match.call())
   check_data_frame(data, "data")
-  if (!inherits(formula, "formula") || length(formula) != 3L) {
-    cli::cli_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.")
-  }
-  parameterization <- match_choice(parameterization, parameterizations, "parameterization")
-  transform <- match_choice(transform, c("none", "log"), "transform")
-  control <- check_control(control)
-  check_flag(verbose, "verbose")
-  check_number(epochs, "epochs", min = 1, max = 1e6, integer = TRUE)
-  check_number(stop_iter, "stop_iter", min = 0, max = 1e6, integer = TRUE)
-  check_number(lambda_var, "lambda_var", min = 0)
-  check_number(sigma_y2, "sigma_y2", min = 0)
+  check_fit_formula(formula)
+  checked <- check_fit_arguments(mget(names(fit_argument_rules), envir = environment()),
+                                 call = environment())
+  parameterization <- checked$parameterization
+  transform <- checked$transform
+  control <- checked$control
   adam <- new_adam_settings(learn_rate, batch_size, control)
-  check_hidden(hidden)
-  threads <- resolve_threads(threads, call = rlang::current_env())
-  seed <- resolve_seed(seed)
+  threads <- checked$threads
+  seed <- checked$seed
   if (nrow(data) < 2L) cli::cli_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of
   # columns, the data's own when they are plain doubles: the engine reads them in place.
-  sensors <- sensor_names(formula)
-  check_columns(data, sensors, "formula")
-  if (length(sensors) < 2L && is.null(reference)) {
-    cli::cli_abort(c("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
-                     i = "With one low-cost sensor, give a reference monitor's readings over a co-location period with {.arg reference}."))
-  }
-  if (anyDuplicated(sensors)) {
-    cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.")
-  }
+  sensors <- fit_sensors(formula, data, reference)
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   readings <- sensor_columns(data, sensors, transform)
   if (!is.null(reference)) {
@@ -218,6 +204,61 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit
 }
 
+# ncam()'s checks of the arguments that need no data, one per argument, in the order ncam()
+# applies them; each returns the value as ncam() uses it. ncam_by() applies them once to the
+# arguments it hands to every group's fit, where an error would repeat in each group.
+fit_argument_rules <- list(
+  parameterization = function(x, call) match_choice(x, parameterizations, "parameterization", call = call),
+  transform = function(x, call) match_choice(x, c("none", "log"), "transform", call = call),
+  control = function(x, call) check_control(x, call = call),
+  verbose = function(x, call) check_flag(x, "verbose", call = call),
+  epochs = function(x, call) check_number(x, "epochs", min = 1, max = 1e6, integer = TRUE, call = call),
+  stop_iter = function(x, call) check_number(x, "stop_iter", min = 0, max = 1e6, integer = TRUE, call = call),
+  lambda_var = function(x, call) check_number(x, "lambda_var", min = 0, call = call),
+  sigma_y2 = function(x, call) check_number(x, "sigma_y2", min = 0, call = call),
+  # The optimiser's settings are checked where they are made.
+  learn_rate = function(x, call) new_adam_settings(learn_rate = x, call = call)$learn_rate,
+  batch_size = function(x, call) new_adam_settings(batch_size = x, call = call)$batch_size,
+  hidden = function(x, call) {
+    check_hidden(x, call = call)
+    x
+  },
+  threads = function(x, call) resolve_threads(x, call = call),
+  seed = function(x, call) resolve_seed(x, call = call)
+)
+
+# `args` (a named list of arguments of ncam()) with each argument that has a rule checked and
+# resolved by it; errors name `call`.
+check_fit_arguments <- function(args, call) {
+  for (arg in intersect(names(fit_argument_rules), names(args))) {
+    args[arg] <- list(fit_argument_rules[[arg]](args[[arg]], call))
+  }
+  args
+}
+
+check_fit_formula <- function(formula, call = parent.frame()) {
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    cli::cli_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.",
+                   call = call)
+  }
+}
+
+# The sensors on the left of `formula`, which must be distinct columns of `data` and at least
+# two unless there is a `reference`.
+fit_sensors <- function(formula, data, reference, call = parent.frame()) {
+  sensors <- sensor_names(formula, call = call)
+  check_columns(data, sensors, "formula", call = call)
+  if (length(sensors) < 2L && is.null(reference)) {
+    cli::cli_abort(c("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
+                     i = "With one low-cost sensor, give a reference monitor's readings over a co-location period with {.arg reference}."),
+                   call = call)
+  }
+  if (anyDuplicated(sensors)) {
+    cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.", call = call)
+  }
+  sensors
+}
+
 # The call as the fit keeps it: arguments that arrived as values rather than expressions
 # (do.call(ncam, list(data = d, ...)) puts the whole data frame in the call) are replaced by
 # their names, so that a fit never carries a copy of its data.
@@ -257,6 +298,24 @@ warn_missing_training_covariates <- function(rows, data, terms) {
 # enough readings to learn its noise level.
 reference_readings <- function(reference, data, sensors, anchor, parameterization, transform,
                                call = parent.frame()) {
+  check_reference(reference, data, sensors, anchor, parameterization, call)
+  if (all(is.na(data[[reference]]))) {
+    cli::cli_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
+                   call = call)
+  }
+  col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
+  n_obs <- sum(!is.na(col[[1]]))
+  if (n_obs < min_reference_rows) {
+    cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
+                     i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
+                   call = call)
+  }
+  col
+}
+
+# `reference` as far as the column names and the other arguments decide: a column of `data`
+# off the formula's left side, with no `anchor` (as given) and the anchored parameterization.
+check_reference <- function(reference, data, sensors, anchor, parameterization, call = parent.frame()) {
   check_string(reference, "reference", call = call)
   if (reference %in% sensors) {
     cli::cli_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
@@ -272,18 +331,6 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
                    call = call)
   }
   check_columns(data, reference, "reference", call = call)
-  if (all(is.na(data[[reference]]))) {
-    cli::cli_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
-                   call = call)
-  }
-  col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
-  n_obs <- sum(!is.na(col[[1]]))
-  if (n_obs < min_reference_rows) {
-    cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
-                     i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
-                   call = call)
-  }
-  col
 }
 
 # Fewest reference readings accepted: below this its noise head has too little to learn from.

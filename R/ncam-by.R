@@ -87,13 +87,23 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
-  # Checked once here, not in every group's fit (where errors = "skip" would skip them all).
-  if ("verbose" %in% names(args)) check_flag(args$verbose, "verbose")
-  if ("validation" %in% names(args)) check_validation_not_one(args$validation)
+  # What does not depend on a group's rows is checked once here, as ncam() checks it, not in
+  # every group's fit (where errors = "skip" would skip them all).
+  check_fit_formula(formula)
+  checked <- check_fit_arguments(args, call = environment())
+  if ("validation" %in% names(args)) check_validation(args$validation)
   in_formula <- intersect(by, all.vars(formula))
   if (length(in_formula)) {
     cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
                      i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
+  }
+  group_columns <- data[0L, !names(data) %in% by, drop = FALSE]  # the columns each fit sees
+  sensors <- fit_sensors(formula, group_columns, args$reference)
+  # ncam()'s default parameterization is the first.
+  parameterization <- if (is.null(checked$parameterization)) parameterizations[1] else checked$parameterization
+  resolve_anchor(args$anchor, sensors, parameterization)
+  if (!is.null(args$reference)) {
+    check_reference(args$reference, group_columns, sensors, args$anchor, parameterization)
   }
   check_formula_terms(formula[[3]])
   if (!"." %in% all.names(formula[[3]])) {

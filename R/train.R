@@ -86,46 +86,51 @@ check_training_rows <- function(rows, n_usable, call = parent.frame()) {
                  call = call)
 }
 
-# A fraction in [0, 1), a logical per row or row numbers. A single 1 is refused: 100 % or row
-# 1? A fraction too small to give one of the usable rows runs without early stopping, with a
-# warning (an error would stop ncam_by() on its smallest groups).
+# A fraction in [0, 1), a logical per row or row numbers. A fraction too small to give one
+# of the usable rows runs without early stopping, with a warning (an error would stop
+# ncam_by() on its smallest groups).
 resolve_validation <- function(validation, n, usable, seed, call = parent.frame()) {
-  if (is.logical(validation) && length(validation) == n) {
-    if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)
-    return(validation)
-  }
-  check_validation_not_one(validation, call)
-  if (is.numeric(validation) && length(validation) == 1L && !is.na(validation) &&
-      validation >= 0 && validation < 1) {
-    out <- logical(n)
-    candidates <- which(usable)
-    n_val <- round(validation * length(candidates))
-    if (n_val > 0) {
-      out[with_local_seed(seed, candidates[sample.int(length(candidates), n_val)])] <- TRUE
-    } else if (validation > 0 && length(candidates) >= 2L) {  # else training fails anyway
-      cli::cli_warn(c("{.arg validation} = {validation} of the {length(candidates)} usable row{?s} (complete covariates and a sensor reading) is no row: training runs without early stopping.",
-                      i = "Give a fraction of at least {signif(0.5 / length(candidates), 2)} for validation rows, or {.code validation = 0} to train on every row."),
-                    class = "ncam_warning_no_validation_rows", call = call)
-    }
-    return(out)
-  }
-  if (is.numeric(validation) && length(validation) >= 1L && !anyNA(validation) &&
-      all(validation == round(validation)) && all(validation >= 1 & validation <= n)) {
-    out <- logical(n)
+  check_validation(validation, n, call)
+  if (is.logical(validation)) return(validation)
+  out <- logical(n)
+  if (length(validation) > 1L || validation >= 1) {
     out[validation] <- TRUE
     return(out)
   }
-  cli::cli_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row ({n}), or row numbers.",
-                 call = call)
+  candidates <- which(usable)
+  n_val <- round(validation * length(candidates))
+  if (n_val > 0) {
+    out[with_local_seed(seed, candidates[sample.int(length(candidates), n_val)])] <- TRUE
+  } else if (validation > 0 && length(candidates) >= 2L) {  # else training fails anyway
+    cli::cli_warn(c("{.arg validation} = {validation} of the {length(candidates)} usable row{?s} (complete covariates and a sensor reading) is no row: training runs without early stopping.",
+                    i = "Give a fraction of at least {signif(0.5 / length(candidates), 2)} for validation rows, or {.code validation = 0} to train on every row."),
+                  class = "ncam_warning_no_validation_rows", call = call)
+  }
+  out
 }
 
-# A single 1 could mean every row (a fraction) or row 1; ncam_by() checks it once for all groups.
-check_validation_not_one <- function(validation, call = parent.frame()) {
+# `validation` for `n` rows; with `n = NULL` (ncam_by(), for groups of any size) as far as it
+# does not depend on the number of rows. A single 1 is refused: 100 % or row 1?
+check_validation <- function(validation, n = NULL, call = parent.frame()) {
+  if (is.logical(validation) && (is.null(n) || length(validation) == n)) {
+    if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)
+    return(invisible(validation))
+  }
   if (is.numeric(validation) && length(validation) == 1L && isTRUE(validation == 1)) {
     cli::cli_abort(c("{.arg validation} = 1 is ambiguous: all the rows, or row 1?",
                      i = "Give a fraction below 1 (such as {.code 0.1}), or the validation rows as a logical vector with one element per row."),
                    call = call)
   }
+  fraction <- is.numeric(validation) && length(validation) == 1L && !is.na(validation) &&
+    validation >= 0 && validation < 1
+  row_numbers <- is.numeric(validation) && length(validation) >= 1L && !anyNA(validation) &&
+    all(validation == round(validation)) && all(validation >= 1 & validation <= (if (is.null(n)) Inf else n))
+  if (!fraction && !row_numbers) {
+    per_row <- if (is.null(n)) "" else paste0(" (", n, ")")
+    cli::cli_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row{per_row}, or row numbers.",
+                   call = call)
+  }
+  invisible(validation)
 }
 
 # The engine stops at a user interrupt (checked on the main thread); R must then see an

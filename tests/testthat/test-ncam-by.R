@@ -153,6 +153,59 @@ test_that("the same seed gives the same fits, leaving R's generator alone; bad i
   expect_error(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1), "site = 3")
 })
 
+test_that("ncam()'s arguments that no group's rows decide are checked once, up front, as ncam() checks them", {
+  toy <- by_fixture()
+  group_data <- toy[setdiff(names(toy), "site")]  # the columns each group's fit sees
+  # The error is ncam()'s own, from ncam_by() itself: a group's fit would give "Could not fit
+  # group ..." (with the error as its parent), or "No group could be fitted" with "skip".
+  bad <- list(list(hidden = -1), list(epochs = "a"), list(learn_rate = 0), list(batch_size = 0.5),
+              list(stop_iter = -1), list(lambda_var = NA), list(sigma_y2 = -1), list(transform = "sqrt"),
+              list(verbose = NA), list(control = list()), list(parameterization = "free"),
+              list(anchor = "nonexistent"), list(anchor = 2), list(reference = 3), list(reference = "nope"),
+              list(reference = "site"), list(reference = "sensor_1"), list(anchor = "sensor_0", reference = "x2"),
+              list(parameterization = "unanchored", anchor = "sensor_1"),
+              list(parameterization = "no_bias", reference = "x2"), list(validation = 1))
+  for (args in bad) {
+    alone <- expect_error(rlang::inject(ncam(by_formula, group_data, !!!args)))
+    for (errors in c("stop", "skip")) {
+      by_group <- expect_error(rlang::inject(ncam_by(by_formula, toy, by = "site", errors = errors, !!!args)))
+      expect_identical(conditionMessage(by_group), conditionMessage(alone))
+      expect_identical(by_group$call[[1]], quote(ncam_by))
+      expect_null(by_group$parent)
+    }
+  }
+  # Errors ncam() words with a group's row count or in R's words: ncam_by()'s own.
+  expect_error(ncam_by(by_formula, toy, by = "site", validation = c(TRUE, NA), errors = "skip"),
+               "^`validation` must not contain \"NA\"\\.$")
+  expect_error(ncam_by(by_formula, toy, by = "site", validation = "a", errors = "skip"),
+               "^`validation` must be a fraction in \\[0, 1\\), a logical vector with one element per row, or row numbers\\.$")
+  expect_error(ncam_by(by_formula, toy, by = "site", hiden = 4, errors = "skip"), "`hiden` is not an argument of `ncam\\(\\)`")
+  err <- expect_error(ncam_by(by_formula, toy, by = "site", seed = NA, errors = "skip"), "`seed` must be a whole number")
+  expect_identical(err$call[[1]], quote(ncam_by))
+})
+
+test_that("arguments that pass the checks reach each group's fit unchanged", {
+  toy <- by_fixture()
+  toy$ref <- ifelse(seq_len(nrow(toy)) %% 3 == 0, toy$truth, NA)
+  settings <- list(
+    list(anchor = "sensor_1", hidden = 4L, learn_rate = 0.01, batch_size = 64, validation = 0.2, stop_iter = 2L,
+         lambda_var = 0.01, sigma_y2 = 0.01, control = ncam_control(clip_norm = 5), verbose = FALSE),
+    list(reference = "ref", parameterization = "anchored", hidden = c(3, 2), validation = c(2, 5, 7)),
+    list(parameterization = "unanchored", transform = "none", hidden = integer(0), validation = 0)
+  )
+  for (args in settings) {
+    fits <- suppressWarnings(rlang::inject(ncam_by(by_formula, toy, by = "site", epochs = 3L, seed = 2,
+                                                   threads = 1, !!!args)))
+    for (k in seq_len(nrow(fits))) {
+      rows <- toy$site == fits$site[k]
+      alone <- suppressWarnings(rlang::inject(ncam(by_formula, toy[rows, names(toy) != "site"], epochs = 3L,
+                                                   seed = fits$.seed[k], threads = 1, !!!args)))
+      expect_identical(fits$fit[[k]]$params, alone$params)
+      expect_identical(fits$fit[[k]]$n_validation, alone$n_validation)
+    }
+  }
+})
+
 test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA", {
   toy <- by_fixture()
   toy$site[4] <- 3  # a group of one row cannot be fitted
