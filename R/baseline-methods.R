@@ -100,7 +100,8 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' @param ... Unused by `print()`, `summary()`, `logLik()` and `nobs()`; must be empty for
 #'   `tidy()`, `glance()` and `augment()`.
 #' @return `print()` returns `x` invisibly; `summary()` an object that prints; `logLik()` a `logLik` object;
-#'   `nobs()` an integer; `tidy()`, `glance()` and `augment()` tibbles.
+#'   `nobs()` an integer; `tidy()`, `glance()` and `augment()` tibbles. `fitted()` and
+#'   `residuals()` are errors: a baseline keeps no data, so use `predict()` with `newdata`.
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
 #' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
@@ -181,6 +182,21 @@ logLik.ncam_baseline <- function(object, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 nobs.ncam_baseline <- function(object, ...) object$nobs
+
+# stats' default methods would return NULL: a baseline keeps no fitted values or data.
+#' @rdname ncam_baseline-methods
+#' @export
+fitted.ncam_baseline <- function(object, ...) {
+  cli::cli_abort(c("A baseline keeps only its parameters, not its data or fitted values.",
+                   i = "Use {.code predict(object, newdata)} for the fused values of a data frame."))
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+residuals.ncam_baseline <- function(object, ...) {
+  cli::cli_abort(c("A baseline keeps only its parameters, so it has no residuals to give.",
+                   i = "Compare {.code predict(object, newdata)$.pred} with a reference column of {.arg newdata}."))
+}
 
 #' @importFrom generics tidy glance
 #' @rdname ncam_baseline-methods

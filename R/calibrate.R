@@ -198,7 +198,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     trained <- if (whole) NA_integer_ else count_fitted_rows(object, data, labelled)
     if (whole || isTRUE(trained > 0L)) {
       cli::cli_warn(c(paste0(if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else "{trained} of the {length(labelled)} row{?s} of {.arg data} with a reference reading {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to",
-                             ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
+                             if (is.null(object$reference)) ": the model was trained on those rows and fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says." else ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
                       i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
                     class = "ncam_warning_in_sample_calibration")
     }

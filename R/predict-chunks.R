@@ -19,7 +19,8 @@
 #'   `predict()` on each whole file: `chunk_rows` is rounded up to a multiple of 128, the
 #'   engine's block of rows (other chunk boundaries would change the last bits of the float
 #'   arithmetic). A function input makes its own chunks: they give `predict()`'s results to the
-#'   last bits when their rows are multiples of 128, and to about 1e-8 otherwise.
+#'   last bits when their rows are multiples of 128, and to about 1e-7 relative otherwise
+#'   (single-precision networks; see [predict.ncam()]).
 #'
 #' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
 #'   package when it is installed, else each whole with the smaller nanoparquet package (an

@@ -11,10 +11,11 @@
 #' is treated as missing, with a warning naming the sensor and rows.
 #'
 #' The networks run in single precision unless the model was fitted with
-#' `ncam_control(precision = "double")`: a row's results can then differ in about the eighth
+#' `ncam_control(precision = "double")`: a row's results can then differ in about the seventh
 #' significant digit with the rows predicted beside it (the engine works on blocks of rows), so
-#' `predict(fit, d[1:10, ])` and `predict(fit, d)[1:10, ]` agree to about 1e-8, not bit for
-#' bit; with double-precision networks they agree to the last bits (about 1e-15).
+#' `predict(fit, d[1:10, ])` and `predict(fit, d)[1:10, ]` agree to about 1e-7 relative (single
+#' precision), not bit for bit; with double-precision networks they agree to the last bits
+#' (about 1e-15).
 #'
 #' @param object A fitted [ncam()] model.
 #' @param newdata A data frame with the sensor columns (readings may be `NA`) and the

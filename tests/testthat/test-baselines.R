@@ -422,3 +422,10 @@ test_that("the mean baseline refuses a stuck sensor, and many groups get colours
   rgb <- t(grDevices::col2rgb(colours))
   expect_gt(min(stats::dist(rgb)), 40)
 })
+
+test_that("fitted() and residuals() of a baseline are clear errors, not NULL", {
+  toy <- simulate_toy(300, seed = 1)
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "ivw")
+  expect_error(fitted(base), "predict\\(object, newdata\\)")
+  expect_error(residuals(base), "no residuals")
+})

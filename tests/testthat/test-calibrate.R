@@ -376,3 +376,13 @@ test_that("method = \"split\" defaults `reference` to the model's reference colu
   expect_error(calibrate(fit, d[setdiff(names(d), "ref")], method = "split"),
                "no column .*ref.*reference the model was fitted with")
 })
+
+test_that("the in-sample warning of a label-free fit does not say a reference trained it", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, hidden = 4, epochs = 10,
+                               seed = 1, threads = 1), classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
+  w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", seed = 1, threads = 1),
+                      class = "ncam_warning_in_sample_calibration")
+  expect_match(conditionMessage(w), "trained on those rows")
+  expect_no_match(conditionMessage(w), "reference readings trained")
+})
