@@ -166,7 +166,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
-  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  check_seed(seed)
   if (method == "split") {
     if (is.null(reference) && !is.null(object$reference)) {
       # The model's own reference column, whichever way "split" was chosen.

@@ -87,10 +87,16 @@ check_scalar_level <- function(level, call = parent.frame()) {
   invisible(level)
 }
 
+# A seed: NULL, or a whole number that set.seed() and the C++ generator take.
+check_seed <- function(seed, call = parent.frame()) {
+  check_number(seed, "seed", min = 0, max = .Machine$integer.max, integer = TRUE, allow_null = TRUE,
+               call = call)
+}
+
 # Seed for the C++ generator: NULL draws one from R's RNG so set.seed() works.
 resolve_seed <- function(seed, call = parent.frame()) {
+  check_seed(seed, call)
   if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
-  check_number(seed, "seed", min = 0, max = .Machine$integer.max, integer = TRUE, call = call)
   as.integer(seed)
 }
 

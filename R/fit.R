@@ -186,7 +186,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit <- new_ncam_fit(call, formula, design, sensors, anchor, parameterization, transform, spec,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
                       fitted_summary = NULL,
-                      data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)))
+                      data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)),
+                      data_columns = names(data))
   fit$n_screened <- screened$counts
   fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
   fit$flag_columns <- flag_columns(data, model_columns(design$terms))

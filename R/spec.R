@@ -51,10 +51,13 @@ new_scaling <- function(x_center = numeric(0), x_scale = rep(1, length(x_center)
 # summary), so that saveRDS() works and the object stays small whatever the data's size.
 new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterization, transform, spec,
                          params, scaling, sigma_y2, trained, rows, settings, fitted_summary,
-                         data_check) {
+                         data_check, data_columns = character(0)) {
   caller_env <- environment(formula)
-  kept_env <- formula_environment(caller_env, formula, attr(design$terms, "parameters"))
+  kept_env <- formula_environment(caller_env, formula, attr(design$terms, "parameters"), data_columns)
   environment(formula) <- kept_env
+  # do.call(ncam, list(formula, ...)) puts the formula object itself in the call, and with it
+  # the caller's frame: the call keeps the lightened one.
+  if (inherits(call$formula, "formula")) call$formula <- formula
   terms <- design$terms
   attr(terms, ".Environment") <- kept_env
   # kept_env reaches the caller's data itself when it is the caller's environment or a child of it.
@@ -85,17 +88,18 @@ head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
 # The formula's `parameters` (k in poly(x1, k), see formula_parameters()) are copied wherever
 # they live, the global environment included: a saved fit predicts in a session that never
 # had them.
-formula_environment <- function(env, formula, parameters = NULL) {
-  kept <- light_environment(env, all.names(formula))
+formula_environment <- function(env, formula, parameters = NULL, data_columns = character(0)) {
+  kept <- light_environment(env, all.names(formula), skip = data_columns)
   if (!is_top_environment(kept)) parameters <- setdiff(parameters, names(kept))  # kept already
   if (!length(parameters)) return(kept)
   list2env(mget(parameters, envir = kept, inherits = TRUE), envir = new.env(parent = kept))
 }
 
 # `env` cut down to the objects called `names` found in its function frames, above its first
-# global, package or namespace environment. A function found there would carry its own frame
+# global, package or namespace environment, except objects other than functions named in `skip`
+# (the data's columns). A function found there would carry its own frame
 # along: it gets the same treatment for the names of its body and defaults (a few levels deep).
-light_environment <- function(env, names, depth = 0L) {
+light_environment <- function(env, names, depth = 0L, skip = character(0)) {
   if (!is.environment(env)) return(env)
   frames <- frames_below_top(env)
   if (!length(frames)) return(env)
@@ -105,6 +109,8 @@ light_environment <- function(env, names, depth = 0L) {
     holder <- Find(function(frame) exists(name, envir = frame, inherits = FALSE), frames)
     if (is.null(holder)) next
     value <- get(name, envir = holder)
+    # model.frame() takes a data column before any object of that name (functions aside).
+    if (name %in% skip && !is.function(value)) next
     if (is.function(value) && !is.primitive(value) && depth < 3L) {
       used <- c(all.names(body(value)), unlist(lapply(formals(value), all.names)))
       environment(value) <- light_environment(environment(value), used, depth + 1L)

@@ -31,7 +31,7 @@ split_random <- function(data,
                          seed = NULL) {
   check_data_frame(data)
   prop <- check_prop(prop)
-  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  check_seed(seed)
   if (nrow(data) == 0L) return(empty_split())
   n <- nrow(data)
   counts <- allocate_counts(n, prop)
@@ -159,7 +159,7 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
   block <- parse_duration(block, "block")
   gap <- parse_gap(gap, time, date)
   prop <- check_prop(prop)
-  check_number(seed, "seed", min = 0, integer = TRUE, allow_null = TRUE)
+  check_seed(seed)
   if (nrow(data) == 0L) return(empty_split())
 
   block_id <- floor((time - min(time)) / block)

@@ -443,3 +443,38 @@ test_that("a numeric covariate given as a date-time, as TRUE/FALSE or as complex
   nd$x1 <- NA
   expect_true(all(is.na(suppressWarnings(predict(fit, nd))$.pred)))
 })
+
+test_that("fits made in a function keep neither its data nor copies of the data's columns", {
+  toy <- simulate_toy(n = 5000, seed = 23)
+  toy$site <- rep(1:2, 2500)
+  data_bytes <- length(serialize(toy, NULL))
+  quiet <- function(expr) suppressWarnings(expr, classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
+  # A local object named like a column: model.frame() uses the column, so the fit need not keep it.
+  shadowed_column <- function(d) {
+    x1 <- d$x1
+    sensor_0 <- d
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, hidden = 4, epochs = 3, seed = 1, threads = 1)
+  }
+  # do.call() puts the formula object, and with it the function's frame, in the call.
+  formula_in_call <- function(d) {
+    fo <- sensor_0 + sensor_1 + sensor_2 ~ x1
+    do.call(ncam, list(fo, data = d, hidden = 4, epochs = 3, seed = 1, threads = 1))
+  }
+  by_site <- function(d) {
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, by = "site", hidden = 4, epochs = 3, seed = 1, threads = 1)
+  }
+  fits <- list(quiet(shadowed_column(toy)), quiet(formula_in_call(toy)), quiet(by_site(toy)))
+  for (fit in fits) expect_lt(length(serialize(fit, NULL)), data_bytes / 10)
+  direct <- quiet(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4, epochs = 3, seed = 1, threads = 1))
+  expect_identical(predict(fits[[1]], toy), predict(direct, toy))
+  expect_identical(predict(fits[[2]], toy), predict(direct, toy))
+})
+
+test_that("seeds beyond the integer range are refused by name everywhere", {
+  toy <- simulate_toy(n = 300, seed = 1)
+  fit <- quick_fit(toy)
+  expect_error(split_random(toy, seed = 2^31), "`seed` must be a whole number between 0 and 2147483647")
+  toy$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(nrow(toy))
+  expect_error(split_blocks(toy, date = "date", seed = 2^31), "`seed` must be a whole number")
+  expect_error(calibrate(fit, toy, seed = 2^31), "`seed` must be a whole number between")
+})
