@@ -5,8 +5,8 @@ skip_if_not_installed("ggplot2")
 
 plot_toy <- simulate_toy(300, seed = 21)
 plot_toy$date <- as.Date("2024-01-01") + seq_len(nrow(plot_toy)) - 1
-plot_fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = plot_toy[1:200, ],
-                 anchor = "sensor_0", hidden = 8, epochs = 5, seed = 1, threads = 1)
+plot_fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = plot_toy[1:200, ],
+                           anchor = "sensor_0", hidden = 8, epochs = 5, seed = 1, threads = 1))
 plot_test <- plot_toy[201:300, ]
 
 test_that("every type returns a ggplot that builds", {
@@ -172,8 +172,8 @@ test_that("the sensors plot of the PurpleAir data anchors the reference monitor"
   dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
   pa <- read_purpleair_aqs(list.files(dir, pattern = "\\.csv$", full.names = TRUE)[1])
-  fit <- ncam(ref + pa_a + pa_b ~ rh + temperature, pa, anchor = "ref", hidden = 8, epochs = 5,
-              seed = 1, threads = 1)
+  fit <- short_fit(ncam(ref + pa_a + pa_b ~ rh + temperature, pa, anchor = "ref", hidden = 8, epochs = 5,
+                        seed = 1, threads = 1))
   p <- ggplot2::autoplot(fit, "sensors", newdata = pa)
   points <- layer_data_of(p, "GeomPoint")
   # 5,000 of the rows are drawn, for each of 3 sensors and 3 parameters.

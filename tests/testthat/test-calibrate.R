@@ -238,9 +238,9 @@ test_that("empirical pseudo-labels pick observed sensors uniformly", {
 })
 
 test_that("predict keeps rows in order; missing covariates give NA bounds", {
-  fit_x <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x, data = transform(train, x = rnorm(2000)),
-                anchor = "sensor_0", hidden = integer(0), epochs = 5, seed = 1,
-                verbose = FALSE, threads = 1)
+  fit_x <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x, data = transform(train, x = rnorm(2000)),
+                          anchor = "sensor_0", hidden = integer(0), epochs = 5, seed = 1,
+                          verbose = FALSE, threads = 1))
   cal <- calibrate(fit_x, transform(cal_data, x = rnorm(1000)), m = 5, seed = 1)
   new <- transform(test_data[1:40, ], x = rnorm(40))
   new$x[c(3, 17)] <- NA

@@ -1,8 +1,8 @@
 test_that("print, summary, coef, residuals and plot describe the fit", {
   toy <- simulate_toy(n = 400, seed = 31)
   toy$sensor_2[3] <- NA
-  fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = c(4L, 3L), epochs = 3L,
-              seed = 1, threads = 1)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = c(4L, 3L), epochs = 3L,
+                        seed = 1, threads = 1))
   expect_snapshot(print(fit))
   s <- summary(fit)
   expect_s3_class(s, "summary.ncam")

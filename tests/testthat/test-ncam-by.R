@@ -13,34 +13,34 @@ by_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1
 
 test_that("a group keeps its seed and fit when other groups come or its key changes type", {
   toy <- by_fixture()
-  two <- ncam_by(by_formula, toy[toy$site %in% c(1, 2), ], by = "site", hidden = 4L, epochs = 2L, seed = 7)
+  two <- short_fit(ncam_by(by_formula, toy[toy$site %in% c(1, 2), ], by = "site", hidden = 4L, epochs = 2L, seed = 7))
   toy$site[1:50] <- 0  # a new group that sorts first
-  three <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7)
+  three <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7))
   expect_identical(three$.seed[three$site == 1], two$.seed[two$site == 1])
   expect_identical(three$fit[[which(three$site == 1)]]$params, two$fit[[which(two$site == 1)]]$params)
   toy$site <- factor(toy$site)
-  as_factor <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7)
+  as_factor <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7))
   expect_identical(as_factor$.seed, three$.seed)
-  expect_false(identical(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 8)$.seed,
+  expect_false(identical(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 8))$.seed,
                          three$.seed))
 })
 
 test_that("each group's fit is ncam() on its rows with the group's seed", {
   toy <- by_fixture()
-  fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 11)
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 11))
   expect_s3_class(fits, c("ncam_by", "tbl_df"))
   expect_identical(fits$site, c(1, 2))  # sorted
   expect_identical(fits$.n, c(150L, 300L))
   expect_false(fits$.seed[1] == fits$.seed[2])
   for (k in 1:2) {
     rows <- toy$site == fits$site[k]
-    alone <- ncam(by_formula, data = toy[rows, ], hidden = 4L, epochs = 3L, seed = fits$.seed[k],
-                  threads = 1L)
+    alone <- short_fit(ncam(by_formula, data = toy[rows, ], hidden = 4L, epochs = 3L, seed = fits$.seed[k],
+                            threads = 1L))
     expect_identical(fits$fit[[k]]$params, alone$params)
     expect_identical(stats::predict(fits$fit[[k]], toy[rows, ]), stats::predict(alone, toy[rows, ]))
   }
   # Two key columns: groups are the combinations present.
-  two <- ncam_by(by_formula, toy, by = c("site", "unit"), hidden = 4L, epochs = 2L, seed = 1)
+  two <- short_fit(ncam_by(by_formula, toy, by = c("site", "unit"), hidden = 4L, epochs = 2L, seed = 1))
   expect_identical(two$site, c(1, 1, 2, 2))
   expect_identical(two$unit, c("a", "b", "a", "b"))
   expect_identical(sum(two$.n), 450L)
@@ -49,12 +49,13 @@ test_that("each group's fit is ncam() on its rows with the group's seed", {
 test_that("`~ .` leaves out the by columns, and a formula naming one is refused", {
   toy <- by_fixture()[c("sensor_0", "sensor_1", "sensor_2", "x1", "x2", "site")]
   toy$site <- c("north", "south")[toy$site]  # text: one value per group, which `~ .` would refuse
-  fits <- ncam_by(sensor_0 + sensor_1 + sensor_2 ~ ., toy, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ ., toy, by = "site", hidden = 4L, epochs = 2L,
+                            seed = 3))
   pred <- stats::predict(fits, toy)  # newdata with the by column, as the data was
   for (k in 1:2) {
     rows <- toy$site == fits$site[k]
-    alone <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[rows, ], hidden = 4L,
-                  epochs = 2L, seed = fits$.seed[k], threads = 1L)
+    alone <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[rows, ], hidden = 4L,
+                            epochs = 2L, seed = fits$.seed[k], threads = 1L))
     expect_identical(fits$fit[[k]]$params, alone$params)
     expect_identical(as.list(pred[rows, ]), as.list(stats::predict(alone, toy[rows, ])))
   }
@@ -65,7 +66,7 @@ test_that("`~ .` leaves out the by columns, and a formula naming one is refused"
 
 test_that("predict() and augment() route rows to their group's model, in order", {
   toy <- by_fixture()
-  fits <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2)
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2))
   newdata <- toy[c(1, 160, 2, 300, 151), ]  # sites 2, 1, 2, 1, 1
   got <- stats::predict(fits, newdata, interval = "credible", level = 0.8)
   want <- rbind(stats::predict(fits$fit[[2]], toy[c(1, 2), ], interval = "credible", level = 0.8),
@@ -92,7 +93,7 @@ test_that("predict() and augment() route rows to their group's model, in order",
 test_that("rows without a group: the model's groups and newdata's keys as written, and a key of another type", {
   toy <- by_fixture()
   toy$day <- as.Date("2022-01-01") + 31 * (toy$site - 1)  # 2022-01-01 and 2022-02-01
-  fits <- ncam_by(by_formula, toy, by = "day", hidden = 4L, epochs = 2L, seed = 1)
+  fits <- short_fit(ncam_by(by_formula, toy, by = "day", hidden = 4L, epochs = 2L, seed = 1))
   groups <- paste("day =", format(fits$day), collapse = "; ")
   flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
   # The same days as date-times match no group: the error says why and how to convert.
@@ -133,15 +134,15 @@ test_that("the same seed gives the same fits, leaving R's generator alone; bad i
   set.seed(99)
   kind <- RNGkind()
   state <- .Random.seed
-  a <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3)
+  a <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3))
   expect_identical(RNGkind(), kind)
   expect_identical(.Random.seed, state)
-  b <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3, threads = 1)
+  b <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 3, threads = 1))
   expect_identical(lapply(a$fit, `[[`, "params"), lapply(b$fit, `[[`, "params"))
   set.seed(4)
-  c1 <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L)
+  c1 <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L))
   set.seed(4)
-  c2 <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L)
+  c2 <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L))
   expect_identical(c1$.seed, c2$.seed)
   expect_error(ncam_by(by_formula, toy, by = "station"), "station")
   expect_error(ncam_by(by_formula, toy, by = "site", epoch = 2), "epoch")
@@ -150,7 +151,7 @@ test_that("the same seed gives the same fits, leaving R's generator alone; bad i
   toy$site[c(4, 9)] <- NA
   expect_error(ncam_by(by_formula, toy, by = "site"), "rows 4 and 9")
   toy$site[c(4, 9)] <- c(3, 1)  # a group of one row cannot be fitted
-  expect_error(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1), "site = 3")
+  expect_error(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1)), "site = 3")
 })
 
 test_that("ncam()'s arguments that no group's rows decide are checked once, up front, as ncam() checks them", {
@@ -243,12 +244,12 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
 
 test_that("multisession and cluster plans give the sequential fits", {
   toy <- by_fixture()
-  sequential <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7)
+  sequential <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7))
   for (kind in c("multisession", "cluster")) {
     local({
       local_two_workers(kind)
       kind <- RNGkind()
-      parallel <- ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7)
+      parallel <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7))
       expect_identical(RNGkind(), kind)
       expect_identical(parallel$.seed, sequential$.seed)
       expect_identical(lapply(parallel$fit, `[[`, "params"), lapply(sequential$fit, `[[`, "params"))
@@ -328,11 +329,8 @@ test_that("zero rows, and fits by group without a model, are clear errors", {
 test_that("ncam_by()'s own warnings have classes", {
   toy <- by_fixture()
   toy$site[4] <- 3  # a group of one row cannot be fitted
-  muffle_short_run <- function(expr) {
-    withCallingHandlers(expr, ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
-  }
-  expect_warning(fits <- muffle_short_run(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
-                                                  errors = "skip")),
+  expect_warning(fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
+                                           errors = "skip")),
                  "1 of 3 groups could not be fitted", class = "ncam_warning_group_not_fitted")
   expect_warning(stats::predict(fits, toy[c(4, 1), ]), "without a model", class = "ncam_warning_no_group_model")
   expect_warning(stats::predict(fits, transform(toy[1:2, ], site = c(1, 9))), "Not a group of `object`",

@@ -16,8 +16,8 @@ coloc_data <- function(n, seed, n_ref) {
 }
 
 fit_ref <- function(d, ...) {
-  ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 40L, seed = 3L,
-       threads = 1L, ...)
+  short_fit(ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 40L, seed = 3L,
+                 threads = 1L, ...))
 }
 
 test_that("the reference column's place in the data does not change the fit", {
@@ -151,8 +151,8 @@ test_that("prediction intervals cover a new anchor reading and credible ones cov
   expect_lt(abs(cover_ci - 0.9), tol)
   expect_true(all(pi$.pred_upper - pi$.pred_lower > ci$.pred_upper - ci$.pred_lower))
   # Without an anchor there is no instrument to predict a reading of.
-  un <- ncam(s1 + s2 ~ 1, data = d[train, ], parameterization = "unanchored", hidden = integer(0),
-             epochs = 2L, seed = 1L, threads = 1L)
+  un <- short_fit(ncam(s1 + s2 ~ 1, data = d[train, ], parameterization = "unanchored", hidden = integer(0),
+                       epochs = 2L, seed = 1L, threads = 1L), also = "ncam_warning_two_sensors")
   expect_error(predict(un, test, interval = "prediction"), "no anchor")
 })
 

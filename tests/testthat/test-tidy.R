@@ -1,8 +1,8 @@
 # tidy(), glance() and augment() against the model's own accessors and hand computations.
 
 tidy_toy <- simulate_toy(400, seed = 11)
-tidy_fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy[1:300, ],
-                 anchor = "sensor_1", hidden = 8, epochs = 5, seed = 1, threads = 1)
+tidy_fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy[1:300, ],
+                           anchor = "sensor_1", hidden = 8, epochs = 5, seed = 1, threads = 1))
 
 test_that("tidy() has one typed row per sensor", {
   out <- tidy(tidy_fit)
@@ -59,8 +59,9 @@ test_that("glance() matches logLik, AIC, BIC, nobs and the training record", {
 })
 
 test_that("converged is FALSE when the best epoch is the last one run, TRUE after early stopping", {
-  short <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy, hidden = 8, epochs = 2,
-                stop_iter = 30, seed = 1, threads = 1)
+  expect_warning(short <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = tidy_toy, hidden = 8, epochs = 2,
+                               stop_iter = 30, seed = 1, threads = 1),
+                 class = "ncam_warning_not_converged")
   expect_identical(c(short$best_epoch, short$epochs_run), c(2L, 2L))
   expect_false(glance(short)$converged)
 
@@ -72,8 +73,8 @@ test_that("converged is FALSE when the best epoch is the last one run, TRUE afte
 })
 
 test_that("glance() gives NA validation NLL without validation rows", {
-  fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = tidy_toy[1:100, ], hidden = 8, epochs = 3,
-              validation = 0, seed = 1, threads = 1)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = tidy_toy[1:100, ], hidden = 8, epochs = 3,
+                        validation = 0, seed = 1, threads = 1))
   out <- glance(fit)
   expect_identical(out$n_validation, 0L)
   expect_identical(out$validation_nll, NA_real_)
