@@ -13,7 +13,9 @@
 #' from the others (one PurpleAir channel degrading while the other does not, one box of three
 #' reading high). A drift that every sensor shares (both channels of one instrument ageing
 #' alike) leaves them agreeing with each other and is invisible here, as it is to the fused
-#' value; only a reference can reveal it. When the model was fitted with a `reference` and
+#' value; only a reference can reveal it. With two low-cost sensors and no reference, either
+#' one drifting moves both comparisons, in opposite directions: both are flagged, and the check
+#' cannot say which of the two moved (a third sensor, or the reference, can). When the model was fitted with a `reference` and
 #' `newdata` holds that column with readings (a second co-location, say), the reference is checked as a
 #' sensor too: its row compares the reference with the estimate from the low-cost sensors, a
 #' direct check of the calibration. A sensor is also flagged where the model never fitted it
@@ -26,11 +28,21 @@
 #' and \eqn{P_{-j}} are the posterior mean and precision of \eqn{\Theta} without sensor
 #' \eqn{j}. `mean_z` is the mean of the standardized differences \eqn{z} over the period;
 #' `shift` is the mean of \eqn{(b_j - c_j) / a_j - m_{-j}}, the same difference in the units
-#' of the fused value. Consecutive readings are correlated, so the standard error of `mean_z`
-#' is \eqn{s \sqrt{(1 + \rho) / ((1 - \rho) n)}}, with \eqn{s} the standard deviation of
-#' \eqn{z} within each unit's series and \eqn{\rho} the lag-1 autocorrelation of consecutive
-#' values (both pooled over units, per sensor; \eqn{\rho} at least 0). `p_value` is two-sided
-#' (normal), and `drift` is `TRUE` where the Holm-adjusted p-value, over every row of the
+#' of the fused value. The standard error of `mean_z` has two parts, each pooled over units
+#' per sensor: the readings' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}, with \eqn{s}
+#' the standard deviation of \eqn{z} around its period's mean and \eqn{\rho} the lag-1
+#' autocorrelation of consecutive readings (at least 0); and the variance \eqn{\tau^2} by
+#' which the means of consecutive periods differ beyond that noise (weather and pollution
+#' regimes that last longer than a few readings), estimated from the mean of their squared
+#' differences beyond that noise, each capped at a high multiple of their median so that one
+#' step change barely moves it (0 with fewer than three pairs of consecutive periods). A
+#' period is thus judged against the ordinary variation from period to period, not only against
+#' the noise of its readings. `p_value` tests whether the period's true mean z lies beyond
+#' `tolerance` (with `tolerance = 0`, whether it differs from 0), two-sided, with a t
+#' distribution whose degrees of freedom are the number of pairs of consecutive periods (normal
+#' without them): a difference too small to matter, such as what remains of the model's own
+#' estimation error, is not flagged however many readings a period holds. `drift` is `TRUE`
+#' where the Holm-adjusted p-value, over every row of the
 #' table, is below `alpha`. Rows where the sensor or all other sensors are missing, or where
 #' the model gives no estimate (a missing covariate), do not count.
 #'
@@ -40,14 +52,19 @@
 #' @param newdata A data frame with the model's sensor and covariate columns and `date`; by
 #'   default the data the model was fitted to.
 #' @param date Name of the time column (`Date` or `POSIXct`, no missing values).
-#' @param period Length of a period, as `breaks` of [cut.Date()] / [cut.POSIXt()]: `"day"`,
-#'   `"week"`, `"month"`, `"quarter"`, `"year"`, or a multiple such as `"2 weeks"`. Periods
-#'   follow the clock of the `date` column's time zone.
+#' @param period Length of a period: `"week"` (from Monday), `"month"`, `"quarter"`,
+#'   `"year"` or a whole multiple such as `"2 weeks"`, periods of the calendar in the `date`
+#'   column's time zone; `"1 day"` or more whole days, from local midnight (a day of a clock
+#'   change has 23 or 25 hours); or for date-times `"1 hour"`, `"30 min"` and such, spans of
+#'   that length counted from 1970-01-01 UTC (as in [join_reference()]).
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
 #'   checked separately. For fits by group, `NULL`: the groups are the units.
+#' @param tolerance The smallest mean difference counted as drift, in standard deviations of
+#'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
+#'   shifts smaller than a tenth of the spread of a reading around its prediction.
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
-#' @param ... Must be empty; a misspelt argument is an error.
+#' @param ... For `autoplot()`: must be empty.
 #' @return A tibble of class `ncam_drift`, one row per unit (if given), sensor and period that
 #'   has rows in `newdata`, with the unit column (named as in `newdata`; for fits by group, the
 #'   `by` columns), `sensor`, `period` (its start, of the class of the
@@ -70,7 +87,7 @@
 #' if (requireNamespace("ggplot2", quietly = TRUE)) ggplot2::autoplot(drift)
 #' @export
 sensor_drift <- function(object, newdata, date = "date", period = "month", unit = NULL,
-                         alpha = 0.01, threads = NULL) {
+                         tolerance = 0.1, alpha = 0.01, threads = NULL) {
   call <- rlang::current_env()
   by_groups <- inherits(object, "ncam_by")
   if (by_groups) check_ncam_by(object) else check_ncam(object)
@@ -79,11 +96,12 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     newdata <- fitting_data(object)
   }
   check_data_frame(newdata, "newdata")
+  check_number(tolerance, "tolerance", min = 0)
   check_number(alpha, "alpha", min = 0, max = 1)
   time <- drift_times(newdata, date)
   starts <- drift_periods(time, period)
   if (!by_groups) {
-    out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), threads, call)
+    out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), tolerance, threads, call)
     unit_columns <- if (!is.null(unit)) unit
     names(out)[names(out) == "unit"] <- if (is.null(unit)) "" else unit
     out <- out[names(out) != ""]
@@ -101,14 +119,13 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
       part <- drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
-                         rep("group", length(rows)), threads, call)
+                         rep("group", length(rows)), tolerance, threads, call)
       keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
       cbind(keys, part[names(part) != "unit"])
     })
     out <- do.call(rbind, parts)
     transform <- object$fit[[which(has_fit(object))[1]]]$transform
   }
-  out$p_value <- 2 * stats::pnorm(-abs(out$mean_z / out$std_error))
   out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
   rownames(out) <- NULL
   out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
@@ -120,7 +137,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
 
 # The unadjusted table of one model: per unit (unit_values), sensor and period, n, shift,
 # mean_z and std_error, sorted by unit, sensor and period.
-drift_rows <- function(object, newdata, time, starts, unit_values, threads, call) {
+drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, threads, call) {
   units <- as.character(unit_values)
   # A reference column that is entirely NA (the weeks after a co-location) adds nothing to check.
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
@@ -129,20 +146,19 @@ drift_rows <- function(object, newdata, time, starts, unit_values, threads, call
   loo <- leave_one_sensor_out(post)
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)
-  key <- paste(units, as.numeric(starts), sep = "\r")
-  cells <- !duplicated(key)
-  ord <- order(units, as.numeric(time))
+  unit_code <- match(units, unique(units))  # exact: text of numbers could merge two units
+  cell <- paste(unit_code, as.numeric(starts), sep = "\r")
+  first <- !duplicated(cell)
+  ord <- order(unit_code, as.numeric(time))
   tables <- lapply(sensors, function(s) {
-    z <- loo$z[, s]
-    scale <- series_scale(z[ord], units[ord])
-    n <- tapply(!is.na(z), key, sum)[key[cells]]
-    mean_z <- tapply(z, key, mean, na.rm = TRUE)[key[cells]]
-    shift <- tapply(loo$shift[, s], key, mean, na.rm = TRUE)[key[cells]]
-    enough <- n >= 3L
-    std_error <- ifelse(enough, scale$sd * sqrt(scale$inflation / n), NA_real_)
-    data.frame(unit = unit_values[cells], sensor = rep(s, sum(cells)), period = starts[cells], n = as.integer(n),
-               shift = ifelse(enough, shift, NA_real_), mean_z = ifelse(enough, mean_z, NA_real_),
-               std_error = std_error, stringsAsFactors = FALSE)
+    periods <- period_means(loo$z[, s], loo$shift[, s], cell, first, unit_code, starts)
+    spread <- period_spread(loo$z[ord, s], cell[ord], periods)
+    enough <- periods$n >= 3L
+    std_error <- ifelse(enough, sqrt(spread$between + spread$within / periods$n), NA_real_)
+    mean_z <- ifelse(enough, periods$mean_z, NA_real_)
+    data.frame(unit = unit_values[first], sensor = rep(s, sum(first)), period = starts[first], n = periods$n,
+               shift = ifelse(enough, periods$shift, NA_real_), mean_z = mean_z, std_error = std_error,
+               p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df), stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, tables)
   out[order(out$unit, match(out$sensor, sensors), out$period), ]
@@ -172,21 +188,66 @@ leave_one_sensor_out <- function(post) {
   list(z = z, shift = shift)
 }
 
-# Spread of z within each unit's time-ordered series, pooled over units: its standard deviation
-# around each unit's mean, and the variance inflation (1 + rho) / (1 - rho) of a mean of n
-# consecutive values with lag-1 autocorrelation rho (taken as at least 0).
-series_scale <- function(z, units) {
+# p-value of "the period's true mean z lies within +-tolerance": the probability of a mean as
+# far out at the nearer edge of that interval, under a t distribution with df degrees of freedom.
+beyond_tolerance <- function(mean_z, std_error, tolerance, df) {
+  distance <- abs(mean_z) / std_error
+  edge <- tolerance / std_error
+  pmin(1, stats::pt(edge - distance, df) + stats::pt(-edge - distance, df))
+}
+
+# Per unit and period (cells, in the order of their first rows): readings compared, mean z
+# and mean shift.
+period_means <- function(z, shift, cell, first, unit_code, starts) {
+  keys <- cell[first]
+  list(n = as.integer(tapply(!is.na(z), cell, sum)[keys]),
+       mean_z = as.vector(tapply(z, cell, mean, na.rm = TRUE)[keys]),
+       shift = as.vector(tapply(shift, cell, mean, na.rm = TRUE)[keys]),
+       unit = unit_code[first], start = as.numeric(starts[first]))
+}
+
+# The two parts of the variance of a period's mean z, pooled over units. Within: the variance
+# of z around its period's mean, times (1 + rho) / (1 - rho) for the lag-1 autocorrelation rho
+# of consecutive readings of a period (rho at least 0), to be divided by n. Between: what
+# consecutive periods' means vary by beyond that (slow weather and pollution regimes the
+# model does not follow), from the squared differences of consecutive means beyond their
+# noise; df, the number of those differences, sets the t distribution of the test.
+period_spread <- function(z, cell, periods) {
   ok <- !is.na(z)
   z <- z[ok]
-  units <- units[ok]
-  if (length(z) < 3L) return(list(sd = NA_real_, inflation = NA_real_))
-  centred <- z - stats::ave(z, units)
-  same_unit <- units[-1] == units[-length(units)]
-  lagged <- sum((centred[-1] * centred[-length(centred)])[same_unit])
-  rho <- min(max(lagged / sum(centred^2), 0), 0.99)
-  degrees <- length(z) - length(unique(units))
-  list(sd = if (degrees > 0L) sqrt(sum(centred^2) / degrees) else NA_real_, inflation = (1 + rho) / (1 - rho))
+  cell <- cell[ok]
+  centred <- z - stats::ave(z, cell)
+  degrees <- length(z) - length(unique(cell))
+  if (degrees < 2L) return(list(within = NA_real_, between = NA_real_, df = Inf))
+  same_cell <- cell[-1] == cell[-length(cell)]
+  rho <- min(max(sum((centred[-1] * centred[-length(centred)])[same_cell]) / sum(centred^2), 0), 0.99)
+  within <- sum(centred^2) / degrees * (1 + rho) / (1 - rho)
+  used <- periods$n >= 3L
+  means <- periods$mean_z[used]
+  unit <- periods$unit[used]
+  by_time <- order(unit, periods$start[used])
+  means <- means[by_time]
+  unit <- unit[by_time]
+  n <- periods$n[used][by_time]
+  consecutive <- which(unit[-1] == unit[-length(unit)])
+  # Fewer than three differences say nothing reliable about the spread between periods.
+  if (length(consecutive) < 3L) return(list(within = within, between = 0, df = Inf))
+  difference2 <- (means[consecutive + 1L] - means[consecutive])^2
+  noise2 <- within * (1 / n[consecutive + 1L] + 1 / n[consecutive])
+  # Each squared difference counts up to the 99th percentile of its distribution at a scale
+  # set by the median, so that one step change does not inflate the spread (the cap costs the
+  # mean 1.9 %, given back by `capped_share`).
+  scale <- stats::median(difference2) / stats::qchisq(0.5, 1)
+  capped <- pmin(difference2, stats::qchisq(0.99, 1) * scale)
+  list(within = within, between = max(0, (mean(capped) / capped_share - mean(noise2)) / 2),
+       df = length(consecutive))
 }
+
+# The mean of min(X, q99) for X chi-square with 1 degree of freedom, q99 its 99th percentile.
+capped_share <- local({
+  q99 <- stats::qchisq(0.99, 1)
+  1 - stats::pchisq(q99, 3, lower.tail = FALSE) + q99 * 0.01
+})
 
 drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
@@ -195,19 +256,33 @@ drift_times <- function(data, date, call = parent.frame()) {
   date_column(data, date, call)
 }
 
-# The start of each row's period, of the class (and time zone) of the time column.
+# The start of each row's period, of the class (and time zone) of the time column. Weeks
+# (from Monday), months, quarters and years are calendar periods of the local clock; days and
+# shorter periods are those of join_reference(): whole days from local midnight (23 or 25 hours
+# at a clock change), shorter spans as multiples of their length since the epoch.
 drift_periods <- function(time, period, call = parent.frame()) {
   check_string(period, "period", call = call)
-  if (length(time) == 0L) return(time)
-  cuts <- tryCatch(cut(time, breaks = period), error = function(e) NULL)
-  if (is.null(cuts)) {
-    cli::cli_abort(c("{.arg period} must be a length of time such as {.val week}, {.val month} or
-                      {.val 2 weeks}, not {.val {period}}.",
-                     i = "See the {.arg breaks} of {.fn cut.Date} and {.fn cut.POSIXt}."), call = call)
+  calendar <- "^ *([0-9]+)? *(week|month|quarter|year)s? *$"
+  spec <- if (!grepl(calendar, period)) {
+    tryCatch(parse_period(period, "period"), error = function(e) NULL)
   }
-  if (inherits(time, "Date")) return(as.Date(as.character(cuts)))
-  tz <- attr(time, "tzone")
-  as.POSIXct(as.character(cuts), tz = if (is.null(tz)) "" else tz[1])
+  if (!grepl(calendar, period) && (is.null(spec) || (inherits(time, "Date") && spec$days == 0))) {
+    cli::cli_abort(c("{.arg period} must be a length of time such as {.val 1 day}, {.val week},
+                      {.val month} or {.val 2 weeks}, not {.val {period}}.",
+                     i = "Units: sec, min, hour, day (whole numbers of days), week, month, quarter, year{if (inherits(time, 'Date')) '; a Date column needs whole days or longer' else ''}."),
+                   call = call)
+  }
+  if (length(time) == 0L) return(time)
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  day <- if (inherits(time, "Date")) time else as.Date(format(time, "%Y-%m-%d", tz = tz))
+  if (grepl(calendar, period)) {
+    start_day <- as.Date(as.character(cut(day, breaks = trimws(period))))
+  } else if (spec$days > 0) {
+    start_day <- as.Date(floor(as.numeric(day) / spec$days) * spec$days, origin = "1970-01-01")
+  } else {
+    return(period_start(time, spec))
+  }
+  if (inherits(time, "Date")) start_day else day_start(start_day, tz)
 }
 
 drift_units <- function(data, unit, call = parent.frame()) {
@@ -246,6 +321,8 @@ autoplot.ncam_drift <- function(object, ...) {
     ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
     ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
     ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
+    ggplot2::guides(size = ggplot2::guide_legend(override.aes = list(size = 2.5)),
+                    x = ggplot2::guide_axis(check.overlap = TRUE)) +
     units_shown +
     ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
                   title = "Each sensor against the estimate from the others",

@@ -42,6 +42,7 @@ generics::augment
 #'   under Value in [ncam()]; required for a calibration object.
 #' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
 #'   `"prediction"`, passed to [predict.ncam()].
+#' @param use_reference,threads For `augment.ncam()`: passed to [predict.ncam()].
 #' @param level Coverage level of the interval, strictly between 0 and 1. For
 #'   `augment()` of a calibration object it defaults to the level given to
 #'   [calibrate()]; for its `tidy()` it is the levels to tabulate.
@@ -127,13 +128,14 @@ glance.ncam <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
-                         level = 0.9, ...) {
+                         level = 0.9, use_reference = FALSE, threads = NULL, ...) {
   rlang::check_dots_empty()
   if (missing(newdata)) newdata <- fitting_data(x)
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_level(level)
-  pred <- stats::predict(x, newdata, interval = interval, level = level)
+  pred <- stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference,
+                         threads = threads)
   bind_predictions(newdata, pred)
 }
 

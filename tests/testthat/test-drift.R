@@ -42,7 +42,7 @@ test_that("each reading is compared with its conditional distribution given the 
   }
 })
 
-test_that("periods aggregate z with an autocorrelation-inflated standard error and Holm flags", {
+test_that("periods aggregate z with within- and between-period variance, a t test beyond the tolerance and Holm flags", {
   toy <- daily_toy(400)
   fit <- drift_fit(toy)
   toy$sensor_2[c(3, 50)] <- NA
@@ -51,21 +51,39 @@ test_that("periods aggregate z with an autocorrelation-inflated standard error a
   drift <- suppressWarnings(sensor_drift(fit, toy, period = "month"), classes = "ncam_warning_missing_covariates")
   z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z
   month <- format(toy$date, "%Y-%m")
-  # By hand for sensor_1: pooled lag-1 autocorrelation and sd of the one series.
-  z1 <- z[, "sensor_1"]
-  ok <- !is.na(z1)
-  centred <- z1[ok] - mean(z1[ok])
-  rho <- max(0, sum(centred[-1] * centred[-length(centred)]) / sum(centred^2))
-  s <- sqrt(sum(centred^2) / (sum(ok) - 1))
+  # By hand for sensor_1, one unit, rows already in time order.
+  ok <- !is.na(z[, "sensor_1"])
+  z1 <- z[ok, "sensor_1"]
+  m1 <- month[ok]
+  centred <- z1 - ave(z1, m1)
+  lag_products <- 0
+  for (t in seq_along(z1)[-1]) if (m1[t] == m1[t - 1]) lag_products <- lag_products + centred[t] * centred[t - 1]
+  rho <- max(0, lag_products / sum(centred^2))
+  within <- sum(centred^2) / (length(z1) - length(unique(m1))) * (1 + rho) / (1 - rho)
+  n <- as.vector(table(m1))
+  means <- as.vector(tapply(z1, m1, mean))
+  squared_steps <- diff(means)^2
+  noise <- within * (1 / n[-1] + 1 / n[-length(n)])
+  q99 <- qchisq(0.99, 1)
+  cap_mean <- integrate(function(x) pmin(x, q99) * dchisq(x, 1), 0, Inf)$value
+  capped <- pmin(squared_steps, q99 * median(squared_steps) / qchisq(0.5, 1))
+  between <- max(0, (mean(capped) / cap_mean - mean(noise)) / 2)
   got <- drift[drift$sensor == "sensor_1", ]
   expect_equal(got$period, as.Date(paste0(unique(month), "-01")))
-  expect_equal(got$n, as.vector(tapply(ok, month, sum)))
-  expect_equal(got$mean_z, as.vector(tapply(z1, month, mean, na.rm = TRUE)))
-  expect_equal(got$std_error, s * sqrt((1 + rho) / (1 - rho) / got$n))
-  expect_equal(got$p_value, 2 * pnorm(-abs(got$mean_z / got$std_error)))
+  expect_equal(got$n, n)
+  expect_equal(got$mean_z, means)
+  expect_equal(got$std_error, sqrt(between + within / n))
+  df <- length(squared_steps)
+  far <- abs(means) / got$std_error
+  edge <- 0.1 / got$std_error
+  expect_equal(got$p_value, pmin(1, pt(edge - far, df) + pt(-edge - far, df)))
   expect_equal(drift$drift, p.adjust(drift$p_value, "holm") < 0.01)
   expect_equal(drift$n[drift$sensor == "sensor_2"][1], 31L - 3L)  # rows 3, 10, 20 of January
   expect_equal(nrow(drift), 3L * length(unique(month)))
+  # tolerance = 0 is the plain two-sided t test.
+  plain <- suppressWarnings(sensor_drift(fit, toy, period = "month", tolerance = 0),
+                            classes = "ncam_warning_missing_covariates")
+  expect_equal(plain$p_value[plain$sensor == "sensor_1"], 2 * pt(-far, df))
 })
 
 test_that("a sensor that starts reading high is flagged there, and the largest mean_z is its own", {
@@ -171,4 +189,19 @@ test_that("fits by group check each group's rows against its own model", {
   toy$n <- 1
   fit <- drift_fit(toy)
   expect_error(sensor_drift(fit, toy, unit = "n"), "name of a column of the result")
+})
+
+test_that("periods follow the local calendar across clock changes", {
+  spring <- as.POSIXct("2024-03-30 00:00", tz = "Europe/Berlin") + 3600 * (0:70)
+  starts <- ncam:::drift_periods(spring, "day")
+  expect_equal(format(unique(starts), "%Y-%m-%d %H:%M"), c("2024-03-30 00:00", "2024-03-31 00:00", "2024-04-01 00:00"))
+  expect_equal(as.vector(table(factor(format(starts, "%d"), c("30", "31", "01")))), c(24L, 23L, 24L))  # the short day of the change
+  weeks <- ncam:::drift_periods(spring, "week")
+  expect_equal(format(unique(weeks), "%Y-%m-%d %H:%M %Z"), c("2024-03-25 00:00 CET", "2024-04-01 00:00 CEST"))
+  autumn <- as.POSIXct("2024-10-27 00:00", tz = "Europe/Berlin") + 3600 * (0:5)
+  expect_length(unique(ncam:::drift_periods(autumn, "1 hour")), 6L)  # both 02:00 hours
+  days <- as.Date("2024-01-01") + 0:40
+  expect_equal(unique(ncam:::drift_periods(days, "2 weeks")), as.Date(c("2024-01-01", "2024-01-15", "2024-01-29")))
+  expect_error(ncam:::drift_periods(days, "1 hour"), "whole days")
+  expect_error(ncam:::drift_periods(days, "1.5 month"), "period")
 })

@@ -215,3 +215,19 @@ test_that("bad tidy, glance and augment input gives clear errors", {
   expect_snapshot(augment(cal), error = TRUE)
   expect_snapshot(augment(cal, tidy_toy[1:5, ], interval = "credible"), error = TRUE)
 })
+
+test_that("augment() passes threads and use_reference to predict()", {
+  toy <- simulate_toy(300, seed = 5)
+  fit <- quick_fit(toy)
+  expect_identical(augment(fit, toy, threads = 1), augment(fit, toy))
+  expect_error(augment(fit, toy, threads = 0), "threads")
+  data(colocation, package = "ncam", envir = environment())
+  ref_fit <- short_fit(ncam(pa_a + pa_b ~ rh, data = colocation, reference = "ref", hidden = 4, epochs = 5,
+                            seed = 1, threads = 1), also = c("ncam_warning_clamp", "ncam_extrapolation"))
+  with_ref <- suppressWarnings(augment(ref_fit, colocation, use_reference = TRUE), classes = "ncam_extrapolation")
+  direct <- suppressWarnings(predict(ref_fit, colocation, use_reference = TRUE), classes = "ncam_extrapolation")
+  expect_equal(with_ref$.pred, direct$.pred)
+  observed <- !is.na(colocation$ref)
+  expect_false(isTRUE(all.equal(with_ref$.pred[observed],
+                                suppressWarnings(augment(ref_fit, colocation), classes = "ncam_extrapolation")$.pred[observed])))
+})
