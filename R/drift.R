@@ -115,7 +115,19 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     unit_columns <- attr(object, "by")
     check_columns(newdata, unit_columns, "object", data_arg = "newdata")
     check_unit_names(unit_columns, "object")
-    group <- match_groups(object, newdata[unit_columns])
+    if (nrow(newdata) == 0L) {
+      part <- drift_rows(object$fit[[which(has_fit(object))[1]]], newdata, time, starts, character(0),
+                         tolerance, threads, call)
+      return(finish_drift(cbind(as.data.frame(object[0L, unit_columns, drop = FALSE]), part[names(part) != "unit"]),
+                          alpha, object$fit[[which(has_fit(object))[1]]]$transform, unit_columns))
+    }
+    # match_groups() warns in predict()'s words; here such rows are left unchecked.
+    group <- suppressWarnings(match_groups(object, newdata[unit_columns]), classes = "ncam_warning_no_group_model")
+    if (anyNA(group)) {
+      cli::cli_warn(c("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to no group with a model: {?it is/they are} not checked.",
+                      i = "Groups with a model: {shown_labels(object[has_fit(object), unit_columns, drop = FALSE])}."),
+                    class = "ncam_warning_no_group_model")
+    }
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
       part <- drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
@@ -126,6 +138,11 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     out <- do.call(rbind, parts)
     transform <- object$fit[[which(has_fit(object))[1]]]$transform
   }
+  finish_drift(out, alpha, transform, unit_columns)
+}
+
+# The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
+finish_drift <- function(out, alpha, transform, unit_columns) {
   out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
   rownames(out) <- NULL
   out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")

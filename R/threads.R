@@ -42,5 +42,11 @@ resolve_threads <- function(threads, call) {
 # The AVX2+FMA engine is used where the CPU has it, unless options(ncam.simd = FALSE) or the
 # environment variable NCAM_SIMD=0 asks for the portable one.
 use_simd <- function() {
-  isTRUE(getOption("ncam.simd", TRUE)) && !identical(Sys.getenv("NCAM_SIMD"), "0")
+  option <- getOption("ncam.simd", TRUE)
+  if (!is.logical(option) || length(option) != 1L || is.na(option)) {
+    # "no" or 0 would otherwise quietly pick an engine the user did not name.
+    cli::cli_abort("Option {.code ncam.simd} must be {.code TRUE} or {.code FALSE}, not {.obj_type_friendly {option}}.",
+                   call = NULL)
+  }
+  option && !identical(Sys.getenv("NCAM_SIMD"), "0")
 }

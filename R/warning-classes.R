@@ -47,7 +47,7 @@ warning_classes <- do.call(rbind, lapply(list(
     "columns of newdata replaced by the new predictions"),
   c("ncam_warning_group_not_fitted", "ncam_by()",
     "groups left without a model by errors = \"skip\""),
-  c("ncam_warning_no_group_model", "predict() of ncam_by()",
+  c("ncam_warning_no_group_model", "predict() of ncam_by(), sensor_drift()",
     "rows of no group with a model"),
   c("ncam_warning_in_sample_calibration", "calibrate()",
     "the calibration rows were used to fit the model"),

@@ -205,3 +205,16 @@ test_that("periods follow the local calendar across clock changes", {
   expect_error(ncam:::drift_periods(days, "1 hour"), "whole days")
   expect_error(ncam:::drift_periods(days, "1.5 month"), "period")
 })
+
+test_that("fits by group: no rows give an empty table, rows of no group are left unchecked with a warning", {
+  toy <- daily_toy(400)
+  toy$site <- rep(c("north", "south"), each = 200)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy[toy$site == "north", ], by = "site",
+                            hidden = 4, epochs = 20, seed = 1, threads = 1), also = "ncam_warning_clamp")
+  empty <- sensor_drift(fits, toy[0, ])
+  expect_equal(nrow(empty), 0L)
+  expect_named(empty, c("site", "sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
+  expect_warning(drift <- sensor_drift(fits, toy), "200 rows.*not checked", class = "ncam_warning_no_group_model")
+  expect_equal(unique(drift$site), "north")
+  expect_equal(sum(drift$n[drift$sensor == "sensor_0"]), 200L)
+})

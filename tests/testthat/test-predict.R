@@ -480,3 +480,11 @@ test_that("seeds beyond the integer range are refused by name everywhere", {
   expect_error(split_blocks(toy, date = "date", seed = 2^31), "`seed` must be a whole number")
   expect_error(calibrate(fit, toy, seed = 2^31), "`seed` must be a whole number between")
 })
+
+test_that("an option ncam.simd other than TRUE or FALSE is an error, not a silent engine choice", {
+  toy <- simulate_toy(n = 300, seed = 1)
+  fit <- quick_fit(toy)
+  withr::with_options(list(ncam.simd = "no"), expect_error(predict(fit, toy), "ncam.simd.*TRUE.*FALSE"))
+  withr::with_options(list(ncam.simd = 0), expect_error(predict(fit, toy), "ncam.simd"))
+  expect_identical(withr::with_options(list(ncam.simd = TRUE), predict(fit, toy)), predict(fit, toy))
+})
