@@ -48,5 +48,10 @@ use_simd <- function() {
     cli::cli_abort("Option {.code ncam.simd} must be {.code TRUE} or {.code FALSE}, not {.obj_type_friendly {option}}.",
                    call = NULL)
   }
-  option && !identical(Sys.getenv("NCAM_SIMD"), "0")
+  variable <- Sys.getenv("NCAM_SIMD")
+  if (!variable %in% c("", "0", "1")) {
+    cli::cli_abort("Environment variable {.envvar NCAM_SIMD} must be {.val 0} or {.val 1}, not {.val {variable}}.",
+                   call = NULL)
+  }
+  option && variable != "0"
 }

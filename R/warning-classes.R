@@ -47,6 +47,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "columns of newdata replaced by the new predictions"),
   c("ncam_warning_group_not_fitted", "ncam_by()",
     "groups left without a model by errors = \"skip\""),
+  c("ncam_warning_few_periods", "sensor_drift()",
+    "too few periods per sensor to judge the variation between them: no test"),
   c("ncam_warning_no_group_model", "predict() of ncam_by(), sensor_drift()",
     "rows of no group with a model"),
   c("ncam_warning_in_sample_calibration", "calibrate()",

@@ -48,7 +48,7 @@ test_that("periods aggregate z with within- and between-period variance, a t tes
   toy$sensor_2[c(3, 50)] <- NA
   toy$x1[10] <- NA  # no estimate: the row does not count for any sensor
   toy$sensor_0[20] <- toy$sensor_1[20] <- NA  # sensor_2 alone: nothing to compare it with
-  drift <- suppressWarnings(sensor_drift(fit, toy, period = "month"), classes = "ncam_warning_missing_covariates")
+  drift <- sensor_drift(fit, toy, period = "month")
   z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z
   month <- format(toy$date, "%Y-%m")
   # By hand for sensor_1, one unit, rows already in time order.
@@ -65,7 +65,7 @@ test_that("periods aggregate z with within- and between-period variance, a t tes
   squared_steps <- diff(means)^2
   noise <- within * (1 / n[-1] + 1 / n[-length(n)])
   q99 <- qchisq(0.99, 1)
-  cap_mean <- integrate(function(x) pmin(x, q99) * dchisq(x, 1), 0, Inf)$value
+  cap_mean <- (integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01)
   capped <- pmin(squared_steps, q99 * median(squared_steps) / qchisq(0.5, 1))
   between <- max(0, (mean(capped) / cap_mean - mean(noise)) / 2)
   got <- drift[drift$sensor == "sensor_1", ]
@@ -81,8 +81,7 @@ test_that("periods aggregate z with within- and between-period variance, a t tes
   expect_equal(drift$n[drift$sensor == "sensor_2"][1], 31L - 3L)  # rows 3, 10, 20 of January
   expect_equal(nrow(drift), 3L * length(unique(month)))
   # tolerance = 0 is the plain two-sided t test.
-  plain <- suppressWarnings(sensor_drift(fit, toy, period = "month", tolerance = 0),
-                            classes = "ncam_warning_missing_covariates")
+  plain <- sensor_drift(fit, toy, period = "month", tolerance = 0)
   expect_equal(plain$p_value[plain$sensor == "sensor_1"], 2 * pt(-far, df))
 })
 
@@ -111,7 +110,9 @@ test_that("units are checked separately and keep their values; POSIXct periods f
   expect_s3_class(drift$site, "factor")
   expect_equal(levels(drift$site), c("south", "north"))
   expect_equal(sum(drift$n[drift$site == "north" & drift$sensor == "sensor_0"]), 200L)
-  one <- sensor_drift(fit, toy[toy$site == "north", ], period = "quarter")
+  # One unit of three quarters has 2 pairs of consecutive quarters: too few to test, pooled 4.
+  expect_warning(one <- sensor_drift(fit, toy[toy$site == "north", ], period = "quarter"),
+                 class = "ncam_warning_few_periods")
   expect_equal(drift$mean_z[drift$site == "north"], one$mean_z)
   toy$date <- as.POSIXct(paste(toy$date, "23:30"), tz = "America/New_York")
   hourly <- sensor_drift(fit, toy, period = "month")
@@ -201,9 +202,16 @@ test_that("periods follow the local calendar across clock changes", {
   autumn <- as.POSIXct("2024-10-27 00:00", tz = "Europe/Berlin") + 3600 * (0:5)
   expect_length(unique(ncam:::drift_periods(autumn, "1 hour")), 6L)  # both 02:00 hours
   days <- as.Date("2024-01-01") + 0:40
-  expect_equal(unique(ncam:::drift_periods(days, "2 weeks")), as.Date(c("2024-01-01", "2024-01-15", "2024-01-29")))
+  # Two-week periods counted from Monday 1970-01-05.
+  expect_equal(unique(ncam:::drift_periods(days, "2 weeks")), as.Date(c("2023-12-25", "2024-01-08", "2024-01-22", "2024-02-05")))
   expect_error(ncam:::drift_periods(days, "1 hour"), "whole days")
   expect_error(ncam:::drift_periods(days, "1.5 month"), "period")
+  expect_error(ncam:::drift_periods(days, "0 weeks"), "period")
+  # Multiples count from a fixed origin, not from the data's first date.
+  expect_equal(ncam:::drift_periods(days[-(1:7)], "2 weeks"), ncam:::drift_periods(days, "2 weeks")[-(1:7)])
+  months <- as.Date(c("2023-12-31", "2024-01-15", "2024-02-01", "2024-03-31", "2024-04-01"))
+  expect_equal(ncam:::drift_periods(months, "2 months"), as.Date(c("2023-11-01", "2024-01-01", "2024-01-01", "2024-03-01", "2024-03-01")))
+  expect_equal(ncam:::drift_periods(months, "quarter"), as.Date(c("2023-10-01", "2024-01-01", "2024-01-01", "2024-01-01", "2024-04-01")))
 })
 
 test_that("fits by group: no rows give an empty table, rows of no group are left unchecked with a warning", {
@@ -217,4 +225,54 @@ test_that("fits by group: no rows give an empty table, rows of no group are left
   expect_warning(drift <- sensor_drift(fits, toy), "200 rows.*not checked", class = "ncam_warning_no_group_model")
   expect_equal(unique(drift$site), "north")
   expect_equal(sum(drift$n[drift$sensor == "sensor_0"]), 200L)
+})
+
+test_that("the between-period variance pools units; too few periods give no test, with a warning", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$site <- rep(c("a", "b"), times = 200)  # interleaved rows: each unit's series is every other day
+  drift <- sensor_drift(fit, toy, unit = "site", period = "month")
+  z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z[, "sensor_0"]
+  month <- format(toy$date, "%Y-%m")
+  within_parts <- lapply(c("a", "b"), function(u) {
+    zu <- z[toy$site == u]
+    mu <- month[toy$site == u]
+    centred <- zu - ave(zu, mu)
+    same <- mu[-1] == mu[-length(mu)]
+    c(squares = sum(centred^2), lagged = sum((centred[-1] * centred[-length(centred)])[same]),
+      degrees = length(zu) - length(unique(mu)))
+  })
+  total <- Reduce(`+`, within_parts)
+  rho <- max(0, total[["lagged"]] / total[["squares"]])
+  within <- total[["squares"]] / total[["degrees"]] * (1 + rho) / (1 - rho)
+  # Months with at least 3 readings of the unit (the last month has 3 days, so 1 or 2 per unit).
+  kept <- lapply(c("a", "b"), function(u) table(month[toy$site == u]) >= 3)
+  steps <- unlist(lapply(1:2, function(k) {
+    u <- c("a", "b")[k]
+    diff(tapply(z[toy$site == u], month[toy$site == u], mean)[kept[[k]]])
+  }))
+  counts <- lapply(1:2, function(k) as.vector(table(month[toy$site == c("a", "b")[k]]))[kept[[k]]])
+  noise <- unlist(lapply(counts, function(n) within * (1 / n[-1] + 1 / n[-length(n)])))
+  q99 <- qchisq(0.99, 1)
+  capped <- pmin(steps^2, q99 * median(steps^2) / qchisq(0.5, 1))
+  between <- max(0, (mean(capped) / (integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01) - mean(noise)) / 2)
+  got <- drift[drift$sensor == "sensor_0", ]
+  expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(between + within / got$n), NA))
+  # Two months: one pair of consecutive periods, too few to judge the spread between them.
+  short <- toy[toy$date < as.Date("2024-03-01"), ]
+  expect_warning(few <- sensor_drift(fit, short, period = "month"), "Too few periods", class = "ncam_warning_few_periods")
+  expect_true(all(is.na(few$p_value)) && all(is.na(few$drift)) && all(!is.na(few$mean_z)))
+})
+
+test_that("units are told apart by value, and one low-cost sensor needs the reference", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$site <- rep(c(1, 1 + 1e-15), each = 200)
+  drift <- sensor_drift(fit, toy, unit = "site", period = "quarter")
+  expect_equal(length(unique(drift$site)), 2L)
+  one <- short_fit(ncam(pa_a ~ rh, data = colocation, reference = "ref", hidden = 4, epochs = 5, seed = 1, threads = 1),
+                   also = c("ncam_warning_clamp", "ncam_extrapolation", "ncam_warning_two_sensors"))
+  expect_error(sensor_drift(one, colocation[setdiff(names(colocation), "ref")], period = "week"),
+               "one low-cost sensor.*reference")
+  expect_equal(unique(sensor_drift(one, colocation, period = "week")$sensor), c("pa_a", "ref"))
 })

@@ -488,3 +488,10 @@ test_that("an option ncam.simd other than TRUE or FALSE is an error, not a silen
   withr::with_options(list(ncam.simd = 0), expect_error(predict(fit, toy), "ncam.simd"))
   expect_identical(withr::with_options(list(ncam.simd = TRUE), predict(fit, toy)), predict(fit, toy))
 })
+
+test_that("NCAM_SIMD other than 0 or 1 is an error", {
+  toy <- simulate_toy(n = 300, seed = 1)
+  fit <- quick_fit(toy)
+  withr::with_envvar(c(NCAM_SIMD = "no"), expect_error(predict(fit, toy), "NCAM_SIMD"))
+  expect_identical(withr::with_envvar(c(NCAM_SIMD = "1"), predict(fit, toy)), predict(fit, toy))
+})

@@ -2,7 +2,7 @@
 # the package sources (README.md included) in ncam.Rcheck/00_pkg_src/ncam.
 readme_path <- function() {
   candidates <- c(test_path("..", "..", "README.md"),
-                  test_path("..", "..", "..", "00_pkg_src", "ncam", "README.md"))
+                  test_path("..", "..", "00_pkg_src", "ncam", "README.md"))
   hit <- candidates[file.exists(candidates)]
   if (length(hit)) hit[1] else NA_character_
 }

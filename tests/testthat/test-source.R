@@ -2,7 +2,7 @@
 # reads last, so a second helper of the same name silently replaces the first everywhere.
 
 source_dir <- function() {
-  candidates <- c(test_path("..", "..", "R"), test_path("..", "..", "..", "00_pkg_src", "ncam", "R"))
+  candidates <- c(test_path("..", "..", "R"), test_path("..", "..", "00_pkg_src", "ncam", "R"))
   hit <- candidates[dir.exists(candidates)]
   if (length(hit)) hit[1] else NA_character_
 }
