@@ -7,8 +7,8 @@ others_toy <- simulate_toy(400, seed = 31)
 others_toy$date <- as.Date("2024-01-01") + rep(0:199, 2)
 others_toy$site <- rep(c("north", "south"), each = 200)
 # A few epochs keep the file fast; the pictures need any fit, converged or not.
-others_by <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = others_toy, by = "site",
-                                      anchor = "sensor_0", hidden = 4, epochs = 8, seed = 3, threads = 1))
+others_by <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = others_toy, by = "site",
+                               anchor = "sensor_0", hidden = 4, epochs = 8, seed = 3, threads = 1))
 others_ivw <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, others_toy, "ivw")
 
 test_that("a baseline's coverage plot counts the truth inside its Gaussian intervals", {

@@ -128,8 +128,8 @@ test_that("the coverage plot counts references inside the credible intervals", {
 
 test_that("for a reference fit the series and coverage plots use intervals for a reference reading", {
   co <- simulate_colocation(days = 20, seed = 3)
-  fit <- suppressWarnings(ncam(pa_a + pa_b + opc ~ rh + temperature, co, reference = "ref",
-                               hidden = 4L, epochs = 20L, seed = 1, threads = 1))
+  fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, co, reference = "ref",
+                        hidden = 4L, epochs = 20L, seed = 1, threads = 1))
   params <- sensor_params(fit, co)
   ref_sd <- params$sigma[params$sensor == "ref"]
   post <- predict(fit, co, interval = "credible")
@@ -156,8 +156,8 @@ test_that("for a reference fit the series and coverage plots use intervals for a
 test_that("a log model's sensors plot says log units; the series caption counts missing values", {
   positive <- plot_toy
   for (s in c("sensor_0", "sensor_1", "sensor_2")) positive[[s]] <- pmax(abs(positive[[s]]), 0.5)
-  log_fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = positive, transform = "log",
-                                   hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  log_fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = positive, transform = "log",
+                            hidden = 4L, epochs = 3L, seed = 1, threads = 1))
   p <- ggplot2::autoplot(log_fit, "sensors", newdata = positive)
   strips <- p$facet$params$labeller(data.frame(parameter = c("gain", "offset", "noise")))[[1]]
   expect_identical(unname(strips), c("Gain (log reading per log true value)", "Offset (log reading units)",
@@ -220,14 +220,15 @@ test_that("a newdata without rows is an error for every picture that reads it", 
 test_that("series and scatter mark the rows far outside the calibration range", {
   newdata <- plot_test
   newdata$sensor_1[c(5, 40)] <- max(plot_toy$sensor_1[1:200]) * 3  # far above the fitted rows
-  pred <- suppressWarnings(predict(plot_fit, newdata))
+  expect_warning(pred <- predict(plot_fit, newdata), class = "ncam_extrapolation")
   far <- which(pred$.extrapolation > ncam:::extrapolation_warning_share)
   expect_true(all(c(5L, 40L) %in% far))
-  series <- suppressWarnings(ggplot2::autoplot(plot_fit, "series", newdata = newdata))
+  series <- suppressWarnings(ggplot2::autoplot(plot_fit, "series", newdata = newdata), classes = "ncam_extrapolation")
   marks <- layer_data_of(series, "GeomPoint")
   expect_equal(marks$y, pred$.pred[far])
   expect_equal(marks$x, as.numeric(newdata$date[far]))
-  scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"))
+  scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"),
+                              classes = "ncam_extrapolation")
   points <- layer_data_of(scatter, "GeomPoint")
   expect_identical(which(points$colour != points$colour[setdiff(seq_len(nrow(points)), far)[1]]), far)
   # Inside the range: no marks, and one colour without a legend.

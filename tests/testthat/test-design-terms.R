@@ -272,8 +272,8 @@ test_that("a factor() term of a column with a single value is an error naming it
   toy <- simulate_toy(n = 400, seed = 1)
   toy$region <- rep(c("east", "west"), each = 200)
   toy$site <- rep(c("a", "b", "c", "c"), each = 100)
-  expect_error(suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, by = "region",
-                                        hidden = 4L, epochs = 2L, seed = 1, threads = 1)),
+  expect_error(short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, by = "region",
+                                 hidden = 4L, epochs = 2L, seed = 1, threads = 1)),
                "Could not fit group region = west.*site is \"c\" on every row, in `factor\\(site\\)`")
   expect_warning(fits <- withCallingHandlers(
     ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, by = "region", hidden = 4L,

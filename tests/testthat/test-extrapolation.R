@@ -99,7 +99,7 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   d <- extrapolation_data(1000, 300, seed = 4)
   fit <- quiet_ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 5L, seed = 1,
               threads = 1)
-  whole <- suppressWarnings(predict(fit, d))
+  whole <- suppressWarnings(predict(fit, d), classes = "ncam_extrapolation")
   n_far <- sum(whole$.extrapolation > far_share)
   expect_gt(n_far, 0)
   chunked <- NULL
@@ -120,13 +120,14 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   expect_match(warnings, sprintf("%d of 1000 rows", n_far), fixed = TRUE)
 
   d$site <- rep(1:2, 500)  # both sites have co-location rows
-  fits <- suppressWarnings(ncam_by(s1 + s2 ~ rh, data = d, by = "site", reference = "ref", hidden = 8L,
-                                   epochs = 5L, seed = 1))
+  fits <- short_fit(ncam_by(s1 + s2 ~ rh, data = d, by = "site", reference = "ref", hidden = 8L,
+                            epochs = 5L, seed = 1))
   warnings <- testthat::capture_warnings(by_group <- predict(fits, d))
   separate <- numeric(1000)
   for (g in 1:2) {
     rows <- which(d$site == fits$site[g])
-    separate[rows] <- suppressWarnings(predict(fits$fit[[g]], d[rows, ]))$.extrapolation
+    alone <- suppressWarnings(predict(fits$fit[[g]], d[rows, ]), classes = "ncam_extrapolation")
+    separate[rows] <- alone$.extrapolation
   }
   expect_identical(by_group$.extrapolation, separate)
   expect_length(warnings, 1)

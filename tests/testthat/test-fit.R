@@ -249,10 +249,10 @@ test_that("a formula takes settings from its environment, as lm() does, and cova
   toy <- simulate_toy(n = 300, seed = 29)
   k <- 2
   w <- 10
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, k) + I(x2 * w), data = toy,
-                               hidden = 4L, epochs = 2L, seed = 1, threads = 1))
-  literal <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, 2) + I(x2 * 10), data = toy,
-                                   hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, k) + I(x2 * w), data = toy,
+                        hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  literal <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ poly(x1, 2) + I(x2 * 10), data = toy,
+                            hidden = 4L, epochs = 2L, seed = 1, threads = 1))
   expect_identical(fit$params, literal$params)
   expect_identical(predict(fit, toy), predict(literal, toy))
   # The fit's k, not a column of newdata that happens to have its name.

@@ -118,7 +118,7 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
 
 test_that("tidy() and glance() give each group's tables behind its keys", {
   toy <- by_fixture()
-  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2))
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 2))
   g <- glance(fits)
   expect_identical(g$site, fits$site)
   expect_identical(as.list(g[-1]), as.list(rbind(glance(fits$fit[[1]]), glance(fits$fit[[2]]))))
@@ -195,12 +195,12 @@ test_that("arguments that pass the checks reach each group's fit unchanged", {
     list(parameterization = "unanchored", transform = "none", hidden = integer(0), validation = 0)
   )
   for (args in settings) {
-    fits <- suppressWarnings(rlang::inject(ncam_by(by_formula, toy, by = "site", epochs = 3L, seed = 2,
-                                                   threads = 1, !!!args)))
+    fits <- short_fit(rlang::inject(ncam_by(by_formula, toy, by = "site", epochs = 3L, seed = 2,
+                                            threads = 1, !!!args)))
     for (k in seq_len(nrow(fits))) {
       rows <- toy$site == fits$site[k]
-      alone <- suppressWarnings(rlang::inject(ncam(by_formula, toy[rows, names(toy) != "site"], epochs = 3L,
-                                                   seed = fits$.seed[k], threads = 1, !!!args)))
+      alone <- short_fit(rlang::inject(ncam(by_formula, toy[rows, names(toy) != "site"], epochs = 3L,
+                                            seed = fits$.seed[k], threads = 1, !!!args)))
       expect_identical(fits$fit[[k]]$params, alone$params)
       expect_identical(fits$fit[[k]]$n_validation, alone$n_validation)
     }
@@ -217,7 +217,7 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   expect_identical(fits$site, c(1, 2, 3))
   expect_null(fits$fit[[3]])
   # A group that fits is ncam() on its rows with its seed, as without errors = "skip".
-  expect_identical(fits$fit[[1]]$params, suppressWarnings(ncam(by_formula, toy[toy$site == 1, ],
+  expect_identical(fits$fit[[1]]$params, short_fit(ncam(by_formula, toy[toy$site == 1, ],
     hidden = 4L, epochs = 2L, seed = fits$.seed[1], threads = 1))$params)
   expect_warning(pred <- stats::predict(fits, toy[c(4, 1), ]), "without a model")
   expect_true(is.na(pred$.pred[1]))
@@ -238,7 +238,7 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   )
   expect_match(warnings, "site = 2: Reference column ref is observed on 5 rows; at least 20 are needed to learn its noise level", all = FALSE)
   toy$site <- 1:nrow(toy)  # every group one row
-  expect_error(suppressWarnings(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip")),
+  expect_error(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip"),
                "No group could be fitted")
 })
 
@@ -264,7 +264,7 @@ test_that("fits by group made in a function are plain data: read back, they are 
     ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, d, by = "site", hidden = 4L, epochs = 2L, seed = 3)
   }
   environment(make) <- globalenv()  # as at top level: testthat's frames hold a namespace's copy
-  fits <- suppressWarnings(make(toy))
+  fits <- short_fit(make(toy))
   path <- withr::local_tempfile(fileext = ".rds")
   saveRDS(fits, path)
   expect_identical(readRDS(path), fits)
@@ -317,8 +317,8 @@ test_that("zero rows, and fits by group without a model, are clear errors", {
   expect_error(ncam_by(by_formula, toy[toy$site == 9, ], by = "site", hidden = 4L, epochs = 2L, seed = 1),
                "`data` has no rows")
   toy$site[4] <- 3  # a group of one row cannot be fitted
-  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1,
-                                   errors = "skip"))
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, errors = "skip"),
+                    also = "ncam_warning_group_not_fitted")
   failed <- fits[fits$site == 3, ]
   expect_s3_class(failed, "ncam_by")
   expect_error(stats::predict(failed, toy[4, ]), "No group of `object` has a model \\(site = 3\\)")
@@ -342,7 +342,7 @@ test_that("integer64 keys are grouped by exact value, with the seeds of the same
   toy <- by_fixture()
   fit_by_site <- function(site) {
     toy$site <- site
-    suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
+    short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
   }
   numeric <- fit_by_site(toy$site)
   as64 <- fit_by_site(bit64::as.integer64(toy$site))
@@ -369,7 +369,7 @@ test_that("POSIXlt keys are the POSIXct instants they denote", {
   toy$day <- as.POSIXct(c("2024-03-30", "2024-03-31"), tz = "Europe/Athens")[toy$site]
   lt <- transform(toy, day = as.POSIXlt(day))
   fit_by_day <- function(data) {
-    suppressWarnings(ncam_by(by_formula, data, by = "day", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
+    short_fit(ncam_by(by_formula, data, by = "day", hidden = 4L, epochs = 5L, seed = 1, threads = 1))
   }
   ct_fits <- fit_by_day(toy)
   lt_fits <- fit_by_day(lt)
@@ -389,7 +389,7 @@ test_that("a list column as `by` is refused naming it", {
 
 test_that("number keys that print alike are shown with the digits that tell them apart", {
   d <- transform(simulate_toy(300, seed = 1), gn = rep(c(0.1 + 0.2, 1), 150))
-  fits <- suppressWarnings(ncam_by(by_formula, d, by = "gn", hidden = 4, epochs = 5, threads = 1, seed = 1))
+  fits <- short_fit(ncam_by(by_formula, d, by = "gn", hidden = 4, epochs = 5, threads = 1, seed = 1))
   nd <- d[1:4, ]
   nd$gn <- c(0.3, 0.3, 1, 1)
   w <- expect_warning(predict(fits, nd), class = "ncam_warning_no_group_model")

@@ -57,7 +57,7 @@ test_that("predict() names the rows beyond range and counts the missing covariat
 
 test_that("predict_chunks() gives one total of each kind, naming rows of the input", {
   d <- beyond_data()
-  whole <- suppressWarnings(predict(beyond_fit, d))
+  whole <- suppressWarnings(predict(beyond_fit, d), classes = c("ncam_warning_beyond_range", "ncam_missing_covariate"))
   got <- with_warnings(predict_chunks(beyond_fit, row_chunks(d, 128), chunk_rows = 128, verbose = FALSE))
   expect_row_totals(got, "`input`", c("x1: rows 20 (1e+50), 201 (1e+50)", "x2: row 290 (1e+50)"))
   expect_equal(as.list(got$value), as.list(whole), tolerance = 1e-6)
@@ -82,8 +82,8 @@ test_that("predict_chunks() gives one total of each kind, naming rows of the inp
 test_that("predict() and augment() of fits by group give one total of each kind, naming rows of newdata", {
   fit_data <- beyond_fit_data
   fit_data$site <- rep(1:2, 200)
-  fits <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = fit_data, by = "site",
-                                   hidden = 8L, epochs = 20L, seed = 1))
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = fit_data, by = "site",
+                            hidden = 8L, epochs = 20L, seed = 1))
   d <- beyond_data()
   # Site 1's row 201 is scored before site 2's row 20, and named after it.
   named <- c("x1: rows 20 (1e+50), 201 (1e+50)", "x2: row 290 (1e+50)")

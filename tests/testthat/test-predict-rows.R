@@ -4,8 +4,8 @@
 
 test_that("predict() on zero rows gives the columns of one row, whatever the terms", {
   toy <- simulate_toy(n = 400, seed = 1)
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3) + x2, data = toy,
-                               hidden = 8L, epochs = 5, seed = 1, threads = 1))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3) + x2, data = toy,
+                        hidden = 8L, epochs = 5, seed = 1, threads = 1))
   for (interval in c("none", "credible", "prediction")) {
     none <- predict(fit, toy[0, ], interval = interval)
     one <- predict(fit, toy[1, ], interval = interval)
@@ -19,8 +19,8 @@ test_that("predict() on zero rows gives the columns of one row, whatever the ter
 test_that("predict() and augment() of ncam_by() work with spline terms", {
   toy <- simulate_toy(n = 600, seed = 1)
   toy$site <- rep(c("north", "south"), each = 300)
-  fits <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3), data = toy,
-                                   by = "site", hidden = 8L, epochs = 5, seed = 1, threads = 1))
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, df = 3), data = toy,
+                            by = "site", hidden = 8L, epochs = 5, seed = 1, threads = 1))
   rows <- c(1, 301, 2)
   out <- predict(fits, toy[rows, ])
   by_hand <- c(predict(fits$fit[[1]], toy[1, ])$.pred, predict(fits$fit[[2]], toy[301, ])$.pred,
@@ -34,17 +34,19 @@ test_that("rows beyond the first block of the engine get the same posterior and 
   toy <- simulate_toy(n = block + 3000, seed = 2)
   toy$x2[c(7, block + 11)] <- NA
   toy$sensor_1[seq(1, nrow(toy), by = 5)] <- NA
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
-                               hidden = 8L, epochs = 3, seed = 1, threads = 1))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy[1:2000, ],
+                        hidden = 8L, epochs = 3, seed = 1, threads = 1),
+                   also = "ncam_warning_missing_covariate")
   later <- block + seq_len(3000)
-  all_rows <- suppressWarnings(predict(fit, toy, interval = "prediction", threads = 2))
-  alone <- suppressWarnings(predict(fit, toy[later, ], interval = "prediction", threads = 2))
+  missing_x2 <- "ncam_missing_covariate"  # x2 is NA on rows 7 and block + 11 (checked below)
+  all_rows <- suppressWarnings(predict(fit, toy, interval = "prediction", threads = 2), classes = missing_x2)
+  alone <- suppressWarnings(predict(fit, toy[later, ], interval = "prediction", threads = 2), classes = missing_x2)
   expect_identical(nrow(all_rows), nrow(toy))
   expect_identical(all_rows[later, c(".pred", ".pred_sd", ".pred_lower", ".pred_upper")],
                    alone[c(".pred", ".pred_sd", ".pred_lower", ".pred_upper")])
   expect_identical(is.na(all_rows$.pred), is.na(toy$x2))
-  heads_all <- suppressWarnings(sensor_params(fit, toy))
-  heads_alone <- suppressWarnings(sensor_params(fit, toy[later, ]))
+  heads_all <- sensor_params(fit, toy)
+  heads_alone <- sensor_params(fit, toy[later, ])
   expect_identical(as.list(heads_all[heads_all$.row %in% later, setdiff(names(heads_all), ".row")]),
                    as.list(heads_alone[setdiff(names(heads_alone), ".row")]))
 })
@@ -57,12 +59,12 @@ test_that("a fit made inside a function finds its data while the function runs, 
     if (inside) return(list(fitted(fit), predict(fit)$.pred, predict(fit, d)$.pred))
     fit
   }
-  inside <- suppressWarnings(make(toy, TRUE))
+  inside <- short_fit(make(toy, TRUE))
   expect_identical(inside[[2]], inside[[3]])
   expect_length(inside[[1]], nrow(toy))
   # Returned, its frame may outlive it until the next gc(): the answer must not depend on that.
   for (i in 1:3) {
-    fit <- suppressWarnings(make(toy, FALSE))
+    fit <- short_fit(make(toy, FALSE))
     expect_error(predict(fit), "pass it as")
     gc()
     expect_error(predict(fit), "pass it as")
@@ -71,8 +73,8 @@ test_that("a fit made inside a function finds its data while the function runs, 
   # Data the function did not own (lapply(seeds, function(s) ncam(..., data = toy))) stay
   # reachable through the environment the fit keeps, gc() or not.
   by_seed <- lapply(1:2, function(s) {
-    suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L,
-                          seed = s, threads = 1L))
+    short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L,
+                   seed = s, threads = 1L))
   })
   gc()
   expect_identical(predict(by_seed[[2]])$.pred, predict(by_seed[[2]], toy)$.pred)
@@ -86,8 +88,8 @@ test_that("a fit made inside a function finds its data while the function runs, 
 test_that("a list column in newdata is a clear error naming it, whatever the term", {
   toy <- simulate_toy(n = 300, seed = 5)
   toy$site <- rep(c("a", "b"), 150)
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy,
-                               hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy,
+                        hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
   plain <- toy
   plain$x1 <- as.list(plain$x1)
   expect_error(predict(fit, plain), "Covariate x1 is a list column", fixed = TRUE)
@@ -102,8 +104,8 @@ test_that("a list column in newdata is a clear error naming it, whatever the ter
 test_that("POSIXlt columns are not taken for list columns", {
   toy <- simulate_toy(n = 300, seed = 6)
   toy$date <- as.POSIXlt(as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(300))
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + I(as.numeric(format(date, "%H"))),
-                               data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + I(as.numeric(format(date, "%H"))),
+                        data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
   as_ct <- toy
   as_ct$date <- as.POSIXct(as_ct$date)
   expect_identical(predict(fit, toy)$.pred, predict(fit, as_ct)$.pred)
@@ -112,12 +114,12 @@ test_that("POSIXlt columns are not taken for list columns", {
 test_that("a formula built by a helper function, fitted at top level, finds its data", {
   toy <- simulate_toy(n = 300, seed = 7)
   make_formula <- function() sensor_0 + sensor_1 + sensor_2 ~ x1
-  fit <- suppressWarnings(ncam(make_formula(), data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  fit <- short_fit(ncam(make_formula(), data = toy, hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
   gc()
   expect_identical(predict(fit)$.pred, predict(fit, toy)$.pred)
   per_seed <- lapply(1:2, function(s) {
-    suppressWarnings(ncam(stats::reformulate("x1", "cbind(sensor_0, sensor_1, sensor_2)"), data = toy,
-                          hidden = 4L, epochs = 2L, seed = s, threads = 1L))
+    short_fit(ncam(stats::reformulate("x1", "cbind(sensor_0, sensor_1, sensor_2)"), data = toy,
+                   hidden = 4L, epochs = 2L, seed = s, threads = 1L))
   })
   gc()
   expect_length(fitted(per_seed[[2]]), nrow(toy))

@@ -158,7 +158,7 @@ test_that("prediction intervals cover a new anchor reading and credible ones cov
 
 test_that("calibrate() on a reference fit uses the reference: split by default, scaled as a reference reading", {
   d <- coloc_data(900, 6, 600)
-  fit <- suppressWarnings(fit_ref(d[1:300, ]))
+  fit <- fit_ref(d[1:300, ])
   held_out <- d[301:600, ]
   cal <- calibrate(fit, held_out)
   expect_identical(cal$method, "split")
@@ -175,8 +175,8 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   # Some of the fitted rows among new ones: counted, when the fitted data can be found (fit's
   # was made in fit_ref(), whose frame is gone).
   first_rows <- d[1:300, ]
-  fit_here <- suppressWarnings(ncam(s1 + s2 ~ rh, data = first_rows, reference = "ref", hidden = 8L,
-                                    epochs = 40L, seed = 3L, threads = 1L))
+  fit_here <- short_fit(ncam(s1 + s2 ~ rh, data = first_rows, reference = "ref", hidden = 8L,
+                             epochs = 40L, seed = 3L, threads = 1L))
   expect_warning(calibrate(fit_here, d[c(1:100, 301:600), ]), "100 of the 400 rows .* are rows")
   expect_no_warning(calibrate(fit_here, d[301:600, ]))
   # Without reference readings, a label-free method says what it cannot do.
@@ -190,8 +190,8 @@ test_that("calibrate() takes for fitted rows only rows equal in every shared col
   for (v in c("pa_a", "pa_b", "ref")) d[[v]] <- round(d[[v]])  # whole-number readings repeat
   d$site <- factor(rep(c("north", "south"), length.out = nrow(d)))
   early <- d[1:480, ]
-  fit <- suppressWarnings(ncam(pa_a + pa_b ~ site, data = early, reference = "ref", hidden = 4L,
-                               epochs = 10L, seed = 1L, threads = 1L))
+  fit <- short_fit(ncam(pa_a + pa_b ~ site, data = early, reference = "ref", hidden = 4L,
+                        epochs = 10L, seed = 1L, threads = 1L))
   # Later days repeat many fitted readings, but not their times: no warning.
   expect_no_warning(suppressMessages(calibrate(fit, d[481:960, ])))
   # Fitted rows are found whatever the factor's codes, and counted among new ones.

@@ -143,7 +143,7 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   clean <- small_fit(train)
   expect_warning(screened <- small_fit(spiked), "5 readings", class = "ncam_warning_spikes")
   expect_identical(unname(screened$n_screened), c(5L, 0L, 0L))
-  raw <- suppressWarnings(small_fit(spiked, control = ncam_control(screen_outliers = Inf)))
+  raw <- small_fit(spiked, control = ncam_control(screen_outliers = Inf))
   expect_lt(rmse(screened), 1.1 * rmse(clean))
   expect_gt(rmse(raw), 2 * rmse(clean))
   # clean data lose nothing to the screen
@@ -215,13 +215,13 @@ test_that("`~ .` refuses date-times, identifiers and single-valued labels, and n
   expect_error(ncam(sensor_0 + sensor_1 ~ x1 + date, d, epochs = 2L, threads = 1L), "date.*is a date-time")
   d$day <- as.Date(d$date)
   expect_error(ncam(sensor_0 + sensor_1 ~ day, d, epochs = 2L, threads = 1L), "day.*is a date-time")
-  trend <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ x1 + as.numeric(date), d, hidden = 4L, epochs = 2L,
-                                 seed = 1L, threads = 1L))
+  trend <- short_fit(ncam(sensor_0 + sensor_1 ~ x1 + as.numeric(date), d, hidden = 4L, epochs = 2L,
+                          seed = 1L, threads = 1L), also = "ncam_warning_two_sensors")
   expect_length(trend$covariates, 2L)
   d2 <- toy[c("sensor_0", "sensor_1", "x1", "x2")]
   d2$ref <- ifelse(seq_len(nrow(d2)) <= 100, toy$truth[seq_len(nrow(d2))], NA)
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ ., d2, reference = "ref", hidden = 4L, epochs = 2L,
-                               seed = 1L, threads = 1L))
+  fit <- short_fit(ncam(sensor_0 + sensor_1 ~ ., d2, reference = "ref", hidden = 4L, epochs = 2L,
+                        seed = 1L, threads = 1L))
   expect_setequal(fit$covariates, c("x1", "x2"))
 })
 

@@ -299,7 +299,8 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   expect_warning(s21 <- split_blocks(d, "date", block = "28 days", gap = rows$gap, seed = 1),
                  "21 \\(read as seconds: 21 secs\\) is shorter than the smallest spacing.*\\(1 day\\).*gap = \"21 days\"",
                  class = "ncam_warning_short_gap")
-  expect_identical(s21, suppressWarnings(split_blocks(d, "date", block = "28 days", gap = 1, seed = 1)))
+  expect_identical(s21, suppressWarnings(split_blocks(d, "date", block = "28 days", gap = 1, seed = 1),
+                                         classes = "ncam_warning_short_gap"))
   expect_false(anyNA(s21))
   expect_warning(split_chronological(d, "date", gap = rows$gap), class = "ncam_warning_short_gap")
 
@@ -335,7 +336,8 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   expect_match(conditionMessage(w), "0.05 (read as seconds: 0.05 secs) is shorter than the smallest spacing between the times of column t (0.1 secs)", fixed = TRUE)
   expect_no_match(conditionMessage(w), "counts rows")
   # A selection that found no gap cannot be used.
-  none <- suppressWarnings(select_gap(d, date = "date", max_lag = 2))
+  expect_warning(none <- select_gap(d, date = "date", max_lag = 2), "never enters the 95% band up to lag 2",
+                 class = "ncam_warning_no_gap_found")
   expect_true(is.na(none$gap))
   expect_error(split_blocks(d, "date", gap = none), "found no gap.*larger `max_lag`")
 })
