@@ -44,8 +44,11 @@
 #'   without a model; the other groups' fits are kept.
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
-#'   seed) and `fit` (a list of `ncam` models).
-#' @seealso [predict_chunks()] for scoring data larger than memory.
+#'   seed) and `fit` (a list of `ncam` models). A group's fit does not know its rows:
+#'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
+#'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
+#' @seealso [predict_chunks()] for scoring data larger than memory; [sensor_drift()] to check
+#'   each group's sensors after the co-location.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(c("north", "south"), each = 300)
