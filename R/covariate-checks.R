@@ -187,6 +187,7 @@ factor_term_columns <- function(object) {
 # The model frame of newdata, with an error saying what to do when a term cannot be evaluated
 # (relevel(factor(site), "b") on rows without site "b", as in lm()).
 new_model_frame <- function(terms, newdata, call = parent.frame()) {
+  check_formula_functions(terms, call)
   tryCatch(stats::model.frame(terms, newdata, na.action = stats::na.pass),
            error = function(e) {
              why <- conditionMessage(e)  # substituted, so that braces in it stay text
@@ -195,6 +196,27 @@ new_model_frame <- function(terms, newdata, call = parent.frame()) {
                               i = "Make such a term a column of {.arg data} before fitting (e.g. {.code data$site <- relevel(factor(data$site), \"b\")}): {.fn predict} sets a factor column to its training levels."),
                             call = call)
            })
+}
+
+# A saved fit keeps its formula, not the packages whose functions it calls: ns(x1, 3) read back
+# in a session without splines attached would fail with R's bare "could not find function".
+check_formula_functions <- function(terms, call = parent.frame()) {
+  env <- environment(terms)
+  if (is.null(env)) return(invisible())
+  heads <- unique(call_heads(attr(terms, "variables")))
+  missing <- heads[!vapply(heads, exists, logical(1), envir = env, mode = "function")]
+  if (length(missing)) {
+    cli::cli_abort(c("The model's formula calls {cli::qty(length(missing))}function{?s} {.fn {missing}}, not found in this session.",
+                     i = "Attach the package that provides {cli::qty(length(missing))}{?it/them} first (for {.fn ns} and {.fn bs}: {.code library(splines)}), or write the term with its package, as in {.code splines::ns(x, 3)}."),
+                   call = call)
+  }
+}
+
+# The names of the functions called anywhere in an expression.
+call_heads <- function(expr) {
+  if (!is.call(expr)) return(character(0))
+  head <- if (is.name(expr[[1]])) as.character(expr[[1]])
+  c(head, unlist(lapply(as.list(expr)[-1], call_heads)))
 }
 
 # The factor terms of a model frame of newdata at their training levels. A level on no

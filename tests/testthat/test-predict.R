@@ -495,3 +495,27 @@ test_that("NCAM_SIMD other than 0 or 1 is an error", {
   withr::with_envvar(c(NCAM_SIMD = "no"), expect_error(predict(fit, toy), "NCAM_SIMD"))
   expect_identical(withr::with_envvar(c(NCAM_SIMD = "1"), predict(fit, toy)), predict(fit, toy))
 })
+
+test_that("a saved fit whose formula calls a package's function says to attach it", {
+  skip_if_not_installed("callr")
+  toy <- simulate_toy(n = 300, seed = 1)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ splines::ns(x1, 3), data = toy, hidden = 4,
+                        epochs = 3, seed = 1, threads = 1), also = "ncam_warning_clamp")
+  library(splines)
+  on.exit(detach("package:splines"), add = TRUE)
+  attached <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ ns(x1, 3), data = toy, hidden = 4,
+                             epochs = 3, seed = 1, threads = 1), also = "ncam_warning_clamp")
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(list(qualified = fit, attached = attached, toy = toy), path)
+  child <- callr::r(function(path, lib) {
+    .libPaths(lib)
+    loadNamespace("ncam")
+    objects <- readRDS(path)
+    list(splines_attached = "package:splines" %in% search(),
+         qualified = nrow(stats::predict(objects$qualified, objects$toy)),
+         attached = tryCatch(stats::predict(objects$attached, objects$toy), error = conditionMessage))
+  }, args = list(path = path, lib = .libPaths()))
+  expect_false(child$splines_attached)
+  expect_equal(child$qualified, 300L)
+  expect_match(child$attached, "ns\\(\\).*not found in this session.*library\\(splines\\)")
+})
