@@ -28,3 +28,23 @@ cat(sprintf("rows: %d\nfit in memory: %.3f MB\nfit as .rds: %.3f MB\n", n,
 cat(sprintf("predictions of the reloaded fit identical: %s\n", same))
 cat(sprintf("columns read by ncam(): %.1f MB; peak extra resident memory during ncam(): %.1f MB (%.2fx)\n",
             columns_mb, peak, peak / columns_mb))
+# Fits made inside a function (a purrr lambda, a helper, ncam_by()) must not carry the caller's
+# data either: serialize() counts what object.size() leaves out (environments).
+small <- toy[seq_len(min(n, 5000L)), ]
+small$site <- rep(1:2, length.out = nrow(small))
+in_function <- list(
+  "ncam_by() in a function" = function(d) ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, by = "site",
+                                                 hidden = 4, epochs = 10, seed = 1, threads = 1),
+  "do.call(ncam, list(formula, ...))" = function(d) {
+    formula <- sensor_0 + sensor_1 + sensor_2 ~ x1
+    do.call(ncam, list(formula, data = d, hidden = 4, epochs = 10, seed = 1, threads = 1))
+  },
+  "a local object named like a column" = function(d) {
+    sensor_0 <- d
+    ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, hidden = 4, epochs = 10, seed = 1, threads = 1)
+  })
+cat(sprintf("\n%d rows serialize to %.1f KB; fits made in a function:\n", nrow(small), length(serialize(small, NULL)) / 1024))
+for (what in names(in_function)) {
+  made <- suppressWarnings(in_function[[what]](small), classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
+  cat(sprintf("  %-36s %.1f KB serialized\n", what, length(serialize(made, NULL)) / 1024))
+}
