@@ -142,6 +142,12 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     out <- do.call(rbind, parts)
     transform <- first_fit$transform
   }
+  # One warning for the whole table, not one per group's model.
+  if (nrow(out) > 0L && anyNA(out$std_error[out$n >= 3L])) {
+    cli::cli_warn(c("Too few periods to test: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings, per sensor.",
+                    i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
+                  class = "ncam_warning_few_periods", call = call)
+  }
   finish_drift(out, alpha, transform, unit_columns)
 }
 
@@ -185,11 +191,6 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
                p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df), stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, tables)
-  if (nrow(out) > 0L && anyNA(out$std_error[out$n >= 3L])) {
-    cli::cli_warn(c("Too few periods to test: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings, per sensor.",
-                    i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
-                  class = "ncam_warning_few_periods", call = call)
-  }
   out[order(out$unit, match(out$sensor, sensors), out$period), ]
 }
 
