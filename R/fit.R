@@ -82,7 +82,9 @@
 #' @param transform `"none"`, or `"log"` to model the logarithm of the readings (all readings
 #'   must then be positive; predictions are transformed back).
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
-#'   draws one from R's generator, so [set.seed()] makes fits reproducible.
+#'   draws one from R's generator, so [set.seed()] makes fits reproducible. The seed used,
+#'   drawn or given, is printed with the fit and kept in its call, so [update()] refits the
+#'   same model (`update(fit, seed = NULL)` draws a new one).
 #' @param threads Number of threads; see [ncam_threads()] (also for the choice between the
 #'   AVX2 and the portable engine). Results do not depend on the number of threads. Training
 #'   times its batches and falls back to one thread while that is faster (another program
@@ -128,6 +130,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   adam <- new_adam_settings(learn_rate, batch_size, control)
   threads <- checked$threads
   seed <- checked$seed
+  call$seed <- seed  # a drawn seed too, so that update(fit) refits the same model
   if (nrow(data) < 2L) cli::cli_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of

@@ -50,7 +50,7 @@ print.ncam <- function(x, ...) {
   line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"
   line("Hidden layers: {hidden_txt}; transform: {x$transform}")
-  line("Rows: {x$n_train} training, {x$n_validation} validation")
+  line("Rows: {x$n_train} training, {x$n_validation} validation; seed: {x$settings$seed}")
   stop_txt <- if (x$stopped_early) " (early stopping)" else ""
   line("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
   best <- x$history[x$best_epoch, ]

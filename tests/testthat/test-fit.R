@@ -100,6 +100,21 @@ test_that("seed = NULL follows set.seed()", {
   expect_identical(fit_a$params, fit_b$params)
 })
 
+test_that("update() of a fit made with seed = NULL refits the same model; seed = NULL draws anew", {
+  toy <- simulate_toy(n = 300, seed = 4)
+  set.seed(7)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, anchor = "sensor_0", hidden = 4L,
+                        epochs = 3L, threads = 1L))
+  expect_identical(fit$call$seed, fit$settings$seed)
+  expect_output(print(fit), paste0("seed: ", fit$settings$seed), fixed = TRUE)
+  set.seed(8)  # update() must not depend on R's stream any more
+  refit <- short_fit(update(fit))
+  expect_identical(refit$params, fit$params)
+  redrawn <- short_fit(update(fit, seed = NULL))
+  expect_false(identical(redrawn$settings$seed, fit$settings$seed))
+  expect_false(identical(redrawn$params, fit$params))
+})
+
 test_that("the fitted object survives saveRDS()", {
   toy <- simulate_toy(n = 500, seed = 5)
   fit <- quick_fit(toy)
