@@ -123,7 +123,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     if (nrow(newdata) == 0L) {
       part <- drift_rows(first_fit, newdata, time, starts, character(0), tolerance, threads, call)
       return(finish_drift(cbind(as.data.frame(object[0L, unit_columns, drop = FALSE]), part[names(part) != "unit"]),
-                          alpha, first_fit$transform, unit_columns))
+                          alpha, first_fit$transform, unit_columns, period))
     }
     # match_groups() warns in predict()'s words; here such rows are left unchecked.
     group <- suppressWarnings(match_groups(object, newdata[unit_columns]), classes = "ncam_warning_no_group_model")
@@ -148,17 +148,18 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
                   class = "ncam_warning_few_periods", call = call)
   }
-  finish_drift(out, alpha, transform, unit_columns)
+  finish_drift(out, alpha, transform, unit_columns, period)
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
-finish_drift <- function(out, alpha, transform, unit_columns) {
+finish_drift <- function(out, alpha, transform, unit_columns, period) {
   out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
   rownames(out) <- NULL
   out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
   attr(out, "alpha") <- alpha
   attr(out, "transform") <- transform
   attr(out, "unit_columns") <- unit_columns
+  attr(out, "period") <- period
   out
 }
 
@@ -292,11 +293,9 @@ drift_times <- function(data, date, call = parent.frame()) {
 # at a clock change), shorter spans as multiples of their length since the epoch.
 drift_periods <- function(time, period, call = parent.frame()) {
   check_string(period, "period", call = call)
-  calendar <- "^ *([1-9][0-9]*)? *(week|month|quarter|year)s? *$"
-  spec <- if (!grepl(calendar, period)) {
-    tryCatch(parse_period(period, "period"), error = function(e) NULL)
-  }
-  if (!grepl(calendar, period) && (is.null(spec) || (inherits(time, "Date") && spec$days == 0))) {
+  calendar <- calendar_period(period)
+  spec <- if (is.null(calendar)) tryCatch(parse_period(period, "period"), error = function(e) NULL)
+  if (is.null(calendar) && (is.null(spec) || (inherits(time, "Date") && spec$days == 0))) {
     cli::cli_abort(c("{.arg period} must be a length of time such as {.val 1 day}, {.val week},
                       {.val month} or {.val 2 weeks}, not {.val {period}}.",
                      i = "Units: sec, min, hour, day (whole numbers of days), week, month, quarter, year{if (inherits(time, 'Date')) '; a Date column needs whole days or longer' else ''}."),
@@ -305,8 +304,8 @@ drift_periods <- function(time, period, call = parent.frame()) {
   if (length(time) == 0L) return(time)
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   day <- if (inherits(time, "Date")) time else as.Date(format(time, "%Y-%m-%d", tz = tz))
-  if (grepl(calendar, period)) {
-    start_day <- calendar_start(day, period, calendar)
+  if (!is.null(calendar)) {
+    start_day <- calendar_start(day, calendar)
   } else if (spec$days > 0) {
     start_day <- as.Date(floor(as.numeric(day) / spec$days) * spec$days, origin = "1970-01-01")
   } else {
@@ -315,19 +314,37 @@ drift_periods <- function(time, period, call = parent.frame()) {
   if (inherits(time, "Date")) start_day else day_start(start_day, tz)
 }
 
+# A calendar period ("month", "2 weeks") as its amount and unit; NULL for any other text.
+calendar_period <- function(period) {
+  pattern <- "^ *([1-9][0-9]*)? *(week|month|quarter|year)s? *$"
+  if (!grepl(pattern, period)) return(NULL)
+  amount <- sub(pattern, "\\1", period)
+  list(amount = if (nzchar(amount)) as.integer(amount) else 1L, unit = sub(pattern, "\\2", period))
+}
+
+# The longest a period can last, in seconds: calendar months of 31 days, quarters of 92, years
+# of 366, days of 25 hours at a clock change. Two consecutive period starts further apart than
+# this have a period without rows between them.
+longest_period <- function(period) {
+  calendar <- calendar_period(period)
+  if (!is.null(calendar)) {
+    days <- calendar$amount * c(week = 7, month = 31, quarter = 92, year = 366)[[calendar$unit]]
+    return(days * 86400 + 3600)
+  }
+  spec <- parse_period(period, "period")
+  if (spec$days > 0) spec$days * 86400 + 3600 else spec$seconds
+}
+
 # The first day of each day's calendar period: multiples of weeks counted from Monday
 # 1970-01-05, of months from January 1970, so that a period does not depend on the data's
 # first date.
-calendar_start <- function(day, period, calendar) {
-  amount <- sub(calendar, "\\1", period)
-  amount <- if (nzchar(amount)) as.integer(amount) else 1L
-  unit <- sub(calendar, "\\2", period)
-  if (unit == "week") {
+calendar_start <- function(day, calendar) {
+  if (calendar$unit == "week") {
     monday <- as.Date("1970-01-05")
-    weeks <- floor(as.numeric(day - monday) / (7 * amount)) * amount
+    weeks <- floor(as.numeric(day - monday) / (7 * calendar$amount)) * calendar$amount
     return(monday + 7 * weeks)
   }
-  months <- amount * c(month = 1L, quarter = 3L, year = 12L)[[unit]]
+  months <- calendar$amount * c(month = 1L, quarter = 3L, year = 12L)[[calendar$unit]]
   index <- 12L * as.integer(format(day, "%Y")) + as.integer(format(day, "%m")) - 1L
   start <- (index %/% months) * months
   as.Date(sprintf("%04d-%02d-01", start %/% 12L, start %% 12L + 1L))
@@ -349,34 +366,6 @@ drift_units <- function(data, unit, call = parent.frame()) {
                    call = call)
   }
   units
-}
-
-#' @rdname sensor_drift
-#' @method autoplot ncam_drift
-#' @rawNamespace S3method(ggplot2::autoplot, ncam_drift)
-autoplot.ncam_drift <- function(object, ...) {
-  rlang::check_dots_empty()
-  check_ggplot2(rlang::current_env())
-  if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
-  points <- as.data.frame(object)
-  points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
-  unit_columns <- intersect(attr(object, "unit_columns"), names(points))
-  units_shown <- if (length(unit_columns)) ggplot2::facet_wrap(unit_columns)
-  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
-  ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
-    ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
-    ggplot2::geom_line(na.rm = TRUE) +
-    ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
-    ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
-    ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
-    ggplot2::guides(size = ggplot2::guide_legend(override.aes = list(size = 2.5)),
-                    x = ggplot2::guide_axis(check.overlap = TRUE)) +
-    units_shown +
-    ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
-                  title = "Each sensor against the estimate from the others",
-                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
-                                     attr(object, "alpha"))) +
-    plot_theme()
 }
 
 # Unit columns keep their names in the result, beside its own columns.

@@ -171,6 +171,25 @@ test_that("autoplot draws one panel per unit", {
   expect_error(ggplot2::autoplot(empty), "no rows")
 })
 
+test_that("the plot's lines break where a period has no rows, and only there", {
+  skip_if_not_installed("ggplot2")
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  # Weeks 3 and 4 of 2024 without rows; every other period (also Feb 2024, 29 days) has rows.
+  gappy <- toy[!toy$date %in% (as.Date("2024-01-15") + 0:13), ]
+  line_groups <- function(period) {
+    built <- ggplot2::ggplot_build(ggplot2::autoplot(sensor_drift(fit, gappy, period = period)))
+    length(unique(built$data[[2]]$group))
+  }
+  expect_equal(line_groups("week"), 3L * 2L)  # three sensors, each line broken once
+  expect_equal(line_groups("month"), 3L)      # no month is empty: one line per sensor
+  no_june <- toy[format(toy$date, "%Y-%m") != "2024-06", ]
+  built <- ggplot2::ggplot_build(ggplot2::autoplot(sensor_drift(fit, no_june, period = "month")))
+  expect_equal(length(unique(built$data[[2]]$group)), 3L * 2L)
+  expect_identical(ncam:::longest_period("2 weeks"), 14 * 86400 + 3600)
+  expect_identical(ncam:::longest_period("30 min"), 1800)
+})
+
 test_that("fits by group check each group's rows against its own model", {
   toy <- daily_toy(600)
   toy$site <- rep(c("north", "south"), each = 300)

@@ -1,0 +1,47 @@
+# The picture of sensor_drift(): each sensor's shift by period, one panel per unit, lines
+# broken where a period has no rows.
+
+#' @rdname sensor_drift
+#' @method autoplot ncam_drift
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_drift)
+autoplot.ncam_drift <- function(object, ...) {
+  rlang::check_dots_empty()
+  check_ggplot2(rlang::current_env())
+  if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
+  points <- as.data.frame(object)
+  points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
+  unit_columns <- intersect(attr(object, "unit_columns"), names(points))
+  points$line <- drift_line_runs(points, unit_columns, attr(object, "period"))
+  units_shown <- if (length(unit_columns)) ggplot2::facet_wrap(unit_columns)
+  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
+  ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
+    ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
+    ggplot2::geom_line(ggplot2::aes(group = .data$line), na.rm = TRUE) +
+    ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
+    ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
+    ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
+    ggplot2::guides(size = ggplot2::guide_legend(override.aes = list(size = 2.5)),
+                    x = ggplot2::guide_axis(check.overlap = TRUE)) +
+    units_shown +
+    ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
+                  title = "Each sensor against the estimate from the others",
+                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
+                                     attr(object, "alpha"))) +
+    plot_theme()
+}
+
+# One id per run of consecutive periods of a unit and sensor with a shift: a line is not drawn
+# across a period without rows (more than the longest period between starts) or without a shift.
+drift_line_runs <- function(points, unit_columns, period) {
+  key <- do.call(paste, c(unname(as.list(points[c(unit_columns, "sensor")])), sep = "\r"))
+  seconds <- as.numeric(points$period) * if (inherits(points$period, "Date")) 86400 else 1
+  ord <- order(match(key, unique(key)), seconds)
+  key_o <- key[ord]
+  seconds_o <- seconds[ord]
+  has_shift <- !is.na(points$shift[ord])
+  breaks <- c(TRUE, key_o[-1] != key_o[-length(key_o)] | diff(seconds_o) > longest_period(period) |
+                !has_shift[-length(has_shift)])
+  runs <- integer(length(ord))
+  runs[ord] <- cumsum(breaks)
+  runs
+}
