@@ -158,11 +158,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
-  if (method != "split" && !is.null(object$reference)) {
-    cli::cli_warn(c("Method {.val {method}} calibrates against the model's own draws or the low-cost sensors, not against the reference monitor {.field {object$reference}} the model was fitted with.",
-                    i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has reference readings)."),
-                  class = "ncam_warning_label_free_calibration")
-  }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
@@ -218,6 +213,12 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   if (method %in% c("mc_model", "mc_empirical") && m * nrow(data) > max_calibration_scores) {
     cli::cli_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores / 1e6} million a calibration keeps in memory.",
                      i = "Lower {.arg m} to at most {max(1, floor(max_calibration_scores / nrow(data)))}: the threshold's Monte Carlo error is already small at the default 50."))
+  }
+  # Warned once the arguments are known to be usable.
+  if (method != "split" && !is.null(object$reference)) {
+    cli::cli_warn(c("Method {.val {method}} calibrates against the model's own draws or the low-cost sensors, not against the reference monitor {.field {object$reference}} the model was fitted with.",
+                    i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has reference readings)."),
+                  class = "ncam_warning_label_free_calibration")
   }
 
   post <- label_variance(object, ncam_posterior(object, data, threads))

@@ -23,7 +23,8 @@
 #' Attribute `"sensor_models"` holds, for each of `pa_a`, `pa_b` and `opc`, its type,
 #' unit parameters and true `gain(rh, temperature, time)`, `offset(rh, temperature, time)`
 #' and `noise_sd(truth)` functions; attribute `"settings"` holds the simulation settings.
-#' Both are lost when the tibble is subset, so take them from `colocation` itself.
+#' Not every data operation keeps them (combining tables, most dplyr verbs), so take them from
+#' `colocation` itself.
 #'
 #' @source Simulated with `simulate_colocation(days = 90, sensors = c(pa_a = "plantower",
 #'   pa_b = "plantower", opc = "heated"), colocation = 28, start = "2021-04-01",

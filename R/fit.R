@@ -98,10 +98,9 @@
 #'   `sensor_params()` without `newdata` find the data again by evaluating the call's `data`
 #'   where the model was fitted, and check that the columns the fit read (the sensors, the
 #'   `reference` and the variables of the covariates) are unchanged: the same number of rows
-#'   and, per column, the same number of values and the same sum, sum of absolute values and
-#'   sum weighted by row number (of the codes of text and factors, whose values must be the
-#'   same), to 12 significant digits. Other columns may change; a re-sorted, converted or
-#'   edited column is an error asking for `newdata`. A model fitted inside a function that has
+#'   and, per column, exactly the same values in the same order (compared by a hash; text and
+#'   factors by their values). Other columns may change; a re-sorted, converted, rounded or
+#'   edited column, even in its last digit, is an error asking for `newdata`. A model fitted inside a function that has
 #'   returned, or read back in a session without its data, needs `newdata`. Use
 #'   [predict.ncam()], [summary.ncam()], [sensor_params()], [coef.ncam()], [logLik.ncam()],
 #'   [plot.ncam()].
