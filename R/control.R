@@ -11,7 +11,10 @@
 #' @param screen_outliers Readings further than this many robust spreads (the sensor's median
 #'   absolute deviation) both from their sensor's median and from where the row's other sensors
 #'   put them are spikes, not the air (a real pollution event moves every sensor), and are left
-#'   out of training as missing, with a warning that counts them. `Inf` keeps every reading.
+#'   out of training as missing, with a warning that counts them. `predict()` and the other
+#'   functions that estimate screen new readings by the same rule, with the medians and
+#'   spreads of the training rows (a -999 missing-value code, a stuck channel), and name the
+#'   rows. `Inf` keeps every reading.
 #' @param adapt_threads With `threads` above 1, time batches of the training at `threads` and
 #'   at one thread as the fit goes and use the faster. On a machine where another program
 #'   keeps a core busy, threads that wait for each other at every batch can be several times

@@ -191,6 +191,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)),
                       data_columns = names(data))
   fit$n_screened <- screened$counts
+  fit$spike_scales <- screened$scales
   fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
   fit$flag_columns <- flag_columns(data, model_columns(design$terms))
   calibration_rows <- sort(c(rows$train, rows$validation))

@@ -6,7 +6,7 @@
 #' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
 #' of the same readings), of the readings the model was trained on: readings screened out as
 #' gross outliers at fit time (see `screen_outliers` in [ncam_control()]) count as missing,
-#' while `fitted()` and `predict()` use every reading they are given; `fitted()` the fused values of the fitted data; `residuals()` the
+#' as they do in `fitted()` and `predict()`, which screen by the same rule; `fitted()` the fused values of the fitted data; `residuals()` the
 #' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
 #' reference reading minus the estimate, which comes from the low-cost sensors alone as in

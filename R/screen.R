@@ -204,16 +204,24 @@ warn_two_sensors <- function(sensors, reference, call = parent.frame()) {
 # Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
 # sensor's median AND from where the row's other sensors put it (their median standardised
 # value) is a spike, not the air: every sensor sees a real pollution event. A reading with no
-# other sensor in its row must be `alone_factor` times further out. Such readings are set to NA
-# for training. Returns the screened readings and the count per sensor.
-screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
+# other sensor in its row must be `alone_factor` times further out. Such readings are set to NA.
+# The medians and spreads (`scales`) are those of the training rows, kept by the fit so that
+# predict() screens new readings by the same rule. Returns the screened readings, the spike
+# rows and their count per sensor, and the scales.
+spike_scales <- function(readings, rows) {
+  list(centre = vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1)),
+       spread = vapply(readings, function(v) robust_spread(v[rows]), numeric(1)))
+}
+screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20) {
   counts <- stats::setNames(integer(length(readings)), names(readings))
-  if (!is.finite(threshold) || length(readings) < 2L) return(list(readings = readings, counts = counts))
-  centre <- vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1))
-  spread <- vapply(readings, function(v) robust_spread(v[rows]), numeric(1))
-  usable <- names(readings)[is.finite(spread) & spread > 0]
-  if (length(usable) < 2L) return(list(readings = readings, counts = counts))
-  spikes <- stats::setNames(vector("list", length(usable)), usable)
+  spikes <- stats::setNames(vector("list", length(readings)), names(readings))
+  out <- list(readings = readings, counts = counts, rows = spikes, scales = scales)
+  if (!is.finite(threshold) || length(readings) < 2L) return(out)
+  centre <- scales$centre
+  spread <- scales$spread
+  usable <- names(readings)[names(readings) %in% names(spread)]
+  usable <- usable[is.finite(spread[usable]) & spread[usable] > 0]
+  if (length(usable) < 2L) return(out)
   for (block in row_blocks(rows)) {
     z <- vapply(usable, function(s) (readings[[s]][block] - centre[[s]]) / spread[[s]], numeric(length(block)))
     dim(z) <- c(length(block), length(usable))
@@ -227,7 +235,7 @@ screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
       z_k <- z[, k]
       spike <- which((!alone & abs(z_k) > threshold & abs(z_k - consensus) > threshold) |
                        (alone & abs(z_k) > alone_factor * threshold))
-      spikes[[k]] <- c(spikes[[k]], block[spike])
+      spikes[[usable[k]]] <- c(spikes[[usable[k]]], block[spike])
     }
   }
   for (s in usable) {
@@ -236,7 +244,24 @@ screen_spikes <- function(readings, rows, threshold, alone_factor = 20) {
       counts[[s]] <- length(spikes[[s]])
     }
   }
-  list(readings = readings, counts = counts)
+  list(readings = readings, counts = counts, rows = spikes, scales = scales)
+}
+
+# New readings screened by the fit's rule and training scales (fits made before the scales were
+# kept are not screened), with one warning naming the sensors and rows.
+screen_new_spikes <- function(object, readings, call) {
+  threshold <- object$settings$control$screen_outliers
+  if (is.null(object$spike_scales) || is.null(threshold) || length(readings[[1]]) == 0L) return(readings)
+  screened <- screen_spikes(readings, seq_along(readings[[1]]), threshold, object$spike_scales)
+  hit <- screened$counts[screened$counts > 0L]
+  if (length(hit)) {
+    where <- vapply(names(hit), function(s) paste0(s, " (", rows_text(screened$rows[[s]]), ")"), "")
+    cli::cli_warn(c("{sum(hit)} reading{?s} of {.arg newdata} treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}.",
+                    i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
+                    i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
+                  class = "ncam_warning_spikes", call = call)
+  }
+  screened$readings
 }
 
 warn_spikes <- function(counts, threshold, call) {

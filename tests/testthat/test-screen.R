@@ -150,6 +150,35 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   expect_identical(unname(clean$n_screened), c(0L, 0L, 0L))
 })
 
+test_that("predict() treats new gross outliers as missing by the training rule, naming the rows", {
+  toy <- simulate_toy(n = 3000, seed = 3)
+  fit <- small_fit(toy[1:2500, ])
+  new <- toy[2501:2510, ]
+  faulty <- missing <- new
+  faulty$sensor_1[c(2, 7)] <- -999  # a missing-value code
+  faulty$sensor_2[4] <- 1e4         # a stuck channel
+  missing$sensor_1[c(2, 7)] <- NA
+  missing$sensor_2[4] <- NA
+  expect_warning(screened <- predict(fit, faulty), "sensor_1 \\(rows 2, 7\\); sensor_2 \\(row 4\\)",
+                 class = "ncam_warning_spikes")
+  expect_identical(screened, predict(fit, missing))
+  expect_identical(screened$.n_sensors[c(2, 4, 7)], c(2L, 2L, 2L))
+  # the other functions that estimate read the same screened readings
+  expect_warning(params <- sensor_params(fit, faulty), class = "ncam_warning_spikes")
+  expect_identical(params, sensor_params(fit, missing))
+  # a pollution event that every sensor sees is the air, not a spike
+  event <- new
+  event[5, c("sensor_0", "sensor_1", "sensor_2")] <- event[5, c("sensor_0", "sensor_1", "sensor_2")] * 20
+  suppressWarnings(expect_no_warning(seen <- predict(fit, event), class = "ncam_warning_spikes"),
+                   classes = "ncam_extrapolation")
+  expect_identical(seen$.n_sensors[5], 3L)
+  # a fit without screening keeps such readings in its estimates too
+  unscreened <- small_fit(toy[1:2500, ], control = ncam_control(screen_outliers = Inf))
+  kept <- suppressWarnings(expect_no_warning(predict(unscreened, faulty), class = "ncam_warning_spikes"),
+                           classes = "ncam_extrapolation")
+  expect_gt(abs(kept$.pred[2] - predict(unscreened, missing)$.pred[2]), 1)
+})
+
 test_that("a fit still improving at its last epoch says it has not converged", {
   toy <- screen_toy()
   expect_warning(fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, anchor = "sensor_0", hidden = 4L,
