@@ -31,10 +31,12 @@
 #' and \eqn{P_{-j}} are the posterior mean and precision of \eqn{\Theta} without sensor
 #' \eqn{j}. `mean_z` is the mean of the standardized differences \eqn{z} over the period;
 #' `shift` is the mean of \eqn{(b_j - c_j) / a_j - m_{-j}}, the same difference in the units
-#' of the fused value. The standard error of `mean_z` has two parts, each pooled over units
-#' per sensor: the readings' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}, with \eqn{s}
-#' the standard deviation of \eqn{z} around its period's mean and \eqn{\rho} the lag-1
-#' autocorrelation of consecutive readings (at least 0); and the variance \eqn{\tau^2} by
+#' of the fused value. The standard error of `mean_z` has two parts, per sensor: the readings'
+#' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}, with \eqn{s} the standard deviation of
+#' \eqn{z} around its period's mean and \eqn{\rho} the lag-1 autocorrelation of consecutive
+#' readings (at least 0), both per unit (pooled over units for a unit with fewer than 30
+#' degrees of freedom), so that one failed unit does not hide drift at the others; and,
+#' pooled over units, the variance \eqn{\tau^2} by
 #' which the means of consecutive periods differ beyond that noise (weather and pollution
 #' regimes that last longer than a few readings), estimated from the mean of their squared
 #' differences beyond that noise, each capped at a high multiple of their median so that one
@@ -186,9 +188,9 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   ord <- order(unit_code, as.numeric(time))
   tables <- lapply(sensors, function(s) {
     periods <- period_means(loo$z[, s], loo$shift[, s], cell, first, unit_code, starts)
-    spread <- period_spread(loo$z[ord, s], cell[ord], periods)
+    spread <- period_spread(loo$z[ord, s], cell[ord], unit_code[ord], periods)
     enough <- periods$n >= 3L
-    std_error <- ifelse(enough, sqrt(spread$between + spread$within / periods$n), NA_real_)
+    std_error <- ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_)
     mean_z <- ifelse(enough, periods$mean_z, NA_real_)
     data.frame(unit = unit_values[first], sensor = rep(s, sum(first)), period = starts[first], n = periods$n,
                shift = ifelse(enough, periods$shift, NA_real_), mean_z = mean_z, std_error = std_error,
@@ -240,22 +242,36 @@ period_means <- function(z, shift, cell, first, unit_code, starts) {
        unit = unit_code[first], start = as.numeric(starts[first]))
 }
 
-# The two parts of the variance of a period's mean z, pooled over units. Within: the variance
-# of z around its period's mean, times (1 + rho) / (1 - rho) for the lag-1 autocorrelation rho
-# of consecutive readings of a period (rho at least 0), to be divided by n. Between: what
-# consecutive periods' means vary by beyond that (slow weather and pollution regimes the
-# model does not follow), from the squared differences of consecutive means beyond their
-# noise; df, the number of those differences, sets the t distribution of the test.
-period_spread <- function(z, cell, periods) {
+# The two parts of the variance of a period's mean z. Within, per unit (a failed unit's noisy
+# z must not hide the others' drift): the variance of z around its period's mean, times
+# (1 + rho) / (1 - rho) for the lag-1 autocorrelation rho of consecutive readings of a period
+# (rho at least 0), to be divided by n; a unit with fewer than `min_within_df` degrees of
+# freedom takes the value pooled over units. Between, pooled over units: what consecutive
+# periods' means vary by beyond that (slow weather and pollution regimes the model does not
+# follow), from the squared differences of consecutive means beyond their noise; df, the number
+# of those differences, sets the t distribution of the test. `within` is indexed by unit code.
+period_spread <- function(z, cell, unit_of_row, periods, min_within_df = 30L) {
   ok <- !is.na(z)
   z <- z[ok]
   cell <- cell[ok]
+  unit_of_row <- unit_of_row[ok]
+  n_units <- max(c(periods$unit, 0L))
   centred <- z - stats::ave(z, cell)
-  degrees <- length(z) - length(unique(cell))
-  if (degrees < 2L) return(list(within = NA_real_, between = NA_real_, df = NA_real_))
-  same_cell <- cell[-1] == cell[-length(cell)]
-  rho <- min(max(sum((centred[-1] * centred[-length(centred)])[same_cell]) / sum(centred^2), 0), 0.99)
-  within <- sum(centred^2) / degrees * (1 + rho) / (1 - rho)
+  lagged <- c(cell[-1] == cell[-length(cell)], FALSE)  # reading i and i + 1 share a period
+  noise_variance <- function(i) {
+    degrees <- length(i) - length(unique(cell[i]))
+    if (degrees < 2L) return(c(variance = NA_real_, degrees = degrees))
+    pairs <- i[lagged[i]]  # rows of a unit are consecutive: the next reading is of the same unit
+    rho <- min(max(sum(centred[pairs] * centred[pairs + 1L]) / sum(centred[i]^2), 0), 0.99)
+    c(variance = sum(centred[i]^2) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
+  }
+  pooled <- noise_variance(seq_along(z))
+  if (is.na(pooled[["variance"]])) return(list(within = rep(NA_real_, n_units), between = NA_real_, df = NA_real_))
+  within <- rep(pooled[["variance"]], n_units)
+  for (rows in split(seq_along(z), unit_of_row)) {
+    own <- noise_variance(rows)
+    if (own[["degrees"]] >= min_within_df) within[unit_of_row[rows[1]]] <- own[["variance"]]
+  }
   used <- periods$n >= 3L
   means <- periods$mean_z[used]
   unit <- periods$unit[used]
@@ -267,7 +283,7 @@ period_spread <- function(z, cell, periods) {
   # Fewer than three differences say nothing reliable about the spread between periods: no test.
   if (length(consecutive) < 3L) return(list(within = within, between = NA_real_, df = NA_real_))
   difference2 <- (means[consecutive + 1L] - means[consecutive])^2
-  noise2 <- within * (1 / n[consecutive + 1L] + 1 / n[consecutive])
+  noise2 <- within[unit[consecutive]] * (1 / n[consecutive + 1L] + 1 / n[consecutive])
   # Each squared difference counts up to the 99th percentile of its distribution at a scale
   # set by the median, so that one step change does not inflate the spread (the cap costs the
   # mean 1.8 %, given back by `capped_share`).

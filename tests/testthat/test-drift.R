@@ -246,14 +246,16 @@ test_that("fits by group: no rows give an empty table, rows of no group are left
   expect_equal(sum(drift$n[drift$sensor == "sensor_0"]), 200L)
 })
 
-test_that("the between-period variance pools units; too few periods give no test, with a warning", {
+test_that("the noise is per unit (pooled for a small one), the between-period variance pools units; too few periods give no test", {
   toy <- daily_toy(400)
   fit <- drift_fit(toy)
   toy$site <- rep(c("a", "b"), times = 200)  # interleaved rows: each unit's series is every other day
+  toy$site[1:20] <- "c"  # 20 readings in one month: under 30 degrees of freedom, the pooled noise
+  units <- c("a", "b", "c")
   drift <- sensor_drift(fit, toy, unit = "site", period = "month")
   z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z[, "sensor_0"]
   month <- format(toy$date, "%Y-%m")
-  within_parts <- lapply(c("a", "b"), function(u) {
+  parts <- lapply(units, function(u) {
     zu <- z[toy$site == u]
     mu <- month[toy$site == u]
     centred <- zu - ave(zu, mu)
@@ -261,26 +263,46 @@ test_that("the between-period variance pools units; too few periods give no test
     c(squares = sum(centred^2), lagged = sum((centred[-1] * centred[-length(centred)])[same]),
       degrees = length(zu) - length(unique(mu)))
   })
-  total <- Reduce(`+`, within_parts)
-  rho <- max(0, total[["lagged"]] / total[["squares"]])
-  within <- total[["squares"]] / total[["degrees"]] * (1 + rho) / (1 - rho)
+  noise_variance <- function(p) {
+    rho <- max(0, p[["lagged"]] / p[["squares"]])
+    p[["squares"]] / p[["degrees"]] * (1 + rho) / (1 - rho)
+  }
+  within <- c(a = noise_variance(parts[[1]]), b = noise_variance(parts[[2]]),
+              c = noise_variance(Reduce(`+`, parts)))
+  expect_lt(parts[[3]][["degrees"]], 30)
   # Months with at least 3 readings of the unit (the last month has 3 days, so 1 or 2 per unit).
-  kept <- lapply(c("a", "b"), function(u) table(month[toy$site == u]) >= 3)
-  steps <- unlist(lapply(1:2, function(k) {
-    u <- c("a", "b")[k]
-    diff(tapply(z[toy$site == u], month[toy$site == u], mean)[kept[[k]]])
+  kept <- lapply(units, function(u) table(month[toy$site == u]) >= 3)
+  steps <- unlist(lapply(1:3, function(k) diff(tapply(z[toy$site == units[k]], month[toy$site == units[k]], mean)[kept[[k]]])))
+  noise <- unlist(lapply(1:3, function(k) {
+    n <- as.vector(table(month[toy$site == units[k]]))[kept[[k]]]
+    within[[k]] * (1 / n[-1] + 1 / n[-length(n)])
   }))
-  counts <- lapply(1:2, function(k) as.vector(table(month[toy$site == c("a", "b")[k]]))[kept[[k]]])
-  noise <- unlist(lapply(counts, function(n) within * (1 / n[-1] + 1 / n[-length(n)])))
   q99 <- qchisq(0.99, 1)
   capped <- pmin(steps^2, q99 * median(steps^2) / qchisq(0.5, 1))
   between <- max(0, (mean(capped) / (integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01) - mean(noise)) / 2)
   got <- drift[drift$sensor == "sensor_0", ]
-  expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(between + within / got$n), NA))
+  expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(between + within[got$site] / got$n), NA))
   # Two months: one pair of consecutive periods, too few to judge the spread between them.
   short <- toy[toy$date < as.Date("2024-03-01"), ]
   expect_warning(few <- sensor_drift(fit, short, period = "month"), "Too few periods", class = "ncam_warning_few_periods")
   expect_true(all(is.na(few$p_value)) && all(is.na(few$drift)) && all(!is.na(few$mean_z)))
+})
+
+test_that("a failed unit does not hide drift at the others: their standard errors hardly move", {
+  toy <- daily_toy(720)
+  toy$date <- as.Date("2024-01-01") + rep(0:359, 2)
+  toy$site <- rep(c("north", "south"), each = 360)
+  fit <- drift_fit(toy)
+  clean <- sensor_drift(fit, toy, unit = "site", period = "month")
+  failed <- toy
+  hit <- failed$site == "north" & failed$date >= as.Date("2024-07-01")
+  failed$sensor_1[hit] <- failed$sensor_1[hit] * 3  # its z vary row by row: a noisy unit
+  checked <- sensor_drift(fit, failed, unit = "site", period = "month")
+  south <- clean$site == "south"
+  ratio <- checked$std_error[south] / clean$std_error[south]
+  expect_true(all(ratio > 0.85 & ratio < 1.15))  # pooled noise: up to 2.25 times
+  expect_true(all(checked$drift[checked$site == "north" & checked$sensor == "sensor_1" &
+                                  checked$period >= as.Date("2024-07-01")]))
 })
 
 test_that("units are told apart by value, and one low-cost sensor needs the reference", {
