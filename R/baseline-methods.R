@@ -39,6 +39,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
                      i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
   }
   check_columns(newdata, object$sensors, "object", data_arg = "newdata")
+  newdata <- match_units(object, newdata)
   b <- baseline_readings(newdata, object$sensors, data_arg = "newdata")
   # As in predict() of ncam(): a reading too large for double precision would fuse to garbage.
   check_reading_magnitude(lapply(stats::setNames(nm = object$sensors), function(s) b[, s]))

@@ -143,7 +143,8 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   check_data_frame(data)
   method <- match_choice(method, c("mean", "ivw", "ppca", "kalman", "factor"), "method")
   sensors <- baseline_sensors(formula, data)
-  b <- baseline_readings(data, sensors)
+  in_units <- common_reading_units(data, sensors, anchor)
+  b <- baseline_readings(in_units, sensors)
   train <- train_mask(train, nrow(data))
   if (!is.null(anchor) && !method %in% c("ppca", "factor")) {
     cli::cli_abort(c("{.arg anchor} is used only by {.code method = \"ppca\"} and {.code \"factor\"}, not {.val {method}}.",
@@ -184,7 +185,7 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     order_type = if (!is.null(order)) order_type(data[[order]]), params = fit$params,
     loglik = fit$loglik, df = fit$df,
     nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs,
-    heywood = as.character(fit$heywood)
+    heywood = as.character(fit$heywood), units = column_units(in_units, sensors)
   ), class = "ncam_baseline")
 }
 

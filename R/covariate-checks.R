@@ -267,3 +267,29 @@ match_units <- function(object, newdata, call = parent.frame()) {
   }
   newdata
 }
+
+# The reading columns (sensors and reference) of `data` that carry units, converted to one unit:
+# that of `target` (the reference, else the anchor) when it has units, else of the first that
+# has. Readings in units that cannot be converted to it (ppb beside ug/m3) are an error: fused
+# as they are, they would be wrong by the conversion factor.
+common_reading_units <- function(data, columns, target = NULL, call = parent.frame()) {
+  with_units <- Filter(function(v) inherits(data[[v]], "units"), columns)
+  if (length(with_units) < 2L) return(data)
+  goal_column <- if (is.character(target) && length(target) == 1L && target %in% with_units) target else with_units[1]
+  goal <- unit_text(data[[goal_column]])
+  converted <- character()
+  for (v in setdiff(with_units, goal_column)) {
+    given <- unit_text(data[[v]])
+    if (identical(given, goal)) next
+    data[[v]] <- tryCatch(units::set_units(data[[v]], goal, mode = "standard"), error = function(e) {
+      cli::cli_abort(c("Column {.field {v}} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of {.field {goal_column}}: the sensors must measure one quantity.",
+                       i = "Fuse only sensors of the same quantity, or give {.field {v}} in units convertible to {.val {goal}}."),
+                     call = call)
+    })
+    converted <- c(converted, paste0(v, " (", given, ")"))
+  }
+  if (length(converted)) {
+    cli::cli_inform("Readings converted to {.val {goal}}, the units of {.field {goal_column}}: {converted}.")
+  }
+  data
+}

@@ -136,9 +136,11 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   # columns, the data's own when they are plain doubles: the engine reads them in place.
   sensors <- fit_sensors(formula, data, reference)
   anchor <- resolve_anchor(anchor, sensors, parameterization)
-  readings <- sensor_columns(data, sensors, transform)
+  # Readings with units in one unit; `data` itself stays as given, to be found again by fitted().
+  in_units <- common_reading_units(data, c(sensors, reference), if (is.null(reference)) anchor else reference)
+  readings <- sensor_columns(in_units, sensors, transform)
   if (!is.null(reference)) {
-    readings <- c(readings, reference_readings(reference, data, sensors, anchor = call$anchor,
+    readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = call$anchor,
                                                parameterization, transform))
     anchor <- reference
   }
@@ -192,7 +194,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       data_columns = names(data))
   fit$n_screened <- screened$counts
   fit$spike_scales <- screened$scales
-  fit$units <- column_units(data, fitted_columns(data, sensors, reference, design))
+  fit$units <- column_units(in_units, fitted_columns(data, sensors, reference, design))
   fit$flag_columns <- flag_columns(data, model_columns(design$terms))
   calibration_rows <- sort(c(rows$train, rows$validation))
   if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
