@@ -3,8 +3,8 @@
 # check_vector_columns()), a text covariate with a single value is left out, and `~ .` takes
 # only columns that can be covariates.
 
-# Covariates that cannot be what the user meant: entirely missing, numbers or
-# dates stored as text, or text with about one value per row (each would become one dummy per
+# Covariates that cannot be what the user meant: entirely missing, a factor with an NA level,
+# numbers or dates stored as text, or text with about one value per row (each would become one dummy per
 # distinct value). Numbers stored as text are labels where the formula says so (`factor(site)`).
 check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
   labels <- factor_wrapped_vars(attr(rhs, "variables"))
@@ -13,6 +13,12 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
     if (all(is.na(col))) {
       cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
                        i = "Leave it out of the formula, or give its values."), call = call)
+    }
+    if (is.factor(col) && anyNA(levels(col))) {
+      # addNA(): predict() could not code such a level again, so the rows get a named one.
+      cli::cli_abort(c("Covariate {.field {v}} is a factor with {.val NA} as a level (as {.fn addNA} makes).",
+                       i = "Give the missing values a named level: {.code levels(data${v})[is.na(levels(data${v}))] <- \"missing\"}; or leave them {.val NA}, and the rows are left out of training."),
+                     call = call)
     }
     if (is.character(col) && !v %in% labels) {
       values <- unique(col[!is.na(col)])

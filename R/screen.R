@@ -105,10 +105,12 @@ check_copies <- function(readings, rows, call) {
       syy <- sums$sxx[j, i] - sy^2 / n
       sxy <- sums$sxy[i, j] - sx * sy / n
       if (!(sxx > 0 && syy > 0 && 1 - sxy^2 / (sxx * syy) <= 1e-10)) next
-      slope <- sxy / sxx
-      intercept <- (sy / n + sums$shift[j]) - slope * (sx / n + sums$shift[i])
+      scale_i <- sums$scale[i]
+      scale_j <- sums$scale[j]
+      slope <- sxy / sxx * scale_j / scale_i
+      intercept <- (sy / n * scale_j + sums$shift[j]) - slope * (sx / n * scale_i + sums$shift[i])
       # Rounding leaves a few 1e-16 of the spread where the intercept is 0.
-      if (abs(intercept) <= 1e-9 * sqrt(syy / n)) intercept <- 0
+      if (abs(intercept) <= 1e-9 * sqrt(syy / n) * scale_j) intercept <- 0
       what <- if (abs(slope - 1) > 1e-9) {
         sprintf("exact linear functions of each other (%s = %s x %s + %s)", sensors[j],
                 signif(slope, 4), sensors[i], signif(intercept, 4))
@@ -121,19 +123,26 @@ check_copies <- function(readings, rows, call) {
 }
 
 # For every pair of sensors (i, j), sums over the rows where both read: their count n[i, j],
-# and of the readings less each sensor's mean (shift), sx[i, j] of sensor i's, sxx[i, j] of its
-# squares and sxy[i, j] of the products. Block by block of rows, all pairs at once in matrix
-# products (a loop over pairs took a second per pair at a million rows); the shift keeps the
-# centred sums free of cancellation when the readings' mean is large beside their spread.
+# and of the readings less each sensor's mean (shift) over its largest distance from it (scale),
+# sx[i, j] of sensor i's, sxx[i, j] of its squares and sxy[i, j] of the products. Block by block
+# of rows, all pairs at once in matrix products (a loop over pairs took a second per pair at a
+# million rows); the shift keeps the centred sums free of cancellation when the readings' mean
+# is large beside their spread, the scale their squares and products within double precision
+# (readings of 1e100 overflowed sxx * syy).
 pair_sums <- function(readings, rows) {
   k <- length(readings)
   shift <- vapply(readings, function(v) {
     m <- mean(v[rows], na.rm = TRUE)
     if (is.finite(m)) m else 0
   }, numeric(1))
+  scale <- vapply(seq_len(k), function(j) {
+    d <- abs(readings[[j]][rows] - shift[[j]])
+    s <- if (all(is.na(d))) NA_real_ else max(d, na.rm = TRUE)
+    if (is.finite(s) && s > 0) s else 1
+  }, numeric(1))
   n <- sx <- sxx <- sxy <- matrix(0, k, k)
   for (block in row_blocks(rows)) {
-    z <- matrix(vapply(seq_len(k), function(j) readings[[j]][block] - shift[[j]], numeric(length(block))), ncol = k)
+    z <- matrix(vapply(seq_len(k), function(j) (readings[[j]][block] - shift[[j]]) / scale[[j]], numeric(length(block))), ncol = k)
     observed <- !is.na(z)
     z[!observed] <- 0
     observed <- observed + 0
@@ -142,7 +151,7 @@ pair_sums <- function(readings, rows) {
     sxx <- sxx + crossprod(z^2, observed)
     sxy <- sxy + crossprod(z)
   }
-  list(n = n, sx = sx, sxx = sxx, sxy = sxy, shift = unname(shift))
+  list(n = n, sx = sx, sxx = sxx, sxy = sxy, shift = unname(shift), scale = scale)
 }
 
 # A sensor's gain and offset on the anchor's scale are learned from rows where it reads beside

@@ -17,6 +17,19 @@ test_that("a sensor in other units (x1000) is flagged before training", {
   expect_no_warning(small_fit(screen_toy()), class = "ncam_warning_units")
 })
 
+test_that("readings near the magnitude limit fit as the same readings in ordinary units", {
+  toy <- screen_toy(600)
+  huge <- toy
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) huge[[s]] <- huge[[s]] * 1e140
+  # Squares and products of 1e140 overflow double precision: the copy check once crashed here.
+  fit <- small_fit(toy)
+  fit_huge <- small_fit(huge)
+  expect_equal(predict(fit_huge, huge)$.pred / 1e140, predict(fit, toy)$.pred, tolerance = 1e-6)
+  twin <- huge
+  twin$sensor_1 <- 2 * twin$sensor_0 + 1e141
+  expect_warning(small_fit(twin), "sensor_1 = 2 x sensor_0 \\+ 1e\\+141", class = "ncam_warning_duplicate_sensor")
+})
+
 test_that("a duplicated sensor column, or a copy shifted by a constant, is flagged", {
   toy <- screen_toy()
   toy$sensor_2 <- toy$sensor_1
@@ -55,8 +68,9 @@ test_that("pair sums over several blocks of rows equal the direct sums", {
   s <- pair_sums(list(x = x, y = y), seq_len(n))
   expect_identical(s$n[1, 2], sum(both) + 0)
   expect_identical(s$n[1, 1], sum(!is.na(x)) + 0)
-  cx <- x[both] - mean(x, na.rm = TRUE)
-  cy <- y[both] - mean(y, na.rm = TRUE)
+  # Centred on each sensor's mean and scaled by its largest distance from it.
+  cx <- (x[both] - mean(x, na.rm = TRUE)) / max(abs(x - mean(x, na.rm = TRUE)), na.rm = TRUE)
+  cy <- (y[both] - mean(y, na.rm = TRUE)) / max(abs(y - mean(y, na.rm = TRUE)), na.rm = TRUE)
   expect_equal(c(s$sx[1, 2], s$sx[2, 1]), c(sum(cx), sum(cy)), tolerance = 1e-10)
   expect_equal(c(s$sxx[1, 2], s$sxx[2, 1]), c(sum(cx^2), sum(cy^2)), tolerance = 1e-10)
   expect_equal(s$sxy[1, 2], sum(cx * cy), tolerance = 1e-10)
