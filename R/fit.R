@@ -154,6 +154,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
   check_training_rows(rows, sum(usable))
+  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 
@@ -263,6 +264,17 @@ fit_sensors <- function(formula, data, reference, call = parent.frame()) {
     cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.", call = call)
   }
   sensors
+}
+
+# The reference's noise is learned on the training rows: a validation choice that takes most of
+# the co-location rows (a time split of a short co-location) leaves too few.
+check_reference_training_rows <- function(ref, rows, reference, call = parent.frame()) {
+  n_train <- sum(!is.na(ref[rows$train]))
+  if (n_train >= min_reference_rows) return(invisible())
+  n_validation <- sum(!is.na(ref[rows$validation]))
+  cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
+                   i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
+                 call = call)
 }
 
 # The call as the fit keeps it: arguments that arrived as values rather than expressions

@@ -56,6 +56,10 @@ test_that("reference errors name the cause", {
   d$few <- NA_real_
   d$few[1:5] <- 1:5
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "few"), "at least 20")
+  # A time split whose validation rows hold the whole co-location period.
+  labelled <- which(!is.na(d$ref))
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", validation = labelled[-(1:10)]),
+               "observed on 10 training rows \\(90 more are validation rows\\); at least 20 training rows")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", parameterization = "unanchored"), "anchored")
   expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
 })
