@@ -33,6 +33,22 @@ check_step_within_period <- function(step, series, data, keys, period, arg, call
                  call = call)
 }
 
+# Daily (or longer) periods of a table with one reading per period, every reading stamped the
+# same time into its period (to an hour) and none at its start: daily values stamped at midnight of another
+# time zone (00:00 UTC is 19:00 the day before in New York), each paired with the wrong day.
+warn_period_offset <- function(time, start, step, period, arg, call) {
+  if (period$days == 0 || length(time) < 2L || !all(is.finite(step))) return(invisible())
+  if (stats::median(step) < 0.9 * period$days * 86400) return(invisible())
+  offset <- as.numeric(time) - as.numeric(start)
+  # Within an hour of each other: the offset moves by the clock change of a zone with summer time.
+  if (any(offset == 0) || diff(range(offset)) > 3600) return(invisible())
+  tz <- attr(time, "tzone")
+  zone <- if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
+  cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
+                  i = "Each is taken as the mean of the period it falls in. If the stamps are the starts of days elsewhere, read the table in that zone (or give its times as {.cls Date}), so that its days are those of the sensors."),
+                class = "ncam_warning_period_offset", call = call)
+}
+
 # A column of table `arg` to average per period: a list column can be neither averaged nor
 # compared; an infinite value, or one too large to compute with (max_reading_magnitude, as
 # ncam() decides), would give a mean of Inf or NaN.

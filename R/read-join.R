@@ -48,7 +48,11 @@
 #' through unchanged.
 #'
 #' When no sensor row is paired with a reference row, a warning of class
-#' `ncam_warning_no_overlap` gives the time spans of both tables. A missing or
+#' `ncam_warning_no_overlap` gives the time spans of both tables. With periods of
+#' days, a table with one reading per period whose readings all lie the same time
+#' into their day, none at its start (daily values stamped at midnight of another
+#' time zone, paired with the wrong day), gives a warning of class
+#' `ncam_warning_period_offset`. A missing or
 #' infinite time is an error.
 #'
 #' The openair package offers another route for the averaging: average each
@@ -191,6 +195,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   first <- !duplicated(group)
   step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, keys, period, arg, call)
+  warn_period_offset(time, start, step, period, arg, call)
   step <- step[first]
   expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()

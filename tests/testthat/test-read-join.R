@@ -339,3 +339,22 @@ test_that("list columns and numbers stored as text are errors naming the column"
   expect_identical(out$method_code, c("170", "170"))
   expect_identical(join_reference(sensors, text, average = NULL, tolerance = 60)$ref, text$ref)
 })
+
+test_that("daily values stamped at midnight of another time zone are warned about", {
+  hours <- seq(as.POSIXct("2019-08-01 00:00", tz = "Etc/GMT+5"), by = "hour", length.out = 72)
+  sensors <- data.frame(date = hours, pm = rep(c(10, 20, 30), each = 24))
+  utc_days <- data.frame(date = as.POSIXct(c("2019-08-01", "2019-08-02", "2019-08-03"), tz = "UTC"), ref = c(10, 20, 30))
+  expect_warning(shifted <- join_reference(sensors, utc_days, average = "1 day"),
+                 "reference.*19 hours into its 1 day period in time zone Etc/GMT\\+5", class = "ncam_warning_period_offset")
+  expect_identical(shifted$ref, c(20, 30, NA))  # the pairing the warning is about
+  # The same days as Date, or stamped at local midnight, are paired day by day, without a warning.
+  as_dates <- data.frame(date = as.Date(c("2019-08-01", "2019-08-02", "2019-08-03")), ref = c(10, 20, 30))
+  expect_identical(expect_no_warning(join_reference(sensors, as_dates, average = "1 day"))$ref, c(10, 20, 30))
+  local_days <- data.frame(date = as.POSIXct(c("2019-08-01", "2019-08-02", "2019-08-03"), tz = "Etc/GMT+5"), ref = c(10, 20, 30))
+  expect_identical(expect_no_warning(join_reference(sensors, local_days, average = "1 day"))$ref, c(10, 20, 30))
+  # Across a clock change the offset moves by an hour: still one pattern.
+  ny_hours <- seq(as.POSIXct("2022-03-11 00:00", tz = "America/New_York"), by = "hour", length.out = 119)
+  ny <- data.frame(date = ny_hours, pm = 1)
+  utc_ny <- data.frame(date = as.POSIXct(sprintf("2022-03-1%d", 1:6), tz = "UTC"), ref = 1:6)
+  expect_warning(join_reference(ny, utc_ny, average = "1 day"), "to an hour", class = "ncam_warning_period_offset")
+})
