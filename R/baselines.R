@@ -332,7 +332,8 @@ visit_order <- function(order, data, data_arg = "data", rows = NULL, type = NULL
   if (length(repeated) > 0L) {
     first <- match(key[repeated[1]], key)
     cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {rows[repeated[1]]} has the time of row {rows[first]} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
-                     i = "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
+                     i = if (data_arg == "newdata") "The filter follows one series through time. Predict one series (station) at a time, e.g. {.code predict(fit, newdata[newdata$site == \"A\", ])}." else
+                       "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
                    call = call)
   }
   base::order(key)

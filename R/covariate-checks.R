@@ -64,8 +64,16 @@ check_real_covariates <- function(data, vars, call = parent.frame()) {
   }
 }
 
-# ncam has no offsets: offset(temp) would be dropped from the covariates without a word.
-check_no_offset <- function(rhs, call = parent.frame()) {
+# ncam has no offsets (offset(temp) would be dropped from the covariates without a word) and no
+# grouping terms (x | site).
+check_unsupported_terms <- function(rhs, call = parent.frame()) {
+  bars <- intersect(call_heads(attr(rhs, "variables")), c("|", "||"))
+  if (length(bars)) {
+    # `x | site` would enter as the logical OR of x and site, a constant: mixed-model syntax.
+    cli::cli_abort(c("{.arg formula} has {.code {bars[1]}} in a term: ncam has no grouping or random-effect terms.",
+                     i = "For one model per group, use {.fn ncam_by} with {.code by = \"site\"}; to let the model learn a group's effect, enter it as a covariate ({.code + factor(site)})."),
+                   call = call)
+  }
   offsets <- attr(rhs, "offset")
   if (!length(offsets)) return(invisible())
   terms <- vapply(as.list(attr(rhs, "variables"))[offsets + 1L], deparse1, character(1))

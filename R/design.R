@@ -143,7 +143,7 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   check_single_columns(data, vars, call)
   check_vector_columns(data, vars, "Covariate", call)
   check_real_covariates(data, vars, call)
-  check_no_offset(rhs, call)
+  check_unsupported_terms(rhs, call)
   data <- integer64_by_value(data, vars)
   check_covariate_values(data, vars, rhs, call)
   check_no_bare_dates(data, attr(rhs, "term.labels"), call)
@@ -265,8 +265,12 @@ new_design <- function(object, newdata, call = parent.frame()) {
   text <- vars[!vars %in% factor_term_columns(object) &
                  vapply(vars, function(v) is.character(newdata[[v]]) || is.factor(newdata[[v]]), logical(1))]
   if (length(text)) {
+    # Text "TRUE"/"FALSE" (a logical flag written to a file and read back) is not a number.
+    logical_text <- text[vapply(text, function(v) all(toupper(as.character(newdata[[v]])) %in% c("TRUE", "FALSE", NA)), logical(1))]
+    fix <- if (length(logical_text)) "Convert {.field {logical_text}} with {.code as.logical()}: as.numeric() of {.val TRUE} is {.val NA}." else
+      "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."
     cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
-                     i = "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."), call = call)
+                     i = fix), call = call)
   }
   newdata <- match_covariate_types(object, newdata, vars, call)
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {

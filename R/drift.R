@@ -148,8 +148,9 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     transform <- first_fit$transform
   }
   # One warning for the whole table, not one per group's model.
-  if (nrow(out) > 0L && anyNA(out$std_error[out$n >= 3L])) {
-    cli::cli_warn(c("Too few periods to test: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings, per sensor.",
+  untested <- unique(out$sensor[is.na(out$std_error) & out$n >= 3L])
+  if (nrow(out) > 0L && length(untested)) {
+    cli::cli_warn(c("Too few periods to test {.field {untested}}: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings, per sensor.",
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
                   class = "ncam_warning_few_periods", call = call)
   }
@@ -190,10 +191,11 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
     periods <- period_means(loo$z[, s], loo$shift[, s], cell, first, unit_code, starts)
     spread <- period_spread(loo$z[ord, s], cell[ord], unit_code[ord], periods)
     enough <- periods$n >= 3L
-    std_error <- ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_)
-    mean_z <- ifelse(enough, periods$mean_z, NA_real_)
+    # as.double(): ifelse() of no periods is logical(0)
+    std_error <- as.double(ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_))
+    mean_z <- as.double(ifelse(enough, periods$mean_z, NA_real_))
     data.frame(unit = unit_values[first], sensor = rep(s, sum(first)), period = starts[first], n = periods$n,
-               shift = ifelse(enough, periods$shift, NA_real_), mean_z = mean_z, std_error = std_error,
+               shift = as.double(ifelse(enough, periods$shift, NA_real_)), mean_z = mean_z, std_error = std_error,
                p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df), stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, tables)

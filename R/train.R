@@ -125,6 +125,13 @@ check_validation <- function(validation, n = NULL, call = parent.frame()) {
     validation >= 0 && validation < 1
   row_numbers <- is.numeric(validation) && length(validation) >= 1L && !anyNA(validation) &&
     all(validation == round(validation)) && all(validation >= 1 & validation <= (if (is.null(n)) Inf else n))
+  if (!fraction && !row_numbers && is.numeric(validation) && length(validation) > 1L && !is.null(n) &&
+      !anyNA(validation) && all(validation == round(validation))) {
+    outside <- validation[validation < 1 | validation > n]
+    shown <- utils::head(outside, 5)
+    cli::cli_abort("{.arg validation} {cli::qty(length(outside))}row number{?s} {.val {shown}} {cli::qty(length(outside))}{?is/are} outside the data's {n} rows.",
+                   call = call)
+  }
   if (!fraction && !row_numbers) {
     per_row <- if (is.null(n)) "" else paste0(" (", n, ")")
     cli::cli_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row{per_row}, or row numbers.",

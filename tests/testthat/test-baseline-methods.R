@@ -338,8 +338,9 @@ test_that("kalman refuses repeated times in `order`, at the fit and in predict()
   expect_error(ncam_baseline(f, no_time, "kalman", train = 21:40, order = "day"),
                "Column \"day\" of `data` is missing in row 30.", fixed = TRUE)
   # predict() refuses stacked stations in `newdata`.
-  expect_error(predict(fit, toy), "Column \"day\" of `newdata` repeats times: row 21 has the time of row 1",
-               fixed = TRUE)
+  err <- expect_error(predict(fit, toy), "Column \"day\" of `newdata` repeats times: row 21 has the time of row 1",
+                      fixed = TRUE)
+  expect_match(conditionMessage(err), "Predict one series (station) at a time", fixed = TRUE)
   stacked <- toy[c(1:5, 3), ]
   expect_error(predict(fit, stacked), "row 6 has the time of row 3 (2024-01-03); 1 row repeats",
                fixed = TRUE)

@@ -168,6 +168,8 @@ test_that("autoplot draws one panel per unit", {
   empty <- sensor_drift(fit, toy[0, ])
   expect_equal(nrow(empty), 0L)
   expect_named(empty, c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
+  expect_identical(vapply(empty[c("shift", "mean_z", "std_error", "p_value")], typeof, ""),
+                   c(shift = "double", mean_z = "double", std_error = "double", p_value = "double"))
   expect_error(ggplot2::autoplot(empty), "no rows")
 })
 
@@ -284,7 +286,7 @@ test_that("the noise is per unit (pooled for a small one), the between-period va
   expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(between + within[got$site] / got$n), NA))
   # Two months: one pair of consecutive periods, too few to judge the spread between them.
   short <- toy[toy$date < as.Date("2024-03-01"), ]
-  expect_warning(few <- sensor_drift(fit, short, period = "month"), "Too few periods", class = "ncam_warning_few_periods")
+  expect_warning(few <- sensor_drift(fit, short, period = "month"), "Too few periods to test sensor_0, sensor_1, and sensor_2", class = "ncam_warning_few_periods")
   expect_true(all(is.na(few$p_value)) && all(is.na(few$drift)) && all(!is.na(few$mean_z)))
 })
 

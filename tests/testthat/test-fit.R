@@ -347,6 +347,14 @@ test_that("matrix and data-frame columns, and offset() terms, are refused, namin
   expect_error(predict(fit, new), "Covariate x1 is a matrix with 2 columns", fixed = TRUE)
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + offset(x2)),
                "has an offset term `offset(x2)`: ncam has no offsets", fixed = TRUE)
+  # Mixed-model syntax entered as the logical OR of its sides, a constant, dropped with a warning.
+  expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 | x2), "`|` in a term.*ncam_by")
+  # A logical flag read back from a file as text "TRUE"/"FALSE": as.logical(), not as.numeric().
+  toy$flag <- toy$x1 > 0
+  flagged <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + flag)
+  as_text <- toy[1:5, ]
+  as_text$flag <- as.character(as_text$flag)
+  expect_error(predict(flagged, as_text), "Convert flag with `as.logical()`", fixed = TRUE)
 })
 
 test_that("the fit's warnings about covariates name the columns and rows, and have classes", {
@@ -439,6 +447,7 @@ test_that("`validation = 1` is ambiguous, and a fraction giving no row warns wit
   for (bad in list(TRUE, "1", factor("0.5"), "abc")) {
     expect_no_warning(err <- expect_error(quick_fit(toy, validation = bad), "must be a fraction"))
   }
+  expect_error(quick_fit(toy, validation = c(1:10, 400, 0)), "row numbers 400 and 0 are outside the data's 300 rows")
   d <- transform(toy, site = rep(c("a", "b"), 150))
   expect_error(ncam_by(sensor_0 + sensor_1 ~ x1, d, by = "site", validation = 1, errors = "skip"),
                "`validation` = 1 is ambiguous")
