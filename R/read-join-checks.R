@@ -7,7 +7,7 @@ check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
   repeated <- which(duplicated(series_time))
   if (length(repeated) == 0L) return(invisible())
   first <- match(series_time[repeated[1]], series_time)
-  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
+  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
                    i = fix, i = keys_hint), call = call)
 }
 
@@ -44,7 +44,7 @@ warn_period_offset <- function(time, start, step, period, arg, call) {
   if (any(offset == 0) || diff(range(offset)) > 3600) return(invisible())
   tz <- attr(time, "tzone")
   zone <- if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
-  cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
+  cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
                   i = "Each is taken as the mean of the period it falls in. If the stamps are the starts of days elsewhere, read the table in that zone (or give its times as {.cls Date}), so that its days are those of the sensors."),
                 class = "ncam_warning_period_offset", call = call)
 }
