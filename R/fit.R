@@ -129,7 +129,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   adam <- new_adam_settings(learn_rate, batch_size, control)
   threads <- checked$threads
   seed <- checked$seed
-  call$seed <- seed  # a drawn seed too, so that update(fit) refits the same model
+  if (is.null(call$seed)) call$seed <- seed  # the drawn seed, so that update(fit) refits the same model
   if (nrow(data) < 2L) cli::cli_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of

@@ -113,6 +113,8 @@ test_that("update() of a fit made with seed = NULL refits the same model; seed =
   redrawn <- short_fit(update(fit, seed = NULL))
   expect_false(identical(redrawn$settings$seed, fit$settings$seed))
   expect_false(identical(redrawn$params, fit$params))
+  # A seed given stays in the call as written.
+  expect_identical(short_fit(update(fit, seed = 5))$call$seed, 5)
 })
 
 test_that("the fitted object survives saveRDS()", {
