@@ -172,9 +172,11 @@ finish_drift <- function(out, alpha, transform, unit_columns, period) {
 # The unadjusted table of one model: per unit (unit_values), sensor and period, n, shift,
 # mean_z and std_error, sorted by unit, sensor and period.
 drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, threads, call) {
-  # A reference column that is entirely NA (the weeks after a co-location) adds nothing to check.
+  # A reference column that is entirely NA (the weeks after a co-location) adds nothing to
+  # check; a reading is compared with the other sensors, not with a unit's offset.
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
+  object$unit_offsets <- NULL
   post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, call = call)
   loo <- leave_one_sensor_out(post)
   sensors <- colnames(loo$z)
@@ -341,19 +343,6 @@ calendar_period <- function(period) {
   if (!grepl(pattern, period)) return(NULL)
   amount <- sub(pattern, "\\1", period)
   list(amount = if (nzchar(amount)) as.integer(amount) else 1L, unit = sub(pattern, "\\2", period))
-}
-
-# The longest a period can last, in seconds: calendar months of 31 days, quarters of 92, years
-# of 366, days of 25 hours at a clock change. Two consecutive period starts further apart than
-# this have a period without rows between them.
-longest_period <- function(period) {
-  calendar <- calendar_period(period)
-  if (!is.null(calendar)) {
-    days <- calendar$amount * c(week = 7, month = 31, quarter = 92, year = 366)[[calendar$unit]]
-    return(days * 86400 + 3600)
-  }
-  spec <- parse_period(period, "period")
-  if (spec$days > 0) spec$days * 86400 + 3600 else spec$seconds
 }
 
 # The first day of each day's calendar period: multiples of weeks counted from Monday

@@ -56,6 +56,15 @@
 #'   `interval = "prediction"` gives intervals for a reference reading. With a single
 #'   low-cost sensor only those are identified: `predict(interval = "credible")` still
 #'   returns an interval for the true value, but it is not meaningful.
+#' @param unit With `reference`: the name of a column telling units (sites, devices) apart,
+#'   when each unit had its own co-location period. After training, each unit's mean
+#'   difference between the reference and the estimate on its reference rows, shrunk towards 0
+#'   by how much units differ (empirical Bayes, allowing for the lag-1 autocorrelation of a
+#'   unit's rows in the order of `data`), becomes the unit's offset: [predict.ncam()] adds it to the unit's estimates and its
+#'   variance to their intervals; a unit without reference rows (or `NA`) gets no offset and
+#'   the between-unit variance in its intervals. Needs reference readings at 3 or more units;
+#'   `newdata` must then have the column. The offsets are in `fit$unit_offsets` and printed
+#'   with the fit. `bench/unit_offsets.R` measures them on PurpleAir.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.
@@ -93,11 +102,11 @@
 #' @param control Optimiser details from [ncam_control()].
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
-#'   call and the terms, and a per-sensor summary, but no per-row results: its size does not
-#'   grow with the data. `fitted()`, `residuals()`, `predict()`, `augment()` and
+#'   call and the terms, a per-sensor summary and, with `unit`, the table of unit offsets
+#'   (`unit_offsets`), but no per-row results: its size does not grow with the data. `fitted()`, `residuals()`, `predict()`, `augment()` and
 #'   `sensor_params()` without `newdata` find the data again by evaluating the call's `data`
 #'   where the model was fitted, and check that the columns the fit read (the sensors, the
-#'   `reference` and the variables of the covariates) are unchanged: the same number of rows
+#'   `reference`, the `unit` and the variables of the covariates) are unchanged: the same number of rows
 #'   and, per column, exactly the same values in the same order (compared by a hash; text and
 #'   factors by their values). Other columns may change; a re-sorted, converted, rounded or
 #'   edited column, even in its last digit, is an error asking for `newdata`. A model fitted inside a function that has
@@ -117,7 +126,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  lambda_var = 1e-3, sigma_y2 = 1e-3,
                  parameterization = c("anchored", "unanchored", "no_bias"),
                  transform = c("none", "log"), seed = NULL, threads = NULL, verbose = FALSE,
-                 control = ncam_control()) {
+                 control = ncam_control(), unit = NULL) {
   call <- lean_call(match.call())
   check_data_frame(data, "data")
   check_fit_formula(formula)
@@ -155,6 +164,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                n = nrow(data))
   check_training_rows(rows, sum(usable))
   if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
+  check_unit(unit, reference, sensors, data)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 
@@ -191,7 +201,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit <- new_ncam_fit(call, formula, design, sensors, anchor, parameterization, transform, spec,
                       trained$params, scaling, sigma_y2, trained, rows, settings,
                       fitted_summary = NULL,
-                      data_check = data_fingerprint(data, fitted_columns(data, sensors, reference, design)),
+                      data_check = data_fingerprint(data, c(fitted_columns(data, sensors, reference, design), unit)),
                       data_columns = names(data))
   fit$n_screened <- screened$counts
   fit$spike_scales <- screened$scales
@@ -207,6 +217,11 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   }
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
+  if (!is.null(unit)) {
+    # The fit warned about its spikes already.
+    fit$unit_offsets <- suppressWarnings(estimate_unit_offsets(fit, data, unit, calibration_rows, threads),
+                                         classes = "ncam_warning_spikes")
+  }
   check_training(fit, trained, summary_rows$clamped_share, call = NULL)
   fit
 }
@@ -228,6 +243,10 @@ fit_argument_rules <- list(
   batch_size = function(x, call) new_adam_settings(batch_size = x, call = call)$batch_size,
   hidden = function(x, call) {
     check_hidden(x, call = call)
+    x
+  },
+  unit = function(x, call) {
+    if (!is.null(x)) check_string(x, "unit", call = call)
     x
   },
   threads = function(x, call) resolve_threads(x, call = call),

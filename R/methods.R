@@ -46,6 +46,11 @@ print.ncam <- function(x, ...) {
   if (!is.null(x$reference)) {
     line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows")
   }
+  if (!is.null(x$unit_offsets)) {
+    offsets <- x$unit_offsets
+    scale_txt <- if (identical(x$transform, "log")) " (log units)" else ""
+    line("Unit offsets{scale_txt}: {nrow(offsets$table)} units of {.field {offsets$unit}} with reference rows, from {format(min(offsets$table$offset), digits = 3)} to {format(max(offsets$table$offset), digits = 3)}; between-unit sd {format(sqrt(offsets$tau2), digits = 3)}")
+  }
   cov_txt <- if (length(x$covariates)) covariate_labels(x) else "none (constant heads)"
   line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"

@@ -45,3 +45,16 @@ drift_line_runs <- function(points, unit_columns, period) {
   runs[ord] <- cumsum(breaks)
   runs
 }
+
+# The longest a period can last, in seconds: calendar months of 31 days, quarters of 92, years
+# of 366, days of 25 hours at a clock change. Two consecutive period starts further apart than
+# this have a period without rows between them.
+longest_period <- function(period) {
+  calendar <- calendar_period(period)
+  if (!is.null(calendar)) {
+    days <- calendar$amount * c(week = 7, month = 31, quarter = 92, year = 366)[[calendar$unit]]
+    return(days * 86400 + 3600)
+  }
+  spec <- parse_period(period, "period")
+  if (spec$days > 0) spec$days * 86400 + 3600 else spec$seconds
+}

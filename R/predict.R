@@ -145,6 +145,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
 sensor_params <- function(object, newdata, threads = NULL) {
   check_ncam(object)
   if (missing(newdata)) newdata <- fitting_data(object)
+  object$unit_offsets <- NULL  # the sensor model does not depend on the unit
   post <- ncam_posterior(object, newdata, threads)  # checks newdata
   n <- length(post$mu)
   sensors <- model_sensors(object)
@@ -184,12 +185,14 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     }
     readings[[object$reference]] <- ref
   }
+  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else FALSE
   readings <- screen_new_spikes(object, readings, call)
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
   post <- drop_beyond_range(object, post, x, readings, call)
+  post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)), call)
   post$unseen_rows <- unseen
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))

@@ -1,0 +1,105 @@
+# Per-unit offsets: when every unit (site, device) had its own co-location period, the mean
+# difference between the reference and the estimate on that unit's co-location rows says how
+# far the pooled model is off for the unit; a random effect, shrunk towards 0 by how much the
+# units differ (empirical Bayes), added to the unit's estimates afterwards, with its
+# uncertainty; a unit without reference rows gets no offset and the between-unit variance in
+# its intervals.
+
+# Fewer units with reference rows than this cannot tell the spread between units from noise.
+min_offset_units <- 3L
+
+# The offsets of `fit` (fitted with `reference`) from the reference rows of `data` among
+# `rows` (its training and validation rows), as kept in fit$unit_offsets: the unit column's
+# name, a table of units with their reference rows `n`, mean difference, shrunk `offset` and
+# its sd, and the between-unit variance `tau2`, all in the model's units (log units for
+# transform = "log"). Differences are of the estimate from the low-cost sensors alone.
+estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.frame()) {
+  units <- unit_values(data, unit, "data", call)
+  labelled <- rows[!is.na(data[[fit$reference]][rows]) & !is.na(units[rows])]
+  post <- ncam_posterior(fit, data[labelled, , drop = FALSE], threads, call = call)
+  ref <- new_reference_readings(data[labelled, , drop = FALSE], fit$reference, fit$transform, call = call)
+  keep <- !is.na(post$mu) & !is.na(ref)
+  difference <- (ref - post$mu)[keep]
+  unit_of_row <- units[labelled][keep]
+  unit_names <- unique(unit_of_row)
+  if (length(unit_names) < min_offset_units) {
+    have <- paste(length(unit_names), if (length(unit_names) == 1L) "has" else "have")
+    cli::cli_abort(c("{.arg unit} needs reference readings at {min_offset_units} or more units of {.field {unit}} to tell how much units differ; only {have} them.",
+                     i = "Leave {.arg unit} out, or give reference readings at more units."), call = call)
+  }
+  shrunk <- shrunk_offsets(difference, unit_of_row)
+  names(shrunk$table)[1] <- unit
+  c(list(unit = unit), shrunk)
+}
+
+# The estimator itself, for any estimate (bench/unit_offsets.R applies it to lm): per unit of
+# `unit_of_row` (rows in time order within a unit), the mean of `difference` (reference minus
+# estimate), shrunk towards 0 by tau2 / (tau2 + its noise variance). The noise is the pooled
+# variance around the units' means over each unit's effective number of rows (n (1 - rho) /
+# (1 + rho) for the pooled lag-1 autocorrelation rho, at least 0); tau2, the variance between
+# units, is the mean squared unit mean less the mean noise (at least 0).
+shrunk_offsets <- function(difference, unit_of_row) {
+  unit_names <- unique(unit_of_row)
+  code <- match(unit_of_row, unit_names)
+  n <- tabulate(code, length(unit_names))
+  means <- as.vector(rowsum(difference, code, reorder = TRUE)) / n
+  centred <- difference - means[code]
+  degrees <- length(difference) - length(unit_names)
+  within <- if (degrees > 0L) sum(centred^2) / degrees else NA_real_
+  ordered <- order(code, seq_along(code))
+  same_unit <- code[ordered][-1] == code[ordered][-length(code)]
+  lagged <- centred[ordered]
+  rho <- if (degrees > 1L) min(max(sum((lagged[-1] * lagged[-length(lagged)])[same_unit]) / sum(centred^2), 0), 0.99) else 0
+  noise <- if (is.finite(within)) within * (1 + rho) / ((1 - rho) * n) else rep(Inf, length(n))
+  tau2 <- max(0, mean(means^2) - mean(noise))
+  shrink <- if (tau2 > 0) tau2 / (tau2 + noise) else rep(0, length(n))
+  table <- data.frame(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
+                      offset_sd = sqrt(shrink * noise), stringsAsFactors = FALSE)
+  list(table = table, tau2 = tau2, rho = rho)
+}
+
+# `unit` needs reference readings, and is neither a sensor nor the reference.
+check_unit <- function(unit, reference, sensors, data, call = parent.frame()) {
+  if (is.null(unit)) return(invisible())
+  if (is.null(reference)) {
+    cli::cli_abort(c("{.arg unit} offsets are learned from reference readings: give {.arg reference} too.",
+                     i = "Without a reference, fit one model per unit with {.fn ncam_by}."), call = call)
+  }
+  if (unit %in% c(sensors, reference)) {
+    cli::cli_abort("{.arg unit} column {.field {unit}} is a sensor or the reference, not a column telling units apart.",
+                   call = call)
+  }
+  unit_values(data, unit, "data", call)
+  invisible()
+}
+
+# The unit column of `data`: one value per row; NA is a unit without an offset.
+unit_values <- function(data, unit, arg, call) {
+  check_columns(data, unit, "unit", call = call, data_arg = arg)
+  check_single_columns(data, unit, call)
+  values <- data[[unit]]
+  if (!is.atomic(values) || is.list(values)) {
+    cli::cli_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",
+                   call = call)
+  }
+  # Matched as text: a unit read as a number one day and as text the next is the same unit.
+  ifelse(is.na(values), NA_character_, as.character(values))
+}
+
+# The posterior with each row's unit offset added to its mean and the offset's variance (the
+# between-unit variance for a unit without reference rows) to its variances. Rows whose
+# reference reading entered the posterior (use_reference) keep it as it is: the offset is a
+# difference of the estimate from the low-cost sensors alone.
+add_unit_offsets <- function(object, post, newdata, reference_used, call) {
+  offsets <- object$unit_offsets
+  if (is.null(offsets)) return(post)
+  units <- unit_values(newdata, offsets$unit, "newdata", call)
+  hit <- match(units, as.character(offsets$table[[offsets$unit]]))
+  shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
+  extra <- ifelse(is.na(hit), offsets$tau2, offsets$table$offset_sd[hit]^2)
+  own <- !reference_used
+  post$mu[own] <- post$mu[own] + shift[own]
+  post$var_post[own] <- post$var_post[own] + extra[own]
+  post$var_pred[own] <- post$var_pred[own] + extra[own]
+  post
+}

@@ -1,0 +1,90 @@
+options(width = 200)
+# Per-unit offsets (ncam(unit = "site")) on PurpleAir beside AQS, against the same shrunk
+# offsets added to the local lm (ncam:::shrunk_offsets(), the package's estimator, applied to
+# lm's differences), in two protocols of bench/colocation.R:
+#   short  the first 10 % of each site's days carry the reference; scored on the rest
+#          (every scored site had its own co-location: offsets apply); seeds 1-5.
+#   loso   leave one site out (the held-out site had no co-location: no offset, the
+#          between-unit variance added to its intervals); seed 1; coverage of 90 % prediction
+#          intervals with and without that variance (the estimates are the same).
+#
+# Run (about 3 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
+
+lib <- Sys.getenv("NCAM_LIB")
+suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
+rmse <- function(p, y) sqrt(mean((p - y)^2))
+f3 <- function(x) sprintf("%.3f", x)
+cover <- function(lower, upper, y) mean(y >= lower & y <= upper)
+z90 <- stats::qnorm(0.95)
+d <- as.data.frame(read_purpleair_aqs(file.path(shared_data_dir(), "purpleair-aqs-daily-mathieu",
+                                                "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")))
+d$pa_mean <- (d$pa_a + d$pa_b) / 2
+formula <- pa_a + pa_b ~ rh + temperature
+fit_ncam <- function(data, seed, ...) {
+  suppressWarnings(ncam(formula, data = data, reference = "ref", seed = seed, threads = 1, ...),
+                   classes = c("ncam_warning_not_converged", "ncam_extrapolation"))
+}
+predict_quiet <- function(fit, newdata) suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = "ncam_extrapolation")
+cat(sprintf("ncam %s from %s; %s\n", getNamespaceVersion("ncam"), dirname(system.file(package = "ncam")), format(Sys.time(), "%Y-%m-%d %H:%M")))
+t0 <- Sys.time()
+
+# ---- short co-location -----------------------------------------------------------------------
+site_rows <- split(seq_len(nrow(d)), d$site)
+first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(0.1 * length(i)))]))
+train <- d
+train$ref[-first_days] <- NA
+test <- d[-first_days, ]
+labelled <- d[first_days, ]
+labelled <- labelled[order(labelled$site, labelled$date), ]
+lm_fit <- stats::lm(ref ~ pa_mean + rh + temperature, data = labelled)
+lm_offsets <- ncam:::shrunk_offsets(labelled$ref - stats::predict(lm_fit, labelled), as.character(labelled$site))
+hit <- match(as.character(test$site), lm_offsets$table$unit)
+lm_pred <- stats::predict(lm_fit, test, se.fit = TRUE)
+lm_sd <- sqrt(lm_pred$se.fit^2 + summary(lm_fit)$sigma^2)
+lm_with <- lm_pred$fit + lm_offsets$table$offset[hit]
+lm_with_sd <- sqrt(lm_sd^2 + lm_offsets$table$offset_sd[hit]^2)
+rows <- list(
+  data.frame(method = "lm", seeds = "-", rmse = f3(rmse(lm_pred$fit, test$ref)),
+             cov90 = f3(cover(lm_pred$fit - z90 * lm_sd, lm_pred$fit + z90 * lm_sd, test$ref))),
+  data.frame(method = "lm + shrunk site offsets", seeds = "-", rmse = f3(rmse(lm_with, test$ref)),
+             cov90 = f3(cover(lm_with - z90 * lm_with_sd, lm_with + z90 * lm_with_sd, test$ref))))
+per_seed <- vapply(1:5, function(seed) {
+  fit <- fit_ncam(train, seed, unit = "site")
+  with <- predict_quiet(fit, test)
+  fit$unit_offsets <- NULL
+  without <- predict_quiet(fit, test)
+  c(rmse_without = rmse(without$.pred, test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, test$ref),
+    rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref))
+}, numeric(4))
+seed_row <- function(method, r, c) {
+  data.frame(method = method, seeds = "1-5", rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
+}
+rows <- c(rows, list(seed_row("ncam", per_seed["rmse_without", ], per_seed["cov_without", ]),
+                     seed_row("ncam(unit = \"site\")", per_seed["rmse_with", ], per_seed["cov_with", ])))
+cat(sprintf("\nShort co-location: %d labelled rows at %d sites, %d scored; lm's shrunk offsets: between-site sd %.2f\n",
+            nrow(labelled), length(site_rows), nrow(test), sqrt(lm_offsets$tau2)))
+print(do.call(rbind, rows), row.names = FALSE)
+cat(sprintf("ncam(unit) per seed: %s (without offsets: %s)\n", paste(f3(per_seed["rmse_with", ]), collapse = " "),
+            paste(f3(per_seed["rmse_without", ]), collapse = " ")))
+
+# ---- leave one site out: intervals for a site without co-location --------------------------
+folds <- lapply(names(site_rows), function(s) {
+  held <- site_rows[[s]]
+  fit <- fit_ncam(d[-held, ], 1, unit = "site")
+  with <- predict_quiet(fit, d[held, ])
+  tau2 <- fit$unit_offsets$tau2
+  fit$unit_offsets <- NULL
+  without <- predict_quiet(fit, d[held, ])
+  data.frame(site = s, n = length(held), tau = sqrt(tau2), rmse = rmse(with$.pred, d$ref[held]),
+             same_estimates = isTRUE(all.equal(with$.pred, without$.pred)),
+             covered_with = sum(d$ref[held] >= with$.pred_lower & d$ref[held] <= with$.pred_upper),
+             covered_without = sum(d$ref[held] >= without$.pred_lower & d$ref[held] <= without$.pred_upper))
+})
+loso <- do.call(rbind, folds)
+cat(sprintf("\nLeave one site out (seed 1, %d folds): held-out site unknown, estimates identical in every fold: %s\n",
+            nrow(loso), all(loso$same_estimates)))
+cat(sprintf("RMSE %.3f; 90 %% prediction-interval coverage without the between-site variance %.3f, with it %.3f; between-site sd %.2f-%.2f over folds\n",
+            sqrt(sum(loso$rmse^2 * loso$n) / sum(loso$n)), sum(loso$covered_without) / sum(loso$n),
+            sum(loso$covered_with) / sum(loso$n), min(loso$tau), max(loso$tau)))
+cat(sprintf("\nelapsed %.1f min\n", as.numeric(difftime(Sys.time(), t0, units = "mins"))))

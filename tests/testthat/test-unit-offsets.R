@@ -1,0 +1,90 @@
+# Per-unit offsets of a reference-anchored fit (ncam(unit = )): the estimator against a
+# computation written out here, what predict() adds, and the input checks.
+
+# Five sites, each with its first 60 days beside the reference; both sensors of a site read
+# high or low by the site's own amount, which the pooled model cannot learn from rh.
+unit_data <- function(seed = 1, days = 240, site_bias = c(a = -3, b = -1, c = 0, d = 1.5, e = 3)) {
+  withr::local_seed(seed)
+  sites <- names(site_bias)
+  d <- do.call(rbind, lapply(sites, function(s) {
+    truth <- stats::rlnorm(days, log(10), 0.4)
+    rh <- stats::runif(days, 30, 90)
+    shared <- stats::rnorm(days, sd = 0.5)
+    data.frame(site = s, day = seq_len(days), rh = rh, truth = truth,
+               s1 = 1.5 * truth + 2 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
+               s2 = 1.3 * truth + 1 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
+               ref = ifelse(seq_len(days) <= 60, truth + stats::rnorm(days, sd = 0.3), NA))
+  }))
+  d
+}
+unit_fit <- function(d, ...) {
+  short_fit(ncam(s1 + s2 ~ rh, d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
+                 seed = 1, threads = 1, ...), also = "ncam_warning_clamp")
+}
+
+test_that("unit offsets are the shrunk mean differences on each unit's reference rows", {
+  d <- unit_data()
+  fit <- unit_fit(d, unit = "site")
+  offsets <- fit$unit_offsets
+  expect_identical(offsets$unit, "site")
+  # By hand: the estimate from the sensors alone (an unknown unit gets no offset) on the
+  # co-location rows, per-site means, pooled within variance, lag-1 autocorrelation.
+  labelled <- d[!is.na(d$ref), ]
+  alone <- predict(fit, transform(labelled, site = NA))$.pred
+  difference <- labelled$ref - alone
+  means <- tapply(difference, labelled$site, mean)
+  n <- tapply(difference, labelled$site, length)
+  centred <- difference - means[labelled$site]
+  within <- sum(centred^2) / (length(difference) - length(means))
+  same <- labelled$site[-1] == labelled$site[-nrow(labelled)]
+  rho <- max(0, sum((centred[-1] * centred[-length(centred)])[same]) / sum(centred^2))
+  noise <- within * (1 + rho) / ((1 - rho) * n)
+  tau2 <- max(0, mean(means^2) - mean(noise))
+  expect_equal(offsets$rho, rho)
+  expect_equal(offsets$tau2, tau2)
+  expect_equal(offsets$table$site, names(means))
+  expect_equal(offsets$table$mean_difference, unname(as.vector(means)))
+  expect_equal(offsets$table$offset, unname(as.vector(means * tau2 / (tau2 + noise))))
+  expect_equal(offsets$table$offset_sd, unname(as.vector(sqrt(noise * tau2 / (tau2 + noise)))))
+  # The offsets follow the sites' biases (the sensors read high: the reference is lower).
+  expect_gt(tau2, 1)
+  expect_true(all(diff(offsets$table$offset[order(c(-3, -1, 0, 1.5, 3))]) < 0))
+})
+
+test_that("predict() adds each unit's offset and its variance; an unknown unit gets the between-unit variance", {
+  d <- unit_data()
+  fit <- unit_fit(d, unit = "site")
+  new <- d[d$day > 60, ][c(1, 200, 400, 600, 900), ]
+  new$site[5] <- "z"  # a site without a co-location
+  unknown <- transform(new, site = NA)
+  for (interval in c("credible", "prediction")) {
+    with_units <- predict(fit, new, interval = interval)
+    without <- predict(fit, unknown, interval = interval)
+    hit <- match(new$site, fit$unit_offsets$table$site)
+    offset <- ifelse(is.na(hit), 0, fit$unit_offsets$table$offset[hit])
+    extra <- ifelse(is.na(hit), fit$unit_offsets$tau2, fit$unit_offsets$table$offset_sd[hit]^2)
+    expect_equal(with_units$.pred, without$.pred + offset)
+    expect_equal(with_units$.pred_sd^2, without$.pred_sd^2 - fit$unit_offsets$tau2 + extra)
+    expect_equal(with_units$.post_sd^2, without$.post_sd^2 - fit$unit_offsets$tau2 + extra)
+  }
+  # With use_reference, a row whose reference entered the estimate keeps it as it is.
+  labelled <- d[!is.na(d$ref), ][1:3, ]
+  expect_identical(predict(fit, labelled, use_reference = TRUE), predict(fit, transform(labelled, site = NA), use_reference = TRUE))
+  expect_error(predict(fit, new[setdiff(names(new), "site")]), "site")
+  # The error of the estimate after the co-location falls by the sites' spread.
+  later <- d[d$day > 60, ]
+  rmse <- function(p) sqrt(mean((p - later$truth)^2))
+  pooled <- unit_fit(d)
+  expect_lt(rmse(predict(fit, later)$.pred), 0.7 * rmse(predict(pooled, later)$.pred))
+})
+
+test_that("unit needs a reference, reference rows at 3 or more units, and a column that is not a sensor", {
+  d <- unit_data()
+  expect_error(ncam(s1 + s2 ~ rh, d, unit = "site"), "give `reference` too")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "s1"), "is a sensor or the reference")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = c("site", "day")), "unit")
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "nope"), "nope")
+  two <- d
+  two$ref[two$site %in% c("c", "d", "e")] <- NA
+  expect_error(unit_fit(two, unit = "site"), "3 or more units of site to tell how much units differ; only 2 have them")
+})
