@@ -10,7 +10,9 @@
 #' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
 #' reference reading minus the estimate, which comes from the low-cost sensors alone as in
-#' [predict.ncam()]); `nobs()` the rows that entered the likelihood; `plot()` the
+#' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu} includes the row's unit offset, so a
+#' unit's sensor residuals show how its sensors differ from the pooled model);
+#' `nobs()` the rows that entered the likelihood; `plot()` the
 #' training and validation loss curves.
 #'
 #' @param x,object A fitted [ncam()] model.

@@ -88,6 +88,10 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   }
   taken <- intersect(names(args), c("formula", "data"))
   if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
+  if (is.character(args$unit) && any(args$unit %in% by)) {
+    cli::cli_abort(c("{.arg unit} ({.field {args$unit}}) is a {.arg by} column: each group's model would see a single unit.",
+                     i = "Give {.arg unit} a column that varies within the groups (sites within a region), or leave it out."))
+  }
   unknown <- setdiff(names(args), names(formals(ncam)))
   if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
   # What does not depend on a group's rows is checked once here, as ncam() checks it, not in

@@ -181,7 +181,7 @@ score_generator <- function(input, task, out, verbose) {
 empty_input <- function(task) {
   model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
   numeric_columns <- unique(c(model$sensors, model_columns(model$terms)))
-  other_keep <- setdiff(task$keep, numeric_columns)
+  other_keep <- setdiff(c(task$keep, model$unit_offsets$unit), numeric_columns)
   columns <- c(rep(list(numeric(0)), length(numeric_columns)), rep(list(logical(0)), length(other_keep)))
   as.data.frame(stats::setNames(columns, c(numeric_columns, other_keep)), check.names = FALSE)
 }

@@ -74,7 +74,8 @@
 #'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
 #'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
-#'   a model fitted with `transform = "log"`.
+#'   a model fitted with `transform = "log"`. A model fitted with `unit` offsets needs the unit
+#'   column in `newdata` (see `unit` in [ncam()]); so do [calibrate()] and [predict_chunks()].
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,

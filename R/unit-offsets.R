@@ -21,15 +21,24 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   keep <- !is.na(post$mu) & !is.na(ref)
   difference <- (ref - post$mu)[keep]
   unit_of_row <- units[labelled][keep]
+  check_offset_units(unit_of_row, unit, call)
+  shrunk <- shrunk_offsets(difference, unit_of_row)
+  names(shrunk$table)[1] <- unit
+  c(list(unit = unit), shrunk)
+}
+
+# Reference rows at min_offset_units or more units, and some unit with two of them.
+check_offset_units <- function(unit_of_row, unit, call) {
   unit_names <- unique(unit_of_row)
   if (length(unit_names) < min_offset_units) {
     have <- paste(length(unit_names), if (length(unit_names) == 1L) "has" else "have")
     cli::cli_abort(c("{.arg unit} needs reference readings at {min_offset_units} or more units of {.field {unit}} to tell how much units differ; only {have} them.",
                      i = "Leave {.arg unit} out, or give reference readings at more units."), call = call)
   }
-  shrunk <- shrunk_offsets(difference, unit_of_row)
-  names(shrunk$table)[1] <- unit
-  c(list(unit = unit), shrunk)
+  if (length(unit_of_row) == length(unit_names)) {
+    cli::cli_abort(c("{.arg unit}: every unit of {.field {unit}} has a single reference row, which leaves nothing to tell a unit's offset from the noise of its rows.",
+                     i = "Give some units two or more reference rows, or leave {.arg unit} out."), call = call)
+  }
 }
 
 # The estimator itself, for any estimate (bench/unit_offsets.R applies it to lm): per unit of
@@ -58,8 +67,9 @@ shrunk_offsets <- function(difference, unit_of_row) {
   list(table = table, tau2 = tau2, rho = rho)
 }
 
-# `unit` needs reference readings, and is neither a sensor nor the reference.
-check_unit <- function(unit, reference, sensors, data, call = parent.frame()) {
+# `unit` needs reference readings at enough units among `rows` (the training and validation
+# rows), and is neither a sensor nor the reference.
+check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame()) {
   if (is.null(unit)) return(invisible())
   if (is.null(reference)) {
     cli::cli_abort(c("{.arg unit} offsets are learned from reference readings: give {.arg reference} too.",
@@ -69,8 +79,9 @@ check_unit <- function(unit, reference, sensors, data, call = parent.frame()) {
     cli::cli_abort("{.arg unit} column {.field {unit}} is a sensor or the reference, not a column telling units apart.",
                    call = call)
   }
-  unit_values(data, unit, "data", call)
-  invisible()
+  units <- unit_values(data, unit, "data", call)[rows]
+  # Checked before training, on the rows with a reference reading and a unit.
+  check_offset_units(units[!is.na(data[[reference]][rows]) & !is.na(units)], unit, call)
 }
 
 # The unit column of `data`: one value per row; NA is a unit without an offset.
@@ -82,8 +93,12 @@ unit_values <- function(data, unit, arg, call) {
     cli::cli_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",
                    call = call)
   }
-  # Matched as text: a unit read as a number one day and as text the next is the same unit.
-  ifelse(is.na(values), NA_character_, as.character(values))
+  # Matched as text, whole numbers without exponent: a unit 100000 read as an integer one day
+  # and as a double the next is one unit (as.character() gives "1e+05" for the double).
+  key <- if (is.numeric(values)) {
+    ifelse(!is.na(values) & values == round(values) & abs(values) < 1e15, sprintf("%.0f", values), as.character(values))
+  } else as.character(values)
+  ifelse(is.na(values), NA_character_, key)
 }
 
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
@@ -94,7 +109,8 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
   offsets <- object$unit_offsets
   if (is.null(offsets)) return(post)
   units <- unit_values(newdata, offsets$unit, "newdata", call)
-  hit <- match(units, as.character(offsets$table[[offsets$unit]]))
+  hit <- match(units, offsets$table[[offsets$unit]])
+  warn_unknown_units(units, hit, offsets$unit, call)
   shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
   extra <- ifelse(is.na(hit), offsets$tau2, offsets$table$offset_sd[hit]^2)
   own <- !reference_used
@@ -102,4 +118,17 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
   post$var_post[own] <- post$var_post[own] + extra[own]
   post$var_pred[own] <- post$var_pred[own] + extra[own]
   post
+}
+
+# Rows of units without reference rows in the fit: no offset, the between-unit variance in
+# their intervals; said once, since a unit written differently (leading zeros lost by a
+# reader) would silently lose its offset.
+warn_unknown_units <- function(units, hit, unit, call) {
+  unknown <- !is.na(units) & is.na(hit)
+  if (!any(unknown)) return(invisible())
+  values <- unique(units[unknown])
+  shown <- utils::head(values, 5)
+  cli::cli_warn(c("{sum(unknown)} row{?s} of {.arg newdata} belong{?s/} to {length(values)} unit{?s} of {.field {unit}} without reference rows in the fit ({.val {shown}}{if (length(values) > 5) ', ...'}): no offset, and the variance between units in their intervals.",
+                  i = "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
+                class = "ncam_warning_unknown_unit", call = call)
 }

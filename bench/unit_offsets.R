@@ -25,7 +25,9 @@ fit_ncam <- function(data, seed, ...) {
   suppressWarnings(ncam(formula, data = data, reference = "ref", seed = seed, threads = 1, ...),
                    classes = c("ncam_warning_not_converged", "ncam_extrapolation"))
 }
-predict_quiet <- function(fit, newdata) suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = "ncam_extrapolation")
+predict_quiet <- function(fit, newdata) {
+  suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = c("ncam_extrapolation", "ncam_warning_unknown_unit"))
+}
 cat(sprintf("ncam %s from %s; %s\n", getNamespaceVersion("ncam"), dirname(system.file(package = "ncam")), format(Sys.time(), "%Y-%m-%d %H:%M")))
 t0 <- Sys.time()
 

@@ -58,7 +58,8 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   new$site[5] <- "z"  # a site without a co-location
   unknown <- transform(new, site = NA)
   for (interval in c("credible", "prediction")) {
-    with_units <- predict(fit, new, interval = interval)
+    expect_warning(with_units <- predict(fit, new, interval = interval), "1 row of `newdata` belongs to 1 unit of site without reference rows in the fit \\(\"z\"\\)",
+                   class = "ncam_warning_unknown_unit")
     without <- predict(fit, unknown, interval = interval)
     hit <- match(new$site, fit$unit_offsets$table$site)
     offset <- ifelse(is.na(hit), 0, fit$unit_offsets$table$offset[hit])
@@ -87,4 +88,39 @@ test_that("unit needs a reference, reference rows at 3 or more units, and a colu
   two <- d
   two$ref[two$site %in% c("c", "d", "e")] <- NA
   expect_error(unit_fit(two, unit = "site"), "3 or more units of site to tell how much units differ; only 2 have them")
+})
+
+test_that("intervals of known units are not too narrow for new reference readings", {
+  d <- unit_data(site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]))
+  fit <- unit_fit(d, unit = "site")
+  later <- d[d$day > 60, ]
+  withr::local_seed(11)
+  new_reading <- later$truth + stats::rnorm(nrow(later), sd = 0.3)  # the reference's noise
+  interval <- suppressWarnings(predict(fit, later, interval = "prediction"), classes = "ncam_extrapolation")
+  covered <- mean(new_reading >= interval$.pred_lower & new_reading <= interval$.pred_upper)
+  # The reference's noise, learned without units, keeps their spread: conservative (0.999
+  # here); the offset's own variance must not make them narrower than nominal.
+  expect_gt(covered, 0.9)
+})
+
+test_that("units match by value across types; edge cases are errors that say why", {
+  d <- unit_data()
+  d$site <- c(a = 100000L, b = 2L, c = 3L, d = 4L, e = 5L)[d$site]
+  fit <- unit_fit(d, unit = "site")
+  later <- d[d$day > 60, ][1:5, ]
+  as_double <- transform(later, site = as.numeric(site))  # as.character(1e5) is "1e+05"
+  expect_no_warning(twin <- predict(fit, as_double), class = "ncam_warning_unknown_unit")
+  expect_identical(twin, predict(fit, later))
+  # predict_chunks() with no chunk at all builds its empty input with the unit column.
+  expect_identical(nrow(predict_chunks(fit, function() NULL, verbose = FALSE)), 0L)
+  single <- unit_data(days = 40, site_bias = stats::setNames(seq(-3, 3, length.out = 25), paste0("s", 1:25)))
+  single$ref[single$day > 1] <- NA  # 25 reference rows, one per site
+  expect_error(unit_fit(single, unit = "site"), "every unit of site has a single reference row")
+  # Checked before training: reference rows without a unit do not count.
+  unnamed <- unit_data()
+  unnamed$site[!is.na(unnamed$ref)] <- NA
+  expect_error(unit_fit(unnamed, unit = "site"), "only 0 have them")
+  grouped <- transform(unit_data(), region = "north")
+  expect_error(ncam_by(s1 + s2 ~ rh, grouped, by = "site", reference = "ref", unit = "site"),
+               "`unit` \\(site\\) is a `by` column")
 })
