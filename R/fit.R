@@ -65,8 +65,8 @@
 #'   rows (or `NA`) gets no offset and the between-unit variance in its intervals, with a
 #'   warning of class `ncam_warning_unknown_unit` naming it. The reference's noise, learned
 #'   without units, keeps the spread between them: `"prediction"` intervals of known units
-#'   are then conservative where units differ much (in a simulation with unit biases of -3 to
-#'   3 and stationary noise, they covered 99.9 % at 90 %; on PurpleAir's later days 91 %);
+#'   are then conservative where units differ much (99.6 % at 90 % for units biased by -3 to 3
+#'   in the package's tests; 91 % on PurpleAir's later days);
 #'   [calibrate()] with later reference rows makes them exact. Needs reference readings at 3 or more
 #'   units, some with two or more rows (with a few rows per unit the autocorrelation, and so
 #'   the offsets' uncertainty, is underestimated); `newdata` must then have the column. The
