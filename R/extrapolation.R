@@ -48,13 +48,15 @@ extrapolation_distance <- function(object, x, readings, ok) {
     v <- cols[[range_table$variable[k]]]
     lower <- range_table$lower[k]
     upper <- range_table$upper[k]
-    beyond <- pmax(lower - v, v - upper, 0)
-    beyond[is.na(beyond)] <- 0
-    share <- ifelse(beyond > 0, beyond / (upper - lower), 0)
-    distance <- pmax(distance, share)
-    far_rows <- is_far(share) & ok
+    # Only the rows outside the range (few, usually) are worked on: a pass over every row
+    # per variable took several times as long as the networks in predict().
+    out <- which(v < lower | v > upper)
+    if (!length(out)) next
+    share <- pmax(lower - v[out], v[out] - upper) / (upper - lower)
+    distance[out] <- pmax(distance[out], share)
+    far_rows <- is_far(share) & ok[out]
     if (any(far_rows)) {
-      farthest <- which(far_rows)[which.max(share[far_rows])]
+      farthest <- out[far_rows][which.max(share[far_rows])]
       far[[range_table$variable[k]]] <- list(kind = range_table$kind[k], rows = sum(far_rows),
                                              lower = lower, upper = upper, farthest = v[farthest])
     }

@@ -188,7 +188,9 @@ min_copy_rows <- 10L
 
 # The rows in blocks: checks of a million rows then need memory for one block, not all rows.
 row_blocks <- function(rows, size = 65536L) {
-  split(rows, ceiling(seq_along(rows) / size))
+  # Ranges, not split(): split() makes a factor of every row, as slow as the screen itself.
+  if (!length(rows)) return(list())
+  lapply(seq(1L, length(rows), by = size), function(first) rows[first:min(first + size - 1L, length(rows))])
 }
 
 # With two sensors and nothing else, the data fix how much the two disagree but not which of
@@ -231,21 +233,23 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
   usable <- names(readings)[names(readings) %in% names(spread)]
   usable <- usable[is.finite(spread[usable]) & spread[usable] > 0]
   if (length(usable) < 2L) return(out)
-  for (block in row_blocks(rows)) {
-    z <- vapply(usable, function(s) (readings[[s]][block] - centre[[s]]) / spread[[s]], numeric(length(block)))
-    dim(z) <- c(length(block), length(usable))
-    for (k in seq_along(usable)) {
-      others <- z[, -k, drop = FALSE]
-      # The median of one or two values is their mean; apply() only for three or more.
-      consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else
-        apply(others, 1L, stats::median, na.rm = TRUE)
-      # Alone in its row, a reading is a spike only far beyond any pollution event.
-      alone <- is.na(consensus)
-      z_k <- z[, k]
-      spike <- which((!alone & abs(z_k) > threshold & abs(z_k - consensus) > threshold) |
-                       (alone & abs(z_k) > alone_factor * threshold))
-      spikes[[usable[k]]] <- c(spikes[[usable[k]]], block[spike])
-    }
+  standardised <- function(s, at) (readings[[s]][at] - centre[[s]]) / spread[[s]]
+  for (k in seq_along(usable)) {
+    # Only readings beyond the threshold from their own median can be spikes: the row's other
+    # sensors are looked at for those alone (predict() screens every new row).
+    z_k <- standardised(usable[k], rows)
+    candidates <- which(abs(z_k) > threshold)
+    if (!length(candidates)) next
+    z_k <- z_k[candidates]
+    others <- vapply(usable[-k], standardised, numeric(length(candidates)), at = rows[candidates])
+    dim(others) <- c(length(candidates), length(usable) - 1L)
+    # The median of one or two values is their mean; apply() only for three or more.
+    consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else
+      apply(others, 1L, stats::median, na.rm = TRUE)
+    # Alone in its row, a reading is a spike only far beyond any pollution event.
+    alone <- is.na(consensus)
+    spike <- which((!alone & abs(z_k - consensus) > threshold) | (alone & abs(z_k) > alone_factor * threshold))
+    spikes[[usable[k]]] <- rows[candidates[spike]]
   }
   for (s in usable) {
     if (length(spikes[[s]])) {
