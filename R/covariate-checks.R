@@ -67,7 +67,9 @@ check_real_covariates <- function(data, vars, call = parent.frame()) {
 # ncam has no offsets (offset(temp) would be dropped from the covariates without a word) and no
 # grouping terms (x | site).
 check_unsupported_terms <- function(rhs, call = parent.frame()) {
-  bars <- intersect(call_heads(attr(rhs, "variables")), c("|", "||"))
+  # At the top of a term only: I(rain | snow) is a logical covariate.
+  tops <- vapply(as.list(attr(rhs, "variables"))[-1], function(v) if (is.call(v)) deparse1(v[[1]]) else "", "")
+  bars <- intersect(tops, c("|", "||"))
   if (length(bars)) {
     # `x | site` would enter as the logical OR of x and site, a constant: mixed-model syntax.
     cli::cli_abort(c("{.arg formula} has {.code {bars[1]}} in a term: ncam has no grouping or random-effect terms.",
@@ -277,8 +279,8 @@ match_units <- function(object, newdata, call = parent.frame()) {
 }
 
 # The reading columns (sensors and reference) of `data` that carry units, converted to one unit:
-# that of `target` (the reference, else the anchor) when it has units, else of the first that
-# has. Readings in units that cannot be converted to it (ppb beside ug/m3) are an error: fused
+# that of `target` (the anchor sensor, else the first sensor) when it has units, else of the first
+# that has: the sensors' unit, in which plain numbers of new data are then read. Readings in units that cannot be converted to it (ppb beside ug/m3) are an error: fused
 # as they are, they would be wrong by the conversion factor.
 common_reading_units <- function(data, columns, target = NULL, call = parent.frame()) {
   with_units <- Filter(function(v) inherits(data[[v]], "units"), columns)

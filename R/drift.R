@@ -63,7 +63,9 @@
 #'   change has 23 or 25 hours); or for date-times `"1 hour"`, `"30 min"` and such, spans of
 #'   that length counted from 1970-01-01 UTC (as in [join_reference()]).
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
-#'   checked separately. For fits by group, `NULL`: the groups are the units.
+#'   checked separately. For fits by group, `NULL`: the groups are the units. Readings are
+#'   compared as they are: the unit offsets of a fit with `unit` (see [ncam()]) are not applied,
+#'   and gross outliers are not screened (a stuck sensor is flagged, not dropped).
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
 #'   shifts smaller than a tenth of the spread of a reading around its prediction.
@@ -173,10 +175,11 @@ finish_drift <- function(out, alpha, transform, unit_columns, period) {
 # mean_z and std_error, sorted by unit, sensor and period.
 drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, threads, call) {
   # A reference column that is entirely NA (the weeks after a co-location) adds nothing to
-  # check; a reading is compared with the other sensors, not with a unit's offset.
+  # check; a reading is compared with the other sensors as it is: not with a unit's offset,
+  # and not screened as a spike (a stuck sensor is what the check must show).
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
-  object$unit_offsets <- NULL
+  object[c("unit_offsets", "spike_scales")] <- list(NULL)
   post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, call = call)
   loo <- leave_one_sensor_out(post)
   sensors <- colnames(loo$z)

@@ -45,7 +45,10 @@
 #'   `data`; other names on the right are settings taken from the formula's environment, as
 #'   [lm()] does (`k` in `poly(rh, k)`), and kept with the fit for `predict()`. An object there
 #'   with one value per row of `data` is refused: add it to `data`.
-#' @param data A data frame.
+#' @param data A data frame. Sensor and reference columns with `units` (the units package) in
+#'   different units of one quantity are converted to the anchor's (else the first sensor's)
+#'   unit, with a message; new data are then read in that unit (plain numbers too). Units of
+#'   another quantity (ppb beside ug/m3) are an error.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a
@@ -153,7 +156,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   sensors <- fit_sensors(formula, data, reference)
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   # Readings with units in one unit; `data` itself stays as given, to be found again by fitted().
-  in_units <- common_reading_units(data, c(sensors, reference), if (is.null(reference)) anchor else reference)
+  in_units <- common_reading_units(data, c(sensors, reference), if (is.null(anchor)) sensors[1] else anchor)
   readings <- sensor_columns(in_units, sensors, transform)
   if (!is.null(reference)) {
     readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = call$anchor,

@@ -35,11 +35,13 @@ autoplot.ncam_drift <- function(object, ...) {
 drift_line_runs <- function(points, unit_columns, period) {
   key <- do.call(paste, c(unname(as.list(points[c(unit_columns, "sensor")])), sep = "\r"))
   seconds <- as.numeric(points$period) * if (inherits(points$period, "Date")) 86400 else 1
+  # A table from before the period was kept: lines are not broken at gaps.
+  longest <- if (is.null(period)) Inf else longest_period(period)
   ord <- order(match(key, unique(key)), seconds)
   key_o <- key[ord]
   seconds_o <- seconds[ord]
   has_shift <- !is.na(points$shift[ord])
-  breaks <- c(TRUE, key_o[-1] != key_o[-length(key_o)] | diff(seconds_o) > longest_period(period) |
+  breaks <- c(TRUE, key_o[-1] != key_o[-length(key_o)] | diff(seconds_o) > longest |
                 !has_shift[-length(has_shift)])
   runs <- integer(length(ord))
   runs[ord] <- cumsum(breaks)

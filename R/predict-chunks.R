@@ -129,6 +129,7 @@ score_files <- function(files, task, out, verbose) {
   for (i in seq_along(results)) {
     found <- results[[i]]$beyond
     found$shown$file <- rep(labels[i], nrow(found$shown))
+    found$spikes$file <- rep(labels[i], nrow(found$spikes))
     beyond <- add_part_tallies(beyond, found)
   }
   rows <- vapply(results, `[[`, 1, "rows")

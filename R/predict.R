@@ -186,8 +186,8 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     }
     readings[[object$reference]] <- ref
   }
-  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else FALSE
   readings <- screen_new_spikes(object, readings, call)
+  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else FALSE
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL

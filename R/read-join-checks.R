@@ -40,8 +40,9 @@ warn_period_offset <- function(time, start, step, period, arg, call) {
   if (period$days == 0 || length(time) < 2L || !all(is.finite(step))) return(invisible())
   if (stats::median(step) < 0.9 * period$days * 86400) return(invisible())
   offset <- as.numeric(time) - as.numeric(start)
-  # Within an hour of each other: the offset moves by the clock change of a zone with summer time.
-  if (any(offset == 0) || diff(range(offset)) > 3600) return(invisible())
+  # Within an hour of each other (the offset moves by the clock change of a zone with summer
+  # time), and whole half hours, as zones differ (23:59:59 marks the end of the day, rightly).
+  if (any(offset == 0) || diff(range(offset)) > 3600 || any(offset %% 1800 != 0)) return(invisible())
   tz <- attr(time, "tzone")
   zone <- if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
   cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",

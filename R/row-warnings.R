@@ -122,6 +122,13 @@ score_part <- function(expr, input_rows) {
                           value = w$values, stringsAsFactors = FALSE)
       beyond <<- add_part_tallies(beyond, part_tally(c(table(factor(w$variables, unique(w$variables)))), found))
       invokeRestart("muffleWarning")
+    },
+    ncam_warning_spikes = function(w) {
+      if (is.null(w$rows)) return()  # not a screen of new readings
+      spikes <- data.frame(row = input_rows[unlist(w$rows, use.names = FALSE)], file = NA_character_,
+                           sensor = rep(names(w$rows), lengths(w$rows)), stringsAsFactors = FALSE)
+      beyond <<- add_part_tallies(beyond, part_tally(spikes = spikes, spike_threshold = w$threshold))
+      invokeRestart("muffleWarning")
     })
   list(value = value, beyond = beyond)
 }
@@ -132,8 +139,12 @@ score_part <- function(expr, input_rows) {
 part_tally <- function(counts = c(x = 0)[0],
                          shown = data.frame(row = numeric(0), file = character(0), variable = character(0),
                                             value = numeric(0), stringsAsFactors = FALSE),
-                         unseen_rows = 0, unseen_levels = list()) {
-  list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels)
+                         unseen_rows = 0, unseen_levels = list(),
+                         spikes = data.frame(row = numeric(0), file = character(0), sensor = character(0),
+                                             stringsAsFactors = FALSE),
+                         spike_threshold = NULL) {
+  list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels,
+       spikes = spikes, spike_threshold = spike_threshold)
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
@@ -147,13 +158,24 @@ add_part_tallies <- function(a, b) {
   keep <- unlist(lapply(split(seq_len(nrow(shown)), factor(shown$variable, variables)), utils::head, 5L))
   terms <- union(names(a$unseen_levels), names(b$unseen_levels))
   levels <- lapply(stats::setNames(nm = terms), function(v) union(a$unseen_levels[[v]], b$unseen_levels[[v]]))
-  part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels)
+  # Every screened reading is kept (a row and a name each), for the total and the first 5.
+  spikes <- rbind(a$spikes, b$spikes)
+  spikes <- spikes[order(match(spikes$file, unique(spikes$file)), spikes$row), , drop = FALSE]
+  part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels,
+             spikes, if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold)
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
 # summed row_flags() and the parts' part_tally().
 warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}") {
   warn_beyond_range_total(beyond, n_rows, of)
+  if (nrow(beyond$spikes)) {
+    spikes <- beyond$spikes
+    labels <- ifelse(is.na(spikes$file), format(spikes$row, scientific = FALSE, trim = TRUE),
+                     paste(format(spikes$row, scientific = FALSE, trim = TRUE), "of", spikes$file))
+    by_sensor <- split(labels, factor(spikes$sensor, unique(spikes$sensor)))
+    warn_new_spikes(lengths(by_sensor), lapply(by_sensor, utils::head, 5L), beyond$spike_threshold, of)
+  }
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,

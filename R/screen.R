@@ -266,15 +266,27 @@ screen_new_spikes <- function(object, readings, call) {
   threshold <- object$settings$control$screen_outliers
   if (is.null(object$spike_scales) || is.null(threshold) || length(readings[[1]]) == 0L) return(readings)
   screened <- screen_spikes(readings, seq_along(readings[[1]]), threshold, object$spike_scales)
-  hit <- screened$counts[screened$counts > 0L]
+  hit <- names(screened$counts)[screened$counts > 0L]
   if (length(hit)) {
-    where <- vapply(names(hit), function(s) paste0(s, " (", rows_text(screened$rows[[s]]), ")"), "")
-    cli::cli_warn(c("{sum(hit)} reading{?s} of {.arg newdata} treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}.",
-                    i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
-                    i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
-                  class = "ncam_warning_spikes", call = call)
+    # The rows go with the warning, for predict() on parts (groups, chunks) to number them.
+    rows <- screened$rows[hit]
+    warn_new_spikes(lengths(rows), lapply(rows, utils::head, 5L), threshold, "{.arg newdata}", call, rows = rows)
   }
   screened$readings
+}
+
+# The warning about new readings screened as spikes: their number per sensor (`counts`) and the
+# rows to name per sensor (`shown`, numbers or text such as "5 of a.csv").
+warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, hint = "", rows = NULL) {
+  where <- vapply(names(counts), function(s) {
+    more <- if (counts[[s]] > length(shown[[s]])) sprintf(" and %d more", counts[[s]] - length(shown[[s]])) else ""
+    paste0(s, " (", if (counts[[s]] == 1L) "row " else "rows ", toString(shown[[s]]), more, ")")
+  }, "")
+  total <- sum(counts)
+  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}", hint, "."),
+                  i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
+                  i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
+                class = "ncam_warning_spikes", call = call, rows = rows, threshold = threshold)
 }
 
 warn_spikes <- function(counts, threshold, call) {

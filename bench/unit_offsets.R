@@ -8,7 +8,7 @@ options(width = 200)
 #          between-unit variance added to its intervals); seed 1; coverage of 90 % prediction
 #          intervals with and without that variance (the estimates are the same).
 #
-# Run (about 3 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
+# Run (about 1 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))

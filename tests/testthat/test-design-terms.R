@@ -225,22 +225,25 @@ test_that("sensors and reference with units are fused in one unit; units of anot
   same <- d
   for (s in c("pa_a", "pa_b", "opc", "ref")) same[[s]] <- units::set_units(same[[s]], "ug/m3")
   mixed <- same
-  mixed$ref <- units::set_units(mixed$ref, "mg/m3")  # the reference in mg/m3: readings go to mg/m3
+  mixed$ref <- units::set_units(mixed$ref, "mg/m3")  # the reference in mg/m3
   mixed$opc <- units::set_units(mixed$opc, "ng/m3")
   fit_in <- function(data) {
     short_fit(ncam(pa_a + pa_b + opc ~ rh, data, reference = "ref", hidden = 4L, epochs = 30L,
                    seed = 1, threads = 1), also = "ncam_warning_clamp")
   }
-  expect_message(fit_mixed <- fit_in(mixed), "converted to \"mg/m3\", the units of ref: pa_a \\(ug/m3\\), pa_b \\(ug/m3\\), and opc \\(ng/m3\\)")
+  # Readings go to the first sensor's unit: plain numbers of new sensor readings mean that.
+  expect_message(fit_mixed <- fit_in(mixed), "converted to \"ug/m3\", the units of pa_a: opc \\(ng/m3\\) and ref \\(mg/m3\\)")
   fit_same <- fit_in(same)
-  expect_identical(fit_mixed$units[c("pa_a", "pa_b", "opc", "ref")], c(pa_a = "mg/m3", pa_b = "mg/m3", opc = "mg/m3", ref = "mg/m3"))
-  # The same model up to the unit: estimates 1000 times smaller, in mg/m3.
+  expect_identical(fit_mixed$units[c("pa_a", "pa_b", "opc", "ref")], c(pa_a = "ug/m3", pa_b = "ug/m3", opc = "ug/m3", ref = "ug/m3"))
+  # The same model: the conversions are exact up to rounding.
   rows <- 500:720
-  expect_equal(predict(fit_mixed, same[rows, ])$.pred * 1000, predict(fit_same, same[rows, ])$.pred, tolerance = 1e-5)
+  expect_equal(predict(fit_mixed, same[rows, ])$.pred, predict(fit_same, same[rows, ])$.pred, tolerance = 1e-5)
   expect_equal(predict(fit_mixed, mixed[rows, ])$.pred, predict(fit_mixed, same[rows, ])$.pred, tolerance = 1e-10)
+  plain <- as.data.frame(lapply(same[rows, ], function(v) if (inherits(v, "units")) as.numeric(v) else v))
+  expect_equal(predict(fit_mixed, plain)$.pred, predict(fit_same, same[rows, ])$.pred, tolerance = 1e-5)
   ppb <- same
   ppb$opc <- units::set_units(as.numeric(ppb$opc), "ppb")
-  expect_error(fit_in(ppb), "opc.*\"ppb\".*cannot be converted to \"ug/m3\", the units of ref")
+  expect_error(fit_in(ppb), "opc.*\"ppb\".*cannot be converted to \"ug/m3\", the units of pa_a")
   # Baselines too, and their predictions convert new data to the fit's units.
   # (no anchor: the units of the first sensor with units, pa_a's ug/m3)
   expect_message(base <- ncam_baseline(pa_a + pa_b + opc ~ 1, mixed[1:300, ], "mean"), "opc \\(ng/m3\\)")

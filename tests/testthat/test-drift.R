@@ -319,3 +319,19 @@ test_that("units are told apart by value, and one low-cost sensor needs the refe
                "one low-cost sensor.*reference")
   expect_equal(unique(sensor_drift(one, colocation, period = "week")$sensor), c("pa_a", "ref"))
 })
+
+test_that("a stuck sensor is flagged, not screened out as spikes; a table without its period still plots", {
+  toy <- daily_toy(720)
+  fit <- drift_fit(toy[1:240, ])
+  stuck <- toy
+  october <- stuck$date >= as.Date("2024-10-01") & stuck$date < as.Date("2024-11-01")
+  stuck$sensor_2[october] <- -999  # a missing-value code for a whole month
+  drift <- expect_no_warning(sensor_drift(fit, stuck, period = "month"), class = "ncam_warning_spikes")
+  row <- drift[drift$sensor == "sensor_2" & drift$period == as.Date("2024-10-01"), ]
+  expect_identical(row$n, 31L)
+  expect_true(row$drift)
+  skip_if_not_installed("ggplot2")
+  attr(drift, "period") <- NULL  # as saved by the version before the period was kept
+  built <- ggplot2::ggplot_build(ggplot2::autoplot(drift))
+  expect_identical(length(unique(built$data[[2]]$group)), 3L)
+})

@@ -351,6 +351,10 @@ test_that("matrix and data-frame columns, and offset() terms, are refused, namin
                "has an offset term `offset(x2)`: ncam has no offsets", fixed = TRUE)
   # Mixed-model syntax entered as the logical OR of its sides, a constant, dropped with a warning.
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 | x2), "`|` in a term.*ncam_by")
+  # Inside I() it is the logical covariate the user asked for.
+  toy$rain <- toy$x1 > 0.5
+  toy$snow <- toy$x2 < -0.5
+  expect_no_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + I(rain | snow)))
   # A logical flag read back from a file as text "TRUE"/"FALSE": as.logical(), not as.numeric().
   toy$flag <- toy$x1 > 0
   flagged <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + flag)

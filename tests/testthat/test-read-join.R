@@ -358,3 +358,11 @@ test_that("daily values stamped at midnight of another time zone are warned abou
   utc_ny <- data.frame(date = as.POSIXct(sprintf("2022-03-1%d", 1:6), tz = "UTC"), ref = 1:6)
   expect_warning(join_reference(ny, utc_ny, average = "1 day"), "to an hour", class = "ncam_warning_period_offset")
 })
+
+test_that("daily values stamped at the end of the day are not taken for another time zone", {
+  hours <- seq(as.POSIXct("2019-08-01 00:00", tz = "UTC"), by = "hour", length.out = 72)
+  sensors <- data.frame(date = hours, pm = rep(c(10, 20, 30), each = 24))
+  day_ends <- data.frame(date = as.POSIXct(c("2019-08-01 23:59:59", "2019-08-02 23:59:59", "2019-08-03 23:59:59"), tz = "UTC"),
+                         ref = c(10, 20, 30))
+  expect_identical(expect_no_warning(join_reference(sensors, day_ends, average = "1 day"))$ref, c(10, 20, 30))
+})

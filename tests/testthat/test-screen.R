@@ -275,3 +275,19 @@ test_that("a user interrupt during training reaches R as an interrupt, not an er
   }, interrupt = function(e) "interrupt")
   expect_identical(caught, "interrupt")
 })
+
+test_that("predict() on groups and files names screened readings by rows of the whole input", {
+  toy <- simulate_toy(n = 1200, seed = 3)
+  toy$site <- rep(c("north", "south"), times = 600)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy[1:1000, ], by = "site", hidden = 4L,
+                            epochs = 50L, seed = 1, threads = 1), also = "ncam_warning_clamp")
+  new <- toy[1001:1020, ]
+  new$sensor_1[c(2, 4, 9)] <- -999
+  expect_warning(predict(fits, new), "3 readings of `newdata` treated as missing as gross outliers, as in training: sensor_1 \\(rows 2, 4, 9\\)",
+                 class = "ncam_warning_spikes")
+  fit <- small_fit(toy[1:1000, ])
+  file <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(new, file, row.names = FALSE)
+  expect_warning(predict_chunks(fit, file, chunk_rows = 5, verbose = FALSE),
+                 "sensor_1 \\(rows 2 of .*csv, 4 of .*csv, 9 of .*csv\\)", class = "ncam_warning_spikes")
+})

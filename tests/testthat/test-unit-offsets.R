@@ -98,7 +98,7 @@ test_that("intervals of known units are not too narrow for new reference reading
   new_reading <- later$truth + stats::rnorm(nrow(later), sd = 0.3)  # the reference's noise
   interval <- suppressWarnings(predict(fit, later, interval = "prediction"), classes = "ncam_extrapolation")
   covered <- mean(new_reading >= interval$.pred_lower & new_reading <= interval$.pred_upper)
-  # The reference's noise, learned without units, keeps their spread: conservative (0.999
+  # The reference's noise, learned without units, keeps their spread: conservative (0.996
   # here); the offset's own variance must not make them narrower than nominal.
   expect_gt(covered, 0.9)
 })
@@ -123,4 +123,14 @@ test_that("units match by value across types; edge cases are errors that say why
   grouped <- transform(unit_data(), region = "north")
   expect_error(ncam_by(s1 + s2 ~ rh, grouped, by = "site", reference = "ref", unit = "site"),
                "`unit` \\(site\\) is a `by` column")
+})
+
+test_that("a reference reading screened as a spike leaves its row to the sensors and the unit offset", {
+  d <- unit_data()
+  fit <- unit_fit(d, unit = "site")
+  rows <- d[!is.na(d$ref), ][c(1, 100, 200), ]
+  faulty <- rows
+  faulty$ref[1] <- -999
+  expect_warning(used <- predict(fit, faulty, use_reference = TRUE), class = "ncam_warning_spikes")
+  expect_identical(used[1, ], predict(fit, transform(rows, ref = NA))[1, ])
 })
