@@ -7,6 +7,7 @@ options(width = 200)
 #   loso   leave one site out (the held-out site had no co-location: no offset, the
 #          between-unit variance added to its intervals); seed 1; coverage of 90 % prediction
 #          intervals with and without that variance (the estimates are the same).
+# Then SensEURCity Antwerp's three two-box stations, hourly, in one pooled fit.
 #
 # Run (about 1 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
 
@@ -89,4 +90,41 @@ cat(sprintf("\nLeave one site out (seed 1, %d folds): held-out site unknown, est
 cat(sprintf("RMSE %.3f; 90 %% prediction-interval coverage without the between-site variance %.3f, with it %.3f; between-site sd %.2f-%.2f over folds\n",
             sqrt(sum(loso$rmse^2 * loso$n) / sum(loso$n)), sum(loso$covered_without) / sum(loso$n),
             sum(loso$covered_with) / sum(loso$n), min(loso$tau), max(loso$tau)))
+# ---- SensEURCity Antwerp: three stations, hourly, one pooled fit ------------------------------
+# The stations with two boxes (box_1 + box_2 ~ 1, no covariates), the first 20 % of each
+# station's hours beside the reference (as in bench/colocation.R, but one fit over the three
+# stations, so that their offsets can be learned); seeds 1-3.
+antwerp <- as.data.frame(read_senseurcity_antwerp(file.path(shared_data_dir(), "senseurcity-antwerp-ineris")))
+antwerp <- antwerp[antwerp$station %in% unique(antwerp$station[!is.na(antwerp$box_2)]), ]
+antwerp <- antwerp[order(antwerp$station, antwerp$date), ]
+antwerp$sensor_mean <- rowMeans(antwerp[c("box_1", "box_2")], na.rm = TRUE)
+station_rows <- split(seq_len(nrow(antwerp)), antwerp$station)
+first_hours <- unlist(lapply(station_rows, function(i) i[seq_len(ceiling(0.2 * length(i)))]))
+a_train <- antwerp
+a_train$ref[-first_hours] <- NA
+a_test <- antwerp[-first_hours, ]
+a_test <- a_test[!is.na(a_test$ref) & !is.na(a_test$sensor_mean), ]
+a_labelled <- antwerp[first_hours, ]
+a_lm <- stats::lm(ref ~ sensor_mean, data = a_labelled)
+a_lm_station <- stats::lm(ref ~ sensor_mean + factor(station), data = a_labelled)
+a_seeds <- vapply(1:3, function(seed) {
+  fit <- suppressWarnings(ncam(box_1 + box_2 ~ 1, data = a_train, reference = "ref", unit = "station", seed = seed, threads = 1),
+                          classes = c("ncam_warning_not_converged", "ncam_warning_two_sensors"))
+  with <- predict_quiet(fit, a_test)
+  fit$unit_offsets <- NULL
+  without <- predict_quiet(fit, a_test)
+  c(rmse_without = rmse(without$.pred, a_test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, a_test$ref),
+    rmse_with = rmse(with$.pred, a_test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, a_test$ref))
+}, numeric(4))
+cat(sprintf("\nSensEURCity Antwerp: %d stations, %d labelled hours (first 20 %% of each station's), %d scored; box_1 + box_2 ~ 1\n",
+            length(station_rows), length(first_hours), nrow(a_test)))
+seed_row_3 <- function(method, r, c) {
+  data.frame(method = method, seeds = "1-3", rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
+}
+print(rbind(
+  data.frame(method = "lm(ref ~ sensor_mean)", seeds = "-", rmse = f3(rmse(stats::predict(a_lm, a_test), a_test$ref)), cov90 = "-"),
+  data.frame(method = "lm + factor(station)", seeds = "-", rmse = f3(rmse(stats::predict(a_lm_station, a_test), a_test$ref)), cov90 = "-"),
+  seed_row_3("ncam", a_seeds["rmse_without", ], a_seeds["cov_without", ]),
+  seed_row_3("ncam(unit = \"station\")", a_seeds["rmse_with", ], a_seeds["cov_with", ])), row.names = FALSE)
+
 cat(sprintf("\nelapsed %.1f min\n", as.numeric(difftime(Sys.time(), t0, units = "mins"))))
