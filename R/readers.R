@@ -236,7 +236,8 @@ read_toucan <- function(path) {
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
     m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)
-    ifelse(is.nan(m), NA_real_, m)
+    m[is.nan(m)] <- NA_real_  # ifelse() of no rows would be logical
+    m
   }
   as_tbl(list(
     date = lst + 5 * 3600,

@@ -192,6 +192,10 @@ test_that("read_toucan() converts local standard time to UTC and averages units"
   expect_identical(out$temperature, c(25.5, NA))
   expect_identical(out$rh, c(71, NA))
   expect_identical(out$dew_point, c(19.5, NA))
+  # A file with its header alone: the same columns, numeric.
+  empty <- read_toucan(write_lines_tmp(toucan_header(), name = "header_only.csv"))
+  expect_identical(nrow(empty), 0L)
+  expect_true(all(vapply(empty[-1], is.double, logical(1))))
 
   path <- write_lines_tmp(c(sub(",ref_pm25", "", toucan_header()), "2019-08-01T19:00"),
                           name = "no_ref.csv")
