@@ -29,6 +29,21 @@ fit_ncam <- function(data, seed, ...) {
 predict_quiet <- function(fit, newdata) {
   suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = c("ncam_extrapolation", "ncam_warning_unknown_unit"))
 }
+# Per seed, one fit with unit offsets scored on `test` with and without them (the fit is the
+# same: offsets are estimated after training): RMSE and 90 % prediction-interval coverage.
+with_and_without <- function(seeds, fit_one, test) {
+  vapply(seeds, function(seed) {
+    fit <- fit_one(seed)
+    with <- predict_quiet(fit, test)
+    fit$unit_offsets <- NULL
+    without <- predict_quiet(fit, test)
+    c(rmse_without = rmse(without$.pred, test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, test$ref),
+      rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref))
+  }, numeric(4))
+}
+seed_row <- function(method, r, c, seeds) {
+  data.frame(method = method, seeds = seeds, rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
+}
 cat(sprintf("ncam %s from %s; %s\n", getNamespaceVersion("ncam"), dirname(system.file(package = "ncam")), format(Sys.time(), "%Y-%m-%d %H:%M")))
 t0 <- Sys.time()
 
@@ -52,19 +67,9 @@ rows <- list(
              cov90 = f3(cover(lm_pred$fit - z90 * lm_sd, lm_pred$fit + z90 * lm_sd, test$ref))),
   data.frame(method = "lm + shrunk site offsets", seeds = "-", rmse = f3(rmse(lm_with, test$ref)),
              cov90 = f3(cover(lm_with - z90 * lm_with_sd, lm_with + z90 * lm_with_sd, test$ref))))
-per_seed <- vapply(1:5, function(seed) {
-  fit <- fit_ncam(train, seed, unit = "site")
-  with <- predict_quiet(fit, test)
-  fit$unit_offsets <- NULL
-  without <- predict_quiet(fit, test)
-  c(rmse_without = rmse(without$.pred, test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, test$ref),
-    rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref))
-}, numeric(4))
-seed_row <- function(method, r, c) {
-  data.frame(method = method, seeds = "1-5", rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
-}
-rows <- c(rows, list(seed_row("ncam", per_seed["rmse_without", ], per_seed["cov_without", ]),
-                     seed_row("ncam(unit = \"site\")", per_seed["rmse_with", ], per_seed["cov_with", ])))
+per_seed <- with_and_without(1:5, function(seed) fit_ncam(train, seed, unit = "site"), test)
+rows <- c(rows, list(seed_row("ncam", per_seed["rmse_without", ], per_seed["cov_without", ], "1-5"),
+                     seed_row("ncam(unit = \"site\")", per_seed["rmse_with", ], per_seed["cov_with", ], "1-5")))
 cat(sprintf("\nShort co-location: %d labelled rows at %d sites, %d scored; lm's shrunk offsets: between-site sd %.2f\n",
             nrow(labelled), length(site_rows), nrow(test), sqrt(lm_offsets$tau2)))
 print(do.call(rbind, rows), row.names = FALSE)
@@ -107,24 +112,16 @@ a_test <- a_test[!is.na(a_test$ref) & !is.na(a_test$sensor_mean), ]
 a_labelled <- antwerp[first_hours, ]
 a_lm <- stats::lm(ref ~ sensor_mean, data = a_labelled)
 a_lm_station <- stats::lm(ref ~ sensor_mean + factor(station), data = a_labelled)
-a_seeds <- vapply(1:3, function(seed) {
-  fit <- suppressWarnings(ncam(box_1 + box_2 ~ 1, data = a_train, reference = "ref", unit = "station", seed = seed, threads = 1),
-                          classes = c("ncam_warning_not_converged", "ncam_warning_two_sensors"))
-  with <- predict_quiet(fit, a_test)
-  fit$unit_offsets <- NULL
-  without <- predict_quiet(fit, a_test)
-  c(rmse_without = rmse(without$.pred, a_test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, a_test$ref),
-    rmse_with = rmse(with$.pred, a_test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, a_test$ref))
-}, numeric(4))
+a_seeds <- with_and_without(1:3, function(seed) {
+  suppressWarnings(ncam(box_1 + box_2 ~ 1, data = a_train, reference = "ref", unit = "station", seed = seed, threads = 1),
+                   classes = c("ncam_warning_not_converged", "ncam_warning_two_sensors"))
+}, a_test)
 cat(sprintf("\nSensEURCity Antwerp: %d stations, %d labelled hours (first 20 %% of each station's), %d scored; box_1 + box_2 ~ 1\n",
             length(station_rows), length(first_hours), nrow(a_test)))
-seed_row_3 <- function(method, r, c) {
-  data.frame(method = method, seeds = "1-3", rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
-}
 print(rbind(
   data.frame(method = "lm(ref ~ sensor_mean)", seeds = "-", rmse = f3(rmse(stats::predict(a_lm, a_test), a_test$ref)), cov90 = "-"),
   data.frame(method = "lm + factor(station)", seeds = "-", rmse = f3(rmse(stats::predict(a_lm_station, a_test), a_test$ref)), cov90 = "-"),
-  seed_row_3("ncam", a_seeds["rmse_without", ], a_seeds["cov_without", ]),
-  seed_row_3("ncam(unit = \"station\")", a_seeds["rmse_with", ], a_seeds["cov_with", ])), row.names = FALSE)
+  seed_row("ncam", a_seeds["rmse_without", ], a_seeds["cov_without", ], "1-3"),
+  seed_row("ncam(unit = \"station\")", a_seeds["rmse_with", ], a_seeds["cov_with", ], "1-3")), row.names = FALSE)
 
 cat(sprintf("\nelapsed %.1f min\n", as.numeric(difftime(Sys.time(), t0, units = "mins"))))
