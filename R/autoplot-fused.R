@@ -185,7 +185,7 @@ plot_scatter <- function(source, newdata, reference, call) {
     group_facets(source) +
     ggplot2::labs(x = sprintf("Reference (%s)", reference), y = paste(source$fused_label, "estimate"),
                   title = "Fused estimate against the reference", subtitle = stats_txt,
-                  caption = dropped_caption(rows$n_dropped)) +
+                  caption = dropped_caption(rows$n_dropped, "pair")) +
     plot_theme()
 }
 
@@ -225,7 +225,7 @@ plot_coverage <- function(source, newdata, reference, levels, interval, call) {
                   y = sprintf("Rows whose %s lies inside", reference), colour = NULL,
                   title = sprintf("Coverage of the %s intervals", interval),
                   subtitle = sprintf("%s rows with a reference value", format(sum(rows$usable), big.mark = ",")),
-                  caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped)),
+                  caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped, "pair")),
                                   collapse = " ")) +
     plot_theme()
 }

@@ -172,6 +172,10 @@ dropped_caption <- function(n_dropped, what = "row") {
   if (n_dropped == 0L) return(NULL)
   plural <- if (n_dropped == 1L) "" else "s"
   if (what == "value") return(sprintf("%s missing value%s not shown.", format(n_dropped, big.mark = ","), plural))
+  # Rows compared with a reference: no estimate (a missing covariate, a group without a model)
+  # or no reference value.
+  if (what == "pair") return(sprintf("%s row%s without both a reference value and an estimate not shown.",
+                                     format(n_dropped, big.mark = ","), plural))
   sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what, plural)
 }
 

@@ -173,7 +173,7 @@ check_linked <- function(readings, rows, anchor, call = parent.frame()) {
     linked <- reached
   }
   if (!all(linked)) {
-    cli::cli_warn(c("{cli::qty(sum(!linked))}Sensor{?s} {.field {sensors[!linked]}} never read{?s/} on the same training rows as the anchor {.field {anchor}} (at least {min_linking_rows} rows), nor beside a sensor that does: {?its/their} gain and offset on the anchor's scale rest on the prior alone, and intervals on rows without the anchor are not checked by any data.",
+    cli::cli_warn(c("{cli::qty(sum(!linked))}Sensor{?s} {.field {sensors[!linked]}} read{?s/} on fewer than {min_linking_rows} training rows together with the anchor {.field {anchor}}, and not beside a sensor that reads on that many: {?its/their} gain and offset on the anchor's scale rest on the prior alone, and intervals on rows without the anchor are not checked by any data.",
                     i = "{cli::qty(sum(!linked))}Give rows where {?it reads/they read} together with the anchor (or with a sensor linked to it)."),
                   class = "ncam_warning_unlinked_sensor", call = call)
   }

@@ -16,7 +16,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_few_readings", "ncam()",
     "a sensor with few training readings"),
   c("ncam_warning_unlinked_sensor", "ncam()",
-    "a sensor never read beside the anchor, directly or through other sensors"),
+    "a sensor read on too few rows beside the anchor, directly or through other sensors"),
   c("ncam_warning_duplicate_sensor", "ncam()",
     "a sensor is an exact linear function of another"),
   c("ncam_warning_units", "ncam()",

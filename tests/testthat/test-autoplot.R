@@ -105,7 +105,7 @@ test_that("the scatter plot pairs the fused estimate with the reference", {
   rmse <- sqrt(mean((pred - ref)^2))
   expect_match(p$labels$subtitle, sprintf("n = 97, bias = %.3g, RMSE = %.3g", mean(pred - ref), rmse),
                fixed = TRUE)
-  expect_match(p$labels$caption, "3 rows with missing values")
+  expect_match(p$labels$caption, "3 rows without both a reference value and an estimate not shown.", fixed = TRUE)
 })
 
 test_that("the coverage plot counts references inside the credible intervals", {

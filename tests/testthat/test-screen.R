@@ -85,7 +85,7 @@ test_that("sensors sharing only a few collinear rows are not called copies", {
   expect_no_warning(small_fit(toy), class = "ncam_warning_duplicate_sensor")
 })
 
-test_that("a sensor never read beside the anchor, directly or through others, is flagged", {
+test_that("a sensor read on too few rows beside the anchor, directly or through others, is flagged", {
   toy <- screen_toy()
   expect_no_warning(small_fit(toy), class = "ncam_warning_unlinked_sensor")
   # The anchor reads on the first half, the other two on the second half only.
@@ -94,7 +94,7 @@ test_that("a sensor never read beside the anchor, directly or through others, is
   apart$sensor_0[-half] <- NA
   apart$sensor_1[half] <- NA
   apart$sensor_2[half] <- NA
-  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 never read on the same training rows as the anchor",
+  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 read on fewer than 3 training rows together with the anchor sensor_0",
                  class = "ncam_warning_unlinked_sensor", fixed = TRUE)
   # sensor_2 shares rows with sensor_1 only, and sensor_1 with the anchor: linked through sensor_1.
   chain <- toy
@@ -103,7 +103,7 @@ test_that("a sensor never read beside the anchor, directly or through others, is
   expect_no_warning(small_fit(chain), class = "ncam_warning_unlinked_sensor")
   # Two shared rows are not enough to tie a sensor to the anchor's scale; three are.
   apart$sensor_1[1:2] <- toy$sensor_1[1:2]
-  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 never read", class = "ncam_warning_unlinked_sensor")
+  expect_warning(small_fit(apart), "Sensors sensor_1 and sensor_2 read on fewer than 3", class = "ncam_warning_unlinked_sensor")
   apart$sensor_1[3] <- toy$sensor_1[3]
   expect_no_warning(small_fit(apart), class = "ncam_warning_unlinked_sensor")
 })
