@@ -270,18 +270,18 @@ match_units <- function(object, newdata, call = parent.frame()) {
     if (!inherits(col, "units")) next
     given <- unit_text(col)
     if (identical(given, fitted[[v]])) next
-    newdata[[v]] <- tryCatch(units::set_units(col, fitted[[v]], mode = "standard"), error = function(e) {
-      cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {given}}, which cannot be converted to {.val {fitted[[v]]}}, its units in training.",
-                       i = "Give {.field {v}} in {.val {fitted[[v]]}} or units convertible to it."), call = call)
-    })
+    newdata[[v]] <- convert_units(col, fitted[[v]], c(
+      "Column {.field {v}} of {.arg newdata} is in {.val {given}}, which cannot be converted to {.val {fitted[[v]]}}, its units in training.",
+      i = "Give {.field {v}} in {.val {fitted[[v]]}} or units convertible to it."), call)
   }
   newdata
 }
 
 # The reading columns (sensors and reference) of `data` that carry units, converted to one unit:
 # that of `target` (the anchor sensor, else the first sensor) when it has units, else of the first
-# that has: the sensors' unit, in which plain numbers of new data are then read. Readings in units that cannot be converted to it (ppb beside ug/m3) are an error: fused
-# as they are, they would be wrong by the conversion factor.
+# that has: the sensors' unit, in which plain numbers of new data are then read. Readings in
+# units that cannot be converted to it (ppb beside ug/m3) are an error: fused as they are, they
+# would be wrong by the conversion factor.
 common_reading_units <- function(data, columns, target = NULL, call = parent.frame()) {
   with_units <- Filter(function(v) inherits(data[[v]], "units"), columns)
   if (length(with_units) < 2L) return(data)
@@ -291,15 +291,20 @@ common_reading_units <- function(data, columns, target = NULL, call = parent.fra
   for (v in setdiff(with_units, goal_column)) {
     given <- unit_text(data[[v]])
     if (identical(given, goal)) next
-    data[[v]] <- tryCatch(units::set_units(data[[v]], goal, mode = "standard"), error = function(e) {
-      cli::cli_abort(c("Column {.field {v}} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of {.field {goal_column}}: the sensors must measure one quantity.",
-                       i = "Fuse only sensors of the same quantity, or give {.field {v}} in units convertible to {.val {goal}}."),
-                     call = call)
-    })
+    data[[v]] <- convert_units(data[[v]], goal, c(
+      "Column {.field {v}} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of {.field {goal_column}}: the sensors must measure one quantity.",
+      i = "Fuse only sensors of the same quantity, or give {.field {v}} in units convertible to {.val {goal}}."), call)
     converted <- c(converted, paste0(v, " (", given, ")"))
   }
   if (length(converted)) {
     cli::cli_inform("Readings converted to {.val {goal}}, the units of {.field {goal_column}}: {converted}.")
   }
   data
+}
+
+# A units column in `goal`, or the error `message` (cli text, glued in the caller's frame) for
+# units that cannot be converted to it.
+convert_units <- function(x, goal, message, call, env = parent.frame()) {
+  tryCatch(units::set_units(x, goal, mode = "standard"),
+           error = function(e) cli::cli_abort(message, call = call, .envir = env))
 }

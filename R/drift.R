@@ -366,14 +366,8 @@ calendar_start <- function(day, calendar) {
 drift_units <- function(data, unit, call = parent.frame()) {
   if (is.null(unit)) return(rep("all", nrow(data)))
   check_string(unit, "unit", call = call)
-  check_columns(data, unit, "unit", call = call)
   check_unit_names(unit, "unit", call)
-  check_single_columns(data, unit, call)
-  units <- data[[unit]]
-  if (!is.atomic(units) || is.list(units)) {
-    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) must hold one value per row, not
-                    {.obj_type_friendly {units}}.", call = call)
-  }
+  units <- unit_column(data, unit, "newdata", call)
   if (anyNA(units)) {
     cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in {rows_text(which(is.na(units)))}.",
                    call = call)

@@ -125,9 +125,11 @@ score_part <- function(expr, input_rows) {
     },
     ncam_warning_spikes = function(w) {
       if (is.null(w$rows)) return()  # not a screen of new readings
-      spikes <- data.frame(row = input_rows[unlist(w$rows, use.names = FALSE)], file = NA_character_,
-                           sensor = rep(names(w$rows), lengths(w$rows)), stringsAsFactors = FALSE)
-      beyond <<- add_part_tallies(beyond, part_tally(spikes = spikes, spike_threshold = w$threshold))
+      shown <- lapply(w$rows, utils::head, 5L)
+      spikes <- data.frame(row = input_rows[unlist(shown, use.names = FALSE)], file = NA_character_,
+                           sensor = rep(names(shown), lengths(shown)), stringsAsFactors = FALSE)
+      beyond <<- add_part_tallies(beyond, part_tally(spike_counts = lengths(w$rows), spikes = spikes,
+                                                     spike_threshold = w$threshold))
       invokeRestart("muffleWarning")
     })
   list(value = value, beyond = beyond)
@@ -139,42 +141,56 @@ score_part <- function(expr, input_rows) {
 part_tally <- function(counts = c(x = 0)[0],
                          shown = data.frame(row = numeric(0), file = character(0), variable = character(0),
                                             value = numeric(0), stringsAsFactors = FALSE),
-                         unseen_rows = 0, unseen_levels = list(),
+                         unseen_rows = 0, unseen_levels = list(), spike_counts = c(x = 0L)[0],
                          spikes = data.frame(row = numeric(0), file = character(0), sensor = character(0),
                                              stringsAsFactors = FALSE),
                          spike_threshold = NULL) {
   list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels,
-       spikes = spikes, spike_threshold = spike_threshold)
+       spike_counts = spike_counts, spikes = spikes, spike_threshold = spike_threshold)
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
 add_part_tallies <- function(a, b) {
-  variables <- union(names(a$counts), names(b$counts))
-  counts <- stats::setNames(vapply(variables, function(v) sum(a$counts[v], b$counts[v], na.rm = TRUE), 1),
-                            variables)
+  counts <- sum_counts(a$counts, b$counts)
+  variables <- names(counts)
   shown <- rbind(a$shown, b$shown)
   # In input order: files in their order, rows within them (groups come in any order).
   shown <- shown[order(match(shown$file, unique(shown$file)), shown$row), , drop = FALSE]
   keep <- unlist(lapply(split(seq_len(nrow(shown)), factor(shown$variable, variables)), utils::head, 5L))
   terms <- union(names(a$unseen_levels), names(b$unseen_levels))
   levels <- lapply(stats::setNames(nm = terms), function(v) union(a$unseen_levels[[v]], b$unseen_levels[[v]]))
-  # Every screened reading is kept (a row and a name each), for the total and the first 5.
+  # Readings screened as spikes: their number and the first 5 rows per sensor, as above.
+  spike_counts <- sum_counts(a$spike_counts, b$spike_counts)
   spikes <- rbind(a$spikes, b$spikes)
   spikes <- spikes[order(match(spikes$file, unique(spikes$file)), spikes$row), , drop = FALSE]
+  first_spikes <- unlist(lapply(split(seq_len(nrow(spikes)), factor(spikes$sensor, names(spike_counts))), utils::head, 5L))
   part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels,
-             spikes, if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold)
+             spike_counts, spikes[sort(first_spikes), , drop = FALSE],
+             if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold)
+}
+
+# Two named counts in one, by name.
+sum_counts <- function(a, b) {
+  names_ab <- union(names(a), names(b))
+  stats::setNames(vapply(names_ab, function(v) sum(a[v], b[v], na.rm = TRUE), 1), names_ab)
+}
+
+# Rows of the input as text: the row, and "of <file>" when the input is files.
+input_row_labels <- function(row, file) {
+  labels <- format(row, scientific = FALSE, trim = TRUE)
+  in_file <- !is.na(file)
+  labels[in_file] <- paste(labels[in_file], "of", file[in_file])
+  labels
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
 # summed row_flags() and the parts' part_tally().
 warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}") {
   warn_beyond_range_total(beyond, n_rows, of)
-  if (nrow(beyond$spikes)) {
+  if (sum(beyond$spike_counts) > 0) {
     spikes <- beyond$spikes
-    labels <- ifelse(is.na(spikes$file), format(spikes$row, scientific = FALSE, trim = TRUE),
-                     paste(format(spikes$row, scientific = FALSE, trim = TRUE), "of", spikes$file))
-    by_sensor <- split(labels, factor(spikes$sensor, unique(spikes$sensor)))
-    warn_new_spikes(lengths(by_sensor), lapply(by_sensor, utils::head, 5L), beyond$spike_threshold, of)
+    shown <- split(input_row_labels(spikes$row, spikes$file), factor(spikes$sensor, names(beyond$spike_counts)))
+    warn_new_spikes(beyond$spike_counts, shown, beyond$spike_threshold, of)
   }
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_unseen_total(beyond, n_rows, parts, of)
@@ -188,9 +204,7 @@ warn_beyond_range_total <- function(beyond, n_rows, of) {
   n <- sum(beyond$counts)
   if (n == 0) return(invisible())
   shown <- beyond$shown
-  rows <- format(shown$row, scientific = FALSE, trim = TRUE)
-  in_file <- !is.na(shown$file)
-  rows[in_file] <- paste(rows[in_file], "of", shown$file[in_file])
+  rows <- input_row_labels(shown$row, shown$file)
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}."),
                   beyond_range_details(rows, shown$variable, shown$value, beyond$counts),
                   i = "Check those rows for a unit or parsing error, or leave them out."),

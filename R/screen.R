@@ -277,13 +277,13 @@ screen_new_spikes <- function(object, readings, call) {
 
 # The warning about new readings screened as spikes: their number per sensor (`counts`) and the
 # rows to name per sensor (`shown`, numbers or text such as "5 of a.csv").
-warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, hint = "", rows = NULL) {
+warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, rows = NULL) {
   where <- vapply(names(counts), function(s) {
     more <- if (counts[[s]] > length(shown[[s]])) sprintf(" and %d more", counts[[s]] - length(shown[[s]])) else ""
     paste0(s, " (", if (counts[[s]] == 1L) "row " else "rows ", toString(shown[[s]]), more, ")")
   }, "")
   total <- sum(counts)
-  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}", hint, "."),
+  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}."),
                   i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
                   i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
                 class = "ncam_warning_spikes", call = call, rows = rows, threshold = threshold)

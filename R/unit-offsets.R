@@ -84,8 +84,9 @@ check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame
   check_offset_units(units[!is.na(data[[reference]][rows]) & !is.na(units)], unit, call)
 }
 
-# The unit column of `data`: one value per row; NA is a unit without an offset.
-unit_values <- function(data, unit, arg, call) {
+# The column `unit` of `data` (table `arg`), one value per row as it is (sensor_drift() keeps
+# the values in its result).
+unit_column <- function(data, unit, arg, call) {
   check_columns(data, unit, "unit", call = call, data_arg = arg)
   check_single_columns(data, unit, call)
   values <- data[[unit]]
@@ -93,12 +94,16 @@ unit_values <- function(data, unit, arg, call) {
     cli::cli_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",
                    call = call)
   }
-  # Matched as text, whole numbers without exponent: a unit 100000 read as an integer one day
-  # and as a double the next is one unit (as.character() gives "1e+05" for the double).
-  key <- if (is.numeric(values)) {
-    ifelse(!is.na(values) & values == round(values) & abs(values) < 1e15, sprintf("%.0f", values), as.character(values))
-  } else as.character(values)
-  ifelse(is.na(values), NA_character_, key)
+  values
+}
+
+# The unit column as text to match units by; NA is a unit without an offset. Whole numbers are
+# written without exponent: a unit 100000 read as an integer one day and as a double the next
+# is one unit (as.character() gives "1e+05" for the double).
+unit_values <- function(data, unit, arg, call) {
+  values <- unit_column(data, unit, arg, call)
+  if (!is.numeric(values)) return(as.character(values))
+  ifelse(!is.na(values) & values == round(values) & abs(values) < 1e15, sprintf("%.0f", values), as.character(values))
 }
 
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
