@@ -179,8 +179,7 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   # and not screened as a spike (a stuck sensor is what the check must show).
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
-  object[c("unit_offsets", "spike_scales")] <- list(NULL)
-  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, call = call)
+  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, raw = TRUE, call = call)
   loo <- leave_one_sensor_out(post)
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)

@@ -73,8 +73,8 @@
 #'   [calibrate()] with later reference rows makes them exact. Needs reference readings at 3 or more
 #'   units, some with two or more rows (with a few rows per unit the autocorrelation, and so
 #'   the offsets' uncertainty, is underestimated); `newdata` must then have the column. The
-#'   offsets are in `fit$unit_offsets` and printed with the fit; `logLik()` does not count
-#'   them. `bench/unit_offsets.R` measures them on PurpleAir.
+#'   offsets are in `fit$unit_offsets`, tabled by `summary()` and counted by `glance()`
+#'   (`n_units`, `unit_sd`); `logLik()` does not count them. `bench/unit_offsets.R` measures them on PurpleAir.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.

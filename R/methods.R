@@ -20,7 +20,10 @@
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
 #'   `summary.ncam` with a `sensors` data frame and a `calibration_range` data frame (lowest and
 #'   highest reading of each sensor and value of each covariate over the rows the calibration
-#'   was learned from; see the Extrapolation section of [predict.ncam()]); `coef()` a named
+#'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
+#'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
+#'   rows `n`, `mean_difference`, shrunk `offset` and `offset_sd`, the between-unit variance
+#'   `tau2` and the lag-1 autocorrelation `rho`; see [ncam()]); `coef()` a named
 #'   list (head, layer) of weight matrices and bias vectors; `logLik()` a `logLik` object;
 #'   `fitted()` a numeric vector; `residuals()` a matrix; `nobs()` an integer.
 #' @examples
@@ -75,7 +78,8 @@ summary.ncam <- function(object, ...) {
   check_ncam(object)
   structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
                  loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform,
-                 reference = object$reference, calibration_range = user_calibration_range(object)),
+                 reference = object$reference, calibration_range = user_calibration_range(object),
+                 unit_offsets = object$unit_offsets),
             class = "summary.ncam")
 }
 
@@ -93,6 +97,15 @@ print.summary.ncam <- function(x, ...) {
     rows_txt <- if (is.null(x$reference)) "the fitted rows" else paste0("the rows with the reference (", x$reference, ")")
     cat("\nRange of ", rows_txt, "; predictions outside it extrapolate (column .extrapolation of predict()):\n", sep = "")
     print(format(x$calibration_range, digits = 4), row.names = FALSE)
+  }
+  if (!is.null(x$unit_offsets)) {
+    offsets <- x$unit_offsets
+    cat("\nUnit offsets", unit_txt, " per unit of ", offsets$unit, ": the mean difference reference - estimate on its\n",
+        "reference rows, shrunk towards 0; between-unit sd ", format(sqrt(offsets$tau2), digits = 3),
+        ", lag-1 autocorrelation ", format(offsets$rho, digits = 2), ":\n", sep = "")
+    shown <- utils::head(offsets$table, 20L)
+    print(format(shown, digits = 4), row.names = FALSE)
+    if (nrow(offsets$table) > nrow(shown)) cat("... and", nrow(offsets$table) - nrow(shown), "more units\n")
   }
   invisible(x)
 }

@@ -284,6 +284,10 @@ check_predict_args <- function(object, args, call = parent.frame()) {
                      i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
                    call = call)
   }
+  no_interval <- is.null(args$interval) || identical(args$interval, "none")
+  if (!inherits(object, "ncam_calibration") && "level" %in% names(args) && no_interval) {
+    warn_level_without_interval(call)
+  }
   args
 }
 

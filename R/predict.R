@@ -88,6 +88,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   check_ncam(object)
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_scalar_level(level)
+  if (interval == "none" && !missing(level)) warn_level_without_interval()
   check_flag(use_reference, "use_reference")
   if (missing(newdata)) newdata <- fitting_data(object)
   if (interval == "prediction" && is.null(object$anchor)) {
@@ -101,6 +102,13 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   }
   multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
   posterior_table(object, post, multiplier)
+}
+
+# A level given without an interval would be silently unused (as lm's predict() does).
+warn_level_without_interval <- function(call = parent.frame()) {
+  cli::cli_warn(c("{.arg level} is used only with an interval, and none was asked for.",
+                  i = "Give {.code interval = \"prediction\"} (a new reading of the anchor) or {.code interval = \"credible\"} (the true value)."),
+                call = call, class = "ncam_warning_level_without_interval")
 }
 
 # The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));
@@ -146,8 +154,7 @@ posterior_table <- function(object, post, multiplier = NULL) {
 sensor_params <- function(object, newdata, threads = NULL) {
   check_ncam(object)
   if (missing(newdata)) newdata <- fitting_data(object)
-  object$unit_offsets <- NULL  # the sensor model does not depend on the unit
-  post <- ncam_posterior(object, newdata, threads)  # checks newdata
+  post <- ncam_posterior(object, newdata, threads, raw = TRUE)  # checks newdata
   n <- length(post$mu)
   sensors <- model_sensors(object)
   data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
@@ -166,9 +173,10 @@ new_reference_readings <- function(data, reference, transform, call = parent.fra
 
 # Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
 # units, or log units for transform = "log"). Rows with a missing covariate, or beyond what
-# the networks compute with (see drop_beyond_range()), are NA.
+# the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the sensor
+# model alone: readings as given (no spike screen) and no unit offsets.
 ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
-                           extrapolation = FALSE, call = parent.frame()) {
+                           extrapolation = FALSE, raw = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   newdata <- match_units(object, newdata, call)
@@ -186,14 +194,14 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     }
     readings[[object$reference]] <- ref
   }
-  readings <- screen_new_spikes(object, readings, call)
+  if (!raw) readings <- screen_new_spikes(object, readings, call)
   reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else FALSE
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
   post <- drop_beyond_range(object, post, x, readings, call)
-  post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)), call)
+  if (!raw) post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)), call)
   post$unseen_rows <- unseen
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))

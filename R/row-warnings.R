@@ -111,6 +111,8 @@ without_part_warnings <- function(expr) {
 score_part <- function(expr, input_rows) {
   beyond <- part_tally()
   value <- withCallingHandlers(expr,
+    # given once for the whole input (by predict_chunks() or the first call of ncam_by's predict())
+    ncam_warning_level_without_interval = function(w) invokeRestart("muffleWarning"),
     ncam_row_warning = function(w) {
       if (inherits(w, "ncam_warning_unseen_level")) {
         beyond <<- add_part_tallies(beyond, part_tally(unseen_rows = length(w$rows), unseen_levels = w$levels))

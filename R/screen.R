@@ -226,13 +226,12 @@ spike_scales <- function(readings, rows) {
 screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20) {
   counts <- stats::setNames(integer(length(readings)), names(readings))
   spikes <- stats::setNames(vector("list", length(readings)), names(readings))
-  out <- list(readings = readings, counts = counts, rows = spikes, scales = scales)
-  if (!is.finite(threshold) || length(readings) < 2L) return(out)
   centre <- scales$centre
   spread <- scales$spread
   usable <- names(readings)[names(readings) %in% names(spread)]
   usable <- usable[is.finite(spread[usable]) & spread[usable] > 0]
-  if (length(usable) < 2L) return(out)
+  # A reading is judged against its row's other sensors: without two, or a threshold, nothing is.
+  if (!is.finite(threshold) || length(usable) < 2L) usable <- character(0)
   standardised <- function(s, at) (readings[[s]][at] - centre[[s]]) / spread[[s]]
   for (k in seq_along(usable)) {
     # Only readings beyond the threshold from their own median can be spikes: the row's other

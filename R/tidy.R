@@ -54,8 +54,11 @@ generics::augment
 #'     over the fitted rows.
 #'   * `glance()`: one row: `logLik`, `AIC`, `BIC`, `nobs`, `n_train`,
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
-#'     NLL per row at the best epoch, `NA` without validation rows) and
-#'     `converged` (see Details).
+#'     NLL per row at the best epoch, `NA` without validation rows),
+#'     `converged` (see Details), `n_reference` (training and validation rows
+#'     with a reading of the `reference`), `n_units` and `unit_sd` (units with
+#'     an offset and the between-unit sd of a fit with `unit` offsets, in the
+#'     model's units); the last three are `NA` for fits without them.
 #'   * `glance()` of a calibration from [calibrate()]: one row: `method`,
 #'     `level`, `quantile` (the score quantile that scales the intervals at
 #'     that level), `n_calibration` (rows), `m` (scores per row; `NA` for
@@ -121,7 +124,10 @@ glance.ncam <- function(x, ...) {
     nobs = as.integer(stats::nobs(x)), n_train = as.integer(x$n_train),
     n_validation = as.integer(x$n_validation), epochs_run = as.integer(x$epochs_run),
     best_epoch = as.integer(x$best_epoch), validation_nll = as.numeric(validation_nll),
-    converged = x$best_epoch < x$epochs_run
+    converged = x$best_epoch < x$epochs_run,
+    n_reference = if (is.null(x$reference)) NA_integer_ else as.integer(sum(x$n_reference)),
+    n_units = if (is.null(x$unit_offsets)) NA_integer_ else nrow(x$unit_offsets$table),
+    unit_sd = if (is.null(x$unit_offsets)) NA_real_ else sqrt(x$unit_offsets$tau2)
   )
 }
 
@@ -134,8 +140,13 @@ augment.ncam <- function(x, newdata, interval = c("none", "credible", "predictio
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_level(level)
-  pred <- stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference,
-                         threads = threads)
+  pred <- if (interval == "none") {
+    if (!missing(level)) warn_level_without_interval()
+    stats::predict(x, newdata, use_reference = use_reference, threads = threads)
+  } else {
+    stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference,
+                   threads = threads)
+  }
   bind_predictions(newdata, pred)
 }
 

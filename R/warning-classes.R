@@ -45,6 +45,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "a covariate constant on the training rows, so left out, varies in newdata"),
   c("ncam_nonpositive_reading", "predict()",
     "readings <= 0 given to a model fitted to log readings, treated as missing"),
+  c("ncam_warning_level_without_interval", "predict(), augment()",
+    "a level given with interval = \"none\": no interval is computed"),
   c("ncam_warning_replaced_columns", "augment()",
     "columns of newdata replaced by the new predictions"),
   c("ncam_warning_group_not_fitted", "ncam_by()",

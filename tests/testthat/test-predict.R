@@ -519,3 +519,23 @@ test_that("a saved fit whose formula calls a package's function says to attach i
   expect_equal(child$qualified, 300L)
   expect_match(child$attached, "ns\\(\\).*not found in this session.*library\\(splines\\)")
 })
+
+test_that("a level without an interval warns once, wherever it is given, and changes nothing", {
+  toy <- simulate_toy(n = 200, seed = 24)
+  fit <- quick_fit(toy)
+  new <- toy[1:5, ]
+  expect_warning(p <- predict(fit, new, level = 0.5), "only with an interval",
+                 class = "ncam_warning_level_without_interval")
+  expect_identical(p, predict(fit, new))
+  expect_no_warning(predict(fit, new, interval = "credible", level = 0.5))
+  expect_no_warning(augment(fit, new))
+  expect_length(testthat::capture_warnings(augment(fit, new, level = 0.5)), 1L)
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(toy, path, row.names = FALSE)
+  chunk_warnings <- testthat::capture_warnings(predict_chunks(fit, path, chunk_rows = 128L, level = 0.5, verbose = FALSE))
+  expect_length(chunk_warnings, 1L)
+  expect_match(chunk_warnings, "only with an interval")
+  toy$site <- rep(1:2, each = 100)
+  by_fit <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7))
+  expect_length(testthat::capture_warnings(predict(by_fit, toy, level = 0.5)), 1L)
+})

@@ -49,6 +49,15 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   # The offsets follow the sites' biases (the sensors read high: the reference is lower).
   expect_gt(tau2, 1)
   expect_true(all(diff(offsets$table$offset[order(c(-3, -1, 0, 1.5, 3))]) < 0))
+  # summary() and glance() report them
+  expect_identical(summary(fit)$unit_offsets, offsets)
+  printed <- capture.output(print(summary(fit)))
+  expect_true(any(grepl("^Unit offsets per unit of site", printed)))
+  expect_true(any(grepl(sprintf("between-unit sd %s", format(sqrt(tau2), digits = 3)), printed)))
+  expect_identical(sum(grepl("^ +[a-e] +60 ", printed)), 5L)
+  g <- glance(fit)
+  expect_identical(c(g$n_reference, g$n_units), c(300L, 5L))
+  expect_equal(g$unit_sd, sqrt(tau2))
 })
 
 test_that("predict() adds each unit's offset and its variance; an unknown unit gets the between-unit variance", {
