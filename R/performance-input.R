@@ -13,7 +13,7 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   # With two columns of one name, data[[name]] would silently take the first.
   check_single_columns(data, c(estimate, reference, date, unit), call)
   time <- date_column(data, date, call)
-  units <- if (is.null(unit)) rep("all", nrow(data)) else as.character(data[[unit]])
+  units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
     cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
                     {rows_text(which(is.na(units)))}.", call = call)

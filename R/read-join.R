@@ -52,8 +52,11 @@
 #' days, a table with one reading per period whose readings all lie the same time
 #' into their day, none at its start (daily values stamped at midnight of another
 #' time zone, paired with the wrong day), gives a warning of class
-#' `ncam_warning_period_offset`. A missing or
-#' infinite time is an error.
+#' `ncam_warning_period_offset`. A table whose readings come about once per
+#' period, yet with two in some periods (times just before a period's start,
+#' from a clock running early), gives a warning of class
+#' `ncam_warning_crowded_periods`: the nearest-time join pairs such readings
+#' rightly. A missing or infinite time is an error.
 #'
 #' The openair package offers another route for the averaging: average each
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
@@ -62,7 +65,8 @@
 #' periods may differ: shorter than a day, those here start on multiples of the
 #' period in UTC, so in a time zone whose offset from UTC is not a whole number
 #' of periods (India, UTC+05:30, with hourly periods) they do not start on the
-#' local clock's hour.
+#' local clock's hour. Periods of several days start on multiples of that many
+#' days since 1970-01-01, a Thursday: `"7 days"` gives weeks from Thursday.
 #'
 #' A time that repeats within a series (the same time and keys on two rows of
 #' one table) is an error: it would count twice in the mean and towards
@@ -196,6 +200,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, keys, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
+  warn_crowded_periods(time, step, group, period, arg, call)
   step <- step[first]
   expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()
@@ -340,14 +345,24 @@ as_time <- function(x, by, arg, tz, call = parent.frame()) {
   x
 }
 
-# Text key per row from the `keys` columns ("" for all rows when there are none).
+# Text key per row from the `keys` columns ("" for all rows when there are none). A missing
+# key matches only a missing key, not the text "NA".
 series_key <- function(data, keys) {
   if (length(keys) == 0L) return(rep("", nrow(data)))
   parts <- lapply(keys, function(k) {
     x <- data[[k]]
-    if (inherits(x, "POSIXct")) as.character(as.numeric(x)) else as.character(x)
+    text <- key_text(if (inherits(x, "POSIXct")) as.numeric(x) else x)
+    ifelse(is.na(text), "\001", text)
   })
   do.call(paste, c(parts, sep = "\r"))
+}
+
+# Identifiers (site, unit, device) as text to match by; NA stays NA. Whole numbers are written
+# without exponent: site 100000 read as an integer in one table and as a double in another is
+# one site (as.character() gives "1e+05" for the double).
+key_text <- function(x) {
+  if (!is.numeric(x)) return(as.character(x))
+  ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), as.character(x))
 }
 
 require_columns <- function(data, cols, arg, call = parent.frame()) {

@@ -19,7 +19,8 @@
 #' (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
 #' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
-#' starting with a date, such as `"2023-05_131611.csv"`, is an error.
+#' starting with a date or a year, such as `"2023-05_131611.csv"`,
+#' `"20230501_131611.csv"` or `"2023_131611.csv"`, is an error.
 #'
 #' Rows keep the order of the files and of the rows within each file. A sensor
 #' reading the same time twice (as from overlapping downloads) gives a warning.
@@ -67,7 +68,10 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
 warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = parent.frame()) {
   repeated <- which(duplicated(paste(sensor, as.numeric(time))))
   if (length(repeated) > 0L) {
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the sensor and {what} of an earlier row, the first being {row_at(repeated[1], lines)} (sensor {sensor[repeated[1]]}).",
+    # `sensor` NULL: one instrument per file (one row per time).
+    which_sensor <- if (is.null(sensor)) "" else sprintf(" (sensor %s)", sensor[repeated[1]])
+    repeats <- if (is.null(sensor)) what else paste("sensor and", what)
+    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {row_at(repeated[1], lines)}{which_sensor}.",
                     i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
                   call = call, class = "ncam_warning_repeated_rows")
   }
@@ -142,9 +146,13 @@ purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
   name <- basename(path)
-  # A date first ("2023-05_131611.csv") would give its year as the index.
-  if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE)) {
-    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date, not the sensor index.",
+  # A date first ("2023-05_131611.csv", "20230501_131611.csv", "2023_131611.csv") would give
+  # the date or its year as the index.
+  leading <- sub(pattern, "\\2", name, ignore.case = TRUE)
+  compact_date <- grepl("^(19|20)[0-9]{6}$", leading) && !is.na(as.Date(leading, "%Y%m%d"))
+  year_then_number <- grepl("^(sensor[ _-]?)?(19|20)[0-9]{2}[ _.-][0-9]+([^0-9]|$)", name, ignore.case = TRUE)
+  if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE) || compact_date || year_then_number) {
+    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date or a year, not clearly the sensor index.",
                      i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
                    call = call)
   }

@@ -31,9 +31,14 @@ read_purpleair_aqs <- function(path) {
   raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
                                   "humidity_a", "temp_Celsius", "dewPoint", "n"))
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
+  site <- trimws(raw$sensor_index)
+  no_site <- which(is.na(site) | !nzchar(site))
+  if (length(no_site) > 0L) {
+    cli::cli_abort("Column {.val sensor_index} of {.file {path}} is empty in {row_at(no_site[1], attr(raw, 'line'))}.")
+  }
   out <- data.frame(
     date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE, lines = attr(raw, "line")),
-    site = raw$sensor_index,
+    site = site,
     pa_a = num("pm2.5_cf_1_a"),
     pa_b = num("pm2.5_cf_1_b"),
     ref = num("conc"),
@@ -211,6 +216,9 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
 #'
 #' @param path Path to the CSV file.
+#' An hour that repeats in the file gives a warning (the repeats would weigh
+#' twice in a fit).
+#'
 #' @return A tibble with one row per hour in file order, with columns
 #'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit
 #'   PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3), `temperature` (deg C), `rh`
@@ -233,6 +241,7 @@ read_toucan <- function(path) {
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,
                     lines = attr(raw, "line"))
+  warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"))
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
     m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)

@@ -97,14 +97,8 @@ unit_column <- function(data, unit, arg, call) {
   values
 }
 
-# The unit column as text to match units by; NA is a unit without an offset. Whole numbers are
-# written without exponent: a unit 100000 read as an integer one day and as a double the next
-# is one unit (as.character() gives "1e+05" for the double).
-unit_values <- function(data, unit, arg, call) {
-  values <- unit_column(data, unit, arg, call)
-  if (!is.numeric(values)) return(as.character(values))
-  ifelse(!is.na(values) & values == round(values) & abs(values) < 1e15, sprintf("%.0f", values), as.character(values))
-}
+# The unit column as text to match units by (key_text()); NA is a unit without an offset.
+unit_values <- function(data, unit, arg, call) key_text(unit_column(data, unit, arg, call))
 
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
 # between-unit variance for a unit without reference rows) to its variances. Rows whose

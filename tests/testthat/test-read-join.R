@@ -131,6 +131,12 @@ test_that("a time repeated within a series is an error, not counted twice", {
   expect_error(join_reference(two_sites, data.frame(date = t0, ref = 8)), "A key must be a column of both tables")
   out <- join_reference(two_sites, data.frame(date = t0, site = c("a", "b"), ref = c(8, 9)), keys = "site")
   expect_identical(out$ref, c(8, 9))
+  # Keys match by value: a site 100000 stored as a double in one table and as text in the
+  # other (as.character() gives "1e+05"); a missing key matches a missing key, not "NA".
+  numbered <- transform(two_sites, site = ifelse(site == "a", 1e5, NA))
+  by_text <- data.frame(date = t0, site = c("100000", "NA"), ref = c(8, 9))
+  expect_identical(join_reference(numbered, by_text, keys = "site")$ref, c(8, NA))
+  expect_identical(join_reference(numbered, transform(by_text, site = c("100000", NA)), keys = "site")$ref, c(8, 9))
   # Two POCs of one monitor in the reference.
   expect_error(join_reference(two_sites[1:60, ], data.frame(date = c(t0, t0), ref = c(8, 9))),
                "`reference` row 2 repeats the time of row 1")
@@ -365,4 +371,20 @@ test_that("daily values stamped at the end of the day are not taken for another 
   day_ends <- data.frame(date = as.POSIXct(c("2019-08-01 23:59:59", "2019-08-02 23:59:59", "2019-08-03 23:59:59"), tz = "UTC"),
                          ref = c(10, 20, 30))
   expect_identical(expect_no_warning(join_reference(sensors, day_ends, average = "1 day"))$ref, c(10, 20, 30))
+})
+
+test_that("hourly readings a second off the hour warn that periods merge two readings", {
+  hours <- utc("2024-03-01 00:00") + 3600 * 0:5
+  sensors <- data.frame(date = hours + c(0, -1, 0, 1, -1, 0), pm = 1:6)
+  reference <- data.frame(date = hours, ref = 10 * 1:6)
+  expect_warning(averaged <- join_reference(sensors, reference), "2 periods of `sensors` hold two or more readings.*first at row 1",
+                 class = "ncam_warning_crowded_periods")
+  expect_identical(averaged$pm, c(1.5, 3, 4.5, 6))  # what the warning is about
+  # the nearest-time join pairs each reading with its own hour, without warning
+  nearest <- expect_no_warning(join_reference(sensors, reference, average = NULL, tolerance = "10 min"))
+  expect_identical(nearest$ref, 10 * 1:6)
+  # on time, or minute data averaged to hours, nothing to warn about
+  expect_no_warning(join_reference(transform(sensors, date = hours), reference))
+  minutes <- data.frame(date = utc("2024-03-01 00:00") + 60 * 0:179, pm = 1)
+  expect_no_warning(join_reference(minutes, reference))
 })

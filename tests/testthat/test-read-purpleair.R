@@ -90,8 +90,14 @@ test_that("read_purpleair() needs a sensor index it can trust", {
   # A date before the index would give the year as the sensor.
   expect_error(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv")), "starts with a date.*sensor_index",
                class = "rlang_error")
+  for (dated in c("20230501_131611.csv", "2023_131611.csv", "sensor_2023_05.csv")) {
+    expect_error(read_purpleair(write_csv_tmp(tool, dated)), "starts with a date or a year", class = "rlang_error")
+  }
   expect_identical(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv"), sensor_index = 131611)$sensor_index,
                    "131611")
+  # an index of 8 digits that is no date, and an index before a year, are read
+  expect_identical(read_purpleair(write_csv_tmp(tool, "20231399.csv"))$sensor_index, "20231399")
+  expect_identical(read_purpleair(write_csv_tmp(tool, "131611_2023.csv"))$sensor_index, "131611")
   expect_identical(read_purpleair(write_csv_tmp(tool, "sensor-131611_2023-05.csv"))$sensor_index, "131611")
   expect_error(read_purpleair(write_csv_tmp(tool, "history_2023.csv")), "sensor_index",
                class = "rlang_error")

@@ -35,6 +35,9 @@ test_that("read_purpleair_aqs() names a missing column or a bad value", {
   expect_error(read_purpleair_aqs(path), "DAILY", class = "rlang_error")
   expect_error(read_purpleair_aqs(file.path(tempdir(), "absent.csv")), "path",
                class = "rlang_error")
+  path <- write_lines_tmp(c(purpleair_header, "9,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24",
+                            " ,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24"), name = "no_site.csv")
+  expect_error(read_purpleair_aqs(path), "sensor_index.*empty in row 2 \\(line 3\\)", class = "rlang_error")
 })
 
 test_that("read_purpleair_aqs() warns when a sensor reads the same day twice", {
@@ -200,6 +203,12 @@ test_that("read_toucan() converts local standard time to UTC and averages units"
   path <- write_lines_tmp(c(sub(",ref_pm25", "", toucan_header()), "2019-08-01T19:00"),
                           name = "no_ref.csv")
   expect_error(read_toucan(path), "ref_pm25", class = "rlang_error")
+  # an hour written twice (here with another reference value) would count twice
+  path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,7.5,24",
+                            "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,9.9,24"), name = "twice.csv")
+  expect_warning(twice <- read_toucan(path), "1 row repeats the hour of an earlier row, the first being row 2 \\(line 3\\)\\.",
+                 class = "ncam_warning_repeated_rows")
+  expect_identical(twice$ref, c(7.5, 9.9))
 })
 
 test_that("read_toucan() reads the shared file as its README describes", {
