@@ -34,8 +34,10 @@
 #'   `level`, with the diagonal of perfect calibration. For conformal
 #'   intervals use [calibrate()] and [augment()].
 #'
-#' Rows with a missing value among the plotted columns are left out of the
-#' picture; the caption says how many.
+#' Missing values are left out of the picture and the caption says how many:
+#' in the series, each missing value breaks its own line (the others go on);
+#' in the scatter and coverage pictures, rows without both a reference value
+#' and an estimate.
 #'
 #' @param object A fitted [ncam()] model.
 #' @param type Which picture; see the list above.

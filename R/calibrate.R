@@ -16,9 +16,10 @@ max_calibration_scores <- 1e7
 #' range), and not under drift: calibrated on an early period, the intervals
 #' cover later periods less often if the sensors drift (prefer calibration
 #' rows spread over time, as [split_blocks()] gives, to one early block).
-#' Means, standard deviations and intervals are in the model scale (log units
-#' when the model was fitted with a log transform; the bounds are then
-#' back-transformed).
+#' Scores are computed in the model scale (log units when the model was
+#' fitted with a log transform); `predict()` of a calibration gives means,
+#' standard deviations and bounds in the readings' units, back-transformed as
+#' [predict.ncam()] does.
 #'
 #' @section Methods:
 #' All scores are normalised by the predictive standard deviation
@@ -119,7 +120,8 @@ max_calibration_scores <- 1e7
 #'   [set.seed()] applies), or a whole number used locally without disturbing
 #'   the global random stream.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
-#'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant.
+#'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
+#'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @return An object of class `ncam_calibration`: a list with the fitted
 #'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
@@ -158,6 +160,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
+  correction_given <- !missing(correction)
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
@@ -190,8 +193,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     }
     labelled <- which(!is.na(reference_values))
     whole <- is_fitting_data(object, data, in_order = FALSE)
-    trained <- if (whole) NA_integer_ else count_fitted_rows(object, data, labelled)
-    if (whole || isTRUE(trained > 0L)) {
+    # A reference fit learned only from its rows with a reference reading: they are counted.
+    trained <- if (!whole) count_fitted_rows(object, data, labelled) else
+      if (is.null(object$reference)) NA_integer_ else sum(!is.na(data[[object$reference]][labelled]))
+    if (isTRUE(is.na(trained) && whole) || isTRUE(trained > 0L)) {
       cli::cli_warn(c(paste0(if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else "{trained} of the {length(labelled)} row{?s} of {.arg data} with a reference reading {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to",
                              if (is.null(object$reference)) ": the model was trained on those rows and fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says." else ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
                       i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
@@ -205,6 +210,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                      i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
+    if (correction_given) {
+      cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                       i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
+    }
     # One score per label: the Stutz threshold with m = 1 is split conformal.
     m <- 1L
     correction <- "stutz"

@@ -33,7 +33,8 @@ check_number <- function(x, arg, min = -Inf, max = Inf, integer = FALSE,
 check_level <- function(level, arg = "level", call = parent.frame()) {
   ok <- is.numeric(level) && length(level) >= 1L && !anyNA(level) && all(level > 0 & level < 1)
   if (!ok) {
-    cli::cli_abort("{.arg {arg}} must be a number strictly between 0 and 1, not {format(level)}.",
+    given <- if (is.numeric(level)) format(level) else cli::format_inline("{.obj_type_friendly {level}}")
+    cli::cli_abort("{.arg {arg}} must be a number strictly between 0 and 1, not {given}.",
                    call = call)
   }
   invisible(level)

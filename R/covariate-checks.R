@@ -265,6 +265,18 @@ unit_text <- function(col) {
 
 match_units <- function(object, newdata, call = parent.frame()) {
   fitted <- object$units
+  # A column the model read as plain numbers, now with units: their units in training are not
+  # known, so neither is the conversion (mg/m3 for ug/m3 would be 1000 times off).
+  read <- if (is.list(object$data_check) && is.matrix(object$data_check$sums)) colnames(object$data_check$sums) else
+    c(object$sensors, object$reference)
+  plain <- setdiff(intersect(read, names(newdata)), names(fitted))
+  now_with_units <- Filter(function(v) inherits(newdata[[v]], "units"), plain)
+  if (length(now_with_units)) {
+    v <- now_with_units[1]
+    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {unit_text(newdata[[v]])}}, but the model was fitted to plain numbers in it, whose units it does not know.",
+                     i = "Give {.field {v}} as plain numbers in the units of the training data (such as with {.fn units::drop_units} after converting), or fit with units columns."),
+                   call = call)
+  }
   for (v in intersect(names(fitted), names(newdata))) {
     col <- newdata[[v]]
     if (!inherits(col, "units")) next

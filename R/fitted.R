@@ -149,10 +149,13 @@ fitting_data <- function(object, call = parent.frame()) {
 
 # How many of `rows` of `data` are rows of the data the model was fitted to: the same values in
 # every column the two data frames share (time stamps among them, so that equal readings on
-# other days do not count); NA when that data cannot be found.
+# other days do not count); NA when that data cannot be found. For a model fitted with a
+# reference, only its rows with a reference reading count: the others taught it nothing about
+# the reference.
 count_fitted_rows <- function(object, data, rows) {
   fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
   if (is.null(fitted)) return(NA_integer_)
+  if (!is.null(object$reference)) fitted <- fitted[!is.na(fitted[[object$reference]]), , drop = FALSE]
   shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]), intersect(names(data), names(fitted)))
   if (!all(colnames(object$data_check$sums) %in% shared)) return(NA_integer_)
   sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))

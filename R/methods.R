@@ -11,7 +11,8 @@
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
 #' reference reading minus the estimate, which comes from the low-cost sensors alone as in
 #' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu} includes the row's unit offset, so a
-#' unit's sensor residuals show how its sensors differ from the pooled model);
+#' unit's sensor residuals show how its sensors differ from the pooled model; in log units
+#' for a model fitted with `transform = "log"`);
 #' `nobs()` the rows that entered the likelihood; `plot()` the
 #' training and validation loss curves.
 #'
@@ -145,7 +146,9 @@ nobs.ncam <- function(object, ...) object$nobs
 fitted.ncam <- function(object, newdata, ...) {
   rlang::check_dots_empty()
   if (missing(newdata)) newdata <- fitting_data(object)
-  ncam_untransform(object, ncam_posterior(object, newdata, heads = FALSE)$mu)
+  post <- ncam_posterior(object, newdata, heads = FALSE)
+  warn_rows_missing_covariates(post)
+  ncam_untransform(object, post$mu)
 }
 
 #' @rdname ncam-methods
@@ -155,6 +158,7 @@ residuals.ncam <- function(object, newdata, ...) {
   if (missing(newdata)) newdata <- fitting_data(object)
   newdata <- match_units(object, newdata)
   post <- ncam_posterior(object, newdata)
+  warn_rows_missing_covariates(post)
   if (!is.null(object$reference) && object$reference %in% names(newdata)) {
     # The reference against the estimate from the low-cost sensors, which leaves it out.
     post$b[, object$reference] <- new_reference_readings(newdata, object$reference, object$transform)
@@ -175,4 +179,25 @@ plot.ncam <- function(x, y, ...) {
   graphics::legend("topright", legend = c(colnames(curves)[keep], "best epoch"),
                    lty = c(rep(1, sum(keep)), 3), col = c(c(1, 2)[keep], "grey40"), bty = "n")
   invisible(x)
+}
+
+#' @rdname ncam-methods
+#' @param formula. For `update()`: changes to the formula, as in [stats::update()].
+#' @param evaluate For `update()`: `FALSE` returns the updated call without fitting.
+#' @export
+update.ncam <- function(object, formula., ..., evaluate = TRUE) {
+  # As stats::update.default(), which cannot be called from a method: its match.call() would
+  # give the changed arguments as ..1, ..2.
+  call <- stats::getCall(object)
+  if (!missing(formula.)) call$formula <- stats::update(object$formula, formula.)
+  extras <- match.call(expand.dots = FALSE)$...
+  for (name in names(extras)) call[name] <- list(extras[[name]])
+  if (!evaluate) return(call)
+  env <- parent.frame()
+  # ncam_by() and do.call() leave `data` in the call, which here would find utils::data().
+  if (is.symbol(call$data) && !is.data.frame(get0(as.character(call$data), envir = env))) {
+    cli::cli_abort(c("The call of this fit names its data {.code {deparse(call$data)}}, which is not a data frame here: the fit cannot be made again from its call (fits of {.fn ncam_by} groups and of {.fn do.call} do not name their data).",
+                     i = "Give the data: {.code update(fit, data = <the rows it was fitted to>)}."))
+  }
+  eval(call, env)
 }

@@ -47,7 +47,8 @@
 #'   seed) and `fit` (a list of `ncam` models). A group's fit does not know its rows:
 #'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
 #'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
-#' @seealso [predict_chunks()] for scoring data larger than memory; [sensor_drift()] to check
+#' @seealso [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger
+#'   than memory; [sensor_drift()] to check
 #'   each group's sensors after the co-location.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
@@ -257,6 +258,19 @@ tidy.ncam_by <- function(x, ...) per_group_table(x, tidy.ncam, ...)
 #' @rdname ncam_by-predict
 #' @export
 glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
+
+# Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
+per_model_only <- function(what) {
+  cli::cli_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
+                   i = "Use {.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group."),
+                 call = NULL)
+}
+#' @export
+fitted.ncam_by <- function(object, ...) per_model_only("fitted")
+#' @export
+residuals.ncam_by <- function(object, ...) per_model_only("residuals")
+#' @export
+coef.ncam_by <- function(object, ...) per_model_only("coef")
 
 # A result of ncam_by() as its methods read it: a data frame with attribute `by` naming its
 # key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list

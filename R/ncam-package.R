@@ -13,6 +13,6 @@
 #' @useDynLib ncam, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom tibble tibble
-#' @importFrom stats AIC coef fitted logLik nobs predict residuals
+#' @importFrom stats AIC coef fitted logLik nobs predict residuals update
 #' @keywords internal
 NULL

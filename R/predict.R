@@ -40,7 +40,8 @@
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
-#' @param level Coverage level of the interval.
+#'   `TRUE` is an error for a model fitted without a reference.
+#' @param level Coverage level of the interval (a warning when given without `interval`).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty: a misspelt argument is an error, not ignored.
 #' @section Extrapolation:
@@ -90,6 +91,10 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   check_scalar_level(level)
   if (interval == "none" && !missing(level)) warn_level_without_interval()
   check_flag(use_reference, "use_reference")
+  if (use_reference && is.null(object$reference)) {
+    cli::cli_abort(c("{.code use_reference = TRUE} folds reference readings into the estimate, and this model was fitted without a reference.",
+                     i = "Leave {.arg use_reference} out, or fit with {.code reference = }."))
+  }
   if (missing(newdata)) newdata <- fitting_data(object)
   if (interval == "prediction" && is.null(object$anchor)) {
     cli::cli_abort(c("{.code interval = \"prediction\"} is an interval for a reading of the anchor instrument, and this model has no anchor.",
@@ -130,11 +135,15 @@ posterior_table <- function(object, post, multiplier = NULL) {
   }
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
-  # Rows beyond the networks' range, or with a level not seen in training, have no prediction
-  # either, and their own warnings.
-  warn_missing_covariates(sum(is.na(out$.n_sensors)) - length(post$beyond_rows) - length(post$unseen_rows),
-                          nrow(out), post$missing_covariates)
+  warn_rows_missing_covariates(post)
   out
+}
+
+# Rows beyond the networks' range, or with a level not seen in training, have no estimate
+# either, and their own warnings: the others without one had a missing covariate.
+warn_rows_missing_covariates <- function(post) {
+  warn_missing_covariates(sum(is.na(post$n_sensors)) - length(post$beyond_rows) - length(post$unseen_rows),
+                          length(post$mu), post$missing_covariates)
 }
 
 #' Per-row sensor gains, offsets and noise
@@ -155,6 +164,7 @@ sensor_params <- function(object, newdata, threads = NULL) {
   check_ncam(object)
   if (missing(newdata)) newdata <- fitting_data(object)
   post <- ncam_posterior(object, newdata, threads, raw = TRUE)  # checks newdata
+  warn_rows_missing_covariates(post)
   n <- length(post$mu)
   sensors <- model_sensors(object)
   data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),

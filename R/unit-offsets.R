@@ -109,10 +109,10 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
   if (is.null(offsets)) return(post)
   units <- unit_values(newdata, offsets$unit, "newdata", call)
   hit <- match(units, offsets$table[[offsets$unit]])
-  warn_unknown_units(units, hit, offsets$unit, call)
+  own <- !reference_used
+  warn_unknown_units(units[own], hit[own], offsets$unit, call)
   shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
   extra <- ifelse(is.na(hit), offsets$tau2, offsets$table$offset_sd[hit]^2)
-  own <- !reference_used
   post$mu[own] <- post$mu[own] + shift[own]
   post$var_post[own] <- post$var_post[own] + extra[own]
   post$var_pred[own] <- post$var_pred[own] + extra[own]
@@ -124,10 +124,15 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
 # reader) would silently lose its offset.
 warn_unknown_units <- function(units, hit, unit, call) {
   unknown <- !is.na(units) & is.na(hit)
-  if (!any(unknown)) return(invisible())
+  n_missing <- sum(is.na(units))
+  if (!any(unknown) && n_missing == 0L) return(invisible())
   values <- unique(units[unknown])
   shown <- utils::head(values, 5)
-  cli::cli_warn(c("{sum(unknown)} row{?s} of {.arg newdata} belong{?s/} to {length(values)} unit{?s} of {.field {unit}} without reference rows in the fit ({.val {shown}}{if (length(values) > 5) ', ...'}): no offset, and the variance between units in their intervals.",
-                  i = "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
+  which_units <- c(
+    if (length(values)) cli::format_inline("{length(values)} unit{?s} of {.field {unit}} without reference rows in the fit ({.val {shown}}{if (length(values) > 5) ', ...'})"),
+    if (n_missing) cli::format_inline("no {.field {unit}} ({n_missing} row{?s} with NA)"))
+  n_rows <- sum(unknown) + n_missing
+  cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance between units in their intervals.",
+                  i = if (length(values)) "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
                 class = "ncam_warning_unknown_unit", call = call)
 }

@@ -22,7 +22,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_units", "ncam()",
     "sensors' spreads differ so much that their units probably differ"),
   c("ncam_warning_unknown_unit", "predict() of a fit with unit offsets",
-    "rows of units without reference rows in the fit: no offset, the between-unit variance"),
+    "rows of units without reference rows in the fit, or with no unit: no offset, the between-unit variance"),
   c("ncam_warning_spikes", "ncam(), predict() and the functions that estimate",
     "gross outliers left out of training, or treated as missing in new data by the same rule"),
   c("ncam_warning_missing_covariate", "ncam()",

@@ -348,6 +348,8 @@ test_that("bad calibrate input gives clear errors", {
   expect_snapshot(error = TRUE, calibrate(fit, d, method = "split"))
   expect_snapshot(error = TRUE, calibrate(fit, d, method = "split", reference = "pm25"))
   expect_snapshot(error = TRUE, calibrate(fit, d, correction = "exact"))
+  expect_error(calibrate(fit, d, method = "sensor_anchored", correction = "ecdf"),
+               "`correction` applies to the Monte Carlo methods .*not \"sensor_anchored\"")
   expect_snapshot(error = TRUE, calibrate(list(), d))
   cal <- calibrate(fit, d, m = 2, seed = 1)
   expect_snapshot(error = TRUE, predict(cal, d, level = c(0.8, 0.9)))

@@ -217,6 +217,12 @@ test_that("columns with units are converted to the units of the fit", {
   metres <- new
   metres$temperature <- units::set_units(as.numeric(metres$temperature), "m")
   expect_error(predict(fit, metres), "temperature.*\"m\".*cannot be converted to \"\u00b0C\"")
+  # A column fitted as plain numbers has no known units: units now are an error, not taken as is
+  # (mg/m3 would be read as ug/m3, 1000 times off).
+  milli <- new
+  milli$pa_b <- units::set_units(units::set_units(milli$pa_b, "ug/m3"), "mg/m3")
+  expect_error(predict(fit, milli), "pa_b.*\"mg/m3\".*fitted to plain numbers")
+  expect_error(fitted(fit, milli), "pa_b.*fitted to plain numbers")
 })
 
 test_that("sensors and reference with units are fused in one unit; units of another quantity are refused", {

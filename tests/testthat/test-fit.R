@@ -115,6 +115,12 @@ test_that("update() of a fit made with seed = NULL refits the same model; seed =
   expect_false(identical(redrawn$params, fit$params))
   # A seed given stays in the call as written.
   expect_identical(short_fit(update(fit, seed = 5))$call$seed, 5)
+  # A call that does not name its data (do.call(), ncam_by() groups) asks for it
+  by_call <- short_fit(do.call(ncam, list(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 3L,
+                                          seed = 2, threads = 1)))
+  expect_error(update(by_call, epochs = 4L), "names its data `data`, which is not a data frame here.*update\\(fit, data =")
+  expect_identical(short_fit(update(by_call, data = toy))$params, by_call$params)
+  expect_identical(update(fit, epochs = 9L, evaluate = FALSE)$epochs, 9L)
 })
 
 test_that("the fitted object survives saveRDS()", {

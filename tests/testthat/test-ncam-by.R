@@ -223,6 +223,8 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   expect_true(is.na(pred$.pred[1]))
   expect_false(is.na(pred$.pred[2]))
   expect_identical(glance(fits)$site, c(1, 2))
+  # methods of one model point to the group's fit, instead of a tibble's NULL column
+  for (method in list(fitted, residuals, coef)) expect_error(method(fits), "works on one model.*fits\\$fit\\[\\[i\\]\\]")
   # Rows of skipped groups only: NA rows with the warning, not an error.
   expect_warning(alone <- stats::predict(fits, toy[4, ]), "1 row of `newdata` belongs to 1 group without a model .*: its predictions")
   expect_identical(names(alone), names(pred))

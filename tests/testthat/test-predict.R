@@ -213,6 +213,8 @@ test_that("predict refuses misspelt arguments and several levels", {
   expect_error(predict(fit, toy, levle = 0.9), "levle")
   expect_error(predict(fit, toy, type = "conf_int"), "type")
   expect_error(predict(fit, toy, interval = "credible", level = c(0.5, 0.9)), "single number")
+  expect_error(predict(fit, toy, interval = "credible", level = "0.9"), "not a string")
+  expect_error(predict(fit, toy, use_reference = TRUE), "fitted without a reference")
 })
 
 test_that("data-dependent terms keep their training coefficients on new data", {

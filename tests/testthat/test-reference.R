@@ -183,6 +183,18 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
                              epochs = 40L, seed = 3L, threads = 1L))
   expect_warning(calibrate(fit_here, d[c(1:100, 301:600), ]), "100 of the 400 rows .* are rows")
   expect_no_warning(calibrate(fit_here, d[301:600, ]))
+  # Rows the model was fitted to without their reference reading taught it nothing about the
+  # reference: calibrating on them, against that column filled in later or another column, is
+  # out of sample (with or without the fitted data at hand).
+  unlabelled_fit <- transform(first_rows, ref = ifelse(seq_along(ref) <= 150, ref, NA))
+  fit_half <- short_fit(ncam(s1 + s2 ~ rh, data = unlabelled_fit, reference = "ref", hidden = 8L,
+                             epochs = 40L, seed = 3L, threads = 1L))
+  later_truth <- transform(unlabelled_fit, truth = first_rows$ref)[151:300, ]
+  expect_no_warning(calibrate(fit_half, later_truth, reference = "truth"))
+  expect_no_warning(calibrate(fit_half, first_rows[151:300, ]))
+  expect_warning(calibrate(fit_half, first_rows[101:300, ]), "50 of the 200 rows .* are rows")
+  expect_warning(calibrate(fit_half, transform(unlabelled_fit, truth = first_rows$ref), reference = "truth"),
+                 "150 of the 300 rows .* are rows", class = "ncam_warning_in_sample_calibration")
   # Without reference readings, a label-free method says what it cannot do.
   expect_warning(calibrate(fit, held_out[names(held_out) != "ref"], m = 5, seed = 1),
                  class = "ncam_warning_label_free_calibration")

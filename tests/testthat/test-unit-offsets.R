@@ -30,7 +30,7 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   # By hand: the estimate from the sensors alone (an unknown unit gets no offset) on the
   # co-location rows, per-site means, pooled within variance, lag-1 autocorrelation.
   labelled <- d[!is.na(d$ref), ]
-  alone <- predict(fit, transform(labelled, site = NA))$.pred
+  alone <- suppressWarnings(predict(fit, transform(labelled, site = NA))$.pred, classes = "ncam_warning_unknown_unit")
   difference <- labelled$ref - alone
   means <- tapply(difference, labelled$site, mean)
   n <- tapply(difference, labelled$site, length)
@@ -67,9 +67,11 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   new$site[5] <- "z"  # a site without a co-location
   unknown <- transform(new, site = NA)
   for (interval in c("credible", "prediction")) {
-    expect_warning(with_units <- predict(fit, new, interval = interval), "1 row of `newdata` belongs to 1 unit of site without reference rows in the fit \\(\"z\"\\)",
+    expect_warning(with_units <- predict(fit, new, interval = interval), "1 row of `newdata` has 1 unit of site without reference rows in the fit \\(\"z\"\\)",
                    class = "ncam_warning_unknown_unit")
-    without <- predict(fit, unknown, interval = interval)
+    # a missing unit is no unit: the same, with its own warning
+    expect_warning(without <- predict(fit, unknown, interval = interval), "5 rows of `newdata` have no site \\(5 rows with NA\\)",
+                   class = "ncam_warning_unknown_unit")
     hit <- match(new$site, fit$unit_offsets$table$site)
     offset <- ifelse(is.na(hit), 0, fit$unit_offsets$table$offset[hit])
     extra <- ifelse(is.na(hit), fit$unit_offsets$tau2, fit$unit_offsets$table$offset_sd[hit]^2)
