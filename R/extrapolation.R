@@ -58,7 +58,8 @@ extrapolation_distance <- function(object, x, readings, ok) {
     if (any(far_rows)) {
       farthest <- out[far_rows][which.max(share[far_rows])]
       far[[range_table$variable[k]]] <- list(kind = range_table$kind[k], rows = sum(far_rows),
-                                             lower = lower, upper = upper, farthest = v[farthest])
+                                             lower = lower, upper = upper, farthest = v[farthest],
+                                             first_rows = utils::head(out[far_rows], 5L))
     }
   }
   distance[!ok] <- NA_real_

@@ -142,8 +142,8 @@ posterior_table <- function(object, post, multiplier = NULL) {
 # Rows beyond the networks' range, or with a level not seen in training, have no estimate
 # either, and their own warnings: the others without one had a missing covariate.
 warn_rows_missing_covariates <- function(post) {
-  warn_missing_covariates(sum(is.na(post$n_sensors)) - length(post$beyond_rows) - length(post$unseen_rows),
-                          length(post$mu), post$missing_covariates)
+  rows <- setdiff(which(is.na(post$n_sensors)), c(post$beyond_rows, post$unseen_rows))
+  warn_missing_covariates(length(rows), length(post$mu), post$missing_covariates, first_rows = utils::head(rows, 5L))
 }
 
 #' Per-row sensor gains, offsets and noise

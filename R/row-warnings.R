@@ -11,9 +11,10 @@ missing_covariate_counts <- function(object, newdata, no_prediction) {
   counts[counts > 0L]
 }
 
-warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint = "") {
+warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint = "", first_rows = NULL) {
   if (n_missing == 0) return(invisible())
-  details <- sprintf("%s: %d row%s", names(counts), counts, ifelse(counts == 1L, "", "s"))
+  details <- c(sprintf("%s: %d row%s", names(counts), counts, ifelse(counts == 1L, "", "s")),
+               if (length(first_rows)) first_rows_text(first_rows, n_missing))
   cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.val NA}.",
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("Fill in the missing covariate values, or leave those rows out", hint, ".")),
@@ -51,6 +52,11 @@ warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(
                 class = c("ncam_warning_unseen_level", "ncam_row_warning"), call = NULL, rows = rows, levels = levels)
 }
 
+# "rows 3, 10, 250, ..." for the first rows of `n` (row numbers of the call's newdata).
+first_rows_text <- function(first_rows, n) {
+  paste0(if (n == 1L) "row " else "rows ", paste(first_rows, collapse = ", "), if (n > length(first_rows)) ", ..." else "")
+}
+
 # Values in double quotes, listed with commas (at most 10).
 quoted <- function(values) {
   paste0(paste0("\"", utils::head(values, 10), "\"", collapse = ", "), if (length(values) > 10L) ", ..." else "")
@@ -65,8 +71,8 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
     f <- far[[v]]
     shown <- signif(c(f$lower, f$upper, f$farthest), 4)
     if (f$kind == "sensor") shown <- signif(ncam_untransform(object, c(f$lower, f$upper, f$farthest)), 4)
-    sprintf("%s: %d row%s outside %s to %s (as %s as %s)", plain_names(v), f$rows, if (f$rows == 1L) "" else "s",
-            shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3])
+    sprintf("%s: %d row%s outside %s to %s (as %s as %s): %s", plain_names(v), f$rows, if (f$rows == 1L) "" else "s",
+            shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3], first_rows_text(f$first_rows, f$rows))
   }, character(1))
   warn_far_rows(n_far, n_rows, paste("of", on), stats::setNames(details, rep("*", length(details))))
 }

@@ -59,6 +59,8 @@ test_that(".extrapolation measures the distance outside the range of the co-loca
   rh_margin <- far_share * diff(ranges$rh)
   n_far_rh <- sum(newdata$rh < ranges$rh[1] - rh_margin | newdata$rh > ranges$rh[2] + rh_margin, na.rm = TRUE)
   expect_match(warning_text, sprintf("rh: %d rows outside", n_far_rh), fixed = TRUE)
+  far_rh <- which(newdata$rh < ranges$rh[1] - rh_margin | newdata$rh > ranges$rh[2] + rh_margin)
+  expect_match(gsub("\\s+", " ", warning_text), sprintf("\\): rows %s, \\.\\.\\.", paste(head(far_rh, 5), collapse = ", ")))
 
   # Inside the range: no warning, and the same column from predict() on a calibration.
   expect_no_warning(inside <- predict(fit, d[labelled, ]))

@@ -39,6 +39,7 @@ test_that("predict() leaves rows with a missing covariate NA, in place, and coun
   expect_match(msg, "4 of 400 rows have a missing covariate", fixed = TRUE)
   expect_match(msg, "rh: 3 rows", fixed = TRUE)
   expect_match(msg, "temp: 2 rows", fixed = TRUE)
+  expect_match(msg, "rows 3, 10, 250, 300", fixed = TRUE)
   expect_no_warning(predict(missing_fit, missing_fit_data))
   # the other functions that estimate say so too
   for (estimate in list(fitted, residuals, sensor_params)) {
