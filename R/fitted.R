@@ -139,12 +139,31 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
 # pa))` finds a global `pa`). Whatever is found must match the fingerprint.
 fitting_data <- function(object, call = parent.frame()) {
   envs <- c(if (!is.null(object$data_key)) running_frames(object$data_key), list(environment(object$formula)))
+  found <- NULL
   for (env in envs) {
     data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
     if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
+    if (is.data.frame(data) && is.null(found)) found <- data
   }
   cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
+                   x = if (!is.null(found)) paste0("{.code ", deparse1(object$call$data), "} has changed since: ", data_change(object, found), "."),
                    i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+}
+
+# How `data` differs from the data the model was fitted to (for the error of fitting_data()).
+data_change <- function(object, data) {
+  check <- object$data_check
+  if (!is.list(check) || !is.matrix(check$sums)) return("the fit was saved by an older version")
+  cols <- colnames(check$sums)
+  lacking <- setdiff(cols, names(data))
+  if (length(lacking)) return(cli::format_inline("it lacks column{?s} {.field {lacking}}"))
+  if (nrow(data) != check$n) return(sprintf("it has %d rows, the fit had %d", nrow(data), check$n))
+  new <- data_fingerprint(data, cols)
+  changed <- cols[new$order[cols] != check$order[cols]]
+  if (!length(changed)) return("its text values differ")
+  # Sums of the same values in another order differ by rounding at most.
+  same_values <- all(abs(new$sums[, changed] - check$sums[, changed]) <= 1e-12 * rep(check$sums["abs", changed], each = 3L))
+  cli::format_inline(if (same_values) "the rows of {.field {changed}} are in another order" else "values of {.field {changed}} differ")
 }
 
 # How many of `rows` of `data` are rows of the data the model was fitted to: the same values in

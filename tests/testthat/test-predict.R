@@ -152,12 +152,21 @@ test_that("without newdata, every column the fit read must hold the same values 
     small_edit = function(d) within(d, sensor_2[10] <- sensor_2[10] + 1e-4),
     text = function(d) within(d, kind[1:2] <- kind[2:1])
   )
+  # The error says what changed.
+  said <- c(covariate = "values of x1 differ", reference = "values of sensor_0 differ",
+            resorted = "the rows of sensor_1, sensor_2, sensor_0, x1, and kind are in another order",
+            swapped = "the rows of sensor_1 are in another order", small_edit = "values of sensor_2 differ",
+            text = "the rows of kind are in another order")
   for (what in names(changes)) {
     toy <- changes[[what]](original)
     expect_gt(max(abs(residuals(fit, newdata = toy) - expected), na.rm = TRUE), 0)
-    expect_error(residuals(fit), "pass it as", info = what)
+    expect_error(residuals(fit), paste0("`toy` has changed since: ", said[[what]], ".*pass it as"), info = what)
     expect_error(predict(fit), "pass it as", info = what)
   }
+  toy <- original[-1, ]
+  expect_error(residuals(fit), "`toy` has changed since: it has 299 rows, the fit had 300")
+  toy <- original[names(original) != "x1"]
+  expect_error(residuals(fit), "`toy` has changed since: it lacks column x1")
   # Columns the fit did not read may change, and text may become a factor of the same values.
   toy <- within(original, {
     x4 <- 0
