@@ -215,7 +215,8 @@ daily_means <- function(obs, step, completeness) {
 
 # Means of estimate and reference per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
-# block) gets NA for that column.
+# block) gets NA for that column. `ref_complete`: every expected reference record is there
+# (for daily means of hourly means, every hour complete), so two units' means cover the same.
 block_means <- function(obs, by, expected, completeness) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
@@ -232,6 +233,8 @@ block_means <- function(obs, by, expected, completeness) {
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   out$est <- block_mean(obs$est)
   out$ref <- block_mean(obs$ref)
+  out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
+    expected
   rownames(out) <- NULL
   out
 }

@@ -2,7 +2,7 @@
 # put in the units of the targets.
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
-# and day_seconds, est, ref.
+# and day_seconds, est, ref, ref_complete.
 performance_input <- function(data, estimate, reference, date, unit, target_unit,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)
@@ -32,10 +32,13 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
                      i = "Keep one row per unit and time."), call = call)
   }
   data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
-  data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
-             day_seconds = clock$day_seconds,
-             est = numeric_column(data[[estimate]], estimate, "estimate", call),
-             ref = numeric_column(data[[reference]], reference, "reference", call))
+  obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
+                    day_seconds = clock$day_seconds,
+                    est = numeric_column(data[[estimate]], estimate, "estimate", call),
+                    ref = numeric_column(data[[reference]], reference, "reference", call))
+  # A row's reference is one whole record; block_means() says which means have all theirs.
+  obs$ref_complete <- !is.na(obs$ref)
+  obs
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt

@@ -23,9 +23,8 @@
 #' EPA's `sensortoolkit` reports them: the EPA targets are set per sensor.
 #' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
 #' says how many of the units judged fail each target on their own (such as
-#' "6 of 18 units fail the slope target"). For co-located units (one
-#' reference: their reference values agree wherever two units share a time),
-#' `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
+#' "6 of 18 units fail the slope target"). For co-located units (beside one
+#' reference; see Co-location), `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
 #' EPA's `sensortoolkit`: over the N time points at which all M units and the
 #' reference are valid, RMSE = sqrt(sum over units j and times d of
 #' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
@@ -36,14 +35,31 @@
 #' the pairs of every unit, as do the EU metrics (`orth_slope`,
 #' `orth_intercept`, `expanded_uncertainty`) in either case.
 #'
+#' **Co-location** is judged in each block of `averaging` on the periods it
+#' scores: the times of the rows as given, the hours of the 1-hour means, the
+#' days of the 24-hour means. Units that share no period (no time, hour or day
+#' at which two of them have an estimate) are not co-located. Otherwise their
+#' reference values decide, compared at the periods where two units both have a
+#' complete reference (every expected record of the hour or day present, so
+#' that the two means cover the same records) or, in a 1-hour or 24-hour block
+#' without such a period, at the times the rows as given share: units whose
+#' references differ there (beyond rounding) are not co-located, and `note`
+#' says at how many periods and by how much. So an hourly unit stamped on the
+#' half hour beside one stamped on the hour is co-located in the 24-hour block,
+#' and a 1-minute unit beside an hourly one, each carrying the reference at its
+#' own resolution, in the 1-hour block (not as given, where a one-minute
+#' reference value and an hourly one differ). Units whose references are never
+#' compared (such as when only one unit has a reference) are taken as
+#' co-located, and `note` says so.
+#'
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,
 #' SD = sqrt(sum over units j and times t of (x_tj - mean_t)^2 / (N M - 1)),
 #' with M units (those with at least one estimate) and N time points, and CV = SD / (mean of those x_tj) x 100.
-#' It presumes co-located units beside one reference, so it is computed only
-#' when the units' reference values agree wherever two units share a time;
-#' otherwise (such as units at different sites) `sd` and `cv` are NA and `note`
-#' says why.
+#' It needs no reference, but presumes co-located units (EPA sets it for
+#' identical sensors side by side): for units that are not co-located (see
+#' Co-location; such as units at different sites) `sd` and `cv` are NA and
+#' `note` says why.
 #'
 #' **Time step**: each unit's time step is the most common gap between its
 #' consecutive time stamps (a unit with one time stamp takes the most common
@@ -224,11 +240,12 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
                   simplify = FALSE)
   check_unfit(unfit, steps, averaging, environment())
-  colocated <- units_colocated(obs)
+  raw_agreement <- reference_agreement(obs)
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
     frame <- if (avg == "as_given") obs else block_frame(obs, steps, avg, completeness)
-    out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
+    period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
+    out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty)
     if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)
     labels <- switch(avg, as_given = step_labels(steps, !is.null(unit)), "1h" = "1 hour",
                      "24h" = "24 hours")
