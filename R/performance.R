@@ -64,7 +64,11 @@
 #' **Time step**: each unit's time step is the most common gap between its
 #' consecutive time stamps (a unit with one time stamp takes the most common
 #' gap of all units), so an hourly unit beside a 10-minute one is judged at its
-#' own step. `time_step` gives it on the unit's `"as_given"` rows; the
+#' own step. A gap within 0.45 seconds and 5 % of a whole number of seconds
+#' counts as that number, so that readings stamped a fraction of a second off
+#' a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
+#' and their 1-hour and 24-hour means; the times themselves are not moved (a
+#' reading stamped at 00:59:59.9 counts in the hour from 00:00). `time_step` gives it on the unit's `"as_given"` rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
