@@ -107,7 +107,8 @@ in_common_units <- function(values, prediction, call = parent.frame()) {
   carry <- vapply(values, inherits, logical(1), "units")
   if (!any(carry)) return(values)
   label <- function(name) {
-    if (name == "truth") "{.arg truth}" else paste0("{.field ", if (name == "pred") prediction else name, "}")
+    if (name == "truth") return("{.arg truth}")
+    paste0("{.field ", if (name == "pred") prediction else name, "}")
   }
   owner <- names(values)[carry][1]
   goal <- unit_text(values[[owner]])

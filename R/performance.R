@@ -24,8 +24,8 @@
 #' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
 #' says how many of the units judged fail each target on their own (such as
 #' "6 of 18 units fail the slope target"). For co-located units (beside one
-#' reference; see Co-location), `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
-#' EPA's `sensortoolkit`: over the N time points at which all M units and the
+#' reference; see Co-location), `rmse`, `nrmse` and `mbe` follow the EPA
+#' reports (Duvall et al. 2021) and EPA's `sensortoolkit`: over the N time points at which all M units and the
 #' reference are valid, RMSE = sqrt(sum over units j and times d of
 #' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
 #' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
@@ -68,7 +68,8 @@
 #' counts as that number, so that readings stamped a fraction of a second off
 #' a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
 #' and their 1-hour and 24-hour means; the times themselves are not moved (a
-#' reading stamped at 00:59:59.9 counts in the hour from 00:00). `time_step` gives it on the unit's `"as_given"` rows; the
+#' reading stamped at 00:59:59.9 counts in the hour from 00:00). `time_step`
+#' gives it on the unit's `"as_given"` rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
@@ -161,7 +162,8 @@
 #'   over hours of the clock, in its time zone (the session's for a date-time
 #'   without one, as R prints it).
 #' @param unit Name of the column identifying the sensor unit (or site), or
-#'   `NULL` when all rows come from one unit.
+#'   `NULL` when all rows come from one unit. The groups of a grouped tibble
+#'   are not read: times repeated without `unit` are an error suggesting it.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
 #' @param averaging Which blocks of rows to give, in that order: one or more of
 #'   `"as_given"` (the data as they stand), `"1h"` (1-hour means) and `"24h"`
@@ -233,12 +235,11 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                       ({.val {reference}}); nothing to compare.",
                      i = "Check that the two columns overlap in time."))
   }
-  if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
-                                      reference {?is/are} left out of the paired metrics.")
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   steps <- unit_time_steps(obs)
   averaging <- settle_averaging(averaging, steps)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
+  inform_unpaired(unpaired, averaging, steps)
   # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
   # that block only.
   unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
@@ -271,6 +272,29 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                "limit_value", "expanded_uncertainty", "pass_r2", "pass_slope", "pass_intercept",
                "pass_error", "pass_precision", "pass_expanded_uncertainty", "note")
   tibble::as_tibble(result[columns])
+}
+
+# Rows without both an estimate and a reference: out of the pairs of rows taken as given, but
+# in the 1-hour and 24-hour means, which average each column over the rows that have it.
+inform_unpaired <- function(unpaired, averaging, steps) {
+  if (unpaired == 0L) return(invisible())
+  averaged <- Filter(function(block) {
+    any(fits_span(steps, block_span(block)) & steps < block_span(block))
+  }, setdiff(averaging, "as_given"))
+  if (length(averaged) == 0L) {
+    cli::cli_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
+                     out of the paired metrics.")
+    return(invisible())
+  }
+  means <- paste(sub("h$", "-hour", averaged), collapse = " and ")
+  given <- if ("as_given" %in% averaging) {
+    " {?is/are} left out of the pairs of the data as given, but"
+  } else {
+    ""
+  }
+  cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
+                         " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
+                         estimate or reference: each is averaged over the rows that have it."))
 }
 
 judge_targets <- function(result, targets) {
