@@ -64,7 +64,7 @@ evaluate_fusion <- function(pred, truth) {
     pred = estimate, truth = truth,
     .pred_lower = if (is.data.frame(pred)) pred$.pred_lower,
     .pred_upper = if (is.data.frame(pred)) pred$.pred_upper
-  ), prediction = if (is.data.frame(pred)) ".pred" else "pred")
+  ), prediction = if (is.data.frame(pred)) "{.field .pred}" else "{.arg pred}")
   estimate <- values$pred
   truth <- values$truth
   if (!is.null(values$.pred_lower)) pred$.pred_lower <- values$.pred_lower
@@ -102,13 +102,13 @@ evaluate_fusion <- function(pred, truth) {
 # Predictions, truth and bounds (NULL when absent) in one unit when any carries units (units
 # package): those of the predictions, else of the first that has some. Units of another
 # quantity are an error; values without units are taken to be in that unit. Plain numbers out.
+# `prediction` is cli text naming the predictions.
 in_common_units <- function(values, prediction, call = parent.frame()) {
   values <- Filter(Negate(is.null), values)
   carry <- vapply(values, inherits, logical(1), "units")
   if (!any(carry)) return(values)
   label <- function(name) {
-    if (name == "truth") return("{.arg truth}")
-    paste0("{.field ", if (name == "pred") prediction else name, "}")
+    switch(name, truth = "{.arg truth}", pred = prediction, paste0("{.field ", name, "}"))
   }
   owner <- names(values)[carry][1]
   goal <- unit_text(values[[owner]])

@@ -50,7 +50,7 @@ judge_colocation <- function(frame, raw, period) {
     return(yes)
   }
   if (check$differ == 0L) return(yes)
-  list(colocated = FALSE,
-       note = sprintf(paste("units not co-located: their references differ at %d of %d %s",
-                            "(by up to %s); %s"), check$differ, check$shared, where, format(signif(check$by, 3)), pooled))
+  note <- sprintf("units not co-located: their references differ at %d of %d %s (by up to %s)",
+                  check$differ, check$shared, where, format(signif(check$by, 3)))
+  list(colocated = FALSE, note = paste0(note, "; ", pooled))
 }

@@ -188,7 +188,8 @@
 #'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`, the
 #'   `pass_*` columns and `note` (why values are NA or not judged, and on the
-#'   `"all"` row how many units fail a target on their own).
+#'   `"all"` row how many units fail a target on their own and, when it is not
+#'   plain, whether the units are taken as co-located and why).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
 #'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
 #'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
