@@ -15,12 +15,24 @@
 #' error names the rows at fault. A `pred` with only one of the two bound
 #' columns gives a warning and point metrics only.
 #'
+#' **Units**: values of class `"units"` (the units package) are compared in one
+#' unit, that of the predictions when they carry units, else that of `truth`:
+#' `truth` in mg/m3 against predictions in ug/m3 is converted to ug/m3 (and
+#' interval bounds with units likewise), with a message, and units of another
+#' quantity (ppb against ug/m3) are an error. A side without units is taken to
+#' be in the other side's units as it stands, with a message saying so: the
+#' predictions of `predict()` are plain numbers in the units of the readings
+#' the model was fitted to, so `truth` with units beside them is compared as
+#' its numbers. The metrics are plain numbers in that unit.
+#'
 #' @param pred A data frame from `predict()` (with column `.pred` and optionally
 #'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions.
-#' @param truth Numeric vector of reference values, one per prediction.
+#' @param truth Numeric vector of reference values, one per prediction, in the
+#'   units of the predictions (or of class `"units"`: see Details).
 #' @return A one-row data frame with `rmse`, `mae`, `coverage` and `mean_width`
 #'   (the last two only when `pred` has interval bounds) and `n`, the number of
-#'   rows used.
+#'   rows used; `rmse`, `mae` and `mean_width` are in the units of the
+#'   predictions (see Details).
 #' @export
 #' @examples
 #' pred <- data.frame(.pred = c(1, 2, 3), .pred_lower = c(0, 1, 2.5),
@@ -48,6 +60,15 @@ evaluate_fusion <- function(pred, truth) {
     cli::cli_abort("{.arg truth} has {length(truth)} value{?s} but {.arg pred} has
                     {length(estimate)} prediction{?s}; they must match.")
   }
+  values <- in_common_units(list(
+    pred = estimate, truth = truth,
+    .pred_lower = if (is.data.frame(pred)) pred$.pred_lower,
+    .pred_upper = if (is.data.frame(pred)) pred$.pred_upper
+  ), prediction = if (is.data.frame(pred)) "{.field .pred}" else "{.arg pred}")
+  estimate <- values$pred
+  truth <- values$truth
+  if (!is.null(values$.pred_lower)) pred$.pred_lower <- values$.pred_lower
+  if (!is.null(values$.pred_upper)) pred$.pred_upper <- values$.pred_upper
   check_no_infinite(truth, "{.arg truth}")
   check_no_infinite(estimate, "{.field .pred}")
   check_not_too_large(truth, "{.arg truth}")
@@ -76,6 +97,41 @@ evaluate_fusion <- function(pred, truth) {
   }
   out$n <- sum(keep)
   out
+}
+
+# Predictions, truth and bounds (NULL when absent) in one unit when any carries units (units
+# package): those of the predictions, else of the first that has some. Units of another
+# quantity are an error; values without units are taken to be in that unit. Plain numbers out.
+# `prediction` is cli text naming the predictions.
+in_common_units <- function(values, prediction, call = parent.frame()) {
+  values <- Filter(Negate(is.null), values)
+  carry <- vapply(values, inherits, logical(1), "units")
+  if (!any(carry)) return(values)
+  label <- function(name) {
+    switch(name, truth = "{.arg truth}", pred = prediction, paste0("{.field ", name, "}"))
+  }
+  owner <- names(values)[carry][1]
+  goal <- unit_text(values[[owner]])
+  of_owner <- cli::format_inline(label(owner))
+  for (name in names(values)[carry]) {
+    given <- unit_text(values[[name]])
+    subject <- cli::format_inline(label(name))
+    if (!identical(given, goal)) {
+      values[[name]] <- convert_units(values[[name]], goal, c(
+        "{subject} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units
+         of {of_owner}.",
+        i = "Compare values of one quantity, or convert them yourself first."), call)
+      cli::cli_inform("{subject} is converted from {given} to {goal}, the units of {of_owner}.")
+    }
+    values[[name]] <- units::drop_units(values[[name]])
+  }
+  plain <- names(values)[!carry]
+  if (length(plain) > 0L) {
+    shown <- vapply(plain, function(name) cli::format_inline(label(name)), character(1))
+    cli::cli_inform("{shown}, without units, {cli::qty(length(plain))}{?is/are} taken to be in
+                     {goal}, the units of {of_owner}.")
+  }
+  values
 }
 
 # The interval bounds of `pred` on the kept rows, or NULL when it has none.

@@ -2,8 +2,9 @@
 # O3 and PM2.5 on.
 
 # The most common gap (seconds) between consecutive time stamps of each unit, named by unit in
-# order of first appearance. A unit with one time stamp takes the most common gap of all units;
-# NA when no unit has two time stamps.
+# order of first appearance, gaps near whole seconds counted as them (whole_second_gaps()). A
+# unit with one time stamp takes the most common gap of all units; NA when no unit has two time
+# stamps.
 unit_time_steps <- function(obs) {
   units <- unique(obs$unit)
   gaps <- lapply(split(obs$time, factor(obs$unit, units)), function(t) diff(sort(t)))
@@ -13,9 +14,20 @@ unit_time_steps <- function(obs) {
 }
 
 most_common_gap <- function(gaps) {
-  gaps <- round(gaps[gaps > 0], 3)
+  gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
   if (length(gaps) == 0L) return(NA_real_)
   as.numeric(names(which.max(table(gaps))))
+}
+
+# Gaps (seconds) within 0.45 s and 5 % of a whole number of seconds, as that number: loggers
+# stamp regular readings a fraction of a second off, and 1-minute data 59.996 s apart would
+# divide no hour. A gap of under a second, or halfway between two (12.5 s), stays as it is. Also
+# the grid step of select_gap().
+whole_second_gaps <- function(gaps) {
+  whole <- round(gaps)
+  near <- whole >= 1 & abs(gaps - whole) <= pmin(0.45, 0.05 * whole)
+  gaps[near] <- whole[near]
+  gaps
 }
 
 format_step <- function(seconds) {
@@ -215,7 +227,8 @@ daily_means <- function(obs, step, completeness) {
 
 # Means of estimate and reference per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
-# block) gets NA for that column.
+# block) gets NA for that column. `ref_complete`: every expected reference record is there
+# (for daily means of hourly means, every hour complete), so two units' means cover the same.
 block_means <- function(obs, by, expected, completeness) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
@@ -232,6 +245,8 @@ block_means <- function(obs, by, expected, completeness) {
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   out$est <- block_mean(obs$est)
   out$ref <- block_mean(obs$ref)
+  out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
+    expected
   rownames(out) <- NULL
   out
 }

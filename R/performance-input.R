@@ -2,7 +2,7 @@
 # put in the units of the targets.
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
-# and day_seconds, est, ref.
+# and day_seconds, est, ref, ref_complete.
 performance_input <- function(data, estimate, reference, date, unit, target_unit,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)
@@ -27,15 +27,33 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
   repeated <- which(duplicated(data.frame(units, seconds)))
   if (length(repeated) > 0L) {
+    if (is.null(unit)) {
+      # A grouped tibble's groups, which are not read, likely name the units.
+      groups <- if (inherits(data, "grouped_df")) setdiff(names(attr(data, "groups")), ".rows")
+      hint <- if (length(groups) == 1L) {
+        "{.arg data} is grouped by {.field {groups}}, but groups are not read: give
+         {.code unit = \"{groups}\"}."
+      } else {
+        "If the rows come from several units (sensors or sites), name the column that tells
+         them apart in {.arg unit}{if (length(groups)) ' (groups are not read)'}; otherwise
+         keep one row per time."
+      }
+      cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time in
+                        {rows_text(repeated)}: without {.arg unit}, every row is taken to come
+                        from one unit.", i = hint), call = call)
+    }
     cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
   data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
-  data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
-             day_seconds = clock$day_seconds,
-             est = numeric_column(data[[estimate]], estimate, "estimate", call),
-             ref = numeric_column(data[[reference]], reference, "reference", call))
+  obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
+                    day_seconds = clock$day_seconds,
+                    est = numeric_column(data[[estimate]], estimate, "estimate", call),
+                    ref = numeric_column(data[[reference]], reference, "reference", call))
+  # A row's reference is one whole record; block_means() says which means have all theirs.
+  obs$ref_complete <- !is.na(obs$ref)
+  obs
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt

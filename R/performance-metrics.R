@@ -16,14 +16,22 @@ pair_metrics <- function(frame, limit_value, reference_uncertainty) {
 }
 
 # The rows of one averaging: one per unit (none when `units` is empty), then "all" with the
-# inter-unit precision.
-score_units <- function(frame, units, colocated, limit_value, reference_uncertainty) {
+# inter-unit precision. Co-location is judged on the block's own periods (`period`), with the
+# reference_agreement() of the rows as given (`raw`) where those cannot tell.
+score_units <- function(frame, units, raw, period, limit_value, reference_uncertainty) {
   unit_rows <- do.call(rbind, lapply(units, function(u) {
     pair_metrics(frame[frame$unit == u, ], limit_value, reference_uncertainty)
   }))
-  all_row <- all_units_metrics(frame, unit_rows, colocated, limit_value, reference_uncertainty)
-  precision <- inter_unit_precision(frame, colocated)
-  all_row$note <- paste_notes(all_row$note, precision$note, units_without_pairs(frame, units))
+  colocation <- judge_colocation(frame, raw, period)
+  all_row <- all_units_metrics(frame, unit_rows, colocation$colocated, limit_value,
+                               reference_uncertainty)
+  precision <- if (colocation$colocated) {
+    inter_unit_precision(frame)
+  } else {
+    list(n = NA_integer_, sd = NA_real_, cv = NA_real_)
+  }
+  all_row$note <- paste_notes(all_row$note, colocation$note, precision$note,
+                              units_without_pairs(frame, units))
   none <- rep(NA_real_, length(units))
   cbind(unit = c(units, "all"), rbind(unit_rows, all_row),
         n_precision = c(as.integer(none), precision$n), sd = c(none, precision$sd),
@@ -178,15 +186,12 @@ orthogonal_slope <- function(s) {
   (s$yy - s$xx + root) / (2 * s$xy)
 }
 
-# EPA inter-unit SD and CV over the time points where every unit has an estimate.
-inter_unit_precision <- function(frame, colocated) {
+# EPA inter-unit SD and CV of co-located units over the time points where every unit has an
+# estimate.
+inter_unit_precision <- function(frame) {
   units <- unique(frame$unit)
   none <- list(n = NA_integer_, sd = NA_real_, cv = NA_real_, note = NA_character_)
   if (length(units) < 2L) return(none)
-  if (!colocated) {
-    none$note <- "units not co-located (their references differ): no inter-unit SD or CV"
-    return(none)
-  }
   present <- !is.na(frame$est)
   reporting <- unique(frame$unit[present])
   if (length(reporting) < 2L) {
@@ -205,16 +210,4 @@ inter_unit_precision <- function(frame, colocated) {
   sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(reporting) - 1))
   list(n = n_times, sd = sd, cv = if (mean(x) > 0) 100 * sd / mean(x) else NA_real_,
        note = if (mean(x) > 0) NA_character_ else "mean estimate not positive: no CV")
-}
-
-# Co-located units share one reference: wherever two units report a reference at the same
-# time, the values agree.
-units_colocated <- function(obs) {
-  present <- !is.na(obs$ref)
-  if (length(unique(obs$unit[present])) < 2L) return(FALSE)
-  time <- obs$time[present]
-  ref <- obs$ref[present]
-  spread <- tapply(ref, time, max) - tapply(ref, time, min)
-  shared <- tapply(ref, time, length) >= 2L
-  any(shared) && all(spread[shared] <= 1e-8 * (1 + max(abs(ref))))
 }

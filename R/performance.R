@@ -23,10 +23,9 @@
 #' EPA's `sensortoolkit` reports them: the EPA targets are set per sensor.
 #' `pass_r2`, `pass_slope` and `pass_intercept` judge those means, and `note`
 #' says how many of the units judged fail each target on their own (such as
-#' "6 of 18 units fail the slope target"). For co-located units (one
-#' reference: their reference values agree wherever two units share a time),
-#' `rmse`, `nrmse` and `mbe` follow the EPA reports (Duvall et al. 2021) and
-#' EPA's `sensortoolkit`: over the N time points at which all M units and the
+#' "6 of 18 units fail the slope target"). For co-located units (beside one
+#' reference; see Co-location), `rmse`, `nrmse` and `mbe` follow the EPA
+#' reports (Duvall et al. 2021) and EPA's `sensortoolkit`: over the N time points at which all M units and the
 #' reference are valid, RMSE = sqrt(sum over units j and times d of
 #' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
 #' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
@@ -36,19 +35,41 @@
 #' the pairs of every unit, as do the EU metrics (`orth_slope`,
 #' `orth_intercept`, `expanded_uncertainty`) in either case.
 #'
+#' **Co-location** is judged in each block of `averaging` on the periods it
+#' scores: the times of the rows as given, the hours of the 1-hour means, the
+#' days of the 24-hour means. Units that share no period (no time, hour or day
+#' at which two of them have an estimate) are not co-located. Otherwise their
+#' reference values decide, compared at the periods where two units both have a
+#' complete reference (every expected record of the hour or day present, so
+#' that the two means cover the same records) or, in a 1-hour or 24-hour block
+#' without such a period, at the times the rows as given share: units whose
+#' references differ there (beyond rounding) are not co-located, and `note`
+#' says at how many periods and by how much. So an hourly unit stamped on the
+#' half hour beside one stamped on the hour is co-located in the 24-hour block,
+#' and a 1-minute unit beside an hourly one, each carrying the reference at its
+#' own resolution, in the 1-hour block (not as given, where a one-minute
+#' reference value and an hourly one differ). Units whose references are never
+#' compared (such as when only one unit has a reference) are taken as
+#' co-located, and `note` says so.
+#'
 #' **Inter-unit precision** (`"all"` row, two or more units): as in the EPA
 #' reports, on the `n_precision` time points where every unit has an estimate,
 #' SD = sqrt(sum over units j and times t of (x_tj - mean_t)^2 / (N M - 1)),
 #' with M units (those with at least one estimate) and N time points, and CV = SD / (mean of those x_tj) x 100.
-#' It presumes co-located units beside one reference, so it is computed only
-#' when the units' reference values agree wherever two units share a time;
-#' otherwise (such as units at different sites) `sd` and `cv` are NA and `note`
-#' says why.
+#' It needs no reference, but presumes co-located units (EPA sets it for
+#' identical sensors side by side): for units that are not co-located (see
+#' Co-location; such as units at different sites) `sd` and `cv` are NA and
+#' `note` says why.
 #'
 #' **Time step**: each unit's time step is the most common gap between its
 #' consecutive time stamps (a unit with one time stamp takes the most common
 #' gap of all units), so an hourly unit beside a 10-minute one is judged at its
-#' own step. `time_step` gives it on the unit's `"as_given"` rows; the
+#' own step. A gap within 0.45 seconds and 5 % of a whole number of seconds
+#' counts as that number, so that readings stamped a fraction of a second off
+#' a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
+#' and their 1-hour and 24-hour means; the times themselves are not moved (a
+#' reading stamped at 00:59:59.9 counts in the hour from 00:00). `time_step`
+#' gives it on the unit's `"as_given"` rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
@@ -141,7 +162,8 @@
 #'   over hours of the clock, in its time zone (the session's for a date-time
 #'   without one, as R prints it).
 #' @param unit Name of the column identifying the sensor unit (or site), or
-#'   `NULL` when all rows come from one unit.
+#'   `NULL` when all rows come from one unit. The groups of a grouped tibble
+#'   are not read: times repeated without `unit` are an error suggesting it.
 #' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
 #' @param averaging Which blocks of rows to give, in that order: one or more of
 #'   `"as_given"` (the data as they stand), `"1h"` (1-hour means) and `"24h"`
@@ -166,7 +188,8 @@
 #'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`, the
 #'   `pass_*` columns and `note` (why values are NA or not judged, and on the
-#'   `"all"` row how many units fail a target on their own).
+#'   `"all"` row how many units fail a target on their own and, when it is not
+#'   plain, whether the units are taken as co-located and why).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
 #'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
 #'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
@@ -213,22 +236,22 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                       ({.val {reference}}); nothing to compare.",
                      i = "Check that the two columns overlap in time."))
   }
-  if (unpaired > 0L) cli::cli_inform("{unpaired} row{?s} without both an estimate and a
-                                      reference {?is/are} left out of the paired metrics.")
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   steps <- unit_time_steps(obs)
   averaging <- settle_averaging(averaging, steps)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
+  inform_unpaired(unpaired, averaging, steps)
   # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
   # that block only.
   unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
                   simplify = FALSE)
   check_unfit(unfit, steps, averaging, environment())
-  colocated <- units_colocated(obs)
+  raw_agreement <- reference_agreement(obs)
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
     frame <- if (avg == "as_given") obs else block_frame(obs, steps, avg, completeness)
-    out <- score_units(frame, units, colocated, limit_value, reference_uncertainty)
+    period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
+    out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty)
     if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)
     labels <- switch(avg, as_given = step_labels(steps, !is.null(unit)), "1h" = "1 hour",
                      "24h" = "24 hours")
@@ -250,6 +273,29 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                "limit_value", "expanded_uncertainty", "pass_r2", "pass_slope", "pass_intercept",
                "pass_error", "pass_precision", "pass_expanded_uncertainty", "note")
   tibble::as_tibble(result[columns])
+}
+
+# Rows without both an estimate and a reference: out of the pairs of rows taken as given, but
+# in the 1-hour and 24-hour means, which average each column over the rows that have it.
+inform_unpaired <- function(unpaired, averaging, steps) {
+  if (unpaired == 0L) return(invisible())
+  averaged <- Filter(function(block) {
+    any(fits_span(steps, block_span(block)) & steps < block_span(block))
+  }, setdiff(averaging, "as_given"))
+  if (length(averaged) == 0L) {
+    cli::cli_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
+                     out of the paired metrics.")
+    return(invisible())
+  }
+  means <- paste(sub("h$", "-hour", averaged), collapse = " and ")
+  given <- if ("as_given" %in% averaging) {
+    " {?is/are} left out of the pairs of the data as given, but"
+  } else {
+    ""
+  }
+  cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
+                         " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
+                         estimate or reference: each is averaged over the rows that have it."))
 }
 
 judge_targets <- function(result, targets) {

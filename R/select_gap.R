@@ -17,7 +17,10 @@
 #' \eqn{m} time points, whatever `max_lag`.
 #'
 #' When `date` is given the residuals are first placed on a regular grid whose
-#' step is the median spacing of the distinct times: each observation goes to
+#' step is the median spacing of the distinct times (a spacing within 0.45
+#' seconds and 5 % of a whole number of seconds counts as that number, so that
+#' times stamped a fraction of a second off a regular step, 59.996 seconds
+#' apart, give a step of one minute): each observation goes to
 #' the nearest grid point, observations sharing a grid point are averaged and
 #' empty grid points are missing. Lags are then multiples of that step. Each
 #' time may appear only once per series: residuals of several sites or devices
@@ -256,7 +259,7 @@ gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   if (length(spacing) < 2L) {
     cli::cli_abort("{.arg date} needs at least 3 distinct times.", call = call)
   }
-  step <- stats::median(spacing)
+  step <- stats::median(whole_second_gaps(spacing))
   cell <- round((secs - secs[1]) / step)
   # A new grid point wherever the group or the cell changes; average within.
   starts <- c(TRUE, !same_group | diff(cell) != 0)

@@ -9,7 +9,7 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
   spacing <- diff(distinct)
   rows_hint <- function(rows) {
     if (length(spacing) == 0L || rows != round(rows)) return(NULL)
-    step <- round_spacing(stats::median(spacing))
+    step <- round_spacing(stats::median(whole_second_gaps(spacing)))
     c(i = paste0("If ", format(rows, scientific = FALSE), " counts rows ", format_spacing(step),
                  " apart (the median spacing of column {.field {date}}), give it as {.code gap = \"",
                  format_lag(as_lag_difftime(rows * step, step)), "\"}."))

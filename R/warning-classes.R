@@ -79,6 +79,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "a gap shorter than every spacing of the times, which separates nothing"),
   c("ncam_warning_empty_split", "split_blocks(), split_chronological(), split_random()",
     "a split that received no rows"),
+  c("ncam_warning_small_split", "split_blocks(), split_chronological()",
+    "a split left with under half its target rows, the rest within the gap of another split"),
   c("ncam_warning_no_gap_found", "select_gap()",
     "the autocorrelation never falls inside its band up to max_lag"),
   c("ncam_warning_short_series", "select_gap()",

@@ -119,3 +119,34 @@ test_that("integer64 columns are read by value even when bit64 is not loaded", {
   expect_identical(out$performance$rmse[1], 0)
   expect_equal(out$performance$slope[1], 1)
 })
+
+test_that("values with units are compared in the units of the predictions", {
+  skip_if_not_installed("units")
+  ug <- function(x) units::set_units(x, "ug/m3", mode = "standard")
+  pred <- data.frame(.pred = c(10, 20, 30, 40), .pred_lower = c(8, 15, 29, 30),
+                     .pred_upper = c(12, 25, 31, 50))
+  truth <- c(11, 18, 33, 40)
+  # Plain predictions (as predict() gives) beside a truth with units: its numbers as they are.
+  expect_message(out <- evaluate_fusion(pred, ug(truth)),
+                 "without units, are taken to be in ug/m3, the units of `truth`")
+  expect_equal(out$rmse, sqrt(mean((pred$.pred - truth)^2)))
+  expect_equal(out$coverage, 0.75) # all but row 3
+  # Predictions in ug/m3, truth and one bound in mg/m3: converted to ug/m3.
+  in_ug <- pred
+  in_ug$.pred <- ug(pred$.pred)
+  in_ug$.pred_upper <- units::set_units(pred$.pred_upper / 1000, "mg/m3", mode = "standard")
+  truth_mg <- units::set_units(truth / 1000, "mg/m3", mode = "standard")
+  suppressMessages(expect_message(out <- evaluate_fusion(in_ug, truth_mg),
+                                  "`truth` is converted from mg/m3 to ug/m3"))
+  expect_equal(out$rmse, sqrt(mean((pred$.pred - truth)^2)))
+  expect_equal(out$mae, mean(abs(pred$.pred - truth)))
+  expect_equal(out$mean_width, mean(pred$.pred_upper - pred$.pred_lower))
+  expect_false(inherits(out$rmse, "units"))
+  # A vector of predictions with units, truth in plain numbers.
+  expect_message(out <- evaluate_fusion(ug(pred$.pred), truth), "`truth`, without units")
+  expect_equal(out$mae, mean(abs(pred$.pred - truth)))
+  # Another quantity is an error.
+  ppb <- units::set_units(truth, "ppb", mode = "standard")
+  expect_error(evaluate_fusion(in_ug, ppb), "`truth` is in \"ppb\", which cannot be converted",
+               class = "rlang_error")
+})

@@ -281,3 +281,24 @@ test_that("a co-located unit that never reports is left out of the \"all\" row, 
   expect_identical(all_row$n_precision, 48L)
   expect_match(all_row$note, "unit dead has no pair of estimate and reference: left out", fixed = TRUE)
 })
+
+test_that("1-minute readings stamped a fraction of a second off the minute have 1-hour means", {
+  obs <- one_minute_ozone(hours = 96, seed = 6)
+  # Up to 0.2 s early or late: gaps of 59.6 to 60.4 s, none of them the most common.
+  obs$date <- obs$date + withr::with_seed(7, stats::runif(nrow(obs), -0.2, 0.2))
+  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", averaging = c("as_given", "1h", "24h"))
+  expect_identical(res$time_step, c("1 minute", "1 hour", "24 hours"))
+  # The readings fall in the clock hour of their own (jittered) time.
+  key <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
+  hourly <- hand_hourly(obs$est, obs$ref, key, 45)
+  expect_identical(res$n[2], 96L)
+  expect_equal(res$mbe[2], mean(hourly$est - hourly$ref))
+  day <- substr(rownames(hourly), 1, 10)
+  expect_identical(res$n[3], 4L)
+  expect_equal(res$mbe[3], mean(tapply(hourly$est, day, mean) - tapply(hourly$ref, day, mean)))
+  # A step halfway between two seconds is its own: 12.5 s divides an hour.
+  steady <- data.frame(date = obs$date[1] + 12.5 * (0:599), ref = obs$ref[1:600], est = obs$est[1:600])
+  res <- quiet_performance(steady, "est", "ref", pollutant = "o3", averaging = "as_given")
+  expect_identical(res$time_step, "12.5 seconds")
+})
+

@@ -757,3 +757,35 @@ test_that("a units column is converted when the units package is installed but n
   expect_equal(out$performance$rmse[1], 0)
   expect_equal(out$performance$slope[1], 1)
 })
+
+test_that("repeated times without `unit` suggest naming the unit column", {
+  hours <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:47)
+  two <- data.frame(date = rep(hours, 2), site = rep(c("a", "b"), each = 48), ref = 10,
+                    est = 11)
+  expect_error(sensor_performance(two, "est", "ref"),
+               "repeats a time in rows 49, 50.*without `unit`.*name the column that tells them apart in `unit`",
+               class = "rlang_error")
+  skip_if_not_installed("dplyr")
+  grouped <- dplyr::group_by(two, site)
+  expect_error(sensor_performance(grouped, "est", "ref"),
+               "grouped by site, but groups are not read: give `unit = \"site\"`",
+               class = "rlang_error")
+})
+
+test_that("the message on rows without a pair says where they still count", {
+  hours <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:71)
+  obs <- data.frame(date = hours, ref = 10 + sin(0:71), est = 11 + sin(0:71))
+  obs$est[5] <- NA
+  obs$ref[30] <- NA
+  expect_message(sensor_performance(obs, "est", "ref", averaging = "as_given"),
+                 "2 rows without both an estimate and a reference are left out of the paired metrics")
+  expect_message(res <- sensor_performance(obs, "est", "ref"),
+                 "left out of the pairs of the data as given, but count in the 24-hour means")
+  # So they do: each day's estimate and reference are means of every row that has them.
+  day <- as.Date(obs$date, tz = "UTC")
+  errors <- tapply(obs$est, day, mean, na.rm = TRUE) - tapply(obs$ref, day, mean, na.rm = TRUE)
+  expect_equal(res$mbe[2], mean(errors))
+  expect_message(sensor_performance(obs, "est", "ref", averaging = "24h"),
+                 "^2 rows without both an estimate and a reference count in the 24-hour means")
+})
+

@@ -297,3 +297,21 @@ test_that("tidy() and glance() of a gap keep durations and pooled groups", {
   expect_identical(gl$max_lag, as.difftime(6, units = "hours"))
   expect_identical(gl$gap, g$gap)
 })
+
+test_that("times a fraction of a second off a 1-minute step give a grid of whole minutes", {
+  x <- ar1(0.9, 20000, seed = 4)
+  # 20000 minutes stamped up to 0.2 s early or late: a step of 59.99x s would drift a cell
+  # every few thousand minutes and put two readings in one cell.
+  minutes <- as.POSIXct("2024-06-01", tz = "UTC") + 60 * (seq_along(x) - 1) +
+    withr::with_seed(5, stats::runif(length(x), -0.2, 0.2))
+  g <- select_gap(x, date = minutes, max_lag = "40 mins")
+  expect_identical(g$step, 60)
+  expect_equal(unname(g$n), 20000)
+  ref <- stats::acf(x, lag.max = 40, plot = FALSE)$acf[, 1, 1]
+  expect_equal(g$acf$acf, ref)
+  lag <- which(abs(ref[-1]) < qnorm(0.975) / sqrt(20000))[1]
+  expect_equal(g$gap, as.difftime(lag, units = "mins"))
+  # A step halfway between two seconds is not rounded.
+  g <- select_gap(ar1(0.2, 300, seed = 6), date = minutes[1] + 12.5 * (0:299), max_lag = 10)
+  expect_identical(g$step, 12.5)
+})

@@ -238,12 +238,39 @@ test_that("split_random and split_chronological warn about empty splits", {
   # train hour (59), so the gap removes it entirely; calibration keeps hours
   # 71-84 and test hours 96-99.
   d <- hourly_data(100, shuffle = FALSE)
-  expect_warning(s <- split_chronological(d, "when", gap = "12 hours"),
-                 "\"validation\" lies within `gap`")
+  expect_warning(
+    expect_warning(s <- split_chronological(d, "when", gap = "12 hours"),
+                   "\"validation\" lies within `gap`"),
+    "\"test\": 4 of a target of 15 rows", class = "ncam_warning_small_split"
+  )
   expect_equal(as.vector(table(s)), c(60, 0, 14, 4))
   # Ten rows on two dates cannot fill four segments.
   d2 <- data.frame(day = as.Date("2024-01-01") + rep(0:1, each = 5))
   expect_warning(split_chronological(d2, "day", gap = "1 day"), "2 distinct times")
+})
+
+test_that("a split left with under half its target rows warns, naming it", {
+  # 480 hourly rows: segments of 288, 48, 72 and 72 rows. The default 36-hour gap blanks the
+  # first 35 hours of each later segment (times less than 36 hours after the previous
+  # segment's last row): validation keeps 13 of 48, calibration and test 37 of 72 each.
+  d <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:479)
+  w <- expect_warning(s <- split_chronological(d, "time"), class = "ncam_warning_small_split")
+  expect_equal(as.vector(table(s, useNA = "ifany")), c(288, 48 - 35, 72 - 35, 72 - 35, 3 * 35))
+  expect_match(conditionMessage(w), "\"validation\": 13 of a target of 48 rows (35 within `gap`",
+               fixed = TRUE)
+  expect_no_match(conditionMessage(w), "calibration|test")
+  expect_match(conditionMessage(w), "shorter `gap` or fewer splits", fixed = TRUE)
+  # A 12-hour gap leaves validation 37 of 48: no warning.
+  expect_no_warning(split_chronological(d, "time", gap = "12 hours"))
+  # Blocks of 2 days after another split's block keep 12 of their 48 hours.
+  long <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:2399)
+  w <- expect_warning(b <- split_blocks(long, "time", block = "2 days", seed = 1),
+                      class = "ncam_warning_small_split")
+  kept <- table(b)
+  short <- names(kept)[kept < c(1440, 240, 360, 360) / 2]
+  expect_true(length(short) > 0L)
+  for (split in short) expect_match(conditionMessage(w), sprintf("\"%s\": %d of a target", split, kept[[split]]))
+  expect_match(conditionMessage(w), "longer blocks", fixed = TRUE)
 })
 
 test_that("well-sized splits give no warning", {
@@ -307,9 +334,14 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   # With `date` the result is a duration, passed whole or as $gap.
   timed <- select_gap(d, date = "date")
   expect_identical(timed$gap, as.difftime(21, units = "days"))
-  s <- split_blocks(d, "date", block = "28 days", gap = timed, seed = 1)
-  expect_identical(s, split_blocks(d, "date", block = "28 days", gap = timed$gap, seed = 1))
-  expect_identical(s, split_blocks(d, "date", block = "28 days", gap = "21 days", seed = 1))
+  # A 21-day gap takes most of a 28-day block after a block of another split.
+  expect_warning(s <- split_blocks(d, "date", block = "28 days", gap = timed, seed = 1),
+                 "keep under half their target rows", class = "ncam_warning_small_split")
+  quiet_blocks <- function(...) {
+    suppressWarnings(split_blocks(...), classes = "ncam_warning_small_split")
+  }
+  expect_identical(s, quiet_blocks(d, "date", block = "28 days", gap = timed$gap, seed = 1))
+  expect_identical(s, quiet_blocks(d, "date", block = "28 days", gap = "21 days", seed = 1))
   expect_gte(min_cross_distance(s, secs), 21 * 86400)
   expect_true(sum(is.na(s)) > 0L)
   chrono <- split_chronological(d, "date", gap = timed)
