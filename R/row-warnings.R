@@ -131,6 +131,11 @@ score_part <- function(expr, input_rows) {
       beyond <<- add_part_tallies(beyond, part_tally(c(table(factor(w$variables, unique(w$variables)))), found))
       invokeRestart("muffleWarning")
     },
+    ncam_warning_unknown_unit = function(w) {
+      beyond <<- add_part_tallies(beyond, part_tally(unknown_units = list(unit = w$unit, values = w$values,
+                                                                          n_unknown = w$n_unknown, n_missing = w$n_missing)))
+      invokeRestart("muffleWarning")
+    },
     ncam_warning_spikes = function(w) {
       if (is.null(w$rows)) return()  # not a screen of new readings
       shown <- lapply(w$rows, utils::head, 5L)
@@ -152,9 +157,11 @@ part_tally <- function(counts = c(x = 0)[0],
                          unseen_rows = 0, unseen_levels = list(), spike_counts = c(x = 0L)[0],
                          spikes = data.frame(row = numeric(0), file = character(0), sensor = character(0),
                                              stringsAsFactors = FALSE),
-                         spike_threshold = NULL) {
+                         spike_threshold = NULL,
+                         unknown_units = list(unit = NULL, values = character(0), n_unknown = 0, n_missing = 0)) {
   list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels,
-       spike_counts = spike_counts, spikes = spikes, spike_threshold = spike_threshold)
+       spike_counts = spike_counts, spikes = spikes, spike_threshold = spike_threshold,
+       unknown_units = unknown_units)
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
@@ -172,9 +179,14 @@ add_part_tallies <- function(a, b) {
   spikes <- rbind(a$spikes, b$spikes)
   spikes <- spikes[order(match(spikes$file, unique(spikes$file)), spikes$row), , drop = FALSE]
   first_spikes <- unlist(lapply(split(seq_len(nrow(spikes)), factor(spikes$sensor, names(spike_counts))), utils::head, 5L))
+  # Rows of units without an offset: the units and the counts.
+  ua <- a$unknown_units
+  ub <- b$unknown_units
+  unknown_units <- list(unit = if (is.null(ua$unit)) ub$unit else ua$unit, values = union(ua$values, ub$values),
+                        n_unknown = ua$n_unknown + ub$n_unknown, n_missing = ua$n_missing + ub$n_missing)
   part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels,
              spike_counts, spikes[sort(first_spikes), , drop = FALSE],
-             if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold)
+             if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold, unknown_units)
 }
 
 # Two named counts in one, by name.
@@ -200,6 +212,8 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
     shown <- split(input_row_labels(spikes$row, spikes$file), factor(spikes$sensor, names(beyond$spike_counts)))
     warn_new_spikes(beyond$spike_counts, shown, beyond$spike_threshold, of)
   }
+  u <- beyond$unknown_units
+  warn_unknown_unit_rows(u$unit, u$values, u$n_unknown, u$n_missing, of)
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,

@@ -124,15 +124,21 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
 # reader) would silently lose its offset.
 warn_unknown_units <- function(units, hit, unit, call) {
   unknown <- !is.na(units) & is.na(hit)
-  n_missing <- sum(is.na(units))
-  if (!any(unknown) && n_missing == 0L) return(invisible())
-  values <- unique(units[unknown])
+  warn_unknown_unit_rows(unit, unique(units[unknown]), sum(unknown), sum(is.na(units)), call = call)
+}
+
+# The warning from its counts: `values` the unknown units, on `n_unknown` rows, and `n_missing`
+# rows without a unit, of `of` (the call's newdata, or the whole input scored in parts).
+warn_unknown_unit_rows <- function(unit, values, n_unknown, n_missing, of = "{.arg newdata}", call = NULL) {
+  if (n_unknown + n_missing == 0) return(invisible())
   shown <- utils::head(values, 5)
   which_units <- c(
     if (length(values)) cli::format_inline("{length(values)} unit{?s} of {.field {unit}} without reference rows in the fit ({.val {shown}}{if (length(values) > 5) ', ...'})"),
     if (n_missing) cli::format_inline("no {.field {unit}} ({n_missing} row{?s} with NA)"))
-  n_rows <- sum(unknown) + n_missing
-  cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance between units in their intervals.",
+  n_rows <- n_unknown + n_missing
+  cli::cli_warn(c(paste0("{n_rows} row{?s} of ", of, " {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance between units in their intervals."),
                   i = if (length(values)) "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
-                class = "ncam_warning_unknown_unit", call = call)
+                class = "ncam_warning_unknown_unit", call = call,
+                # For scoring in parts, which gives one warning for the whole input.
+                unit = unit, values = values, n_unknown = n_unknown, n_missing = n_missing)
 }

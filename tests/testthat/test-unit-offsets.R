@@ -79,6 +79,16 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
     expect_equal(with_units$.pred_sd^2, without$.pred_sd^2 - fit$unit_offsets$tau2 + extra)
     expect_equal(with_units$.post_sd^2, without$.post_sd^2 - fit$unit_offsets$tau2 + extra)
   }
+  # Scored in chunks: one warning with the totals of the whole input, and the same numbers.
+  many <- d[rep(seq_len(nrow(d)), length.out = 1000), ]
+  many$site <- rep(c("z", "a", NA, "b"), length.out = 1000)
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(many, path, row.names = FALSE)
+  chunk_warnings <- testthat::capture_warnings(scored <- predict_chunks(fit, path, chunk_rows = 128L, verbose = FALSE))
+  expect_length(chunk_warnings, 1L)
+  expect_match(chunk_warnings, "500 rows of `input` have 1 unit of site without reference rows in the fit \\(\"z\"\\) or no site \\(250 rows with NA\\)")
+  expect_equal(scored$.pred, suppressWarnings(predict(fit, utils::read.csv(path)), classes = "ncam_warning_unknown_unit")$.pred,
+               tolerance = 1e-6)
   # With use_reference, a row whose reference entered the estimate keeps it as it is.
   labelled <- d[!is.na(d$ref), ][1:3, ]
   expect_identical(predict(fit, labelled, use_reference = TRUE), predict(fit, transform(labelled, site = NA), use_reference = TRUE))
