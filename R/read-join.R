@@ -45,7 +45,17 @@
 #' Text that is constant within each period (ids and codes, such as the `poc`
 #' of [read_aqs()]) is kept as text. A list column is an error. The
 #' nearest-time join computes nothing from the columns and passes every column
-#' through unchanged.
+#' through unchanged, but for missing-value codes.
+#'
+#' **Missing-value codes.** A value of exactly -999, -9999, -99999, -999999,
+#' -999.9 or -9999.9 in a numeric column of either table (other than `by` and
+#' `keys`), as loggers and data portals write for a missing reading, is set to
+#' `NA`, with a warning of class `ncam_warning_missing_code` naming the table,
+#' the column, the count and the first rows: averaged as a number, one -999
+#' among sixty readings of 10 gives a mean of -6.8. Other values, such as the
+#' small negative readings of reference monitors, are kept; set other codes
+#' (such as 9999) to `NA` before joining. The readers ([read_aqs()],
+#' [read_purpleair()] and the others) do the same.
 #'
 #' When no sensor row is paired with a reference row, a warning of class
 #' `ncam_warning_no_overlap` gives the time spans of both tables. With periods of
@@ -114,8 +124,8 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
     if (nrow(get(arg)) == 0L) cli::cli_abort("{.arg {arg}} has no rows: there is nothing to join.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
-  sensors <- integer64_as_double(sensors)
-  reference <- integer64_as_double(reference)
+  sensors <- blank_missing_codes(integer64_as_double(sensors), c(by, keys), "sensors")
+  reference <- blank_missing_codes(integer64_as_double(reference), c(by, keys), "reference")
   tz <- time_zone(sensors[[by]], reference[[by]])
   sensor_time <- as_time(sensors[[by]], by, "sensors", tz)
   reference_time <- as_time(reference[[by]], by, "reference", tz)

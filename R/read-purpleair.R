@@ -34,6 +34,7 @@
 #'   `tz`), `sensor_index` (character), `pm25_cf1_a`, `pm25_cf1_b`, and, if any
 #'   file has them, `pm25_atm_a`, `pm25_atm_b` (ug/m3), then `rh` (%) and
 #'   `temperature` (degrees C, converted from Fahrenheit).
+#' @eval missing_codes_rd("`humidity` or `humidity_a`")
 #' @seealso [join_reference()] to pair the readings with a reference monitor.
 #' @export
 #' @examples
@@ -108,6 +109,10 @@ read_purpleair_file <- function(path, sensor_index, call) {
   num <- function(col) as_number(raw[[col]], col, path, lines, call = call)
   humidity <- pick_column(raw, c("humidity", "humidity_a"), path, call = call)
   temperature <- pick_column(raw, c("temperature", "temperature_a"), path, call = call)
+  # Before the conversion from Fahrenheit, which would hide a -999 code.
+  raw <- blank_file_values(raw, intersect(c("pm2.5_cf_1_a", "pm2.5_cf_1_b", "pm2.5_atm_a", "pm2.5_atm_b",
+                                            humidity, temperature), names(raw)),
+                           path, rh_columns = humidity, call = call)
   out <- list(
     date = parse_timestamp(raw$time_stamp, "time_stamp", path, lines, call = call),
     sensor_index = purpleair_sensor(raw, path, sensor_index, lines, call),

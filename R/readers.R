@@ -12,6 +12,7 @@
 #' and `n`; the pre-computed channel average `A_B_Avg` is not returned. A
 #' sensor given twice for a day gives a warning, as in [read_purpleair()].
 #'
+#' @eval missing_codes_rd("`humidity_a`")
 #' @param path Path to the CSV file.
 #' @return A tibble sorted by `site` and `date`, with columns `date`
 #'   (Date), `site` (the PurpleAir `sensor_index`, character), `pa_a`, `pa_b`
@@ -30,6 +31,8 @@
 read_purpleair_aqs <- function(path) {
   raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
                                   "humidity_a", "temp_Celsius", "dewPoint", "n"))
+  raw <- blank_file_values(raw, c("conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b", "humidity_a", "temp_Celsius",
+                                  "dewPoint", "n"), path, rh_columns = "humidity_a")
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   site <- trimws(raw$sensor_index)
   no_site <- which(is.na(site) | !nzchar(site))
@@ -88,6 +91,7 @@ read_purpleair_aqs <- function(path) {
 #' hour count once if they are exact copies, and are an error otherwise: which
 #' one is right is unknown.
 #'
+#' @eval missing_codes_rd()
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
 #' @return A tibble sorted by `station` and `date`, with columns `date`
@@ -122,6 +126,7 @@ senseurcity_colocated <- function(dir, call) {
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"), call = call)
   raw <- drop_repeated_rows(raw, c("station", "date"), path, call)
+  raw <- blank_file_values(raw, c("ref_pm25", "ref_pm10", "lcs1_pm25", "lcs2_pm25"), path, call = call)
   lines <- attr(raw, "line")
   num <- function(col) as_number(raw[[col]], col, path, lines, call)
   date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines, call = call)
@@ -142,6 +147,8 @@ senseurcity_join <- function(dir, call) {
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"), call = call)
   lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path, call)
   ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path, call)
+  lcs <- blank_file_values(lcs, "PMS_PM25", lcs_path, call = call)
+  ref <- blank_file_values(ref, c("PM2.5", "PM10"), ref_path, call = call)
   lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"),
                         call = call)
   ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
@@ -208,17 +215,19 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' `ref_pm25`.
 #'
 #' The meteorological covariates are taken from the sensor units, not the
-#' reference site: each is the mean over the units reporting in that hour.
+#' reference site: each is the mean over the units reporting in that hour (a
+#' missing-value code or an impossible humidity counts as not reporting).
 #'
 #' `date` is in UTC. Calendar days, such as the 24-hour means of
 #' [sensor_performance()], are taken in the column's time zone; for days in
 #' local standard time, as in EPA's evaluations, set
 #' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
 #'
-#' @param path Path to the CSV file.
 #' An hour that repeats in the file gives a warning (the repeats would weigh
 #' twice in a fit).
 #'
+#' @eval missing_codes_rd("`RT0k_rh`, before the mean over units")
+#' @param path Path to the CSV file.
 #' @return A tibble with one row per hour in file order, with columns
 #'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit
 #'   PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3), `temperature` (deg C), `rh`
@@ -237,6 +246,8 @@ read_toucan <- function(path) {
   measures <- c("pm25", "temp", "rh", "dp")
   unit_cols <- paste(rep(units, each = length(measures)), measures, sep = "_")
   raw <- read_csv_columns(path, c("time_lst_utc-5", unit_cols, "ref_pm25"))
+  # Before the means over units, which would take a -999 in.
+  raw <- blank_file_values(raw, c(unit_cols, "ref_pm25"), path, rh_columns = paste0(units, "_rh"))
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,

@@ -243,3 +243,34 @@ test_that("errors from the Antwerp reader's steps name read_senseurcity_antwerp(
   err <- tryCatch(read_senseurcity_antwerp(dir, source = "join"), error = identity)
   expect_identical(rlang::call_name(err$call), "read_senseurcity_antwerp")
 })
+
+test_that("read_purpleair_aqs() and read_toucan() read missing-value codes as NA, not as numbers", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-01,-999,8.15,8.0,8.3,-50,-3.5,-9.2,24",
+                            "9,2022-01-02,-1.2,7.05,7.1,7.0,55,10.1,1.4,23"))
+  expect_warning(
+    expect_warning(out <- read_purpleair_aqs(path), "Column \"conc\": 1 value, row 1 \\(line 2\\) is -999\\.",
+                   class = "ncam_warning_missing_code"),
+    "Column \"humidity_a\" \\(possible: -10 to 110\\): 1 value, row 1 \\(line 2\\) is -50\\.",
+    class = "ncam_warning_impossible_value")
+  expect_identical(out$ref, c(NA, -1.2))
+  expect_identical(out$rh, c(NA, 55))
+  expect_identical(out$temperature, c(-3.5, 10.1))
+  expect_identical(out$dew_point, c(-9.2, 1.4))
+
+  # Unit RT02 writes -999 for its weather; RT03's humidity is impossible. Each mean is over the
+  # units with a reading (before, RT02's -999 gave a temperature of -316.3).
+  path <- write_lines_tmp(c(toucan_header(),
+                            "2019-08-01T19:00,4,25,70,19,5,-999,-999,-999,3,26,250,18,7.5,24",
+                            "2019-08-01T20:00,4,25,70,19,-9999,25.5,71,19.5,3,26,72,18,8,23"),
+                          name = "codes.csv")
+  expect_warning(
+    expect_warning(out <- read_toucan(path),
+                   "4 values are missing-value codes.*RT02_pm25.*row 2 \\(line 3\\) is -9999.*RT02_temp.*row 1 \\(line 2\\) is -999",
+                   class = "ncam_warning_missing_code"),
+    "Column \"RT03_rh\".*row 1 \\(line 2\\) is 250", class = "ncam_warning_impossible_value")
+  expect_identical(out$rt02, c(5, NA))
+  expect_identical(out$temperature, c(mean(c(25, 26)), mean(c(25, 25.5, 26))))
+  expect_identical(out$rh, c(70, mean(c(70, 71, 72))))
+  expect_identical(out$dew_point, c(mean(c(19, 18)), mean(c(19, 19.5, 18))))
+})
