@@ -154,6 +154,16 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
   out
 }
 
+# Column `col` of `raw` must hold a value (not only spaces) in every row: an error naming the
+# first row and line without one.
+check_filled <- function(raw, col, label, call = parent.frame()) {
+  empty <- which(is.na(raw[[col]]) | !nzchar(trimws(raw[[col]])))
+  if (length(empty) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
+                   call = call)
+  }
+}
+
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
 row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])

@@ -115,7 +115,7 @@ read_purpleair_file <- function(path, sensor_index, call) {
                            path, rh_columns = humidity, call = call)
   out <- list(
     date = parse_timestamp(raw$time_stamp, "time_stamp", path, lines, call = call),
-    sensor_index = purpleair_sensor(raw, path, sensor_index, lines, call),
+    sensor_index = purpleair_sensor(raw, path, sensor_index, call),
     pm25_cf1_a = num("pm2.5_cf_1_a"),
     pm25_cf1_b = num("pm2.5_cf_1_b")
   )
@@ -134,18 +134,14 @@ read_purpleair_file <- function(path, sensor_index, call) {
 }
 
 # The sensor index of each row: the file's column, else the argument, else the file name.
-purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
+purpleair_sensor <- function(raw, path, sensor_index, call) {
   n <- nrow(raw)
   if ("sensor_index" %in% names(raw)) {
     if (!is.na(sensor_index)) {
       cli::cli_abort("{.arg sensor_index} is given but {.file {path}} has a {.val sensor_index} column; drop the argument.",
                      call = call)
     }
-    missing <- which(is.na(raw$sensor_index))
-    if (length(missing) > 0L) {
-      cli::cli_abort("Column {.val sensor_index} of {.file {path}} is empty in {row_at(missing[1], lines)}.",
-                     call = call)
-    }
+    check_filled(raw, "sensor_index", path, call = call)
     return(trimws(raw$sensor_index))
   }
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
