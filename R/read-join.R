@@ -96,11 +96,14 @@
 #'   string such as `"30 min"`, a number of seconds or a `difftime`; required
 #'   when `average` is `NULL`.
 #' @return A tibble. When averaging: one row per sensor period and series, in
-#'   order of first appearance, with the period start in `by`, the `keys`, the
-#'   sensor means and the reference means (`NA` where the reference has no
-#'   such period). When pairing nearest times: one row per `sensors` row, in
-#'   order, with the sensor columns, the matched reference time in
-#'   `<by>_ref` and the reference columns. A reference column whose name is
+#'   order of first appearance, with the period start in `by` (a `Date` when
+#'   the sensors' column is one and the periods are whole days, else POSIXct),
+#'   the `keys`, the sensor means and the reference means (`NA` where the
+#'   reference has no such period). When pairing nearest times: one row per
+#'   `sensors` row, in order, with the sensor columns (a POSIXlt `by` as
+#'   POSIXct), the matched reference time in `<by>_ref` (a `Date` when the
+#'   reference's column is one, else POSIXct in the zone of `by`) and the
+#'   reference columns. A reference column whose name is
 #'   also a sensor column gets the suffix `_ref`.
 #' @export
 #' @examples
@@ -126,6 +129,7 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   check_number(completeness, "completeness", min = 0, max = 1)
   sensors <- blank_missing_codes(integer64_as_double(sensors), c(by, keys), "sensors")
   reference <- blank_missing_codes(integer64_as_double(reference), c(by, keys), "reference")
+  sensor_dates <- inherits(sensors[[by]], "Date")
   tz <- time_zone(sensors[[by]], reference[[by]])
   sensor_time <- as_time(sensors[[by]], by, "sensors", tz)
   reference_time <- as_time(reference[[by]], by, "reference", tz)
@@ -146,7 +150,10 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   reference_means <- average_over_time(reference, by, keys, period, completeness, "reference")
   row <- match(series_key(sensor_means, c(keys, by)), series_key(reference_means, c(keys, by)))
   warn_no_overlap(row, sensor_time, reference_time, keys, nearest = FALSE, environment())
-  add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
+  out <- add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
+  # Periods of whole days of a Date column are dates again (their starts are local midnights).
+  if (sensor_dates && period$days > 0) out[[by]] <- as.Date(format(out[[by]], "%Y-%m-%d", tz = tz))
+  out
 }
 
 # Each sensor row with the reference row of its keys nearest in time within `tolerance`.
@@ -175,8 +182,9 @@ join_nearest <- function(sensors, reference, sensor_time, reference_time, by, ke
     row[rows] <- ifelse(close_enough, candidates[nearest], NA_integer_)
   }
   warn_no_overlap(row, sensor_time, reference_time, keys, nearest = TRUE, call)
-  # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column.
-  reference[[by]] <- reference_time
+  # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column; a Date
+  # stays a Date.
+  if (!inherits(reference[[by]], "Date")) reference[[by]] <- reference_time
   add_reference_columns(sensors, reference, row, c(by, setdiff(names(reference), c(by, keys))))
 }
 

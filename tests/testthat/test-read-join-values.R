@@ -1,4 +1,5 @@
-# join_reference(): missing-value codes in the readings. Expected values are hand computations on small series.
+# join_reference(): missing-value codes in the readings, and the type of the time column it
+# gives back. Expected values are hand computations on small series.
 
 utc <- function(x, tz = "UTC") as.POSIXct(x, tz = tz)
 
@@ -40,4 +41,38 @@ test_that("join_reference() reads missing-value codes as NA, naming the table, c
                                            data.frame(date = minutes[1:6], y = rev(kept)),
                                            average = NULL, tolerance = 1))
   expect_identical(near$y, rev(kept))
+})
+
+test_that("a Date time column stays a Date where the periods are whole days", {
+  days <- as.Date("2024-03-01") + 0:13
+  sensors <- data.frame(date = days, pm = as.numeric(1:14))
+  reference <- data.frame(date = days, ref = as.numeric(101:114))
+  daily <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(daily$date, days)
+  expect_identical(daily$pm, as.numeric(1:14))
+  expect_identical(daily$ref, as.numeric(101:114))
+  # Periods of 7 days start on multiples of 7 days since 1970-01-01 (a Thursday).
+  weekly <- join_reference(sensors, reference, average = "7 days")
+  starts <- as.Date(floor(as.numeric(days) / 7) * 7, origin = "1970-01-01")
+  expect_identical(weekly$date, unique(starts))
+  means <- as.numeric(tapply(1:14, as.numeric(starts), mean))
+  means[tabulate(match(starts, unique(starts))) < 0.75 * 7] <- NA  # completeness
+  expect_identical(weekly$pm, means)
+  # Sensors given as date-times stay date-times, beside a daily reference.
+  hours <- utc("2024-03-01 00:00") + 3600 * (0:47)
+  by_hour <- join_reference(data.frame(date = hours, pm = 1), reference, average = "1 day")
+  expect_identical(by_hour$date, utc("2024-03-01 00:00") + 86400 * (0:1))
+
+  # Nearest times: each table's column keeps its type.
+  near <- join_reference(sensors, reference, average = NULL, tolerance = "1 hour")
+  expect_identical(near$date, days)
+  expect_identical(near$date_ref, days)
+  near <- join_reference(data.frame(date = hours[c(1, 26)], pm = 1:2), reference,
+                         average = NULL, tolerance = "2 hours")
+  expect_identical(near$date, hours[c(1, 26)])
+  expect_identical(near$date_ref, days[c(1, 2)])
+  near <- join_reference(sensors[1:2, ], data.frame(date = hours[c(2, 25)], ref = 1:2),
+                         average = NULL, tolerance = "2 hours")
+  expect_identical(near$date, days[1:2])
+  expect_identical(near$date_ref, hours[c(2, 25)])
 })
