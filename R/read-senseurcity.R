@@ -22,9 +22,10 @@
 #' copy, and is an error otherwise (which row is right is unknown).
 #'
 #' **Flags.** A measurement column `X` may have a flag column `X_flag`. An empty
-#' flag marks a valid value; any other flag (a letter code, such as the `W`
-#' on the first minutes of a box's record) marks a value to be set to `NA`,
-#' unless the flag is listed in `keep_flags`.
+#' flag, one of spaces alone, or `NA` (as R writes a missing value) marks a
+#' valid value; any other flag (a letter code, such as the `W` on the first
+#' minutes of a box's record; spaces around it do not count) marks a value to
+#' be set to `NA`, unless the flag is listed in `keep_flags`.
 #' `Absolute_humidity` and `Td_deficit`, computed from the SHT31 readings, take
 #' the flags of `SHT31TE` and `SHT31HE`, and are `NA` too where one of those is
 #' a missing-value code or an impossible humidity (see below). Reference
@@ -104,10 +105,14 @@ read_senseurcity_box <- function(path, keep_flags, sht31, call) {
     if (!col %in% names(raw)) return(rep(NA_real_, nrow(raw)))
     as_number(raw[[col]], col, path, lines, call = call)
   }
+  # A flag of spaces, or NA (as R writes a missing value; read_csv_columns() reads it as NA), is
+  # no flag.
   flagged <- function(cols) {
     cols <- intersect(paste0(cols, "_flag"), names(raw))
-    Reduce(`|`, lapply(cols, function(f) !is.na(raw[[f]]) & !raw[[f]] %in% keep_flags),
-           rep(FALSE, nrow(raw)))
+    Reduce(`|`, lapply(cols, function(f) {
+      flag <- trimws(raw[[f]])
+      !is.na(flag) & nzchar(flag) & flag != "NA" & !flag %in% keep_flags
+    }), rep(FALSE, nrow(raw)))
   }
   measures <- senseurcity_measures
   if (senseurcity_sht31_swapped(value, sht31, path, call)) {

@@ -201,6 +201,18 @@ test_that("read_senseurcity() refuses an `average` shorter than the minutes it r
   expect_equal(read_senseurcity(path, average = "1 min")$pms_pm25_atm, 10 + seq_along(minutes))
 })
 
+test_that("read_senseurcity(): blank flags, and NA as R writes it, mark valid values", {
+  dir <- withr::local_tempdir()
+  lines <- box_lines(0:4, t = 18, rh = 60)
+  # 5325CAT_flag: a space, NA, " W " (spaces around a code), E, and empty.
+  lines[2:5] <- mapply(sub, ",,,,,,,20", c(", ,,,,,,20", ",NA,,,,,,20", ", W ,,,,,,20", ",E,,,,,,20"),
+                       lines[2:5])
+  path <- write_box(lines, "Antwerp_40AAAA.csv", dir)
+  pm <- 10 + 1:5
+  expect_identical(read_senseurcity(path)$pms_pm25_atm, c(pm[1:2], NA, NA, pm[5]))
+  expect_identical(read_senseurcity(path, keep_flags = "W")$pms_pm25_atm, c(pm[1:3], NA, pm[5]))
+})
+
 test_that("read_senseurcity() reads missing-value codes and impossible humidities as NA", {
   dir <- withr::local_tempdir()
   t <- c(18, 18.5, -5, 19)
