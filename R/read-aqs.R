@@ -39,6 +39,7 @@
 #'   `Arithmetic Mean`), `units`, `observation_count`, `observation_percent`,
 #'   `latitude`, `longitude` and `method_code`. Ids and codes are character;
 #'   numbers are double.
+#' @eval missing_codes_rd()
 #' @seealso [join_reference()] to pair sensor readings with the monitor.
 #' @export
 #' @examples
@@ -117,6 +118,9 @@ read_aqs_file <- function(path, parameter, site, call) {
   raw <- raw[keep, , drop = FALSE]
   lines <- lines[keep]
   site_id <- site_id[keep]
+  attr(raw, "line") <- lines
+  measured <- if (hourly) "Sample Measurement" else c("Arithmetic Mean", "Observation Count", "Observation Percent")
+  raw <- blank_file_values(raw, c(measured, "Latitude", "Longitude"), label, call = call)
   num <- function(col) as_number(raw[[col]], col, label, lines, call = call)
   out <- if (hourly) {
     time <- paste(raw[["Date GMT"]], raw[["Time GMT"]])

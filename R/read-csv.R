@@ -154,6 +154,16 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
   out
 }
 
+# Column `col` of `raw` must hold a value (not only spaces) in every row: an error naming the
+# first row and line without one.
+check_filled <- function(raw, col, label, call = parent.frame()) {
+  empty <- which(is.na(raw[[col]]) | !nzchar(trimws(raw[[col]])))
+  if (length(empty) > 0L) {
+    cli::cli_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
+                   call = call)
+  }
+}
+
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
 row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])
@@ -171,6 +181,105 @@ as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
                    call = call)
   }
   out
+}
+
+# Values that data loggers, portals and exports write for "no reading". No reading of air or
+# weather takes them, while small negative readings are real (reference PM monitors report
+# them, temperatures fall below zero, electrochemical signals in mV reach -61), so only these
+# exact values count: not every negative, nor -99. Positive codes (9999) are left alone, as a
+# concentration can be that large.
+missing_value_codes <- c(-999, -9999, -99999, -999999, -999.9, -9999.9)
+
+# Relative humidity (%) beyond which a reading is impossible: sensors read a little above 100 in
+# fog and a little below 0 after calibration, never 10 points beyond.
+possible_rh <- c(-10, 110)
+
+# `data` with the values of `columns` (text or numbers) that are missing-value codes, or lie
+# outside their `ranges` (such as a humidity of 250 %), set to NA, with one classed warning per
+# kind naming the columns, counts and first rows: averaged as a number, one -999 among sixty
+# readings of 10 gives a mean of -6.8, silently. `where` names the table (formatted text),
+# `lines` the file line of each row; `fix` may use `{class}`, the warning's class. Ranges are
+# given for relative humidity alone, as the warning says.
+blank_unusable_values <- function(data, columns, where, lines = NULL, ranges = list(), fix,
+                                  call = parent.frame()) {
+  found <- list(code = list(), outside = list())
+  for (col in columns) {
+    x <- suppressWarnings(as.numeric(data[[col]]))
+    range <- if (is.null(ranges[[col]])) c(-Inf, Inf) else ranges[[col]]
+    is_code <- x %in% missing_value_codes
+    is_outside <- !is_code & !is.na(x) & (x < range[1] | x > range[2])
+    for (kind in names(found)) {
+      rows <- which(if (kind == "code") is_code else is_outside)
+      if (length(rows)) {
+        found[[kind]][[col]] <- unusable_detail(col, rows, x[rows], lines, if (kind == "outside") range)
+      }
+    }
+    data[[col]][is_code | is_outside] <- NA
+  }
+  if (length(found$code)) {
+    n <- sum(vapply(found$code, attr, 1, "n"))
+    class <- "ncam_warning_missing_code"  # for `fix`
+    cli::cli_warn(c("{where}: {n} value{?s} {?is a/are} missing-value code{?s} ({missing_value_codes}), read as {.code NA}.",
+                    stats::setNames(unlist(found$code), rep("*", length(found$code))),
+                    i = "Loggers and data portals write such codes for a missing reading; averaged as numbers, they would drag means far off.",
+                    i = fix),
+                  class = "ncam_warning_missing_code", call = call)
+  }
+  if (length(found$outside)) {
+    n <- sum(vapply(found$outside, attr, 1, "n"))
+    class <- "ncam_warning_impossible_value"  # for `fix`
+    cli::cli_warn(c("{where}: {n} value{?s} {?lies/lie} outside the possible range, read as {.code NA}.",
+                    stats::setNames(unlist(found$outside), rep("*", length(found$outside))),
+                    i = "Relative humidity lies between 0 and 100 %, read a few points beyond at most: such values are faults or codes of the sensor.",
+                    i = fix),
+                  class = "ncam_warning_impossible_value", call = call)
+  }
+  data
+}
+
+# The readers' use of blank_unusable_values(): missing-value codes in a file's numeric `columns`,
+# and impossible humidities in `rh_columns`, become NA with a warning naming the file.
+blank_file_values <- function(raw, columns, label, rh_columns = character(), call = parent.frame()) {
+  ranges <- rep(list(possible_rh), length(rh_columns))
+  names(ranges) <- rh_columns
+  lines <- attr(raw, "line")
+  raw <- blank_unusable_values(raw, columns, cli::format_inline("File {.file {label}}"), lines, ranges,
+                               fix = "They are left out as missing readings; if that is expected, muffle this warning with {.code suppressWarnings(..., classes = \"{class}\")}.",
+                               call = call)
+  attr(raw, "line") <- lines
+  raw
+}
+
+# The readers' help on missing-value codes (roxygen @eval), from the codes they use; `rh` names
+# the humidity columns checked for impossible values.
+missing_codes_rd <- function(rh = NULL) {
+  codes <- paste(paste(utils::head(missing_value_codes, -1), collapse = ", "), "or",
+                 utils::tail(missing_value_codes, 1))
+  c("@section Missing values:",
+    paste0("A value of exactly ", codes, " in a numeric column, as loggers and data portals ",
+           "write for a missing reading, is read as `NA`, with a warning of class ",
+           "`ncam_warning_missing_code` naming the file, the column, the count and the first ",
+           "rows and lines: averaged as numbers, such codes drag means far off. Other values, ",
+           "such as small negative readings, are kept, and so are positive codes such as 9999: ",
+           "set those to `NA` yourself. [join_reference()] does the same."),
+    if (!is.null(rh)) {
+      c("", paste0("A relative humidity (", rh, ") below ", possible_rh[1], " or above ", possible_rh[2],
+             " % is impossible (sensors read a few points beyond 0 and 100 at most) and is read ",
+             "as `NA` too, with a warning of class `ncam_warning_impossible_value`."))
+    })
+}
+
+# One column's unusable values for a message (braces doubled, as cli interpolates the text):
+# the column, how many, and the first three with their rows; attribute "n" is the count.
+unusable_detail <- function(col, rows, values, lines, range) {
+  more <- if (length(rows) > 3L) sprintf(" and %d more", length(rows) - 3L) else ""
+  first <- utils::head(seq_along(rows), 3L)
+  text <- sprintf("Column \"%s\"%s: %d value%s, %s%s.", col,
+                  if (is.null(range)) "" else sprintf(" (possible: %s to %s)", range[1], range[2]),
+                  length(rows), if (length(rows) == 1L) "" else "s",
+                  paste(row_at(rows[first], lines), "is", as.character(values[first]), collapse = ", "),
+                  more)
+  structure(gsub("([{}])", "\\1\\1", text), n = length(rows))
 }
 
 integer64_to_double <- function(x, col, call) {

@@ -1,5 +1,13 @@
-# The checks of join_reference() (R/read-join.R): repeated times, readings further apart than
-# the period, columns that cannot be averaged, and a join that paired nothing.
+# The checks of join_reference() (R/read-join.R): missing-value codes, repeated times, readings
+# further apart than the period, columns that cannot be averaged, and a join that paired nothing.
+
+# Missing-value codes (-999, ...) in the numeric columns of table `arg` other than `not` (the time
+# and keys) become NA with a warning: averaged as numbers, they drag a period's mean far off.
+blank_missing_codes <- function(data, not, arg, call = parent.frame()) {
+  readings <- setdiff(names(data)[vapply(data, is.numeric, logical(1))], not)
+  blank_unusable_values(data, readings, cli::format_inline("{.arg {arg}}"),
+                        fix = "Set them to {.code NA} before joining to silence this warning.", call = call)
+}
 
 # A time that repeats within a series (same keys) of table `arg`: an error naming the rows.
 check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {

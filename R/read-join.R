@@ -45,7 +45,17 @@
 #' Text that is constant within each period (ids and codes, such as the `poc`
 #' of [read_aqs()]) is kept as text. A list column is an error. The
 #' nearest-time join computes nothing from the columns and passes every column
-#' through unchanged.
+#' through unchanged, but for missing-value codes.
+#'
+#' **Missing-value codes.** A value of exactly -999, -9999, -99999, -999999,
+#' -999.9 or -9999.9 in a numeric column of either table (other than `by` and
+#' `keys`), as loggers and data portals write for a missing reading, is set to
+#' `NA`, with a warning of class `ncam_warning_missing_code` naming the table,
+#' the column, the count and the first rows: averaged as a number, one -999
+#' among sixty readings of 10 gives a mean of -6.8. Other values, such as the
+#' small negative readings of reference monitors, are kept; set other codes
+#' (such as 9999) to `NA` before joining. The readers ([read_aqs()],
+#' [read_purpleair()] and the others) do the same.
 #'
 #' When no sensor row is paired with a reference row, a warning of class
 #' `ncam_warning_no_overlap` gives the time spans of both tables. With periods of
@@ -86,11 +96,14 @@
 #'   string such as `"30 min"`, a number of seconds or a `difftime`; required
 #'   when `average` is `NULL`.
 #' @return A tibble. When averaging: one row per sensor period and series, in
-#'   order of first appearance, with the period start in `by`, the `keys`, the
-#'   sensor means and the reference means (`NA` where the reference has no
-#'   such period). When pairing nearest times: one row per `sensors` row, in
-#'   order, with the sensor columns, the matched reference time in
-#'   `<by>_ref` and the reference columns. A reference column whose name is
+#'   order of first appearance, with the period start in `by` (a `Date` when
+#'   the sensors' column is one and the periods are whole days, else POSIXct),
+#'   the `keys`, the sensor means and the reference means (`NA` where the
+#'   reference has no such period). When pairing nearest times: one row per
+#'   `sensors` row, in order, with the sensor columns (a POSIXlt `by` as
+#'   POSIXct), the matched reference time in `<by>_ref` (a `Date` when the
+#'   reference's column is one, else POSIXct in the zone of `by`) and the
+#'   reference columns. A reference column whose name is
 #'   also a sensor column gets the suffix `_ref`.
 #' @export
 #' @examples
@@ -114,8 +127,9 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
     if (nrow(get(arg)) == 0L) cli::cli_abort("{.arg {arg}} has no rows: there is nothing to join.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
-  sensors <- integer64_as_double(sensors)
-  reference <- integer64_as_double(reference)
+  sensors <- blank_missing_codes(integer64_as_double(sensors), c(by, keys), "sensors")
+  reference <- blank_missing_codes(integer64_as_double(reference), c(by, keys), "reference")
+  sensor_dates <- inherits(sensors[[by]], "Date")
   tz <- time_zone(sensors[[by]], reference[[by]])
   sensor_time <- as_time(sensors[[by]], by, "sensors", tz)
   reference_time <- as_time(reference[[by]], by, "reference", tz)
@@ -136,7 +150,10 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   reference_means <- average_over_time(reference, by, keys, period, completeness, "reference")
   row <- match(series_key(sensor_means, c(keys, by)), series_key(reference_means, c(keys, by)))
   warn_no_overlap(row, sensor_time, reference_time, keys, nearest = FALSE, environment())
-  add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
+  out <- add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
+  # Periods of whole days of a Date column are dates again (their starts are local midnights).
+  if (sensor_dates && period$days > 0) out[[by]] <- as.Date(format(out[[by]], "%Y-%m-%d", tz = tz))
+  out
 }
 
 # Each sensor row with the reference row of its keys nearest in time within `tolerance`.
@@ -165,8 +182,9 @@ join_nearest <- function(sensors, reference, sensor_time, reference_time, by, ke
     row[rows] <- ifelse(close_enough, candidates[nearest], NA_integer_)
   }
   warn_no_overlap(row, sensor_time, reference_time, keys, nearest = TRUE, call)
-  # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column.
-  reference[[by]] <- reference_time
+  # The matched reference time comes first, named `<by>_ref` as `by` is a sensor column; a Date
+  # stays a Date.
+  if (!inherits(reference[[by]], "Date")) reference[[by]] <- reference_time
   add_reference_columns(sensors, reference, row, c(by, setdiff(names(reference), c(by, keys))))
 }
 

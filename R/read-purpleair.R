@@ -34,6 +34,7 @@
 #'   `tz`), `sensor_index` (character), `pm25_cf1_a`, `pm25_cf1_b`, and, if any
 #'   file has them, `pm25_atm_a`, `pm25_atm_b` (ug/m3), then `rh` (%) and
 #'   `temperature` (degrees C, converted from Fahrenheit).
+#' @eval missing_codes_rd("`humidity` or `humidity_a`")
 #' @seealso [join_reference()] to pair the readings with a reference monitor.
 #' @export
 #' @examples
@@ -108,9 +109,13 @@ read_purpleair_file <- function(path, sensor_index, call) {
   num <- function(col) as_number(raw[[col]], col, path, lines, call = call)
   humidity <- pick_column(raw, c("humidity", "humidity_a"), path, call = call)
   temperature <- pick_column(raw, c("temperature", "temperature_a"), path, call = call)
+  # Before the conversion from Fahrenheit, which would hide a -999 code.
+  raw <- blank_file_values(raw, intersect(c("pm2.5_cf_1_a", "pm2.5_cf_1_b", "pm2.5_atm_a", "pm2.5_atm_b",
+                                            humidity, temperature), names(raw)),
+                           path, rh_columns = humidity, call = call)
   out <- list(
     date = parse_timestamp(raw$time_stamp, "time_stamp", path, lines, call = call),
-    sensor_index = purpleair_sensor(raw, path, sensor_index, lines, call),
+    sensor_index = purpleair_sensor(raw, path, sensor_index, call),
     pm25_cf1_a = num("pm2.5_cf_1_a"),
     pm25_cf1_b = num("pm2.5_cf_1_b")
   )
@@ -129,18 +134,14 @@ read_purpleair_file <- function(path, sensor_index, call) {
 }
 
 # The sensor index of each row: the file's column, else the argument, else the file name.
-purpleair_sensor <- function(raw, path, sensor_index, lines, call) {
+purpleair_sensor <- function(raw, path, sensor_index, call) {
   n <- nrow(raw)
   if ("sensor_index" %in% names(raw)) {
     if (!is.na(sensor_index)) {
       cli::cli_abort("{.arg sensor_index} is given but {.file {path}} has a {.val sensor_index} column; drop the argument.",
                      call = call)
     }
-    missing <- which(is.na(raw$sensor_index))
-    if (length(missing) > 0L) {
-      cli::cli_abort("Column {.val sensor_index} of {.file {path}} is empty in {row_at(missing[1], lines)}.",
-                     call = call)
-    }
+    check_filled(raw, "sensor_index", path, call = call)
     return(trimws(raw$sensor_index))
   }
   if (!is.na(sensor_index)) return(rep(sensor_index, n))

@@ -22,11 +22,14 @@
 #' copy, and is an error otherwise (which row is right is unknown).
 #'
 #' **Flags.** A measurement column `X` may have a flag column `X_flag`. An empty
-#' flag marks a valid value; any other flag (a letter code, such as the `W`
-#' on the first minutes of a box's record) marks a value to be set to `NA`,
-#' unless the flag is listed in `keep_flags`. `Absolute_humidity` and
-#' `Td_deficit`, computed from the SHT31 readings, take the flags of
-#' `SHT31TE` and `SHT31HE`. Reference columns have no flags.
+#' flag, one of spaces alone, or `NA` (as R writes a missing value) marks a
+#' valid value; any other flag (a letter code, such as the `W` on the first
+#' minutes of a box's record; spaces around it do not count) marks a value to
+#' be set to `NA`, unless the flag is listed in `keep_flags`.
+#' `Absolute_humidity` and `Td_deficit`, computed from the SHT31 readings, take
+#' the flags of `SHT31TE` and `SHT31HE`, and are `NA` too where one of those is
+#' a missing-value code or an impossible humidity (see below). Reference
+#' columns have no flags.
 #'
 #' **Temperature and humidity.** In releases v1 and v2, `SHT31TE` holds the
 #' relative humidity and `SHT31HE` the temperature (a known issue of the
@@ -34,6 +37,7 @@
 #' reproduces the file's `Absolute_humidity` (Magnus formula) is used; a file
 #' with no row to decide on is read as `"swapped"`, with a warning.
 #'
+#' @eval missing_codes_rd("the SHT31 humidity and `Ref.RH`")
 #' @param path Paths of per-box CSV files, or one folder: its files named
 #'   `City_ID.csv`, such as `Antwerp_402B00.csv`, are read.
 #' @param keep_flags Flag codes whose values are kept, such as `"W"`.
@@ -101,11 +105,28 @@ read_senseurcity_box <- function(path, keep_flags, sht31, call) {
     if (!col %in% names(raw)) return(rep(NA_real_, nrow(raw)))
     as_number(raw[[col]], col, path, lines, call = call)
   }
+  # A flag of spaces, or NA (as R writes a missing value; read_csv_columns() reads it as NA), is
+  # no flag.
   flagged <- function(cols) {
     cols <- intersect(paste0(cols, "_flag"), names(raw))
-    Reduce(`|`, lapply(cols, function(f) !is.na(raw[[f]]) & !raw[[f]] %in% keep_flags),
-           rep(FALSE, nrow(raw)))
+    Reduce(`|`, lapply(cols, function(f) {
+      flag <- trimws(raw[[f]])
+      !is.na(flag) & nzchar(flag) & flag != "NA" & !flag %in% keep_flags
+    }), rep(FALSE, nrow(raw)))
   }
+  measures <- senseurcity_measures
+  if (senseurcity_sht31_swapped(value, sht31, path, call)) {
+    measures[c("temperature", "rh")] <- c("SHT31HE", "SHT31TE")
+  }
+  # From here value() reads `raw` with codes and impossible humidities set to NA.
+  as_read <- raw
+  raw <- blank_file_values(raw, intersect(c(measures, "latitude", "longitude"), names(raw)), path,
+                           rh_columns = intersect(measures[c("rh", "ref_rh")], names(raw)), call = call)
+  # Absolute humidity and the dew point deficit are computed from the SHT31 readings: a flag
+  # there voids them, and so does a reading set to NA.
+  sht31_void <- Reduce(`|`, lapply(intersect(c("SHT31TE", "SHT31HE"), names(raw)),
+                                   function(col) is.na(raw[[col]]) & !is.na(as_read[[col]])),
+                       flagged(c("SHT31TE", "SHT31HE")))
   stem <- sub("\\.csv(\\.gz)?$", "", basename(path), ignore.case = TRUE)
   named <- grepl("^[A-Za-z]+_[^_]+$", stem)
   out <- list(
@@ -116,14 +137,9 @@ read_senseurcity_box <- function(path, keep_flags, sht31, call) {
     latitude = value("latitude"),
     longitude = value("longitude")
   )
-  measures <- senseurcity_measures
-  if (senseurcity_sht31_swapped(value, sht31, path, call)) {
-    measures[c("temperature", "rh")] <- c("SHT31HE", "SHT31TE")
-  }
-  sht31_flags <- flagged(c("SHT31TE", "SHT31HE"))
   for (name in names(measures)) {
     x <- value(measures[[name]])
-    invalid <- if (name %in% c("abs_humidity", "dew_point_deficit")) sht31_flags else flagged(measures[[name]])
+    invalid <- if (name %in% c("abs_humidity", "dew_point_deficit")) sht31_void else flagged(measures[[name]])
     x[invalid] <- NA_real_
     out[[name]] <- x
   }
@@ -140,7 +156,8 @@ senseurcity_sht31_swapped <- function(value, sht31, path, call) {
   if (all(is.na(te)) && all(is.na(he))) return(TRUE)
   absolute <- function(t, rh) 216.7 * rh / 100 * 6.112 * exp(17.62 * t / (243.12 + t)) / (t + 273.15)
   # Above -60 either column keeps the formula finite; below it neither is a temperature.
-  usable <- is.finite(te) & is.finite(he) & is.finite(ah) & te > -60 & he > -60
+  # Absolute humidity is never negative (a -999 code is).
+  usable <- is.finite(te) & is.finite(he) & is.finite(ah) & te > -60 & he > -60 & ah >= 0
   if (!any(usable)) {
     cli::cli_warn(c("File {.file {path}} has no row with {.val SHT31TE}, {.val SHT31HE} and {.val Absolute_humidity} to tell temperature from humidity.",
                     i = "Read as {.code sht31 = \"swapped\"} (releases v1 and v2); set {.arg sht31} to choose."),

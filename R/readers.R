@@ -12,6 +12,7 @@
 #' and `n`; the pre-computed channel average `A_B_Avg` is not returned. A
 #' sensor given twice for a day gives a warning, as in [read_purpleair()].
 #'
+#' @eval missing_codes_rd("`humidity_a`")
 #' @param path Path to the CSV file.
 #' @return A tibble sorted by `site` and `date`, with columns `date`
 #'   (Date), `site` (the PurpleAir `sensor_index`, character), `pa_a`, `pa_b`
@@ -30,12 +31,11 @@
 read_purpleair_aqs <- function(path) {
   raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
                                   "humidity_a", "temp_Celsius", "dewPoint", "n"))
+  raw <- blank_file_values(raw, c("conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b", "humidity_a", "temp_Celsius",
+                                  "dewPoint", "n"), path, rh_columns = "humidity_a")
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
+  check_filled(raw, "sensor_index", path)
   site <- trimws(raw$sensor_index)
-  no_site <- which(is.na(site) | !nzchar(site))
-  if (length(no_site) > 0L) {
-    cli::cli_abort("Column {.val sensor_index} of {.file {path}} is empty in {row_at(no_site[1], attr(raw, 'line'))}.")
-  }
   out <- data.frame(
     date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE, lines = attr(raw, "line")),
     site = site,
@@ -82,18 +82,27 @@ read_purpleair_aqs <- function(path) {
 #' in hours that box did not report). `box_1_id` and `box_2_id` say which box
 #' each column holds at that station. Stations R801, R802 and R804 have two
 #' boxes, so at those stations `box_1` and `box_2` are two co-located sensors
-#' of the same quantity.
+#' of the same quantity. A station that had more than two boxes over the
+#' record (a box replaced, or moved in) gets `box_3`, `box_3_id` and so on:
+#' there are as many box columns as the station with most boxes has, and at
+#' least two (none of the nine Antwerp stations has more than two).
 #'
 #' Two rows of a file for the same station (or box, or reference station) and
 #' hour count once if they are exact copies, and are an error otherwise: which
-#' one is right is unknown.
+#' one is right is unknown. These are errors naming the row and line too: a
+#' box reading without its box ID (`lcs1_pm25` given, `lcs1_id` empty), the
+#' same box in both `lcs1_id` and `lcs2_id` of a row, an empty `station` or
+#' `ID`, and a time that is not the start of an hour (`2020-07-01T00:30:00Z`;
+#' the tables are hourly).
 #'
+#' @eval missing_codes_rd()
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
 #' @return A tibble sorted by `station` and `date`, with columns `date`
 #'   (POSIXct, UTC, start of the hour), `station` (such as `"ANT_REF_R801"`),
-#'   `box_1`, `box_2` (box PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3),
-#'   `ref_pm10`, `box_1_id` and `box_2_id`.
+#'   `box_1`, `box_2` (box PM2.5, ug/m3; `box_3` and on where a station had
+#'   more boxes), `ref` (reference PM2.5, ug/m3), `ref_pm10`, `box_1_id` and
+#'   `box_2_id` (and on).
 #' @export
 #' @examples
 #' dir <- tempfile()
@@ -122,16 +131,52 @@ senseurcity_colocated <- function(dir, call) {
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"), call = call)
   raw <- drop_repeated_rows(raw, c("station", "date"), path, call)
+  raw <- blank_file_values(raw, c("ref_pm25", "ref_pm10", "lcs1_pm25", "lcs2_pm25"), path, call = call)
   lines <- attr(raw, "line")
+  check_filled(raw, "station", path, call = call)
   num <- function(col) as_number(raw[[col]], col, path, lines, call)
   date <- parse_time(raw$date, "%Y-%m-%dT%H:%M:%SZ", "date", path, lines = lines, call = call)
+  check_hour_starts(date, raw$date, "date", path, lines, call)
   ref <- num("ref_pm25")
   ref_pm10 <- num("ref_pm10")
+  box <- lapply(c(lcs1 = "lcs1_id", lcs2 = "lcs2_id"), function(col) trimws(raw[[col]]))
+  pm25 <- lapply(c(lcs1 = "lcs1_pm25", lcs2 = "lcs2_pm25"), num)
+  check_colocated_boxes(box, pm25, raw, path, lines, call)
   long <- lapply(c("lcs1", "lcs2"), function(slot) {
-    data.frame(station = raw$station, date = date, box = raw[[paste0(slot, "_id")]],
-               pm25 = num(paste0(slot, "_pm25")), ref = ref, ref_pm10 = ref_pm10)
+    data.frame(station = raw$station, date = date, box = box[[slot]], pm25 = pm25[[slot]],
+               ref = ref, ref_pm10 = ref_pm10)
   })
   do.call(rbind, long)
+}
+
+# Each reading of a co-location table must name its box, and the two boxes of a row must differ:
+# otherwise whose reading it is is unknown (it was dropped, or one of the two, silently).
+check_colocated_boxes <- function(box, pm25, raw, path, lines, call) {
+  for (slot in names(box)) {
+    nameless <- which(is.na(box[[slot]]) & !is.na(pm25[[slot]]))
+    if (length(nameless) > 0L) {
+      cli::cli_abort(c("Column {.val {slot}_id} of {.file {path}} is empty in {row_at(nameless[1], lines)}, whose {.val {slot}_pm25} is {pm25[[slot]][nameless[1]]}: which box read it is unknown.",
+                       i = "{length(nameless)} row{?s} {?has/have} a reading without a box. Give the box ID, or remove the reading."),
+                     call = call)
+    }
+  }
+  same <- which(!is.na(box$lcs1) & !is.na(box$lcs2) & box$lcs1 == box$lcs2)
+  if (length(same) > 0L) {
+    row <- same[1]
+    cli::cli_abort(c("File {.file {path}}, {row_at(row, lines)}, station {raw$station[row]}: box {.val {box$lcs1[row]}} is in both {.val lcs1_id} and {.val lcs2_id}, with readings {.val {raw$lcs1_pm25[row]}} and {.val {raw$lcs2_pm25[row]}}; which is the box's is unknown.",
+                     i = "{length(same)} row{?s} {?names/name} one box twice. Correct the IDs, or remove one of the two readings."),
+                   call = call)
+  }
+}
+
+# The hourly tables stamp each row with the start of its hour; a time within an hour (00:30)
+# belongs to data of another spacing, which would be paired as if hourly.
+check_hour_starts <- function(time, text, col, path, lines, call) {
+  within <- which(as.numeric(time) %% 3600 != 0)
+  if (length(within) == 0L) return(invisible())
+  cli::cli_abort(c("Column {.val {col}} of {.file {path}} must hold the starts of hours: {row_at(within[1], lines)} is {.val {text[within[1]]}}.",
+                   i = "{length(within)} time{?s} {?is/are} not on the hour. The table must be hourly: average finer data to hours first, each stamped with its hour's start."),
+                 call = call)
 }
 
 # Long table from the box and reference tables, paired by station and hour.
@@ -142,10 +187,16 @@ senseurcity_join <- function(dir, call) {
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"), call = call)
   lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path, call)
   ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path, call)
+  lcs <- blank_file_values(lcs, "PMS_PM25", lcs_path, call = call)
+  ref <- blank_file_values(ref, c("PM2.5", "PM10"), ref_path, call = call)
+  check_filled(lcs, "ID", lcs_path, call = call)
+  check_filled(ref, "ID", ref_path, call = call)
   lcs_date <- parse_time(lcs$date, "%Y-%m-%dT%H:%M:%SZ", "date", lcs_path, lines = attr(lcs, "line"),
                         call = call)
   ref_date <- parse_time(ref$datetime, "%Y-%m-%dT%H:%M:%SZ", "datetime", ref_path,
                          lines = attr(ref, "line"), call = call)
+  check_hour_starts(lcs_date, lcs$date, "date", lcs_path, attr(lcs, "line"), call)
+  check_hour_starts(ref_date, ref$datetime, "datetime", ref_path, attr(ref, "line"), call)
   ref_row <- match(paste(lcs$Location.ID, as.numeric(lcs_date)),
                    paste(ref$ID, as.numeric(ref_date)))
   at_ref <- !is.na(ref_row)
@@ -208,17 +259,19 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' `ref_pm25`.
 #'
 #' The meteorological covariates are taken from the sensor units, not the
-#' reference site: each is the mean over the units reporting in that hour.
+#' reference site: each is the mean over the units reporting in that hour (a
+#' missing-value code or an impossible humidity counts as not reporting).
 #'
 #' `date` is in UTC. Calendar days, such as the 24-hour means of
 #' [sensor_performance()], are taken in the column's time zone; for days in
 #' local standard time, as in EPA's evaluations, set
 #' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
 #'
-#' @param path Path to the CSV file.
 #' An hour that repeats in the file gives a warning (the repeats would weigh
 #' twice in a fit).
 #'
+#' @eval missing_codes_rd("`RT0k_rh`, before the mean over units")
+#' @param path Path to the CSV file.
 #' @return A tibble with one row per hour in file order, with columns
 #'   `date` (POSIXct, UTC, start of the hour), `rt01`, `rt02`, `rt03` (unit
 #'   PM2.5, ug/m3), `ref` (reference PM2.5, ug/m3), `temperature` (deg C), `rh`
@@ -237,6 +290,8 @@ read_toucan <- function(path) {
   measures <- c("pm25", "temp", "rh", "dp")
   unit_cols <- paste(rep(units, each = length(measures)), measures, sep = "_")
   raw <- read_csv_columns(path, c("time_lst_utc-5", unit_cols, "ref_pm25"))
+  # Before the means over units, which would take a -999 in.
+  raw <- blank_file_values(raw, c(unit_cols, "ref_pm25"), path, rh_columns = paste0(units, "_rh"))
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,

@@ -146,3 +146,21 @@ test_that("read_aqs() names what is wrong with a file", {
   expect_error(read_aqs(write_tmp(bad, "e.csv")), "Sample Measurement.*row 3 \\(line 4\\)",
                class = "rlang_error")
 })
+
+test_that("read_aqs() reads missing-value codes as NA and keeps small negative readings", {
+  lines <- c(hourly_header,
+             hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), -2.1),
+             hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "01:00"), c("2023-01-01", "09:00"), "-999.0"))
+  path <- write_tmp(lines, "hourly_88101_2023.csv")
+  expect_warning(out <- read_aqs(path),
+                 "Column \"Sample Measurement\": 1 value, row 2 \\(line 3\\) is -999\\.",
+                 class = "ncam_warning_missing_code")
+  expect_identical(out$value, c(-2.1, NA))
+  # Rows left out by `site` are not counted; rows are those kept.
+  other <- c(lines[1], hourly_row("06", "065", "0012", "88101", 1, c("2023-01-01", "00:00"),
+                                  c("2023-01-01", "08:00"), -9999), lines[3])
+  expect_warning(out <- read_aqs(write_tmp(other, "h2.csv"), site = "06-037-1103"),
+                 "1 value is a missing-value code.*row 1 \\(line 3\\) is -999\\.",
+                 class = "ncam_warning_missing_code")
+  expect_identical(out$value, NA_real_)
+})

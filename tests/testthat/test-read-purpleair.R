@@ -125,3 +125,22 @@ test_that("read_purpleair() warns when a sensor reads the same time twice", {
   expect_warning(out <- read_purpleair(c(path, path)), "row 4 \\(sensor 131611\\)")
   expect_identical(nrow(out), 6L)
 })
+
+test_that("read_purpleair() reads missing-value codes and impossible humidities as NA", {
+  lines <- c(api_lines[1],
+             "1682946000,131611,41,-999,7.9,-9999,7.5,7.9",    # codes, in deg F and ug/m3
+             "1682949600,131611,250,-4,9.2,9.0,8.8,-0.3",      # an impossible humidity
+             "1682953200,131611,103,50,9.2,9.0,8.8,8.6")       # 103 % is a sensor's reading
+  path <- write_csv_tmp(lines, "codes.csv")
+  expect_warning(
+    expect_warning(out <- read_purpleair(path),
+                   "2 values are missing-value codes.*Column \"pm2.5_cf_1_b\": 1 value, row 1 \\(line 2\\) is -9999\\..*Column \"temperature\": 1 value, row 1 \\(line 2\\) is -999\\.",
+                   class = "ncam_warning_missing_code"),
+    "Column \"humidity\" \\(possible: -10 to 110\\): 1 value, row 2 \\(line 3\\) is 250\\.",
+    class = "ncam_warning_impossible_value")
+  # Before, -999 deg F came back as -572.8 deg C.
+  expect_equal(out$temperature, c(NA, (-4 - 32) * 5 / 9, 10), tolerance = 1e-12)
+  expect_identical(out$pm25_cf1_b, c(NA, 9, 9))
+  expect_identical(out$pm25_atm_b, c(7.9, -0.3, 8.6))
+  expect_identical(out$rh, c(41, NA, 103))
+})

@@ -200,3 +200,36 @@ test_that("read_senseurcity() refuses an `average` shorter than the minutes it r
   # At one minute each reading is its own mean.
   expect_equal(read_senseurcity(path, average = "1 min")$pms_pm25_atm, 10 + seq_along(minutes))
 })
+
+test_that("read_senseurcity(): blank flags, and NA as R writes it, mark valid values", {
+  dir <- withr::local_tempdir()
+  lines <- box_lines(0:4, t = 18, rh = 60)
+  # 5325CAT_flag: a space, NA, " W " (spaces around a code), E, and empty.
+  lines[2:5] <- mapply(sub, ",,,,,,,20", c(", ,,,,,,20", ",NA,,,,,,20", ", W ,,,,,,20", ",E,,,,,,20"),
+                       lines[2:5])
+  path <- write_box(lines, "Antwerp_40AAAA.csv", dir)
+  pm <- 10 + 1:5
+  expect_identical(read_senseurcity(path)$pms_pm25_atm, c(pm[1:2], NA, NA, pm[5]))
+  expect_identical(read_senseurcity(path, keep_flags = "W")$pms_pm25_atm, c(pm[1:3], NA, pm[5]))
+})
+
+test_that("read_senseurcity() reads missing-value codes and impossible humidities as NA", {
+  dir <- withr::local_tempdir()
+  t <- c(18, 18.5, -5, 19)
+  rh <- c(60, 250, 57, 55)
+  pm <- c(-999, 12, -0.5, 14)
+  path <- write_box(box_lines(0:3, t = t, rh = rh, pm = pm), "Antwerp_40AAAA.csv", dir)
+  expect_warning(
+    expect_warning(out <- read_senseurcity(path),
+                   "1 value is a missing-value code.*Column \"5325CAT\": 1 value, row 1 \\(line 2\\) is -999\\.",
+                   class = "ncam_warning_missing_code"),
+    "Column \"SHT31TE\" \\(possible: -10 to 110\\): 1 value, row 2 \\(line 3\\) is 250\\.",
+    class = "ncam_warning_impossible_value")
+  expect_identical(out$pms_pm25_atm, c(NA, 12, -0.5, 14))
+  expect_identical(out$pms_pm25_cf1, pm + 0.5)  # -998.5 is no code
+  expect_identical(out$temperature, t)
+  expect_identical(out$rh, c(60, NA, 57, 55))
+  # Computed from the SHT31 humidity, they go with it.
+  expect_identical(is.na(out$abs_humidity), c(FALSE, TRUE, FALSE, FALSE))
+  expect_identical(out$dew_point_deficit, c(5, NA, 5, 5))
+})

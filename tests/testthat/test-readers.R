@@ -243,3 +243,98 @@ test_that("errors from the Antwerp reader's steps name read_senseurcity_antwerp(
   err <- tryCatch(read_senseurcity_antwerp(dir, source = "join"), error = identity)
   expect_identical(rlang::call_name(err$call), "read_senseurcity_antwerp")
 })
+
+test_that("read_purpleair_aqs() and read_toucan() read missing-value codes as NA, not as numbers", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-01,-999,8.15,8.0,8.3,-50,-3.5,-9.2,24",
+                            "9,2022-01-02,-1.2,7.05,7.1,7.0,55,10.1,1.4,23"))
+  expect_warning(
+    expect_warning(out <- read_purpleair_aqs(path), "Column \"conc\": 1 value, row 1 \\(line 2\\) is -999\\.",
+                   class = "ncam_warning_missing_code"),
+    "Column \"humidity_a\" \\(possible: -10 to 110\\): 1 value, row 1 \\(line 2\\) is -50\\.",
+    class = "ncam_warning_impossible_value")
+  expect_identical(out$ref, c(NA, -1.2))
+  expect_identical(out$rh, c(NA, 55))
+  expect_identical(out$temperature, c(-3.5, 10.1))
+  expect_identical(out$dew_point, c(-9.2, 1.4))
+
+  # Unit RT02 writes -999 for its weather; RT03's humidity is impossible. Each mean is over the
+  # units with a reading (before, RT02's -999 gave a temperature of -316.3).
+  path <- write_lines_tmp(c(toucan_header(),
+                            "2019-08-01T19:00,4,25,70,19,5,-999,-999,-999,3,26,250,18,7.5,24",
+                            "2019-08-01T20:00,4,25,70,19,-9999,25.5,71,19.5,3,26,72,18,8,23"),
+                          name = "codes.csv")
+  expect_warning(
+    expect_warning(out <- read_toucan(path),
+                   "4 values are missing-value codes.*RT02_pm25.*row 2 \\(line 3\\) is -9999.*RT02_temp.*row 1 \\(line 2\\) is -999",
+                   class = "ncam_warning_missing_code"),
+    "Column \"RT03_rh\".*row 1 \\(line 2\\) is 250", class = "ncam_warning_impossible_value")
+  expect_identical(out$rt02, c(5, NA))
+  expect_identical(out$temperature, c(mean(c(25, 26)), mean(c(25, 25.5, 26))))
+  expect_identical(out$rh, c(70, mean(c(70, 71, 72))))
+  expect_identical(out$dew_point, c(mean(c(19, 18)), mean(c(19, 19.5, 18))))
+})
+
+test_that("read_senseurcity_antwerp() refuses readings it cannot place, and times within hours", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "REF_colocated_hourly_all_stations.csv")
+  colocated <- function(...) writeLines(c(colocated_header, ...), path)
+  # A reading without its box (before: dropped, 0 rows back).
+  colocated("ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,,11.9,,")
+  expect_error(read_senseurcity_antwerp(dir),
+               "\"lcs1_id\".*empty in row 1 \\(line 2\\), whose \"lcs1_pm25\" is 11.9", class = "rlang_error")
+  # One box in both slots (before: 10.4 dropped).
+  colocated("ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14,4043B1,12,40499C,11",
+            "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,40499C,10.4")
+  expect_error(read_senseurcity_antwerp(dir),
+               "row 2 \\(line 3\\), station ANT_REF_R801: box \"40499C\" is in both \"lcs1_id\" and \"lcs2_id\", with readings \"11.9\" and \"10.4\".*1 row names one box twice",
+               class = "rlang_error")
+  # A time within the hour: the tables are hourly.
+  colocated("ANT_REF_R801,2020-07-01T00:30:00Z,7.5,13.1,40499C,11.9,4043B1,10.4")
+  expect_error(read_senseurcity_antwerp(dir), "\"date\".*starts of hours: row 1 \\(line 2\\) is \"2020-07-01T00:30:00Z\"",
+               class = "rlang_error")
+  colocated(",2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4")
+  expect_error(read_senseurcity_antwerp(dir), "\"station\".*empty in row 1 \\(line 2\\)", class = "rlang_error")
+  # A missing-value code is no reading; an empty box ID beside no reading is a one-box station.
+  colocated("ANT_REF_AL01,2020-07-01T00:00:00Z,6,10.2,4047E5,-999,,",
+            "ANT_REF_AL01,2020-07-01T01:00:00Z,6.5,-999,4047E5,9.8,,")
+  expect_warning(out <- read_senseurcity_antwerp(dir), "2 values are missing-value codes",
+                 class = "ncam_warning_missing_code")
+  expect_identical(out$box_1, 9.8)
+  expect_identical(out$ref_pm10, NA_real_)
+
+  # The joined tables: a box without ID, a time within the hour.
+  writeLines(c("ID,date,Location.ID,PMS_PM25", ",2020-07-01T00:00:00Z,ANT_REF_R801,11.9"),
+             file.path(dir, "LCS_df_all.csv.gz"))
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:00:00Z,13.1,7.5"),
+             file.path(dir, "ref_df_all.csv"))
+  expect_error(read_senseurcity_antwerp(dir, source = "join"), "\"ID\" of .*LCS_df_all.*empty in row 1 \\(line 2\\)",
+               class = "rlang_error")
+  writeLines(c("ID,date,Location.ID,PMS_PM25", "Antwerp_40499C,2020-07-01T00:00:00Z,ANT_REF_R801,11.9"),
+             file.path(dir, "LCS_df_all.csv.gz"))
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:59:00Z,13.1,7.5"),
+             file.path(dir, "ref_df_all.csv"))
+  expect_error(read_senseurcity_antwerp(dir, source = "join"), "\"datetime\".*row 1 \\(line 2\\) is \"2020-07-01T00:59:00Z\"",
+               class = "rlang_error")
+})
+
+test_that("read_senseurcity_antwerp() gives a station's third box its own columns, as documented", {
+  dir <- withr::local_tempdir()
+  # Box 4043B1 is replaced by 4049ZZ at R801 in the second hour.
+  writeLines(c(colocated_header,
+               "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
+               "ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14,40499C,12.2,4049ZZ,11",
+               "ANT_REF_AL01,2020-07-01T00:00:00Z,6,10.2,4047E5,9.8,,"),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  out <- read_senseurcity_antwerp(dir)
+  expect_named(out, c("date", "station", "box_1", "box_2", "box_3", "ref", "ref_pm10",
+                      "box_1_id", "box_2_id", "box_3_id"))
+  # IDs in alphabetical order: 4043B1, 40499C, 4049ZZ.
+  expect_identical(out$box_1_id, c("4047E5", "4043B1", "4043B1"))
+  expect_identical(out$box_3_id, c(NA, "4049ZZ", "4049ZZ"))
+  expect_identical(out$box_1, c(9.8, 10.4, NA))
+  expect_identical(out$box_2, c(NA, 11.9, 12.2))
+  expect_identical(out$box_3, c(NA, NA, 11))
+  help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("ncam")[["read_senseurcity_antwerp.Rd"]])), collapse = " ")
+  expect_match(help, "box_3", fixed = TRUE)
+})

@@ -1,0 +1,78 @@
+# join_reference(): missing-value codes in the readings, and the type of the time column it
+# gives back. Expected values are hand computations on small series.
+
+utc <- function(x, tz = "UTC") as.POSIXct(x, tz = tz)
+
+test_that("join_reference() reads missing-value codes as NA, naming the table, column and rows", {
+  minutes <- utc("2024-03-01 00:00") + 60 * (0:59)
+  pm <- 10 + (0:59) %% 3
+  pm[17] <- -999
+  pm[30] <- -0.4  # a small negative reading is real, and kept
+  reference <- data.frame(date = minutes[1], ref = 9)
+  expect_warning(out <- join_reference(data.frame(date = minutes, pm = pm), reference),
+                 "`sensors`: 1 value is a missing-value code.*Column \"pm\": 1 value, row 17 is -999\\.",
+                 class = "ncam_warning_missing_code")
+  # 59 readings of 60 pass the completeness threshold; before, the mean took -999 in (-6.8).
+  expect_equal(out$pm, sum(pm[-17]) / 59, tolerance = 1e-12)
+  expect_identical(out$ref, 9)
+
+  # Codes of both tables, in several columns; keys and times are not readings.
+  sensors <- data.frame(date = minutes, site = -999, a = c(-9999, -99999, rep(1, 58)),
+                        b = c(rep(2, 59), -999.9))
+  reference <- data.frame(date = minutes[1] + c(0, 3600), site = -999, ref = c(-999999, 8))
+  warnings <- capture_warnings(out <- join_reference(sensors, reference, keys = "site", completeness = 0))
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "`sensors`: 3 values are missing-value codes")
+  expect_match(warnings[1], "Column \"a\": 2 values, row 1 is -9999, row 2 is -99999\\.")
+  expect_match(warnings[1], "Column \"b\": 1 value, row 60 is -999\\.9\\.")
+  expect_match(warnings[2], "`reference`: 1 value is a missing-value code.*Column \"ref\": 1 value, row 1 is -999999\\.")
+  expect_identical(out$site, -999)
+  expect_identical(c(out$a, out$b, out$ref), c(1, 2, NA))
+
+  # The nearest-time join passes columns through, but for the codes.
+  expect_warning(near <- join_reference(sensors[1:2, c("date", "b")], reference[c("date", "ref")],
+                                        average = NULL, tolerance = "5 min"),
+                 "`reference`.*row 1 is -999999", class = "ncam_warning_missing_code")
+  expect_identical(near$ref, c(NA_real_, NA_real_))
+  expect_identical(near$date_ref, rep(minutes[1], 2))
+  # Values near a code, and -99, are readings.
+  kept <- c(-99, -998, -999.5, -1000, 999, 9999)
+  expect_no_warning(near <- join_reference(data.frame(date = minutes[1:6], x = kept),
+                                           data.frame(date = minutes[1:6], y = rev(kept)),
+                                           average = NULL, tolerance = 1))
+  expect_identical(near$y, rev(kept))
+})
+
+test_that("a Date time column stays a Date where the periods are whole days", {
+  days <- as.Date("2024-03-01") + 0:13
+  sensors <- data.frame(date = days, pm = as.numeric(1:14))
+  reference <- data.frame(date = days, ref = as.numeric(101:114))
+  daily <- join_reference(sensors, reference, average = "1 day")
+  expect_identical(daily$date, days)
+  expect_identical(daily$pm, as.numeric(1:14))
+  expect_identical(daily$ref, as.numeric(101:114))
+  # Periods of 7 days start on multiples of 7 days since 1970-01-01 (a Thursday).
+  weekly <- join_reference(sensors, reference, average = "7 days")
+  starts <- as.Date(floor(as.numeric(days) / 7) * 7, origin = "1970-01-01")
+  expect_identical(weekly$date, unique(starts))
+  means <- as.numeric(tapply(1:14, as.numeric(starts), mean))
+  means[tabulate(match(starts, unique(starts))) < 0.75 * 7] <- NA  # completeness
+  expect_identical(weekly$pm, means)
+  # Sensors given as date-times stay date-times, beside a daily reference.
+  hours <- utc("2024-03-01 00:00") + 3600 * (0:47)
+  by_hour <- join_reference(data.frame(date = hours, pm = 1), reference, average = "1 day")
+  expect_identical(by_hour$date, utc("2024-03-01 00:00") + 86400 * (0:1))
+
+  # Nearest times: each table's column keeps its type.
+  near <- join_reference(sensors, reference, average = NULL, tolerance = "1 hour")
+  expect_identical(near$date, days)
+  expect_identical(near$date_ref, days)
+  near <- join_reference(data.frame(date = hours[c(1, 26)], pm = 1:2), reference,
+                         average = NULL, tolerance = "2 hours")
+  expect_identical(near$date, hours[c(1, 26)])
+  expect_identical(near$date_ref, days[c(1, 2)])
+  near <- join_reference(sensors[1:2, ], data.frame(date = hours[c(2, 25)], ref = 1:2),
+                         average = NULL, tolerance = "2 hours")
+  expect_identical(near$date, days[1:2])
+  expect_identical(near$date_ref, hours[c(2, 25)])
+})
