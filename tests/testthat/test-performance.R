@@ -765,8 +765,11 @@ test_that("repeated times without `unit` suggest naming the unit column", {
   expect_error(sensor_performance(two, "est", "ref"),
                "repeats a time in rows 49, 50.*without `unit`.*name the column that tells them apart in `unit`",
                class = "rlang_error")
-  skip_if_not_installed("dplyr")
-  grouped <- dplyr::group_by(two, site)
+  # A grouped tibble as dplyr::group_by(two, site) makes it (dplyr is not among the package's
+  # dependencies): class grouped_df, the groups in attribute "groups".
+  grouped <- tibble::as_tibble(two)
+  attr(grouped, "groups") <- tibble::new_tibble(list(site = c("a", "b"), .rows = list(1:48, 49:96)), nrow = 2L)
+  class(grouped) <- c("grouped_df", class(grouped))
   expect_error(sensor_performance(grouped, "est", "ref"),
                "grouped by site, but groups are not read: give `unit = \"site\"`",
                class = "rlang_error")
