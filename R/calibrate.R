@@ -39,7 +39,9 @@ max_calibration_scores <- 1e7
 #'   model's own with a finite-sample correction, and cannot correct a model
 #'   that is wrong. Only `"split"` learns from real labels.
 #' * `"mc_empirical"` (MC-CP Empirical): each pseudo-label is the reading of one
-#'   observed sensor of the row, drawn uniformly (in the model scale).
+#'   observed sensor of the row, drawn uniformly (in the model scale). Raw readings, biases
+#'   and all: the scores measure how much the sensors disagree, so with biased sensors the
+#'   intervals are far wider than their level needs.
 #' * `"sensor_anchored"`: scores are
 #'   \eqn{|(b_{ij} - c_j(X_i)) / a_j(X_i) - \mu_i| / \hat\sigma_{i,pred}}{|(b_ij - c_j) / a_j - mu_i| / sd_pred_i}
 #'   pooled over rows and observed sensors, with the ordinary split-conformal
@@ -210,10 +212,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                      i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
-    if (correction_given) {
-      cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                       i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
-    }
+    if (correction_given) cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                                           i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
     # One score per label: the Stutz threshold with m = 1 is split conformal.
     m <- 1L
     correction <- "stutz"

@@ -65,8 +65,11 @@
 #'   by how much units differ (empirical Bayes, allowing for the lag-1 autocorrelation of a
 #'   unit's rows in the order of `data`), becomes the unit's offset: [predict.ncam()] adds it
 #'   to the unit's estimates and its variance to their intervals. A unit without reference
-#'   rows (or `NA`) gets no offset and the between-unit variance in its intervals, with a
-#'   warning of class `ncam_warning_unknown_unit` naming it. The reference's noise, learned
+#'   rows (or `NA`) gets no offset and in its intervals the between-unit variance times
+#'   \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K units' biases), with a
+#'   warning of class `ncam_warning_unknown_unit` naming it. A known unit's `offset_sd` counts
+#'   the noise of its co-location rows alone: where the model's error at a unit changes from
+#'   period to period, offsets err by more than it says (`bench/unit_offsets_sim.R`). The reference's noise, learned
 #'   without units, keeps the spread between them: `"prediction"` intervals of known units
 #'   are then conservative where units differ much (99.6 % at 90 % for units biased by -3 to 3
 #'   in the package's tests; 91 % on PurpleAir's later days);

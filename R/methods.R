@@ -24,7 +24,8 @@
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
 #'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
 #'   rows `n`, `mean_difference`, shrunk `offset` and `offset_sd`, the between-unit variance
-#'   `tau2` and the lag-1 autocorrelation `rho`; see [ncam()]); `coef()` a named
+#'   `tau2`, the variance `new_unit_variance` of a unit without reference rows and the lag-1
+#'   autocorrelation `rho`; see [ncam()]); `coef()` a named
 #'   list (head, layer) of weight matrices and bias vectors; `logLik()` a `logLik` object;
 #'   `fitted()` a numeric vector; `residuals()` a matrix; `nobs()` an integer.
 #' @examples

@@ -46,7 +46,9 @@ check_offset_units <- function(unit_of_row, unit, call) {
 # estimate), shrunk towards 0 by tau2 / (tau2 + its noise variance). The noise is the pooled
 # variance around the units' means over each unit's effective number of rows (n (1 - rho) /
 # (1 + rho) for the pooled lag-1 autocorrelation rho, at least 0); tau2, the variance between
-# units, is the mean squared unit mean less the mean noise (at least 0).
+# units, is the squared unit means summed over K - 1 less the mean noise (at least 0): the
+# pooled model, fitted to these units' reference rows, has absorbed their mean bias, so the
+# means scatter around it with K - 1 degrees of freedom.
 shrunk_offsets <- function(difference, unit_of_row) {
   unit_names <- unique(unit_of_row)
   code <- match(unit_of_row, unit_names)
@@ -60,11 +62,13 @@ shrunk_offsets <- function(difference, unit_of_row) {
   lagged <- centred[ordered]
   rho <- if (degrees > 1L) min(max(sum((lagged[-1] * lagged[-length(lagged)])[same_unit]) / sum(centred^2), 0), 0.99) else 0
   noise <- if (is.finite(within)) within * (1 + rho) / ((1 - rho) * n) else rep(Inf, length(n))
-  tau2 <- max(0, mean(means^2) - mean(noise))
+  tau2 <- max(0, sum(means^2) / max(1, length(means) - 1L) - mean(noise))
   shrink <- if (tau2 > 0) tau2 / (tau2 + noise) else rep(0, length(n))
   table <- data.frame(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
                       offset_sd = sqrt(shrink * noise), stringsAsFactors = FALSE)
-  list(table = table, tau2 = tau2, rho = rho)
+  # A unit without reference rows differs from the pooled model, which sits at the mean of the
+  # K units' biases, by tau2 (1 + 1 / K).
+  list(table = table, tau2 = tau2, rho = rho, new_unit_variance = tau2 * (1 + 1 / length(means)))
 }
 
 # `unit` needs reference readings at enough units among `rows` (the training and validation
@@ -112,7 +116,9 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
   own <- !reference_used
   warn_unknown_units(units[own], hit[own], offsets$unit, call)
   shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
-  extra <- ifelse(is.na(hit), offsets$tau2, offsets$table$offset_sd[hit]^2)
+  # Fits saved before new_unit_variance was kept have tau2 alone.
+  unknown_variance <- if (is.null(offsets$new_unit_variance)) offsets$tau2 else offsets$new_unit_variance
+  extra <- ifelse(is.na(hit), unknown_variance, offsets$table$offset_sd[hit]^2)
   post$mu[own] <- post$mu[own] + shift[own]
   post$var_post[own] <- post$var_post[own] + extra[own]
   post$var_pred[own] <- post$var_pred[own] + extra[own]

@@ -63,6 +63,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "too few calibration rows for the level: infinite intervals"),
   c("ncam_warning_heywood", "ncam_baseline(), predict()",
     "an error variance estimated at zero (a Heywood case); predict() repeats it for credible intervals"),
+  c("ncam_warning_few_training_rows", "predict() of ncam_baseline()",
+    "credible intervals of \"ivw\", \"factor\" or \"kalman\" fitted on fewer than 200 rows: too narrow"),
   c("ncam_warning_not_identified", "ncam_baseline()",
     "the pairwise differences do not identify every sensor's error variance"),
   c("ncam_warning_weak_gain", "ncam_baseline()",

@@ -349,3 +349,18 @@ test_that("kalman refuses repeated times in `order`, at the fit and in predict()
   o <- sample(20)
   expect_equal(predict(fit, toy[o, ]), predict(fit, toy[1:20, ])[o, ], ignore_attr = TRUE)
 })
+
+test_that("credible intervals from few training rows warn that they are too narrow", {
+  set.seed(4)
+  theta <- rnorm(600, 20, 5)
+  d <- data.frame(s1 = theta + rnorm(600, 0, 1), s2 = theta + rnorm(600, 0, 2), s3 = theta + rnorm(600, 0, 3))
+  for (method in c("ivw", "factor")) {
+    few <- suppressWarnings(ncam_baseline(s1 + s2 + s3 ~ 1, d, method, train = 1:50), classes = "ncam_warning_heywood")
+    expect_identical(few$nobs, 50L)
+    expect_warning(predict(few, d[51:60, ], interval = "credible"), "estimated from only 50 training rows",
+                   class = "ncam_warning_few_training_rows")
+    expect_no_warning(predict(few, d[51:60, ]))  # no interval, nothing to warn about
+    enough <- suppressWarnings(ncam_baseline(s1 + s2 + s3 ~ 1, d, method, train = 1:200), classes = "ncam_warning_heywood")
+    expect_no_warning(predict(enough, d[201:210, ], interval = "credible"), class = "ncam_warning_few_training_rows")
+  }
+})

@@ -39,13 +39,16 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   same <- labelled$site[-1] == labelled$site[-nrow(labelled)]
   rho <- max(0, sum((centred[-1] * centred[-length(centred)])[same]) / sum(centred^2))
   noise <- within * (1 + rho) / ((1 - rho) * n)
-  tau2 <- max(0, mean(means^2) - mean(noise))
+  # the pooled model absorbed the units' mean bias: K - 1 degrees of freedom
+  tau2 <- max(0, sum(means^2) / (length(means) - 1) - mean(noise))
   expect_equal(offsets$rho, rho)
   expect_equal(offsets$tau2, tau2)
   expect_equal(offsets$table$site, names(means))
   expect_equal(offsets$table$mean_difference, unname(as.vector(means)))
   expect_equal(offsets$table$offset, unname(as.vector(means * tau2 / (tau2 + noise))))
   expect_equal(offsets$table$offset_sd, unname(as.vector(sqrt(noise * tau2 / (tau2 + noise)))))
+  # a new unit's offset from the pooled model, which sits at the mean of the 5 units' biases
+  expect_equal(offsets$new_unit_variance, tau2 * (1 + 1 / 5))
   # The offsets follow the sites' biases (the sensors read high: the reference is lower).
   expect_gt(tau2, 1)
   expect_true(all(diff(offsets$table$offset[order(c(-3, -1, 0, 1.5, 3))]) < 0))
@@ -74,10 +77,11 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
                    class = "ncam_warning_unknown_unit")
     hit <- match(new$site, fit$unit_offsets$table$site)
     offset <- ifelse(is.na(hit), 0, fit$unit_offsets$table$offset[hit])
-    extra <- ifelse(is.na(hit), fit$unit_offsets$tau2, fit$unit_offsets$table$offset_sd[hit]^2)
+    unknown_variance <- fit$unit_offsets$tau2 * (1 + 1 / nrow(fit$unit_offsets$table))
+    extra <- ifelse(is.na(hit), unknown_variance, fit$unit_offsets$table$offset_sd[hit]^2)
     expect_equal(with_units$.pred, without$.pred + offset)
-    expect_equal(with_units$.pred_sd^2, without$.pred_sd^2 - fit$unit_offsets$tau2 + extra)
-    expect_equal(with_units$.post_sd^2, without$.post_sd^2 - fit$unit_offsets$tau2 + extra)
+    expect_equal(with_units$.pred_sd^2, without$.pred_sd^2 - unknown_variance + extra)
+    expect_equal(with_units$.post_sd^2, without$.post_sd^2 - unknown_variance + extra)
   }
   # Scored in chunks: one warning with the totals of the whole input, and the same numbers.
   many <- d[rep(seq_len(nrow(d)), length.out = 1000), ]
