@@ -62,8 +62,9 @@ evaluate_fusion <- function(pred, truth) {
   }
   values <- in_common_units(list(
     pred = estimate, truth = truth,
-    .pred_lower = if (is.data.frame(pred)) pred$.pred_lower,
-    .pred_upper = if (is.data.frame(pred)) pred$.pred_upper
+    # [[ ]], not $: a tibble warns about a column it lacks (predictions without an interval).
+    .pred_lower = if (is.data.frame(pred)) pred[[".pred_lower"]],
+    .pred_upper = if (is.data.frame(pred)) pred[[".pred_upper"]]
   ), prediction = if (is.data.frame(pred)) "{.field .pred}" else "{.arg pred}")
   estimate <- values$pred
   truth <- values$truth

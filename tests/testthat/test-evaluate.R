@@ -150,3 +150,10 @@ test_that("values with units are compared in the units of the predictions", {
   expect_error(evaluate_fusion(in_ug, ppb), "`truth` is in \"ppb\", which cannot be converted",
                class = "rlang_error")
 })
+
+test_that("predictions without interval columns (a tibble, as predict() gives) score without warnings", {
+  pred <- tibble::tibble(.pred = c(1, 2, 4))
+  expect_no_warning(out <- evaluate_fusion(pred, truth = c(1, 2, 3)))
+  expect_equal(out$rmse, sqrt(1 / 3))
+  expect_named(out, c("rmse", "mae", "n"))  # no interval, no interval metrics
+})
