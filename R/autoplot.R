@@ -36,8 +36,9 @@
 #'
 #' Missing values are left out of the picture and the caption says how many:
 #' in the series, each missing value breaks its own line (the others go on);
-#' in the scatter and coverage pictures, rows without both a reference value
-#' and an estimate.
+#' in the sensors picture, rows with a missing value among its columns; in the
+#' scatter and coverage pictures, rows without both a reference value and an
+#' estimate.
 #'
 #' @param object A fitted [ncam()] model.
 #' @param type Which picture; see the list above.

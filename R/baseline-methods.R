@@ -64,16 +64,17 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   tibble::new_tibble(lapply(out, unname), nrow = nrow(newdata))
 }
 
-# Below this many training rows, intervals that take the estimated error variances as known
-# cover clearly less than their level (0.84 or less at 0.9: bench/baseline_coverage.R).
+# With fewer training rows than this, intervals that take the estimated error variances as
+# known cover clearly less than their level (at 0.9: 0.80-0.84 with 200 rows, 0.60-0.70 with
+# 50; bench/baseline_coverage.R and ?ncam_baseline, which gives the figures per method).
 min_interval_training_rows <- 200L
 
 # The intervals of "ivw", "factor" and "kalman" treat the error variances estimated from the
 # training rows as known: with few rows they are too narrow.
 warn_few_training_rows <- function(object, call = parent.frame()) {
   if (!object$method %in% c("ivw", "factor", "kalman") || object$nobs >= min_interval_training_rows) return(invisible())
-  cli::cli_warn(c("These intervals take the sensors' error variances, estimated from only {object$nobs} training row{?s}, as known: they cover less often than their level (at 0.9, about 0.84 with 200 rows and 0.70 with 50 on data from the method's own model).",
-                  i = "Fit on more training rows (with 1000, about 0.89)."),
+  cli::cli_warn(c("These intervals take the sensors' error variances, estimated from only {object$nobs} training row{?s}, as known: they cover less often than their level (see {.topic ncam::ncam_baseline}, \"Intervals and the training rows\").",
+                  i = "Fit on more training rows."),
                 class = "ncam_warning_few_training_rows", call = call)
 }
 

@@ -95,7 +95,8 @@
 #'   (factor) and 0.68 (kalman) of the truth with 50 training rows, 0.84, 0.80
 #'   and 0.84 with 200, and 0.89 with 1000 (`bench/baseline_coverage.R`).
 #'   [predict.ncam_baseline()] warns (class `ncam_warning_few_training_rows`)
-#'   when it makes such intervals from a fit on fewer than 200 rows.
+#'   when it makes such intervals from a fit on fewer than
+#'   `r ncam:::min_interval_training_rows` rows.
 #'
 #' @param formula Sensors on the left as in [ncam()] (`a + b + c` or
 #'   `cbind(a, b, c)`, at least two sensors) and `~ 1` on the right: baselines

@@ -162,7 +162,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
-  correction_given <- !missing(correction)
+  if (!missing(correction) && !method %in% c("mc_model", "mc_empirical")) {
+    cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                     i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
+  }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
@@ -212,8 +215,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                      i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
-    if (correction_given) cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                                           i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
     # One score per label: the Stutz threshold with m = 1 is split conformal.
     m <- 1L
     correction <- "stutz"

@@ -19,11 +19,13 @@
 #' unit, that of the predictions when they carry units, else that of `truth`:
 #' `truth` in mg/m3 against predictions in ug/m3 is converted to ug/m3 (and
 #' interval bounds with units likewise), with a message, and units of another
-#' quantity (ppb against ug/m3) are an error. A side without units is taken to
-#' be in the other side's units as it stands, with a message saying so: the
-#' predictions of `predict()` are plain numbers in the units of the readings
-#' the model was fitted to, so `truth` with units beside them is compared as
-#' its numbers. The metrics are plain numbers in that unit.
+#' quantity (ppb against ug/m3) are an error. So are predictions and `truth` of
+#' which only one has units: the predictions of `predict()` are plain numbers in
+#' the units of the readings the model was fitted to, and `truth` in mg/m3
+#' beside them would be compared number for number. Give both units (such as
+#' `units::set_units(pred$.pred, "ug/m3")`) or neither. Interval bounds without
+#' units beside predictions with units are taken to be in their units, with a
+#' message. The metrics are plain numbers in that unit.
 #'
 #' @param pred A data frame from `predict()` (with column `.pred` and optionally
 #'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions.
@@ -102,7 +104,8 @@ evaluate_fusion <- function(pred, truth) {
 
 # Predictions, truth and bounds (NULL when absent) in one unit when any carries units (units
 # package): those of the predictions, else of the first that has some. Units of another
-# quantity are an error; values without units are taken to be in that unit. Plain numbers out.
+# quantity are an error, and so are predictions and truth of which one alone has units; bounds
+# without units are taken to be in that unit. Plain numbers out.
 # `prediction` is cli text naming the predictions.
 in_common_units <- function(values, prediction, call = parent.frame()) {
   values <- Filter(Negate(is.null), values)
@@ -110,6 +113,15 @@ in_common_units <- function(values, prediction, call = parent.frame()) {
   if (!any(carry)) return(values)
   label <- function(name) {
     switch(name, truth = "{.arg truth}", pred = prediction, paste0("{.field ", name, "}"))
+  }
+  # One side with units and the other without would be compared number for number: mg/m3
+  # truth beside predictions in ug/m3 (predict() gives plain numbers) 1000 times off.
+  if (carry[["pred"]] != carry[["truth"]]) {
+    with_units <- if (carry[["pred"]]) "pred" else "truth"
+    without <- setdiff(c("pred", "truth"), with_units)
+    cli::cli_abort(c("{cli::format_inline(label(with_units))} is in {.val {unit_text(values[[with_units]])}} but {cli::format_inline(label(without))} has no units: which unit its numbers are in is unknown.",
+                     i = "Give both with units (such as {.code units::set_units(x, \"ug/m3\")}), or neither."),
+                   call = call)
   }
   owner <- names(values)[carry][1]
   goal <- unit_text(values[[owner]])

@@ -126,10 +126,17 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   new <- data_fingerprint(data, cols)
   if (!identical(new$text, check$text)) return(FALSE)
   if (in_order) return(identical(new$order, check$order))
-  scale <- rep(check$sums["abs", ], each = 3L) * c(0, 1, 1)  # counts exact
-  # Equal sums, infinite ones included (Inf - Inf is NaN), or close ones.
-  close <- new$sums == check$sums | abs(new$sums - check$sums) <= tolerance * scale
-  isTRUE(all(close))
+  all(sums_close(new$sums, check$sums, cols, tolerance))
+}
+
+# Per column of `cols`, whether two fingerprints' counts are equal and their sums equal (infinite
+# ones included: Inf - Inf is NaN) or within `tolerance` of the column's sum of absolute values,
+# as the same values summed in another order are.
+sums_close <- function(new, old, cols, tolerance = 1e-12) {
+  scale <- rep(old["abs", cols], each = 3L) * c(0, 1, 1)  # counts exact
+  close <- new[, cols, drop = FALSE] == old[, cols, drop = FALSE] |
+    abs(new[, cols, drop = FALSE] - old[, cols, drop = FALSE]) <= tolerance * scale
+  apply(close, 2L, function(x) isTRUE(all(x)))
 }
 
 # The data a model was fitted to, found again as lm() does when it keeps no model frame: the
@@ -161,8 +168,7 @@ data_change <- function(object, data) {
   new <- data_fingerprint(data, cols)
   changed <- cols[new$order[cols] != check$order[cols]]
   if (!length(changed)) return("its text values differ")
-  # Sums of the same values in another order differ by rounding at most.
-  same_values <- all(abs(new$sums[, changed] - check$sums[, changed]) <= 1e-12 * rep(check$sums["abs", changed], each = 3L))
+  same_values <- all(sums_close(new$sums, check$sums, changed))
   cli::format_inline(if (same_values) "the rows of {.field {changed}} are in another order" else "values of {.field {changed}} differ")
 }
 

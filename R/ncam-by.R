@@ -261,9 +261,10 @@ glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 
 # Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
 per_model_only <- function(what) {
+  use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
+    "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
   cli::cli_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
-                   i = "Use {.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group."),
-                 call = NULL)
+                   i = paste0("Use ", use, ".")), call = NULL)
 }
 #' @export
 fitted.ncam_by <- function(object, ...) per_model_only("fitted")

@@ -22,7 +22,7 @@ most_common_gap <- function(gaps) {
 # Gaps (seconds) within 0.45 s and 5 % of a whole number of seconds, as that number: loggers
 # stamp regular readings a fraction of a second off, and 1-minute data 59.996 s apart would
 # divide no hour. A gap of under a second, or halfway between two (12.5 s), stays as it is. Also
-# the grid step of select_gap().
+# the grid step of select_gap() and the spacing parse_gap() compares a gap with.
 whole_second_gaps <- function(gaps) {
   whole <- round(gaps)
   near <- whole >= 1 & abs(gaps - whole) <= pmin(0.45, 0.05 * whole)

@@ -61,14 +61,17 @@ warn_period_offset <- function(time, start, step, period, arg, call) {
 # Readings that come once per period, yet some periods hold two: times a little before a
 # period's start (a sensor clock running a second early, 00:59:59) fall into the period before,
 # whose mean merges two readings while the next period is left empty.
-warn_crowded_periods <- function(time, step, group, period, arg, call) {
+warn_crowded_periods <- function(time, start, step, group, period, arg, call) {
   nominal <- if (period$days > 0) period$days * 86400 else period$seconds
   once_per_period <- is.finite(step) & step >= 0.9 * nominal
   counts <- tabulate(group)
   crowded <- which(once_per_period & counts[group] > 1L)
   if (length(crowded) == 0L) return(invisible())
   n_periods <- length(unique(group[crowded]))
-  cli::cli_warn(c("{n_periods} period{?s} of {.arg {arg}} {cli::qty(n_periods)}{?holds/hold} two or more readings, though its readings come about once per {format_period(nominal)} (first at row {crowded[1]}, {format(time[crowded[1]], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}): a time just before a period's start falls into the period before, which then averages two readings while the next is left empty.",
+  # Named: the reading of the first crowded period stamped latest into it, the early one.
+  first_period <- crowded[group[crowded] == group[crowded[1]]]
+  row <- first_period[which.max(as.numeric(time[first_period]) - as.numeric(start[first_period]))]
+  cli::cli_warn(c("{n_periods} period{?s} of {.arg {arg}} {cli::qty(n_periods)}{?holds/hold} two or more readings, though its readings come about once per {format_period(nominal)} (first at row {row}, {format(time[row], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}): a time just before a period's start falls into the period before, which then averages two readings while the next is left empty.",
                   i = "Pair each reading with the nearest reference time instead ({.code average = NULL, tolerance = \"10 min\"}), or round the times first."),
                 class = "ncam_warning_crowded_periods", call = call)
 }

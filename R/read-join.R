@@ -218,7 +218,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, keys, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
-  warn_crowded_periods(time, step, group, period, arg, call)
+  warn_crowded_periods(time, start, step, group, period, arg, call)
   step <- step[first]
   expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()

@@ -139,7 +139,12 @@ senseurcity_colocated <- function(dir, call) {
   check_hour_starts(date, raw$date, "date", path, lines, call)
   ref <- num("ref_pm25")
   ref_pm10 <- num("ref_pm10")
-  box <- lapply(c(lcs1 = "lcs1_id", lcs2 = "lcs2_id"), function(col) trimws(raw[[col]]))
+  # An ID of spaces names no box.
+  box <- lapply(c(lcs1 = "lcs1_id", lcs2 = "lcs2_id"), function(col) {
+    id <- trimws(raw[[col]])
+    id[!is.na(id) & !nzchar(id)] <- NA_character_
+    id
+  })
   pm25 <- lapply(c(lcs1 = "lcs1_pm25", lcs2 = "lcs2_pm25"), num)
   check_colocated_boxes(box, pm25, raw, path, lines, call)
   long <- lapply(c("lcs1", "lcs2"), function(slot) {

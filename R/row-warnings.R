@@ -180,10 +180,12 @@ add_part_tallies <- function(a, b) {
   spikes <- spikes[order(match(spikes$file, unique(spikes$file)), spikes$row), , drop = FALSE]
   first_spikes <- unlist(lapply(split(seq_len(nrow(spikes)), factor(spikes$sensor, names(spike_counts))), utils::head, 5L))
   # Rows of units without an offset: the units and the counts.
-  ua <- a$unknown_units
-  ub <- b$unknown_units
-  unknown_units <- list(unit = if (is.null(ua$unit)) ub$unit else ua$unit, values = union(ua$values, ub$values),
-                        n_unknown = ua$n_unknown + ub$n_unknown, n_missing = ua$n_missing + ub$n_missing)
+  first_units <- a$unknown_units
+  second_units <- b$unknown_units
+  unknown_units <- list(unit = if (is.null(first_units$unit)) second_units$unit else first_units$unit,
+                        values = union(first_units$values, second_units$values),
+                        n_unknown = first_units$n_unknown + second_units$n_unknown,
+                        n_missing = first_units$n_missing + second_units$n_missing)
   part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels,
              spike_counts, spikes[sort(first_spikes), , drop = FALSE],
              if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold, unknown_units)
@@ -212,8 +214,8 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
     shown <- split(input_row_labels(spikes$row, spikes$file), factor(spikes$sensor, names(beyond$spike_counts)))
     warn_new_spikes(beyond$spike_counts, shown, beyond$spike_threshold, of)
   }
-  u <- beyond$unknown_units
-  warn_unknown_unit_rows(u$unit, u$values, u$n_unknown, u$n_missing, of)
+  unknown <- beyond$unknown_units
+  warn_unknown_unit_rows(unknown$unit, unknown$values, unknown$n_unknown, unknown$n_missing, of)
   warn_extrapolation_total(flags[["far"]], n_rows, parts)
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,

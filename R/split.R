@@ -192,7 +192,7 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
                      shorter blocks or larger proportions.",
                     gap_hint = "Use a shorter {.arg gap} or longer blocks.")
   warn_small_splits(split_sorted, carved, prop,
-                    "Use a shorter {.arg gap}, longer blocks or fewer splits.")
+                    "Use a shorter {.arg gap} (fewer rows lost), shorter blocks (shares closer to {.arg prop}) or fewer splits.")
   split_sorted <- carved
   out <- character(length(time))
   out[ord] <- split_sorted
@@ -265,12 +265,15 @@ warn_empty_splits <- function(allotted, kept, prop, unit, why_none,
 warn_small_splits <- function(allotted, kept, prop, hint, call = parent.frame()) {
   target <- stats::setNames(allocate_counts(length(kept), prop), names(prop))
   rows <- table(factor(kept, levels = names(prop)))
-  lost <- table(factor(allotted, levels = names(prop))) - rows
+  given <- table(factor(allotted, levels = names(prop)))
+  lost <- given - rows
   small <- names(prop)[rows > 0 & rows < target / 2]
   if (length(small) == 0L) return(invisible())
+  # The cause, from the counts: rows given in whole blocks below the target, the gap, or both.
   lines <- vapply(small, function(s) {
-    cli::format_inline("{.val {s}}: {rows[[s]]} of a target of {target[[s]]} row{?s}
-                        ({lost[[s]]} within {.arg gap} of another split, set to {.code NA})")
+    paste0(cli::format_inline("{.val {s}}: {rows[[s]]} of a target of {target[[s]]} row{?s}"),
+           if (given[[s]] < target[[s]] / 2) cli::format_inline("; given {given[[s]]} in whole blocks"),
+           if (lost[[s]] > 0) cli::format_inline("; {lost[[s]]} within {.arg gap} of another split, set to {.code NA}"))
   }, character(1))
   cli::cli_warn(c("{cli::qty(length(small))}Split{?s} {.val {small}} keep{?s/} under half
                    {?its/their} target rows.", stats::setNames(lines, rep("*", length(lines))),

@@ -2,7 +2,7 @@
 # difference between the reference and the estimate on that unit's co-location rows says how
 # far the pooled model is off for the unit; a random effect, shrunk towards 0 by how much the
 # units differ (empirical Bayes), added to the unit's estimates afterwards, with its
-# uncertainty; a unit without reference rows gets no offset and the between-unit variance in
+# uncertainty; a unit without reference rows gets no offset and the variance of a new unit in
 # its intervals.
 
 # Fewer units with reference rows than this cannot tell the spread between units from noise.
@@ -11,7 +11,8 @@ min_offset_units <- 3L
 # The offsets of `fit` (fitted with `reference`) from the reference rows of `data` among
 # `rows` (its training and validation rows), as kept in fit$unit_offsets: the unit column's
 # name, a table of units with their reference rows `n`, mean difference, shrunk `offset` and
-# its sd, and the between-unit variance `tau2`, all in the model's units (log units for
+# its sd, the between-unit variance `tau2` and the variance of a unit without reference rows
+# `new_unit_variance` (shrunk_offsets()), all in the model's units (log units for
 # transform = "log"). Differences are of the estimate from the low-cost sensors alone.
 estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.frame()) {
   units <- unit_values(data, unit, "data", call)
@@ -105,7 +106,7 @@ unit_column <- function(data, unit, arg, call) {
 unit_values <- function(data, unit, arg, call) key_text(unit_column(data, unit, arg, call))
 
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
-# between-unit variance for a unit without reference rows) to its variances. Rows whose
+# variance of a new unit for a unit without reference rows) to its variances. Rows whose
 # reference reading entered the posterior (use_reference) keep it as it is: the offset is a
 # difference of the estimate from the low-cost sensors alone.
 add_unit_offsets <- function(object, post, newdata, reference_used, call) {
@@ -125,7 +126,7 @@ add_unit_offsets <- function(object, post, newdata, reference_used, call) {
   post
 }
 
-# Rows of units without reference rows in the fit: no offset, the between-unit variance in
+# Rows of units without reference rows in the fit: no offset, the variance of a new unit in
 # their intervals; said once, since a unit written differently (leading zeros lost by a
 # reader) would silently lose its offset.
 warn_unknown_units <- function(units, hit, unit, call) {
@@ -142,7 +143,7 @@ warn_unknown_unit_rows <- function(unit, values, n_unknown, n_missing, of = "{.a
     if (length(values)) cli::format_inline("{length(values)} unit{?s} of {.field {unit}} without reference rows in the fit ({.val {shown}}{if (length(values) > 5) ', ...'})"),
     if (n_missing) cli::format_inline("no {.field {unit}} ({n_missing} row{?s} with NA)"))
   n_rows <- n_unknown + n_missing
-  cli::cli_warn(c(paste0("{n_rows} row{?s} of ", of, " {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance between units in their intervals."),
+  cli::cli_warn(c(paste0("{n_rows} row{?s} of ", of, " {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance of a new unit in their intervals."),
                   i = if (length(values)) "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
                 class = "ncam_warning_unknown_unit", call = call,
                 # For scoring in parts, which gives one warning for the whole input.

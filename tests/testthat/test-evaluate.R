@@ -126,9 +126,13 @@ test_that("values with units are compared in the units of the predictions", {
   pred <- data.frame(.pred = c(10, 20, 30, 40), .pred_lower = c(8, 15, 29, 30),
                      .pred_upper = c(12, 25, 31, 50))
   truth <- c(11, 18, 33, 40)
-  # Plain predictions (as predict() gives) beside a truth with units: its numbers as they are.
-  expect_message(out <- evaluate_fusion(pred, ug(truth)),
-                 "without units, are taken to be in ug/m3, the units of `truth`")
+  # Plain predictions (as predict() gives) beside a truth with units: which unit they are in is
+  # unknown (truth in mg/m3 would be compared 1000 times off), an error; both with units work.
+  expect_error(evaluate_fusion(pred, ug(truth)), "`truth` is in \"ug/m3\" but .pred has no units")
+  expect_error(evaluate_fusion(ug(pred$.pred), truth), "`pred` is in \"ug/m3\" but `truth` has no units")
+  with_units <- transform(pred, .pred = ug(.pred))
+  expect_message(out <- evaluate_fusion(with_units, ug(truth)),
+                 ".pred_lower and .pred_upper, without units, are taken to be in ug/m3, the units\\s+of .pred")
   expect_equal(out$rmse, sqrt(mean((pred$.pred - truth)^2)))
   expect_equal(out$coverage, 0.75) # all but row 3
   # Predictions in ug/m3, truth and one bound in mg/m3: converted to ug/m3.
@@ -142,9 +146,6 @@ test_that("values with units are compared in the units of the predictions", {
   expect_equal(out$mae, mean(abs(pred$.pred - truth)))
   expect_equal(out$mean_width, mean(pred$.pred_upper - pred$.pred_lower))
   expect_false(inherits(out$rmse, "units"))
-  # A vector of predictions with units, truth in plain numbers.
-  expect_message(out <- evaluate_fusion(ug(pred$.pred), truth), "`truth`, without units")
-  expect_equal(out$mae, mean(abs(pred$.pred - truth)))
   # Another quantity is an error.
   ppb <- units::set_units(truth, "ppb", mode = "standard")
   expect_error(evaluate_fusion(in_ug, ppb), "`truth` is in \"ppb\", which cannot be converted",

@@ -377,7 +377,7 @@ test_that("hourly readings a second off the hour warn that periods merge two rea
   hours <- utc("2024-03-01 00:00") + 3600 * 0:5
   sensors <- data.frame(date = hours + c(0, -1, 0, 1, -1, 0), pm = 1:6)
   reference <- data.frame(date = hours, ref = 10 * 1:6)
-  expect_warning(averaged <- join_reference(sensors, reference), "2 periods of `sensors` hold two or more readings.*first at row 1",
+  expect_warning(averaged <- join_reference(sensors, reference), "2 periods of `sensors` hold two or more readings.*first at row 2, 2024-03-01 00:59:59",
                  class = "ncam_warning_crowded_periods")
   expect_identical(averaged$pm, c(1.5, 3, 4.5, 6))  # what the warning is about
   # the nearest-time join pairs each reading with its own hour, without warning

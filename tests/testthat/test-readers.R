@@ -283,6 +283,10 @@ test_that("read_senseurcity_antwerp() refuses readings it cannot place, and time
   colocated("ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,,11.9,,")
   expect_error(read_senseurcity_antwerp(dir),
                "\"lcs1_id\".*empty in row 1 \\(line 2\\), whose \"lcs1_pm25\" is 11.9", class = "rlang_error")
+  # An ID of spaces names no box either (it made a box called "").
+  colocated("ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,  ,10.4")
+  expect_error(read_senseurcity_antwerp(dir),
+               "\"lcs2_id\".*empty in row 1 \\(line 2\\), whose \"lcs2_pm25\" is 10.4", class = "rlang_error")
   # One box in both slots (before: 10.4 dropped).
   colocated("ANT_REF_R801,2020-07-01T01:00:00Z,8.1,14,4043B1,12,40499C,11",
             "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,40499C,10.4")

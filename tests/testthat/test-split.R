@@ -256,8 +256,9 @@ test_that("a split left with under half its target rows warns, naming it", {
   d <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:479)
   w <- expect_warning(s <- split_chronological(d, "time"), class = "ncam_warning_small_split")
   expect_equal(as.vector(table(s, useNA = "ifany")), c(288, 48 - 35, 72 - 35, 72 - 35, 3 * 35))
-  expect_match(conditionMessage(w), "\"validation\": 13 of a target of 48 rows (35 within `gap`",
+  expect_match(conditionMessage(w), "\"validation\": 13 of a target of 48 rows; 35 within `gap`",
                fixed = TRUE)
+  expect_no_match(conditionMessage(w), "whole blocks")  # given its 48 rows: the gap took them
   expect_no_match(conditionMessage(w), "calibration|test")
   expect_match(conditionMessage(w), "shorter `gap` or fewer splits", fixed = TRUE)
   # A 12-hour gap leaves validation 37 of 48: no warning.
@@ -270,7 +271,14 @@ test_that("a split left with under half its target rows warns, naming it", {
   short <- names(kept)[kept < c(1440, 240, 360, 360) / 2]
   expect_true(length(short) > 0L)
   for (split in short) expect_match(conditionMessage(w), sprintf("\"%s\": %d of a target", split, kept[[split]]))
-  expect_match(conditionMessage(w), "longer blocks", fixed = TRUE)
+  expect_match(conditionMessage(w), "shorter blocks", fixed = TRUE)
+  # A split given only the short last block, with a gap of an hour: the blocks are the cause.
+  weeks <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:(24 * 36 - 1))
+  w <- expect_warning(b <- split_blocks(weeks, "time", block = "7 days", gap = "1 hour", seed = 3),
+                      class = "ncam_warning_small_split")
+  expect_match(conditionMessage(w), "\"calibration\": 24 of a target of 130 rows; given 24 in whole blocks",
+               fixed = TRUE)
+  expect_no_match(conditionMessage(w), "calibration\": 24 of a target of 130 rows; given 24 in whole blocks;")
 })
 
 test_that("well-sized splits give no warning", {
