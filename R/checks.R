@@ -13,7 +13,12 @@ check_number <- function(x, arg, min = -Inf, max = Inf, integer = FALSE,
                          allow_null = FALSE, call = parent.frame()) {
   if (is.null(x) && allow_null) return(invisible(x))
   what <- if (integer) "a whole number" else "a number"
-  range_txt <- if (is.finite(min) && is.finite(max)) {
+  # A tiny positive bound (.Machine$double.xmin) means "above 0": said so, not as 2.2e-308.
+  positive <- min > 0 && min < 1e-100
+  if (positive) what <- paste("a positive", sub("^a ", "", what))
+  range_txt <- if (positive) {
+    if (is.finite(max)) sprintf(" of at most %s", format(max)) else ""
+  } else if (is.finite(min) && is.finite(max)) {
     sprintf(" between %s and %s", format(min), format(max))
   } else if (is.finite(min)) {
     sprintf(" of at least %s", format(min))

@@ -62,7 +62,9 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     if (!is.numeric(v)) {
       cli::cli_abort("{label} {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
     }
-    if (training && all(is.na(v))) cli::cli_abort("{label} {.field {s}} is entirely {.val NA}.", call = call)
+    if (training && all(is.na(v))) {
+      cli::cli_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)
+    }
     v <- plain_double(v)
     if (transform == "log") {
       bad <- which(!is.na(v) & v <= 0)

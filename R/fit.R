@@ -93,7 +93,8 @@
 #'   `fit_rows <- split %in% c("train", "validation")`, fit `data[fit_rows, ]` with
 #'   `validation = split[fit_rows] == "validation"` (see [split_blocks()]).
 #' @param stop_iter Stop after this many epochs without improvement of the validation NLL; the
-#'   weights of the best epoch are kept.
+#'   weights of the best epoch are kept. `0` never stops early (all `epochs` run, the best
+#'   epoch's weights kept).
 #' @param lambda_var Weight of the variance penalty (used for both the prior and the sensors).
 #' @param sigma_y2 Variance of the true value around \eqn{\Theta} (the aleatoric term added to
 #'   the predictive variance), as a fraction of the variance of the anchor's readings on the
@@ -216,6 +217,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                       fitted_summary = NULL,
                       data_check = data_fingerprint(data, c(fitted_columns(data, sensors, reference, design), unit)),
                       data_columns = names(data))
+  fit$n_left_out <- c(missing_covariate = sum(!complete_x), no_reading = sum(complete_x & !usable))
   fit$n_screened <- screened$counts
   fit$spike_scales <- screened$scales
   fit$units <- column_units(in_units, fitted_columns(data, sensors, reference, design))

@@ -62,7 +62,9 @@ print.ncam <- function(x, ...) {
   line("Covariates: {cov_txt}")
   hidden_txt <- if (length(x$hidden)) paste(x$hidden, collapse = " x ") else "none"
   line("Hidden layers: {hidden_txt}; transform: {x$transform}")
-  line("Rows: {x$n_train} training, {x$n_validation} validation; seed: {x$settings$seed}")
+  line("Rows: {fit_rows_text(x)}; seed: {x$settings$seed}")
+  screened <- x$n_screened[x$n_screened > 0L]
+  if (length(screened)) line("Readings left out as gross outliers: {paste(names(screened), screened, collapse = ', ')}")
   stop_txt <- if (x$stopped_early) " (early stopping)" else ""
   line("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
   best <- x$history[x$best_epoch, ]
@@ -74,6 +76,15 @@ print.ncam <- function(x, ...) {
   invisible(x)
 }
 
+# The rows a fit trained and validated on, and those of its data it left out and why.
+fit_rows_text <- function(x) {
+  used <- paste(x$n_train, "training,", x$n_validation, "validation")
+  left <- x$n_left_out[x$n_left_out > 0L]  # NULL for fits saved before it was kept
+  if (!length(left)) return(used)
+  why <- c(missing_covariate = "with a missing covariate", no_reading = "without a reading")[names(left)]
+  paste0(used, "; ", sum(left), " of ", x$n_rows, " left out (", paste(left, why, collapse = ", "), ")")
+}
+
 #' @rdname ncam-methods
 #' @export
 summary.ncam <- function(object, ...) {
@@ -81,7 +92,8 @@ summary.ncam <- function(object, ...) {
   structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
                  loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform,
                  reference = object$reference, calibration_range = user_calibration_range(object),
-                 unit_offsets = object$unit_offsets),
+                 unit_offsets = object$unit_offsets, rows = fit_rows_text(object), epochs_run = object$epochs_run,
+                 stopped_early = object$stopped_early),
             class = "summary.ncam")
 }
 
@@ -89,6 +101,8 @@ summary.ncam <- function(object, ...) {
 print.summary.ncam <- function(x, ...) {
   cat("Call:\n")
   print(x$call)
+  cat("\nRows: ", x$rows, "; best epoch ", x$best_epoch, " of ", x$epochs_run,
+      if (isTRUE(x$stopped_early)) " (early stopping)", "\n", sep = "")
   unit_txt <- if (identical(x$transform, "log")) " (log readings)" else ""
   cat("\nSensor model b = a * theta + c + N(0, sigma^2)", unit_txt,
       ", averaged over the fitted rows (sd, 10% and 90% quantiles):\n", sep = "")

@@ -1,5 +1,5 @@
-# The groups of ncam_by(): each group's rows, label and seed, and the rows of new data matched
-# to the groups by their keys.
+# The groups of ncam_by(): each group's rows, label and seed, the rows of new data matched
+# to the groups by their keys, and the methods of one model asked of the table of groups.
 
 # One seed per group from the base seed and the group's key string alone. R's generator,
 # seeded with a polynomial hash of both, spreads neighbouring keys ("site 1", "site 2") apart.
@@ -179,3 +179,17 @@ key_conversion <- function(fitted, col) {
     factor = sprintf("as.character(%s)", col)
   )
 }
+
+# Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
+per_model_only <- function(what) {
+  use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
+    "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
+  cli::cli_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
+                   i = paste0("Use ", use, ".")), call = NULL)
+}
+#' @export
+fitted.ncam_by <- function(object, ...) per_model_only("fitted")
+#' @export
+residuals.ncam_by <- function(object, ...) per_model_only("residuals")
+#' @export
+coef.ncam_by <- function(object, ...) per_model_only("coef")

@@ -35,7 +35,8 @@
 #'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column
 #'   is an error.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
-#'   group; named.
+#'   group; named. A `validation` given as rows of `data` (a logical vector, or row numbers)
+#'   gives each group its own rows of it.
 #' @param seed `NULL` or a whole number; see Reproducibility.
 #' @param threads Threads per fit; see Workers and [ncam_threads()].
 #' @param errors `"stop"` (default): a group that cannot be fitted stops the whole call, naming
@@ -99,7 +100,10 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   # every group's fit (where errors = "skip" would skip them all).
   check_fit_formula(formula)
   checked <- check_fit_arguments(args, call = environment())
-  if ("validation" %in% names(args)) check_validation(args$validation)
+  # Validation rows given as rows of `data` (a logical vector or row numbers) go to their groups.
+  if ("validation" %in% names(args)) check_validation(args$validation, nrow(data))
+  validation_rows <- if (is.logical(args$validation)) args$validation else
+    if (length(args$validation) > 1L || isTRUE(args$validation >= 1)) seq_len(nrow(data)) %in% args$validation
   in_formula <- intersect(by, all.vars(formula))
   if (length(in_formula)) {
     cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
@@ -127,7 +131,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   tasks <- lapply(seq_along(groups$rows), function(k) {
     # Without the `by` columns, constant within the group: `~ .` is then the other columns.
     list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
-         label = groups$labels[k])
+         label = groups$labels[k], validation = validation_rows[groups$rows[[k]]])
   })
   fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
@@ -165,6 +169,7 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
   if (errors == "skip") {
     return(tryCatch(fit_group(task, formula, args, threads), error = function(e) e))
   }
+  if (!is.null(task$validation)) args$validation <- task$validation
   withCallingHandlers(
     do.call(ncam, c(list(formula = formula, data = task$data), args,
                     list(seed = task$seed, threads = threads))),
@@ -258,20 +263,6 @@ tidy.ncam_by <- function(x, ...) per_group_table(x, tidy.ncam, ...)
 #' @rdname ncam_by-predict
 #' @export
 glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
-
-# Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
-per_model_only <- function(what) {
-  use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
-    "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
-  cli::cli_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
-                   i = paste0("Use ", use, ".")), call = NULL)
-}
-#' @export
-fitted.ncam_by <- function(object, ...) per_model_only("fitted")
-#' @export
-residuals.ncam_by <- function(object, ...) per_model_only("residuals")
-#' @export
-coef.ncam_by <- function(object, ...) per_model_only("coef")
 
 # A result of ncam_by() as its methods read it: a data frame with attribute `by` naming its
 # key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list

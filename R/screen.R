@@ -41,7 +41,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
   few <- n_read < min_sensor_readings
   if (any(few)) {
     counts <- paste0("`", sensors[few], "` (", n_read[few], ")", collapse = ", ")
-    cli::cli_warn(c("{cli::qty(sum(few))}Few readings on the training rows for sensor{?s} {counts}: {?its/their} gain, offset and noise are poorly determined.",
+    cli::cli_warn(c("{cli::qty(sum(few))}Few readings on the training rows for sensor{?s} {counts}: {cli::qty(sum(few))}{?its/their} gain, offset and noise are poorly determined.",
                     i = "{cli::qty(sum(few))}Give more rows with {?this sensor/these sensors}, or leave {?it/them} out of the formula."),
                   class = "ncam_warning_few_readings", call = call)
   }

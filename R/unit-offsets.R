@@ -76,6 +76,7 @@ shrunk_offsets <- function(difference, unit_of_row) {
 # rows), and is neither a sensor nor the reference.
 check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame()) {
   if (is.null(unit)) return(invisible())
+  check_columns(data, unit, "unit", call = call)
   if (is.null(reference)) {
     cli::cli_abort(c("{.arg unit} offsets are learned from reference readings: give {.arg reference} too.",
                      i = "Without a reference, fit one model per unit with {.fn ncam_by}."), call = call)

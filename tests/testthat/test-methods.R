@@ -103,3 +103,18 @@ test_that("printed output and messages name covariates as the formula wrote them
                              hidden = 3L, epochs = 2L, seed = 1, threads = 1))
   expect_identical(ggplot2::autoplot(fit_poly, "sensors", newdata = toy)$labels$x, "x2")
 })
+
+test_that("print() and summary() say which rows of the data were left out, and why", {
+  toy <- simulate_toy(n = 400, seed = 1)
+  toy$x1[1:50] <- NA
+  toy[60:62, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  toy$sensor_1[100] <- -999  # a gross outlier, screened out
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, toy, hidden = 4, epochs = 3, seed = 1,
+                               threads = 1))
+  used <- 400 - 50 - 3
+  expect_identical(fit$n_train + fit$n_validation, as.integer(used))
+  left <- "53 of 400 left out (50 with a missing covariate, 3 without a reading)"
+  expect_output(print(fit), left, fixed = TRUE)
+  expect_output(print(fit), "Readings left out as gross outliers: sensor_1 1", fixed = TRUE)
+  expect_output(print(summary(fit)), paste0(left, "; best epoch ", fit$best_epoch, " of 3"), fixed = TRUE)
+})

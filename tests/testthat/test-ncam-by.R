@@ -176,10 +176,10 @@ test_that("ncam()'s arguments that no group's rows decide are checked once, up f
     }
   }
   # Errors ncam() words with a group's row count or in R's words: ncam_by()'s own.
-  expect_error(ncam_by(by_formula, toy, by = "site", validation = c(TRUE, NA), errors = "skip"),
+  expect_error(ncam_by(by_formula, toy, by = "site", validation = rep(c(TRUE, NA), 225), errors = "skip"),
                "^`validation` must not contain \"NA\"\\.$")
   expect_error(ncam_by(by_formula, toy, by = "site", validation = "a", errors = "skip"),
-               "^`validation` must be a fraction in \\[0, 1\\), a logical vector with one element per row, or row numbers\\.$")
+               "^`validation` must be a fraction in \\[0, 1\\), a logical vector with one element per row \\(450\\), or row numbers\\.$")
   expect_error(ncam_by(by_formula, toy, by = "site", hiden = 4, errors = "skip"), "`hiden` is not an argument of `ncam\\(\\)`")
   err <- expect_error(ncam_by(by_formula, toy, by = "site", seed = NA, errors = "skip"), "`seed` must be a whole number")
   expect_identical(err$call[[1]], quote(ncam_by))
@@ -191,7 +191,7 @@ test_that("arguments that pass the checks reach each group's fit unchanged", {
   settings <- list(
     list(anchor = "sensor_1", hidden = 4L, learn_rate = 0.01, batch_size = 64, validation = 0.2, stop_iter = 2L,
          lambda_var = 0.01, sigma_y2 = 0.01, control = ncam_control(clip_norm = 5), verbose = FALSE),
-    list(reference = "ref", parameterization = "anchored", hidden = c(3, 2), validation = c(2, 5, 7)),
+    list(reference = "ref", parameterization = "anchored", hidden = c(3, 2), validation = c(2, 5, 7, 152, 155, 157)),
     list(parameterization = "unanchored", transform = "none", hidden = integer(0), validation = 0)
   )
   for (args in settings) {
@@ -199,8 +199,11 @@ test_that("arguments that pass the checks reach each group's fit unchanged", {
                                             threads = 1, !!!args)))
     for (k in seq_len(nrow(fits))) {
       rows <- toy$site == fits$site[k]
+      # Row numbers are rows of the whole data: the group gets those among its rows.
+      group_args <- args
+      if (length(args$validation) > 1L) group_args$validation <- (seq_len(nrow(toy)) %in% args$validation)[rows]
       alone <- short_fit(rlang::inject(ncam(by_formula, toy[rows, names(toy) != "site"], epochs = 3L,
-                                            seed = fits$.seed[k], threads = 1, !!!args)))
+                                            seed = fits$.seed[k], threads = 1, !!!group_args)))
       expect_identical(fits$fit[[k]]$params, alone$params)
       expect_identical(fits$fit[[k]]$n_validation, alone$n_validation)
     }
@@ -412,4 +415,21 @@ test_that("predict(), tidy() and glance() of an object that is no ncam_by result
   expect_error(predict(fake, toy), "`object` is not a valid result of `ncam_by\\(\\)`")
   expect_error(tidy(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
   expect_error(glance(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
+})
+
+test_that("validation given as rows of data gives each group its own rows of it", {
+  toy <- by_fixture()
+  chosen <- rep(c(TRUE, FALSE, FALSE), length.out = nrow(toy))
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7, validation = chosen))
+  for (k in seq_len(nrow(fits))) {
+    rows <- which(toy$site == fits$site[k])
+    expect_identical(fits$fit[[k]]$n_validation, sum(chosen[rows]))
+    alone <- short_fit(ncam(by_formula, toy[rows, names(toy) != "site"], hidden = 4L, epochs = 3L, seed = fits$.seed[k],
+                            validation = chosen[rows], threads = 1))
+    expect_identical(fits$fit[[k]]$params, alone$params)
+  }
+  # Row numbers of data are the same rows
+  by_number <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7, validation = which(chosen)))
+  expect_identical(lapply(by_number$fit, `[[`, "params"), lapply(fits$fit, `[[`, "params"))
+  expect_error(ncam_by(by_formula, toy, by = "site", validation = chosen[-1]), "one element per row \\(450\\)")
 })
