@@ -45,6 +45,14 @@ ncam_first_infinite_cpp <- function(cols) {
     .Call(`_ncam_ncam_first_infinite_cpp`, cols)
 }
 
+ncam_rows_outside_cpp <- function(x, lower, upper) {
+    .Call(`_ncam_ncam_rows_outside_cpp`, x, lower, upper)
+}
+
+ncam_rows_unresolved_cpp <- function(mu, variance, shift, scale, eps) {
+    .Call(`_ncam_ncam_rows_unresolved_cpp`, mu, variance, shift, scale, eps)
+}
+
 ncam_backend_cpp <- function(simd) {
     .Call(`_ncam_ncam_backend_cpp`, simd)
 }

@@ -174,7 +174,7 @@ check_finite_columns <- function(cols, what, call = parent.frame()) {
 # to Inf. `subject` is cli text naming the input ("Column {.val {col}} of {.arg {arg}}"),
 # interpolated in the caller's frame.
 check_not_too_large <- function(x, subject, call = parent.frame(), envir = parent.frame()) {
-  rows <- which(abs(x) > max_reading_magnitude)
+  rows <- rows_outside(x, -max_reading_magnitude, max_reading_magnitude)
   if (length(rows) == 0L) return(invisible(x))
   named <- gsub("([{}])", "\\1\\1", cli::format_inline(subject, .envir = envir))
   cli::cli_abort(c(paste0(named, " has {cli::qty(length(rows))}{?a value/values} as large as
@@ -182,4 +182,10 @@ check_not_too_large <- function(x, subject, call = parent.frame(), envir = paren
                           to compute with in double precision."),
                    i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
                  call = call)
+}
+
+# Rows of `x` below `lower` or above `upper` (never NA), as which(x < lower | x > upper) gives
+# them, in one pass without copies for plain doubles (the checks of every row in predict()).
+rows_outside <- function(x, lower, upper) {
+  if (is.double(x) && !is.object(x)) ncam_rows_outside_cpp(x, lower, upper) else which(x < lower | x > upper)
 }

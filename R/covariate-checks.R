@@ -108,7 +108,7 @@ flag_columns <- function(data, vars) {
 # (max_reading_magnitude) those overflow, and such a value is a unit or parsing error.
 check_covariate_magnitude <- function(cols, call = parent.frame()) {
   for (v in names(cols)) {
-    big <- which(abs(cols[[v]]) > max_reading_magnitude)
+    big <- rows_outside(cols[[v]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
       where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(utils::head(big, 5), collapse = ", "),
                       if (length(big) > 5L) ", ..." else "")

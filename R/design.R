@@ -109,7 +109,7 @@ check_single_columns <- function(data, cols, call = parent.frame()) {
 # a tiny sd; refuse them as training does.
 check_reading_magnitude <- function(cols, label = "Sensor column", call = parent.frame()) {
   for (s in names(cols)) {
-    big <- which(abs(cols[[s]]) > max_reading_magnitude)
+    big <- rows_outside(cols[[s]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
       cli::cli_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
                        i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)

@@ -50,7 +50,7 @@ extrapolation_distance <- function(object, x, readings, ok) {
     upper <- range_table$upper[k]
     # Only the rows outside the range (few, usually) are worked on: a pass over every row
     # per variable took several times as long as the networks in predict().
-    out <- which(v < lower | v > upper)
+    out <- rows_outside(v, lower, upper)
     if (!length(out)) next
     share <- pmax(lower - v[out], v[out] - upper) / (upper - lower)
     distance[out] <- pmax(distance[out], share)

@@ -8,13 +8,11 @@
 drop_beyond_range <- function(object, post, x, readings, call = parent.frame()) {
   eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
   scaling <- object$scaling
-  sd_w <- sqrt(post$var_post) / scaling$b_scale
-  mu_w <- (post$mu - scaling$b_shift) / scaling$b_scale
-  bad <- !is.finite(post$mu) | !is.finite(post$var_post) | sd_w < eps * pmax(1, abs(mu_w))
+  rows <- ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps)
   if (!is.null(post$a)) {
-    bad <- bad | !is.finite(rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2)
+    heads <- rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2
+    rows <- sort(union(rows, which(!is.finite(heads))))
   }
-  rows <- which(bad)
   rows <- rows[!row_has_na(x, rows)]  # those are rows with a missing covariate
   post$beyond_rows <- rows
   if (!length(rows)) return(post)

@@ -235,11 +235,18 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
   standardised <- function(s, at) (readings[[s]][at] - centre[[s]]) / spread[[s]]
   for (k in seq_along(usable)) {
     # Only readings beyond the threshold from their own median can be spikes: the row's other
-    # sensors are looked at for those alone (predict() screens every new row).
-    z_k <- standardised(usable[k], rows)
-    candidates <- which(abs(z_k) > threshold)
+    # sensors are looked at for those alone (predict() screens every new row). They are found
+    # by the readings' bounds, a hair wider than the threshold so that rounding loses none;
+    # the standardised test decides. `rows` of full length are every row, in order.
+    s <- usable[k]
+    reach <- threshold * spread[[s]] * (1 - 1e-9)
+    values <- if (length(rows) == length(readings[[s]])) readings[[s]] else readings[[s]][rows]
+    candidates <- rows_outside(values, centre[[s]] - reach, centre[[s]] + reach)
+    z_k <- standardised(s, rows[candidates])
+    beyond <- abs(z_k) > threshold
+    candidates <- candidates[beyond]
+    z_k <- z_k[beyond]
     if (!length(candidates)) next
-    z_k <- z_k[candidates]
     others <- vapply(usable[-k], standardised, numeric(length(candidates)), at = rows[candidates])
     dim(others) <- c(length(candidates), length(usable) - 1L)
     # The median of one or two values is their mean; apply() only for three or more.

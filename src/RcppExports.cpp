@@ -168,6 +168,34 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ncam_rows_outside_cpp
+IntegerVector ncam_rows_outside_cpp(NumericVector x, double lower, double upper);
+RcppExport SEXP _ncam_ncam_rows_outside_cpp(SEXP xSEXP, SEXP lowerSEXP, SEXP upperSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type lower(lowerSEXP);
+    Rcpp::traits::input_parameter< double >::type upper(upperSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_rows_outside_cpp(x, lower, upper));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ncam_rows_unresolved_cpp
+IntegerVector ncam_rows_unresolved_cpp(NumericVector mu, NumericVector variance, double shift, double scale, double eps);
+RcppExport SEXP _ncam_ncam_rows_unresolved_cpp(SEXP muSEXP, SEXP varianceSEXP, SEXP shiftSEXP, SEXP scaleSEXP, SEXP epsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< NumericVector >::type mu(muSEXP);
+    Rcpp::traits::input_parameter< NumericVector >::type variance(varianceSEXP);
+    Rcpp::traits::input_parameter< double >::type shift(shiftSEXP);
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< double >::type eps(epsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_rows_unresolved_cpp(mu, variance, shift, scale, eps));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ncam_backend_cpp
 std::string ncam_backend_cpp(bool simd);
 RcppExport SEXP _ncam_ncam_backend_cpp(SEXP simdSEXP) {
@@ -192,6 +220,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 2},
     {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 7},
     {"_ncam_ncam_first_infinite_cpp", (DL_FUNC) &_ncam_ncam_first_infinite_cpp, 1},
+    {"_ncam_ncam_rows_outside_cpp", (DL_FUNC) &_ncam_ncam_rows_outside_cpp, 3},
+    {"_ncam_ncam_rows_unresolved_cpp", (DL_FUNC) &_ncam_ncam_rows_unresolved_cpp, 5},
     {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},
     {NULL, NULL, 0}
 };

@@ -279,6 +279,43 @@ IntegerVector ncam_first_infinite_cpp(List cols) {
   return IntegerVector(0);
 }
 
+// 1-based rows of a double vector whose value lies below `lower` or above `upper` (NaN never
+// does): a branch-free scan of blocks, the rows collected only from blocks with one. Values
+// outside a range are rare in the checks that use it, and which(x < lower | x > upper) made
+// three passes with two allocations the size of the data.
+// [[Rcpp::export]]
+IntegerVector ncam_rows_outside_cpp(NumericVector x, double lower, double upper) {
+  const double* v = x.begin();
+  const R_xlen_t n = x.size();
+  std::vector<int> rows;
+  for (R_xlen_t start = 0; start < n; start += 4096) {
+    const R_xlen_t end = std::min(n, start + 4096);
+    bool any = false;
+    for (R_xlen_t i = start; i < end; ++i) any |= (v[i] < lower) | (v[i] > upper);
+    if (!any) continue;
+    for (R_xlen_t i = start; i < end; ++i)
+      if (v[i] < lower || v[i] > upper) rows.push_back(static_cast<int>(i) + 1);
+  }
+  return IntegerVector(rows.begin(), rows.end());
+}
+
+// 1-based rows whose posterior the networks' arithmetic could not resolve (see
+// drop_beyond_range()): a mean or variance that is not finite, or a standard deviation on the
+// working scale below `eps` times max(1, |mean|) there, the precision the mean is computed with.
+// [[Rcpp::export]]
+IntegerVector ncam_rows_unresolved_cpp(NumericVector mu, NumericVector variance, double shift, double scale,
+                                       double eps) {
+  const R_xlen_t n = mu.size();
+  std::vector<int> rows;
+  for (R_xlen_t i = 0; i < n; ++i) {
+    const double m = mu[i], v = variance[i];
+    const bool unresolved = !std::isfinite(m) || !std::isfinite(v) ||
+      std::sqrt(v) / scale < eps * std::max(1.0, std::fabs((m - shift) / scale));
+    if (unresolved) rows.push_back(static_cast<int>(i) + 1);
+  }
+  return IntegerVector(rows.begin(), rows.end());
+}
+
 // Name of the backend that `simd` selects on this machine: "avx2" or "portable".
 // [[Rcpp::export]]
 std::string ncam_backend_cpp(bool simd) { return backend(simd).name; }

@@ -101,3 +101,14 @@ test_that("the totals survive a parallel plan, where the parts are scored on wor
   got <- with_warnings(predict_chunks(beyond_fit, row_chunks(d, 128), chunk_rows = 128, verbose = FALSE))
   expect_row_totals(got, "`input`", c("x1: rows 20 (1e+50), 201 (1e+50)", "x2: row 290 (1e+50)"))
 })
+
+test_that("the one-pass scan for values outside a range finds what which() finds", {
+  withr::local_seed(5)
+  x <- c(stats::rnorm(10000), NA, NaN, Inf, -Inf, 2, -2, 1e200)
+  x[c(4097, 8192, 8193)] <- c(3, -3, 2.5)  # at block edges
+  for (bounds in list(c(-2, 2), c(-Inf, 1), c(0, Inf), c(-1e150, 1e150), c(5, 6))) {
+    expect_identical(ncam:::rows_outside(x, bounds[1], bounds[2]), which(x < bounds[1] | x > bounds[2]))
+  }
+  expect_identical(ncam:::rows_outside(numeric(0), -1, 1), integer(0))
+  expect_identical(ncam:::rows_outside(c(1L, 5L, NA), 0L, 2L), 2L)  # integers go through which()
+})
