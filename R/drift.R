@@ -69,9 +69,9 @@
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
 #'   shifts smaller than a tenth of the spread of a reading around its prediction. On hourly
-#'   data checked by week, whose errors stay correlated for longer than the lag-1 correction
-#'   allows, `std_error` is about 13 % too small: without drift, `tolerance = 0` flagged 4.5 %
-#'   of simulated half-years at `alpha = 0.01`, the default 0.8 % (`bench/drift_hourly.R`).
+#'   data checked by week, `std_error` came out about 13 % too small: without drift,
+#'   `tolerance = 0` flagged 4.5 % of simulated half-years at `alpha = 0.01`, the default
+#'   0.8 % (`bench/drift_hourly.R`).
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... For `autoplot()`: must be empty.
