@@ -186,6 +186,22 @@ count_fitted_rows <- function(object, data, rows) {
   sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))
 }
 
+# Rows of `data` that repeat an earlier row in every (vector) column, NA matching NA: each row
+# gets one code, refined column by column through match() as in rows_found_in().
+repeated_rows <- function(data) {
+  code <- rep(1, nrow(data))
+  for (v in seq_along(data)) {
+    x <- data[[v]]
+    if (!is.atomic(x) || !is.null(dim(x))) next  # list and matrix columns are not compared
+    x <- if (is.numeric(x) || is.logical(x)) as.double(x) else as.character(x)
+    values <- unique(x)
+    refined <- (code - 1) * length(values) + match(x, values)  # below nrow(data)^2: exact
+    code <- match(refined, unique(refined))
+    if (!anyDuplicated(code)) return(integer(0))  # every row told apart already
+  }
+  which(duplicated(code))
+}
+
 # For each row of `a`, whether a row of `b` holds the same values (NA matching NA) in all their
 # columns: each row gets one code, refined column by column through match() (text compared as
 # text, so factor codes do not matter), dropping the rows that can no longer match. Times go

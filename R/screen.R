@@ -340,3 +340,14 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   }
   invisible(NULL)
 }
+
+# Whole rows of the data repeated (overlapping downloads, a table bound twice): a copy weighs
+# twice in training, and with validation rows drawn at random it may sit on both sides,
+# flattering early stopping.
+warn_repeated_training_rows <- function(data, call = NULL) {
+  repeated <- repeated_rows(data)
+  if (!length(repeated)) return(invisible())
+  cli::cli_warn(c("{length(repeated)} row{?s} of {.arg data} repeat{?s/} an earlier row in every column, the first being row {repeated[1]}: a copy weighs twice in training, and may sit on both sides of the validation split.",
+                  i = "Remove the copies (such as with {.fn unique}), or check the join or download that made them."),
+                class = "ncam_warning_repeated_rows", call = call)
+}

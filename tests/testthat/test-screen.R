@@ -291,3 +291,21 @@ test_that("predict() on groups and files names screened readings by rows of the 
   expect_warning(predict_chunks(fit, file, chunk_rows = 5, verbose = FALSE),
                  "sensor_1 \\(rows 2 of .*csv, 4 of .*csv, 9 of .*csv\\)", class = "ncam_warning_spikes")
 })
+
+test_that("rows of the data repeated in every column are named in a warning, as duplicated() finds them", {
+  toy <- simulate_toy(n = 300, seed = 9)
+  toy$day <- seq_len(300)
+  copied <- rbind(toy, toy[c(10, 20), ])
+  expect_identical(ncam:::repeated_rows(copied), which(duplicated(copied)))
+  expect_warning(short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, copied, hidden = 4L, epochs = 2L, seed = 1, threads = 1)),
+                 "2 rows of `data` repeat an earlier row in every column, the first being row 301",
+                 class = "ncam_warning_repeated_rows")
+  # the same readings on another day are not copies
+  other_day <- rbind(toy, transform(toy[c(10, 20), ], day = c(301, 302)))
+  expect_identical(ncam:::repeated_rows(other_day), integer(0))
+  expect_no_warning(short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, other_day, hidden = 4L, epochs = 2L, seed = 1,
+                                   threads = 1)), class = "ncam_warning_repeated_rows")
+  # NA matches NA, text and factors compare as text
+  mixed <- data.frame(a = c(1, 1, NA, NA, 2), b = c("x", "x", NA, NA, "y"), f = factor(c("u", "u", "v", "v", "u")))
+  expect_identical(ncam:::repeated_rows(mixed), which(duplicated(mixed)))
+})
