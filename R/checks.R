@@ -187,5 +187,6 @@ check_not_too_large <- function(x, subject, call = parent.frame(), envir = paren
 # Rows of `x` below `lower` or above `upper` (never NA), as which(x < lower | x > upper) gives
 # them, in one pass without copies for plain doubles (the checks of every row in predict()).
 rows_outside <- function(x, lower, upper) {
-  if (is.double(x) && !is.object(x)) ncam_rows_outside_cpp(x, lower, upper) else which(x < lower | x > upper)
+  scan <- is.double(x) && !is.object(x) && length(x) <= .Machine$integer.max  # rows as int
+  if (scan) ncam_rows_outside_cpp(x, lower, upper) else which(x < lower | x > upper)
 }

@@ -172,8 +172,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))
   if (!all(complete_x)) warn_missing_training_covariates(which(!complete_x), data, design$terms)
-  warn_repeated_training_rows(data)
   usable <- complete_x & n_observed(readings) > 0L
+  warn_repeated_training_rows(data, which(usable))
   validation_rows <- resolve_validation(validation, nrow(data), usable, seed)
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))

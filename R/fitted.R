@@ -186,20 +186,32 @@ count_fitted_rows <- function(object, data, rows) {
   sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))
 }
 
-# Rows of `data` that repeat an earlier row in every (vector) column, NA matching NA: each row
-# gets one code, refined column by column through match() as in rows_found_in().
-repeated_rows <- function(data) {
-  code <- rep(1, nrow(data))
+# A column as rows are compared by: text for text and factors (so factor codes do not matter)
+# and for 64-bit integers (as doubles, ids beyond 2^53 would merge), doubles otherwise (times
+# as their instants, fractions of seconds kept).
+compared_as_text <- function(x) is.character(x) || is.factor(x) || inherits(x, "integer64")
+comparable_values <- function(x, as_text = compared_as_text(x)) {
+  if (inherits(x, "POSIXlt")) x <- as.POSIXct(x)
+  if (inherits(x, "integer64")) loadNamespace("bit64")  # its as.character() method
+  if (as_text) as.character(x) else as.double(x)
+}
+
+# Which of `rows` of `data` repeat an earlier one of them in every vector column, NA matching
+# NA (as data row numbers): each row gets one code, refined column by column through match()
+# as in rows_found_in(); codes stay below (rows)^2, exact up to 9e7 rows.
+repeated_rows <- function(data, rows = seq_len(nrow(data))) {
+  code <- rep(1, length(rows))
   for (v in seq_along(data)) {
     x <- data[[v]]
+    if (inherits(x, "POSIXlt")) x <- as.POSIXct(x)
     if (!is.atomic(x) || !is.null(dim(x))) next  # list and matrix columns are not compared
-    x <- if (is.numeric(x) || is.logical(x)) as.double(x) else as.character(x)
+    x <- comparable_values(x[rows])
     values <- unique(x)
-    refined <- (code - 1) * length(values) + match(x, values)  # below nrow(data)^2: exact
+    refined <- (code - 1) * length(values) + match(x, values)
     code <- match(refined, unique(refined))
     if (!anyDuplicated(code)) return(integer(0))  # every row told apart already
   }
-  which(duplicated(code))
+  rows[duplicated(code)]
 }
 
 # For each row of `a`, whether a row of `b` holds the same values (NA matching NA) in all their
@@ -213,10 +225,9 @@ rows_found_in <- function(a, b) {
   code_a <- rep(1, nrow(a))
   code_b <- rep(1, nrow(b))
   for (v in names(a)[order(!times)]) {
-    as_text <- is.character(a[[v]]) || is.factor(a[[v]]) || is.character(b[[v]]) || is.factor(b[[v]])
-    as_values <- if (as_text) as.character else as.double
-    x <- as_values(a[[v]][rows_a])
-    y <- as_values(b[[v]][rows_b])
+    as_text <- compared_as_text(a[[v]]) || compared_as_text(b[[v]])
+    x <- comparable_values(a[[v]][rows_a], as_text)
+    y <- comparable_values(b[[v]][rows_b], as_text)
     values <- unique(y)
     # Codes stay below (rows of b)^2, exact in doubles.
     code_a <- (code_a - 1) * length(values) + match(x, values)

@@ -169,7 +169,14 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
   if (errors == "skip") {
     return(tryCatch(fit_group(task, formula, args, threads), error = function(e) e))
   }
-  if (!is.null(task$validation)) args$validation <- task$validation
+  if (!is.null(task$validation)) {
+    args$validation <- task$validation
+    # Rows of `data` chosen for validation may all lie in other groups: this one cannot stop early.
+    if (!any(task$validation)) {
+      cli::cli_warn("Group {task$label}: none of its rows is among the {.arg validation} rows, so its fit does not stop early.",
+                    class = "ncam_warning_no_validation_rows", call = NULL)
+    }
+  }
   withCallingHandlers(
     do.call(ncam, c(list(formula = formula, data = task$data), args,
                     list(seed = task$seed, threads = threads))),

@@ -239,7 +239,7 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
     # by the readings' bounds, a hair wider than the threshold so that rounding loses none;
     # the standardised test decides. `rows` of full length are every row, in order.
     s <- usable[k]
-    reach <- threshold * spread[[s]] * (1 - 1e-9)
+    reach <- max(0, threshold * spread[[s]] * (1 - 1e-9) - 4 * .Machine$double.eps * abs(centre[[s]]))
     values <- if (length(rows) == length(readings[[s]])) readings[[s]] else readings[[s]][rows]
     candidates <- rows_outside(values, centre[[s]] - reach, centre[[s]] + reach)
     z_k <- standardised(s, rows[candidates])
@@ -341,11 +341,11 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   invisible(NULL)
 }
 
-# Whole rows of the data repeated (overlapping downloads, a table bound twice): a copy weighs
-# twice in training, and with validation rows drawn at random it may sit on both sides,
-# flattering early stopping.
-warn_repeated_training_rows <- function(data, call = NULL) {
-  repeated <- repeated_rows(data)
+# Whole rows of the data among the training and validation `rows` repeated (overlapping
+# downloads, a table bound twice): a copy weighs twice in training, and with validation rows
+# drawn at random it may sit on both sides, flattering early stopping.
+warn_repeated_training_rows <- function(data, rows, call = NULL) {
+  repeated <- repeated_rows(data, rows)
   if (!length(repeated)) return(invisible())
   cli::cli_warn(c("{length(repeated)} row{?s} of {.arg data} repeat{?s/} an earlier row in every column, the first being row {repeated[1]}: a copy weighs twice in training, and may sit on both sides of the validation split.",
                   i = "Remove the copies (such as with {.fn unique}), or check the join or download that made them."),

@@ -3,6 +3,7 @@
 #include <Rcpp.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <R_ext/Utils.h>
 
@@ -306,6 +307,7 @@ IntegerVector ncam_rows_outside_cpp(NumericVector x, double lower, double upper)
 IntegerVector ncam_rows_unresolved_cpp(NumericVector mu, NumericVector variance, double shift, double scale,
                                        double eps) {
   const R_xlen_t n = mu.size();
+  if (n > INT_MAX) Rcpp::stop("More rows than an R integer vector can number.");
   std::vector<int> rows;
   for (R_xlen_t i = 0; i < n; ++i) {
     const double m = mu[i], v = variance[i];

@@ -432,4 +432,8 @@ test_that("validation given as rows of data gives each group its own rows of it"
   by_number <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7, validation = which(chosen)))
   expect_identical(lapply(by_number$fit, `[[`, "params"), lapply(fits$fit, `[[`, "params"))
   expect_error(ncam_by(by_formula, toy, by = "site", validation = chosen[-1]), "one element per row \\(450\\)")
+  # a group none of whose rows is a validation row is told that it cannot stop early
+  only_site_2 <- which(toy$site == 2)[1:30]
+  expect_warning(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7, validation = only_site_2)),
+                 "Group site = 1: none of its rows is among the `validation` rows", class = "ncam_warning_no_validation_rows")
 })

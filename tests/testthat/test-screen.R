@@ -308,4 +308,31 @@ test_that("rows of the data repeated in every column are named in a warning, as 
   # NA matches NA, text and factors compare as text
   mixed <- data.frame(a = c(1, 1, NA, NA, 2), b = c("x", "x", NA, NA, "y"), f = factor(c("u", "u", "v", "v", "u")))
   expect_identical(ncam:::repeated_rows(mixed), which(duplicated(mixed)))
+  # times by their instants: fractions of seconds count, a POSIXlt column is compared too
+  stamps <- as.POSIXct("2024-01-01", tz = "UTC") + c(0, 0.5, 0.5)
+  expect_identical(ncam:::repeated_rows(data.frame(t = stamps, a = 1)), 3L)
+  expect_identical(ncam:::repeated_rows(tibble::tibble(t = as.POSIXlt(stamps), a = 1)), 3L)
+  # rows left out of training (no reading) are not counted
+  blank <- toy
+  blank[c(5, 9), c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  blank$x1[c(5, 9)] <- 0.5
+  blank$day[c(5, 9)] <- 0
+  expect_no_warning(suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, blank, hidden = 4L, epochs = 2L, seed = 1,
+                                          threads = 1), classes = "ncam_warning_not_converged"),
+                    class = "ncam_warning_repeated_rows")
+})
+
+test_that("the spike screen's quick pre-filter loses no reading the standardised rule flags", {
+  # A reading one rounding step beyond the threshold of a sensor with a large median and a tiny
+  # spread: within the pre-filter's margin, yet beyond the threshold when standardised.
+  centre <- 1000
+  spread <- 1e-5
+  threshold <- 4
+  edge <- centre + threshold * spread * (1 - 1e-9)
+  near <- edge + (-3:3) * edge * .Machine$double.eps
+  x <- near[(near - centre) / spread > threshold & !(near > edge)][1]
+  expect_false(is.na(x))
+  screened <- ncam:::screen_spikes(list(a = c(x, centre, centre), b = c(0, 0, 0), c = c(0, 0, 0)), 1:3, threshold,
+                                   list(centre = c(a = centre, b = 0, c = 0), spread = c(a = spread, b = 1, c = 1)))
+  expect_identical(unname(screened$counts[["a"]]), 1L)
 })
