@@ -71,7 +71,9 @@
 #'   shifts smaller than a tenth of the spread of a reading around its prediction. On hourly
 #'   data checked by week, `std_error` came out about 13 % too small: without drift,
 #'   `tolerance = 0` flagged 4.5 % of simulated half-years at `alpha = 0.01`, the default
-#'   0.8 % (`bench/drift_hourly.R`).
+#'   0.8 % (`bench/drift_hourly.R`). Differences of consecutive periods, which keep one step
+#'   change from hiding itself, understate the variation between periods when weather
+#'   regimes outlast a period.
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... For `autoplot()`: must be empty.
