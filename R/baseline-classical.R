@@ -128,8 +128,10 @@ ppca1_fuse <- function(b, params) {
 }
 
 # Sensor variances, initial state and q (by grid search on the innovation
-# log-likelihood) from the training rows `b`, visited in the order `visit`.
-fit_kalman_rw <- function(b, visit, call = parent.frame()) {
+# log-likelihood) from the training rows `b`, visited in the order `visit`. With the rows'
+# times `time` (in visiting order), q is the variance per typical step, the median time
+# between consecutive rows, and a longer gap gets proportionally more.
+fit_kalman_rw <- function(b, visit, time = NULL, call = parent.frame()) {
   variances <- three_cornered_hat(b, call = call)
   s2 <- variances$sensor_var
   init <- ivw_combine(b, s2)$.pred
@@ -137,27 +139,37 @@ fit_kalman_rw <- function(b, visit, call = parent.frame()) {
   p0 <- stats::var(init, na.rm = TRUE)
   if (is.na(p0) || p0 <= 0) p0 <- mean(s2)
   q_grid <- p0 * 10^(seq(-48, 8) / 8)
-  ll <- kalman_rw_filter(b[visit, , drop = FALSE], s2, q_grid, m0, p0)$loglik
+  step <- if (length(time) >= 2L) stats::median(diff(time))
+  ll <- kalman_rw_filter(b[visit, , drop = FALSE], s2, q_grid, m0, p0, steps = time_steps(time, step))$loglik
   best <- which.max(ll)
-  list(params = list(sensor_var = s2, q = q_grid[best], m0 = m0, P0 = p0),
+  list(params = list(sensor_var = s2, q = q_grid[best], m0 = m0, P0 = p0, step = step),
        loglik = ll[best], df = ncol(b) + 3L, heywood = variances$heywood)
 }
 
-# Filtered means and sds of the rows of `b` visited in the order `visit`, in row order.
+# Filtered means and sds of the rows of `b` visited in the order `visit`, in row order. Fits
+# without a step (row order, text times, or saved before steps were kept) step by row.
 kalman_rw_fuse <- function(b, params, visit) {
   kf <- kalman_rw_filter(b[visit, , drop = FALSE], params$sensor_var, params$q, params$m0,
-                         params$P0, keep = TRUE)
+                         params$P0, keep = TRUE, steps = time_steps(attr(visit, "time"), params$step))
   pred <- pred_sd <- numeric(nrow(b))
   pred[visit] <- kf$mean
   pred_sd[visit] <- kf$sd
   list(.pred = pred, .pred_sd = pred_sd)
 }
 
+# Steps of the filter before each row, in units of `step`: 1 before the first row (from the
+# initial state), and all 1 without times or a step.
+time_steps <- function(time, step) {
+  if (is.null(time) || is.null(step)) return(1)
+  c(1, diff(time) / step)
+}
+
 # Scalar random-walk Kalman filter, vectorised over a vector of q values.
-# Rows are time steps; NA readings are skipped (no reading: prediction only).
+# Rows are time steps, `steps` long in units of the step q is the variance of (one number
+# for all rows, or one per row); NA readings are skipped (no reading: prediction only).
 # Returns the innovation log-likelihood per q and, if `keep`, the filtered
 # means and sds (rows x q).
-kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
+kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE, steps = 1) {
   # The filter runs in units of the most precise sensor's sd: precisions 1 / s2 of readings
   # in tiny units would overflow. Centring on m0 keeps the sufficient statistics well conditioned.
   unit2 <- min(s2)
@@ -178,8 +190,9 @@ kalman_rw_filter <- function(b, s2, q, m0, p0, keep = FALSE) {
   p <- rep(p0 / unit2, g)
   ll <- rep(0, g)
   if (keep) mean_t <- sd_t <- matrix(NA_real_, nrow(b), g)
+  steps <- rep_len(steps, nrow(b))
   for (t in seq_len(nrow(b))) {
-    p_pred <- p + q
+    p_pred <- p + q * steps[t]
     if (n_obs[t] > 0) {
       # b_O ~ N(m 1, p_pred 1 1' + R_O), by Sherman-Morrison.
       u <- c1[t] - m * a[t]

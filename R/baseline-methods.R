@@ -159,7 +159,8 @@ print.ncam_baseline <- function(x, ...) {
         " z\n", sep = "")
   }
   if (x$method == "kalman") {
-    cat("Random-walk variance q: ", format(p$q, digits = 5), "; initial state N(",
+    cat("Random-walk variance q: ", format(p$q, digits = 5), if (!is.null(p$step)) paste0(" per step of ", kalman_step_text(p$step, x$order_type)),
+        "; initial state N(",
         format(p$m0, digits = 5), ", ", format(p$P0, digits = 5), ")\n", sep = "")
   }
   if (x$method != "mean") {
@@ -254,4 +255,14 @@ augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), 
   rlang::check_dots_empty()
   check_augment_newdata(newdata, missing(newdata))
   bind_predictions(newdata, stats::predict(x, newdata, interval = interval, level = level))
+}
+
+# The Kalman filter's time step in the order column's units, for print(): "1 hours", "7 days".
+kalman_step_text <- function(step, order_type) {
+  if (identical(order_type, "POSIXct")) {
+    span <- as.difftime(step, units = "secs")
+    units(span) <- if (step >= 86400) "days" else if (step >= 3600) "hours" else if (step >= 60) "mins" else "secs"
+    return(format(span, digits = 5))
+  }
+  paste0(format(step, digits = 5), if (identical(order_type, "Date")) " days")
 }

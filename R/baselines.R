@@ -58,7 +58,7 @@
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
 #'   the column `order` (one row per time: a time repeated among the `train`
 #'   rows is an error at the fit, among the rows of `newdata` in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
-#'   \eqn{w_t \sim N(0, q)}, and each observed reading
+#'   \eqn{w_t \sim N(0, q \Delta_t)}, and each observed reading
 #'   \eqn{b_{tj} = \theta_t + v_{tj}}, \eqn{v_{tj} \sim N(0, s_j^2)}, with the
 #'   three-cornered-hat variances above. The initial state \eqn{\theta_0} is
 #'   \eqn{N(m_0, P_0)}, the mean and variance of the `"ivw"` estimates over the
@@ -67,6 +67,12 @@
 #'   filter run over the training rows alone (in the same order); `logLik()`
 #'   is that log-likelihood (only \eqn{q} is fitted by likelihood, the other
 #'   \eqn{L + 2} parameters by moments, so AIC and BIC are indicative).
+#'   \eqn{\Delta_t} is the time from the previous row in units of the
+#'   training rows' median time step (`params$step`, in days for a `Date`,
+#'   seconds for a `POSIXct`, the column's units for numbers), so that a gap
+#'   (hours missing from an hourly series, a week without data) lets the state
+#'   wander, and widens the intervals, in proportion to its length. Without
+#'   `order`, or with times as text, every row is one step.
 #'   [predict()] runs the filter with these parameters over the rows of
 #'   `newdata` in the order of its `order` column: `.pred` and `.pred_sd` are
 #'   the filtered (forward) mean and sd, returned in the row order of `newdata`.
@@ -123,7 +129,8 @@
 #'   column, such as `"numeric"` or `"Date"`, which [predict()] checks),
 #'   `params` (the estimates: `sensor_var` for
 #'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
-#'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0` and `P0` for `"kalman"`;
+#'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0`, `P0` and `step` (the time
+#'   step q is the variance of; `NULL` when every row is one step) for `"kalman"`;
 #'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var`, `vcov` and
 #'   `se`, the standard errors, for `"factor"`; for readings in units beyond
 #'   about \eqn{10^{\pm 75}} the entries of `vcov` for the variances, which
@@ -186,7 +193,7 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     kalman = {
       # The training rows are checked and visited in the order of the column.
       visit <- visit_order(order, data, rows = which(train))
-      fit_kalman_rw(b_train, visit)
+      fit_kalman_rw(b_train, visit, attr(visit, "time"))
     },
     factor = fit_factor1(b_train, match(anchor, sensors))
   )
@@ -346,5 +353,8 @@ visit_order <- function(order, data, data_arg = "data", rows = NULL, type = NULL
                        "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
                    call = call)
   }
-  base::order(key)
+  visit <- base::order(key)
+  # Times the filter can measure gaps between: the random walk's variance grows with them.
+  if (is.numeric(key) || inherits(key, c("Date", "POSIXct"))) attr(visit, "time") <- as.double(key)[visit]
+  visit
 }

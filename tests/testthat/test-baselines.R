@@ -191,7 +191,10 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   # Sorting the data first gives the same estimates, row for row.
   ord <- order(d$date)
   sorted_fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d[ord, ], "kalman", train = train[ord])
-  expect_equal(sorted_fit$params, p, tolerance = 1e-12)
+  expect_identical(p$step, 1)  # consecutive days: the filter's step is a day
+  expect_null(sorted_fit$params$step)  # row order: every row one step
+  without_step <- function(params) params[names(params) != "step"]
+  expect_equal(without_step(sorted_fit$params), without_step(p), tolerance = 1e-12)
   expect_equal(out[ord, ], predict(sorted_fit, d[ord, ]), tolerance = 1e-12)
 
   # A POSIXlt order is a time; times as text would be sorted as text, so are refused.
@@ -235,6 +238,31 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   expect_error(predict(fit, d[sensors]), "`newdata` lacks column \"date\"", fixed = TRUE)
 })
 
+test_that("kalman lets the state wander over a gap in time as over hours without readings", {
+  d <- additive_sensors(400, c(1, 4, 9), seed = 11)
+  d$time <- as.POSIXct("2024-03-01", tz = "UTC") + 3600 * (0:399)
+  gap <- c(150:190, 300:302)
+  with_na <- d
+  with_na[gap, c("s1", "s2", "s3")] <- NA
+  rows <- setdiff(seq_len(400), gap)
+  train <- seq_len(400) <= 250
+  # Fitted on the rows with a gap in time, or on all hours with the gap's readings missing:
+  # the same q per hour, the same likelihood, the same estimates for the rows both have.
+  fit_gap <- ncam_baseline(s1 + s2 + s3 ~ 1, d[rows, ], "kalman", train = train[rows], order = "time")
+  fit_na <- ncam_baseline(s1 + s2 + s3 ~ 1, with_na, "kalman", train = train, order = "time")
+  expect_identical(fit_gap$params$step, 3600)
+  expect_equal(fit_gap$params$q, fit_na$params$q)
+  expect_equal(fit_gap$loglik, fit_na$loglik, tolerance = 1e-10)
+  expect_equal(predict(fit_gap, d[rows, ]), predict(fit_na, with_na)[rows, ], tolerance = 1e-10)
+  # The first hour after the gap has the one-step variance of 42 hours without readings.
+  after <- match(191, rows)
+  out_gap <- predict(fit_gap, d[rows, ])
+  p <- fit_gap$params
+  prior_var <- out_gap$.pred_sd[after - 1]^2 + 42 * p$q
+  expect_equal(out_gap$.pred_sd[after]^2, 1 / (1 / prior_var + sum(1 / p$sensor_var)), tolerance = 1e-10)
+  expect_output(print(fit_gap), "per step of 1 hours")
+})
+
 test_that("kalman refuses numbers stored as text, and an `order` of another type in predict()", {
   d <- additive_sensors(300, c(1, 4, 9), seed = 7)
   d$t <- 1:300
@@ -249,13 +277,17 @@ test_that("kalman refuses numbers stored as text, and an `order` of another type
   # A factor whose levels are in numeric order visits the rows in the order of the numbers.
   fac <- ncam_baseline(s1 + s2 + s3 ~ 1, transform(d, t = factor(t)), "kalman", order = "t")
   expect_identical(fac$order_type, "factor")
-  expect_equal(fac$params, fit$params, tolerance = 1e-12)
+  expect_null(fac$params$step)  # levels are no times: every row one step
+  expect_equal(fac$params[names(fac$params) != "step"], fit$params[names(fit$params) != "step"], tolerance = 1e-12)
 
   nd <- d[c(100, 2, 10, 1), ]
   out <- predict(fit, nd)
-  # The filter visits the rows by t, from the fitted state, whatever their order in newdata.
+  # The filter visits the rows by t, from the fitted state, whatever their order in newdata;
+  # the gaps in t are steps without readings.
   sorted <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman")
-  expect_equal(out, predict(sorted, d[c(1, 2, 10, 100), ])[c(4, 2, 3, 1), ], tolerance = 1e-12)
+  gappy <- d[1:100, ]
+  gappy[-c(1, 2, 10, 100), c("s1", "s2", "s3")] <- NA
+  expect_equal(out, predict(sorted, gappy)[c(100, 2, 10, 1), ], tolerance = 1e-12)
   expect_error(predict(fit, transform(nd, t = as.character(t))),
                "Column \"t\" of `newdata` holds <character> values, but the baseline was fitted with <numeric> values",
                fixed = TRUE)
