@@ -132,7 +132,7 @@ plain_double <- function(v) {
 # columns, the terms (with the training data's `predvars`, so that poly(), scale() or ns()
 # are evaluated on new data with the training coefficients, as lm() does) and the factor
 # levels.
-build_design <- function(formula, data, sensors, call = parent.frame()) {
+build_design <- function(formula, data, sensors, reference = NULL, call = parent.frame()) {
   if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, call)
   check_formula_terms(formula[[3]], call)
   rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
@@ -140,7 +140,11 @@ build_design <- function(formula, data, sensors, call = parent.frame()) {
   vars <- setdiff(all.vars(rhs), parameters)
   clash <- intersect(vars, sensors)
   if (length(clash)) {
-    cli::cli_abort("{.field {clash}} cannot be both a sensor and a covariate.", call = call)
+    # The reference comes last in `sensors` (ncam() passes c(sensors, reference)).
+    role <- if (!is.null(reference) && clash[1] == reference) "the reference" else "a sensor"
+    cli::cli_abort(c("{.field {clash[1]}} cannot be both {role} and a covariate.",
+                     i = "Take it off the formula's right side: a model cannot learn a quantity from itself."),
+                   call = call)
   }
   check_single_columns(data, vars, call)
   check_vector_columns(data, vars, "Covariate", call)

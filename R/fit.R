@@ -167,7 +167,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                                                parameterization, transform))
     anchor <- reference
   }
-  design <- build_design(formula, data, c(sensors, reference))
+  design <- build_design(formula, data, c(sensors, reference), reference)
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))

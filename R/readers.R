@@ -73,7 +73,14 @@ read_purpleair_aqs <- function(path) {
 #'   (`ID`, `datetime`, `PM10`, `PM2.5`), the CSV exports of
 #'   `INPUTS/LCS_df_all.Rda` and `INPUTS/ref_df_all.Rda`, pairing a box reading
 #'   with the reference station named by its `Location.ID` in the same hour.
-#'   This keeps every such hour, including some the co-location tables leave out.
+#'   This keeps every such hour, including about 2,400 the co-location tables
+#'   leave out, and they leave them out for a reason: most of those hours hold
+#'   broken box readings, stuck at exactly 0 or in the thousands of ug/m3 while
+#'   the reference reads about 15 (a box at station R811 has a median of
+#'   over 2,000 there). Drop such hours before use (a box at exactly 0, or
+#'   far above the other box and the reference; `screen_outliers` of
+#'   [ncam_control()] catches a single box's spikes, not a box stuck for
+#'   days), or keep to `"colocated"`.
 #'
 #' Layout: one row per station and hour having a reference PM2.5 value and at
 #' least one box reading. A station's boxes are numbered in alphabetical order
@@ -99,7 +106,10 @@ read_purpleair_aqs <- function(path) {
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
 #' @return A tibble sorted by `station` and `date`, with columns `date`
-#'   (POSIXct, UTC, start of the hour), `station` (such as `"ANT_REF_R801"`),
+#'   (POSIXct, UTC, start of the hour: daily means of it, in
+#'   [sensor_performance()] or [join_reference()], run midnight to midnight
+#'   UTC unless you set the zone first, e.g.
+#'   `attr(x$date, "tzone") <- "Europe/Brussels"` for Belgian days), `station` (such as `"ANT_REF_R801"`),
 #'   `box_1`, `box_2` (box PM2.5, ug/m3; `box_3` and on where a station had
 #'   more boxes), `ref` (reference PM2.5, ug/m3), `ref_pm10`, `box_1_id` and
 #'   `box_2_id` (and on).

@@ -47,6 +47,8 @@ test_that("predict() ignores the reference column by default, and folds it in on
 test_that("reference errors name the cause", {
   d <- coloc_data(300, 3, 100)
   expect_error(ncam(s1 + s2 + ref ~ rh, d, reference = "ref"), "also a sensor")
+  expect_error(ncam(s1 + s2 ~ rh + ref, d, reference = "ref"), "ref cannot be both the reference and a covariate")
+  expect_error(ncam(s1 + s2 ~ rh + s2, d, reference = "ref"), "s2 cannot be both a sensor and a covariate")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", anchor = "s1"), "must be .*NULL")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "nope"), "nope")
   d$chr <- as.character(d$ref)
