@@ -242,7 +242,7 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   if (nrow(newdata) == 0L) return(template)
   group <- match_groups(object, newdata[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
-  flags <- c(far = 0, missing = 0)
+  flags <- no_row_flags
   beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)

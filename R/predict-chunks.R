@@ -158,7 +158,7 @@ score_generator <- function(input, task, out, verbose) {
   }
   part <- if (!is.null(out)) part_output(out)
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
-  flags <- c(far = 0, missing = 0)
+  flags <- no_row_flags
   beyond <- part_tally()
   collect <- function(value, i) {
     flags <<- flags + row_flags(value$value, value$beyond)
@@ -202,7 +202,7 @@ score_one_file <- function(path, out, task) {
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   parts <- list()
   rows <- 0
-  flags <- c(far = 0, missing = 0)
+  flags <- no_row_flags
   beyond <- part_tally()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {

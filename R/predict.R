@@ -72,7 +72,11 @@
 #'   readings, ask for `"prediction"`: in a model fitted with `reference` the default sd leaves
 #'   out the reference's own noise and can be several times smaller), `.post_sd` (posterior,
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
-#'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row with a
+#'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row without
+#'   any sensor reading gets the model's prior from its covariates (`.n_sensors` = 0), with a
+#'   warning of class `ncam_warning_no_readings`: a fair guess with a wide interval, but not a
+#'   measurement, so leave such rows out before daily means or [sensor_performance()] (they
+#'   would count towards a day's completeness). A row with a
 #'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
 #'   rows per covariate. So is a row with a level of a factor covariate not seen in training
 #'   (the model learned nothing of it), with one warning of class `ncam_warning_unseen_level`
@@ -141,6 +145,8 @@ posterior_table <- function(object, post, multiplier = NULL) {
   out <- tibble::new_tibble(out, nrow = length(post$mu))
   warn_extrapolation(object, post$extrapolation$far, count_far(out), nrow(out))
   warn_rows_missing_covariates(post)
+  prior_only <- rows_without_readings(out)
+  warn_no_readings(length(prior_only), nrow(out), utils::head(prior_only, 5L))
   out
 }
 

@@ -102,7 +102,25 @@ count_far <- function(scored) sum(is_far(scored$.extrapolation))
 # range and on those with a level not seen in training (`beyond`, the part's tally from
 # score_part()), which have their own warnings.
 row_flags <- function(scored, beyond = part_tally()) {
-  c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts) - beyond$unseen_rows)
+  c(far = count_far(scored), missing = sum(is.na(scored$.n_sensors)) - sum(beyond$counts) - beyond$unseen_rows,
+    no_readings = length(rows_without_readings(scored)))
+}
+
+# The flags of no rows, the start of a sum of row_flags() over parts.
+no_row_flags <- c(far = 0, missing = 0, no_readings = 0)
+
+# Rows of a prediction table whose estimate is the prior alone: no reading, but covariates.
+rows_without_readings <- function(scored) which(scored$.n_sensors == 0L)
+
+# One warning for the rows with an estimate but no reading: the model's prior from the
+# covariates, which averaged with measured rows (a daily mean, a performance table) passes
+# for a measurement.
+warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "") {
+  if (n == 0) return(invisible())
+  cli::cli_warn(c("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement.",
+                  "*" = if (length(first_rows)) first_rows_text(first_rows, n),
+                  i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only", hint, ".")),
+                class = c("ncam_warning_no_readings", "ncam_row_warning"), call = NULL)
 }
 
 # Evaluates expr with the row warnings of its parts muffled (warn_part_totals() sums them up).
@@ -220,6 +238,7 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,
                           hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"))
+  warn_no_readings(flags[["no_readings"]], n_rows, hint = paste0("; {.fn predict} on one of the ", parts, " names the rows"))
 }
 
 # One warning of warn_beyond_range()'s class for the whole input, naming rows of the input

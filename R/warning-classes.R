@@ -37,6 +37,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "rows far outside the calibration range (also class ncam_row_warning)"),
   c("ncam_missing_covariate", "predict(), predict_chunks(), fitted(), residuals(), sensor_params()",
     "rows without a prediction for a missing covariate (also class ncam_row_warning)"),
+  c("ncam_warning_no_readings", "predict(), predict_chunks()",
+    "rows without any sensor reading, whose estimate is the prior from the covariates (also class ncam_row_warning)"),
   c("ncam_warning_unseen_level", "predict(), predict_chunks()",
     "rows with a factor level not seen in training (also class ncam_row_warning)"),
   c("ncam_warning_beyond_range", "predict(), predict_chunks()",

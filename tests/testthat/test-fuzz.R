@@ -122,7 +122,7 @@ fuzz_cases <- list(
   fuzz_case("predict_matrix_newdata", "predict", "error", "`newdata`", r"-(predict(fit, as.matrix(toy)))-"),
   fuzz_case("predict_zero_rows", "predict", "value", ".", rows = 0, r"-(predict(fit, toy[0, ], interval = "credible"))-"),
   fuzz_case("predict_one_row", "predict", "value", ".", rows = 1, r"-(predict(fit, toy[1, ], interval = "prediction"))-"),
-  fuzz_case("predict_all_na_readings", "predict", "value", ".", rows = 300,
+  fuzz_case("predict_all_na_readings", "predict", "warning", "300 of 300 rows have no sensor reading.*the model's prior", rows = 300,
             r"-(nd <- toy; nd[c("sensor_0", "sensor_1", "sensor_2")] <- NA_real_; predict(fit, nd, interval = "credible"))-"),
   fuzz_case("predict_inf_reading", "predict", "error", "sensor_1.*infinite", r"-(nd <- toy; nd$sensor_1[4] <- -Inf; predict(fit, nd))-"),
   fuzz_case("predict_nan_reading", "predict", "value", ".", rows = 300, r"-(nd <- toy; nd$sensor_1[4:9] <- NaN; predict(fit, nd))-"),

@@ -24,7 +24,8 @@ with_gaps <- function(d) {
 
 test_that("predict() leaves rows with a missing covariate NA, in place, and counts them per covariate", {
   d <- with_gaps(missing_fit_data)
-  expect_warning(pred <- predict(missing_fit, d), class = "ncam_missing_covariate")
+  expect_warning(expect_warning(pred <- predict(missing_fit, d), class = "ncam_missing_covariate"),
+                 "1 of 400 rows has no sensor reading.*row 5", class = "ncam_warning_no_readings")
   gaps <- c(3, 10, 250, 300)
   expect_identical(nrow(pred), nrow(d))
   expect_true(all(is.na(as.matrix(pred[gaps, ]))))
@@ -34,7 +35,8 @@ test_that("predict() leaves rows with a missing covariate NA, in place, and coun
   # The other rows are predicted as without the gaps (to rounding: the engine's blocks of rows
   # fall differently).
   kept <- d[-gaps, ]
-  expect_equal(pred[-gaps, ], predict(missing_fit, kept), tolerance = 1e-6)
+  expect_equal(pred[-gaps, ], suppressWarnings(predict(missing_fit, kept), classes = "ncam_warning_no_readings"),
+               tolerance = 1e-6)
   msg <- conditionMessage(tryCatch(predict(missing_fit, d), warning = identity))
   expect_match(msg, "4 of 400 rows have a missing covariate", fixed = TRUE)
   expect_match(msg, "rh: 3 rows", fixed = TRUE)
@@ -53,9 +55,10 @@ test_that("chunks and groups give one warning with the total", {
   warnings <- testthat::capture_warnings(
     chunked <- predict_chunks(missing_fit, row_chunks(d, 100), verbose = FALSE)
   )
-  expect_length(warnings, 1)
-  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
-  whole <- suppressWarnings(predict(missing_fit, d), classes = "ncam_missing_covariate")
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_match(warnings[2], "1 of 400 rows has no sensor reading", fixed = TRUE)
+  whole <- suppressWarnings(predict(missing_fit, d), classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
   expect_identical(chunked$.n_sensors, whole$.n_sensors)
 
   files <- file.path(withr::local_tempdir(), c("a.csv", "b.csv"))
@@ -63,14 +66,16 @@ test_that("chunks and groups give one warning with the total", {
   utils::write.csv(d[201:400, ], files[2], row.names = FALSE)
   warnings <- testthat::capture_warnings(predict_chunks(missing_fit, files, output = withr::local_tempdir(),
                                                         chunk_rows = 64, verbose = FALSE))
-  expect_length(warnings, 1)
-  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_match(warnings[2], "1 of 400 rows has no sensor reading", fixed = TRUE)
 
   fits <- short_fit(ncam_by(s1 + s2 + s3 ~ rh + temp, data = missing_fit_data, by = "site",
                             hidden = 4L, epochs = 3L, seed = 1))
   warnings <- testthat::capture_warnings(by_group <- predict(fits, d))
-  expect_length(warnings, 1)
-  expect_match(warnings, "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_length(warnings, 2)
+  expect_match(warnings[1], "4 of 400 rows have a missing covariate", fixed = TRUE)
+  expect_match(warnings[2], "1 of 400 rows has no sensor reading.*one of the groups names the rows")
   expect_true(all(is.na(by_group$.n_sensors[c(3, 10, 250, 300)])))
 })
 
@@ -87,7 +92,8 @@ test_that("rows with a level not seen in training are NA with their own warning,
     warnings[[length(warnings) + 1L]] <<- w
     invokeRestart("muffleWarning")
   })
-  expect_identical(vapply(warnings, function(w) class(w)[1], ""), c("ncam_warning_unseen_level", "ncam_missing_covariate"))
+  expect_identical(vapply(warnings, function(w) class(w)[1], ""),
+                   c("ncam_warning_unseen_level", "ncam_missing_covariate", "ncam_warning_no_readings"))
   expect_match(conditionMessage(warnings[[1]]), "4 of 400 rows.*Column zone: \"c\", \"d\" in 4 rows: 3, 7, 201, 202")
   expect_match(conditionMessage(warnings[[2]]), "3 of 400 rows have a missing covariate.*rh: 2 rows.*temp: 2 rows")
   expect_true(all(is.na(as.matrix(pred[c(unseen, 10, 250, 300), ]))))
@@ -96,7 +102,7 @@ test_that("rows with a level not seen in training are NA with their own warning,
   warnings <- testthat::capture_warnings(
     chunked <- predict_chunks(fit, row_chunks(new, 100), verbose = FALSE)
   )
-  expect_length(warnings, 2)
+  expect_length(warnings, 3)
   expect_match(warnings[1], "4 of 400 rows of `input` have a level of a factor covariate not seen in training", fixed = TRUE)
   expect_match(warnings[1], "zone: \"c\", \"d\"", fixed = TRUE)
   expect_match(warnings[2], "3 of 400 rows have a missing covariate", fixed = TRUE)
@@ -105,7 +111,7 @@ test_that("rows with a level not seen in training are NA with their own warning,
   fits <- short_fit(ncam_by(s1 + s2 + s3 ~ rh + temp + zone, data = d, by = "site",
                             hidden = 4L, epochs = 3L, seed = 1))
   warnings <- testthat::capture_warnings(by_group <- predict(fits, new))
-  expect_length(warnings, 2)
+  expect_length(warnings, 3)
   expect_match(warnings[1], "4 of 400 rows of `newdata` have a level of a factor covariate not seen in training", fixed = TRUE)
   expect_match(warnings[2], "3 of 400 rows have a missing covariate", fixed = TRUE)
   expect_identical(is.na(by_group$.n_sensors), is.na(pred$.n_sensors))

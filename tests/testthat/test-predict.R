@@ -281,7 +281,8 @@ test_that("missing readings are used, not dropped; a row with none gets the prio
   nd$sensor_1[2] <- NA
   nd[3, c("sensor_0", "sensor_1", "sensor_2")] <- NA
   nd$sensor_0 <- NA_real_
-  pred <- predict(fit, nd)
+  expect_warning(pred <- predict(fit, nd), "1 of 5 rows has no sensor reading.*row 3.*n_sensors > 0",
+                 class = "ncam_warning_no_readings")
   expect_equal(nrow(pred), 5L)
   expect_equal(pred$.n_sensors, c(2L, 1L, 0L, 2L, 2L))
   post <- ncam:::ncam_posterior(fit, nd)

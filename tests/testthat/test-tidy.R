@@ -89,21 +89,22 @@ test_that("augment() adds predict()'s columns, one row per input row with NA row
   newdata[5, c("sensor_0", "sensor_1", "sensor_2")] <- NA
   rownames(newdata) <- NULL
   attr(newdata, "params") <- NULL
-  expect_warning(out <- augment(tidy_fit, newdata), "1 of 20 rows has a missing covariate",
-                 class = "ncam_missing_covariate")
+  expect_warning(expect_warning(out <- augment(tidy_fit, newdata), "1 of 20 rows has a missing covariate",
+                                class = "ncam_missing_covariate"),
+                 "1 of 20 rows has no sensor reading", class = "ncam_warning_no_readings")
   expect_s3_class(out, "tbl_df")
   expect_identical(nrow(out), 20L)
   columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation")
   expect_named(out, c(names(newdata), columns))
   expect_identical(as.data.frame(out[names(newdata)]), newdata)
-  pred <- suppressWarnings(predict(tidy_fit, newdata), classes = "ncam_missing_covariate")
+  pred <- suppressWarnings(predict(tidy_fit, newdata), classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
   expect_identical(as.list(out[columns]), as.list(pred))
   expect_true(all(is.na(unlist(out[3, columns]))))
   expect_identical(out$.n_sensors[5], 0L)
   expect_true(is.finite(out$.pred[5]))
 
   credible <- suppressWarnings(augment(tidy_fit, newdata, interval = "credible", level = 0.8),
-                               classes = "ncam_missing_covariate")
+                               classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
   expect_named(credible, c(names(newdata), columns, ".pred_lower", ".pred_upper"))
   # Gaussian model without transform: mu -/+ z_0.9 * sd_pred.
   z <- qnorm(0.9)
