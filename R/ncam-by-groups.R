@@ -146,7 +146,7 @@ key_type_hints <- function(groups, keys) {
     fitted <- key_type(groups[[col]])
     given <- key_type(keys[[col]])
     if (fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
-    conversion <- key_conversion(groups[[col]], col)
+    conversion <- key_conversion(groups[[col]], keys[[col]], col)
     hint <- sprintf("Column `%s` is %s in `newdata` but %s in `object`%s.", col, key_type_name(given),
                     key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))
     hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
@@ -169,10 +169,12 @@ key_type_name <- function(type) {
   if (type %in% names(names)) names[[type]] else paste("of class", type)
 }
 
-# Code converting column `col` to the type of the fit's key `fitted`, when there is one.
-key_conversion <- function(fitted, col) {
+# Code converting column `col` (values `given`) to the type of the fit's key `fitted`, when
+# there is one. A date-time becomes the calendar day it shows in its own time zone: as.Date()
+# of a POSIXct takes the day in UTC, the day before for a local midnight east of Greenwich.
+key_conversion <- function(fitted, given, col) {
   switch(key_type(fitted),
-    Date = sprintf("as.Date(%s)", col),
+    Date = if (key_type(given) == "POSIXct") sprintf("as.Date(format(%s, \"%%Y-%%m-%%d\"))", col) else sprintf("as.Date(%s)", col),
     POSIXct = sprintf("as.POSIXct(format(%s), tz = \"%s\")", col, c(attr(fitted, "tzone"), "")[1]),
     number = sprintf("as.numeric(as.character(%s))", col),
     text = ,

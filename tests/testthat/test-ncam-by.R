@@ -102,9 +102,21 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   keys <- paste("day =", unique(format(toy$day)), collapse = "; ")  # in the order of the rows
   expect_match(msg, paste0("Keys in `newdata`: ", keys, "."), fixed = TRUE)
   expect_match(msg, paste0("Groups of `object`: ", groups, "."), fixed = TRUE)
-  expect_match(msg, "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(day)`",
-               fixed = TRUE)
-  expect_identical(stats::predict(fits, transform(as_time, day = as.Date(day))), stats::predict(fits, toy))
+  hint <- "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(format(day, \"%Y-%m-%d\"))`"
+  expect_match(msg, hint, fixed = TRUE)
+  conversion <- str2lang('as.Date(format(day, "%Y-%m-%d"))')
+  follow_hint <- function(newdata) within(newdata, day <- eval(conversion))
+  expect_identical(stats::predict(fits, follow_hint(as_time)), stats::predict(fits, toy))
+  # Local midnights east of Greenwich, in a time zone of the column or of the session: the
+  # hint keeps their calendar day (as.Date() of a POSIXct took the day in UTC, the day before).
+  tokyo <- transform(toy, day = as.POSIXct(format(day), tz = "Asia/Tokyo"))
+  expect_match(flat(expect_error(stats::predict(fits, tokyo), "No row")), hint, fixed = TRUE)
+  expect_identical(follow_hint(tokyo)$day, toy$day)
+  expect_identical(stats::predict(fits, follow_hint(tokyo)), stats::predict(fits, toy))
+  withr::local_timezone("Europe/Brussels")
+  brussels <- transform(toy, day = as.POSIXct(format(day)))
+  expect_match(flat(expect_error(stats::predict(fits, brussels), "No row")), hint, fixed = TRUE)
+  expect_identical(follow_hint(brussels)$day, toy$day)
   # A Date is a number of days underneath; the number does not find the day's group.
   msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
   expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
