@@ -35,6 +35,19 @@ group_rows <- function(data, by, call = parent.frame()) {
        labels = group_labels(group_keys))
 }
 
+# A group key on more than one row (such as from binding two results of ncam_by() for the
+# same groups) is an error: predict() would use the first row's model and ignore the others.
+check_unique_groups <- function(object, by, arg, call) {
+  keys <- key_columns(object[by], arg, call)
+  repeated <- duplicated(key_strings(keys))
+  if (any(repeated)) {
+    keep <- sprintf("%s[!duplicated(%s[c(%s)]), ]", arg, arg, toString(encodeString(by, quote = "\"")))
+    cli::cli_abort(c("{.arg {arg}} has more than one model for {cli::qty(sum(repeated))}{?a group/some groups}: {shown_labels(keys[repeated, , drop = FALSE])}.",
+                     i = "A table of {.fn ncam_by} needs one model per group. Keep one fit per group, such as the first with {.code {keep}}, or fit the groups again with {.fn ncam_by}."),
+                   call = call)
+  }
+}
+
 # "site = 3, unit = a" for each row of the key columns.
 group_labels <- function(keys) {
   do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))

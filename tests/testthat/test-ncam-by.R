@@ -429,6 +429,23 @@ test_that("predict(), tidy() and glance() of an object that is no ncam_by result
   expect_error(glance(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
 })
 
+test_that("a table with two models for a group (two results bound together) is refused naming the group", {
+  toy <- by_fixture()
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  refits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 2))
+  # What dplyr::bind_rows(fits, refits) gives: each site twice, first with fits' model.
+  object <- fits[c(1, 2, 1, 2), ]
+  object$fit[3:4] <- refits$fit
+  expect_s3_class(object, "ncam_by")
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  msg <- flat(expect_error(predict(object, toy), "`object` has more than one model for some groups: site = 1; site = 2."))
+  keep <- 'object[!duplicated(object[c("site")]), ]'
+  expect_match(msg, paste0("Keep one fit per group, such as the first with `", keep, "`"), fixed = TRUE)
+  expect_identical(predict(eval(str2lang(keep)), toy), predict(fits, toy))
+  expect_error(tidy(object[c(1, 2, 2), ]), "`x` has more than one model for a group: site = 2.")
+  expect_error(glance(object), "`x` has more than one model")
+})
+
 test_that("validation given as rows of data gives each group its own rows of it", {
   toy <- by_fixture()
   chosen <- rep(c(TRUE, FALSE, FALSE), length.out = nrow(toy))
