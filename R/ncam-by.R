@@ -206,7 +206,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
 #'   order; rows of a group without a model (a key no group has, or a group that could not
 #'   be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
 #'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
-#'   naming the groups, the keys and the conversion.
+#'   naming the groups, the keys and the conversion; so is an `object` with two models for
+#'   one group (two results bound together), in every method.
 #'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
 #'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
 #'   each group that has a model, groups in the order of `object` (a group left without one
