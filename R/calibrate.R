@@ -131,8 +131,8 @@ max_calibration_scores <- 1e7
 #'   gave scores; for `"ecdf"` those behind `scores`, the rest are the
 #'   holdout), `m` (pseudo-labels drawn per row by the MC methods; stored as 1
 #'   for `"split"` and `"sensor_anchored"`, which draw none, and shown as `NA`
-#'   for `"sensor_anchored"` by [glance()]) and `quantile` (the threshold at
-#'   `level`).
+#'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
+#'   `level`), and `ncam_version` and `object_format` as in [ncam()].
 #' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
 #'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
 #'   truth. *Transactions on Machine Learning Research*.
@@ -254,26 +254,13 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     reference = if (method == "split") reference_values
   ))
 
-  out <- structure(list(
+  out <- structure(c(list(
     model = object, method = method, level = level, correction = correction,
     scores = sort(draws$scores), holdout = draws$holdout,
     n = draws$n, m = as.integer(m)
-  ), class = "ncam_calibration")
+  ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# A calibration's parts that its methods read; a damaged object gets an error naming them.
-check_calibration <- function(x, arg = "object", call = parent.frame()) {
-  parts <- c("model", "method", "level", "scores", "n", "m")
-  missing <- if (is.list(x)) setdiff(parts, names(x)[!vapply(x, is.null, TRUE)]) else parts
-  if (length(missing) || !x$method %in% c("mc_model", "split", "mc_empirical", "sensor_anchored") ||
-      !is.numeric(x$scores)) {
-    what <- if (length(missing)) cli::format_inline("{.field {missing}} {?is/are} missing") else "its method or scores are invalid"
-    cli::cli_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
-                     i = "Run {.fn calibrate} again."), call = call)
-  }
-  check_ncam(x$model, arg = paste0(arg, "$model"), call = call)
 }
 
 #' Conformal threshold from calibration scores

@@ -151,7 +151,7 @@ logLik.ncam <- function(object, ...) {
 
 #' @rdname ncam-methods
 #' @export
-nobs.ncam <- function(object, ...) object$nobs
+nobs.ncam <- function(object, ...) check_ncam(object)$nobs
 
 #' @rdname ncam-methods
 #' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default
@@ -185,6 +185,7 @@ residuals.ncam <- function(object, newdata, ...) {
 #' @param y Unused.
 #' @export
 plot.ncam <- function(x, y, ...) {
+  check_ncam(x, "x")
   h <- x$history
   curves <- cbind(train = h$train_nll, validation = h$validation_nll)
   keep <- colSums(is.finite(curves)) > 0

@@ -45,7 +45,8 @@
 #'   without a model; the other groups' fits are kept.
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
-#'   seed) and `fit` (a list of `ncam` models). A group's fit does not know its rows:
+#'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
+#'   `object_format` as in [ncam()]. A group's fit does not know its rows:
 #'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
 #'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
 #' @seealso [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger
@@ -159,7 +160,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
                                       fit = fits))
-  tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
+  do.call(tibble::new_tibble, c(list(out, nrow = length(tasks), by = by, class = "ncam_by"), made_by()))
 }
 
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
@@ -276,6 +277,7 @@ glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 # key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list
 # edited by hand or a damaged file gets this error, not a failure inside a method.
 check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
+  check_object_format(object, arg, call)
   by <- attr(object, "by")
   fits <- if (is.data.frame(object) && "fit" %in% names(object)) object[["fit"]]
   ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(fits) &&
