@@ -120,7 +120,7 @@ fitted_columns <- function(data, sensors, reference, design) {
 # an older version has another kind of `data_check`: never.
 is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   check <- object$data_check
-  if (!is.list(check) || !is.matrix(check$sums) || is.null(check$order)) return(FALSE)
+  if (!has_fingerprint(object)) return(FALSE)
   cols <- colnames(check$sums)
   if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
   new <- data_fingerprint(data, cols)
@@ -166,6 +166,13 @@ fitting_data <- function(object, call = parent.frame()) {
       if (is.symbol(object$call$data)) "No object {name} exists in {where}." else "{name} cannot be evaluated in {where}: {failure}"
   cli::cli_abort(c("Cannot find {name}, the data {.arg object} was fitted to, as it was then.",
                    x = why, i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+}
+
+# Whether the fit's data_check is a fingerprint of this version's kind (a fit saved by an older
+# version has another kind).
+has_fingerprint <- function(object) {
+  check <- object$data_check
+  is.list(check) && is.matrix(check$sums) && !is.null(check$order)
 }
 
 # The call's data as a message names it: its name or expression, or "the data frame in its
