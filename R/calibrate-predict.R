@@ -62,7 +62,8 @@ print.ncam_calibration <- function(x, ...) {
       if (!is.null(x$holdout)) paste0(" (+ ", length(x$holdout), " ECDF holdout)"), "\n",
       "Scores per row:   ", if (x$method == "sensor_anchored") "one per observed sensor" else x$m,
       "\n",
-      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n", sep = "")
+      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n",
+      if (!is.null(x$seed)) paste0("Seed:             ", x$seed, "\n"), sep = "")
   invisible(x)
 }
 

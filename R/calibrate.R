@@ -118,9 +118,12 @@ max_calibration_scores <- 1e7
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
-#' @param seed `NULL` to draw from R's random number generator (so
-#'   [set.seed()] applies), or a whole number used locally without disturbing
-#'   the global random stream.
+#' @param seed For the Monte Carlo methods, the seed of their draws: a whole
+#'   number, used locally without disturbing the global random stream, or
+#'   `NULL` to draw one from R's random number generator (so [set.seed()]
+#'   applies). The seed used is kept as `seed` and printed: `calibrate()` with
+#'   it and the same model and data gives the same calibration. The other
+#'   methods draw nothing.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
@@ -132,7 +135,8 @@ max_calibration_scores <- 1e7
 #'   holdout), `m` (pseudo-labels drawn per row by the MC methods; stored as 1
 #'   for `"split"` and `"sensor_anchored"`, which draw none, and shown as `NA`
 #'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
-#'   `level`), and `ncam_version` and `object_format` as in [ncam()].
+#'   `level`), `seed` (the seed of the Monte Carlo draws; `NULL` for the
+#'   other methods), and `ncam_version` and `object_format` as in [ncam()].
 #' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
 #'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
 #'   truth. *Transactions on Machine Learning Research*.
@@ -249,6 +253,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     cli::cli_inform("{sum(no_prediction)} row{?s} of {.arg data} with a missing covariate{by_column} {cli::qty(sum(no_prediction))}{?is/are} left out of the calibration.")
   }
   sd_pred <- sqrt(post$var_pred)
+  # The Monte Carlo methods draw: without a seed they draw one, kept to reproduce them.
+  seed <- if (method %in% c("mc_model", "mc_empirical")) resolve_seed(seed)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
     reference = if (method == "split") reference_values
@@ -257,7 +263,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out <- structure(c(list(
     model = object, method = method, level = level, correction = correction,
     scores = sort(draws$scores), holdout = draws$holdout,
-    n = draws$n, m = as.integer(m)
+    n = draws$n, m = as.integer(m), seed = seed
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
