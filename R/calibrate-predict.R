@@ -62,6 +62,21 @@ print.ncam_calibration <- function(x, ...) {
       if (!is.null(x$holdout)) paste0(" (+ ", length(x$holdout), " ECDF holdout)"), "\n",
       "Scores per row:   ", if (x$method == "sensor_anchored") "one per observed sensor" else x$m,
       "\n",
-      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n", sep = "")
+      "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n",
+      if (!is.null(x$seed)) paste0("Seed:             ", x$seed, "\n"), sep = "")
   invisible(x)
+}
+
+# A calibration's parts that its methods read; a damaged object gets an error naming them.
+check_calibration <- function(x, arg = "object", call = parent.frame()) {
+  check_object_format(x, arg, call)
+  parts <- c("model", "method", "level", "scores", "n", "m")
+  missing <- if (is.list(x)) setdiff(parts, names(x)[!vapply(x, is.null, TRUE)]) else parts
+  if (length(missing) || !x$method %in% c("mc_model", "split", "mc_empirical", "sensor_anchored") ||
+      !is.numeric(x$scores)) {
+    what <- if (length(missing)) cli::format_inline("{.field {missing}} {?is/are} missing") else "its method or scores are invalid"
+    cli::cli_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
+                     i = "Run {.fn calibrate} again."), call = call)
+  }
+  check_ncam(x$model, arg = paste0(arg, "$model"), call = call)
 }

@@ -118,9 +118,12 @@ max_calibration_scores <- 1e7
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
-#' @param seed `NULL` to draw from R's random number generator (so
-#'   [set.seed()] applies), or a whole number used locally without disturbing
-#'   the global random stream.
+#' @param seed For the Monte Carlo methods, the seed of their draws: a whole
+#'   number, used locally without disturbing the global random stream, or
+#'   `NULL` to draw one from R's random number generator (so [set.seed()]
+#'   applies). The seed used is kept as `seed` and printed: `calibrate()` with
+#'   it and the same model and data gives the same calibration. The other
+#'   methods draw nothing.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
@@ -131,8 +134,9 @@ max_calibration_scores <- 1e7
 #'   gave scores; for `"ecdf"` those behind `scores`, the rest are the
 #'   holdout), `m` (pseudo-labels drawn per row by the MC methods; stored as 1
 #'   for `"split"` and `"sensor_anchored"`, which draw none, and shown as `NA`
-#'   for `"sensor_anchored"` by [glance()]) and `quantile` (the threshold at
-#'   `level`).
+#'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
+#'   `level`), `seed` (the seed of the Monte Carlo draws; `NULL` for the
+#'   other methods), and `ncam_version` and `object_format` as in [ncam()].
 #' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
 #'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
 #'   truth. *Transactions on Machine Learning Research*.
@@ -249,31 +253,20 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     cli::cli_inform("{sum(no_prediction)} row{?s} of {.arg data} with a missing covariate{by_column} {cli::qty(sum(no_prediction))}{?is/are} left out of the calibration.")
   }
   sd_pred <- sqrt(post$var_pred)
+  # The Monte Carlo methods draw: without a seed they draw one, kept to reproduce them.
+  seed <- if (method %in% c("mc_model", "mc_empirical")) resolve_seed(seed)
   draws <- with_seed_or_global(seed, calibration_scores(
     method, post, sd_pred, m, correction,
     reference = if (method == "split") reference_values
   ))
 
-  out <- structure(list(
+  out <- structure(c(list(
     model = object, method = method, level = level, correction = correction,
     scores = sort(draws$scores), holdout = draws$holdout,
-    n = draws$n, m = as.integer(m)
-  ), class = "ncam_calibration")
+    n = draws$n, m = as.integer(m), seed = seed
+  ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# A calibration's parts that its methods read; a damaged object gets an error naming them.
-check_calibration <- function(x, arg = "object", call = parent.frame()) {
-  parts <- c("model", "method", "level", "scores", "n", "m")
-  missing <- if (is.list(x)) setdiff(parts, names(x)[!vapply(x, is.null, TRUE)]) else parts
-  if (length(missing) || !x$method %in% c("mc_model", "split", "mc_empirical", "sensor_anchored") ||
-      !is.numeric(x$scores)) {
-    what <- if (length(missing)) cli::format_inline("{.field {missing}} {?is/are} missing") else "its method or scores are invalid"
-    cli::cli_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
-                     i = "Run {.fn calibrate} again."), call = call)
-  }
-  check_ncam(x$model, arg = paste0(arg, "$model"), call = call)
 }
 
 #' Conformal threshold from calibration scores

@@ -117,7 +117,9 @@
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
 #'   call and the terms, a per-sensor summary and, with `unit`, the table of unit offsets
-#'   (`unit_offsets`), but no per-row results: its size does not grow with the data. `fitted()`, `residuals()`, `predict()`, `augment()` and
+#'   (`unit_offsets`), but no per-row results: its size does not grow with the data. It
+#'   records the ncam version that made it (`ncam_version`) and its `object_format`; methods
+#'   refuse an object of a newer format than the installed ncam reads. `fitted()`, `residuals()`, `predict()`, `augment()` and
 #'   `sensor_params()` without `newdata` find the data again by evaluating the call's `data`
 #'   where the model was fitted, and check that the columns the fit read (the sensors, the
 #'   `reference`, the `unit` and the variables of the covariates) are unchanged: the same number of rows

@@ -120,7 +120,7 @@ fitted_columns <- function(data, sensors, reference, design) {
 # an older version has another kind of `data_check`: never.
 is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   check <- object$data_check
-  if (!is.list(check) || !is.matrix(check$sums) || is.null(check$order)) return(FALSE)
+  if (!has_fingerprint(object)) return(FALSE)
   cols <- colnames(check$sums)
   if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
   new <- data_fingerprint(data, cols)
@@ -147,14 +147,39 @@ sums_close <- function(new, old, cols, tolerance = 1e-12) {
 fitting_data <- function(object, call = parent.frame()) {
   envs <- c(if (!is.null(object$data_key)) running_frames(object$data_key), list(environment(object$formula)))
   found <- NULL
+  failure <- NULL
+  evaluated <- FALSE
   for (env in envs) {
-    data <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
+    data <- tryCatch(eval(object$call$data, env), error = function(e) e)
+    if (inherits(data, "error")) {
+      failure <- c(failure, conditionMessage(data))[1]
+      next
+    }
+    evaluated <- TRUE
     if (is.data.frame(data) && is_fitting_data(object, data)) return(data)
     if (is.data.frame(data) && is.null(found)) found <- data
   }
-  cli::cli_abort(c("Cannot find the data {.arg object} was fitted to, as it was then.",
-                   x = if (!is.null(found)) paste0("{.code ", deparse1(object$call$data), "} has changed since: ", data_change(object, found), "."),
-                   i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+  name <- data_label(object$call$data)
+  where <- if (identical(environment(object$formula), globalenv())) "the global environment" else "the environment of its formula"
+  why <- if (!is.null(found)) "{name} has changed since: {data_change(object, found)}." else
+    if (evaluated) "{name} in {where} is not a data frame." else
+      if (is.symbol(object$call$data)) "No object {name} exists in {where}." else "{name} cannot be evaluated in {where}: {failure}"
+  cli::cli_abort(c("Cannot find {name}, the data {.arg object} was fitted to, as it was then.",
+                   x = why, i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+}
+
+# Whether the fit's data_check is a fingerprint of this version's kind (a fit saved by an older
+# version has another kind).
+has_fingerprint <- function(object) {
+  check <- object$data_check
+  is.list(check) && is.matrix(check$sums) && !is.null(check$order)
+}
+
+# The call's data as a message names it: its name or expression, or "the data frame in its
+# call" for a data frame written into the call itself (do.call() with a small one).
+data_label <- function(data_expr) {
+  if (!is.language(data_expr)) return("the data frame in its call")
+  cli::format_inline("{.code {deparse1(data_expr)}}")
 }
 
 # How `data` differs from the data the model was fitted to (for the error of fitting_data()).

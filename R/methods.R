@@ -14,7 +14,11 @@
 #' unit's sensor residuals show how its sensors differ from the pooled model; in log units
 #' for a model fitted with `transform = "log"`);
 #' `nobs()` the rows that entered the likelihood; `plot()` the
-#' training and validation loss curves.
+#' training and validation loss curves; `update()` fits again from the call with the changes
+#' given. Without new `data`, it refits on the call's data as it is where `update()` is
+#' called, with a warning (class `ncam_warning_update_data_changed`) saying what changed
+#' when that is not the data the fit was made from (such as another `train` in a later
+#' session).
 #'
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
@@ -151,7 +155,7 @@ logLik.ncam <- function(object, ...) {
 
 #' @rdname ncam-methods
 #' @export
-nobs.ncam <- function(object, ...) object$nobs
+nobs.ncam <- function(object, ...) check_ncam(object)$nobs
 
 #' @rdname ncam-methods
 #' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default
@@ -185,6 +189,7 @@ residuals.ncam <- function(object, newdata, ...) {
 #' @param y Unused.
 #' @export
 plot.ncam <- function(x, y, ...) {
+  check_ncam(x, "x")
   h <- x$history
   curves <- cbind(train = h$train_nll, validation = h$validation_nll)
   keep <- colSums(is.finite(curves)) > 0
@@ -208,11 +213,25 @@ update.ncam <- function(object, formula., ..., evaluate = TRUE) {
   extras <- match.call(expand.dots = FALSE)$...
   for (name in names(extras)) call[name] <- list(extras[[name]])
   if (!evaluate) return(call)
+  check_ncam(object)
   env <- parent.frame()
   # ncam_by() and do.call() leave `data` in the call, which here would find utils::data().
   if (is.symbol(call$data) && !is.data.frame(get0(as.character(call$data), envir = env))) {
     cli::cli_abort(c("The call of this fit names its data {.code {deparse(call$data)}}, which is not a data frame here: the fit cannot be made again from its call (a fit made inside a function names its local data; fits of {.fn ncam_by} groups and of {.fn do.call} do not name theirs).",
                      i = "Give the data: {.code update(fit, data = <the rows it was fitted to>)}."))
   }
+  if (!"data" %in% names(extras)) warn_changed_update_data(object, call$data, env)
   eval(call, env)
+}
+
+# update() without new data refits on whatever the call's data names now, such as another
+# `train` in a later session: a warning says how it differs from the fit's, when the fit's
+# fingerprint (of this version's kind) tells.
+warn_changed_update_data <- function(object, data_expr, env) {
+  data <- tryCatch(eval(data_expr, env), error = function(e) NULL)  # the refit reports errors
+  if (!is.data.frame(data) || !has_fingerprint(object) || is_fitting_data(object, data)) return(invisible())
+  name <- data_label(data_expr)
+  cli::cli_warn(c("{name} is not the data {.arg object} was fitted to: {data_change(object, data)}.",
+                  i = "The refit uses {name} as it is now; to refit on the original rows, give them: {.code update(object, data = <those rows>)}."),
+                class = "ncam_warning_update_data_changed", call = rlang::caller_env())
 }

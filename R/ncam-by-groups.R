@@ -35,6 +35,19 @@ group_rows <- function(data, by, call = parent.frame()) {
        labels = group_labels(group_keys))
 }
 
+# A group key on more than one row (such as from binding two results of ncam_by() for the
+# same groups) is an error: predict() would use the first row's model and ignore the others.
+check_unique_groups <- function(object, by, arg, call) {
+  keys <- key_columns(object[by], arg, call)
+  repeated <- duplicated(key_strings(keys))
+  if (any(repeated)) {
+    keep <- sprintf("%s[!duplicated(%s[c(%s)]), ]", arg, arg, toString(encodeString(by, quote = "\"")))
+    cli::cli_abort(c("{.arg {arg}} has more than one model for {cli::qty(sum(repeated))}{?a group/some groups}: {shown_labels(keys[repeated, , drop = FALSE])}.",
+                     i = "A table of {.fn ncam_by} needs one model per group. Keep one fit per group, such as the first with {.code {keep}}, or fit the groups again with {.fn ncam_by}."),
+                   call = call)
+  }
+}
+
 # "site = 3, unit = a" for each row of the key columns.
 group_labels <- function(keys) {
   do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
@@ -146,7 +159,7 @@ key_type_hints <- function(groups, keys) {
     fitted <- key_type(groups[[col]])
     given <- key_type(keys[[col]])
     if (fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
-    conversion <- key_conversion(groups[[col]], col)
+    conversion <- key_conversion(groups[[col]], keys[[col]], col)
     hint <- sprintf("Column `%s` is %s in `newdata` but %s in `object`%s.", col, key_type_name(given),
                     key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))
     hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
@@ -169,10 +182,12 @@ key_type_name <- function(type) {
   if (type %in% names(names)) names[[type]] else paste("of class", type)
 }
 
-# Code converting column `col` to the type of the fit's key `fitted`, when there is one.
-key_conversion <- function(fitted, col) {
+# Code converting column `col` (values `given`) to the type of the fit's key `fitted`, when
+# there is one. A date-time becomes the calendar day it shows in its own time zone: as.Date()
+# of a POSIXct takes the day in UTC, the day before for a local midnight east of Greenwich.
+key_conversion <- function(fitted, given, col) {
   switch(key_type(fitted),
-    Date = sprintf("as.Date(%s)", col),
+    Date = if (key_type(given) == "POSIXct") sprintf("as.Date(format(%s, \"%%Y-%%m-%%d\"))", col) else sprintf("as.Date(%s)", col),
     POSIXct = sprintf("as.POSIXct(format(%s), tz = \"%s\")", col, c(attr(fitted, "tzone"), "")[1]),
     number = sprintf("as.numeric(as.character(%s))", col),
     text = ,

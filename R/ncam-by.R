@@ -45,7 +45,8 @@
 #'   without a model; the other groups' fits are kept.
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
-#'   seed) and `fit` (a list of `ncam` models). A group's fit does not know its rows:
+#'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
+#'   `object_format` as in [ncam()]. A group's fit does not know its rows:
 #'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
 #'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
 #' @seealso [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger
@@ -159,7 +160,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
                                       fit = fits))
-  tibble::new_tibble(out, nrow = length(tasks), by = by, class = "ncam_by")
+  do.call(tibble::new_tibble, c(list(out, nrow = length(tasks), by = by, class = "ncam_by"), made_by()))
 }
 
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
@@ -206,7 +207,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
 #'   order; rows of a group without a model (a key no group has, or a group that could not
 #'   be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
 #'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
-#'   naming the groups, the keys and the conversion.
+#'   naming the groups, the keys and the conversion; so is an `object` with two models for
+#'   one group (two results bound together), in every method.
 #'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
 #'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
 #'   each group that has a model, groups in the order of `object` (a group left without one
@@ -275,6 +277,7 @@ glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 # key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list
 # edited by hand or a damaged file gets this error, not a failure inside a method.
 check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
+  check_object_format(object, arg, call)
   by <- attr(object, "by")
   fits <- if (is.data.frame(object) && "fit" %in% names(object)) object[["fit"]]
   ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(fits) &&
@@ -284,6 +287,7 @@ check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
                      i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
                    call = call)
   }
+  check_unique_groups(object, by, arg, call)
   invisible(object)
 }
 

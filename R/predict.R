@@ -286,6 +286,7 @@ check_ncam <- function(object, arg = "object", call = parent.frame()) {
     cli::cli_abort("{.arg {arg}} must be a model fitted by {.fn ncam}, not {.obj_type_friendly {object}}.",
                    call = call)
   }
+  check_object_format(object, arg, call)
   check_ncam_parts(object, arg, call)
 }
 

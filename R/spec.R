@@ -62,7 +62,7 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
   attr(terms, ".Environment") <- kept_env
   # kept_env reaches the caller's data itself when it is the caller's environment or a child of it.
   reaches_data <- identical(kept_env, caller_env) || identical(parent.env(kept_env), caller_env)
-  structure(list(
+  structure(c(list(
     call = call, formula = formula, terms = terms, xlevels = design$xlevels,
     constant_values = design$constant_values,
     data_key = if (!reaches_data) remember_frame(caller_env, call, data_check),
@@ -74,7 +74,38 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
     n_train = length(rows$train), n_validation = length(rows$validation), n_rows = rows$n,
     settings = settings, loglik = fitted_summary$loglik, nobs = fitted_summary$nobs,
     sensor_summary = fitted_summary$sensor_summary, data_check = data_check
-  ), class = "ncam")
+  ), made_by()), class = "ncam")
+}
+
+# The format of the fitted objects ncam makes (ncam, ncam_by, ncam_calibration,
+# ncam_baseline). Raise it when a change would make an older ncam misread a newer object:
+# check_object_format() then refuses such an object instead of reading it wrongly.
+ncam_object_format <- 1L
+
+# Stored in every fitted object: the package version and object format that made it.
+made_by <- function() {
+  list(ncam_version = as.character(utils::packageVersion("ncam")), object_format = ncam_object_format)
+}
+
+# An object of a newer format than this ncam reads is refused before any part of it is read.
+# Objects saved before the fields were stored have neither, and are read as before. A table
+# (ncam_by) keeps them as attributes.
+check_object_format <- function(object, arg = "object", call = parent.frame()) {
+  fields <- if (is.data.frame(object)) attributes(object) else if (is.list(object)) object
+  format <- fields[["object_format"]]
+  if (is.null(format)) return(invisible(object))
+  made <- fields[["ncam_version"]]
+  made <- if (is.character(made) && length(made) == 1L && !is.na(made)) paste("ncam", made) else "an unknown version of ncam"
+  if (!(is.numeric(format) && length(format) == 1L && !is.na(format))) {
+    cli::cli_abort(c("{.arg {arg}} is not a usable ncam object: its {.field object_format} is not a number.",
+                     i = "Read it again with {.fn readRDS} from an undamaged file, or fit it again."), call = call)
+  }
+  if (format > ncam_object_format) {
+    this <- as.character(utils::packageVersion("ncam"))
+    cli::cli_abort(c("{.arg {arg}} was made by {made}, in object format {format}; this ncam ({this}) reads formats up to {ncam_object_format}.",
+                     i = "Update ncam to use it (or fit it again with this version)."), call = call)
+  }
+  invisible(object)
 }
 
 # 1-based columns of the engine's per-row head outputs, as the engine defines them.

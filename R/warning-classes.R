@@ -51,6 +51,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "a level given with interval = \"none\": no interval is computed"),
   c("ncam_warning_replaced_columns", "augment()",
     "columns of newdata replaced by the new predictions"),
+  c("ncam_warning_update_data_changed", "update() of a fit",
+    "the data the call names is no longer the data the fit was made from: the refit uses it as it is now"),
   c("ncam_warning_group_not_fitted", "ncam_by()",
     "groups left without a model by errors = \"skip\""),
   c("ncam_warning_few_periods", "sensor_drift()",

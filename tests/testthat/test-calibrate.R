@@ -339,6 +339,29 @@ test_that("seeded calibration is reproducible and leaves the global stream alone
   expect_output(print(a), "Calibration rows: 100")
 })
 
+test_that("an unseeded Monte Carlo calibration keeps the seed it drew, which reproduces it", {
+  for (args in list(list(method = "mc_model"), list(method = "mc_model", correction = "ecdf"),
+                    list(method = "mc_empirical"))) {
+    set.seed(11)
+    drawn <- sample.int(.Machine$integer.max, 1L)  # what set.seed(11) gives calibrate() to draw with
+    set.seed(11)
+    a <- do.call(calibrate, c(list(fit, cal_data[1:100, ], m = 5), args))
+    expect_identical(a$seed, drawn)
+    b <- do.call(calibrate, c(list(fit, cal_data[1:100, ], m = 5, seed = a$seed), args))
+    expect_identical(b$scores, a$scores)
+    expect_identical(b$holdout, a$holdout)
+    expect_identical(b$quantile, a$quantile)
+    expect_output(print(a), paste0("Seed:             ", drawn), fixed = TRUE)
+  }
+  # Another draw gives other scores: the seed is what made them.
+  expect_false(identical(calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn + 1L)$scores,
+                         calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn)$scores))
+  # "split" draws nothing, and keeps no seed.
+  split <- calibrate(fit, cal_data[1:100, ], method = "split", reference = "truth", seed = 4)
+  expect_null(split$seed)
+  expect_no_match(paste(capture.output(print(split)), collapse = "\n"), "Seed")
+})
+
 test_that("bad calibrate input gives clear errors", {
   d <- cal_data[1:50, ]
   expect_snapshot(error = TRUE, calibrate(fit, d, method = "bootstrap"))

@@ -123,6 +123,29 @@ test_that("update() of a fit made with seed = NULL refits the same model; seed =
   expect_identical(update(fit, epochs = 9L, evaluate = FALSE)$epochs, 9L)
 })
 
+test_that("update() without data warns when the call's data is no longer the fit's, saying what changed", {
+  toy <- simulate_toy(n = 300, seed = 4)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, anchor = "sensor_0", hidden = 4L,
+                        epochs = 3L, seed = 1, threads = 1L))
+  expect_no_warning(short_fit(update(fit, epochs = 4L)), class = "ncam_warning_update_data_changed")
+  original <- toy
+  # Another `toy`, as in a later session: the refit uses it, and says so.
+  toy <- simulate_toy(n = 120, seed = 9)
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  warned <- expect_warning(refit <- short_fit(update(fit)), class = "ncam_warning_update_data_changed")
+  expect_match(flat(warned), "`toy` is not the data `object` was fitted to: it has 120 rows, the fit had 300.", fixed = TRUE)
+  expect_match(flat(warned), "The refit uses `toy` as it is now", fixed = TRUE)
+  expect_identical(refit$n_rows, 120L)
+  toy <- within(original, x1[7] <- x1[7] + 0.5)
+  warned <- expect_warning(short_fit(update(fit)), class = "ncam_warning_update_data_changed")
+  expect_match(flat(warned), "`toy` is not the data `object` was fitted to: values of x1 differ.", fixed = TRUE)
+  # Data given anew is meant: no warning, and the refit is on it.
+  expect_no_warning(given <- short_fit(update(fit, data = toy)), class = "ncam_warning_update_data_changed")
+  direct <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, anchor = "sensor_0", hidden = 4L,
+                           epochs = 3L, seed = 1, threads = 1L))
+  expect_identical(given$params, direct$params)
+})
+
 test_that("the fitted object survives saveRDS()", {
   toy <- simulate_toy(n = 500, seed = 5)
   fit <- quick_fit(toy)

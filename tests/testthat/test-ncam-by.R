@@ -102,9 +102,21 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   keys <- paste("day =", unique(format(toy$day)), collapse = "; ")  # in the order of the rows
   expect_match(msg, paste0("Keys in `newdata`: ", keys, "."), fixed = TRUE)
   expect_match(msg, paste0("Groups of `object`: ", groups, "."), fixed = TRUE)
-  expect_match(msg, "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(day)`",
-               fixed = TRUE)
-  expect_identical(stats::predict(fits, transform(as_time, day = as.Date(day))), stats::predict(fits, toy))
+  hint <- "`day` is a date-time (POSIXct) in `newdata` but a date (Date) in `object`: convert it with `as.Date(format(day, \"%Y-%m-%d\"))`"
+  expect_match(msg, hint, fixed = TRUE)
+  conversion <- str2lang('as.Date(format(day, "%Y-%m-%d"))')
+  follow_hint <- function(newdata) within(newdata, day <- eval(conversion))
+  expect_identical(stats::predict(fits, follow_hint(as_time)), stats::predict(fits, toy))
+  # Local midnights east of Greenwich, in a time zone of the column or of the session: the
+  # hint keeps their calendar day (as.Date() of a POSIXct took the day in UTC, the day before).
+  tokyo <- transform(toy, day = as.POSIXct(format(day), tz = "Asia/Tokyo"))
+  expect_match(flat(expect_error(stats::predict(fits, tokyo), "No row")), hint, fixed = TRUE)
+  expect_identical(follow_hint(tokyo)$day, toy$day)
+  expect_identical(stats::predict(fits, follow_hint(tokyo)), stats::predict(fits, toy))
+  withr::local_timezone("Europe/Brussels")
+  brussels <- transform(toy, day = as.POSIXct(format(day)))
+  expect_match(flat(expect_error(stats::predict(fits, brussels), "No row")), hint, fixed = TRUE)
+  expect_identical(follow_hint(brussels)$day, toy$day)
   # A Date is a number of days underneath; the number does not find the day's group.
   msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
   expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
@@ -415,6 +427,23 @@ test_that("predict(), tidy() and glance() of an object that is no ncam_by result
   expect_error(predict(fake, toy), "`object` is not a valid result of `ncam_by\\(\\)`")
   expect_error(tidy(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
   expect_error(glance(fake), "`x` is not a valid result of `ncam_by\\(\\)`")
+})
+
+test_that("a table with two models for a group (two results bound together) is refused naming the group", {
+  toy <- by_fixture()
+  fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  refits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 2))
+  # What dplyr::bind_rows(fits, refits) gives: each site twice, first with fits' model.
+  object <- fits[c(1, 2, 1, 2), ]
+  object$fit[3:4] <- refits$fit
+  expect_s3_class(object, "ncam_by")
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  msg <- flat(expect_error(predict(object, toy), "`object` has more than one model for some groups: site = 1; site = 2."))
+  keep <- 'object[!duplicated(object[c("site")]), ]'
+  expect_match(msg, paste0("Keep one fit per group, such as the first with `", keep, "`"), fixed = TRUE)
+  expect_identical(predict(eval(str2lang(keep)), toy), predict(fits, toy))
+  expect_error(tidy(object[c(1, 2, 2), ]), "`x` has more than one model for a group: site = 2.")
+  expect_error(glance(object), "`x` has more than one model")
 })
 
 test_that("validation given as rows of data gives each group its own rows of it", {

@@ -50,6 +50,22 @@ test_that("a fit made in a function keeps what its formula names, not the functi
   expect_error(fitted(fit), "pass it as")
 })
 
+test_that("without its data, fitted() names the call's data and says why it is not found", {
+  toy <- simulate_toy(n = 300, seed = 31)
+  fit <- quick_fit(toy)
+  part <- quick_fit(toy[1:200, ])
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  rm(toy)
+  msg <- flat(expect_error(fitted(fit), "pass it as"))
+  expect_match(msg, "Cannot find `toy`, the data `object` was fitted to, as it was then.", fixed = TRUE)
+  expect_match(msg, "No object `toy` exists in the environment of its formula.", fixed = TRUE)
+  msg <- flat(expect_error(fitted(part), "pass it as"))
+  expect_match(msg, "Cannot find `toy[1:200, ]`, the data `object` was fitted to", fixed = TRUE)
+  expect_match(msg, "`toy[1:200, ]` cannot be evaluated in the environment of its formula: object 'toy' not found", fixed = TRUE)
+  toy <- "not a data frame"
+  expect_match(flat(expect_error(fitted(fit))), "`toy` in the environment of its formula is not a data frame.", fixed = TRUE)
+})
+
 test_that("a setting the formula takes from its environment is saved with the fit", {
   skip_if_not_installed("callr")
   toy <- simulate_toy(n = 300, seed = 30)
