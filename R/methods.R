@@ -119,7 +119,7 @@ print.summary.ncam <- function(x, ...) {
     offsets <- x$unit_offsets
     # Fits saved before block_rows was kept have a lag-1 autocorrelation rho instead.
     noise_txt <- if (is.null(offsets$block_rows)) paste0("lag-1 autocorrelation ", format(offsets$rho, digits = 2)) else
-      paste0("noise of a mean from blocks of ", offsets$block_rows, " rows")
+      paste0("noise of a mean from blocks of ", offsets$block_rows, if (offsets$block_rows == 1) " row" else " rows")
     cat("\nUnit offsets", unit_txt, " per unit of ", offsets$unit, ": the mean difference reference - estimate on its\n",
         "reference rows, shrunk towards 0; between-unit sd ", format(sqrt(offsets$tau2), digits = 3),
         ", ", noise_txt, ":\n", sep = "")
