@@ -62,20 +62,29 @@
 #' @param unit With `reference`: the name of a column telling units (sites, devices) apart,
 #'   when each unit had its own co-location period. After training, each unit's mean
 #'   difference between the reference and the estimate on its reference rows, shrunk towards 0
-#'   by how much units differ (empirical Bayes, allowing for the lag-1 autocorrelation of a
-#'   unit's rows in the order of `data`), becomes the unit's offset: [predict.ncam()] adds it
+#'   by how much units differ (empirical Bayes), becomes the unit's offset: [predict.ncam()] adds it
 #'   to the unit's estimates and its variance to their intervals. A unit without reference
 #'   rows (or `NA`) gets no offset and in its intervals the between-unit variance times
 #'   \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K units' biases), with a
-#'   warning of class `ncam_warning_unknown_unit` naming it. A known unit's `offset_sd` counts
-#'   the noise of its co-location rows alone: where the model's error at a unit changes from
-#'   period to period, offsets err by more than it says (`bench/unit_offsets_sim.R`). The reference's noise, learned
+#'   warning of class `ncam_warning_unknown_unit` naming it. A known unit's `offset_sd` is the
+#'   error of its offset as an estimate of the unit's long-run bias. The noise of a unit's mean
+#'   comes from blocks of its consecutive reference rows (give each unit's rows in time order):
+#'   the spread of the blocks' means, pooled over units, for block lengths of 1, 2, 4, ... rows
+#'   while they leave 20 degrees of freedom, the largest kept (`block_rows`), so that it counts
+#'   how the model's error at a unit wanders from day to day and week to week; a unit's mean
+#'   is given at most the variance of one row. It cannot count what the reference rows do not
+#'   show: the model's error moves more on weeks it was not fitted to, and a co-location within
+#'   one season knows nothing of the others. On simulated sites whose offsets are learned from
+#'   alternate weeks, offsets err by 0.100 against the sites' long-run bias where `offset_sd`
+#'   says 0.061 (`bench/unit_offsets_sim.R`). The between-unit variance is the spread of the
+#'   units' means net of that noise, so where units share the seasons that move the error it
+#'   comes out small (PurpleAir sites left out one at a time: 91 % of their readings inside
+#'   90 % intervals). The reference's noise, learned
 #'   without units, keeps the spread between them: `"prediction"` intervals of known units
 #'   are then conservative where units differ much (99.6 % at 90 % for units biased by -3 to 3
-#'   in the package's tests; 91 % on PurpleAir's later days);
+#'   in the package's tests; 92 % on PurpleAir's later days);
 #'   [calibrate()] with later reference rows makes them exact. Needs reference readings at 3 or more
-#'   units, some with two or more rows (with a few rows per unit the autocorrelation, and so
-#'   the offsets' uncertainty, is underestimated); `newdata` must then have the column. The
+#'   units, some with two or more rows; `newdata` must then have the column. The
 #'   offsets are in `fit$unit_offsets`, tabled by `summary()` and counted by `glance()`
 #'   (`n_units`, `unit_sd`); `logLik()` does not count them. `bench/unit_offsets.R` measures them on PurpleAir.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for

@@ -28,8 +28,9 @@
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
 #'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
 #'   rows `n`, `mean_difference`, shrunk `offset` and `offset_sd`, the between-unit variance
-#'   `tau2`, the variance `new_unit_variance` of a unit without reference rows and the lag-1
-#'   autocorrelation `rho`; see [ncam()]); `coef()` a named
+#'   `tau2`, the variance `new_unit_variance` of a unit without reference rows and the length
+#'   `block_rows` of the blocks of rows that gave the noise of a unit's mean; see [ncam()]);
+#'   `coef()` a named
 #'   list (head, layer) of weight matrices and bias vectors; `logLik()` a `logLik` object;
 #'   `fitted()` a numeric vector; `residuals()` a matrix; `nobs()` an integer.
 #' @examples
@@ -120,9 +121,12 @@ print.summary.ncam <- function(x, ...) {
   }
   if (!is.null(x$unit_offsets)) {
     offsets <- x$unit_offsets
+    # Fits saved before block_rows was kept have a lag-1 autocorrelation rho instead.
+    noise_txt <- if (is.null(offsets$block_rows)) paste0("lag-1 autocorrelation ", format(offsets$rho, digits = 2)) else
+      paste0("noise of a mean from blocks of ", offsets$block_rows, if (offsets$block_rows == 1) " row" else " rows")
     cat("\nUnit offsets", unit_txt, " per unit of ", offsets$unit, ": the mean difference reference - estimate on its\n",
         "reference rows, shrunk towards 0; between-unit sd ", format(sqrt(offsets$tau2), digits = 3),
-        ", lag-1 autocorrelation ", format(offsets$rho, digits = 2), ":\n", sep = "")
+        ", ", noise_txt, ":\n", sep = "")
     shown <- utils::head(offsets$table, 20L)
     print(format(shown, digits = 4), row.names = FALSE)
     if (nrow(offsets$table) > nrow(shown)) cat("... and", nrow(offsets$table) - nrow(shown), "more units\n")

@@ -44,32 +44,63 @@ check_offset_units <- function(unit_of_row, unit, call) {
 
 # The estimator itself, for any estimate (bench/unit_offsets.R applies it to lm): per unit of
 # `unit_of_row` (rows in time order within a unit), the mean of `difference` (reference minus
-# estimate), shrunk towards 0 by tau2 / (tau2 + its noise variance). The noise is the pooled
-# variance around the units' means over each unit's effective number of rows (n (1 - rho) /
-# (1 + rho) for the pooled lag-1 autocorrelation rho, at least 0); tau2, the variance between
-# units, is the squared unit means summed over K - 1 less the mean noise (at least 0): the
-# pooled model, fitted to these units' reference rows, has absorbed their mean bias, so the
-# means scatter around it with K - 1 degrees of freedom.
+# estimate), shrunk towards 0 by tau2 / (tau2 + its noise variance). The noise of a unit's mean
+# is the long-run variance per row (block_variance()) over its rows, at most the variance of
+# one row: the model's error at a unit wanders over days and weeks, which a lag-1
+# autocorrelation does not see. tau2, the variance between units, is the squared unit means
+# summed over K - 1 less the mean noise (at least 0): the pooled model, fitted to these units'
+# reference rows, has absorbed their mean bias, so the means scatter around it with K - 1
+# degrees of freedom.
 shrunk_offsets <- function(difference, unit_of_row) {
   unit_names <- unique(unit_of_row)
   code <- match(unit_of_row, unit_names)
+  ordered <- order(code, seq_along(code))
+  difference <- difference[ordered]
+  code <- code[ordered]
   n <- tabulate(code, length(unit_names))
   means <- as.vector(rowsum(difference, code, reorder = TRUE)) / n
-  centred <- difference - means[code]
-  degrees <- length(difference) - length(unit_names)
-  within <- if (degrees > 0L) sum(centred^2) / degrees else NA_real_
-  ordered <- order(code, seq_along(code))
-  same_unit <- code[ordered][-1] == code[ordered][-length(code)]
-  lagged <- centred[ordered]
-  rho <- if (degrees > 1L) min(max(sum((lagged[-1] * lagged[-length(lagged)])[same_unit]) / sum(centred^2), 0), 0.99) else 0
-  noise <- if (is.finite(within)) within * (1 + rho) / ((1 - rho) * n) else rep(Inf, length(n))
+  long_run <- block_variance(difference, code, n, means)
+  # Centring on each unit's mean takes its noise out of the squares: add it back.
+  row_variance <- (sum((difference - means[code])^2) + length(n) * long_run$variance) / length(difference)
+  noise <- if (is.finite(long_run$variance)) pmin(long_run$variance / n, row_variance) else rep(Inf, length(n))
   tau2 <- max(0, sum(means^2) / max(1, length(means) - 1L) - mean(noise))
   shrink <- if (tau2 > 0) tau2 / (tau2 + noise) else rep(0, length(n))
   table <- data.frame(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
                       offset_sd = sqrt(shrink * noise), stringsAsFactors = FALSE)
   # A unit without reference rows differs from the pooled model, which sits at the mean of the
   # K units' biases, by tau2 (1 + 1 / K).
-  list(table = table, tau2 = tau2, rho = rho, new_unit_variance = tau2 * (1 + 1 / length(means)))
+  list(table = table, tau2 = tau2, block_rows = long_run$block_rows,
+       new_unit_variance = tau2 * (1 + 1 / length(means)))
+}
+
+# Blocks of consecutive rows must leave this many degrees of freedom around the units' means
+# for their length to be tried (relative standard error of the variance sqrt(2 / 20) = 0.32).
+min_block_degrees <- 20L
+
+# The long-run variance per row of `difference` (sorted by unit `code`, `n` rows and mean
+# `means` per unit) from batch means: each unit's rows cut into blocks of about `block_rows`
+# consecutive rows, the variance of a block's mean around its unit's mean times its rows,
+# with the sum of blocks less one per unit as degrees of freedom (unbiased for independent
+# blocks). Block lengths double from 1 while they leave min_block_degrees (1 row is always
+# tried); the largest variance is kept, with its block length: the variance grows with the
+# length until blocks outlast the error's memory (weather regimes of days), so the largest is
+# the least understated, and slightly conservative where rows are independent.
+block_variance <- function(difference, code, n, means) {
+  position <- sequence(n) - 1L
+  best <- list(variance = NA_real_, block_rows = NA_real_)
+  block_rows <- 1
+  repeat {
+    blocks <- pmax(1L, round(n / block_rows))
+    degrees <- sum(blocks - 1L)
+    if (degrees == 0 || (block_rows > 1 && degrees < min_block_degrees)) break
+    block <- (cumsum(blocks) - blocks)[code] + floor(position * blocks[code] / n[code]) + 1
+    rows <- tabulate(block, sum(blocks))
+    block_means <- as.vector(rowsum(difference, block, reorder = TRUE)) / rows
+    variance <- sum(rows * (block_means - rep(means, blocks))^2) / degrees
+    if (is.na(best$variance) || variance > best$variance) best <- list(variance = variance, block_rows = block_rows)
+    block_rows <- 2 * block_rows
+  }
+  best
 }
 
 # `unit` needs reference readings at enough units among `rows` (the training and validation

@@ -7,7 +7,10 @@ options(width = 200)
 #   loso   leave one site out (the held-out site had no co-location: no offset, the
 #          between-unit variance added to its intervals); seed 1; coverage of 90 % prediction
 #          intervals with and without that variance (the estimates are the same).
-# Then SensEURCity Antwerp's three two-box stations, hourly, in one pooled fit.
+# Then SensEURCity Antwerp's three two-box stations, hourly, in one pooled fit. For the short
+# co-location and Antwerp, the offsets against each unit's mean difference on its scored rows
+# (the long run the offsets serve, but months later and in other seasons than the co-location,
+# so more than offset_sd can know), that mean's own noise and offset_sd, as RMS.
 #
 # Run (about 1 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
 
@@ -30,16 +33,33 @@ predict_quiet <- function(fit, newdata) {
   suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = c("ncam_extrapolation", "ncam_warning_unknown_unit"))
 }
 # Per seed, one fit with unit offsets scored on `test` with and without them (the fit is the
-# same: offsets are estimated after training): RMSE and 90 % prediction-interval coverage.
+# same: offsets are estimated after training): RMSE and 90 % prediction-interval coverage; and
+# mean squares over units of each offset's difference from the unit's mean difference (reference
+# - estimate without offsets) on its scored rows, of that mean's own noise (from 30-day blocks:
+# the variance of a block's mean times its rows, over the unit's rows) and of offset_sd.
 with_and_without <- function(seeds, fit_one, test) {
   vapply(seeds, function(seed) {
     fit <- fit_one(seed)
     with <- predict_quiet(fit, test)
+    offsets <- fit$unit_offsets
     fit$unit_offsets <- NULL
     without <- predict_quiet(fit, test)
+    later <- lapply(split(data.frame(error = test$ref - without$.pred, date = test$date), as.character(test[[offsets$unit]])), function(u) {
+      block <- floor(as.numeric(difftime(u$date, min(u$date), units = "days")) / 30)
+      block_means <- tapply(u$error, block, mean)
+      c(mean = mean(u$error), noise = sum(table(block) * (block_means - mean(u$error))^2) / (length(block_means) - 1) / nrow(u))
+    })
+    later <- do.call(rbind, later)[as.character(offsets$table[[offsets$unit]]), ]
     c(rmse_without = rmse(without$.pred, test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, test$ref),
-      rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref))
-  }, numeric(4))
+      rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref),
+      offset_vs_later_ms = mean((offsets$table$offset - later[, "mean"])^2), later_noise_ms = mean(later[, "noise"], na.rm = TRUE),
+      offset_sd_ms = mean(offsets$table$offset_sd^2))
+  }, numeric(7))
+}
+offset_line <- function(runs) {
+  ms <- rowMeans(runs)
+  cat(sprintf("Offsets against each unit's mean difference on its scored rows (RMS over units and seeds): %.3f; that mean's own noise %.3f; offset_sd %.3f\n",
+              sqrt(ms[["offset_vs_later_ms"]]), sqrt(ms[["later_noise_ms"]]), sqrt(ms[["offset_sd_ms"]])))
 }
 seed_row <- function(method, r, c, seeds) {
   data.frame(method = method, seeds = seeds, rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))
@@ -75,6 +95,7 @@ cat(sprintf("\nShort co-location: %d labelled rows at %d sites, %d scored; lm's 
 print(do.call(rbind, rows), row.names = FALSE)
 cat(sprintf("ncam(unit) per seed: %s (without offsets: %s)\n", paste(f3(per_seed["rmse_with", ]), collapse = " "),
             paste(f3(per_seed["rmse_without", ]), collapse = " ")))
+offset_line(per_seed)
 
 # ---- leave one site out: intervals for a site without co-location --------------------------
 folds <- lapply(names(site_rows), function(s) {
@@ -123,5 +144,6 @@ print(rbind(
   data.frame(method = "lm + factor(station)", seeds = "-", rmse = f3(rmse(stats::predict(a_lm_station, a_test), a_test$ref)), cov90 = "-"),
   seed_row("ncam", a_seeds["rmse_without", ], a_seeds["cov_without", ], "1-3"),
   seed_row("ncam(unit = \"station\")", a_seeds["rmse_with", ], a_seeds["cov_with", ], "1-3")), row.names = FALSE)
+offset_line(a_seeds)
 
 cat(sprintf("\nelapsed %.1f min\n", as.numeric(difftime(Sys.time(), t0, units = "mins"))))

@@ -17,6 +17,39 @@ unit_data <- function(seed = 1, days = 240, site_bias = c(a = -3, b = -1, c = 0,
   }))
   d
 }
+# The noise of each unit's mean, written out unit by unit: blocks of about b consecutive rows
+# (round(n / b) of them, row i of n in block floor((i - 1) * blocks / n)) for b = 1, 2, 4, ...
+# while the blocks leave 20 degrees of freedom (1 row always); the largest long-run variance
+# (rows of a block times the squared difference of its mean from the unit's, over the blocks
+# less one per unit) over the unit's rows, at most the variance of one row (the squares around
+# the units' means plus what centring took out, over all rows).
+noise_by_hand <- function(difference, unit) {
+  units <- split(difference, factor(unit, levels = unique(unit)))
+  n <- lengths(units)
+  means <- vapply(units, mean, 0)
+  best <- -Inf
+  b <- 1
+  repeat {
+    squares <- 0
+    degrees <- 0
+    for (u in seq_along(units)) {
+      blocks <- max(1, round(n[[u]] / b))
+      for (block in split(units[[u]], floor((seq_len(n[[u]]) - 1) * blocks / n[[u]]))) {
+        squares <- squares + length(block) * (mean(block) - means[[u]])^2
+      }
+      degrees <- degrees + blocks - 1
+    }
+    if (degrees == 0 || (b > 1 && degrees < 20)) break
+    if (squares / degrees > best) {
+      best <- squares / degrees
+      best_rows <- b
+    }
+    b <- 2 * b
+  }
+  one_row <- (sum((difference - means[match(unit, names(units))])^2) + length(units) * best) / length(difference)
+  list(noise = pmin(best / n, one_row), one_row = one_row, block_rows = best_rows, means = means)
+}
+
 unit_fit <- function(d, ...) {
   short_fit(ncam(s1 + s2 ~ rh, d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
                  seed = 1, threads = 1, ...), also = "ncam_warning_clamp")
@@ -28,25 +61,20 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   offsets <- fit$unit_offsets
   expect_identical(offsets$unit, "site")
   # By hand: the estimate from the sensors alone (an unknown unit gets no offset) on the
-  # co-location rows, per-site means, pooled within variance, lag-1 autocorrelation.
+  # co-location rows, per-site means and the noise of each mean from blocks of rows.
   labelled <- d[!is.na(d$ref), ]
   alone <- suppressWarnings(predict(fit, transform(labelled, site = NA))$.pred, classes = "ncam_warning_unknown_unit")
-  difference <- labelled$ref - alone
-  means <- tapply(difference, labelled$site, mean)
-  n <- tapply(difference, labelled$site, length)
-  centred <- difference - means[labelled$site]
-  within <- sum(centred^2) / (length(difference) - length(means))
-  same <- labelled$site[-1] == labelled$site[-nrow(labelled)]
-  rho <- max(0, sum((centred[-1] * centred[-length(centred)])[same]) / sum(centred^2))
-  noise <- within * (1 + rho) / ((1 - rho) * n)
+  by_hand <- noise_by_hand(labelled$ref - alone, labelled$site)
+  means <- by_hand$means
+  noise <- by_hand$noise
   # the pooled model absorbed the units' mean bias: K - 1 degrees of freedom
   tau2 <- max(0, sum(means^2) / (length(means) - 1) - mean(noise))
-  expect_equal(offsets$rho, rho)
+  expect_equal(offsets$block_rows, by_hand$block_rows)
   expect_equal(offsets$tau2, tau2)
   expect_equal(offsets$table$site, names(means))
-  expect_equal(offsets$table$mean_difference, unname(as.vector(means)))
-  expect_equal(offsets$table$offset, unname(as.vector(means * tau2 / (tau2 + noise))))
-  expect_equal(offsets$table$offset_sd, unname(as.vector(sqrt(noise * tau2 / (tau2 + noise)))))
+  expect_equal(offsets$table$mean_difference, unname(means))
+  expect_equal(offsets$table$offset, unname(means * tau2 / (tau2 + noise)))
+  expect_equal(offsets$table$offset_sd, unname(sqrt(noise * tau2 / (tau2 + noise))))
   # a new unit's offset from the pooled model, which sits at the mean of the 5 units' biases
   expect_equal(offsets$new_unit_variance, tau2 * (1 + 1 / 5))
   # The offsets follow the sites' biases (the sensors read high: the reference is lower).
@@ -61,6 +89,42 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   g <- glance(fit)
   expect_identical(c(g$n_reference, g$n_units), c(300L, 5L))
   expect_equal(g$unit_sd, sqrt(tau2))
+})
+
+test_that("offset_sd is the error of an offset against the unit's bias when the error wanders between weeks", {
+  # Differences at 8 units, 10 weeks of 24 rows each: the unit's bias, a weekly level (sd 0.4)
+  # and row noise (sd 1). The mean of a unit's 240 rows errs by sqrt(0.16 / 10 + 1 / 240) = 0.14
+  # (a lag-1 autocorrelation of about 0.14 would say 0.08). Two units have 2 and 8 rows of a
+  # single week, where a mean can err by as much as one row.
+  withr::local_seed(7)
+  rows <- c(rep(240, 8), 2, 8)
+  errors <- claimed <- NULL
+  for (replication in 1:150) {
+    bias <- stats::rnorm(10)
+    bias <- bias - mean(bias)
+    unit <- rep(paste0("u", 1:10), rows)
+    week <- unlist(lapply(rows, function(n) rep(stats::rnorm(ceiling(n / 24), sd = 0.4), each = 24)[seq_len(n)]))
+    difference <- bias[match(unit, paste0("u", 1:10))] + week + stats::rnorm(length(unit))
+    offsets <- ncam:::shrunk_offsets(difference, unit)
+    by_hand <- noise_by_hand(difference, unit)
+    if (replication == 1) {
+      tau2 <- max(0, sum(by_hand$means^2) / 9 - mean(by_hand$noise))
+      expect_equal(offsets$tau2, tau2)
+      expect_equal(offsets$table$offset_sd, unname(sqrt(by_hand$noise * tau2 / (tau2 + by_hand$noise))))
+      # the unit with 2 rows gets one row's variance, the one with 8 the long-run variance
+      expect_equal(unname(by_hand$noise[9:10]), c(by_hand$one_row, by_hand$noise[[1]] * 240 / 8))
+      expect_lt(by_hand$noise[[10]], by_hand$one_row)
+    }
+    errors <- rbind(errors, offsets$table$offset - bias)
+    claimed <- rbind(claimed, offsets$table$offset_sd)
+  }
+  long <- 1:8
+  actual <- sqrt(mean(errors[, long]^2))
+  expect_equal(sqrt(mean(claimed[, long]^2)), actual, tolerance = 0.15)
+  expect_gt(actual, 0.12)
+  # the short units' intervals hold their biases as often as they say
+  inside <- abs(errors[, 9:10]) <= stats::qnorm(0.95) * claimed[, 9:10]
+  expect_gt(mean(inside), 0.85)
 })
 
 test_that("predict() adds each unit's offset and its variance; an unknown unit gets the between-unit variance", {
