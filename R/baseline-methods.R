@@ -99,7 +99,8 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' `glance()` one row with the method, number of sensors, `nobs`, `df`,
 #' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood);
 #' `augment()` `newdata` with the columns of [predict.ncam_baseline()]
-#' added.
+#' added (prediction columns `newdata` already has, such as those of an NCAM
+#' fit, are all removed first, with a warning naming them).
 #'
 #' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in

@@ -48,7 +48,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_level_without_interval", "predict(), augment()",
     "a level given with interval = \"none\": no interval is computed"),
   c("ncam_warning_replaced_columns", "augment()",
-    "columns of newdata replaced by the new predictions"),
+    "prediction columns of newdata replaced or dropped by the new predictions"),
   c("ncam_warning_group_not_fitted", "ncam_by()",
     "groups left without a model by errors = \"skip\""),
   c("ncam_warning_few_periods", "sensor_drift()",

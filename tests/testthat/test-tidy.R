@@ -122,6 +122,22 @@ test_that("augment() on augmented data replaces the prediction columns with a wa
   expect_identical(twice$.pred, once$.pred)
 })
 
+test_that("augment() removes every earlier prediction column, also those it does not replace", {
+  newdata <- tidy_toy[301:340, ]
+  with_interval <- augment(tidy_fit, newdata, interval = "credible", level = 0.8)
+  # Without an interval the second time: no bounds of the first are left beside the estimate.
+  expect_warning(again <- augment(tidy_fit, with_interval), class = "ncam_warning_replaced_columns")
+  expect_identical(again, augment(tidy_fit, newdata))
+  # A baseline's estimate beside NCAM's bounds and sd would be scored with NCAM's intervals.
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "mean")
+  with_interval$.pred_ncam <- with_interval$.pred  # a user's copy keeps its own name
+  expect_snapshot(out <- augment(base, with_interval))
+  expect_named(out, c(names(newdata), ".pred_ncam", ".pred", ".n_sensors"))
+  expect_identical(out$.pred_ncam, with_interval$.pred)
+  expect_equal(out$.pred, unname(rowMeans(as.matrix(newdata[c("sensor_0", "sensor_1", "sensor_2")]))))
+  expect_named(evaluate_fusion(out, newdata$truth), c("rmse", "mae", "n"))
+})
+
 test_that("augment() on a calibration adds the conformal interval at the requested level", {
   cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
   newdata <- tidy_toy[351:400, ]
