@@ -8,6 +8,12 @@ autoplot.ncam_drift <- function(object, ...) {
   rlang::check_dots_empty()
   check_ggplot2(rlang::current_env())
   if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
+  # A table subset or renamed after sensor_drift() keeps its class but may lack what is drawn.
+  missing <- setdiff(drift_plot_columns, names(object))
+  if (length(missing)) {
+    cli::cli_abort(c("{.arg object} lacks column{?s} {.field {missing}}, which the drift plot needs.",
+                     i = "Plot the table of {.fn sensor_drift} with its columns {.field {drift_plot_columns}} as named there."))
+  }
   points <- as.data.frame(object)
   points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
   unit_columns <- intersect(attr(object, "unit_columns"), names(points))
@@ -29,6 +35,8 @@ autoplot.ncam_drift <- function(object, ...) {
                                      attr(object, "alpha"))) +
     plot_theme()
 }
+
+drift_plot_columns <- c("sensor", "period", "shift", "drift")
 
 # One id per run of consecutive periods of a unit and sensor with a shift: a line is not drawn
 # across a period without rows (more than the longest period between starts) or without a shift.

@@ -173,6 +173,18 @@ test_that("autoplot draws one panel per unit", {
   expect_error(ggplot2::autoplot(empty), "no rows")
 })
 
+test_that("autoplot of a drift table subset or renamed names the columns it lacks", {
+  skip_if_not_installed("ggplot2")
+  toy <- daily_toy(400)
+  drift <- sensor_drift(drift_fit(toy), toy)
+  subset <- drift[c("sensor", "period", "mean_z")]
+  expect_s3_class(subset, "ncam_drift")
+  expect_error(ggplot2::autoplot(subset), "`object` lacks columns shift and drift, which the drift plot needs")
+  renamed <- drift
+  names(renamed)[names(renamed) == "period"] <- "when"
+  expect_error(ggplot2::autoplot(renamed), "`object` lacks column period")
+})
+
 test_that("the plot's lines break where a period has no rows, and only there", {
   skip_if_not_installed("ggplot2")
   toy <- daily_toy(400)
