@@ -97,7 +97,7 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                                 "black"), series_levels)
   widths <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 0.6, 0.5),
                             series_levels)
-  alphas <- stats::setNames(c(rep(0.55, length(sensors)), if (!is.null(reference)) 1, 1),
+  alphas <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 1, 1),
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
@@ -111,7 +111,7 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                                                         fill = ribbon_label,
                                                         group = interaction(.data$group, .data$segment)),
                               inherit.aes = FALSE),
-         ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)))
+         ggplot2::scale_fill_manual(values = stats::setNames(ribbon_fill, ribbon_label)))
   }
   far <- which(far_rows(pred) & !is.na(time))
   marks <- if (length(far)) {
@@ -121,6 +121,9 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                              colour = far_colour, size = 3, stroke = 1),
          ggplot2::scale_shape_manual(values = stats::setNames(4, far_label())))
   }
+  # Rows of at most three series, so that the legend keeps within a narrow figure; the four
+  # scales share one legend only with one guide.
+  series_guide <- ggplot2::guide_legend(nrow = ceiling(length(series_levels) / 3), byrow = TRUE)
   ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
     ribbon +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
@@ -131,6 +134,8 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
     ggplot2::scale_linewidth_manual(values = widths) +
     ggplot2::scale_linetype_manual(values = types) +
     ggplot2::scale_alpha_manual(values = alphas) +
+    ggplot2::guides(colour = series_guide, linewidth = series_guide, linetype = series_guide,
+                    alpha = series_guide) +
     marks +
     group_facets(source, ncol = if (length(unique(group)) <= 4L) 1L else 2L, scales = "free") +
     ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
@@ -224,9 +229,11 @@ plot_coverage <- function(source, newdata, reference, levels, interval, call) {
     ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
                   y = sprintf("Rows whose %s lies inside", reference), colour = NULL,
                   title = sprintf("Coverage of the %s intervals", interval),
-                  subtitle = sprintf("%s rows with a reference value", format(sum(rows$usable), big.mark = ",")),
+                  subtitle = sprintf("%s rows with both a reference value and an estimate",
+                                     format(sum(rows$usable), big.mark = ",")),
+                  # One sentence per line: the square panel leaves the caption little width.
                   caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped, "pair")),
-                                  collapse = " ")) +
+                                  collapse = "\n")) +
     plot_theme()
 }
 
@@ -241,3 +248,5 @@ far_label <- function() {
   sprintf("more than %g%% of the range outside the calibration range", 100 * extrapolation_warning_share)
 }
 far_colour <- "#D55E00"
+# Grey, not a colour of the palette: a sensor's line (the anchor's blue) stays visible on it.
+ribbon_fill <- "grey82"

@@ -124,6 +124,13 @@ test_that("the coverage plot counts references inside the credible intervals", {
   # Default levels 0.50, 0.55, ..., 0.95.
   default <- ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")
   expect_equal(layer_data_of(default, "GeomPoint")$x, seq(0.5, 0.95, by = 0.05))
+  # 98 rows have a reference value, 97 also an estimate: the subtitle counts those compared.
+  gappy <- plot_test
+  gappy$truth[1:2] <- NA
+  gappy$x1[5] <- NA
+  p <- suppressWarnings(ggplot2::autoplot(plot_fit, "coverage", newdata = gappy, reference = "truth"),
+                        classes = "ncam_missing_covariate")
+  expect_identical(p$labels$subtitle, "97 rows with both a reference value and an estimate")
 })
 
 test_that("for a reference fit the series and coverage plots use intervals for a reference reading", {

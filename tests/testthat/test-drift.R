@@ -165,6 +165,10 @@ test_that("autoplot draws one panel per unit", {
   expect_s3_class(p, "ggplot")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2L)
+  # Panels and colours as in the other pictures: "site = north", sensors in Okabe-Ito order.
+  expect_identical(levels(built$layout$layout$unit_panel), c("site = north", "site = south"))
+  colour <- built$plot$scales$get_scales("colour")
+  expect_identical(unname(colour$map(c("sensor_0", "sensor_1", "sensor_2"))), c("#0072B2", "#D55E00", "#009E73"))
   empty <- sensor_drift(fit, toy[0, ])
   expect_equal(nrow(empty), 0L)
   expect_named(empty, c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
