@@ -6,8 +6,8 @@
 # say which points they are.
 
 # What the pictures need from a fitted object: its predictions, the sensor columns and their
-# legend labels, the fused value's label, and for ncam_by the group of each row of newdata
-# (NULL otherwise), whose groups become panels.
+# legend labels, the fused value's label, for ncam_by the group of each row of newdata (NULL
+# otherwise), whose groups become panels, and the model whose units newdata is read in.
 fused_source <- function(object) {
   if (inherits(object, "ncam_baseline")) {
     titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
@@ -19,7 +19,7 @@ fused_source <- function(object) {
                 sensor_series = ifelse(anchored & object$sensors %in% object$anchor,
                                        paste(object$sensors, "(anchor)"), object$sensors),
                 fused_label = paste(titles[[object$method]], "baseline"),
-                group_of = NULL))
+                group_of = NULL, model = object))
   }
   if (inherits(object, "ncam_by")) {
     first <- object$fit[[which(has_fit(object))[1]]]
@@ -27,11 +27,43 @@ fused_source <- function(object) {
     return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) group_labels(newdata[by])))
+                group_of = function(newdata) group_labels(newdata[by]), model = first))
   }
   list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
        sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
-       fused_label = "NCAM fused", group_of = NULL)
+       fused_label = "NCAM fused", group_of = NULL, model = object)
+}
+
+# newdata without units (units package), for pictures that compare and draw plain numbers: the
+# model's columns in their units at the fit, as predict() reads them, and a reference column in
+# the units of the estimate. An error when the reference cannot be converted, or when the model
+# was fitted to plain numbers and so does not know the units of its estimate.
+plain_plot_data <- function(model, newdata, reference, call) {
+  with_units <- names(newdata)[vapply(newdata, function(col) inherits(col, "units"), logical(1))]
+  if (!length(with_units)) return(newdata)
+  newdata <- match_units(model, newdata, call)
+  if (is.character(reference) && length(reference) == 1L && reference %in% with_units &&
+      !reference %in% names(model$units)) {
+    newdata[[reference]] <- reference_in_estimate_units(model, newdata[[reference]], reference, call)
+  }
+  for (v in with_units) newdata[[v]] <- as.numeric(newdata[[v]])
+  newdata
+}
+
+# The readings were converted to one unit at the fit (that of the anchor, else the first sensor
+# with units), which is also the estimate's.
+reference_in_estimate_units <- function(model, values, reference, call) {
+  readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
+  given <- unit_text(values)
+  if (!length(readings)) {
+    cli::cli_abort(c("Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
+                     i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
+                   call = call)
+  }
+  goal <- model$units[[readings[1]]]
+  convert_units(values, goal, c(
+    "Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of the estimate.",
+    i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
 }
 
 # One panel per group when the source has groups; long group labels wrap.

@@ -44,7 +44,10 @@
 #' @param type Which picture; see the list above.
 #' @param newdata A data frame with the sensor and covariate columns of the
 #'   model (and the `date` and `reference` columns where used); required for
-#'   every type except `"loss"`.
+#'   every type except `"loss"`. Columns with units (units package) are read
+#'   as [predict.ncam()] reads them, and a `reference` column with units is
+#'   converted to the units of the estimate (an error when it cannot be, or
+#'   when the model was fitted to plain numbers).
 #' @param covariate For `"sensors"`: name of the numeric, Date or POSIXct
 #'   column of `newdata` for the x axis; default the model's first covariate.
 #' @param date For `"series"`: name of the Date or POSIXct column of
@@ -87,12 +90,15 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
   interval <- plot_interval(interval, object)
-  if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
+  if (type == "sensors") {
+    return(plot_sensors(object, plain_plot_data(object, newdata, NULL, call), covariate, call))
+  }
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
 
 # The series, scatter and coverage pictures of any fitted object with a fused_source().
 plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
+  newdata <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {
       cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
