@@ -81,7 +81,7 @@
 autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
                           newdata = NULL, covariate = NULL, date = "date", reference = NULL,
                           level = NULL, interval = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ncam(object)
   check_ggplot2(call)

@@ -25,7 +25,7 @@
 #' head(predict(fit, toy[201:300, ], interval = "credible", level = 0.9))
 #' @export
 predict.ncam_baseline <- function(object, newdata, interval = c("none", "credible"), level = 0.9, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) {
     cli::cli_abort(c("{.arg newdata} is required.",
                      i = "A fitted baseline keeps only its parameters, not the training data."))
@@ -253,7 +253,7 @@ glance.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), level = 0.9, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_augment_newdata(newdata, missing(newdata))
   bind_predictions(newdata, stats::predict(x, newdata, interval = interval, level = level))
 }

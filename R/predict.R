@@ -90,7 +90,7 @@
 #' @export
 predict.ncam <- function(object, newdata, interval = c("none", "credible", "prediction"), level = 0.9,
                          use_reference = FALSE, threads = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ncam(object)
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_scalar_level(level)

@@ -137,7 +137,7 @@ glance.ncam <- function(x, ...) {
 #' @export
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
                          level = 0.9, use_reference = FALSE, threads = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) newdata <- fitting_data(x)
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
@@ -195,7 +195,7 @@ print.summary.ncam_calibration <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted(calibrated_interval_hint)
   check_augment_newdata(newdata, missing(newdata))
   pred <- stats::predict(x, newdata, level = level)
   bind_predictions(newdata, pred)
@@ -203,6 +203,10 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
 
 check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
   if (is_missing) {
+    if ("new_data" %in% dots_names(call)) {
+      cli::cli_abort(c("{.arg newdata} is required, and {.arg new_data} was given.",
+                       i = new_data_hint), call = call)
+    }
     cli::cli_abort(c("{.arg newdata} is required.",
                      i = "Pass the data frame to add fused estimates to, such as the fitted data."),
                    call = call)

@@ -213,6 +213,7 @@ test_that("bad autoplot input gives clear errors naming the argument and column"
   expect_snapshot(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth",
                                     level = 1), error = TRUE)
   expect_snapshot(ggplot2::autoplot(plot_fit, newdata = plot_test, refrence = "truth"), error = TRUE)
+  expect_error(ggplot2::autoplot(plot_fit, "series", new_data = plot_test), "Did you mean `newdata`?", fixed = TRUE)
   expect_snapshot(check_ggplot2(installed = FALSE), error = TRUE)
 })
 

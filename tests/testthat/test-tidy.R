@@ -235,6 +235,21 @@ test_that("bad tidy, glance and augment input gives clear errors", {
   expect_snapshot(augment(cal, tidy_toy[1:5, ], interval = "credible"), error = TRUE)
 })
 
+test_that("arguments spelt as elsewhere get an error naming the fix", {
+  newdata <- tidy_toy[1:5, ]
+  expect_snapshot(predict(tidy_fit, new_data = newdata), error = TRUE)
+  expect_error(augment(tidy_fit, new_data = newdata), "Unknown argument `new_data`")
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "ivw")
+  expect_error(predict(base, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_error(augment(base, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
+  expect_error(predict(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_error(augment(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_snapshot(predict(cal, newdata, interval = "prediction"), error = TRUE)
+  # Other misspelt arguments keep rlang's error.
+  expect_error(predict(tidy_fit, newdata, levl = 0.8), class = "rlib_error_dots_nonempty")
+})
+
 test_that("augment() passes threads and use_reference to predict()", {
   toy <- simulate_toy(300, seed = 5)
   fit <- quick_fit(toy)
