@@ -13,6 +13,7 @@ fused_source <- function(object) {
     titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
     anchored <- object$method %in% c("ppca", "factor")
     return(list(predict = function(newdata, interval = "none", level = 0.9) {
+                  if (interval == "none") return(stats::predict(object, newdata))
                   stats::predict(object, newdata, interval = interval, level = level)
                 },
                 sensors = object$sensors,
