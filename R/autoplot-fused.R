@@ -6,20 +6,21 @@
 # say which points they are.
 
 # What the pictures need from a fitted object: its predictions, the sensor columns and their
-# legend labels, the fused value's label, and for ncam_by the group of each row of newdata
-# (NULL otherwise), whose groups become panels.
+# legend labels, the fused value's label, for ncam_by the group of each row of newdata (NULL
+# otherwise), whose groups become panels, and the model whose units newdata is read in.
 fused_source <- function(object) {
   if (inherits(object, "ncam_baseline")) {
     titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
     anchored <- object$method %in% c("ppca", "factor")
     return(list(predict = function(newdata, interval = "none", level = 0.9) {
+                  if (interval == "none") return(stats::predict(object, newdata))
                   stats::predict(object, newdata, interval = interval, level = level)
                 },
                 sensors = object$sensors,
                 sensor_series = ifelse(anchored & object$sensors %in% object$anchor,
                                        paste(object$sensors, "(anchor)"), object$sensors),
                 fused_label = paste(titles[[object$method]], "baseline"),
-                group_of = NULL))
+                group_of = NULL, model = object))
   }
   if (inherits(object, "ncam_by")) {
     first <- object$fit[[which(has_fit(object))[1]]]
@@ -27,11 +28,43 @@ fused_source <- function(object) {
     return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) group_labels(newdata[by])))
+                group_of = function(newdata) group_labels(newdata[by]), model = first))
   }
   list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
        sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
-       fused_label = "NCAM fused", group_of = NULL)
+       fused_label = "NCAM fused", group_of = NULL, model = object)
+}
+
+# newdata without units (units package), for pictures that compare and draw plain numbers: the
+# model's columns in their units at the fit, as predict() reads them, and a reference column in
+# the units of the estimate. An error when the reference cannot be converted, or when the model
+# was fitted to plain numbers and so does not know the units of its estimate.
+plain_plot_data <- function(model, newdata, reference, call) {
+  with_units <- names(newdata)[vapply(newdata, function(col) inherits(col, "units"), logical(1))]
+  if (!length(with_units)) return(newdata)
+  newdata <- match_units(model, newdata, call)
+  if (is.character(reference) && length(reference) == 1L && reference %in% with_units &&
+      !reference %in% names(model$units)) {
+    newdata[[reference]] <- reference_in_estimate_units(model, newdata[[reference]], reference, call)
+  }
+  for (v in with_units) newdata[[v]] <- as.numeric(newdata[[v]])
+  newdata
+}
+
+# The readings were converted to one unit at the fit (that of the anchor, else the first sensor
+# with units), which is also the estimate's.
+reference_in_estimate_units <- function(model, values, reference, call) {
+  readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
+  given <- unit_text(values)
+  if (!length(readings)) {
+    cli::cli_abort(c("Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
+                     i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
+                   call = call)
+  }
+  goal <- model$units[[readings[1]]]
+  convert_units(values, goal, c(
+    "Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of the estimate.",
+    i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
 }
 
 # One panel per group when the source has groups; long group labels wrap.
@@ -97,7 +130,7 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                                 "black"), series_levels)
   widths <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 0.6, 0.5),
                             series_levels)
-  alphas <- stats::setNames(c(rep(0.55, length(sensors)), if (!is.null(reference)) 1, 1),
+  alphas <- stats::setNames(c(rep(0.7, length(sensors)), if (!is.null(reference)) 1, 1),
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
@@ -111,7 +144,7 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                                                         fill = ribbon_label,
                                                         group = interaction(.data$group, .data$segment)),
                               inherit.aes = FALSE),
-         ggplot2::scale_fill_manual(values = stats::setNames("#b9d3ea", ribbon_label)))
+         ggplot2::scale_fill_manual(values = stats::setNames(ribbon_fill, ribbon_label)))
   }
   far <- which(far_rows(pred) & !is.na(time))
   marks <- if (length(far)) {
@@ -121,6 +154,9 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                              colour = far_colour, size = 3, stroke = 1),
          ggplot2::scale_shape_manual(values = stats::setNames(4, far_label())))
   }
+  # Rows of at most three series, so that the legend keeps within a narrow figure; the four
+  # scales share one legend only with one guide.
+  series_guide <- ggplot2::guide_legend(nrow = ceiling(length(series_levels) / 3), byrow = TRUE)
   ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
     ribbon +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
@@ -131,6 +167,8 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
     ggplot2::scale_linewidth_manual(values = widths) +
     ggplot2::scale_linetype_manual(values = types) +
     ggplot2::scale_alpha_manual(values = alphas) +
+    ggplot2::guides(colour = series_guide, linewidth = series_guide, linetype = series_guide,
+                    alpha = series_guide) +
     marks +
     group_facets(source, ncol = if (length(unique(group)) <= 4L) 1L else 2L, scales = "free") +
     ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
@@ -224,9 +262,11 @@ plot_coverage <- function(source, newdata, reference, levels, interval, call) {
     ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
                   y = sprintf("Rows whose %s lies inside", reference), colour = NULL,
                   title = sprintf("Coverage of the %s intervals", interval),
-                  subtitle = sprintf("%s rows with a reference value", format(sum(rows$usable), big.mark = ",")),
+                  subtitle = sprintf("%s rows with both a reference value and an estimate",
+                                     format(sum(rows$usable), big.mark = ",")),
+                  # One sentence per line: the square panel leaves the caption little width.
                   caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped, "pair")),
-                                  collapse = " ")) +
+                                  collapse = "\n")) +
     plot_theme()
 }
 
@@ -241,3 +281,5 @@ far_label <- function() {
   sprintf("more than %g%% of the range outside the calibration range", 100 * extrapolation_warning_share)
 }
 far_colour <- "#D55E00"
+# Grey, not a colour of the palette: a sensor's line (the anchor's blue) stays visible on it.
+ribbon_fill <- "grey82"

@@ -42,7 +42,7 @@ NULL
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_baseline)
 autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "coverage"), newdata = NULL,
                                    date = "date", reference = NULL, level = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ggplot2(call)
   type <- match_choice(type, c("series", "scatter", "coverage"), "type")
@@ -61,7 +61,7 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by)
 autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
                              date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "series", "scatter", "coverage"), "type")

@@ -44,7 +44,10 @@
 #' @param type Which picture; see the list above.
 #' @param newdata A data frame with the sensor and covariate columns of the
 #'   model (and the `date` and `reference` columns where used); required for
-#'   every type except `"loss"`.
+#'   every type except `"loss"`. Columns with units (units package) are read
+#'   as [predict.ncam()] reads them, and a `reference` column with units is
+#'   converted to the units of the estimate (an error when it cannot be, or
+#'   when the model was fitted to plain numbers).
 #' @param covariate For `"sensors"`: name of the numeric, Date or POSIXct
 #'   column of `newdata` for the x axis; default the model's first covariate.
 #' @param date For `"series"`: name of the Date or POSIXct column of
@@ -78,7 +81,7 @@
 autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
                           newdata = NULL, covariate = NULL, date = "date", reference = NULL,
                           level = NULL, interval = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ncam(object)
   check_ggplot2(call)
@@ -87,12 +90,15 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
   interval <- plot_interval(interval, object)
-  if (type == "sensors") return(plot_sensors(object, newdata, covariate, call))
+  if (type == "sensors") {
+    return(plot_sensors(object, plain_plot_data(object, newdata, NULL, call), covariate, call))
+  }
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
 
 # The series, scatter and coverage pictures of any fitted object with a fused_source().
 plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
+  newdata <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {
       cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
@@ -182,11 +188,14 @@ dropped_caption <- function(n_dropped, what = "row") {
   sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what, plural)
 }
 
+# The caption is placed against the whole figure, not the panel: a panel narrowed by
+# coord_equal() (the coverage plot) would push a long caption off the left edge.
 plot_theme <- function() {
   ggplot2::theme_bw(base_size = 11) +
     ggplot2::theme(legend.position = "bottom", panel.grid.minor = ggplot2::element_blank(),
                    strip.background = ggplot2::element_rect(fill = "grey95"),
-                   plot.caption = ggplot2::element_text(colour = "grey35"))
+                   plot.caption = ggplot2::element_text(colour = "grey35"),
+                   plot.caption.position = "plot")
 }
 
 # A fit's training and validation NLL per epoch as one long table, epochs without a value left out.

@@ -14,7 +14,8 @@
 #' @param interval `"none"` or `"credible"`: the Gaussian interval
 #'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd} from `.pred_sd`. Not available
 #'   for `"mean"`, which has no standard deviation.
-#' @param level Coverage level of the interval.
+#' @param level Coverage level of the interval (a warning when given without
+#'   `interval`).
 #' @param ... Must be empty.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred`,
 #'   `.pred_sd` (all methods but `"mean"`), `.n_sensors` (readings used), and
@@ -25,7 +26,7 @@
 #' head(predict(fit, toy[201:300, ], interval = "credible", level = 0.9))
 #' @export
 predict.ncam_baseline <- function(object, newdata, interval = c("none", "credible"), level = 0.9, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) {
     cli::cli_abort(c("{.arg newdata} is required.",
                      i = "A fitted baseline keeps only its parameters, not the training data."))
@@ -34,6 +35,10 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   interval <- match_choice(interval, c("none", "credible"), "interval")
   check_scalar_level(level)
   method <- object$method
+  if (interval == "none" && !missing(level)) {
+    warn_level_without_interval(hint = if (method == "mean") "Method {.val mean} has no interval: leave {.arg level} out." else
+      "Give {.code interval = \"credible\"}.")
+  }
   if (interval == "credible" && method == "mean") {
     cli::cli_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",
                      i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
@@ -99,7 +104,8 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' `glance()` one row with the method, number of sensors, `nobs`, `df`,
 #' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood);
 #' `augment()` `newdata` with the columns of [predict.ncam_baseline()]
-#' added.
+#' added (prediction columns `newdata` already has, such as those of an NCAM
+#' fit, are all removed first, with a warning naming them).
 #'
 #' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
@@ -252,9 +258,12 @@ glance.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), level = 0.9, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_augment_newdata(newdata, missing(newdata))
-  bind_predictions(newdata, stats::predict(x, newdata, interval = interval, level = level))
+  # level only when given, so that predict() warns when it is given without an interval.
+  pred <- if (missing(level)) stats::predict(x, newdata, interval = interval) else
+    stats::predict(x, newdata, interval = interval, level = level)
+  bind_predictions(newdata, pred)
 }
 
 # The Kalman filter's time step in the order column's units, for print(): "1 hours", "7 days".

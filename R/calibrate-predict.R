@@ -26,7 +26,7 @@
 #' cal <- calibrate(fit, toy[201:250, ], method = "sensor_anchored")
 #' head(predict(cal, toy[251:300, ], level = 0.8))
 predict.ncam_calibration <- function(object, newdata, level = object$level, threads = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted(calibrated_interval_hint)
   check_calibration(object)
   check_augment_newdata(newdata, missing(newdata))
   check_data_frame(newdata)
@@ -36,6 +36,9 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   post <- ncam_posterior(model, newdata, threads, heads = !is.null(model$reference), extrapolation = TRUE)
   posterior_table(model, label_variance(model, post), q)
 }
+
+# A calibration's predictions are its interval: there is no interval to choose.
+calibrated_interval_hint <- c(interval = "Calibrated predictions always carry their conformal bounds, {.field .pred_lower} and {.field .pred_upper}: leave {.arg interval} out, and set their coverage with {.arg level}.")
 
 # What a calibration's labels are, around Theta: for a model fitted with a reference, new
 # readings of the reference (its own noise variance, per row), else the true value up to

@@ -45,6 +45,42 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
   invisible(level)
 }
 
+# rlang::check_dots_empty(), naming the fix for an argument that belongs elsewhere: tidymodels'
+# `new_data` (ncam spells it `newdata`, as stats::predict() does), and the caller's `hints`, cli
+# text named by the argument.
+check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), call = parent.frame()) {
+  hints <- c(new_data = new_data_hint, hints)
+  arg <- intersect(dots_names(env), names(hints))[1]
+  if (!is.na(arg)) cli::cli_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
+  rlang::check_dots_empty(env = env, call = call)
+}
+
+new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
+
+# The names given in the `...` of the function whose environment is `env`, without evaluating them.
+dots_names <- function(env) {
+  given <- names(substitute(list(...), env))
+  if (is.null(given)) character() else given[nzchar(given)]
+}
+
+# Arguments that take a column name: an unquoted name (`estimate = pm`) is evaluated as a
+# variable, and R's "object 'pm' not found" does not say what the argument wants.
+check_column_name_args <- function(args, env = parent.frame(), call = parent.frame()) {
+  for (arg in args) {
+    tryCatch(get(arg, envir = env), error = function(e) {
+      given <- do.call(substitute, list(as.name(arg), env))
+      text <- paste(deparse(given), collapse = " ")
+      problem <- conditionMessage(e)
+      if (is.symbol(given)) {
+        cli::cli_abort(c("{.arg {arg}} takes a column name as a string: {.code {arg} = \"{text}\"}, not {.code {arg} = {text}}.",
+                         x = "{problem}"), call = call)
+      }
+      cli::cli_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
+                       x = "{problem}"), call = call)
+    })
+  }
+}
+
 check_flag <- function(x, arg, call = parent.frame()) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     cli::cli_abort("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.", call = call)

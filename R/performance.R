@@ -214,6 +214,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                                pollutant = c("pm25", "o3"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
                                reference_uncertainty = 0) {
+  check_column_name_args(c("estimate", "reference", "date", "unit"))
   pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
   # By default the averaging of the pollutant's targets beside the data as given.
   if (is.null(averaging)) averaging <- c("as_given", if (pollutant == "o3") "1h" else "24h")

@@ -8,16 +8,31 @@ autoplot.ncam_drift <- function(object, ...) {
   rlang::check_dots_empty()
   check_ggplot2(rlang::current_env())
   if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
+  # A table subset or renamed after sensor_drift() keeps its class but may lack what is drawn.
+  missing <- setdiff(drift_plot_columns, names(object))
+  if (length(missing)) {
+    cli::cli_abort(c("{.arg object} lacks column{?s} {.field {missing}}, which the drift plot needs.",
+                     i = "Plot the table of {.fn sensor_drift} with its columns {.field {drift_plot_columns}} as named there."))
+  }
   points <- as.data.frame(object)
   points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
   unit_columns <- intersect(attr(object, "unit_columns"), names(points))
   points$line <- drift_line_runs(points, unit_columns, attr(object, "period"))
-  units_shown <- if (length(unit_columns)) ggplot2::facet_wrap(unit_columns)
+  # Panels labelled "site = north" as in the other per-group pictures, in the order of the keys.
+  units_shown <- if (length(unit_columns)) {
+    labels <- group_labels(points[unit_columns])
+    in_order <- do.call(order, unname(as.list(points[unit_columns])))
+    points$unit_panel <- factor(labels, levels = unique(labels[in_order]))
+    ggplot2::facet_wrap(ggplot2::vars(.data$unit_panel), labeller = ggplot2::label_wrap_gen(width = 40))
+  }
+  # The colours of the other pictures, sensors in the model's order (as the table lists them).
+  sensors <- unique(as.character(points$sensor))
   scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
     ggplot2::geom_line(ggplot2::aes(group = .data$line), na.rm = TRUE) +
     ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
+    ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(length(sensors)), sensors)) +
     ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
     ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
     ggplot2::guides(size = ggplot2::guide_legend(override.aes = list(size = 2.5)),
@@ -27,8 +42,14 @@ autoplot.ncam_drift <- function(object, ...) {
                   title = "Each sensor against the estimate from the others",
                   subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
                                      attr(object, "alpha"))) +
-    plot_theme()
+    plot_theme() +
+    # Room for half the last date label, centred on the panel's right edge, and between panels
+    # for that half and the next panel's first.
+    ggplot2::theme(plot.margin = ggplot2::margin(5.5, 20, 5.5, 5.5),
+                   panel.spacing.x = ggplot2::unit(36, "pt"))
 }
+
+drift_plot_columns <- c("sensor", "period", "shift", "drift")
 
 # One id per run of consecutive periods of a unit and sensor with a shift: a line is not drawn
 # across a period without rows (more than the longest period between starts) or without a shift.

@@ -94,7 +94,7 @@
 #' @export
 predict.ncam <- function(object, newdata, interval = c("none", "credible", "prediction"), level = 0.9,
                          use_reference = FALSE, threads = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ncam(object)
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_scalar_level(level)
@@ -118,10 +118,11 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   posterior_table(object, post, multiplier)
 }
 
-# A level given without an interval would be silently unused (as lm's predict() does).
-warn_level_without_interval <- function(call = parent.frame()) {
-  cli::cli_warn(c("{.arg level} is used only with an interval, and none was asked for.",
-                  i = "Give {.code interval = \"prediction\"} (a new reading of the anchor) or {.code interval = \"credible\"} (the true value)."),
+# A level given without an interval would be silently unused (as lm's predict() does). `hint`
+# names the intervals the object has.
+warn_level_without_interval <- function(call = parent.frame(),
+                                        hint = "Give {.code interval = \"prediction\"} (a new reading of the anchor) or {.code interval = \"credible\"} (the true value).") {
+  cli::cli_warn(c("{.arg level} is used only with an interval, and none was asked for.", i = hint),
                 call = call, class = "ncam_warning_level_without_interval")
 }
 

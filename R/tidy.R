@@ -75,8 +75,10 @@ generics::augment
 #'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
 #'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
 #'     for a calibration object); one row per row of `newdata`, in order, `NA`
-#'     where a covariate is missing. Existing columns of these names are
-#'     replaced, with a warning.
+#'     where a covariate is missing. Prediction columns that `newdata` already
+#'     has (any of these names, as from an earlier `augment()`) are all removed
+#'     first, with a warning naming them: none is left from an earlier
+#'     prediction, such as the bounds of an interval not asked for this time.
 #' @seealso [summary.ncam()], [predict.ncam()], [predict.ncam_calibration()],
 #'   [autoplot.ncam()]
 #' @examples
@@ -135,7 +137,7 @@ glance.ncam <- function(x, ...) {
 #' @export
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
                          level = 0.9, use_reference = FALSE, threads = NULL, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) newdata <- fitting_data(x)
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
@@ -193,7 +195,7 @@ print.summary.ncam_calibration <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted(calibrated_interval_hint)
   check_augment_newdata(newdata, missing(newdata))
   pred <- stats::predict(x, newdata, level = level)
   bind_predictions(newdata, pred)
@@ -201,12 +203,23 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
 
 check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
   if (is_missing) {
+    if ("new_data" %in% dots_names(call)) {
+      cli::cli_abort(c("{.arg newdata} is required, and {.arg new_data} was given.",
+                       i = new_data_hint), call = call)
+    }
     cli::cli_abort(c("{.arg newdata} is required.",
                      i = "Pass the data frame to add fused estimates to, such as the fitted data."),
                    call = call)
   }
   check_data_frame(newdata, "newdata", call = call)
 }
+
+# The columns that ncam's predict() methods give. augment() removes all of them from newdata,
+# not only those the new predictions have: the bounds of an earlier interval would otherwise
+# stay beside the new estimate, and be read as its interval. Exact names, so that a user's own
+# copy (.pred_ncam, kept to compare models) stays.
+prediction_columns <- c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".post_sd", ".n_sensors",
+                        ".extrapolation")
 
 # newdata as a tibble followed by the prediction columns; `pred` has one row per row of
 # newdata, in order (predict()'s contract), which is checked rather than trusted.
@@ -216,14 +229,18 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
                    call = call)
   }
   added <- names(pred)
-  clash <- intersect(names(newdata), added)
-  if (length(clash)) {
-    cli::cli_warn("Column{?s} {.field {clash}} of {.arg newdata} {?is/are} replaced by the new predictions.",
+  old <- intersect(names(newdata), union(prediction_columns, added))
+  replaced <- intersect(old, added)
+  dropped <- setdiff(old, added)
+  if (length(old)) {
+    cli::cli_warn(c("{.arg newdata} already has prediction columns: all are removed, so that none is left from an earlier prediction.",
+                    "*" = if (length(replaced)) "Replaced by the new predictions: {.field {replaced}}.",
+                    "*" = if (length(dropped)) "Dropped, as the new predictions have no such column: {.field {dropped}}."),
                   call = call, class = "ncam_warning_replaced_columns")
   }
   # Kept by position: indexing by name would keep only the first of two columns of one name,
   # which then get tibble's unique names (with its message) as as_tibble() gives them.
-  out <- c(as.list(newdata)[!names(newdata) %in% clash], as.list(pred))
+  out <- c(as.list(newdata)[!names(newdata) %in% old], as.list(pred))
   if (anyDuplicated(names(out))) return(tibble::as_tibble(out, .name_repair = "unique"))
   tibble::new_tibble(out, nrow = nrow(newdata))
 }

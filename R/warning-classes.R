@@ -50,7 +50,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_level_without_interval", "predict(), augment()",
     "a level given with interval = \"none\": no interval is computed"),
   c("ncam_warning_replaced_columns", "augment()",
-    "columns of newdata replaced by the new predictions"),
+    "prediction columns of newdata replaced or dropped by the new predictions"),
   c("ncam_warning_update_data_changed", "update() of a fit",
     "the data the call names is no longer the data the fit was made from: the refit uses it as it is now"),
   c("ncam_warning_group_not_fitted", "ncam_by()",

@@ -124,6 +124,13 @@ test_that("the coverage plot counts references inside the credible intervals", {
   # Default levels 0.50, 0.55, ..., 0.95.
   default <- ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")
   expect_equal(layer_data_of(default, "GeomPoint")$x, seq(0.5, 0.95, by = 0.05))
+  # 98 rows have a reference value, 97 also an estimate: the subtitle counts those compared.
+  gappy <- plot_test
+  gappy$truth[1:2] <- NA
+  gappy$x1[5] <- NA
+  p <- suppressWarnings(ggplot2::autoplot(plot_fit, "coverage", newdata = gappy, reference = "truth"),
+                        classes = "ncam_missing_covariate")
+  expect_identical(p$labels$subtitle, "97 rows with both a reference value and an estimate")
 })
 
 test_that("for a reference fit the series and coverage plots use intervals for a reference reading", {
@@ -206,6 +213,7 @@ test_that("bad autoplot input gives clear errors naming the argument and column"
   expect_snapshot(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth",
                                     level = 1), error = TRUE)
   expect_snapshot(ggplot2::autoplot(plot_fit, newdata = plot_test, refrence = "truth"), error = TRUE)
+  expect_error(ggplot2::autoplot(plot_fit, "series", new_data = plot_test), "Did you mean `newdata`?", fixed = TRUE)
   expect_snapshot(check_ggplot2(installed = FALSE), error = TRUE)
 })
 
@@ -236,4 +244,51 @@ test_that("series and scatter mark the rows far outside the calibration range", 
                           function(l) inherits(l$geom, "GeomPoint"), logical(1))))
   inside <- ggplot2::autoplot(plot_fit, "scatter", newdata = plot_toy[1:200, ], reference = "truth")
   expect_length(unique(layer_data_of(inside, "GeomPoint")$colour), 1L)
+})
+
+test_that("every picture reads columns with units as predict() does", {
+  skip_if_not_installed("units")
+  with_units <- function(d) {
+    for (v in c("sensor_0", "sensor_1", "sensor_2", "truth")) d[[v]] <- units::set_units(d[[v]], "ug/m3", mode = "standard")
+    d$x1 <- units::set_units(d$x1, "degC", mode = "standard")
+    d$x2 <- units::set_units(d$x2, "percent", mode = "standard")
+    d
+  }
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = with_units(plot_toy[1:200, ]),
+                        anchor = "sensor_0", hidden = 8, epochs = 5, seed = 1, threads = 1))
+  newdata <- with_units(plot_test)
+  pred <- predict(fit, newdata)
+  scatter <- layer_data_of(ggplot2::autoplot(fit, "scatter", newdata = newdata, reference = "truth"), "GeomPoint")
+  expect_equal(scatter$x, plot_test$truth)
+  expect_equal(scatter$y, pred$.pred)
+  # A reference in mg/m3 is drawn in the estimate's ug/m3.
+  in_mg <- newdata
+  in_mg$truth <- units::set_units(in_mg$truth, "mg/m3", mode = "standard")
+  expect_equal(layer_data_of(ggplot2::autoplot(fit, "scatter", newdata = in_mg, reference = "truth"), "GeomPoint")$x,
+               plot_test$truth)
+  coverage <- ggplot2::autoplot(fit, "coverage", newdata = newdata, reference = "truth", level = 0.8)
+  expect_equal(layer_data_of(coverage, "GeomPoint")$y,
+               mean(abs(plot_test$truth - pred$.pred) <= qnorm(0.9) * pred$.pred_sd))
+  series <- ggplot2::autoplot(fit, "series", newdata = newdata, reference = "truth")
+  expect_equal(sort(layer_data_of(series, "GeomLine")$y),
+               sort(c(unlist(plot_test[c("sensor_0", "sensor_1", "sensor_2", "truth")]), pred$.pred)),
+               ignore_attr = TRUE)
+  # The covariate on the x axis in its units at the fit: kelvin given, degrees C drawn.
+  in_kelvin <- newdata
+  in_kelvin$x1 <- units::set_units(in_kelvin$x1, "K", mode = "standard")
+  sensors <- layer_data_of(ggplot2::autoplot(fit, "sensors", newdata = in_kelvin, covariate = "x1"), "GeomPoint")
+  expect_equal(sort(unique(sensors$x)), sort(unique(plot_test$x1)))
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, with_units(plot_toy[1:200, ]), "ivw")
+  expect_equal(layer_data_of(ggplot2::autoplot(base, "scatter", newdata = newdata, reference = "truth"), "GeomPoint")$y,
+               predict(base, newdata)$.pred)
+
+  in_ppb <- newdata
+  in_ppb$truth <- units::set_units(plot_test$truth, "ppb", mode = "standard")
+  expect_error(ggplot2::autoplot(fit, "scatter", newdata = in_ppb, reference = "truth"),
+               "`reference`) is in \"ppb\", which cannot be converted to \"ug/m3\", the units of the estimate")
+  # A model fitted to plain numbers does not know the units its estimate is in.
+  plain_with_reference_units <- plot_test
+  plain_with_reference_units$truth <- units::set_units(plot_test$truth, "ug/m3", mode = "standard")
+  expect_error(ggplot2::autoplot(plot_fit, "coverage", newdata = plain_with_reference_units, reference = "truth"),
+               "fitted to plain numbers, so the units of its estimate are not known")
 })

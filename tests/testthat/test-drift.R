@@ -165,12 +165,28 @@ test_that("autoplot draws one panel per unit", {
   expect_s3_class(p, "ggplot")
   built <- ggplot2::ggplot_build(p)
   expect_equal(length(unique(built$layout$layout$PANEL)), 2L)
+  # Panels and colours as in the other pictures: "site = north", sensors in Okabe-Ito order.
+  expect_identical(levels(built$layout$layout$unit_panel), c("site = north", "site = south"))
+  colour <- built$plot$scales$get_scales("colour")
+  expect_identical(unname(colour$map(c("sensor_0", "sensor_1", "sensor_2"))), c("#0072B2", "#D55E00", "#009E73"))
   empty <- sensor_drift(fit, toy[0, ])
   expect_equal(nrow(empty), 0L)
   expect_named(empty, c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_value", "drift"))
   expect_identical(vapply(empty[c("shift", "mean_z", "std_error", "p_value")], typeof, ""),
                    c(shift = "double", mean_z = "double", std_error = "double", p_value = "double"))
   expect_error(ggplot2::autoplot(empty), "no rows")
+})
+
+test_that("autoplot of a drift table subset or renamed names the columns it lacks", {
+  skip_if_not_installed("ggplot2")
+  toy <- daily_toy(400)
+  drift <- sensor_drift(drift_fit(toy), toy)
+  subset <- drift[c("sensor", "period", "mean_z")]
+  expect_s3_class(subset, "ncam_drift")
+  expect_error(ggplot2::autoplot(subset), "`object` lacks columns shift and drift, which the drift plot needs")
+  renamed <- drift
+  names(renamed)[names(renamed) == "period"] <- "when"
+  expect_error(ggplot2::autoplot(renamed), "`object` lacks column period")
 })
 
 test_that("the plot's lines break where a period has no rows, and only there", {

@@ -75,6 +75,12 @@ test_that("predict() and augment() route rows to their group's model, in order",
   aug <- augment(fits, newdata)
   expect_identical(aug$x1, newdata$x1)
   expect_identical(aug$.pred, stats::predict(fits, newdata)$.pred)
+  # Augmented again without an interval: the earlier bounds go too, with a warning naming them.
+  with_interval <- augment(fits, newdata, interval = "credible")
+  expect_warning(again <- augment(fits, with_interval), "Dropped.*\\.pred_lower.*\\.pred_upper",
+                 class = "ncam_warning_replaced_columns")
+  expect_identical(again, aug)
+  expect_error(augment(fits, new_data = newdata), "`newdata` is required, and `new_data` was given")
   # A group without a model: NA with a warning naming it; a site given as integer matches.
   newdata$site <- c(2L, 1L, 9L, 1L, 1L)
   expect_warning(mixed <- stats::predict(fits, newdata), "without a model.*9")

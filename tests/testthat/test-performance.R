@@ -413,6 +413,14 @@ test_that("argument and column errors name the argument, column and rows", {
   expect_error(sensor_performance(list(), "est", "ref"), "data")
   expect_error(sensor_performance(obs, "pm", "ref"), "estimate.*pm")
   expect_error(sensor_performance(obs, "est", "ref", unit = "station"), "unit.*station")
+  # Unquoted names are evaluated as variables; the error says the argument wants a string.
+  expect_error(sensor_performance(obs, estimate = est, reference = "ref"),
+               "`estimate` takes a column name as a string: `estimate = \"est\"`, not `estimate = est`")
+  expect_error(sensor_performance(obs, "est", reference = ref), "`reference = \"ref\"`, not `reference = ref`")
+  expect_error(sensor_performance(obs, "est", "ref", unit = site), "`unit = \"site\"`, not `unit = site`")
+  expect_error(sensor_performance(obs, "est", "ref", date = names(no_such_table)[1]),
+               "`date` takes a column name as a string, and `names(no_such_table)[1]` could not be evaluated",
+               fixed = TRUE)
   obs$text <- letters[1:5]
   expect_error(sensor_performance(obs, "text", "ref"), "text.*numeric")
   obs$bad_date <- as.character(obs$date)

@@ -566,4 +566,19 @@ test_that("a level without an interval warns once, wherever it is given, and cha
   toy$site <- rep(1:2, each = 100)
   by_fit <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7))
   expect_length(testthat::capture_warnings(predict(by_fit, toy, level = 0.5)), 1L)
+  # Baselines warn the same way, naming the interval they have.
+  ivw <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "ivw")
+  expect_warning(p <- predict(ivw, new, level = 0.5), "interval = \"credible\"",
+                 class = "ncam_warning_level_without_interval")
+  expect_identical(p, predict(ivw, new))
+  expect_no_warning(predict(ivw, new, interval = "credible", level = 0.5))
+  expect_no_warning(augment(ivw, new))
+  expect_length(testthat::capture_warnings(augment(ivw, new, level = 0.5)), 1L)
+  mean_fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "mean")
+  expect_warning(predict(mean_fit, new, level = 0.5), "\"mean\" has no interval",
+                 class = "ncam_warning_level_without_interval")
+  skip_if_not_installed("ggplot2")
+  new$date <- as.Date("2024-01-01") + 0:4
+  expect_no_warning(ggplot2::autoplot(mean_fit, "series", newdata = new, reference = "truth"))
+  expect_no_warning(ggplot2::autoplot(ivw, "scatter", newdata = new, reference = "truth"))
 })

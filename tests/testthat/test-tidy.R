@@ -123,6 +123,22 @@ test_that("augment() on augmented data replaces the prediction columns with a wa
   expect_identical(twice$.pred, once$.pred)
 })
 
+test_that("augment() removes every earlier prediction column, also those it does not replace", {
+  newdata <- tidy_toy[301:340, ]
+  with_interval <- augment(tidy_fit, newdata, interval = "credible", level = 0.8)
+  # Without an interval the second time: no bounds of the first are left beside the estimate.
+  expect_warning(again <- augment(tidy_fit, with_interval), class = "ncam_warning_replaced_columns")
+  expect_identical(again, augment(tidy_fit, newdata))
+  # A baseline's estimate beside NCAM's bounds and sd would be scored with NCAM's intervals.
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "mean")
+  with_interval$.pred_ncam <- with_interval$.pred  # a user's copy keeps its own name
+  expect_snapshot(out <- augment(base, with_interval))
+  expect_named(out, c(names(newdata), ".pred_ncam", ".pred", ".n_sensors"))
+  expect_identical(out$.pred_ncam, with_interval$.pred)
+  expect_equal(out$.pred, unname(rowMeans(as.matrix(newdata[c("sensor_0", "sensor_1", "sensor_2")]))))
+  expect_named(evaluate_fusion(out, newdata$truth), c("rmse", "mae", "n"))
+})
+
 test_that("augment() on a calibration adds the conformal interval at the requested level", {
   cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
   newdata <- tidy_toy[351:400, ]
@@ -218,6 +234,21 @@ test_that("bad tidy, glance and augment input gives clear errors", {
   cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
   expect_snapshot(augment(cal), error = TRUE)
   expect_snapshot(augment(cal, tidy_toy[1:5, ], interval = "credible"), error = TRUE)
+})
+
+test_that("arguments spelt as elsewhere get an error naming the fix", {
+  newdata <- tidy_toy[1:5, ]
+  expect_snapshot(predict(tidy_fit, new_data = newdata), error = TRUE)
+  expect_error(augment(tidy_fit, new_data = newdata), "Unknown argument `new_data`")
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, tidy_toy[1:300, ], "ivw")
+  expect_error(predict(base, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_error(augment(base, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
+  expect_error(predict(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_error(augment(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  expect_snapshot(predict(cal, newdata, interval = "prediction"), error = TRUE)
+  # Other misspelt arguments keep rlang's error.
+  expect_error(predict(tidy_fit, newdata, levl = 0.8), class = "rlib_error_dots_nonempty")
 })
 
 test_that("augment() passes threads and use_reference to predict()", {
