@@ -43,6 +43,7 @@ NULL
 autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "coverage"), newdata = NULL,
                                    date = "date", reference = NULL, level = NULL, ...) {
   check_dots_empty_hinted()
+  check_object_format(object)
   call <- rlang::current_env()
   check_ggplot2(call)
   type <- match_choice(type, c("series", "scatter", "coverage"), "type")
@@ -62,6 +63,7 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
 autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
                              date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
   check_dots_empty_hinted()
+  check_ncam_by(object)
   call <- rlang::current_env()
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "series", "scatter", "coverage"), "type")

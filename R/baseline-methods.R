@@ -27,6 +27,7 @@
 #' @export
 predict.ncam_baseline <- function(object, newdata, interval = c("none", "credible"), level = 0.9, ...) {
   check_dots_empty_hinted()
+  check_object_format(object, "object")
   if (missing(newdata)) {
     cli::cli_abort(c("{.arg newdata} is required.",
                      i = "A fitted baseline keeps only its parameters, not the training data."))
@@ -139,6 +140,7 @@ NULL
 #' @rdname ncam_baseline-methods
 #' @export
 print.ncam_baseline <- function(x, ...) {
+  check_object_format(x, "x")
   title <- c(mean = "mean of the readings", ivw = "inverse-variance weighting",
              ppca = "probabilistic PCA, one factor", kalman = "random-walk Kalman filter",
              factor = "one-factor measurement model (maximum likelihood)")
@@ -179,6 +181,7 @@ print.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 summary.ncam_baseline <- function(object, ...) {
+  check_object_format(object, "object")
   structure(list(baseline = object, glance = glance.ncam_baseline(object)), class = "summary.ncam_baseline")
 }
 
@@ -195,6 +198,7 @@ print.summary.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 logLik.ncam_baseline <- function(object, ...) {
+  check_object_format(object, "object")
   if (is.null(object$loglik)) {
     cli::cli_abort(c("Method {.val {object$method}} has no likelihood.",
                      i = "{.val factor}, {.val ppca} and {.val kalman} have one."))
@@ -204,7 +208,10 @@ logLik.ncam_baseline <- function(object, ...) {
 
 #' @rdname ncam_baseline-methods
 #' @export
-nobs.ncam_baseline <- function(object, ...) object$nobs
+nobs.ncam_baseline <- function(object, ...) {
+  check_object_format(object)
+  object$nobs
+}
 
 # stats' default methods would return NULL: a baseline keeps no fitted values or data.
 #' @rdname ncam_baseline-methods
@@ -226,6 +233,7 @@ residuals.ncam_baseline <- function(object, ...) {
 #' @export
 tidy.ncam_baseline <- function(x, ...) {
   rlang::check_dots_empty()
+  check_object_format(x, "x")
   p <- x$params
   sensors <- x$sensors
   out <- list(sensor = sensors)
@@ -248,6 +256,7 @@ tidy.ncam_baseline <- function(x, ...) {
 #' @export
 glance.ncam_baseline <- function(x, ...) {
   rlang::check_dots_empty()
+  check_object_format(x, "x")
   ll <- if (is.null(x$loglik)) NA_real_ else x$loglik
   df <- if (is.null(x$df)) NA_integer_ else as.integer(x$df)
   tibble::tibble(method = x$method, n_sensors = length(x$sensors), nobs = as.integer(x$nobs), df = df,
@@ -259,6 +268,7 @@ glance.ncam_baseline <- function(x, ...) {
 #' @export
 augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), level = 0.9, ...) {
   check_dots_empty_hinted()
+  check_object_format(x, "x")
   check_augment_newdata(newdata, missing(newdata))
   # level only when given, so that predict() warns when it is given without an interval.
   pred <- if (missing(level)) stats::predict(x, newdata, interval = interval) else

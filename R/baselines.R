@@ -197,13 +197,13 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     },
     factor = fit_factor1(b_train, match(anchor, sensors))
   )
-  structure(list(
+  structure(c(list(
     method = method, sensors = sensors, anchor = anchor, order = order,
     order_type = if (!is.null(order)) order_type(data[[order]]), params = fit$params,
     loglik = fit$loglik, df = fit$df,
     nobs = if (is.null(fit$nobs)) sum(rowSums(!is.na(b_train)) > 0L) else fit$nobs,
     heywood = as.character(fit$heywood), units = column_units(in_units, sensors)
-  ), class = "ncam_baseline")
+  ), made_by()), class = "ncam_baseline")
 }
 
 # The training readings of each sensor, checked as ncam() checks them (check_sensor_readings()):

@@ -228,8 +228,7 @@ NULL
 #' @export
 predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_ncam_by(object)
-  if (missing(newdata)) cli::cli_abort("{.arg newdata} is required.")
-  check_data_frame(newdata, "newdata")
+  check_augment_newdata(newdata, missing(newdata))
   by <- attr(object, "by")
   check_columns(newdata, by, "object", data_arg = "newdata")
   if (!any(has_fit(object))) {

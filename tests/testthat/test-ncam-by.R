@@ -81,6 +81,7 @@ test_that("predict() and augment() route rows to their group's model, in order",
                  class = "ncam_warning_replaced_columns")
   expect_identical(again, aug)
   expect_error(augment(fits, new_data = newdata), "`newdata` is required, and `new_data` was given")
+  expect_error(predict(fits, new_data = newdata), "`newdata` is required, and `new_data` was given")
   # A group without a model: NA with a warning naming it; a site given as integer matches.
   newdata$site <- c(2L, 1L, 9L, 1L, 1L)
   expect_warning(mixed <- stats::predict(fits, newdata), "without a model.*9")
@@ -450,6 +451,8 @@ test_that("a table with two models for a group (two results bound together) is r
   expect_identical(predict(eval(str2lang(keep)), toy), predict(fits, toy))
   expect_error(tidy(object[c(1, 2, 2), ]), "`x` has more than one model for a group: site = 2.")
   expect_error(glance(object), "`x` has more than one model")
+  skip_if_not_installed("ggplot2")
+  expect_error(ggplot2::autoplot(object), "`object` has more than one model")
 })
 
 test_that("validation given as rows of data gives each group its own rows of it", {

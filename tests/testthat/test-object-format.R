@@ -91,3 +91,23 @@ test_that("objects saved before the version and format were recorded work as bef
   attr(older_fits, "object_format") <- NULL
   expect_identical(predict(older_fits, toy), predict(fits, toy))
 })
+
+test_that("baselines record the version and format, and are refused when newer", {
+  toy <- simulate_toy(300, seed = 1)
+  for (method in c("mean", "ivw", "ppca", "kalman", "factor")) {
+    bl <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, method)
+    expect_identical(bl$ncam_version, installed_version)
+    expect_identical(bl$object_format, 1L)
+    newer <- from_newer_ncam(bl)
+    expect_error(predict(newer, toy), newer_error)
+    expect_error(augment(newer, toy), newer_error)
+    expect_error(print(newer), newer_error)
+    expect_error(tidy(newer), newer_error)
+    expect_error(glance(newer), newer_error)
+    expect_error(nobs(newer), newer_error)
+    older <- bl
+    older$ncam_version <- NULL
+    older$object_format <- NULL
+    expect_identical(predict(older, toy), predict(bl, toy))
+  }
+})
