@@ -157,6 +157,12 @@
 #'   estimate and the reference measurement. Infinite values, and values beyond
 #'   1e150 in magnitude (too large to compute with in double precision, as in
 #'   [ncam()]), are an error, as is a name that two columns of `data` share.
+#'   Missing-value codes (-999 and the like, as the readers treat them) are read
+#'   as `NA`, with a warning of class `ncam_warning_missing_code`: one such value
+#'   among a month of hours would decide every figure. Estimates of rows without
+#'   any sensor reading (`.n_sensors` = 0 in [predict()], which warns about them)
+#'   are the model's prior, not a measurement: set them to `NA` first, or a day
+#'   made mostly of them counts as complete.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
 #'   time of each row; 24-hour means are over calendar days, and 1-hour means
 #'   over hours of the clock, in its time zone (the session's for a date-time

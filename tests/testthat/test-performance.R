@@ -70,6 +70,23 @@ test_that("metrics of one unit match lm() and hand formulas", {
   expect_true(is.na(res$sd) && is.na(res$note))
 })
 
+test_that("missing-value codes are read as NA, with the readers' warning", {
+  ref <- withr::with_seed(2, stats::runif(40, 2, 30))
+  est <- 1.2 * ref + 1.5 + withr::with_seed(3, stats::rnorm(40, sd = 2))
+  obs <- data.frame(date = daily_dates(40), ref = ref, est = est)
+  coded <- obs
+  coded$ref[7] <- -999
+  coded$est[20] <- -9999
+  expect_warning(res <- sensor_performance(coded, "est", "ref", averaging = "as_given", limit_value = 20),
+                 "2 values are missing-value codes", class = "ncam_warning_missing_code")
+  # As if those two values were missing: the metrics of the 38 rows with both.
+  kept <- obs[-c(7, 20), ]
+  fit <- stats::lm(est ~ ref, data = kept)
+  expect_equal(res$n, 38L)
+  expect_equal(res$slope, unname(stats::coef(fit)[2]))
+  expect_equal(res$rmse, sqrt(mean((kept$est - kept$ref)^2)))
+})
+
 test_that("orthogonal regression and expanded uncertainty match the closed form", {
   ref <- withr::with_seed(4, stats::runif(60, 5, 50))
   est <- 0.9 * ref + 2 + withr::with_seed(5, stats::rnorm(60, sd = 3))
