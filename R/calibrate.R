@@ -137,6 +137,10 @@ max_calibration_scores <- 1e7
 #'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
 #'   `level`), `seed` (the seed of the Monte Carlo draws; `NULL` for the
 #'   other methods), and `ncam_version` and `object_format` as in [ncam()].
+#'   The scores are kept so that [predict()] can use another `level`: the object
+#'   grows by 8 bytes per score, `n * m` of them (about 40 MB for the default
+#'   `m = 50` on 100,000 rows), which matters when calibrations are shared as
+#'   files.
 #' @references Stutz, D., Roy, A. G., Matejovicova, T., Strachan, P., Cemgil,
 #'   A. T. and Doucet, A. (2023). Conformal prediction under ambiguous ground
 #'   truth. *Transactions on Machine Learning Research*.
