@@ -52,7 +52,8 @@ generics::augment
 #'     gain (`gain_`), offset (`offset_`) and noise standard deviation
 #'     (`noise_`) their `mean`, `sd`, `q10` and `q90` (10% and 90% quantiles)
 #'     over the fitted rows.
-#'   * `glance()`: one row: `logLik`, `AIC`, `BIC`, `nobs`, `n_train`,
+#'   * `glance()`: one row: `logLik`, `df` (the network's parameters, as
+#'     [logLik()] counts them), `AIC`, `BIC`, `nobs`, `n_train`,
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
 #'     NLL per row at the best epoch, `NA` without validation rows),
 #'     `converged` (see Details), `n_reference` (training and validation rows
@@ -122,7 +123,7 @@ glance.ncam <- function(x, ...) {
   best_nll <- history$validation_nll[history$epoch == x$best_epoch]
   validation_nll <- if (x$n_validation > 0L && length(best_nll) == 1L) best_nll else NA_real_
   tibble::tibble(
-    logLik = as.numeric(ll), AIC = stats::AIC(x), BIC = stats::BIC(x),
+    logLik = as.numeric(ll), df = as.integer(attr(ll, "df")), AIC = stats::AIC(x), BIC = stats::BIC(x),
     nobs = as.integer(stats::nobs(x)), n_train = as.integer(x$n_train),
     n_validation = as.integer(x$n_validation), epochs_run = as.integer(x$epochs_run),
     best_epoch = as.integer(x$best_epoch), validation_nll = as.numeric(validation_nll),

@@ -38,7 +38,7 @@ test_that("tidy() summarises the per-row sensor parameters of the fitted rows", 
 test_that("glance() matches logLik, AIC, BIC, nobs and the training record", {
   out <- glance(tidy_fit)
   expect_s3_class(out, "tbl_df")
-  expect_named(out, c("logLik", "AIC", "BIC", "nobs", "n_train", "n_validation", "epochs_run",
+  expect_named(out, c("logLik", "df", "AIC", "BIC", "nobs", "n_train", "n_validation", "epochs_run",
                       "best_epoch", "validation_nll", "converged", "n_reference", "n_units", "unit_sd"))
   # a label-free fit has no reference and no unit offsets
   expect_identical(c(out$n_reference, out$n_units), c(NA_integer_, NA_integer_))
@@ -49,6 +49,7 @@ test_that("glance() matches logLik, AIC, BIC, nobs and the training record", {
   expect_equal(out$logLik, as.numeric(ll))
   expect_equal(out$AIC, AIC(tidy_fit))
   expect_equal(out$AIC, -2 * as.numeric(ll) + 2 * df)
+  expect_identical(out$df, as.integer(length(tidy_fit$params)))
   expect_equal(out$BIC, BIC(tidy_fit))
   expect_equal(out$BIC, -2 * as.numeric(ll) + log(nobs(tidy_fit)) * df)
   expect_identical(out$nobs, 300L)
