@@ -329,7 +329,9 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   low <- clamped_share["low", ] > max_clamped_share
   if (any(low)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[low]}} sits at the lower log-variance clamp on {paste0(round(100 * clamped_share['low', low]), '%')} of the rows: there it comes from the clamp, not from the data.",
-                    i = "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
+                    i = if (identical(colnames(clamped_share)[low], fit$reference))
+                      "The reference agrees with the estimate from the sensors more closely than the clamp allows, so its noise is the clamp's, larger than the data would make it, and {.code interval = \"prediction\"} a little wider; to learn it, widen the clamp, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}." else
+                      "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
                   class = "ncam_warning_clamp", call = call)
   }
   high <- clamped_share["high", ] > max_clamped_share

@@ -113,13 +113,15 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_missing_code", "the readers, join_reference(), sensor_performance()",
     "values that are missing-value codes (-999, -9999, ...), read as NA"),
   c("ncam_warning_impossible_value", "read_purpleair(), read_purpleair_aqs(), read_toucan(), read_senseurcity()",
-    "relative humidities below -10 or above 110 %, read as NA")
+    "relative humidities below -10 or above 110 percent, read as NA")
 ), function(row) data.frame(class = row[1], given_by = row[2], meaning = row[3], stringsAsFactors = FALSE)))
 
 # The Rd of the table, for ?ncam_warnings.
 warning_classes_rd <- function() {
+  # No "%" in the table's text: roxygen escapes an escaped one again, and Rd then reads a comment.
+  stopifnot(!any(grepl("%", unlist(warning_classes), fixed = TRUE)))
   rows <- sprintf("\\code{%s} \\tab %s \\tab %s \\cr", warning_classes$class,
-                  warning_classes$given_by, gsub("%", "\\\\%", warning_classes$meaning))
+                  warning_classes$given_by, warning_classes$meaning)
   c("@section Classes:", "\\tabular{lll}{", "\\strong{class} \\tab \\strong{given by} \\tab \\strong{when} \\cr",
     rows, "}")
 }

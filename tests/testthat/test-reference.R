@@ -220,3 +220,22 @@ test_that("calibrate() takes for fitted rows only rows equal in every shared col
   expect_warning(suppressMessages(calibrate(fit, mixed)),
                  sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
 })
+
+test_that("a reference noise at the lower clamp is explained as the reference's, not the sensors'", {
+  d <- coloc_data(600, 3, 300)
+  d$ref[1:300] <- d$truth[1:300] + withr::with_seed(4, stats::rnorm(300, sd = 0.01))
+  warnings <- list()
+  withCallingHandlers(
+    ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
+         seed = 3L, threads = 1L),
+    warning = function(w) {
+      warnings[[length(warnings) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+  clamp <- Filter(function(w) inherits(w, "ncam_warning_clamp"), warnings)
+  expect_length(clamp, 1L)
+  msg <- gsub("\\s+", " ", cli::ansi_strip(conditionMessage(clamp[[1]])))
+  expect_match(msg, "The noise level of ref sits at the lower log-variance clamp", fixed = TRUE)
+  expect_match(msg, "The reference agrees with the estimate from the sensors more closely than the clamp allows", fixed = TRUE)
+  expect_match(msg, "logvar_range = c(-9, 4)", fixed = TRUE)
+})
