@@ -36,16 +36,23 @@
 #' \eqn{z} around its period's mean and \eqn{\rho} the lag-1 autocorrelation of consecutive
 #' readings (at least 0), both per unit (pooled over units for a unit with fewer than 30
 #' degrees of freedom), so that one failed unit does not hide drift at the others; and,
-#' pooled over units, the variance \eqn{\tau^2} by
-#' which the means of consecutive periods differ beyond that noise (weather and pollution
-#' regimes that last longer than a few readings), estimated from the mean of their squared
-#' differences beyond that noise, each capped at a high multiple of their median so that one
-#' step change barely moves it (0 with fewer than three pairs of consecutive periods). A
+#' pooled over units, the variance \eqn{\tau^2} by which the periods' means vary beyond that
+#' noise (weather and pollution regimes that last longer than a few readings, or than a
+#' period). Each unit's series of period means is first cut where its level steps: a stretch of
+#' \eqn{L} periods is cut where the means of its first \eqn{k} and last \eqn{L - k} periods
+#' differ most, if \eqn{\sqrt{k (L - k) / L}} times that difference, over the sd of one
+#' period's mean, lies beyond the two-sided 5 % point of the normal Bonferroni-corrected over
+#' the \eqn{L - 1} places of the cut, then each side in turn (that sd from the squared
+#' differences of consecutive means, each capped at a high multiple of their median so that
+#' the steps barely move it). \eqn{\tau^2} is the mean square of the means around their
+#' stretch's mean, beyond the noise, over the number of periods less the number of stretches:
+#' a drift's own step does not count as ordinary variation (it would hide itself), while
+#' regimes that outlast a period do (differences of consecutive periods alone miss them). A
 #' period is thus judged against the ordinary variation from period to period, not only against
 #' the noise of its readings. `p_value` tests whether the period's true mean z lies beyond
 #' `tolerance` (with `tolerance = 0`, whether it differs from 0), two-sided, with a t
-#' distribution whose degrees of freedom are the number of pairs of consecutive periods (normal
-#' without them): a difference too small to matter, such as what remains of the model's own
+#' distribution whose degrees of freedom are the number of periods less the number of
+#' stretches: a difference too small to matter, such as what remains of the model's own
 #' estimation error, is not flagged however many readings a period holds. `drift` is `TRUE`
 #' where the Holm-adjusted p-value, over every row of the
 #' table, is below `alpha`. Rows where the sensor or all other sensors are missing, or where
@@ -68,12 +75,13 @@
 #'   and gross outliers are not screened (a stuck sensor is flagged, not dropped).
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
-#'   shifts smaller than a tenth of the spread of a reading around its prediction. On hourly
-#'   data checked by week, `std_error` came out about 13 % too small: without drift,
-#'   `tolerance = 0` flagged 4.5 % of simulated half-years at `alpha = 0.01`, the default
-#'   0.8 % (`bench/drift_hourly.R`). Differences of consecutive periods, which keep one step
-#'   change from hiding itself, understate the variation between periods when weather
-#'   regimes outlast a period.
+#'   shifts smaller than a tenth of the spread of a reading around its prediction. On
+#'   simulated hourly half-years without drift checked by week (`bench/drift_hourly.R`),
+#'   `tolerance = 0` flagged 2.0 % of them at `alpha = 0.01`, the default 0.5 %; 1.7 % of
+#'   the rows had `p_value` below 0.01 and `mean_z / std_error` had sd 1.135. What exceeds
+#'   1 % and 1 there is each sensor's z being a little off 0 over the whole half-year (sd
+#'   0.048), the model's own estimation error, which only `tolerance` absorbs: around each
+#'   sensor's own level that sd is 0.977.
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... For `autoplot()`: must be empty.
@@ -83,7 +91,8 @@
 #'   `date` column), `n` (readings compared), `shift`, `mean_z`, `std_error` (of `mean_z`),
 #'   `p_value` and `drift`. Statistics are `NA` for fewer than 3 readings; `std_error`,
 #'   `p_value` and `drift` are `NA` (with a warning) for a sensor with fewer than 3 pairs of
-#'   consecutive periods, too few to judge the variation between periods. `shift` is in the
+#'   consecutive periods (not counting pairs across a step in its level), too few to judge the
+#'   variation between periods. `shift` is in the
 #'   model's units: for `transform = "log"` a shift of 0.1 means about 10 % above the others.
 #'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked.
 #' @seealso [sensor_params()] for the sensor model at each row, [sensor_performance()] to judge
@@ -157,7 +166,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   # One warning for the whole table, not one per group's model.
   untested <- unique(out$sensor[is.na(out$std_error) & out$n >= 3L])
   if (nrow(out) > 0L && length(untested)) {
-    cli::cli_warn(c("Too few periods to test {.field {untested}}: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings, per sensor.",
+    cli::cli_warn(c("Too few periods to test {.field {untested}}: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings (not across a step in the sensor's level), per sensor.",
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
                   class = "ncam_warning_few_periods", call = call)
   }
@@ -252,63 +261,6 @@ period_means <- function(z, shift, cell, first, unit_code, starts) {
        shift = as.vector(tapply(shift, cell, mean, na.rm = TRUE)[keys]),
        unit = unit_code[first], start = as.numeric(starts[first]))
 }
-
-# The two parts of the variance of a period's mean z. Within, per unit (a failed unit's noisy
-# z must not hide the others' drift): the variance of z around its period's mean, times
-# (1 + rho) / (1 - rho) for the lag-1 autocorrelation rho of consecutive readings of a period
-# (rho at least 0), to be divided by n; a unit with fewer than `min_within_df` degrees of
-# freedom takes the value pooled over units. Between, pooled over units: what consecutive
-# periods' means vary by beyond that (slow weather and pollution regimes the model does not
-# follow), from the squared differences of consecutive means beyond their noise; df, the number
-# of those differences, sets the t distribution of the test. `within` is indexed by unit code.
-period_spread <- function(z, cell, unit_of_row, periods, min_within_df = 30L) {
-  ok <- !is.na(z)
-  z <- z[ok]
-  cell <- cell[ok]
-  unit_of_row <- unit_of_row[ok]
-  n_units <- max(c(periods$unit, 0L))
-  centred <- z - stats::ave(z, cell)
-  lagged <- c(cell[-1] == cell[-length(cell)], FALSE)  # reading i and i + 1 share a period
-  noise_variance <- function(i) {
-    degrees <- length(i) - length(unique(cell[i]))
-    if (degrees < 2L) return(c(variance = NA_real_, degrees = degrees))
-    pairs <- i[lagged[i]]  # rows of a unit are consecutive: the next reading is of the same unit
-    rho <- min(max(sum(centred[pairs] * centred[pairs + 1L]) / sum(centred[i]^2), 0), 0.99)
-    c(variance = sum(centred[i]^2) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
-  }
-  pooled <- noise_variance(seq_along(z))
-  if (is.na(pooled[["variance"]])) return(list(within = rep(NA_real_, n_units), between = NA_real_, df = NA_real_))
-  within <- rep(pooled[["variance"]], n_units)
-  for (rows in split(seq_along(z), unit_of_row)) {
-    own <- noise_variance(rows)
-    if (own[["degrees"]] >= min_within_df) within[unit_of_row[rows[1]]] <- own[["variance"]]
-  }
-  used <- periods$n >= 3L
-  means <- periods$mean_z[used]
-  unit <- periods$unit[used]
-  by_time <- order(unit, periods$start[used])
-  means <- means[by_time]
-  unit <- unit[by_time]
-  n <- periods$n[used][by_time]
-  consecutive <- which(unit[-1] == unit[-length(unit)])
-  # Fewer than three differences say nothing reliable about the spread between periods: no test.
-  if (length(consecutive) < 3L) return(list(within = within, between = NA_real_, df = NA_real_))
-  difference2 <- (means[consecutive + 1L] - means[consecutive])^2
-  noise2 <- within[unit[consecutive]] * (1 / n[consecutive + 1L] + 1 / n[consecutive])
-  # Each squared difference counts up to the 99th percentile of its distribution at a scale
-  # set by the median, so that one step change does not inflate the spread (the cap costs the
-  # mean 1.8 %, given back by `capped_share`).
-  scale <- stats::median(difference2) / stats::qchisq(0.5, 1)
-  capped <- pmin(difference2, stats::qchisq(0.99, 1) * scale)
-  list(within = within, between = max(0, (mean(capped) / capped_share - mean(noise2)) / 2),
-       df = length(consecutive))
-}
-
-# The mean of min(X, q99) for X chi-square with 1 degree of freedom, q99 its 99th percentile.
-capped_share <- local({
-  q99 <- stats::qchisq(0.99, 1)
-  1 - stats::pchisq(q99, 3, lower.tail = FALSE) + q99 * 0.01
-})
 
 drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)

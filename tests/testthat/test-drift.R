@@ -7,6 +7,33 @@ daily_toy <- function(n = 720, seed = 3) {
   toy$date <- as.Date("2024-01-01") + seq_len(n) - 1
   toy
 }
+# The variance between periods by hand, from each unit's period means in time order (a list)
+# and the noise variance of each mean (a list alike): the scale of one mean from capped squared
+# differences of consecutive means, stretches cut by recursive binary segmentation, the spread
+# within stretches beyond the noise. Returns between, df and the stretch lengths.
+between_by_hand <- function(means, noise) {
+  steps2 <- unlist(lapply(means, diff))^2
+  q99 <- qchisq(0.99, 1)
+  cap_mean <- integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01
+  scale <- mean(pmin(steps2, q99 * median(steps2) / qchisq(0.5, 1))) / cap_mean / 2
+  cut_up <- function(x) {
+    L <- length(x)
+    if (L == 1) return(1)
+    z2 <- sapply(1:(L - 1), function(k) k * (L - k) / L * (mean(x[1:k]) - mean(x[(k + 1):L]))^2 / scale)
+    k <- which.max(z2)
+    if (z2[k] <= qchisq(1 - 0.05 / (L - 1), 1)) return(L)
+    c(cut_up(x[1:k]), cut_up(x[(k + 1):L]))
+  }
+  lengths <- lapply(means, cut_up)
+  excess <- 0
+  for (u in seq_along(means)) {
+    stretch <- rep(seq_along(lengths[[u]]), lengths[[u]])
+    L <- lengths[[u]][stretch]
+    excess <- excess + sum((means[[u]] - ave(means[[u]], stretch))^2 - noise[[u]] * (L - 1) / L)
+  }
+  df <- sum(lengths(means)) - length(unlist(lengths))
+  list(between = max(0, excess / df), df = df, lengths = lengths)
+}
 drift_fit <- function(data) {
   suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = data, hidden = 8, epochs = 200,
                         learn_rate = 0.02, seed = 1, threads = 1),
@@ -45,6 +72,8 @@ test_that("each reading is compared with its conditional distribution given the 
 test_that("periods aggregate z with within- and between-period variance, a t test beyond the tolerance and Holm flags", {
   toy <- daily_toy(400)
   fit <- drift_fit(toy)
+  # sensor_1 after the fit: a slow wave (variation between periods) and a step (a drift).
+  toy$sensor_1 <- toy$sensor_1 + 4 * sin(2 * pi * as.numeric(toy$date) / 120) + 8 * (toy$date >= as.Date("2024-08-01"))
   toy$sensor_2[c(3, 50)] <- NA
   toy$x1[10] <- NA  # no estimate: the row does not count for any sensor
   toy$sensor_0[20] <- toy$sensor_1[20] <- NA  # sensor_2 alone: nothing to compare it with
@@ -62,18 +91,15 @@ test_that("periods aggregate z with within- and between-period variance, a t tes
   within <- sum(centred^2) / (length(z1) - length(unique(m1))) * (1 + rho) / (1 - rho)
   n <- as.vector(table(m1))
   means <- as.vector(tapply(z1, m1, mean))
-  squared_steps <- diff(means)^2
-  noise <- within * (1 / n[-1] + 1 / n[-length(n)])
-  q99 <- qchisq(0.99, 1)
-  cap_mean <- (integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01)
-  capped <- pmin(squared_steps, q99 * median(squared_steps) / qchisq(0.5, 1))
-  between <- max(0, (mean(capped) / cap_mean - mean(noise)) / 2)
+  hand <- between_by_hand(list(means), list(within / n))
+  expect_equal(hand$lengths[[1]][1], 7)  # the step at August is found (and maybe others)
+  expect_gt(hand$between, 0)
   got <- drift[drift$sensor == "sensor_1", ]
   expect_equal(got$period, as.Date(paste0(unique(month), "-01")))
   expect_equal(got$n, n)
   expect_equal(got$mean_z, means)
-  expect_equal(got$std_error, sqrt(between + within / n))
-  df <- length(squared_steps)
+  expect_equal(got$std_error, sqrt(hand$between + within / n))
+  df <- hand$df
   far <- abs(means) / got$std_error
   edge <- 0.1 / got$std_error
   expect_equal(got$p_value, pmin(1, pt(edge - far, df) + pt(-edge - far, df)))
@@ -85,14 +111,33 @@ test_that("periods aggregate z with within- and between-period variance, a t tes
   expect_equal(plain$p_value[plain$sensor == "sensor_1"], 2 * pt(-far, df))
 })
 
+test_that("a unit's periods are cut into stretches at steps beyond the corrected 95 % quantile, and nowhere else", {
+  x <- c(0.1, -0.2, 0.05, 0, 4.1, 3.9, 4.2, 4, 3.8, 0.2, -0.1, 0)  # up after 4 periods, back after 9
+  expect_equal(ncam:::step_stretches(x, mean_variance = 0.04), rep(c(1L, 5L, 10L), c(4, 5, 3)))
+  expect_equal(ncam:::step_stretches(x[1:4], mean_variance = 0.04), rep(1L, 4))
+  # Two periods: cut where (difference)^2 / 2 exceeds the 95 % quantile of chi-square(1), 3.84.
+  edge <- sqrt(2 * qchisq(0.95, 1))
+  expect_equal(ncam:::step_stretches(c(0, edge - 0.01), mean_variance = 1), c(1L, 1L))
+  expect_equal(ncam:::step_stretches(c(0, edge + 0.01), mean_variance = 1), c(1L, 2L))
+  # Four periods with a step: 3 pairs of consecutive periods, but only 2 within stretches: no test.
+  expect_equal(ncam:::between_periods(c(0, 0.1, 5, 5.1), rep(1L, 4), rep(30L, 4), 1), list(between = NA_real_, df = NA_real_))
+  expect_equal(ncam:::between_periods(c(0, 0.1, 0.3, 0.2), rep(1L, 4), rep(30L, 4), 1)$df, 3)
+})
+
 test_that("a sensor that starts reading high is flagged there, and the largest mean_z is its own", {
   toy <- daily_toy(720)
   fit <- drift_fit(toy[1:360, ])
   clean <- sensor_drift(fit, toy, period = "quarter")
   expect_false(any(clean$drift))
+  clean_months <- sensor_drift(fit, toy, period = "month")
   later <- toy$date >= as.Date("2025-01-01")
   toy$sensor_2[later] <- toy$sensor_2[later] + 8
   drift <- sensor_drift(fit, toy, period = "quarter")
+  # The step is cut out of the variation between periods: sensor_2's std_error by month hardly
+  # moves (the capped differences of consecutive months let it grow by 12 to 18 % here).
+  months <- sensor_drift(fit, toy, period = "month")
+  own_month <- months$sensor == "sensor_2"
+  expect_equal(months$std_error[own_month], clean_months$std_error[own_month], tolerance = 0.01)
   own <- drift[drift$sensor == "sensor_2", ]
   expect_true(all(own$drift[own$period >= as.Date("2025-01-01")]))
   expect_false(any(drift$drift[drift$period < as.Date("2025-01-01")]))
@@ -269,6 +314,7 @@ test_that("the noise is per unit (pooled for a small one), the between-period va
   fit <- drift_fit(toy)
   toy$site <- rep(c("a", "b"), times = 200)  # interleaved rows: each unit's series is every other day
   toy$site[1:20] <- "c"  # 20 readings in one month: under 30 degrees of freedom, the pooled noise
+  toy$sensor_0 <- toy$sensor_0 + 4 * sin(2 * pi * as.numeric(toy$date) / 120)  # variation between months
   units <- c("a", "b", "c")
   drift <- sensor_drift(fit, toy, unit = "site", period = "month")
   z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, toy))$z[, "sensor_0"]
@@ -290,16 +336,16 @@ test_that("the noise is per unit (pooled for a small one), the between-period va
   expect_lt(parts[[3]][["degrees"]], 30)
   # Months with at least 3 readings of the unit (the last month has 3 days, so 1 or 2 per unit).
   kept <- lapply(units, function(u) table(month[toy$site == u]) >= 3)
-  steps <- unlist(lapply(1:3, function(k) diff(tapply(z[toy$site == units[k]], month[toy$site == units[k]], mean)[kept[[k]]])))
-  noise <- unlist(lapply(1:3, function(k) {
-    n <- as.vector(table(month[toy$site == units[k]]))[kept[[k]]]
-    within[[k]] * (1 / n[-1] + 1 / n[-length(n)])
-  }))
-  q99 <- qchisq(0.99, 1)
-  capped <- pmin(steps^2, q99 * median(steps^2) / qchisq(0.5, 1))
-  between <- max(0, (mean(capped) / (integrate(function(x) x * dchisq(x, 1), 0, q99, rel.tol = 1e-12)$value + q99 * 0.01) - mean(noise)) / 2)
+  means <- lapply(1:3, function(k) as.vector(tapply(z[toy$site == units[k]], month[toy$site == units[k]], mean)[kept[[k]]]))
+  noise <- lapply(1:3, function(k) within[[k]] / as.vector(table(month[toy$site == units[k]]))[kept[[k]]])
+  hand <- between_by_hand(means, noise)
+  expect_gt(hand$between, 0)
   got <- drift[drift$sensor == "sensor_0", ]
-  expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(between + within[got$site] / got$n), NA))
+  expect_equal(got$std_error, ifelse(got$n >= 3, sqrt(hand$between + within[got$site] / got$n), NA))
+  got_p <- got$p_value[got$n >= 3]
+  far <- abs(got$mean_z[got$n >= 3]) / got$std_error[got$n >= 3]
+  edge <- 0.1 / got$std_error[got$n >= 3]
+  expect_equal(got_p, pmin(1, pt(edge - far, hand$df) + pt(-edge - far, hand$df)))
   # Two months: one pair of consecutive periods, too few to judge the spread between them.
   short <- toy[toy$date < as.Date("2024-03-01"), ]
   expect_warning(few <- sensor_drift(fit, short, period = "month"), "Too few periods to test sensor_0, sensor_1, and sensor_2", class = "ncam_warning_few_periods")
