@@ -84,7 +84,8 @@
 #'   sensor's own level that sd is 0.977.
 #' @param alpha Family-wise error rate of the `drift` flags (Holm over all rows).
 #' @param threads Number of threads; see [ncam_threads()].
-#' @param ... For `autoplot()`: must be empty.
+#' @param ... Must be empty (also for `autoplot()`): a misspelt argument is an error, not
+#'   ignored.
 #' @return A tibble of class `ncam_drift`, one row per unit (if given), sensor and period that
 #'   has rows in `newdata`, with the unit column (named as in `newdata`; for fits by group, the
 #'   `by` columns), `sensor`, `period` (its start, of the class of the
@@ -112,7 +113,8 @@
 #' if (requireNamespace("ggplot2", quietly = TRUE)) ggplot2::autoplot(drift)
 #' @export
 sensor_drift <- function(object, newdata, date = "date", period = "month", unit = NULL,
-                         tolerance = 0.1, alpha = 0.01, threads = NULL) {
+                         tolerance = 0.1, alpha = 0.01, threads = NULL, ...) {
+  check_dots_empty_hinted()
   call <- rlang::current_env()
   by_groups <- inherits(object, "ncam_by")
   if (by_groups) check_ncam_by(object) else check_ncam(object)
@@ -125,6 +127,11 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   check_number(alpha, "alpha", min = 0, max = 1)
   time <- drift_times(newdata, date)
   starts <- drift_periods(time, period)
+  # Periods of the session's clock keep its zone's name: read in another zone, the table still
+  # shows the periods as they were cut.
+  if (inherits(starts, "POSIXct") && !nzchar(c(attr(starts, "tzone"), "")[1]) && !is.na(Sys.timezone())) {
+    attr(starts, "tzone") <- Sys.timezone()
+  }
   if (!by_groups) {
     out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), tolerance, threads, call)
     unit_columns <- if (!is.null(unit)) unit
@@ -182,6 +189,8 @@ finish_drift <- function(out, alpha, transform, unit_columns, period) {
   attr(out, "transform") <- transform
   attr(out, "unit_columns") <- unit_columns
   attr(out, "period") <- period
+  # The sensors in the table's order, so that a subset of it keeps each sensor's colour.
+  attr(out, "sensors") <- unique(as.character(out$sensor))
   out
 }
 

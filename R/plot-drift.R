@@ -26,7 +26,7 @@ autoplot.ncam_drift <- function(object, ...) {
     ggplot2::facet_wrap(ggplot2::vars(.data$unit_panel), labeller = ggplot2::label_wrap_gen(width = 40))
   }
   # The colours of the other pictures, sensors in the model's order (as the table lists them).
-  sensors <- unique(as.character(points$sensor))
+  sensors <- union(attr(object, "sensors"), unique(as.character(points$sensor)))
   scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +

@@ -397,3 +397,25 @@ test_that("a stuck sensor is flagged, not screened out as spikes; a table withou
   built <- ggplot2::ggplot_build(ggplot2::autoplot(drift))
   expect_identical(length(unique(built$data[[2]]$group)), 3L)
 })
+
+test_that("periods of the session's clock carry its zone, subsets keep their colours, new_data is pointed to newdata", {
+  withr::local_timezone("Europe/Brussels")
+  toy <- simulate_toy(n = 600, seed = 3)
+  toy$date <- as.POSIXct("2024-01-01 00:00") + 3600 * 6 * (seq_len(600) - 1)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 8, epochs = 20,
+                        learn_rate = 0.02, seed = 1, threads = 1))
+  dr <- sensor_drift(fit, toy, period = "week")
+  expect_identical(attr(dr$period, "tzone"), "Europe/Brussels")
+  expect_identical(format(dr$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
+  # Read in another zone, a period still shows the midnight it starts at in Brussels.
+  withr::with_timezone("America/New_York", expect_identical(format(dr$period[1], "%H:%M %Z"), "00:00 CET"))
+  expect_identical(attr(dr, "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
+  expect_identical(attr(dr[dr$sensor == "sensor_2", ], "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
+  expect_error(sensor_drift(fit, new_data = toy), "Did you mean `newdata`")
+  skip_if_not_installed("ggplot2")
+  colour_of <- function(table, s) {
+    ggplot2::ggplot_build(ggplot2::autoplot(table))$plot$scales$get_scales("colour")$map(s)
+  }
+  expect_identical(colour_of(dr[dr$sensor == "sensor_2", ], "sensor_2"), colour_of(dr, "sensor_2"))
+  expect_false(identical(colour_of(dr, "sensor_2"), colour_of(dr, "sensor_0")))
+})
