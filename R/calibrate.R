@@ -154,6 +154,18 @@ max_calibration_scores <- 1e7
 #' cal <- calibrate(fit, toy[201:250, ], m = 10, seed = 1)
 #' cal
 #' head(predict(cal, toy[251:300, ]))
+#'
+#' # With a reference (`colocation`): fit on the first three weeks of co-location and
+#' # calibrate on the fourth, reference readings the fit never saw ("split" learns from them)
+#' last_week <- !is.na(colocation$ref) & colocation$date >= as.POSIXct("2021-04-22", tz = "UTC")
+#' first_weeks <- colocation
+#' first_weeks$ref[last_week] <- NA
+#' fit_ref <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = first_weeks, reference = "ref",
+#'                 hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
+#' cal_ref <- calibrate(fit_ref, colocation[last_week, ], method = "split")
+#' cal_ref
+#' # Intervals for what the reference would read on the first days of May
+#' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
   check_ncam(object)
@@ -324,16 +336,6 @@ too_small <- function(needed, n, level, what, left_out = NULL) {
                   if (length(left_out)) c(i = "Rows of {.arg data} left out of the calibration: {left_out}.")),
                 class = "ncam_warning_small_calibration")
   Inf
-}
-
-# Sensor-anchored scores are pooled into one set of exchangeable-looking
-# scores, so their count plays the role of n.
-calibration_quantile <- function(cal, level, left_out = NULL) {
-  if (cal$method == "sensor_anchored") {
-    return(conformal_threshold(cal$scores, length(cal$scores), 1L, level,
-                               what = "pooled sensor scores", left_out = left_out))
-  }
-  conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout, left_out = left_out)
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -140,6 +140,19 @@
 #'   [plot.ncam()].
 #' @seealso [calibrate()] for conformal prediction intervals, [split_blocks()] for time series.
 #' @examples
+#' # Three sensors beside a reference monitor for their first four weeks (`colocation`,
+#' # simulated): the reference is the anchor, so the fused value is on its scale.
+#' fit <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
+#'             hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
+#' fit
+#' # After the co-location weeks, from the sensors alone: intervals for a reference reading
+#' later <- colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]
+#' predict(fit, head(later), interval = "prediction")
+#' # Sites that each had their own co-location weeks: an offset per site
+#' sites <- simulate_colocation(days = 60, sites = 4, seed = 1)
+#' update(fit, data = sites, unit = "site")$unit_offsets$table
+#'
+#' # Without a reference: from the sensors' agreement alone, on the anchor's scale
 #' toy <- simulate_toy(n = 2000, seed = 1)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2 + x3 + x4, data = toy,
 #'             anchor = "sensor_0", hidden = c(16, 16), epochs = 200, seed = 1, threads = 1)
@@ -312,17 +325,6 @@ fit_sensors <- function(formula, data, reference, call = parent.frame()) {
   sensors
 }
 
-# The reference's noise is learned on the training rows: a validation choice that takes most of
-# the co-location rows (a time split of a short co-location) leaves too few.
-check_reference_training_rows <- function(ref, rows, reference, call = parent.frame()) {
-  n_train <- sum(!is.na(ref[rows$train]))
-  if (n_train >= min_reference_rows) return(invisible())
-  n_validation <- sum(!is.na(ref[rows$validation]))
-  cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
-                   i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
-                 call = call)
-}
-
 # The call as the fit keeps it: arguments that arrived as values rather than expressions
 # (do.call(ncam, list(data = d, ...)) puts the whole data frame in the call) are replaced by
 # their names, so that a fit never carries a copy of its data.
@@ -396,6 +398,3 @@ check_reference <- function(reference, data, sensors, anchor, parameterization, 
   }
   check_columns(data, reference, "reference", call = call)
 }
-
-# Fewest reference readings accepted: below this its noise head has too little to learn from.
-min_reference_rows <- 20L

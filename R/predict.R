@@ -87,6 +87,21 @@
 #'   a model fitted with `transform = "log"`. A model fitted with `unit` offsets needs the unit
 #'   column in `newdata` (see `unit` in [ncam()]); so do [calibrate()] and [predict_chunks()].
 #' @examples
+#' # Three sensors beside a reference monitor for their first four weeks (`colocation`,
+#' # simulated); predict() needs only the sensors and covariates.
+#' fit <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
+#'             hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
+#' # predict() warns (class ncam_extrapolation) about a few hours whose readings lie far
+#' # beyond any seen beside the reference: listed here from column .extrapolation instead.
+#' fused <- suppressWarnings(predict(fit, colocation, interval = "prediction"),
+#'                           classes = "ncam_extrapolation")
+#' head(fused)
+#' fused[fused$.extrapolation > 0.25, ]  # more than 25 % of the range outside
+#' # The two months after the co-location, against the simulated truth
+#' after <- colocation$date > max(colocation$date[!is.na(colocation$ref)])
+#' evaluate_fusion(fused$.pred[after], colocation$truth[after])
+#'
+#' # Without a reference: a credible interval for the true value, on the anchor's scale
 #' toy <- simulate_toy(n = 1000, seed = 2)
 #' fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, hidden = 8,
 #'             epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)

@@ -86,6 +86,20 @@ check_training_rows <- function(rows, n_usable, call = parent.frame()) {
                  call = call)
 }
 
+# Fewest reference readings accepted: below this its noise head has too little to learn from.
+min_reference_rows <- 20L
+
+# The reference's noise is learned on the training rows: a validation choice that takes most of
+# the co-location rows (a time split of a short co-location) leaves too few.
+check_reference_training_rows <- function(ref, rows, reference, call = parent.frame()) {
+  n_train <- sum(!is.na(ref[rows$train]))
+  if (n_train >= min_reference_rows) return(invisible())
+  n_validation <- sum(!is.na(ref[rows$validation]))
+  cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
+                   i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
+                 call = call)
+}
+
 # A fraction in [0, 1), a logical per row or row numbers. A fraction too small to give one
 # of the usable rows runs without early stopping, with a warning (an error would stop
 # ncam_by() on its smallest groups).
