@@ -88,7 +88,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     }, character(1))
     cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
                     stats::setNames(details, rep("*", length(details)))),
-                  class = "ncam_nonpositive_reading", call = call)
+                  class = "ncam_warning_nonpositive_reading", call = call)
   }
   check_finite_columns(cols, label, call = call)
   if (!training) check_reading_magnitude(cols, label, call)

@@ -91,10 +91,10 @@
 #' # simulated); predict() needs only the sensors and covariates.
 #' fit <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
 #'             hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
-#' # predict() warns (class ncam_extrapolation) about a few hours whose readings lie far
+#' # predict() warns (class ncam_warning_extrapolation) about a few hours whose readings lie far
 #' # beyond any seen beside the reference: listed here from column .extrapolation instead.
 #' fused <- suppressWarnings(predict(fit, colocation, interval = "prediction"),
-#'                           classes = "ncam_extrapolation")
+#'                           classes = "ncam_warning_extrapolation")
 #' head(fused)
 #' fused[fused$.extrapolation > 0.25, ]  # more than 25 % of the range outside
 #' # The two months after the co-location, against the simulated truth

@@ -18,7 +18,7 @@ warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint
   cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.val NA}.",
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("Fill in the missing covariate values, or leave those rows out", hint, ".")),
-                class = c("ncam_missing_covariate", "ncam_row_warning"), call = NULL)
+                class = c("ncam_warning_missing_covariate", "ncam_row_warning"), call = NULL)
 }
 
 # One warning for the rows of newdata whose factor term has a level not seen in training (their
@@ -88,7 +88,7 @@ warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
   cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate what the model learned and are less reliable.",
                   details,
                   i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
-                class = c("ncam_extrapolation", "ncam_row_warning"), call = NULL)
+                class = c("ncam_warning_extrapolation", "ncam_row_warning"), call = NULL)
 }
 
 # Which distances (column .extrapolation) are far enough outside to warn about; NA is not.

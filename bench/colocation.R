@@ -73,7 +73,7 @@ fit_ncam <- function(...) {
 # gives about rows far outside is reported per data set as a table instead.
 ncam_run <- function(fit, newdata) {
   p <- suppressWarnings(predict(fit, newdata, interval = "prediction", level = level),
-                        classes = "ncam_extrapolation")
+                        classes = "ncam_warning_extrapolation")
   data.frame(pred = p$.pred, lower = p$.pred_lower, upper = p$.pred_upper, extrapolation = p$.extrapolation)
 }
 lm_run <- function(model, newdata) {

@@ -109,7 +109,7 @@ first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(c
 train <- d
 train$ref[-first_days] <- NA
 fit <- ncam(pa_a + pa_b ~ rh + temperature, data = train, reference = "ref", seed = 1, threads = 1)
-estimate <- suppressWarnings(predict(fit, d)$.pred, classes = "ncam_extrapolation")
+estimate <- suppressWarnings(predict(fit, d)$.pred, classes = "ncam_warning_extrapolation")
 # After the co-location the user has A, B and the covariates only: the sensors' check without the
 # reference column; the reference's own check with it.
 dr <- sensor_drift(fit, d[setdiff(names(d), "ref")], unit = "site", period = "month")

@@ -27,10 +27,10 @@ d$pa_mean <- (d$pa_a + d$pa_b) / 2
 formula <- pa_a + pa_b ~ rh + temperature
 fit_ncam <- function(data, seed, ...) {
   suppressWarnings(ncam(formula, data = data, reference = "ref", seed = seed, threads = 1, ...),
-                   classes = c("ncam_warning_not_converged", "ncam_extrapolation"))
+                   classes = c("ncam_warning_not_converged", "ncam_warning_extrapolation"))
 }
 predict_quiet <- function(fit, newdata) {
-  suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = c("ncam_extrapolation", "ncam_warning_unknown_unit"))
+  suppressWarnings(predict(fit, newdata, interval = "prediction"), classes = c("ncam_warning_extrapolation", "ncam_warning_unknown_unit"))
 }
 # Per seed, one fit with unit offsets scored on `test` with and without them (the fit is the
 # same: offsets are estimated after training): RMSE and 90 % prediction-interval coverage; and

@@ -129,7 +129,7 @@ test_that("the coverage plot counts references inside the credible intervals", {
   gappy$truth[1:2] <- NA
   gappy$x1[5] <- NA
   p <- suppressWarnings(ggplot2::autoplot(plot_fit, "coverage", newdata = gappy, reference = "truth"),
-                        classes = "ncam_missing_covariate")
+                        classes = "ncam_warning_missing_covariate")
   expect_identical(p$labels$subtitle, "97 rows with both a reference value and an estimate")
 })
 
@@ -228,15 +228,15 @@ test_that("a newdata without rows is an error for every picture that reads it", 
 test_that("series and scatter mark the rows far outside the calibration range", {
   newdata <- plot_test
   newdata$sensor_1[c(5, 40)] <- max(plot_toy$sensor_1[1:200]) * 3  # far above the fitted rows
-  expect_warning(pred <- predict(plot_fit, newdata), class = "ncam_extrapolation")
+  expect_warning(pred <- predict(plot_fit, newdata), class = "ncam_warning_extrapolation")
   far <- which(pred$.extrapolation > ncam:::extrapolation_warning_share)
   expect_true(all(c(5L, 40L) %in% far))
-  series <- suppressWarnings(ggplot2::autoplot(plot_fit, "series", newdata = newdata), classes = "ncam_extrapolation")
+  series <- suppressWarnings(ggplot2::autoplot(plot_fit, "series", newdata = newdata), classes = "ncam_warning_extrapolation")
   marks <- layer_data_of(series, "GeomPoint")
   expect_equal(marks$y, pred$.pred[far])
   expect_equal(marks$x, as.numeric(newdata$date[far]))
   scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"),
-                              classes = "ncam_extrapolation")
+                              classes = "ncam_warning_extrapolation")
   points <- layer_data_of(scatter, "GeomPoint")
   expect_identical(which(points$colour != points$colour[setdiff(seq_len(nrow(points)), far)[1]]), far)
   # Inside the range: no marks, and one colour without a legend.

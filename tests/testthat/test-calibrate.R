@@ -245,12 +245,12 @@ test_that("predict keeps rows in order; missing covariates give NA bounds", {
   new <- transform(test_data[1:40, ], x = rnorm(40))
   new$x[c(3, 17)] <- NA
   new$sensor_1[5] <- NA
-  expect_warning(out <- predict(cal, new), "2 of 40 rows", class = "ncam_missing_covariate")
+  expect_warning(out <- predict(cal, new), "2 of 40 rows", class = "ncam_warning_missing_covariate")
   expect_equal(nrow(out), 40)
   expect_true(all(is.na(out$.pred_lower[c(3, 17)])))
   expect_true(all(is.finite(out$.pred_lower[-c(3, 17)])))
   expect_true(all(out$.pred_lower[-c(3, 17)] < out$.pred_upper[-c(3, 17)]))
-  expect_equal(out$.pred, suppressWarnings(predict(fit_x, new), classes = "ncam_missing_covariate")$.pred)
+  expect_equal(out$.pred, suppressWarnings(predict(fit_x, new), classes = "ncam_warning_missing_covariate")$.pred)
   # Calibration rows with a missing covariate give no score, and a message says so.
   holes <- transform(cal_data, x = rnorm(1000))
   holes$x[1:30] <- NA

@@ -62,7 +62,7 @@ test_that("a level of a factor term not seen in training gives an NA row and one
   expect_identical(warnings[[1]]$levels, list(`factor(site)` = "3"))
   # A missing site: that row NA, with the missing-covariate warning naming the column.
   new$site[3] <- NA
-  expect_warning(pred <- predict(fit, new), "site: 1 row", class = "ncam_missing_covariate")
+  expect_warning(pred <- predict(fit, new), "site: 1 row", class = "ncam_warning_missing_covariate")
   expect_true(all(is.na(unlist(pred[3, ]))))
   expect_equal(pred$.pred[-3], predict(fit, d[c(1, 2, 4), ])$.pred, tolerance = 1e-6)
 })
@@ -191,7 +191,7 @@ test_that("a level on training rows but no co-location row extrapolates infinite
   range <- fit$calibration_range
   expect_identical(unlist(range[range$variable == "siteceast", c("lower", "upper")], use.names = FALSE), c(0, 0))
   east <- d[d$sitec == "east", ][1:3, ]
-  expect_warning(pred <- predict(fit, east), "siteceast", class = "ncam_extrapolation")
+  expect_warning(pred <- predict(fit, east), "siteceast", class = "ncam_warning_extrapolation")
   expect_identical(pred$.extrapolation, rep(Inf, 3))
 })
 

@@ -177,7 +177,7 @@ test_that("the reference is checked when newdata holds it, and only then", {
   # The reference's z: the reference against the estimate from the low-cost sensors alone.
   post <- ncam:::ncam_posterior(fit, colocation, use_reference = TRUE)
   est <- suppressWarnings(predict(fit, colocation, interval = "prediction", level = 0.9),
-                          classes = "ncam_extrapolation")
+                          classes = "ncam_warning_extrapolation")
   z_ref <- ncam:::leave_one_sensor_out(post)$z[, "ref"]
   pred_sd <- (est$.pred_upper - est$.pred_lower) / (2 * qnorm(0.95))
   expect_equal(z_ref, (colocation$ref - est$.pred) / pred_sd, tolerance = 1e-8)
@@ -376,7 +376,7 @@ test_that("units are told apart by value, and one low-cost sensor needs the refe
   drift <- sensor_drift(fit, toy, unit = "site", period = "quarter")
   expect_equal(length(unique(drift$site)), 2L)
   one <- short_fit(ncam(pa_a ~ rh, data = colocation, reference = "ref", hidden = 4, epochs = 5, seed = 1, threads = 1),
-                   also = c("ncam_warning_clamp", "ncam_extrapolation", "ncam_warning_two_sensors"))
+                   also = c("ncam_warning_clamp", "ncam_warning_extrapolation", "ncam_warning_two_sensors"))
   expect_error(sensor_drift(one, colocation[setdiff(names(colocation), "ref")], period = "week"),
                "one low-cost sensor.*reference")
   expect_equal(unique(sensor_drift(one, colocation, period = "week")$sensor), c("pa_a", "ref"))

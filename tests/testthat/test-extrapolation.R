@@ -48,12 +48,12 @@ test_that(".extrapolation measures the distance outside the range of the co-loca
   expected[800] <- NA
   n_far <- sum(expected > far_share, na.rm = TRUE)
   expect_gt(n_far, 10)
-  expect_warning(pred <- suppressWarnings(predict(fit, newdata), classes = "ncam_missing_covariate"),
-                 class = "ncam_extrapolation")
+  expect_warning(pred <- suppressWarnings(predict(fit, newdata), classes = "ncam_warning_missing_covariate"),
+                 class = "ncam_warning_extrapolation")
   expect_equal(pred$.extrapolation, expected)
   expect_true(all(pred$.extrapolation[labelled] == 0))
 
-  warning_text <- tryCatch(predict(fit, newdata), ncam_extrapolation = conditionMessage)
+  warning_text <- tryCatch(predict(fit, newdata), ncam_warning_extrapolation = conditionMessage)
   expect_match(warning_text, sprintf("%d of 800 rows", n_far), fixed = TRUE)
   expect_match(warning_text, "co-location rows")
   rh_margin <- far_share * diff(ranges$rh)
@@ -66,8 +66,8 @@ test_that(".extrapolation measures the distance outside the range of the co-loca
   expect_no_warning(inside <- predict(fit, d[labelled, ]))
   expect_identical(inside$.extrapolation, rep(0, sum(labelled)))
   cal <- calibrate(fit, d[201:250, ], method = "split", reference = "ref")
-  expect_warning(cal_pred <- suppressWarnings(predict(cal, newdata), classes = "ncam_missing_covariate"),
-                 class = "ncam_extrapolation")
+  expect_warning(cal_pred <- suppressWarnings(predict(cal, newdata), classes = "ncam_warning_missing_covariate"),
+                 class = "ncam_warning_extrapolation")
   expect_equal(cal_pred$.extrapolation, expected)
 })
 
@@ -79,7 +79,7 @@ test_that("a label-free fit takes its range from all fitted rows, so its own row
   expect_identical(pred$.extrapolation, rep(0, 600))
   far <- d[1:3, ]
   far$s3 <- max(d$s3) + c(0, 0.05, 2) * diff(range(d$s3))
-  expect_warning(far_pred <- predict(fit, far), "1 of 3 rows", class = "ncam_extrapolation")
+  expect_warning(far_pred <- predict(fit, far), "1 of 3 rows", class = "ncam_warning_extrapolation")
   expect_equal(far_pred$.extrapolation, c(0, 0.05, 2))
 })
 
@@ -88,7 +88,7 @@ test_that("a factor level absent from the co-location rows is infinitely far; ol
   d$site <- rep(c("a", "b"), each = 300)
   fit <- quiet_ncam(s1 + s2 ~ rh + site, data = d, reference = "ref", hidden = 8L, epochs = 5L,
               seed = 1, threads = 1)
-  expect_warning(pred <- predict(fit, d), "siteb: 300 rows outside", class = "ncam_extrapolation")
+  expect_warning(pred <- predict(fit, d), "siteb: 300 rows outside", class = "ncam_warning_extrapolation")
   expect_identical(pred$.extrapolation[301:600], rep(Inf, 300))
   old <- fit
   old$calibration_range <- NULL  # as saved before the range was recorded
@@ -101,7 +101,7 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   d <- extrapolation_data(1000, 300, seed = 4)
   fit <- quiet_ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 5L, seed = 1,
               threads = 1)
-  whole <- suppressWarnings(predict(fit, d), classes = "ncam_extrapolation")
+  whole <- suppressWarnings(predict(fit, d), classes = "ncam_warning_extrapolation")
   n_far <- sum(whole$.extrapolation > far_share)
   expect_gt(n_far, 0)
   chunked <- NULL
@@ -128,7 +128,7 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   separate <- numeric(1000)
   for (g in 1:2) {
     rows <- which(d$site == fits$site[g])
-    alone <- suppressWarnings(predict(fits$fit[[g]], d[rows, ]), classes = "ncam_extrapolation")
+    alone <- suppressWarnings(predict(fits$fit[[g]], d[rows, ]), classes = "ncam_warning_extrapolation")
     separate[rows] <- alone$.extrapolation
   }
   expect_identical(by_group$.extrapolation, separate)

@@ -94,7 +94,7 @@ test_that("printed output and messages name covariates as the formula wrote them
   expect_false(any(grepl("`", range_table$variable, fixed = TRUE)))
   far <- toy[1:3, ]
   far$`air temp` <- max(toy$x1) + 10 * diff(range(toy$x1))
-  expect_warning(predict(fit, far), "air temp: 3 rows outside", class = "ncam_extrapolation")
+  expect_warning(predict(fit, far), "air temp: 3 rows outside", class = "ncam_warning_extrapolation")
   skip_if_not_installed("ggplot2")
   # autoplot's sensor panel takes the first numeric variable of the formula for its x axis.
   p <- ggplot2::autoplot(fit, "sensors", newdata = toy)

@@ -24,7 +24,7 @@ with_gaps <- function(d) {
 
 test_that("predict() leaves rows with a missing covariate NA, in place, and counts them per covariate", {
   d <- with_gaps(missing_fit_data)
-  expect_warning(expect_warning(pred <- predict(missing_fit, d), class = "ncam_missing_covariate"),
+  expect_warning(expect_warning(pred <- predict(missing_fit, d), class = "ncam_warning_missing_covariate"),
                  "1 of 400 rows has no sensor reading.*row 5", class = "ncam_warning_no_readings")
   gaps <- c(3, 10, 250, 300)
   expect_identical(nrow(pred), nrow(d))
@@ -45,7 +45,7 @@ test_that("predict() leaves rows with a missing covariate NA, in place, and coun
   expect_no_warning(predict(missing_fit, missing_fit_data))
   # the other functions that estimate say so too
   for (estimate in list(fitted, residuals, sensor_params)) {
-    expect_warning(estimate(missing_fit, d), "4 of 400 rows have a missing covariate", class = "ncam_missing_covariate")
+    expect_warning(estimate(missing_fit, d), "4 of 400 rows have a missing covariate", class = "ncam_warning_missing_covariate")
   }
 })
 
@@ -58,7 +58,7 @@ test_that("chunks and groups give one warning with the total", {
   expect_length(warnings, 2)
   expect_match(warnings[1], "4 of 400 rows have a missing covariate", fixed = TRUE)
   expect_match(warnings[2], "1 of 400 rows has no sensor reading", fixed = TRUE)
-  whole <- suppressWarnings(predict(missing_fit, d), classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
+  whole <- suppressWarnings(predict(missing_fit, d), classes = c("ncam_warning_missing_covariate", "ncam_warning_no_readings"))
   expect_identical(chunked$.n_sensors, whole$.n_sensors)
 
   files <- file.path(withr::local_tempdir(), c("a.csv", "b.csv"))
@@ -93,7 +93,7 @@ test_that("rows with a level not seen in training are NA with their own warning,
     invokeRestart("muffleWarning")
   })
   expect_identical(vapply(warnings, function(w) class(w)[1], ""),
-                   c("ncam_warning_unseen_level", "ncam_missing_covariate", "ncam_warning_no_readings"))
+                   c("ncam_warning_unseen_level", "ncam_warning_missing_covariate", "ncam_warning_no_readings"))
   expect_match(conditionMessage(warnings[[1]]), "4 of 400 rows.*Column zone: \"c\", \"d\" in 4 rows: 3, 7, 201, 202")
   expect_match(conditionMessage(warnings[[2]]), "3 of 400 rows have a missing covariate.*rh: 2 rows.*temp: 2 rows")
   expect_true(all(is.na(as.matrix(pred[c(unseen, 10, 250, 300), ]))))

@@ -33,17 +33,17 @@ with_warnings <- function(expr) {
 
 # One warning of each kind, each counting its own rows; the beyond one names `named`.
 expect_row_totals <- function(got, of, named) {
-  expect_identical(sort(got$classes), c("ncam_missing_covariate", "ncam_warning_beyond_range"))
+  expect_identical(sort(got$classes), c("ncam_warning_beyond_range", "ncam_warning_missing_covariate"))
   beyond <- conditionMessage(got$warnings[[match("ncam_warning_beyond_range", got$classes)]])
   expect_match(beyond, paste("3 of 300 rows of", of, "have values so far outside"), fixed = TRUE)
   for (bullet in named) expect_match(beyond, bullet, fixed = TRUE)
-  missing <- conditionMessage(got$warnings[[match("ncam_missing_covariate", got$classes)]])
+  missing <- conditionMessage(got$warnings[[match("ncam_warning_missing_covariate", got$classes)]])
   expect_match(missing, "2 of 300 rows have a missing covariate", fixed = TRUE)
 }
 
 test_that("predict() names the rows beyond range and counts the missing covariates apart", {
   got <- with_warnings(predict(beyond_fit, beyond_data()))
-  expect_identical(got$classes, c("ncam_warning_beyond_range", "ncam_missing_covariate"))
+  expect_identical(got$classes, c("ncam_warning_beyond_range", "ncam_warning_missing_covariate"))
   beyond <- got$warnings[[1]]
   expect_match(conditionMessage(beyond), "x1: rows 20 (1e+50), 201 (1e+50)", fixed = TRUE)
   expect_match(conditionMessage(beyond), "x2: row 290 (1e+50)", fixed = TRUE)
@@ -57,7 +57,7 @@ test_that("predict() names the rows beyond range and counts the missing covariat
 
 test_that("predict_chunks() gives one total of each kind, naming rows of the input", {
   d <- beyond_data()
-  whole <- suppressWarnings(predict(beyond_fit, d), classes = c("ncam_warning_beyond_range", "ncam_missing_covariate"))
+  whole <- suppressWarnings(predict(beyond_fit, d), classes = c("ncam_warning_beyond_range", "ncam_warning_missing_covariate"))
   got <- with_warnings(predict_chunks(beyond_fit, row_chunks(d, 128), chunk_rows = 128, verbose = FALSE))
   expect_row_totals(got, "`input`", c("x1: rows 20 (1e+50), 201 (1e+50)", "x2: row 290 (1e+50)"))
   expect_equal(as.list(got$value), as.list(whole), tolerance = 1e-6)

@@ -38,7 +38,7 @@ test_that("rows beyond the first block of the engine get the same posterior and 
                         hidden = 8L, epochs = 3, seed = 1, threads = 1),
                    also = "ncam_warning_missing_covariate")
   later <- block + seq_len(3000)
-  missing_x2 <- "ncam_missing_covariate"  # x2 is NA on rows 7 and block + 11 (checked below)
+  missing_x2 <- "ncam_warning_missing_covariate"  # x2 is NA on rows 7 and block + 11 (checked below)
   all_rows <- suppressWarnings(predict(fit, toy, interval = "prediction", threads = 2), classes = missing_x2)
   alone <- suppressWarnings(predict(fit, toy[later, ], interval = "prediction", threads = 2), classes = missing_x2)
   expect_identical(nrow(all_rows), nrow(toy))

@@ -311,7 +311,7 @@ test_that("rows whose covariates are missing give NA, never an error or a droppe
   fit <- quick_fit(toy)
   nd <- toy[1:4, ]
   nd$x3[2] <- NA
-  expect_warning(pred <- predict(fit, nd, interval = "credible"), "x3: 1 row", class = "ncam_missing_covariate")
+  expect_warning(pred <- predict(fit, nd, interval = "credible"), "x3: 1 row", class = "ncam_warning_missing_covariate")
   expect_equal(nrow(pred), 4L)
   expect_true(all(is.na(unlist(pred[2, ]))))
   expect_false(anyNA(pred[-2, ]))
@@ -409,7 +409,7 @@ test_that("a log model predicts rows with a reading <= 0 from the other sensors,
   newdata$sensor_1[c(2, 7)] <- c(0, -1)
   as_missing <- newdata
   as_missing$sensor_1[c(2, 7)] <- NA
-  expect_warning(got <- predict(fit, newdata), "sensor_1: 2 rows \\(2, 7\\)", class = "ncam_nonpositive_reading")
+  expect_warning(got <- predict(fit, newdata), "sensor_1: 2 rows \\(2, 7\\)", class = "ncam_warning_nonpositive_reading")
   expect_identical(got, predict(fit, as_missing))
   expect_identical(got$.n_sensors[c(2, 7)], c(2L, 2L))
   # Training still refuses them: the model would be fitted to something else.

@@ -91,10 +91,10 @@ test_that("new reference readings are checked as sensor readings are", {
   as_missing$ref[1:2] <- NA
   # A reading <= 0 has no log: missing, with the warning sensors get (it gave .pred 0 and sd 0).
   expect_warning(zero <- predict(log_fit, new, use_reference = TRUE, interval = "prediction"),
-                 class = "ncam_nonpositive_reading")
+                 class = "ncam_warning_nonpositive_reading")
   expect_identical(zero, predict(log_fit, as_missing, use_reference = TRUE, interval = "prediction"))
   expect_identical(zero$.n_sensors, c(2L, 2L, 3L))
-  expect_warning(res <- residuals(log_fit, new), class = "ncam_nonpositive_reading")
+  expect_warning(res <- residuals(log_fit, new), class = "ncam_warning_nonpositive_reading")
   expect_identical(res[1:2, "ref"], c(NA_real_, NA_real_))
   # An infinite reference reading is an error naming it (it gave .pred Inf).
   fit <- fit_ref(d)
@@ -104,7 +104,7 @@ test_that("new reference readings are checked as sensor readings are", {
   held_out <- d[1:100, ]
   held_out$ref[1:3] <- c(NA, 0, -2)
   expect_message(expect_warning(cal <- calibrate(log_fit, held_out, method = "split", reference = "ref"),
-                                class = "ncam_nonpositive_reading"),
+                                class = "ncam_warning_nonpositive_reading"),
                  "3 rows of `data` without a reference value .* are left out")
   expect_identical(cal$n, 97L)
 })

@@ -184,12 +184,12 @@ test_that("predict() treats new gross outliers as missing by the training rule, 
   event <- new
   event[5, c("sensor_0", "sensor_1", "sensor_2")] <- event[5, c("sensor_0", "sensor_1", "sensor_2")] * 20
   suppressWarnings(expect_no_warning(seen <- predict(fit, event), class = "ncam_warning_spikes"),
-                   classes = "ncam_extrapolation")
+                   classes = "ncam_warning_extrapolation")
   expect_identical(seen$.n_sensors[5], 3L)
   # a fit without screening keeps such readings in its estimates too
   unscreened <- small_fit(toy[1:2500, ], control = ncam_control(screen_outliers = Inf))
   kept <- suppressWarnings(expect_no_warning(predict(unscreened, faulty), class = "ncam_warning_spikes"),
-                           classes = "ncam_extrapolation")
+                           classes = "ncam_warning_extrapolation")
   expect_gt(abs(kept$.pred[2] - predict(unscreened, missing)$.pred[2]), 1)
 })
 

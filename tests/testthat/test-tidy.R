@@ -91,21 +91,21 @@ test_that("augment() adds predict()'s columns, one row per input row with NA row
   rownames(newdata) <- NULL
   attr(newdata, "params") <- NULL
   expect_warning(expect_warning(out <- augment(tidy_fit, newdata), "1 of 20 rows has a missing covariate",
-                                class = "ncam_missing_covariate"),
+                                class = "ncam_warning_missing_covariate"),
                  "1 of 20 rows has no sensor reading", class = "ncam_warning_no_readings")
   expect_s3_class(out, "tbl_df")
   expect_identical(nrow(out), 20L)
   columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation")
   expect_named(out, c(names(newdata), columns))
   expect_identical(as.data.frame(out[names(newdata)]), newdata)
-  pred <- suppressWarnings(predict(tidy_fit, newdata), classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
+  pred <- suppressWarnings(predict(tidy_fit, newdata), classes = c("ncam_warning_missing_covariate", "ncam_warning_no_readings"))
   expect_identical(as.list(out[columns]), as.list(pred))
   expect_true(all(is.na(unlist(out[3, columns]))))
   expect_identical(out$.n_sensors[5], 0L)
   expect_true(is.finite(out$.pred[5]))
 
   credible <- suppressWarnings(augment(tidy_fit, newdata, interval = "credible", level = 0.8),
-                               classes = c("ncam_missing_covariate", "ncam_warning_no_readings"))
+                               classes = c("ncam_warning_missing_covariate", "ncam_warning_no_readings"))
   expect_named(credible, c(names(newdata), columns, ".pred_lower", ".pred_upper"))
   # Gaussian model without transform: mu -/+ z_0.9 * sd_pred.
   z <- qnorm(0.9)
@@ -259,11 +259,11 @@ test_that("augment() passes threads and use_reference to predict()", {
   expect_error(augment(fit, toy, threads = 0), "threads")
   data(colocation, package = "ncam", envir = environment())
   ref_fit <- short_fit(ncam(pa_a + pa_b ~ rh, data = colocation, reference = "ref", hidden = 4, epochs = 5,
-                            seed = 1, threads = 1), also = c("ncam_warning_clamp", "ncam_extrapolation"))
-  with_ref <- suppressWarnings(augment(ref_fit, colocation, use_reference = TRUE), classes = "ncam_extrapolation")
-  direct <- suppressWarnings(predict(ref_fit, colocation, use_reference = TRUE), classes = "ncam_extrapolation")
+                            seed = 1, threads = 1), also = c("ncam_warning_clamp", "ncam_warning_extrapolation"))
+  with_ref <- suppressWarnings(augment(ref_fit, colocation, use_reference = TRUE), classes = "ncam_warning_extrapolation")
+  direct <- suppressWarnings(predict(ref_fit, colocation, use_reference = TRUE), classes = "ncam_warning_extrapolation")
   expect_equal(with_ref$.pred, direct$.pred)
   observed <- !is.na(colocation$ref)
   expect_false(isTRUE(all.equal(with_ref$.pred[observed],
-                                suppressWarnings(augment(ref_fit, colocation), classes = "ncam_extrapolation")$.pred[observed])))
+                                suppressWarnings(augment(ref_fit, colocation), classes = "ncam_warning_extrapolation")$.pred[observed])))
 })

@@ -185,7 +185,7 @@ test_that("intervals of known units are not too narrow for new reference reading
   later <- d[d$day > 60, ]
   withr::local_seed(11)
   new_reading <- later$truth + stats::rnorm(nrow(later), sd = 0.3)  # the reference's noise
-  interval <- suppressWarnings(predict(fit, later, interval = "prediction"), classes = "ncam_extrapolation")
+  interval <- suppressWarnings(predict(fit, later, interval = "prediction"), classes = "ncam_warning_extrapolation")
   covered <- mean(new_reading >= interval$.pred_lower & new_reading <= interval$.pred_upper)
   # The reference's noise, learned without units, keeps their spread: conservative (0.996
   # here); the offset's own variance must not make them narrower than nominal.
