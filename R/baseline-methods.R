@@ -280,8 +280,9 @@ augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), 
 kalman_step_text <- function(step, order_type) {
   if (identical(order_type, "POSIXct")) {
     span <- as.difftime(step, units = "secs")
-    units(span) <- if (step >= 86400) "days" else if (step >= 3600) "hours" else if (step >= 60) "mins" else "secs"
-    return(format(span, digits = 5))
+    unit <- if (step >= 86400) "day" else if (step >= 3600) "hour" else if (step >= 60) "minute" else "second"
+    step <- step / c(day = 86400, hour = 3600, minute = 60, second = 1)[[unit]]
+    return(paste(format(step, digits = 5), if (step == 1) unit else paste0(unit, "s")))
   }
-  paste0(format(step, digits = 5), if (identical(order_type, "Date")) " days")
+  paste0(format(step, digits = 5), if (identical(order_type, "Date")) if (step == 1) " day" else " days")
 }

@@ -68,6 +68,10 @@ dots_names <- function(env) {
 check_column_name_args <- function(args, env = parent.frame(), call = parent.frame()) {
   for (arg in args) {
     tryCatch(get(arg, envir = env), error = function(e) {
+      # Not given, and without a default (a default would have been found).
+      if (eval(call("missing", as.name(arg)), env)) {
+        cli::cli_abort("{.arg {arg}} is required: the name of a column of {.arg data}, as a string.", call = call)
+      }
       given <- do.call(substitute, list(as.name(arg), env))
       text <- paste(deparse(given), collapse = " ")
       problem <- conditionMessage(e)

@@ -47,7 +47,10 @@
 #' the steps barely move it). \eqn{\tau^2} is the mean square of the means around their
 #' stretch's mean, beyond the noise, over the number of periods less the number of stretches:
 #' a drift's own step does not count as ordinary variation (it would hide itself), while
-#' regimes that outlast a period do (differences of consecutive periods alone miss them). A
+#' regimes that outlast a period count more fully than in differences of consecutive periods.
+#' Regimes that last many periods are partly taken for steps and cut out again, so where the
+#' model's error wanders that slowly, a sensor without drift is flagged more often than
+#' `alpha` says (`tolerance` absorbs some of it). A
 #' period is thus judged against the ordinary variation from period to period, not only against
 #' the noise of its readings. `p_value` tests whether the period's true mean z lies beyond
 #' `tolerance` (with `tolerance = 0`, whether it differs from 0), two-sided, with a t
@@ -129,8 +132,11 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   starts <- drift_periods(time, period)
   # Periods of the session's clock keep its zone's name: read in another zone, the table still
   # shows the periods as they were cut.
-  if (inherits(starts, "POSIXct") && !nzchar(c(attr(starts, "tzone"), "")[1]) && !is.na(Sys.timezone())) {
-    attr(starts, "tzone") <- Sys.timezone()
+  if (inherits(starts, "POSIXct") && !nzchar(c(attr(starts, "tzone"), "")[1])) {
+    # TZ first: Sys.timezone() keeps its first answer for the session, and warns without one.
+    session_zone <- Sys.getenv("TZ")
+    if (!nzchar(session_zone)) session_zone <- suppressWarnings(Sys.timezone())
+    if (!is.na(session_zone) && nzchar(session_zone)) attr(starts, "tzone") <- session_zone
   }
   if (!by_groups) {
     out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), tolerance, threads, call)

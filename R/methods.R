@@ -167,7 +167,7 @@ nobs.ncam <- function(object, ...) check_ncam(object)$nobs
 #'   checked as described under Value in [ncam()].
 #' @export
 fitted.ncam <- function(object, newdata, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) newdata <- fitting_data(object)
   post <- ncam_posterior(object, newdata, heads = FALSE)
   warn_rows_missing_covariates(post)
@@ -177,7 +177,7 @@ fitted.ncam <- function(object, newdata, ...) {
 #' @rdname ncam-methods
 #' @export
 residuals.ncam <- function(object, newdata, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   if (missing(newdata)) newdata <- fitting_data(object)
   newdata <- match_units(object, newdata)
   post <- ncam_posterior(object, newdata)

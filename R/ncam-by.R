@@ -286,6 +286,7 @@ check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
                      i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
                    call = call)
   }
+  for (fit in fits[!vapply(fits, is.null, logical(1))]) check_object_format(fit, arg, call)
   check_unique_groups(object, by, arg, call)
   invisible(object)
 }

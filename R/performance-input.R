@@ -46,11 +46,12 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                      i = "Keep one row per unit and time."), call = call)
   }
-  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
   # As the readers and join_reference() do: a -999 averaged as a number decides every figure.
+  # Before any conversion of units, which would turn -999 mg/m3 into -999000 ug/m3.
   data <- blank_unusable_values(data, unique(c(estimate, reference)), cli::format_inline("{.arg data}"),
                                 fix = "Set them to {.code NA} before judging performance to silence this warning.",
                                 call = call)
+  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
   obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
                     day_seconds = clock$day_seconds,
                     est = numeric_column(data[[estimate]], estimate, "estimate", call),

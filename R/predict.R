@@ -187,7 +187,8 @@ warn_rows_missing_covariates <- function(post) {
 #'             seed = 1, threads = 1)
 #' head(sensor_params(fit, toy))
 #' @export
-sensor_params <- function(object, newdata, threads = NULL) {
+sensor_params <- function(object, newdata, threads = NULL, ...) {
+  check_dots_empty_hinted()
   check_ncam(object)
   if (missing(newdata)) newdata <- fitting_data(object)
   post <- ncam_posterior(object, newdata, threads, raw = TRUE)  # checks newdata

@@ -260,7 +260,7 @@ test_that("kalman lets the state wander over a gap in time as over hours without
   p <- fit_gap$params
   prior_var <- out_gap$.pred_sd[after - 1]^2 + 42 * p$q
   expect_equal(out_gap$.pred_sd[after]^2, 1 / (1 / prior_var + sum(1 / p$sensor_var)), tolerance = 1e-10)
-  expect_output(print(fit_gap), "per step of 1 hours")
+  expect_output(print(fit_gap), "per step of 1 hour;")
 })
 
 test_that("kalman refuses numbers stored as text, and an `order` of another type in predict()", {

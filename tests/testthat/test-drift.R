@@ -409,6 +409,15 @@ test_that("periods of the session's clock carry its zone, subsets keep their col
   expect_identical(format(dr$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
   # Read in another zone, a period still shows the midnight it starts at in Brussels.
   withr::with_timezone("America/New_York", expect_identical(format(dr$period[1], "%H:%M %Z"), "00:00 CET"))
+  # The zone of TZ as set now, not the one Sys.timezone() remembers from earlier in the session.
+  invisible(suppressWarnings(Sys.timezone()))
+  withr::with_envvar(c(TZ = "Asia/Tokyo"), {
+    tokyo <- toy
+    tokyo$date <- as.POSIXct("2024-01-01 00:00") + 3600 * 6 * (seq_len(600) - 1)
+    in_tokyo <- sensor_drift(fit, tokyo, period = "week")
+    expect_identical(attr(in_tokyo$period, "tzone"), "Asia/Tokyo")
+    expect_identical(format(in_tokyo$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
+  })
   expect_identical(attr(dr, "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_identical(attr(dr[dr$sensor == "sensor_2", ], "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_error(sensor_drift(fit, new_data = toy), "Did you mean `newdata`")

@@ -118,3 +118,11 @@ test_that("print() and summary() say which rows of the data were left out, and w
   expect_output(print(fit), "Readings left out as gross outliers: sensor_1 1", fixed = TRUE)
   expect_output(print(summary(fit)), paste0(left, "; best epoch ", fit$best_epoch, " of 3"), fixed = TRUE)
 })
+
+test_that("fitted(), residuals() and sensor_params() point new_data to newdata", {
+  toy <- simulate_toy(n = 200, seed = 5)
+  fit <- quick_fit(toy)
+  for (estimate in list(fitted, residuals, sensor_params)) {
+    expect_error(estimate(fit, new_data = toy), "Did you mean `newdata`")
+  }
+})

@@ -111,3 +111,13 @@ test_that("baselines record the version and format, and are refused when newer",
     expect_identical(predict(older, toy), predict(bl, toy))
   }
 })
+
+test_that("a table of fits by group refuses a group's model of a newer format in every method", {
+  toy <- simulate_toy(300, seed = 1)
+  toy$site <- rep(c("a", "b"), each = 150)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  fits$fit[[2]] <- from_newer_ncam(fits$fit[[2]])
+  expect_error(glance(fits), newer_error)
+  skip_if_not_installed("ggplot2")
+  expect_error(ggplot2::autoplot(fits, "loss"), newer_error)
+})

@@ -79,6 +79,15 @@ test_that("missing-value codes are read as NA, with the readers' warning", {
   coded$est[20] <- -9999
   expect_warning(res <- sensor_performance(coded, "est", "ref", averaging = "as_given", limit_value = 20),
                  "2 values are missing-value codes", class = "ncam_warning_missing_code")
+  expect_error(sensor_performance(obs, reference = "ref"), "`estimate` is required")
+  skip_if_not_installed("units")
+  # A code in a column with units is a code before any conversion (-999 mg/m3 is no -999000 ug/m3).
+  in_mg <- coded
+  in_mg$est <- units::set_units(obs$est / 1000, "mg/m3")
+  in_mg$est[20] <- units::set_units(-999, "mg/m3")
+  expect_warning(res_mg <- sensor_performance(in_mg, "est", "ref", averaging = "as_given", limit_value = 20),
+                 "2 values are missing-value codes", class = "ncam_warning_missing_code")
+  expect_equal(res_mg$rmse, res$rmse)
   # As if those two values were missing: the metrics of the 38 rows with both.
   kept <- obs[-c(7, 20), ]
   fit <- stats::lm(est ~ ref, data = kept)
