@@ -13,9 +13,10 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
   train_offset <- mean_offset(rows$train)
   val_offset <- if (has_val) mean_offset(val_rows) else NA_real_
+  criterion_of <- if (has_val) capped_validation_nll(spec, inputs, val_rows, nll_offset, schedule$precision, threads)
   # The criterion before any update: a fit that never beats it was made worse by training.
   initial_train_nll <- ncam_trainer_nll(state, rows$train - 1L) + train_offset
-  initial_nll <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else initial_train_nll
+  initial_nll <- if (has_val) criterion_of(ncam_trainer_params(state)) else initial_train_nll
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
@@ -43,7 +44,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     }
     val <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else NA_real_
     history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val)
-    criterion <- if (has_val) val else history$train_nll[epoch]
+    criterion <- if (has_val) criterion_of(ncam_trainer_params(state)) else history$train_nll[epoch]
     if (!is.finite(criterion)) {
       cli::cli_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",
                        i = "Try a smaller {.arg learn_rate} (now {learn_rate}) or gradient clipping."), call = NULL)
@@ -70,6 +71,25 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
        stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
        initial_train_nll = initial_train_nll)
+}
+
+# Early stopping's criterion: the validation rows' mean NLL with each row's NLL capped at the
+# median plus 10 median absolute deviations. A reading far off the others (a spike the screen
+# let through) has an NLL that grows without bound as the model grows confident, and one such
+# row among the validation rows would otherwise stop training within a few epochs; a row of
+# ordinary data lies beyond that cap almost never. Returns a function of the parameters.
+capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision, threads) {
+  x <- lapply(inputs$x, `[`, val_rows)
+  readings <- lapply(inputs$readings, `[`, val_rows)
+  offset <- if (length(nll_offset) == 1L) nll_offset else nll_offset[val_rows]
+  simd <- use_simd()
+  function(params) {
+    row_nll <- ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd)$nll + offset
+    row_nll <- row_nll[is.finite(row_nll)]
+    spread <- stats::mad(row_nll)
+    if (spread > 0) row_nll <- pmin(row_nll, stats::median(row_nll) + 10 * spread)
+    mean(row_nll)
+  }
 }
 
 # At least 2 training rows; when there are enough usable rows (complete covariates and a

@@ -526,3 +526,29 @@ test_that("every argument of ncam() that needs no data has one rule, shared with
                                                    seed = 3.0, batch_size = 64, hidden = 4), call = NULL),
                    list(parameterization = "anchored", seed = 3L, batch_size = 64L, hidden = 4))
 })
+
+test_that("early stopping caps each validation row's NLL, so that a spike cannot stop training", {
+  d <- simulate_colocation(days = 56, seed = 10)  # holds a few spike readings the screen keeps
+  fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data = d, reference = "ref",
+                        hidden = c(16L, 16L), epochs = 60L, stop_iter = 0L, seed = 1L, threads = 1L),
+                   also = "ncam_warning_clamp")
+  # The criterion, recomputed from the engine's per-row NLL at the kept weights.
+  inputs <- list(x = lapply(d[fit$covariates], as.double), readings = lapply(d[c(fit$sensors, "ref")], as.double),
+                 scaling = fit$scaling)
+  row_nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, inputs$x, inputs$readings, fit$scaling, 1L,
+                                     fit$settings$control$precision, FALSE)$nll
+  criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(d)), 0, fit$settings$control$precision, 1L)
+  capped <- pmin(row_nll, median(row_nll) + 10 * mad(row_nll))
+  expect_equal(criterion(fit$params), mean(capped))
+  expect_gt(sum(row_nll > median(row_nll) + 10 * mad(row_nll)), 0)  # the spikes are capped
+  # With defaults, the seeds whose validation rows hold a spike no longer stop within a few
+  # epochs at several times the error of the others.
+  after <- d$date >= min(d$date) + 28 * 86400
+  rmse <- vapply(c(1L, 5L), function(s) {
+    f <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data = d, reference = "ref", seed = s, threads = 1L),
+                   also = "ncam_warning_clamp")
+    pred <- suppressWarnings(predict(f, d[after, ]), classes = "ncam_warning_extrapolation")
+    sqrt(mean((pred$.pred - d$truth[after])^2))
+  }, numeric(1))
+  expect_true(all(rmse < 1))
+})
