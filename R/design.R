@@ -68,12 +68,9 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     v <- plain_double(v)
     if (transform == "log") {
       bad <- which(!is.na(v) & v <= 0)
-      if (length(bad) && !training) {
+      if (length(bad)) {
         not_positive[[s]] <<- bad
         v[bad] <- NA_real_
-      } else if (length(bad)) {
-        cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)} {.field {s}} has {length(bad)} reading{?s} <= 0 (row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}).",
-                         i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
       }
       return(log(v))
     }
@@ -86,6 +83,12 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
       shown <- paste0(paste(utils::head(rows, 5), collapse = ", "), if (length(rows) > 5) ", ..." else "")
       if (length(rows) == 1L) sprintf("%s: row %s", s, shown) else sprintf("%s: %d rows (%s)", s, length(rows), shown)
     }, character(1))
+    # In training an error naming every column at once, so that one pass fixes them all.
+    if (training) {
+      cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
+                       stats::setNames(details, rep("*", length(details))),
+                       i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
+    }
     cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
                     stats::setNames(details, rep("*", length(details)))),
                   class = "ncam_warning_nonpositive_reading", call = call)
