@@ -37,11 +37,11 @@
 #'   reference readings. Both are Gaussian: with heavier-tailed sensor noise they are too wide
 #'   at 50 % and too narrow at 99 %. Both take the model as right: on [simulate_colocation()]'s
 #'   data, whose sensor noise grows with the concentration and whose two Plantower channels
-#'   share one humidity error, a reference fit's 90 % credible intervals covered 0.835 of the
-#'   true values on held-out weeks (0.58 in the tenth with the highest concentrations), its
-#'   prediction intervals 0.895 of new reference readings (`bench/coverage_misspecified.R`).
+#'   share one humidity error, a reference fit's 90 % credible intervals covered 0.837 of the
+#'   true values on held-out weeks (0.59 in the tenth with the highest concentrations), its
+#'   prediction intervals 0.887 of new reference readings (`bench/coverage_misspecified.R`).
 #'   For conformal intervals, which need no such assumption, see [calibrate()]: split
-#'   conformal covered 0.895 of later reference readings there.
+#'   conformal covered 0.896 of later reference readings there.
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
