@@ -202,8 +202,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
   check_training_rows(rows, sum(usable))
-  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
   check_unit(unit, reference, sensors, data, c(rows$train, rows$validation))
+  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 
