@@ -51,42 +51,42 @@
 #'   another quantity (ppb beside ug/m3) are an error.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
-#' @param reference Name of a column holding a reference monitor's readings during a
-#'   co-location period (`NA` elsewhere), not on the formula's left side. The reference
-#'   becomes the anchor (a = 1, c = 0), so the fused value is on the reference's scale, and its
-#'   noise is learned from the rows where it exists (at least 20). [predict.ncam()] does not
-#'   need the column (by default it estimates from the low-cost sensors alone);
-#'   `interval = "prediction"` gives intervals for a reference reading. With a single
-#'   low-cost sensor only those are identified: `predict(interval = "credible")` still
-#'   returns an interval for the true value, but it is not meaningful.
-#' @param unit With `reference`: the name of a column telling units (sites, devices) apart,
-#'   when each unit had its own co-location period. After training, each unit's mean
-#'   difference between the reference and the estimate on its reference rows, shrunk towards 0
-#'   by how much units differ (empirical Bayes), becomes the unit's offset: [predict.ncam()] adds it
-#'   to the unit's estimates and its variance to their intervals. A unit without reference
-#'   rows (or `NA`) gets no offset and in its intervals the between-unit variance times
-#'   \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K units' biases), with a
-#'   warning of class `ncam_warning_unknown_unit` naming it. A known unit's `offset_sd` is the
-#'   error of its offset as an estimate of the unit's long-run bias. The noise of a unit's mean
-#'   comes from blocks of its consecutive reference rows (give each unit's rows in time order):
-#'   the spread of the blocks' means, pooled over units, for block lengths of 1, 2, 4, ... rows
-#'   while they leave 20 degrees of freedom, the largest kept (`block_rows`), so that it counts
-#'   how the model's error at a unit wanders from day to day and week to week; a unit's mean
-#'   is given at most the variance of one row. It cannot count what the reference rows do not
-#'   show: the model's error moves more on weeks it was not fitted to, and a co-location within
-#'   one season knows nothing of the others. On simulated sites whose offsets are learned from
-#'   alternate weeks, offsets err by 0.100 against the sites' long-run bias where `offset_sd`
-#'   says 0.061 (`bench/unit_offsets_sim.R`). The between-unit variance is the spread of the
-#'   units' means net of that noise, so where units share the seasons that move the error it
-#'   comes out small (PurpleAir sites left out one at a time: 91 % of their readings inside
-#'   90 % intervals). The reference's noise, learned
-#'   without units, keeps the spread between them: `"prediction"` intervals of known units
-#'   are then conservative where units differ much (99.6 % at 90 % for units biased by -3 to 3
-#'   in the package's tests; 92 % on PurpleAir's later days);
-#'   [calibrate()] with later reference rows makes them exact. Needs reference readings at 3 or more
-#'   units, some with two or more rows; `newdata` must then have the column. The
-#'   offsets are in `fit$unit_offsets`, tabled by `summary()` and counted by `glance()`
-#'   (`n_units`, `unit_sd`); `logLik()` does not count them. `bench/unit_offsets.R` measures them on PurpleAir.
+#' @param reference Name of a column holding a reference monitor's readings during a co-location
+#'   period (`NA` elsewhere), not on the formula's left side. The reference becomes the anchor (a = 1, c
+#'   = 0), so the fused value is on the reference's scale, and its noise is learned from the rows where
+#'   it exists (at least 20; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
+#'   ignore the calibration's own error; judge them by [calibrate()] `method = "split"` on held-back
+#'   co-location rows). [predict.ncam()] does not need the column (by default it estimates from the
+#'   low-cost sensors alone); `interval = "prediction"` gives intervals for a reference reading. With a
+#'   single low-cost sensor only those are identified: `predict(interval = "credible")` still returns an
+#'   interval for the true value, but it is not meaningful.
+#' @param unit With `reference`: the column telling units (sites, devices) apart, when each unit had
+#'   its own co-location period. After training, each unit's mean difference between the reference and
+#'   the estimate on its reference rows, shrunk towards 0 by how much units differ (empirical Bayes),
+#'   becomes the unit's offset: [predict.ncam()] adds it to the unit's estimates and its variance to
+#'   their intervals. A unit without reference rows (or `NA`) gets no offset and in its intervals the
+#'   between-unit variance times \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K
+#'   units' biases), with a warning of class `ncam_warning_unknown_unit` naming it. A known unit's
+#'   `offset_sd` is the error of its offset as an estimate of the unit's long-run bias. The noise of a
+#'   unit's mean comes from blocks of its consecutive reference rows (give each unit's rows in time
+#'   order): the spread of the blocks' means, pooled over units, for block lengths of 1, 2, 4, ... rows
+#'   while they leave 20 degrees of freedom, the largest kept (`block_rows`), so that it counts how the
+#'   model's error at a unit wanders from day to day and week to week; a unit's mean is given at most
+#'   the variance of one row. It cannot count what the reference rows do not show: the model's error
+#'   moves more on weeks it was not fitted to, and a co-location within one season knows nothing of the
+#'   others. On simulated sites whose offsets are learned from alternate weeks
+#'   (`bench/unit_offsets_sim.R`), offsets err by 0.100 against the sites' long-run bias where
+#'   `offset_sd` says 0.061. The between-unit variance `tau2` is the spread of the units' means net of
+#'   that noise, weighted by their precision so that a unit with few reference rows counts little; at 0
+#'   every offset is 0 (`print()` says so) and `offset_sd` and a new unit's variance use `tau2_floor`,
+#'   the least spread those means could show. Where units share the seasons that move the error it comes
+#'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 91 % of their readings
+#'   inside 90 % intervals). The reference's noise, learned without units, keeps the spread between
+#'   them: `"prediction"` intervals of known units are then conservative where units differ much (99.6 %
+#'   at 90 % for units biased by -3 to 3 in the tests; 91 % on PurpleAir's later days); [calibrate()]
+#'   with later reference rows makes them exact. Needs reference readings at 3 or more units, some with
+#'   two or more rows; `newdata` then needs the column. The offsets are in `fit$unit_offsets`, tabled by
+#'   `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not by `logLik()`.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.
@@ -202,8 +202,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
   check_training_rows(rows, sum(usable))
-  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
   check_unit(unit, reference, sensors, data, c(rows$train, rows$validation))
+  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 

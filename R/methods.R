@@ -28,7 +28,9 @@
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
 #'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
 #'   rows `n`, `mean_difference`, shrunk `offset` and `offset_sd`, the between-unit variance
-#'   `tau2`, the variance `new_unit_variance` of a unit without reference rows and the length
+#'   `tau2` (0 when the units' means differ no more than their noise), `tau2_floor` (the least
+#'   between-unit variance those means could show, which `offset_sd` and `new_unit_variance`
+#'   use when `tau2` is below it), the variance `new_unit_variance` of a unit without reference rows and the length
 #'   `block_rows` of the blocks of rows that gave the noise of a unit's mean; see [ncam()]);
 #'   `coef()` a named
 #'   list (head, layer) of weight matrices and bias vectors; `logLik()` a `logLik` object;
@@ -61,7 +63,7 @@ print.ncam <- function(x, ...) {
   if (!is.null(x$unit_offsets)) {
     offsets <- x$unit_offsets
     scale_txt <- if (identical(x$transform, "log")) " (log units)" else ""
-    line("Unit offsets{scale_txt}: {nrow(offsets$table)} units of {.field {offsets$unit}} with reference rows, from {format(min(offsets$table$offset), digits = 3)} to {format(max(offsets$table$offset), digits = 3)}; between-unit sd {format(sqrt(offsets$tau2), digits = 3)}")
+    line("Unit offsets{scale_txt}: {nrow(offsets$table)} units of {.field {offsets$unit}} with reference rows, from {format(min(offsets$table$offset), digits = 3)} to {format(max(offsets$table$offset), digits = 3)}; {between_unit_text(offsets)}")
   }
   cov_txt <- if (length(x$covariates)) covariate_labels(x) else "none (constant heads)"
   line("Covariates: {cov_txt}")
@@ -125,7 +127,7 @@ print.summary.ncam <- function(x, ...) {
     noise_txt <- if (is.null(offsets$block_rows)) paste0("lag-1 autocorrelation ", format(offsets$rho, digits = 2)) else
       paste0("noise of a mean from blocks of ", offsets$block_rows, if (offsets$block_rows == 1) " row" else " rows")
     cat("\nUnit offsets", unit_txt, " per unit of ", offsets$unit, ": the mean difference reference - estimate on its\n",
-        "reference rows, shrunk towards 0; between-unit sd ", format(sqrt(offsets$tau2), digits = 3),
+        "reference rows, shrunk towards 0; ", between_unit_text(offsets),
         ", ", noise_txt, ":\n", sep = "")
     shown <- utils::head(offsets$table, 20L)
     print(format(shown, digits = 4), row.names = FALSE)

@@ -47,10 +47,7 @@ check_offset_units <- function(unit_of_row, unit, call) {
 # estimate), shrunk towards 0 by tau2 / (tau2 + its noise variance). The noise of a unit's mean
 # is the long-run variance per row (block_variance()) over its rows, at most the variance of
 # one row: the model's error at a unit wanders over days and weeks, which a lag-1
-# autocorrelation does not see. tau2, the variance between units, is the squared unit means
-# summed over K - 1 less the mean noise (at least 0): the pooled model, fitted to these units'
-# reference rows, has absorbed their mean bias, so the means scatter around it with K - 1
-# degrees of freedom.
+# autocorrelation does not see. tau2, the variance between units: between_unit_variance().
 shrunk_offsets <- function(difference, unit_of_row) {
   unit_names <- unique(unit_of_row)
   code <- match(unit_of_row, unit_names)
@@ -63,14 +60,49 @@ shrunk_offsets <- function(difference, unit_of_row) {
   # Centring on each unit's mean takes its noise out of the squares: add it back.
   row_variance <- (sum((difference - means[code])^2) + length(n) * long_run$variance) / length(difference)
   noise <- if (is.finite(long_run$variance)) pmin(long_run$variance / n, row_variance) else rep(Inf, length(n))
-  tau2 <- max(0, sum(means^2) / max(1, length(means) - 1L) - mean(noise))
+  between <- between_unit_variance(means, noise)
+  tau2 <- between$tau2
   shrink <- if (tau2 > 0) tau2 / (tau2 + noise) else rep(0, length(n))
+  # The error of shrink * mean against the unit's bias has variance (1 - shrink)^2 tau2 +
+  # shrink^2 noise, here at a between-unit variance of at least tau2_floor: tau2 / (tau2 +
+  # noise) * noise when tau2 is above it, and not 0 when tau2 is 0 because the means could not
+  # show a spread smaller than the floor.
+  spread <- max(tau2, between$tau2_floor)
   table <- data.frame(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
-                      offset_sd = sqrt(shrink * noise), stringsAsFactors = FALSE)
+                      offset_sd = sqrt((1 - shrink)^2 * spread + shrink^2 * noise), stringsAsFactors = FALSE)
   # A unit without reference rows differs from the pooled model, which sits at the mean of the
   # K units' biases, by tau2 (1 + 1 / K).
-  list(table = table, tau2 = tau2, block_rows = long_run$block_rows,
-       new_unit_variance = tau2 * (1 + 1 / length(means)))
+  list(table = table, tau2 = tau2, tau2_floor = between$tau2_floor, block_rows = long_run$block_rows,
+       new_unit_variance = spread * (1 + 1 / length(means)))
+}
+
+# The variance between units, tau2, from their mean differences `means` and the noise variance
+# of each: a moment estimator in the manner of DerSimonian and Laird, with weights w = 1 / noise
+# so that a unit with few rows counts little (the unweighted spread let one 3-row unit's noise
+# zero it). The pooled model, fitted to these units' rows, has absorbed their mean bias, so the
+# means scatter around 0 with K - 1 degrees of freedom: Q = sum(w * means^2) has expectation
+# K - 1 + tau2 (S1 - S2 / S1) (S1 = sum(w), S2 = sum(w^2)), tau2 the excess over K - 1 (at
+# least 0); with equal noises it is sum(means^2) / (K - 1) - noise. Closed form, unlike
+# Paule-Mandel's iteration, and unbiased before the truncation at 0. tau2_floor is the tau2
+# that would raise Q by one standard deviation of Q under none, sqrt(2 (K - 1)): the smallest
+# spread these means could tell from noise, used for the intervals when tau2 is below it.
+between_unit_variance <- function(means, noise) {
+  if (!all(is.finite(noise))) return(list(tau2 = 0, tau2_floor = Inf))
+  weight <- 1 / noise
+  degrees <- max(1, length(means) - 1L)
+  scale <- sum(weight) - sum(weight^2) / sum(weight)
+  list(tau2 = max(0, (sum(weight * means^2) - degrees) / scale), tau2_floor = sqrt(2 * degrees) / scale)
+}
+
+# The between-unit sd for print() and summary(); a tau2 of 0 said as such, with the floor its
+# intervals use (fits saved before tau2_floor was kept have none).
+between_unit_text <- function(offsets) {
+  sd_txt <- paste("between-unit sd", format(sqrt(offsets$tau2), digits = 3))
+  if (offsets$tau2 > 0) return(sd_txt)
+  floor_txt <- if (is.null(offsets$tau2_floor)) "" else
+    paste0("; offset_sd and a new unit's variance use sd ", format(sqrt(offsets$tau2_floor), digits = 3),
+           ", the least spread they could show")
+  paste0(sd_txt, " (the units' means differ no more than their noise: every offset is 0", floor_txt, ")")
 }
 
 # Blocks of consecutive rows must leave this many degrees of freedom around the units' means

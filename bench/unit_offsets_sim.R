@@ -24,8 +24,9 @@ options(width = 200)
 # the unknown sites.
 #
 # Run (about 15 s): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets_sim.R [replications] > bench/unit_offsets_sim.out
-# bench/unit_offsets_sim.out holds a run of this build and one of the build before the noise of
-# a unit's mean came from blocks of rows (commit dedd2d5: lag-1 autocorrelation), for comparison.
+# bench/unit_offsets_sim.out holds a run of this build, one before the between-unit variance was
+# weighted by precision (commit ec7c850) and one before the noise of a unit's mean came from
+# blocks of rows (commit dedd2d5: lag-1 autocorrelation), for comparison.
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))

@@ -66,6 +66,17 @@ test_that("reference errors name the cause", {
   expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
 })
 
+test_that("a short co-location warns that credible intervals ignore the calibration's error", {
+  # 199 reference rows, training and validation together, warn; 200 do not.
+  d <- coloc_data(400, 5, 200)
+  expect_no_warning(fit_ref(d), class = "ncam_warning_few_reference_rows")
+  d$ref[200] <- NA
+  expect_warning(fit_ref(d, validation = 0.3),
+                 "observed on only 199 training and validation rows: credible intervals ignore the error",
+                 class = "ncam_warning_few_reference_rows")
+  expect_warning(fit_ref(d), "calibrate\\(method = \"split\"\\)", class = "ncam_warning_few_reference_rows")
+})
+
 test_that("residuals() give the reference minus the estimate from the low-cost sensors", {
   d <- coloc_data(600, 2, 200)
   fit <- fit_ref(d)
@@ -190,7 +201,7 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   # out of sample (with or without the fitted data at hand).
   unlabelled_fit <- transform(first_rows, ref = ifelse(seq_along(ref) <= 150, ref, NA))
   fit_half <- short_fit(ncam(s1 + s2 ~ rh, data = unlabelled_fit, reference = "ref", hidden = 8L,
-                             epochs = 40L, seed = 3L, threads = 1L))
+                             epochs = 40L, seed = 3L, threads = 1L), also = "ncam_warning_few_reference_rows")
   later_truth <- transform(unlabelled_fit, truth = first_rows$ref)[151:300, ]
   expect_no_warning(calibrate(fit_half, later_truth, reference = "truth"))
   expect_no_warning(calibrate(fit_half, first_rows[151:300, ]))

@@ -50,6 +50,21 @@ noise_by_hand <- function(difference, unit) {
   list(noise = pmin(best / n, one_row), one_row = one_row, block_rows = best_rows, means = means)
 }
 
+# The between-unit variance written out: each unit's mean counts by its precision w = 1 / noise;
+# Q = sum of w * mean^2 (means around 0, the pooled model's level) exceeds its K - 1 expected
+# under no spread by tau2 times sum of w * (1 - w / sum(w)); the floor is the tau2 that raises Q
+# by its null sd sqrt(2 (K - 1)). offset_sd: the error variance of shrink * mean against the
+# bias, (1 - shrink)^2 tau2 + shrink^2 noise, at a tau2 of at least the floor.
+between_by_hand <- function(means, noise) {
+  w <- 1 / noise
+  slope <- sum(w * (1 - w / sum(w)))
+  tau2 <- max(0, (sum(w * means^2) - (length(means) - 1)) / slope)
+  spread <- max(tau2, sqrt(2 * (length(means) - 1)) / slope)
+  shrink <- tau2 / (tau2 + noise)
+  list(tau2 = tau2, floor = sqrt(2 * (length(means) - 1)) / slope, offset = shrink * means,
+       offset_sd = sqrt((1 - shrink)^2 * spread + shrink^2 * noise), new_unit_variance = spread * (1 + 1 / length(means)))
+}
+
 unit_fit <- function(d, ...) {
   short_fit(ncam(s1 + s2 ~ rh, d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
                  seed = 1, threads = 1, ...), also = "ncam_warning_clamp")
@@ -67,10 +82,15 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   by_hand <- noise_by_hand(labelled$ref - alone, labelled$site)
   means <- by_hand$means
   noise <- by_hand$noise
-  # the pooled model absorbed the units' mean bias: K - 1 degrees of freedom
-  tau2 <- max(0, sum(means^2) / (length(means) - 1) - mean(noise))
+  # the pooled model absorbed the units' mean bias: K - 1 degrees of freedom; with equal rows
+  # per unit the weighted estimator is the plain spread of the means less their noise
+  between <- between_by_hand(means, noise)
+  tau2 <- between$tau2
+  expect_equal(tau2, max(0, sum(means^2) / (length(means) - 1) - mean(noise)))
   expect_equal(offsets$block_rows, by_hand$block_rows)
   expect_equal(offsets$tau2, tau2)
+  expect_equal(offsets$tau2_floor, between$floor)
+  expect_lt(offsets$tau2_floor, tau2)
   expect_equal(offsets$table$site, names(means))
   expect_equal(offsets$table$mean_difference, unname(means))
   expect_equal(offsets$table$offset, unname(means * tau2 / (tau2 + noise)))
@@ -108,9 +128,10 @@ test_that("offset_sd is the error of an offset against the unit's bias when the 
     offsets <- ncam:::shrunk_offsets(difference, unit)
     by_hand <- noise_by_hand(difference, unit)
     if (replication == 1) {
-      tau2 <- max(0, sum(by_hand$means^2) / 9 - mean(by_hand$noise))
-      expect_equal(offsets$tau2, tau2)
-      expect_equal(offsets$table$offset_sd, unname(sqrt(by_hand$noise * tau2 / (tau2 + by_hand$noise))))
+      between <- between_by_hand(by_hand$means, by_hand$noise)
+      expect_gt(between$tau2, between$floor)
+      expect_equal(offsets$tau2, between$tau2)
+      expect_equal(offsets$table$offset_sd, unname(sqrt(by_hand$noise * between$tau2 / (between$tau2 + by_hand$noise))))
       # the unit with 2 rows gets one row's variance, the one with 8 the long-run variance
       expect_equal(unname(by_hand$noise[9:10]), c(by_hand$one_row, by_hand$noise[[1]] * 240 / 8))
       expect_lt(by_hand$noise[[10]], by_hand$one_row)
@@ -125,6 +146,64 @@ test_that("offset_sd is the error of an offset against the unit's bias when the 
   # the short units' intervals hold their biases as often as they say
   inside <- abs(errors[, 9:10]) <= stats::qnorm(0.95) * claimed[, 9:10]
   expect_gt(mean(inside), 0.85)
+})
+
+test_that("a unit with a few reference rows counts little in the between-unit variance", {
+  # Three units with 300 rows each and biases of sd 0.5, wandering by day; a fourth with 3
+  # rows, whose mean is as noisy as a row. The unweighted spread less the mean noise (the
+  # estimator before) is zeroed by the fourth unit's noise, and with it every offset.
+  withr::local_seed(3)
+  tau2_with <- tau2_without <- unweighted <- numeric()
+  for (replication in 1:200) {
+    bias <- stats::rnorm(4, sd = 0.5)
+    rows <- c(300, 300, 300, 3)
+    unit <- rep(paste0("u", 1:4), rows)
+    day <- unlist(lapply(rows, function(n) rep(stats::rnorm(ceiling(n / 24), sd = 0.3), each = 24)[seq_len(n)]))
+    difference <- bias[match(unit, paste0("u", 1:4))] + day + stats::rnorm(length(unit), sd = 1)
+    difference <- difference - mean(difference)  # the pooled model's level
+    with_few <- ncam:::shrunk_offsets(difference, unit)
+    without <- ncam:::shrunk_offsets(difference[unit != "u4"], unit[unit != "u4"])
+    by_hand <- noise_by_hand(difference, unit)
+    if (replication == 1) {
+      between <- between_by_hand(by_hand$means, by_hand$noise)
+      expect_equal(with_few$tau2, between$tau2)
+      expect_equal(with_few$table$offset, unname(between$offset))
+      expect_equal(with_few$table$offset_sd, unname(between$offset_sd))
+      expect_equal(with_few$new_unit_variance, between$new_unit_variance)
+      # the 3-row unit's mean is 100 times noisier than the others'
+      expect_gt(by_hand$noise[[4]], 50 * by_hand$noise[[1]])
+    }
+    tau2_with[replication] <- with_few$tau2
+    tau2_without[replication] <- without$tau2
+    unweighted[replication] <- max(0, sum(by_hand$means^2) / 3 - mean(by_hand$noise))
+  }
+  # Adding the 3-row unit leaves tau2 nearly as it was; the unweighted spread often fell to 0.
+  expect_lt(max(abs(tau2_with - tau2_without)), 0.05)
+  expect_lt(mean(tau2_with == 0), 0.15)
+  expect_gt(mean(unweighted == 0), mean(tau2_with == 0) + 0.1)
+  # unbiased before the truncation at 0: near the biases' variance less what the level took
+  expect_equal(mean(tau2_with), 0.25, tolerance = 0.25)
+})
+
+test_that("a between-unit variance of 0 zeroes the offsets, not their sd, and says so", {
+  withr::local_seed(5)
+  unit <- rep(paste0("u", 1:6), each = 100)
+  difference <- stats::rnorm(600)  # no bias between units
+  difference <- difference - mean(difference)
+  offsets <- ncam:::shrunk_offsets(difference, unit)
+  by_hand <- noise_by_hand(difference, unit)
+  between <- between_by_hand(by_hand$means, by_hand$noise)
+  expect_identical(offsets$tau2, 0)
+  expect_equal(offsets$table$offset, rep(0, 6))
+  # the offsets of 0 err by the units' biases, whose spread these means could not rule out
+  # below the floor: one sd of Q (sqrt(2 * 5)) over the slope of its expectation
+  expect_equal(offsets$tau2_floor, sqrt(10) / sum(1 / by_hand$noise * (1 - (1 / by_hand$noise) / sum(1 / by_hand$noise))))
+  expect_equal(offsets$table$offset_sd, rep(sqrt(offsets$tau2_floor), 6))
+  expect_gt(min(offsets$table$offset_sd), 0)
+  expect_equal(offsets$new_unit_variance, between$floor * (1 + 1 / 6))
+  expect_match(ncam:::between_unit_text(offsets),
+               sprintf("^between-unit sd 0 \\(the units' means differ no more than their noise: every offset is 0; offset_sd and a new unit's variance use sd %s", format(sqrt(offsets$tau2_floor), digits = 3)))
+  expect_identical(ncam:::between_unit_text(list(tau2 = 0.25)), "between-unit sd 0.5")
 })
 
 test_that("predict() adds each unit's offset and its variance; an unknown unit gets the between-unit variance", {
