@@ -49,10 +49,22 @@ max_calibration_scores <- 1e7
 #' * `"split"`: ordinary split conformal with reference labels from the column
 #'   named by `reference` (the idealised oracle of the paper); rows with a
 #'   missing reference (or, with a log transform, a non-positive one) are
-#'   skipped. Use reference rows held out of the fit: rows that trained it are
-#'   fitted too closely, so the intervals come out too narrow (a warning counts
-#'   the rows equal in every column to a row of the fit's data, when that data
-#'   can be found as by [fitted.ncam()]).
+#'   skipped.
+#'
+#' Calibrate on rows held out of the fit. Rows that trained it are fitted too
+#' closely, so for `"split"`, `"mc_empirical"` and `"sensor_anchored"` their
+#' scores are smaller and the intervals too narrow: a warning of class
+#' `ncam_warning_in_sample_calibration` says so when `data` is the fit's data,
+#' or counts the rows equal in every column to a row of it when that data can
+#' be found as by [fitted.ncam()]. `"mc_model"` draws its labels from the model,
+#' so its scores follow \eqn{|N(0, 1)|}{|N(0, 1)|} on any rows: no warning.
+#'
+#' The coverage promised is an average over calibration sets. One calibration
+#' on the rows of one [split_blocks()] split covers a test set more or less
+#' often than `level` by more than its row count suggests, since neighbouring
+#' rows are correlated and a few blocks stand for many rows: judge coverage
+#' over several blocks or periods (several seeds of the split, or several test
+#' periods), not one.
 #'
 #' Rows with missing covariates are skipped. Rows without any sensor reading
 #' still have a prior-based mean and standard deviation and contribute to
@@ -82,7 +94,14 @@ max_calibration_scores <- 1e7
 #' label is \eqn{(1 + \#\{h: \bar p_h \le \bar p(s)\}) / (n_2 + 1)}{(1 + #{h: pbar_h <= pbar(s)}) / (n2 + 1)},
 #' and the interval keeps the labels whose corrected p-value exceeds
 #' \eqn{\alpha}; the threshold is the largest score that does so. The
-#' correction only applies to `"mc_model"` and `"mc_empirical"`.
+#' correction only applies to `"mc_model"` and `"mc_empirical"`. The threshold
+#' is infinite (with the warning below) whenever \eqn{r = \lfloor \alpha (n_2 + 1)
+#' \rfloor}{r = floor(alpha (n2 + 1))} holdout scores exceed every score of the
+#' first half, which is common just above the minimum rows when \eqn{m = 1}: the
+#' \eqn{r} largest of all scores are then all holdout scores with probability
+#' \eqn{\binom{n_2}{r} / \binom{n_1 + n_2}{r}}{choose(n2, r) / choose(n1 + n2, r)},
+#' one half with 20 rows at level 0.9 and about a quarter with 40. Larger
+#' \eqn{m} makes it rare; with \eqn{m = 1} use several times the minimum rows.
 #'
 #' If the calibration set is too small for the level (for example fewer than
 #' 9 rows at level 0.9) the threshold is infinite, so the intervals are
@@ -94,7 +113,7 @@ max_calibration_scores <- 1e7
 #' @section Warnings: each warning has a class, so that code calibrating many
 #'   models can catch or muffle one kind: `ncam_warning_small_calibration` (too
 #'   few calibration rows for the level: infinite intervals),
-#'   `ncam_warning_in_sample_calibration` (reference rows that trained the
+#'   `ncam_warning_in_sample_calibration` (calibration rows that trained the
 #'   model) and `ncam_warning_label_free_calibration` (a method other than
 #'   `"split"` on a model fitted with a reference); [ncam_warnings] lists every
 #'   class.
@@ -217,16 +236,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
     labelled <- which(!is.na(reference_values))
-    whole <- is_fitting_data(object, data, in_order = FALSE)
-    # A reference fit learned only from its rows with a reference reading: they are counted.
-    trained <- if (!whole) count_fitted_rows(object, data, labelled) else
-      if (is.null(object$reference)) NA_integer_ else sum(!is.na(data[[object$reference]][labelled]))
-    if (isTRUE(is.na(trained) && whole) || isTRUE(trained > 0L)) {
-      cli::cli_warn(c(paste0(if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else "{trained} of the {length(labelled)} row{?s} of {.arg data} with a reference reading {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to",
-                             if (is.null(object$reference)) ": the model was trained on those rows and fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says." else ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."),
-                      i = "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."),
-                    class = "ncam_warning_in_sample_calibration")
-    }
+    warn_in_sample_calibration(object, data, method, labelled)
     if (unlabelled > 0L) {
       cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {cli::qty(unlabelled)}{?is/are} left out of the calibration.")
     }
@@ -250,6 +260,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                     i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has reference readings)."),
                   class = "ncam_warning_label_free_calibration")
   }
+
+  if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
 
   post <- label_variance(object, ncam_posterior(object, data, threads))
   # Rows beyond the networks' range have their own warning; those without a reference were counted.
@@ -367,33 +379,4 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
                 n = length(cal_rows)))
   }
   list(scores = mc_scores(draw, post, sd_pred, rows, m), holdout = NULL, n = length(rows))
-}
-
-mc_scores <- function(draw, post, sd_pred, rows, m) {
-  labels <- draw(post, rows, m)
-  as.vector(abs(labels - post$mu[rows]) / sd_pred[rows])
-}
-
-# Two-stage draw from the posterior predictive: Theta ~ N(mu, var_post), then
-# Y ~ N(Theta, label_var); a length(rows) x m matrix.
-draw_model_labels <- function(post, rows, m) {
-  n <- length(rows)
-  theta <- post$mu[rows] + sqrt(post$var_post[rows]) * matrix(stats::rnorm(n * m), n, m)
-  theta + sqrt(post$label_var[rows]) * matrix(stats::rnorm(n * m), n, m)
-}
-
-# Reading of one observed sensor per draw, chosen uniformly among the row's
-# observed sensors; a length(rows) x m matrix.
-draw_sensor_labels <- function(post, rows, m) {
-  b <- post$b[rows, , drop = FALSE]
-  n <- length(rows)
-  observed <- !is.na(b)
-  k <- rowSums(observed)
-  # Column indices of the observed sensors first, so the u-th observed one is
-  # at position u.
-  cols <- t(apply(observed, 1, function(o) c(which(o), which(!o))))
-  if (ncol(b) == 1L) cols <- matrix(cols, ncol = 1L)
-  pick <- matrix(ceiling(stats::runif(n * m) * k), n, m)
-  col <- matrix(cols[cbind(rep(seq_len(n), m), as.vector(pick))], n, m)
-  matrix(b[cbind(rep(seq_len(n), m), as.vector(col))], n, m)
 }

@@ -28,7 +28,9 @@
 #' message. The metrics are plain numbers in that unit.
 #'
 #' @param pred A data frame from `predict()` (with column `.pred` and optionally
-#'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions.
+#'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions (a
+#'   one-column matrix is taken as a vector; a matrix of several columns is an
+#'   error).
 #' @param truth Numeric vector of reference values, one per prediction, in the
 #'   units of the predictions (or of class `"units"`: see Details).
 #' @return A one-row data frame with `rmse`, `mae`, `coverage` and `mean_width`
@@ -42,13 +44,26 @@
 #' evaluate_fusion(pred, truth = c(1.5, 3.2, 3))
 evaluate_fusion <- function(pred, truth) {
   if (is.data.frame(pred)) {
-    check_columns(pred, ".pred", "pred")
+    if (!".pred" %in% names(pred)) {
+      cli::cli_abort(c("{.arg pred} has no column {.field .pred}, the predictions of {.fn predict};
+                        its column{?s}: {.val {names(pred)}}.",
+                       i = "Rename the prediction column to {.field .pred}, or pass it as a
+                            vector (such as {.code pred${names(pred)[1]}})."))
+    }
     # With two columns of one name, pred$.pred would silently take the first.
     check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)))
     estimate <- pred$.pred
     if (inherits(estimate, "integer64")) estimate <- integer64_to_double(estimate, ".pred", environment())
     check_numeric_column(estimate, ".pred")
   } else if (is.numeric(pred)) {
+    # A matrix would be flattened column after column and paired with truth silently.
+    if (length(dim(pred)) > 1L) {
+      if (length(dim(pred)) != 2L || ncol(pred) != 1L) {
+        cli::cli_abort(c("{.arg pred} is a {paste(dim(pred), collapse = ' x ')} {if (is.matrix(pred)) 'matrix' else 'array'}, not one prediction per value of {.arg truth}.",
+                         i = "Pass a numeric vector (one column, such as {.code pred[, 1]}) or the data frame of {.fn predict}."))
+      }
+      pred <- pred[, 1]
+    }
     estimate <- if (inherits(pred, "integer64")) integer64_to_double(pred, "pred", environment()) else pred
   } else {
     cli::cli_abort("{.arg pred} must be a data frame from {.fn predict} or a numeric vector,

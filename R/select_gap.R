@@ -8,13 +8,18 @@
 #' \eqn{\pm z_{(1+level)/2} / \sqrt{n}}{+/- qnorm((1 + level) / 2) / sqrt(n)},
 #' the rule the NCAM paper uses to choose the gap of [split_blocks()].
 #'
-#' The ACF at lag \eqn{k} is
-#' \eqn{r_k = \sum_t x_t x_{t+k} / \sum_t x_t^2}{r_k = sum(x_t x_(t+k)) / sum(x_t^2)}
-#' on the mean-centred series, where missing values contribute nothing to
-#' either sum (without missing values this equals [stats::acf()]); \eqn{n} is
-#' the number of non-missing values. The sums are computed by fast Fourier
-#' transform, in time proportional to \eqn{m \log m}{m log(m)} for a series of
-#' \eqn{m} time points, whatever `max_lag`.
+#' The ACF at lag \eqn{k} is that of [stats::acf()] with `na.action = na.pass`,
+#' \eqn{r_k = (S_k / (p_k + k)) / (S_0 / n)}{r_k = (S_k / (p_k + k)) / (S_0 / n)}:
+#' \eqn{S_k}{S_k} sums the products \eqn{x_t x_{t+k}}{x_t x_(t+k)} of the
+#' mean-centred series over the \eqn{p_k}{p_k} pairs of non-missing values
+#' \eqn{k} apart and \eqn{n} counts the non-missing values (it also sets the
+#' band). Dividing each lag by its own pairs keeps missing values, even half the
+#' times missing at random, from pulling the ACF (and the gap) toward 0. Without
+#' missing values this is the usual [stats::acf()],
+#' \eqn{\sum_t x_t x_{t+k} / \sum_t x_t^2}{sum(x_t x_(t+k)) / sum(x_t^2)}. A lag
+#' without any pair has an `NA` ACF; values are clipped to \eqn{[-1, 1]}{[-1, 1]}.
+#' The sums are computed by fast Fourier transform, in time proportional to
+#' \eqn{m \log m}{m log(m)} for \eqn{m} time points, whatever `max_lag`.
 #'
 #' When `date` is given the residuals are first placed on a regular grid whose
 #' step is the median spacing of the distinct times (a spacing within 0.45
@@ -22,7 +27,11 @@
 #' times stamped a fraction of a second off a regular step, 59.996 seconds
 #' apart, give a step of one minute): each observation goes to
 #' the nearest grid point, observations sharing a grid point are averaged and
-#' empty grid points are missing. Lags are then multiples of that step. Each
+#' empty grid points are missing. Lags are then multiples of that step.
+#' Irregular times (random spacings) leave many grid points empty, which the
+#' per-lag division above allows for: the ACF comes close to that of the same
+#' process sampled regularly at the step, shrunk slightly at long lags by the
+#' \eqn{+k}{+k} of \eqn{p_k + k}{p_k + k} when few pairs remain. Each
 #' time may appear only once per series: residuals of several sites or devices
 #' sharing times must be told apart with `group`, otherwise `select_gap()`
 #' stops with an error. If the grid would hold more than ten points per
@@ -31,9 +40,10 @@
 #' the step and an error says so.
 #'
 #' With `group`, each group (for example each site) is a separate series: its
-#' own mean is removed, lags never pair values of different groups, and the
-#' sums above are added over groups before dividing, giving one pooled ACF
-#' with \eqn{n} the total number of values.
+#' own mean is removed, lags never pair values of different groups, and
+#' \eqn{S_k}{S_k}, \eqn{p_k + k}{p_k + k} (over the groups with a pair at lag
+#' \eqn{k}), \eqn{S_0}{S_0} and \eqn{n} are added over groups before
+#' dividing, giving one pooled ACF with \eqn{n} the total number of values.
 #'
 #' With a matrix (one column per sensor) each column gets its own ACF and band,
 #' and the selected gap is the largest of the per-column lags, so that it is
@@ -296,12 +306,12 @@ gap_max_lag <- function(max_lag, grid, step, call = parent.frame()) {
   as.integer(max_lag)
 }
 
-# ACF (max_lag + 1 rows, one column per series) pooled over groups: for each
-# group the lag sums sum_t x_t x_(t+k) of its mean-centred series (missing as
-# 0) come from one FFT, and the sums of all groups are divided by the summed
-# squares. A gap longer than max_lag grid steps holds no pair of interest, so
-# it is shortened to max_lag + 1 steps: the FFT length stays near the number of
-# points however sparse the times.
+# ACF (max_lag + 1 rows, one column per series) pooled over groups, as stats::acf(na.pass):
+# (S_k / (p_k + k)) / (S_0 / n), each lag divided by its own pairs p_k so that missing values
+# do not shrink it. Per group, the products S_k and the pairs p_k (products of the observed
+# indicators) come from one FFT each; a group without a pair at lag k adds nothing. Gaps
+# longer than max_lag are shortened to max_lag + 1 steps (they hold no pair of interest), so
+# the FFT length stays near the number of points however sparse the times.
 pooled_acf <- function(grid, max_lag, call = parent.frame()) {
   rows_of_group <- split(seq_along(grid$group), grid$group)
   positions <- lapply(rows_of_group, function(rows) {
@@ -318,21 +328,20 @@ pooled_acf <- function(grid, max_lag, call = parent.frame()) {
                      i = "Use a smaller {.arg max_lag}, or average the residuals to a coarser
                           regular time step first."), call = call)
   }
-  lag_sums <- matrix(0, max_lag + 1L, ncol(grid$values))
-  squares <- numeric(ncol(grid$values))
-  for (k in seq_along(rows_of_group)) {
-    pos <- positions[[k]]
-    v <- grid$values[rows_of_group[[k]], , drop = FALSE]
+  lags <- 0:max_lag
+  lag_sums <- lag_counts <- matrix(0, max_lag + 1L, ncol(grid$values))
+  squares <- observed <- numeric(ncol(grid$values))
+  for (g in seq_along(rows_of_group)) {
+    pos <- positions[[g]]
+    v <- grid$values[rows_of_group[[g]], , drop = FALSE]
+    seen <- !is.na(v)
     v <- sweep(v, 2L, colMeans(v, na.rm = TRUE))
-    v[is.na(v)] <- 0
-    # Zero padding to at least length + max_lag keeps the circular FFT
-    # correlation equal to the linear one for lags up to max_lag.
-    padded <- matrix(0, stats::nextn(pos[length(pos)] + max_lag), ncol(v))
-    padded[pos, ] <- v
-    power <- Mod(stats::mvfft(padded))^2
-    lag_sums <- lag_sums +
-      Re(stats::mvfft(power, inverse = TRUE))[seq_len(max_lag + 1L), , drop = FALSE] / nrow(padded)
+    v[!seen] <- 0
+    pairs <- round(lag_products(seen * 1, pos, max_lag))
+    lag_sums <- lag_sums + lag_products(v, pos, max_lag)
+    lag_counts <- lag_counts + pairs + lags * (pairs > 0)
     squares <- squares + colSums(v^2)
+    observed <- observed + colSums(seen)
   }
   constant <- colnames(grid$values)[squares == 0]
   if (length(constant) > 0L) {
@@ -341,8 +350,20 @@ pooled_acf <- function(grid, max_lag, call = parent.frame()) {
                       so the autocorrelation is undefined.",
                      i = "Check that the residuals come from a fitted model."), call = call)
   }
-  lag_sums[1L, ] <- squares
-  sweep(lag_sums, 2L, squares, "/")
+  # A lag without any pair has no estimate; with missing values a ratio can pass +/- 1 (clipped).
+  r <- sweep(lag_sums / ifelse(lag_counts == 0, NA, lag_counts), 2L, squares / observed, "/")
+  r[1L, ] <- 1
+  pmin(pmax(r, -1), 1)
+}
+
+# Sums over t of v_t v_(t+k) for k = 0..max_lag, one column per column of `v` (its rows at grid
+# positions `pos`), by FFT. Zero padding to at least length + max_lag keeps the circular
+# correlation equal to the linear one for lags up to max_lag.
+lag_products <- function(v, pos, max_lag) {
+  padded <- matrix(0, stats::nextn(pos[length(pos)] + max_lag), ncol(v))
+  padded[pos, ] <- v
+  power <- Mod(stats::mvfft(padded))^2
+  Re(stats::mvfft(power, inverse = TRUE))[seq_len(max_lag + 1L), , drop = FALSE] / nrow(padded)
 }
 
 # Centring each group on its own mean biases the pooled ACF by about

@@ -5,15 +5,8 @@
 # given as a number of seconds), so a warning, with the same suggestion when the number is a
 # whole number.
 parse_gap <- function(gap, time, date, call = parent.frame()) {
-  distinct <- sort(unique(time))
-  spacing <- diff(distinct)
-  rows_hint <- function(rows) {
-    if (length(spacing) == 0L || rows != round(rows)) return(NULL)
-    step <- round_spacing(stats::median(whole_second_gaps(spacing)))
-    c(i = paste0("If ", format(rows, scientific = FALSE), " counts rows ", format_spacing(step),
-                 " apart (the median spacing of column {.field {date}}), give it as {.code gap = \"",
-                 format_lag(as_lag_difftime(rows * step, step)), "\"}."))
-  }
+  spacing <- diff(sort(unique(time)))
+  rows_hint <- function(rows) rows_as_duration_hint(rows, spacing, "gap")
   if (inherits(gap, "ncam_gap")) {
     if (is.na(gap$gap)) {
       cli::cli_abort(c("{.arg gap} is a {.fn select_gap} result that found no gap: the
@@ -43,6 +36,44 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
                   class = "ncam_warning_short_gap", call = call)
   }
   secs
+}
+
+# A block of split_blocks() in seconds, with `short`: TRUE when it spans under 3 steps (the
+# median spacing of the times). Such blocks hold one or two times each, so shuffling them is a
+# random split by time, not a split into temporal blocks; usually a count of days or hours given
+# as a plain number, read as seconds. A warning, suggesting the duration for a whole number.
+parse_block <- function(block, time, date, call = parent.frame()) {
+  secs <- parse_duration(block, "block", call = call)
+  spacing <- diff(sort(unique(time)))
+  if (length(spacing) == 0L) return(list(secs = secs, short = FALSE))
+  step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+  short <- secs < 3 * step
+  if (short) {
+    plain <- is.numeric(block) && !inherits(block, c("difftime", "Duration", "Period"))
+    given <- if (plain) {
+      paste0(format(block, scientific = FALSE), " (read as seconds: ", format_spacing(secs), ")")
+    } else {
+      format_spacing(secs)
+    }
+    cli::cli_warn(c("{.arg block} = {given} spans under 3 steps of the times of column
+                     {.field {date}} ({format_spacing(step)} apart, the median spacing): each
+                     block holds one or two times, so the split is a random split by time, not
+                     a split into temporal blocks.",
+                    if (plain) rows_as_duration_hint(block, spacing, "block"),
+                    i = "Give {.arg block} as a duration of many steps, such as {.val 7 days}."),
+                  class = "ncam_warning_short_block", call = call)
+  }
+  list(secs = secs, short = short)
+}
+
+# A hint for a whole number given as `arg` that was probably a count of rows: the duration those
+# rows span at the median spacing of the times.
+rows_as_duration_hint <- function(rows, spacing, arg) {
+  if (length(spacing) == 0L || rows != round(rows)) return(NULL)
+  step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+  c(i = paste0("If ", format(rows, scientific = FALSE), " counts rows ", format_spacing(step),
+               " apart (the median spacing of column {.field {date}}), give it as {.code ", arg,
+               " = \"", format_lag(as_lag_difftime(rows * step, step)), "\"}."))
 }
 
 # A spacing in seconds without the noise of floating-point times (0.0999999 s is 0.1 s).

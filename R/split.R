@@ -144,7 +144,11 @@ split_chronological <- function(data, date,
 #' @inheritParams split_chronological
 #' @inheritParams split_random
 #' @param block Length of a block, in the same forms as `gap` (for example
-#'   `"7 days"`).
+#'   `"7 days"`; a plain number is seconds). A block spanning under 3 steps of
+#'   the times (their median spacing) holds one or two times, which makes the
+#'   split a random split by time: it is used, with a warning of class
+#'   `ncam_warning_short_block` (`block = 14` on daily data is 14 seconds; the
+#'   warning suggests `"14 days"`).
 #' @return A factor with levels `train`, `validation`, `calibration`, `test`
 #'   and one element per row of `data`, in row order; `NA` for rows in a gap.
 #' @seealso [split_chronological()], [select_gap()]
@@ -165,13 +169,13 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
                          seed = NULL) {
   check_data_frame(data)
   time <- time_column(data, date)
-  block <- parse_duration(block, "block")
+  block <- parse_block(block, time, date)
   gap <- parse_gap(gap, time, date)
   prop <- check_prop(prop)
   check_seed(seed)
   if (nrow(data) == 0L) return(empty_split())
 
-  block_id <- floor((time - min(time)) / block)
+  block_id <- floor((time - min(time)) / block$secs)
   ids <- sort(unique(block_id))
   sizes <- tabulate(match(block_id, ids), length(ids))
   order_ids <- with_seed_or_global(seed, sample.int(length(ids)))
@@ -191,8 +195,12 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
                      splits: a split whose share is under half a block gets none. Use
                      shorter blocks or larger proportions.",
                     gap_hint = "Use a shorter {.arg gap} or longer blocks.")
-  warn_small_splits(split_sorted, carved, prop,
-                    "Use a shorter {.arg gap} (fewer rows lost), shorter blocks (shares closer to {.arg prop}) or fewer splits.")
+  # Blocks already too short for a block split (warned above) should not be shortened further.
+  warn_small_splits(split_sorted, carved, prop, if (block$short) {
+    "Use a shorter {.arg gap} (fewer rows lost) or fewer splits, and blocks of many time steps."
+  } else {
+    "Use a shorter {.arg gap} (fewer rows lost), shorter blocks (shares closer to {.arg prop}) or fewer splits."
+  })
   split_sorted <- carved
   out <- character(length(time))
   out[ord] <- split_sorted

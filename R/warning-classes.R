@@ -85,6 +85,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "a time step that does not divide the averaging period"),
   c("ncam_warning_short_gap", "split_blocks(), split_chronological()",
     "a gap shorter than every spacing of the times, which separates nothing"),
+  c("ncam_warning_short_block", "split_blocks()",
+    "a block spanning under 3 steps of the times, which makes the split random by time"),
   c("ncam_warning_empty_split", "split_blocks(), split_chronological(), split_random()",
     "a split that received no rows"),
   c("ncam_warning_small_split", "split_blocks(), split_chronological()",

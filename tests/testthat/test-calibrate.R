@@ -411,3 +411,26 @@ test_that("the in-sample warning of a label-free fit does not say a reference tr
   expect_match(conditionMessage(w), "trained on those rows")
   expect_no_match(conditionMessage(w), "reference readings trained")
 })
+
+test_that("label-free calibration on training rows warns, except mc_model whose scores cannot tell", {
+  toy <- simulate_toy(300, seed = 1)
+  train <- toy[1:200, ]
+  fit <- quick_fit(train)
+  in_sample <- "ncam_warning_in_sample_calibration"
+  for (method in c("mc_empirical", "sensor_anchored")) {
+    w <- expect_warning(calibrate(fit, train, method = method, m = 5, seed = 1), class = in_sample)
+    expect_match(conditionMessage(w), "`data` is the data `object` was fitted to: the model was fitted to their sensor readings")
+    expect_no_match(conditionMessage(w), "reference")
+    # Part of the training rows, found in the fit's data, are counted.
+    w <- expect_warning(calibrate(fit, rbind(train[1:30, ], toy[201:250, ]), method = method, m = 5, seed = 1),
+                        class = in_sample)
+    expect_match(conditionMessage(w), "30 of the 80 rows of `data` are rows `object` was fitted to")
+    expect_match(conditionMessage(w), "rows held out of the fit")
+    expect_no_warning(calibrate(fit, toy[201:300, ], method = method, m = 5, seed = 1))
+  }
+  # mc_model scores follow |N(0, 1)| on any rows: the threshold on training rows is that on new
+  # rows (same seed, same number of rows), so no warning.
+  expect_no_warning(on_train <- calibrate(fit, train[1:100, ], method = "mc_model", m = 5, seed = 1))
+  expect_equal(on_train$quantile, calibrate(fit, toy[201:300, ], method = "mc_model", m = 5, seed = 1)$quantile,
+               tolerance = 1e-4)
+})

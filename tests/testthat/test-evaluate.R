@@ -38,6 +38,19 @@ test_that("bad evaluate_fusion input gives clear errors", {
   expect_snapshot(error = TRUE, evaluate_fusion(1:3, letters[1:3]))
 })
 
+test_that("a data frame without .pred names the argument and its columns; a matrix is not flattened", {
+  expect_error(evaluate_fusion(data.frame(estimate = 1:2, other = 3:4), 1:2),
+               "`pred` has no column .pred.*its columns: \"estimate\" and \"other\".*pred\\$estimate", class = "rlang_error")
+  # Flattened, a 2 x 2 matrix would be scored as 4 predictions of the 4 truths.
+  expect_error(evaluate_fusion(matrix(c(1, 2, 3, 4), 2), c(1, 2, 3, 4)),
+               "`pred` is a 2 x 2 matrix", class = "rlang_error")
+  expect_error(evaluate_fusion(array(1:8, c(2, 2, 2)), 1:8), "2 x 2 x 2 array")
+  # One column is one prediction per row.
+  one <- evaluate_fusion(matrix(c(1, 2, 4)), c(1, 2, 3))
+  expect_equal(one$rmse, sqrt(1 / 3))
+  expect_equal(one$n, 3)
+})
+
 test_that("no usable row is an error, not NaN metrics", {
   expect_error(evaluate_fusion(c(NA, 1), c(2, NA)), "No row has both")
   expect_error(evaluate_fusion(numeric(0), numeric(0)), "No row has both")

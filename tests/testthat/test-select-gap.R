@@ -89,6 +89,46 @@ test_that("a matrix gives per-series ACFs and the largest selected lag", {
   expect_equal(g$acf$acf[g$acf$series == "b"], stats::acf(b, lag.max = 5, plot = FALSE)$acf[, 1, 1])
 })
 
+test_that("scattered missing values give the ACF of stats::acf(na.pass), not one shrunk to 0", {
+  n <- 5000
+  x <- ar1(0.95, n, seed = 3)
+  set.seed(4)
+  half <- x
+  half[sample(n, n / 2)] <- NA
+  ref <- stats::acf(half, lag.max = 200, plot = FALSE, na.action = na.pass)$acf[, 1, 1]
+  hours <- as.POSIXct("2021-01-01", tz = "UTC") + 3600 * (0:(n - 1))
+  g <- select_gap(half, date = hours, max_lag = "200 hours")
+  expect_equal(g$acf$acf, ref)
+  # Half the hours missing at random leave the lag-1 ACF of an AR(0.95) near 0.95, not 0.5.
+  expect_gt(g$acf$acf[2], 0.85)
+  expect_equal(as.numeric(g$gap, units = "hours"),
+               which(abs(ref[-1]) < qnorm(0.975) / sqrt(n / 2))[1])
+  # The same without times, and per column of a matrix with its own missing values.
+  expect_equal(select_gap(half, max_lag = 50)$acf$acf, ref[1:51])
+  other <- ar1(0.5, n, seed = 5)
+  other[c(1:30, 4000:4100)] <- NA
+  both <- select_gap(cbind(a = half, b = other), max_lag = 150)
+  expect_equal(both$acf$acf[both$acf$series == "b"],
+               stats::acf(other, lag.max = 150, plot = FALSE, na.action = na.pass)$acf[, 1, 1])
+})
+
+test_that("irregular times give about the ACF of the process at the grid step", {
+  # An Ornstein-Uhlenbeck process with a 6-hour time constant seen at random times (mean
+  # spacing 1 hour): most grid points are empty, the ACF at lag 1 is exp(-step / 6 hours).
+  set.seed(6)
+  hours <- cumsum(rexp(4000, 1))
+  y <- numeric(4000)
+  y[1] <- rnorm(1)
+  for (i in 2:4000) {
+    r <- exp(-(hours[i] - hours[i - 1]) / 6)
+    y[i] <- r * y[i - 1] + sqrt(1 - r^2) * rnorm(1)
+  }
+  g <- select_gap(y, date = as.POSIXct("2021-01-01", tz = "UTC") + 3600 * hours,
+                  max_lag = "60 hours")
+  expect_equal(g$step, stats::median(diff(3600 * hours)), tolerance = 1 / 1000)
+  expect_equal(g$acf$acf[2], exp(-g$step / 3600 / 6), tolerance = 0.1)
+})
+
 test_that("missing residuals are allowed and a never-entering ACF warns", {
   x <- ar1(0.2, 1900, seed = 1)
   x[c(3, 50, 51)] <- NA
@@ -129,18 +169,25 @@ test_that("bad select_gap input gives clear errors", {
 # is centred by its own mean, missing values count as 0, and lag pairs are taken
 # within a group only. `series` is a list of equally spaced vectors (with NA
 # where a grid point is empty).
+# The pooled ACF as stats::acf(na.action = na.pass) defines it for one series: at lag k the
+# sum of products over the p_k observed pairs, divided by p_k + k, over the mean square of the
+# observed values; sums and counts added over the series that have a pair at lag k.
 pooled_acf_by_hand <- function(series, max_lag) {
-  centred <- lapply(series, function(s) {
-    s <- s - mean(s, na.rm = TRUE)
-    s[is.na(s)] <- 0
-    s
-  })
-  denominator <- sum(vapply(centred, function(s) sum(s^2), 0))
+  centred <- lapply(series, function(s) s - mean(s, na.rm = TRUE))
+  n <- sum(vapply(series, function(s) sum(!is.na(s)), 0))
+  mean_square <- sum(vapply(centred, function(s) sum(s^2, na.rm = TRUE), 0)) / n
   vapply(0:max_lag, function(k) {
-    sum(vapply(centred, function(s) {
+    products <- 0
+    pairs <- 0
+    for (s in centred) {
       m <- length(s)
-      if (k >= m) 0 else sum(s[1:(m - k)] * s[(1 + k):m])
-    }, 0)) / denominator
+      if (k >= m) next
+      p <- s[1:(m - k)] * s[(1 + k):m]
+      if (all(is.na(p))) next
+      products <- products + sum(p, na.rm = TRUE)
+      pairs <- pairs + sum(!is.na(p)) + k
+    }
+    products / pairs / mean_square
   }, 0)
 }
 
@@ -161,7 +208,8 @@ test_that("a sparse date axis does not build a grid spanning it", {
   expect_equal(g$step, 1)
   expect_equal(as.numeric(max(g$acf$lag), units = "secs"), 1)
   centred <- x - mean(x)
-  expect_equal(g$acf$acf[2], sum(centred[1:3] * centred[2:4]) / sum(centred^2))
+  # 3 pairs at lag 1, divided by 3 + 1 as stats::acf(na.pass) does, over the mean square.
+  expect_equal(g$acf$acf[2], (sum(centred[1:3] * centred[2:4]) / 4) / (sum(centred^2) / 5))
   expect_equal(unname(g$n), 5)
   # A lag range covering the far point would need a grid hundreds of
   # thousands of times longer than the data: a clear error, not a hang.

@@ -381,3 +381,48 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   expect_true(is.na(none$gap))
   expect_error(split_blocks(d, "date", gap = none), "found no gap.*larger `max_lag`")
 })
+
+test_that("a block of under 3 time steps warns, naming its unit and the duration to give", {
+  days <- data.frame(day = as.Date("2021-01-01") + 0:364)
+  # 14 as a plain number is 14 seconds: every day its own block, a random split by day.
+  w <- expect_warning(s <- split_blocks(days, "day", block = 14, gap = "1 day", seed = 1),
+                      class = "ncam_warning_short_block")
+  msg <- conditionMessage(w)
+  expect_match(msg, "`block` = 14 (read as seconds: 14 secs) spans under 3 steps", fixed = TRUE)
+  expect_match(msg, "(1 day apart, the median spacing)", fixed = TRUE)
+  expect_match(msg, "give it as `block = \"14 days\"`", fixed = TRUE)
+  # Runs of one split, in time order, last about a day and a half, not two weeks.
+  runs <- rle(as.character(s[!is.na(s)]))$lengths
+  expect_lt(mean(runs), 3)
+  # The duration it suggests gives blocks: 14-day runs.
+  expect_no_warning(s14 <- split_blocks(days, "day", block = "14 days", gap = "1 day", seed = 1))
+  expect_gt(mean(rle(as.character(s14[!is.na(s14)]))$lengths), 10)
+  # Durations warn too (without the hint about rows); 3 steps is long enough.
+  hours <- hourly_data()
+  w <- expect_warning(split_blocks(hours, "when", block = "2 hours", gap = "1 hour", seed = 1),
+                      class = "ncam_warning_short_block")
+  expect_match(conditionMessage(w), "`block` = 2 hours spans under 3 steps", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "counts rows")
+  expect_no_warning(split_blocks(hours, "when", block = "3 hours", gap = "1 hour", seed = 1))
+})
+
+test_that("with blocks too short, the small-split hint does not suggest shorter blocks", {
+  hours <- hourly_data()
+  # 7 seconds: one hour per block, and a 2-hour gap takes most rows of the smaller splits.
+  small <- NULL
+  withCallingHandlers(
+    split_blocks(hours, "when", block = 7, gap = "2 hours", seed = 1),
+    ncam_warning_short_block = function(w) invokeRestart("muffleWarning"),
+    ncam_warning_small_split = function(w) {
+      small <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_match(small, "keep under half")
+  expect_no_match(small, "shorter blocks")
+  expect_match(small, "blocks of many time steps")
+  # With proper blocks the hint still offers shorter ones.
+  days <- data.frame(day = as.Date("2021-01-01") + 0:364)
+  expect_warning(split_blocks(days, "day", block = "14 days", gap = "10 days", seed = 1),
+                 "shorter blocks", class = "ncam_warning_small_split")
+})

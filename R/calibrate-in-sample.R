@@ -1,0 +1,34 @@
+# The warning of calibrate() on rows that trained the model (ncam_warning_in_sample_calibration).
+
+# Warns when calibration rows are rows `object` was fitted to: the whole of its data (found by
+# its fingerprint, in any order) or, when that data can be found as by fitted.ncam(), how many
+# of `rows` repeat one of its rows in every column. The model fits its training rows more
+# closely than new ones, so scores there are smaller and the intervals too narrow: for "split"
+# against the reference readings, for "mc_empirical" and "sensor_anchored" against the sensor
+# readings. "mc_model" draws its labels from the model, so its scores follow |N(0, 1)| on any
+# rows: no warning.
+warn_in_sample_calibration <- function(object, data, method, rows, call = parent.frame()) {
+  if (method == "mc_model") return(invisible())
+  whole <- is_fitting_data(object, data, in_order = FALSE)
+  # A reference fit learned about the reference only from its rows with a reference reading.
+  trained <- if (!whole) count_fitted_rows(object, data, rows) else
+    if (method == "split" && !is.null(object$reference)) sum(!is.na(data[[object$reference]][rows])) else NA_integer_
+  if (!(isTRUE(is.na(trained) && whole) || isTRUE(trained > 0L))) return(invisible())
+  rows_text <- if (method == "split") "row{?s} of {.arg data} with a reference reading" else "row{?s} of {.arg data}"
+  which_rows <- if (is.na(trained)) "{.arg data} is the data {.arg object} was fitted to" else
+    paste0("{trained} of the {length(rows)} ", rows_text, " {cli::qty(trained)}{?is a row/are rows} {.arg object} was fitted to")
+  why <- if (method != "split") {
+    ": the model was fitted to their sensor readings and sits closer to them than to new ones, so the scores and the intervals come out too narrow for new rows."
+  } else if (is.null(object$reference)) {
+    ": the model was trained on those rows and fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."
+  } else {
+    ": those reference readings trained the model, which fits them more closely than new ones, so the intervals may cover new readings less often than {.arg level} says."
+  }
+  fix <- if (method == "split") {
+    "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."
+  } else {
+    "Calibrate on rows held out of the fit, such as the calibration rows of {.fn split_blocks}."
+  }
+  cli::cli_warn(c(paste0(which_rows, why), i = fix), class = "ncam_warning_in_sample_calibration",
+                call = call)
+}
