@@ -308,7 +308,7 @@ test_that("split conformal refuses a sensor or a covariate of the model as `refe
 })
 
 test_that("log transform: bounds are back-transformed, symmetric on the log scale", {
-  fit_log <- fit_ncam_toy(train, transform = "log")
+  fit_log <- short_fit(fit_ncam_toy(train, transform = "log"))
   cal <- calibrate(fit_log, cal_data, method = "split", reference = "truth")
   out <- predict(cal, test_data[1:30, ])
   # .pred is exp(mu) and the bounds exp(mu -/+ q sd), so lower * upper = .pred^2.

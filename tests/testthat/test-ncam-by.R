@@ -21,7 +21,8 @@ test_that("a group keeps its seed and fit when other groups come or its key chan
   toy$site <- factor(toy$site)
   as_factor <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7))
   expect_identical(as_factor$.seed, three$.seed)
-  expect_false(identical(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 8))$.seed,
+  expect_false(identical(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 8),
+                                   also = "ncam_warning_validation_not_improved")$.seed,
                          three$.seed))
 })
 
