@@ -75,12 +75,12 @@
 #'   the variance of one row. It cannot count what the reference rows do not show: the model's error
 #'   moves more on weeks it was not fitted to, and a co-location within one season knows nothing of the
 #'   others. On simulated sites whose offsets are learned from alternate weeks
-#'   (`bench/unit_offsets_sim.R`), offsets err by 0.100 against the sites' long-run bias where
+#'   (`bench/unit_offsets_sim.R`), offsets err by 0.111 against the sites' long-run bias where
 #'   `offset_sd` says 0.061. The between-unit variance `tau2` is the spread of the units' means net of
 #'   that noise, weighted by their precision so that a unit with few reference rows counts little; at 0
 #'   every offset is 0 (`print()` says so) and `offset_sd` and a new unit's variance use `tau2_floor`,
 #'   the least spread those means could show. Where units share the seasons that move the error it comes
-#'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 91 % of their readings
+#'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 92 % of their readings
 #'   inside 90 % intervals). The reference's noise, learned without units, keeps the spread between
 #'   them: `"prediction"` intervals of known units are then conservative where units differ much (99.6 %
 #'   at 90 % for units biased by -3 to 3 in the tests; 91 % on PurpleAir's later days); [calibrate()]
