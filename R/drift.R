@@ -16,7 +16,7 @@
 #' value; only a reference can reveal it. With two low-cost sensors and no reference, either
 #' one drifting moves both comparisons, in opposite directions: both are flagged, and the check
 #' cannot say which of the two moved. With three or more, the one that moved usually has the
-#' largest `mean_z` in absolute value (in 99.3 % of months after a drift of one noise sd in
+#' largest `mean_z` in absolute value (in 99.4 % of months after a drift of one noise sd in
 #' `bench/drift.R`, not in every month), but the others can be flagged too, shifted the other
 #' way and less. When the model was fitted with a `reference` and
 #' `newdata` holds that column with readings (a second co-location, say), the reference is checked as a
