@@ -64,8 +64,8 @@
 #' one fit per station without covariates, 218 of 12771 later hours: 11.8 against 2.89, covered
 #' 12 % (`bench/colocation.R` in the package's source repository). The vignette "SensEURCity
 #' Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap and station and hour
-#' of day as covariates, warns about 196 of 14261 hours: 11.51 against 3.38 on the hours not
-#' warned about, covered 19.9 %.
+#' of day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35 on the hours not
+#' warned about, covered 20.9 %.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or
 #'   with `interval = "prediction"` for a reading of the anchor; to compare with reference
