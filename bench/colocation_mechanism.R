@@ -340,7 +340,7 @@ print_variants(alone_vs_all)
 cat(sprintf("The unlabelled days lower NCAM's mean RMSE by %.1f %%; lm (co-location days only) %.3f.\n",
             100 * (1 - mean(alone_vs_all[[2]]$rmse) / mean(alone_vs_all[[1]]$rmse)), lm_rmse))
 
-# 10. Training settings of the network on the short protocol, seeds 1-5 each (default 2.294):
+# 10. Training settings of the network on the short protocol, seeds 1-5 each (the default is section 9's all-rows line):
 # weight decay, smaller networks, more patience, a larger step, a larger validation share,
 # smaller batches, readings modelled on the log scale (multiplicative noise; .pred is then
 # back-transformed); and the default fit followed by a straight-line recalibration
