@@ -12,11 +12,10 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   has_val <- length(val_rows) > 0L
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
   train_offset <- mean_offset(rows$train)
-  val_offset <- if (has_val) mean_offset(val_rows) else NA_real_
   criterion_of <- if (has_val) capped_validation_nll(spec, inputs, val_rows, nll_offset, schedule$precision, threads)
   # The criterion before any update: a fit that never beats it was made worse by training.
   initial_train_nll <- ncam_trainer_nll(state, rows$train - 1L) + train_offset
-  initial_nll <- if (has_val) criterion_of(ncam_trainer_params(state)) else initial_train_nll
+  initial_nll <- if (has_val) criterion_of(ncam_trainer_params(state))[["capped"]] else initial_train_nll
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
@@ -42,9 +41,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
                        i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
                      call = NULL)
     }
-    val <- if (has_val) ncam_trainer_nll(state, val_rows - 1L) + val_offset else NA_real_
-    history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val)
-    criterion <- if (has_val) criterion_of(ncam_trainer_params(state)) else history$train_nll[epoch]
+    val <- if (has_val) criterion_of(ncam_trainer_params(state)) else c(plain = NA_real_)
+    history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val[["plain"]])
+    criterion <- if (has_val) val[["capped"]] else history$train_nll[epoch]
     if (!is.finite(criterion)) {
       cli::cli_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",
                        i = "Try a smaller {.arg learn_rate} (now {learn_rate}) or gradient clipping."), call = NULL)
@@ -77,18 +76,22 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
 # median plus 10 median absolute deviations. A reading far off the others (a spike the screen
 # let through) has an NLL that grows without bound as the model grows confident, and one such
 # row among the validation rows would otherwise stop training within a few epochs; a row of
-# ordinary data lies beyond that cap almost never. Returns a function of the parameters.
+# ordinary data lies beyond that cap almost never. Returns a function of the parameters giving
+# that criterion (`capped`) and, from the same pass, the plain mean NLL the history records
+# (`plain`, as the engine's mean: rows without an estimate count 0, the offset its mean).
 capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision, threads) {
   x <- lapply(inputs$x, `[`, val_rows)
   readings <- lapply(inputs$readings, `[`, val_rows)
-  offset <- if (length(nll_offset) == 1L) nll_offset else nll_offset[val_rows]
+  offset <- if (length(nll_offset) == 1L) rep(nll_offset, length(val_rows)) else nll_offset[val_rows]
   simd <- use_simd()
   function(params) {
-    row_nll <- ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd)$nll + offset
-    row_nll <- row_nll[is.finite(row_nll)]
+    raw <- ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd)$nll
+    ok <- is.finite(raw)
+    plain <- sum(raw[ok]) / length(raw) + mean(offset)
+    row_nll <- raw[ok] + offset[ok]
     spread <- stats::mad(row_nll)
     if (spread > 0) row_nll <- pmin(row_nll, stats::median(row_nll) + 10 * spread)
-    mean(row_nll)
+    c(capped = mean(row_nll), plain = plain)
   }
 }
 

@@ -539,7 +539,8 @@ test_that("early stopping caps each validation row's NLL, so that a spike cannot
                                      fit$settings$control$precision, FALSE)$nll
   criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(d)), 0, fit$settings$control$precision, 1L)
   capped <- pmin(row_nll, median(row_nll) + 10 * mad(row_nll))
-  expect_equal(criterion(fit$params), mean(capped))
+  expect_equal(criterion(fit$params)[["capped"]], mean(capped))
+  expect_equal(criterion(fit$params)[["plain"]], mean(row_nll))
   expect_gt(sum(row_nll > median(row_nll) + 10 * mad(row_nll)), 0)  # the spikes are capped
   # With defaults, the seeds whose validation rows hold a spike no longer stop within a few
   # epochs at several times the error of the others.
