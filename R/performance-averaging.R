@@ -203,8 +203,9 @@ note_unfit <- function(out, unfit, block) {
 # rows of the units with time step `step`, below one hour and dividing it. Hours are spans of
 # elapsed time starting on the local clock's hour (clock_columns()), each mean timed at its
 # start; an hour counts only with `completeness` of its records, as in the EPA reports.
-hourly_means <- function(obs, step, completeness) {
-  hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness)
+hourly_means <- function(obs, step, completeness, columns = c("est", "ref")) {
+  hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness,
+                        columns)
   hourly$time <- hourly$hour
   hourly
 }
@@ -214,22 +215,23 @@ hourly_means <- function(obs, step, completeness) {
 # Data of a step below one hour that divides it first become 1-hour means, as in the EPA
 # reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
 # each hour that of its records.
-daily_means <- function(obs, step, completeness) {
+daily_means <- function(obs, step, completeness, columns = c("est", "ref")) {
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- hourly_means(obs, step, completeness)
+    obs <- hourly_means(obs, step, completeness, columns)
     step <- 3600
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
-  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness)
+  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns)
   daily$time <- daily$day * 86400
   daily
 }
 
-# Means of estimate and reference per block (rows sharing the `by` columns); a block with
+# Means of each of `columns` per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
-# block) gets NA for that column. `ref_complete`: every expected reference record is there
-# (for daily means of hourly means, every hour complete), so two units' means cover the same.
-block_means <- function(obs, by, expected, completeness) {
+# block) gets NA for that column. `ref_complete` (when `obs` has it): every expected reference
+# record is there (for daily means of hourly means, every hour complete), so two units' means
+# cover the same.
+block_means <- function(obs, by, expected, completeness, columns = c("est", "ref")) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
   group <- match(key, key[first])
@@ -243,10 +245,11 @@ block_means <- function(obs, by, expected, completeness) {
     unname(means)
   }
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
-  out$est <- block_mean(obs$est)
-  out$ref <- block_mean(obs$ref)
-  out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
-    expected
+  for (column in columns) out[[column]] <- block_mean(obs[[column]])
+  if (!is.null(obs$ref_complete)) {
+    out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
+      expected
+  }
   rownames(out) <- NULL
   out
 }

@@ -119,7 +119,7 @@ warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "") {
   if (n == 0) return(invisible())
   cli::cli_warn(c("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement.",
                   "*" = if (length(first_rows)) first_rows_text(first_rows, n),
-                  i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only", hint, ".")),
+                  i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates} does so itself)", hint, ".")),
                 class = c("ncam_warning_no_readings", "ncam_row_warning"), call = NULL)
 }
 

@@ -1,0 +1,214 @@
+# Hourly and daily means of estimates with intervals: the periods and completeness rule of
+# sensor_performance() (R/performance-averaging.R), the bounds averaged as for errors that move
+# together.
+
+#' Hourly or daily means of estimates, with their intervals
+#'
+#' Averages estimates, with their intervals and any other columns (such as the
+#' reference), per unit over 1-hour or 24-hour periods, with the periods and
+#' completeness rule of [sensor_performance()]. Use it for daily means to set
+#' beside a 24-hour standard, from hourly or finer estimates of [predict.ncam()]
+#' or [calibrate()].
+#'
+#' **The interval of a mean.** A period's `.pred_lower` and `.pred_upper` are
+#' the means of its rows' bounds, and `.pred_sd` the mean of their `.pred_sd`.
+#' That is the interval of the mean, at the rows' level, when the rows' errors
+#' move together: every quantile of a mean of such (comonotone) errors is the
+#' mean of their quantiles, whatever the shape of the intervals (normal,
+#' log-normal with `transform = "log"`, or conformal from [calibrate()]). The
+#' errors of the hours of one day do move together, as the error of a
+#' calibration persists for hours: on SensEURCity Antwerp (three stations, a
+#' reference-anchored fit on each one's first 20 % of hours, scored on the rest;
+#' `bench/daily_means.R`) the standardised hourly errors correlated 0.89-0.90
+#' one hour apart and 0.25-0.36 a day apart. Taking the hours as independent
+#' would narrow a 24-hour interval about five-fold (by the square root of the
+#' number of hours), and such 90 % intervals covered only 18-31 % of the daily
+#' reference means there. Averaged bounds cover a period's mean about as well
+#' as the rows' intervals cover the rows, somewhat better as the errors do not
+#' move together entirely (there 73-94 % of the days, where the hourly
+#' intervals covered 63-82 % of the hours), so a mean's interval is only as
+#' honest as the rows' intervals: check those against a reference (see
+#' [sensor_performance()] and [calibrate()]).
+#'
+#' **Periods**, as in [sensor_performance()]: an hour is a span of elapsed
+#' time starting on the local clock's hour, a day a calendar day in the time
+#' zone of the `date` column (23 or 25 hours on a clock change). Data finer
+#' than an hour whose time step divides it are first averaged per hour, each
+#' hour counting only with `completeness` of its records, and a day's mean is
+#' the mean of its hours, counting only with `completeness` of them. A unit's
+#' time step is the most common gap between its time stamps. Data already at
+#' the averaging (hourly data and `"1h"`, daily data and `"24h"`) are returned
+#' as given, one row per row, as are daily data a whole number of days apart
+#' for `"24h"`. Any other time step (such as 7 minutes, or daily data for
+#' `"1h"`) is an error.
+#'
+#' Rows with no sensor reading (`.n_sensors` = 0 in [predict.ncam()]'s output),
+#' whose estimate is the model's prior from the covariates, count as rows without
+#' an estimate: a day's completeness counts measured rows only.
+#'
+#' Each column is averaged on its own rows: a period whose estimates fall short
+#' of `completeness` has `NA` estimate and interval, whatever its reference; an
+#' estimate's bounds are averaged over the rows with an estimate, so they
+#' must be present on each of those rows.
+#'
+#' @param data A data frame with a time column and the column `.pred`, and
+#'   optionally `.pred_lower` with `.pred_upper`, and `.pred_sd`: the output of
+#'   [augment()], or `cbind(newdata, predict(fit, newdata, interval = ...))`.
+#' @param averaging `"24h"` (the default) or `"1h"`.
+#' @param date Name of the time column (POSIXct or Date).
+#' @param unit Name of the column that tells units (sensors or sites) apart,
+#'   or `NULL` for one unit.
+#' @param columns Names of further numeric columns to average, such as the
+#'   reference; each counts with the same `completeness` rule on its own rows.
+#' @param completeness Fraction (0 to 1) of its expected records a period
+#'   needs; below it the period's mean is `NA`. The default 0.75 is that of the
+#'   US EPA reports and of `openair::timeAverage(data.thresh = 75)`.
+#' @return A tibble with one row per unit and period that holds at least one
+#'   row of `data` (units in order of first appearance, periods in time
+#'   order): the `unit` column (when given), the `date` column (the period's
+#'   start: a Date for `"24h"`, a POSIXct in the data's time zone for `"1h"`;
+#'   data returned as given keep their times), `n` (the rows
+#'   with an estimate), `.pred`, the interval columns of `data`, and
+#'   `columns`.
+#' @seealso [sensor_performance()] to judge daily means against a reference.
+#' @export
+#' @examples
+#' hours <- as.POSIXct("2024-03-01", tz = "UTC") + 3600 * (0:71)
+#' estimates <- data.frame(date = hours, .pred = 10 + sin(seq_along(hours) / 4),
+#'                         ref = 11 + sin(seq_along(hours) / 4))
+#' estimates$.pred_lower <- estimates$.pred - 2
+#' estimates$.pred_upper <- estimates$.pred + 2
+#' estimates$.pred[30:40] <- NA  # day 2 keeps 13 of its 24 hours: below 75 %
+#' average_estimates(estimates, columns = "ref")
+average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", unit = NULL,
+                              columns = NULL, completeness = 0.75) {
+  check_data_frame(data, "data")
+  averaging <- match_choice(averaging, c("24h", "1h"), "averaging")
+  check_column_name_args(c("date", "unit"))
+  check_number(completeness, "completeness", min = 0, max = 1)
+  if (!is.null(columns) && (!is.character(columns) || anyNA(columns))) {
+    cli::cli_abort("{.arg columns} must be column names (a character vector), not
+                    {.obj_type_friendly {columns}}.")
+  }
+  estimate_columns <- estimate_columns_of(data)
+  obs <- averaging_input(data, date, unit, c(estimate_columns, columns))
+  steps <- unit_time_steps(obs)
+  span <- block_span(averaging)
+  if (all(is.na(steps))) {
+    cli::cli_abort("{.arg data} has one time stamp per unit: no time step to average by.")
+  }
+  unfit <- !fits_span(steps, span)
+  if (any(unfit)) {
+    who <- if (is.null(unit)) "The data have" else cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}")
+    cli::cli_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
+                      {?does/do} not divide {block_words(averaging)$span}: no {block_words(averaging)$means} means.",
+                     i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."))
+  }
+  averaged_columns <- c(estimate_columns, columns)
+  obs$.present <- as.numeric(!is.na(obs$.pred))
+  parts <- lapply(unique(unname(steps)), function(step) {
+    rows <- obs[unname(steps)[match(obs$unit, names(steps))] %in% step, ]
+    if (step >= span) {
+      rows$n <- rows$.present
+      return(rows)
+    }
+    means <- if (averaging == "1h") {
+      hourly_means(rows, step, completeness, averaged_columns)
+    } else {
+      daily_means(rows, step, completeness, averaged_columns)
+    }
+    by <- if (averaging == "1h") c("unit", "hour") else c("unit", "day")
+    counts <- rowsum(rows$.present, do.call(paste, c(unname(as.list(rows[by])), sep = "\r")))
+    means$n <- unname(counts[do.call(paste, c(unname(as.list(means[by])), sep = "\r")), 1])
+    means
+  })
+  frame <- do.call(rbind, lapply(parts, function(p) p[c("unit", "time", "day", "hour", "n", averaged_columns)]))
+  frame <- frame[order(match(frame$unit, names(steps)), frame$time), ]
+  averaging_output(frame, data, date, unit, averaging, averaged_columns)
+}
+
+# The estimate columns `data` carries, in the order of predict()'s output: `.pred` always, the
+# bounds as a pair, `.pred_sd` when present.
+estimate_columns_of <- function(data, call = parent.frame()) {
+  if (!".pred" %in% names(data)) {
+    cli::cli_abort(c("{.arg data} has no column {.field .pred}.",
+                     i = "Give the output of {.code augment(fit, newdata)} or
+                          {.code cbind(newdata, predict(fit, newdata, interval = \"prediction\"))}."),
+                   call = call)
+  }
+  bounds <- c(".pred_lower", ".pred_upper") %in% names(data)
+  if (xor(bounds[1], bounds[2])) {
+    cli::cli_abort("{.arg data} has {.field {c('.pred_lower', '.pred_upper')[bounds]}} without
+                    {.field {c('.pred_lower', '.pred_upper')[!bounds]}}: an interval needs both
+                    bounds.", call = call)
+  }
+  intersect(c(".pred", ".pred_lower", ".pred_upper", ".pred_sd"), names(data))
+}
+
+# The columns of average_estimates() checked, as a plain data frame: unit, time (seconds),
+# the clock_columns() day, hour and day_seconds, and the numeric columns to average.
+averaging_input <- function(data, date, unit, value_columns, call = parent.frame()) {
+  check_string(date, "date", call = call)
+  check_columns(data, date, "date", call = call)
+  if (!is.null(unit)) {
+    check_string(unit, "unit", call = call)
+    check_columns(data, unit, "unit", call = call)
+  }
+  check_columns(data, value_columns, "columns", call = call)
+  check_single_columns(data, c(date, unit, value_columns), call)
+  time <- date_column(data, date, call)
+  units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
+  if (anyNA(units)) {
+    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
+                    {rows_text(which(is.na(units)))}.", call = call)
+  }
+  seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
+  repeated <- which(duplicated(data.frame(units, seconds)))
+  if (length(repeated) > 0L) {
+    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
+                      in {rows_text(repeated)}.",
+                     i = if (is.null(unit)) "Name the column that tells units apart in {.arg unit}." else
+                       "Keep one row per unit and time."), call = call)
+  }
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  clock <- clock_columns(time, tz)
+  obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
+                    day_seconds = clock$day_seconds)
+  for (column in value_columns) {
+    arg <- if (startsWith(column, ".pred")) "data" else "columns"
+    obs[[column]] <- numeric_column(data[[column]], column, arg, call)
+  }
+  # Rows without a reading carry the model's prior, not a measurement (predict()'s warning).
+  if (!is.null(data$.n_sensors)) obs$.pred[which(data$.n_sensors == 0)] <- NA
+  if (".pred_lower" %in% value_columns) {
+    no_bound <- which(!is.na(obs$.pred) & (is.na(obs$.pred_lower) | is.na(obs$.pred_upper)))
+    if (length(no_bound) > 0L) {
+      cli::cli_abort("Columns {.field .pred_lower} and {.field .pred_upper} are missing in
+                      {rows_text(no_bound)}, which have an estimate: a period's interval would
+                      average other rows than its estimate.", call = call)
+    }
+    # Bounds without an estimate would count towards a period whose estimate does not.
+    obs$.pred_lower[is.na(obs$.pred)] <- NA
+    obs$.pred_upper[is.na(obs$.pred)] <- NA
+  }
+  if (".pred_sd" %in% value_columns) obs$.pred_sd[is.na(obs$.pred)] <- NA
+  obs
+}
+
+# The tibble of average_estimates(): the unit column under its own name and type, the period's
+# start as `date`, then the counts and means.
+averaging_output <- function(frame, data, date, unit, averaging, averaged_columns) {
+  time <- data[[date]]
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  start <- if (averaging == "24h") {
+    as.Date(frame$day, origin = "1970-01-01")
+  } else {
+    as.POSIXct(frame$hour, origin = "1970-01-01", tz = tz)
+  }
+  out <- list()
+  if (!is.null(unit)) out[[unit]] <- data[[unit]][match(frame$unit, key_text(data[[unit]]))]
+  out[[date]] <- start
+  out$n <- as.integer(frame$n)
+  for (column in averaged_columns) out[[column]] <- frame[[column]]
+  tibble::as_tibble(out)
+}

@@ -1,0 +1,155 @@
+# average_estimates(): periods, completeness and averaged bounds, against means written out
+# here with tapply() on the calendar days and hours.
+
+hourly_estimates <- function(days = 3, tz = "UTC", start = "2024-03-01") {
+  hours <- seq(as.POSIXct(start, tz = tz), by = "hour", length.out = 24 * days)
+  set.seed(11)
+  pred <- 10 + cumsum(rnorm(length(hours), sd = 0.3))
+  data.frame(date = hours, .pred = pred, .pred_lower = pred - runif(length(hours), 1, 3),
+             .pred_upper = pred + runif(length(hours), 1, 3), ref = pred + rnorm(length(hours)))
+}
+
+test_that("daily means and bounds are the means of each calendar day's rows", {
+  d <- hourly_estimates()
+  d$.pred[30:35] <- NA  # day 2 keeps 18 of 24 hours: exactly 75 %, it counts
+  d$.pred[50:56] <- NA  # day 3 keeps 17 of 24: below 75 %, NA
+  d$ref[c(1, 5)] <- NA
+  out <- average_estimates(d, columns = "ref")
+  day <- as.Date(d$date, tz = "UTC")
+  keep <- !is.na(d$.pred)
+  expect_equal(out$date, sort(unique(day)))
+  expect_equal(out$n, as.integer(tapply(keep, day, sum)), ignore_attr = TRUE)
+  by_day <- function(v) unname(tapply(v[keep], day[keep], mean))
+  expect_equal(out$.pred, c(by_day(d$.pred)[1:2], NA))
+  expect_equal(out$.pred_lower, c(by_day(d$.pred_lower)[1:2], NA))
+  expect_equal(out$.pred_upper, c(by_day(d$.pred_upper)[1:2], NA))
+  expect_equal(out$ref, unname(tapply(d$ref, day, mean, na.rm = TRUE)), ignore_attr = TRUE)
+  expect_named(out, c("date", "n", ".pred", ".pred_lower", ".pred_upper", "ref"))
+  expect_s3_class(out, "tbl_df")
+})
+
+test_that("rows without a sensor reading (.n_sensors = 0) do not count as estimates", {
+  d <- hourly_estimates(days = 2)
+  d$.n_sensors <- 2L
+  d$.n_sensors[1:3] <- 0L      # day 1: 21 of 24 measured, averaged over those
+  d$.n_sensors[25:31] <- 0L    # day 2: 17 of 24 measured, NA
+  out <- average_estimates(d)
+  expect_equal(out$.pred, c(mean(d$.pred[4:24]), NA))
+  expect_equal(out$.pred_lower, c(mean(d$.pred_lower[4:24]), NA))
+  expect_equal(out$n, c(21L, 17L))
+})
+
+test_that("a lower completeness keeps a day that the default drops", {
+  d <- hourly_estimates(days = 1)
+  d$.pred[1:7] <- NA
+  expect_true(is.na(average_estimates(d)$.pred))
+  expect_equal(average_estimates(d, completeness = 0.7)$.pred, mean(d$.pred[8:24]))
+})
+
+test_that("averaged bounds cover a mean of comonotone errors at the rows' level, for any shape", {
+  set.seed(5)
+  days <- 3000
+  hours <- seq(as.POSIXct("2020-01-01", tz = "UTC"), by = "hour", length.out = 24 * days)
+  z <- qnorm(0.95)
+  shared <- rep(rnorm(days), each = 24)   # one error per day, scaled by each hour's sd
+  sd_row <- runif(length(hours), 0.1, 0.8)
+  mu <- rnorm(length(hours), 2, 0.5)
+  # Log-normal rows: skewed intervals, exp(mu +- z sd); the truth moves with the shared error.
+  d <- data.frame(date = hours, .pred = exp(mu), .pred_lower = exp(mu - z * sd_row),
+                  .pred_upper = exp(mu + z * sd_row), truth = exp(mu + sd_row * shared))
+  out <- average_estimates(d, columns = "truth")
+  covered <- mean(out$truth >= out$.pred_lower & out$truth <= out$.pred_upper)
+  expect_lt(abs(covered - 0.9), 3 * sqrt(0.9 * 0.1 / days))
+  # The same rows taken as independent (normal, sd of the mean sqrt(sum sd^2) / n on the log
+  # scale of each day's geometric mean) cover far less: the error that the bounds capture.
+  day <- rep(seq_len(days), each = 24)
+  log_mean <- tapply(mu, day, mean)
+  log_sd <- sqrt(tapply(sd_row^2, day, sum)) / 24
+  truth_log <- tapply(mu + sd_row * shared, day, mean)
+  expect_lt(mean(abs(truth_log - log_mean) <= z * log_sd), 0.5)
+})
+
+test_that("10-minute data become hourly means first, each hour needing 75 % of its records", {
+  times <- seq(as.POSIXct("2024-05-01", tz = "UTC"), by = "10 min", length.out = 6 * 48)
+  set.seed(3)
+  d <- data.frame(date = times, .pred = rnorm(length(times), 20))
+  d$.pred[1:2] <- NA    # hour 1 keeps 4 of 6 records: below 75 %, not counted
+  d$.pred[7] <- NA      # hour 2 keeps 5 of 6: counted
+  d$.pred[6 * 24 + 1:(6 * 7)] <- NA  # day 2 loses 7 hours: 17 of 24 left, NA
+  hour <- format(times, "%Y-%m-%d %H")
+  hourly_values <- tapply(d$.pred, hour, mean, na.rm = TRUE)
+  hourly_counts <- tapply(!is.na(d$.pred), hour, sum)
+  hourly_values[hourly_counts < 0.75 * 6] <- NA
+  day1 <- mean(hourly_values[1:24], na.rm = TRUE)
+  out <- average_estimates(d)
+  expect_equal(out$.pred, c(day1, NA))
+  expect_equal(out$n, c(6L * 24L - 3L, 6L * 17L))
+  hourly <- average_estimates(d, averaging = "1h")
+  expect_equal(hourly$.pred, unname(as.numeric(hourly_values)))
+  expect_equal(hourly$date, as.POSIXct(names(hourly_values), format = "%Y-%m-%d %H", tz = "UTC"))
+})
+
+test_that("days follow the data's time zone, 23 hours long on a spring clock change", {
+  # Brussels moved its clocks forward on 2024-03-31: that local day has 23 hours.
+  d <- hourly_estimates(days = 3, tz = "Europe/Brussels", start = "2024-03-30")
+  day <- as.Date(format(d$date, "%Y-%m-%d", tz = "Europe/Brussels"))
+  on_change <- which(day == as.Date("2024-03-31"))
+  expect_length(on_change, 23)
+  d$.pred[on_change[1:5]] <- NA   # 18 of 23 left (78 %): counted
+  out <- average_estimates(d)
+  expect_equal(out$date, unique(day))
+  expect_equal(out$.pred[2], mean(d$.pred[on_change[6:23]]))
+  d$.pred[on_change[6]] <- NA     # 17 of 23 (74 %): NA
+  expect_true(is.na(average_estimates(d)$.pred[2]))
+})
+
+test_that("units keep their column, type and order of first appearance", {
+  a <- hourly_estimates(days = 2)
+  b <- hourly_estimates(days = 2)
+  b$.pred <- b$.pred + 5
+  d <- rbind(cbind(site = 7L, b), cbind(site = 3L, a))
+  out <- average_estimates(d, unit = "site")
+  expect_identical(out$site, c(7L, 7L, 3L, 3L))
+  expect_equal(out$.pred, c(tapply(b$.pred, as.Date(b$date), mean), tapply(a$.pred, as.Date(a$date), mean)),
+               ignore_attr = TRUE)
+})
+
+test_that("daily data are returned as given for 24-hour means and refused for 1-hour means", {
+  d <- data.frame(date = as.Date("2024-01-01") + 0:4, .pred = 1:5, .pred_sd = 0.5)
+  out <- average_estimates(d)
+  expect_equal(out$date, d$date)
+  expect_equal(out$.pred, as.numeric(1:5))
+  expect_equal(out$n, rep(1L, 5))
+  expect_error(average_estimates(d, averaging = "1h"), "does not divide an hour")
+})
+
+test_that("a fit's augment() output averages to the means of its rows", {
+  d <- simulate_colocation(days = 12, seed = 2)
+  train <- d
+  train$ref[as.Date(train$date) > as.Date("2021-04-05")] <- NA
+  fit <- short_fit(ncam(pa_a + pa_b ~ rh + temperature, data = train, reference = "ref",
+                        hidden = 4L, epochs = 20L, seed = 1, threads = 1))
+  scored <- suppressWarnings(augment(fit, d, interval = "prediction"), classes = "ncam_warning_extrapolation")
+  out <- average_estimates(scored, columns = "ref")
+  day <- as.Date(scored$date, tz = attr(scored$date, "tzone"))
+  expect_equal(nrow(out), length(unique(day)))
+  expect_equal(out$.pred_upper, unname(as.numeric(tapply(scored$.pred_upper, day, mean))))
+  expect_equal(out$.pred_sd, unname(as.numeric(tapply(scored$.pred_sd, day, mean))))
+})
+
+test_that("bad input is an error naming the column and rows", {
+  d <- hourly_estimates(days = 1)
+  expect_error(average_estimates(d[c("date", "ref")]), "no column .*\\.pred")
+  expect_error(average_estimates(d[c("date", ".pred", ".pred_lower")]), "without")
+  bad <- d
+  bad$.pred_upper[4] <- NA
+  expect_error(average_estimates(bad), "missing in row 4")
+  expect_error(average_estimates(d, columns = "nope"), "nope")
+  expect_error(average_estimates(transform(d, ref = as.character(ref)), columns = "ref"), "must be numeric")
+  expect_error(average_estimates(rbind(d, d)), "repeats a time")
+  seven <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 420 * 0:300, .pred = 1)
+  expect_error(average_estimates(seven), "7 minutes")
+  expect_error(average_estimates(d[1, ]), "one time stamp")
+  expect_error(average_estimates(d, date = date), "single non-empty string")
+  expect_error(average_estimates(d, averaging = "week"), "averaging")
+})
