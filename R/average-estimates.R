@@ -91,6 +91,11 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
                     {.obj_type_friendly {columns}}.")
   }
   estimate_columns <- estimate_columns_of(data)
+  taken <- intersect(columns, c(estimate_columns, date, unit))
+  if (length(taken)) {
+    cli::cli_abort("{.arg columns} names {.val {taken}}, which {?is/are} averaged or used already:
+                    give only further columns, such as the reference.")
+  }
   obs <- averaging_input(data, date, unit, c(estimate_columns, columns))
   steps <- unit_time_steps(obs)
   span <- block_span(averaging)

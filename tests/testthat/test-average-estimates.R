@@ -145,6 +145,7 @@ test_that("bad input is an error naming the column and rows", {
   bad$.pred_upper[4] <- NA
   expect_error(average_estimates(bad), "missing in row 4")
   expect_error(average_estimates(d, columns = "nope"), "nope")
+  expect_error(average_estimates(d, columns = c("ref", ".pred")), "averaged or used already")
   expect_error(average_estimates(transform(d, ref = as.character(ref)), columns = "ref"), "must be numeric")
   expect_error(average_estimates(rbind(d, d)), "repeats a time")
   seven <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 420 * 0:300, .pred = 1)
