@@ -30,7 +30,7 @@ three_cornered_hat <- function(b, call = parent.frame()) {
       "The pairwise differences do not identify every sensor's error variance.",
       i = if (l == 2L) "With two sensors the variance of their difference is split equally."
           else "Using the minimum-norm least-squares solution."
-    ), call = call, class = "ncam_warning_not_identified")
+    ), call = call, class = c("ncam_warning_not_identified", "ncam_warning"))
   }
   s2 <- drop(dec$v[, pos, drop = FALSE] %*% (crossprod(dec$u[, pos, drop = FALSE], v) / dec$d[pos]))
   # The floor keeps the weights finite; a variance it had to raise is not an estimate. It is
@@ -43,7 +43,7 @@ three_cornered_hat <- function(b, call = parent.frame()) {
     cli::cli_warn(c("The error variance of sensor{?s} {.val {colnames(b)[heywood]}} is estimated at zero or below (a Heywood-like case): the variances of the pairwise differences imply a non-positive error variance.",
                     i = "{cli::qty(sum(heywood))}{?Its variance is/Their variances are} set to {signif(least, 3)}, so {cli::qty(sum(heywood))}{?its/their} weight and the intervals ({.code interval = \"credible\"}) are not trustworthy: the intervals are far too narrow.",
                     i = "Sensors with different gains or correlated errors do this; use {.code method = \"factor\"}, which estimates gains, or add sensors."),
-                  class = "ncam_warning_heywood", call = call)
+                  class = c("ncam_warning_heywood", "ncam_warning"), call = call)
   }
   list(sensor_var = stats::setNames(pmax(s2, least), colnames(b)), heywood = colnames(b)[heywood])
 }

@@ -58,14 +58,14 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   if (!(grad_per_row <= 1e-5)) {
     cli::cli_warn(c("The {.val factor} likelihood maximisation did not converge: the largest gradient is {signif(grad_per_row, 2)} per row.",
                     i = "The estimates may be inaccurate; check for sensors that barely vary with the others."),
-                  call = call, class = "ncam_warning_not_converged")
+                  call = call, class = c("ncam_warning_not_converged", "ncam_warning"))
   }
   std <- factor1_unpack(x, l, anchor)
   heywood <- std$noise_var < 1e-6
   if (any(heywood)) {
     cli::cli_warn(c("The noise variance of sensor{?s} {.val {sensors[heywood]}} is estimated at zero (a Heywood case).",
                     i = "The model then treats such a sensor as exact; this often means a misspecified model or too few rows."),
-                  class = "ncam_warning_heywood", call = call)
+                  class = c("ncam_warning_heywood", "ncam_warning"), call = call)
   }
 
   # Back to the user's units (an affine map of the parameters, exact for the covariance).
@@ -85,7 +85,7 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   if (any(weak %in% TRUE)) {
     cli::cli_warn(c("The gain of sensor{?s} {.val {free[weak %in% TRUE]}} is within 2 standard errors of zero.",
                     i = "A sensor that barely follows the others leaves the model weakly identified: its estimates are unstable."),
-                  call = call, class = "ncam_warning_weak_gain")
+                  call = call, class = c("ncam_warning_weak_gain", "ncam_warning"))
   }
   # The likelihood of z differs from that of b by the Jacobian sum over readings of log k_j.
   loglik <- -objective(x) - sum(colSums(obs) * log(spread))
@@ -213,7 +213,7 @@ factor1_vcov <- function(std, patterns, anchor, centre, spread, call) {
   if (is.null(root)) {
     cli::cli_warn(c("The information matrix of the {.val factor} model is singular at the estimate: no standard errors.",
                     i = "A gain near zero or a sensor that does not follow the others makes the model unidentified."),
-                  call = call, class = "ncam_warning_singular_information")
+                  call = call, class = c("ncam_warning_singular_information", "ncam_warning"))
     return(list(vcov = matrix(NA_real_, n_par, n_par, dimnames = list(labels, labels)),
                 se = stats::setNames(rep(NA_real_, n_par), labels)))
   }

@@ -81,7 +81,7 @@ warn_few_training_rows <- function(object, call = parent.frame()) {
   if (!object$method %in% c("ivw", "factor", "kalman") || object$nobs >= min_interval_training_rows) return(invisible())
   cli::cli_warn(c("These intervals take the sensors' error variances, estimated from only {object$nobs} training row{?s}, as known: they cover less often than their level (see {.topic ncam::ncam_baseline}, \"Intervals and the training rows\").",
                   i = "Fit on more training rows."),
-                class = "ncam_warning_few_training_rows", call = call)
+                class = c("ncam_warning_few_training_rows", "ncam_warning"), call = call)
 }
 
 # The fit warned once about floored error variances; the intervals built on them are what
@@ -91,7 +91,7 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
   cli::cli_warn(c("These intervals are too narrow: the error variance of sensor{?s} {.val {heywood}} was estimated at zero when the baseline was fitted (a Heywood case).",
                   i = if (method == "factor") "Add sensors or training rows, or read {.code interval = \"none\"}."
                       else "Use {.code method = \"factor\"} (it estimates gains), add sensors, or read {.code interval = \"none\"}."),
-                class = "ncam_warning_heywood", call = call)
+                class = c("ncam_warning_heywood", "ncam_warning"), call = call)
 }
 
 #' Methods for fitted baselines

@@ -29,6 +29,6 @@ warn_in_sample_calibration <- function(object, data, method, rows, call = parent
   } else {
     "Calibrate on rows held out of the fit, such as the calibration rows of {.fn split_blocks}."
   }
-  cli::cli_warn(c(paste0(which_rows, why), i = fix), class = "ncam_warning_in_sample_calibration",
+  cli::cli_warn(c(paste0(which_rows, why), i = fix), class = c("ncam_warning_in_sample_calibration", "ncam_warning"),
                 call = call)
 }

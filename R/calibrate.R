@@ -258,7 +258,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   if (method != "split" && !is.null(object$reference)) {
     cli::cli_warn(c("Method {.val {method}} calibrates against the model's own draws or the low-cost sensors, not against the reference monitor {.field {object$reference}} the model was fitted with.",
                     i = "Calibrate on rows with reference readings with {.code method = \"split\"} (the default when {.arg data} has reference readings)."),
-                  class = "ncam_warning_label_free_calibration")
+                  class = c("ncam_warning_label_free_calibration", "ncam_warning"))
   }
 
   if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
@@ -336,7 +336,7 @@ conformal_threshold <- function(scores, n, m, level, correction = "stutz",
   c_r <- sort(counts)[r]
   if (c_r < 1) {
     cli::cli_warn(c("The ECDF-corrected threshold at level {level} is infinite.",
-                    i = "Holdout scores exceed every calibration score; use more calibration rows."), class = "ncam_warning_small_calibration")
+                    i = "Holdout scores exceed every calibration score; use more calibration rows."), class = c("ncam_warning_small_calibration", "ncam_warning"))
     return(Inf)
   }
   sorted[total - c_r + 1]
@@ -346,7 +346,7 @@ too_small <- function(needed, n, level, what, left_out = NULL) {
   cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
                   i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}.",
                   if (length(left_out)) c(i = "Rows of {.arg data} left out of the calibration: {left_out}.")),
-                class = "ncam_warning_small_calibration")
+                class = c("ncam_warning_small_calibration", "ncam_warning"))
   Inf
 }
 

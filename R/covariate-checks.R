@@ -172,7 +172,7 @@ drop_unused_levels <- function(design, rows, call = parent.frame()) {
       n <- length(elsewhere)
       cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} gives rows with {cli::qty(n)}{?it/them} {.val NA}.",
                       i = "Fit with training rows of every level, or leave those rows out."),
-                    class = "ncam_warning_unused_level", call = call)
+                    class = c("ncam_warning_unused_level", "ncam_warning"), call = call)
     }
   }
   # The design columns of the used levels, named by a one-row design with only those levels.

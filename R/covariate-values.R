@@ -103,7 +103,7 @@ drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
                    call = call)
   }
   cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
-                class = "ncam_warning_dropped_covariate", call = call)
+                class = c("ncam_warning_dropped_covariate", "ncam_warning"), call = call)
   kept <- setdiff(labels, single)
   stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
 }

@@ -91,7 +91,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     }
     cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
                     stats::setNames(details, rep("*", length(details)))),
-                  class = "ncam_warning_nonpositive_reading", call = call)
+                  class = c("ncam_warning_nonpositive_reading", "ncam_warning"), call = call)
   }
   check_finite_columns(cols, label, call = call)
   if (!training) check_reading_magnitude(cols, label, call)
@@ -317,7 +317,7 @@ warn_constant_covariates <- function(object, x, newdata, call) {
     if (length(other)) {
       cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {other[1]}: {column[other[1]]}), which the predictions ignore.",
                       i = "Fit on data where {.field {name}} varies for the model to use it."),
-                    class = "ncam_warning_constant_covariate", call = call)
+                    class = c("ncam_warning_constant_covariate", "ncam_warning"), call = call)
     }
   }
 }

@@ -164,7 +164,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     if (anyNA(group)) {
       cli::cli_warn(c("{sum(is.na(group))} row{?s} of {.arg newdata} belong{?s/} to no group with a model: {?it is/they are} not checked.",
                       i = "Groups with a model: {shown_labels(object[has_fit(object), unit_columns, drop = FALSE])}."),
-                    class = "ncam_warning_no_group_model")
+                    class = c("ncam_warning_no_group_model", "ncam_warning"))
     }
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
@@ -181,7 +181,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   if (nrow(out) > 0L && length(untested)) {
     cli::cli_warn(c("Too few periods to test {.field {untested}}: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings (not across a step in the sensor's level), per sensor.",
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
-                  class = "ncam_warning_few_periods", call = call)
+                  class = c("ncam_warning_few_periods", "ncam_warning"), call = call)
   }
   finish_drift(out, alpha, transform, unit_columns, period)
 }

@@ -172,7 +172,7 @@ interval_bounds <- function(pred, keep, call = parent.frame()) {
     cli::cli_warn(c("{.arg pred} has column {.field {c('.pred_lower', '.pred_upper')[has]}} but
                      not {.field {c('.pred_lower', '.pred_upper')[!has]}}; interval metrics are
                      skipped.",
-                    i = "Predict with an interval to get both bounds."), class = "ncam_warning_partial_interval")
+                    i = "Predict with an interval to get both bounds."), class = c("ncam_warning_partial_interval", "ncam_warning"))
     return(NULL)
   }
   lower <- pred$.pred_lower

@@ -211,7 +211,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   constant <- constant_covariates(design$x, rows$train)
   if (any(constant)) {
     cli::cli_warn("Dropping constant covariate{?s} {.val {names(design$x)[constant]}}.",
-                  class = "ncam_warning_dropped_covariate")
+                  class = c("ncam_warning_dropped_covariate", "ncam_warning"))
     design$constant_values <- c(design$constant_values, lapply(design$x[constant], function(v) v[rows$train[1]]))
     design$x <- design$x[!constant]
     design$covariates <- names(design$x)
@@ -357,7 +357,7 @@ warn_missing_training_covariates <- function(rows, data, terms) {
   n <- length(rows)
   cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}:",
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details)))),
-                class = "ncam_warning_missing_covariate", rows = rows, call = NULL)
+                class = c("ncam_warning_missing_covariate", "ncam_warning"), rows = rows, call = NULL)
 }
 
 # The reference instrument's readings, checked, as one more (anchor) sensor column; it needs

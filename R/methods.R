@@ -239,5 +239,5 @@ warn_changed_update_data <- function(object, data_expr, env) {
   name <- data_label(data_expr)
   cli::cli_warn(c("{name} is not the data {.arg object} was fitted to: {data_change(object, data)}.",
                   i = "The refit uses {name} as it is now; to refit on the original rows, give them: {.code update(object, data = <those rows>)}."),
-                class = "ncam_warning_update_data_changed", call = rlang::caller_env())
+                class = c("ncam_warning_update_data_changed", "ncam_warning"), call = rlang::caller_env())
 }

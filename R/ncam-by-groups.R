@@ -120,7 +120,7 @@ match_groups <- function(object, keys, call = parent.frame()) {
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
     cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): {cli::qty(n_rows)}{?its/their} predictions are {.val NA}.",
                     i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
-                    if (any(unknown)) c(type_hints, exact_hint)), class = "ncam_warning_no_group_model", call = call)
+                    if (any(unknown)) c(type_hints, exact_hint)), class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
   group[failed] <- NA
   group

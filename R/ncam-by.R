@@ -155,7 +155,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     why <- gsub("([{}])", "\\1\\1", why)
     if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
     cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
-                    why), class = "ncam_warning_group_not_fitted")
+                    why), class = c("ncam_warning_group_not_fitted", "ncam_warning"))
     fits[failed] <- list(NULL)
   }
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
@@ -175,7 +175,7 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
     # Rows of `data` chosen for validation may all lie in other groups: this one cannot stop early.
     if (!any(task$validation)) {
       cli::cli_warn("Group {task$label}: none of its rows is among the {.arg validation} rows, so its fit does not stop early.",
-                    class = "ncam_warning_no_validation_rows", call = NULL)
+                    class = c("ncam_warning_no_validation_rows", "ncam_warning"), call = NULL)
     }
   }
   withCallingHandlers(

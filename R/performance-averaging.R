@@ -177,7 +177,7 @@ check_unfit <- function(unfit, steps, averaging, call) {
     }
     cli::cli_warn(c("The time step {whose} ({shown}) does not divide {words$span}: {n}{?its/their}
                      {words$means} metrics are NA (see column {.field note}).",
-                    i = words$hint), class = "ncam_warning_uneven_step")
+                    i = words$hint), class = c("ncam_warning_uneven_step", "ncam_warning"))
   }
 }
 

@@ -273,7 +273,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   short <- sum(result$n < 3L & !skipped)
   if (short > 0L) {
     cli::cli_warn("{short} result row{?s} ha{?s/ve} fewer than 3 complete pairs; {?its/their}
-                   metrics are NA (see column {.field note}).", class = "ncam_warning_few_pairs")
+                   metrics are NA (see column {.field note}).", class = c("ncam_warning_few_pairs", "ncam_warning"))
   }
   columns <- c("unit", "averaging", "time_step", "n", "r2", "slope", "intercept", "rmse",
                "nrmse", "mbe", "n_precision", "sd", "cv", "orth_slope", "orth_intercept",

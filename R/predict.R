@@ -138,7 +138,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
 warn_level_without_interval <- function(call = parent.frame(),
                                         hint = "Give {.code interval = \"prediction\"} (a new reading of the anchor) or {.code interval = \"credible\"} (the true value).") {
   cli::cli_warn(c("{.arg level} is used only with an interval, and none was asked for.", i = hint),
-                call = call, class = "ncam_warning_level_without_interval")
+                call = call, class = c("ncam_warning_level_without_interval", "ncam_warning"))
 }
 
 # The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));

@@ -166,7 +166,7 @@ check_aqs_filters <- function(seen, parameter, site, call = parent.frame()) {
       message <- c("{.arg {arg}} {.val {absent}} {cli::qty(length(absent))}match{?es/} no row of {.arg path}.",
                    i = hint[[arg]])
       if (length(absent) == length(asked)) cli::cli_abort(message, call = call)
-      cli::cli_warn(message, call = call, class = "ncam_warning_unmatched_filter")
+      cli::cli_warn(message, call = call, class = c("ncam_warning_unmatched_filter", "ncam_warning"))
     }
   }
   if (!is.null(parameter) && !is.null(site) && !any(seen$parameter %in% parameter & seen$site %in% site)) {

@@ -50,7 +50,7 @@ read_utf8_lines <- function(path, member, label, zip, call) {
     lines[bad] <- iconv(lines[bad], from = "latin1", to = "UTF-8")
     cli::cli_warn(c("File {.file {label}} is not valid UTF-8: {length(bad)} line{?s} decoded as Latin-1, the first being line {bad[1]}.",
                     i = "Check accented text such as site names; save the file as UTF-8 to silence this warning."),
-                  call = call, class = "ncam_warning_encoding")
+                  call = call, class = c("ncam_warning_encoding", "ncam_warning"))
   }
   Encoding(lines) <- "UTF-8"
   lines
@@ -223,7 +223,7 @@ blank_unusable_values <- function(data, columns, where, lines = NULL, ranges = l
                     stats::setNames(unlist(found$code), rep("*", length(found$code))),
                     i = "Loggers and data portals write such codes for a missing reading; averaged as numbers, they would drag means far off.",
                     i = fix),
-                  class = "ncam_warning_missing_code", call = call)
+                  class = c("ncam_warning_missing_code", "ncam_warning"), call = call)
   }
   if (length(found$outside)) {
     n <- sum(vapply(found$outside, attr, 1, "n"))
@@ -232,7 +232,7 @@ blank_unusable_values <- function(data, columns, where, lines = NULL, ranges = l
                     stats::setNames(unlist(found$outside), rep("*", length(found$outside))),
                     i = "Relative humidity lies between 0 and 100 %, read a few points beyond at most: such values are faults or codes of the sensor.",
                     i = fix),
-                  class = "ncam_warning_impossible_value", call = call)
+                  class = c("ncam_warning_impossible_value", "ncam_warning"), call = call)
   }
   data
 }
@@ -291,7 +291,7 @@ integer64_to_double <- function(x, col, call) {
   out <- as.double(x)
   if (any(abs(out) > 2^53, na.rm = TRUE)) {
     cli::cli_warn("Column {.val {col}} holds integers beyond 2^53 that a double cannot represent exactly.",
-                  call = call, class = "ncam_warning_integer_precision")
+                  call = call, class = c("ncam_warning_integer_precision", "ncam_warning"))
   }
   out
 }

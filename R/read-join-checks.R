@@ -55,7 +55,7 @@ warn_period_offset <- function(time, start, step, period, arg, call) {
   zone <- if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
   cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
                   i = "Each is taken as the mean of the period it falls in. If the stamps are the starts of days elsewhere, read the table in that zone (or give its times as {.cls Date}), so that its days are those of the sensors."),
-                class = "ncam_warning_period_offset", call = call)
+                class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
 }
 
 # Readings that come once per period, yet some periods hold two: times a little before a
@@ -73,7 +73,7 @@ warn_crowded_periods <- function(time, start, step, group, period, arg, call) {
   row <- first_period[which.max(as.numeric(time[first_period]) - as.numeric(start[first_period]))]
   cli::cli_warn(c("{n_periods} period{?s} of {.arg {arg}} {cli::qty(n_periods)}{?holds/hold} two or more readings, though its readings come about once per {format_period(nominal)} (first at row {row}, {format(time[row], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}): a time just before a period's start falls into the period before, which then averages two readings while the next is left empty.",
                   i = "Pair each reading with the nearest reference time instead ({.code average = NULL, tolerance = \"10 min\"}), or round the times first."),
-                class = "ncam_warning_crowded_periods", call = call)
+                class = c("ncam_warning_crowded_periods", "ncam_warning"), call = call)
 }
 
 # A column of table `arg` to average per period: a list column can be neither averaged nor
@@ -135,5 +135,5 @@ warn_no_overlap <- function(row, sensor_time, reference_time, keys, nearest, cal
   cli::cli_warn(c("No sensor row was paired with a reference row: the reference is {.code NA} throughout.",
                   "*" = "The sensors span {span(sensor_time)}; the reference {span(reference_time)}.",
                   i = why),
-                class = "ncam_warning_no_overlap", call = call)
+                class = c("ncam_warning_no_overlap", "ncam_warning"), call = call)
 }

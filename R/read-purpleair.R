@@ -74,7 +74,7 @@ warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = pare
     repeats <- if (is.null(sensor)) what else paste("sensor and", what)
     cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {row_at(repeated[1], lines)}{which_sensor}.",
                     i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
-                  call = call, class = "ncam_warning_repeated_rows")
+                  call = call, class = c("ncam_warning_repeated_rows", "ncam_warning"))
   }
 }
 

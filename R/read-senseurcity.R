@@ -99,7 +99,7 @@ read_senseurcity_box <- function(path, keep_flags, sht31, call) {
   lines <- attr(raw, "line")
   absent <- setdiff(senseurcity_measures, names(raw))
   if (length(absent) > 0L) {
-    cli::cli_warn("File {.file {path}} lacks {cli::qty(length(absent))}column{?s} {.val {absent}}; read as {.code NA}.", call = call, class = "ncam_warning_missing_columns")
+    cli::cli_warn("File {.file {path}} lacks {cli::qty(length(absent))}column{?s} {.val {absent}}; read as {.code NA}.", call = call, class = c("ncam_warning_missing_columns", "ncam_warning"))
   }
   value <- function(col) {
     if (!col %in% names(raw)) return(rep(NA_real_, nrow(raw)))
@@ -161,7 +161,7 @@ senseurcity_sht31_swapped <- function(value, sht31, path, call) {
   if (!any(usable)) {
     cli::cli_warn(c("File {.file {path}} has no row with {.val SHT31TE}, {.val SHT31HE} and {.val Absolute_humidity} to tell temperature from humidity.",
                     i = "Read as {.code sht31 = \"swapped\"} (releases v1 and v2); set {.arg sht31} to choose."),
-                  call = call, class = "ncam_warning_sht31_order")
+                  call = call, class = c("ncam_warning_sht31_order", "ncam_warning"))
     return(TRUE)
   }
   misfit <- function(t, rh) stats::median(abs(absolute(t[usable], rh[usable]) - ah[usable]))

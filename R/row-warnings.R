@@ -18,7 +18,7 @@ warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint
   cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.val NA}.",
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("Fill in the missing covariate values, or leave those rows out", hint, ".")),
-                class = c("ncam_warning_missing_covariate", "ncam_row_warning"), call = NULL)
+                class = c("ncam_warning_missing_covariate", "ncam_row_warning", "ncam_warning"), call = NULL)
 }
 
 # One warning for the rows of newdata whose factor term has a level not seen in training (their
@@ -49,7 +49,7 @@ warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.val NA}."),
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
                   i = "Leave those rows out, or refit on data with training rows of those levels."),
-                class = c("ncam_warning_unseen_level", "ncam_row_warning"), call = NULL, rows = rows, levels = levels)
+                class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels)
 }
 
 # "rows 3, 10, 250, ..." for the first rows of `n` (row numbers of the call's newdata).
@@ -88,7 +88,7 @@ warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
   cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate what the model learned and are less reliable.",
                   details,
                   i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
-                class = c("ncam_warning_extrapolation", "ncam_row_warning"), call = NULL)
+                class = c("ncam_warning_extrapolation", "ncam_row_warning", "ncam_warning"), call = NULL)
 }
 
 # Which distances (column .extrapolation) are far enough outside to warn about; NA is not.
@@ -120,7 +120,7 @@ warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "") {
   cli::cli_warn(c("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement.",
                   "*" = if (length(first_rows)) first_rows_text(first_rows, n),
                   i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates} does so itself)", hint, ".")),
-                class = c("ncam_warning_no_readings", "ncam_row_warning"), call = NULL)
+                class = c("ncam_warning_no_readings", "ncam_row_warning", "ncam_warning"), call = NULL)
 }
 
 # Evaluates expr with the row warnings of its parts muffled (warn_part_totals() sums them up).
@@ -251,5 +251,5 @@ warn_beyond_range_total <- function(beyond, n_rows, of) {
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}."),
                   beyond_range_details(rows, shown$variable, shown$value, beyond$counts),
                   i = "Check those rows for a unit or parsing error, or leave them out."),
-                class = "ncam_warning_beyond_range", call = NULL, counts = beyond$counts)
+                class = c("ncam_warning_beyond_range", "ncam_warning"), call = NULL, counts = beyond$counts)
 }

@@ -43,7 +43,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
     counts <- paste0("`", sensors[few], "` (", n_read[few], ")", collapse = ", ")
     cli::cli_warn(c("{cli::qty(sum(few))}Few readings on the training rows for sensor{?s} {counts}: {cli::qty(sum(few))}{?its/their} gain, offset and noise are poorly determined.",
                     i = "{cli::qty(sum(few))}Give more rows with {?this sensor/these sensors}, or leave {?it/them} out of the formula."),
-                  class = "ncam_warning_few_readings", call = call)
+                  class = c("ncam_warning_few_readings", "ncam_warning"), call = call)
   }
   ok <- is.finite(spreads) & spreads > 0
   if (sum(ok) >= 2L) {
@@ -53,7 +53,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
       lo <- names(which.min(spreads[ok]))
       cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3)?",
                       i = "Convert every sensor to one unit before fitting; a gain of {signif(ratio, 2)} is rarely physical."),
-                    class = "ncam_warning_units", call = call)
+                    class = c("ncam_warning_units", "ncam_warning"), call = call)
     }
   }
   check_copies(readings, rows, call)
@@ -117,7 +117,7 @@ check_copies <- function(readings, rows, call) {
       } else if (intercept == 0) "identical" else "equal up to a constant offset"
       cli::cli_warn(c("Sensors {.field {sensors[i]}} and {.field {sensors[j]}} are {what} on all {n} rows where both read: one column entered twice?",
                       i = "The model takes sensors as independent, so a copy makes its intervals far too narrow; drop one of them."),
-                    class = "ncam_warning_duplicate_sensor", call = call)
+                    class = c("ncam_warning_duplicate_sensor", "ncam_warning"), call = call)
     }
   }
 }
@@ -175,7 +175,7 @@ check_linked <- function(readings, rows, anchor, call = parent.frame()) {
   if (!all(linked)) {
     cli::cli_warn(c("{cli::qty(sum(!linked))}Sensor{?s} {.field {sensors[!linked]}} read{?s/} on fewer than {min_linking_rows} training rows together with the anchor {.field {anchor}}, and not beside a sensor that reads on that many: {?its/their} gain and offset on the anchor's scale rest on the prior alone, and intervals on rows without the anchor are not checked by any data.",
                     i = "{cli::qty(sum(!linked))}Give rows where {?it reads/they read} together with the anchor (or with a sensor linked to it)."),
-                  class = "ncam_warning_unlinked_sensor", call = call)
+                  class = c("ncam_warning_unlinked_sensor", "ncam_warning"), call = call)
   }
   invisible(NULL)
 }
@@ -204,12 +204,12 @@ warn_two_sensors <- function(sensors, reference, call = parent.frame()) {
     # splits into the true value's spread and the reference's own noise.
     cli::cli_warn(c("With one low-cost sensor ({.field {sensors}}) beside the reference, the data cannot tell the reference's own noise from the spread of the true value: intervals for the true value ({.code interval = \"credible\"}) are not identified.",
                     i = "Use {.code interval = \"prediction\"}, an interval for a reference reading, which is identified; a second sensor identifies both."),
-                  class = "ncam_warning_two_sensors", call = call)
+                  class = c("ncam_warning_two_sensors", "ncam_warning"), call = call)
   }
   if (length(sensors) != 2L || !is.null(reference)) return(invisible(NULL))
   cli::cli_warn(c("With two sensors ({.field {sensors}}) and no reference, the data cannot tell which of them is noisier: their noise levels, and so the weights of the fused value, are not identified.",
                   i = "Add a third sensor of the same quantity, or a reference monitor's readings over a co-location period with {.arg reference}."),
-                class = "ncam_warning_two_sensors", call = call)
+                class = c("ncam_warning_two_sensors", "ncam_warning"), call = call)
 }
 
 # Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
@@ -292,7 +292,7 @@ warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, rows = NU
   cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}."),
                   i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
                   i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
-                class = "ncam_warning_spikes", call = call, rows = rows, threshold = threshold)
+                class = c("ncam_warning_spikes", "ncam_warning"), call = call, rows = rows, threshold = threshold)
 }
 
 warn_spikes <- function(counts, threshold, call) {
@@ -300,7 +300,7 @@ warn_spikes <- function(counts, threshold, call) {
   hit <- counts[counts > 0L]
   cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers ({paste0(names(hit), ': ', hit, collapse = ', ')}): each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
                   i = "They are treated as missing. {.code control = ncam_control(screen_outliers = Inf)} keeps them."),
-                class = "ncam_warning_spikes", call = call)
+                class = c("ncam_warning_spikes", "ncam_warning"), call = call)
 }
 
 # After training: not converged, a loss that never beat the untrained model (a learning rate
@@ -310,7 +310,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   if (fit$best_epoch == fit$epochs_run && fit$epochs_run == epochs && epochs > 1L) {
     cli::cli_warn(c("Not converged: the best epoch is the last one ({epochs}), so the fit was still improving.",
                     i = "Give more {.arg epochs} (or a larger {.arg learn_rate})."),
-                  class = "ncam_warning_not_converged", call = call)
+                  class = c("ncam_warning_not_converged", "ncam_warning"), call = call)
   }
   if (is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll) {
     best_train <- suppressWarnings(min(fit$history$train_nll, na.rm = TRUE))
@@ -318,11 +318,11 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
       # Training worked on its rows; only the validation rows did not follow.
       cli::cli_warn(c("The validation NLL never improved on the untrained model ({signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best), while the training NLL fell from {signif(trained$initial_train_nll, 4)} to {signif(best_train, 4)}: the fit keeps the weights of epoch {fit$best_epoch}.",
                       i = "{fit$n_validation} validation row{?s} judge{?s/} the fit: with few rows, give more data or a larger share to {.arg validation}; otherwise the model overfits at once, so try a smaller {.arg hidden}."),
-                    class = "ncam_warning_validation_not_improved", call = call)
+                    class = c("ncam_warning_validation_not_improved", "ncam_warning"), call = call)
     } else {
       cli::cli_warn(c("Training never improved on the untrained model (NLL {signif(trained$initial_nll, 4)} before the first epoch, {signif(trained$best_nll, 4)} at best): the loss exploded.",
                       i = "A smaller {.arg learn_rate} (now {fit$settings$learn_rate}) usually fixes this."),
-                    class = "ncam_warning_unstable", call = call)
+                    class = c("ncam_warning_unstable", "ncam_warning"), call = call)
     }
   }
   range <- fit$settings$control$logvar_range
@@ -332,13 +332,13 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
                     i = if (identical(colnames(clamped_share)[low], fit$reference))
                       "The reference agrees with the estimate from the sensors more closely than the clamp allows, so its noise is the clamp's, larger than the data would make it, and {.code interval = \"prediction\"} a little wider; to learn it, widen the clamp, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}." else
                       "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
-                  class = "ncam_warning_clamp", call = call)
+                  class = c("ncam_warning_clamp", "ncam_warning"), call = call)
   }
   high <- clamped_share["high", ] > max_clamped_share
   if (any(high)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[high]}} sits at the upper log-variance clamp on {paste0(round(100 * clamped_share['high', high]), '%')} of the rows: there it comes from the clamp, not from the data.",
                     i = "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {?it/them} out."),
-                  class = "ncam_warning_clamp", call = call)
+                  class = c("ncam_warning_clamp", "ncam_warning"), call = call)
   }
   invisible(NULL)
 }
@@ -351,5 +351,5 @@ warn_repeated_training_rows <- function(data, rows, call = NULL) {
   if (!length(repeated)) return(invisible())
   cli::cli_warn(c("{length(repeated)} row{?s} of {.arg data} repeat{?s/} an earlier row in every column, the first being row {repeated[1]}: a copy weighs twice in training, and may sit on both sides of the validation split.",
                   i = "Remove the copies (such as with {.fn unique}), or check the join or download that made them."),
-                class = "ncam_warning_repeated_rows", call = call)
+                class = c("ncam_warning_repeated_rows", "ncam_warning"), call = call)
 }

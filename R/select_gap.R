@@ -135,7 +135,7 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
   gap_steps <- if (anyNA(first_inside)) NA_integer_ else max(first_inside)
   if (is.na(gap_steps)) {
     cli::cli_warn(c("The autocorrelation never enters the {level * 100}% band up to lag {max_lag}.",
-                    i = "Increase {.arg max_lag}."), class = "ncam_warning_no_gap_found")
+                    i = "Increase {.arg max_lag}."), class = c("ncam_warning_no_gap_found", "ncam_warning"))
   }
 
   lag_out <- if (is.null(step)) lags else as_lag_difftime(lags * step, step)
@@ -378,7 +378,7 @@ warn_short_groups <- function(grid, n, band) {
                      {format(signif(1 / max(bias[short]), 3))} values): centring each
                      on its own mean biases the pooled ACF by about {format(-signif(max(bias[short]), 2))},
                      against a band of {format(signif(min(band), 2))}.",
-                    i = "The selected gap may be too long; use fewer, longer groups."), class = "ncam_warning_short_series")
+                    i = "The selected gap may be too long; use fewer, longer groups."), class = c("ncam_warning_short_series", "ncam_warning"))
   }
 }
 

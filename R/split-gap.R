@@ -33,7 +33,7 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
                      times of column {.field {date}} ({format_spacing(min(spacing))}): it
                      separates nothing, and rows of different splits may be neighbours.",
                     if (plain) rows_hint(gap)),
-                  class = "ncam_warning_short_gap", call = call)
+                  class = c("ncam_warning_short_gap", "ncam_warning"), call = call)
   }
   secs
 }
@@ -61,7 +61,7 @@ parse_block <- function(block, time, date, call = parent.frame()) {
                      a split into temporal blocks.",
                     if (plain) rows_as_duration_hint(block, spacing, "block"),
                     i = "Give {.arg block} as a duration of many steps, such as {.val 7 days}."),
-                  class = "ncam_warning_short_block", call = call)
+                  class = c("ncam_warning_short_block", "ncam_warning"), call = call)
   }
   list(secs = secs, short = short)
 }

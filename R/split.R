@@ -211,7 +211,7 @@ split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
 # split function (an empty `data` is usually a filter gone wrong upstream).
 empty_split <- function(call = parent.frame()) {
   cli::cli_warn(c("{.arg data} has no rows: every split is empty.",
-                  i = "Check how {.arg data} was built (a filter that kept no row?)."), call = call, class = "ncam_warning_empty_split")
+                  i = "Check how {.arg data} was built (a filter that kept no row?)."), call = call, class = c("ncam_warning_empty_split", "ncam_warning"))
   factor(character(), levels = split_levels)
 }
 
@@ -265,7 +265,7 @@ warn_empty_splits <- function(allotted, kept, prop, unit, why_none,
                split and was set to {.code NA}.", i = "{gap_hint}")
     }
   )
-  cli::cli_warn(c("Some splits in {.arg prop} are empty.", msg), class = "ncam_warning_empty_split")
+  cli::cli_warn(c("Some splits in {.arg prop} are empty.", msg), class = c("ncam_warning_empty_split", "ncam_warning"))
 }
 
 # Warns when a split keeps under half its target rows (an empty one has its own warning): the
@@ -285,7 +285,7 @@ warn_small_splits <- function(allotted, kept, prop, hint, call = parent.frame())
   }, character(1))
   cli::cli_warn(c("{cli::qty(length(small))}Split{?s} {.val {small}} keep{?s/} under half
                    {?its/their} target rows.", stats::setNames(lines, rep("*", length(lines))),
-                  i = hint), class = "ncam_warning_small_split", call = call)
+                  i = hint), class = c("ncam_warning_small_split", "ncam_warning"), call = call)
 }
 
 check_prop <- function(prop, call = parent.frame()) {

@@ -237,7 +237,7 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
     cli::cli_warn(c("{.arg newdata} already has prediction columns: all are removed, so that none is left from an earlier prediction.",
                     "*" = if (length(replaced)) "Replaced by the new predictions: {.field {replaced}}.",
                     "*" = if (length(dropped)) "Dropped, as the new predictions have no such column: {.field {dropped}}."),
-                  call = call, class = "ncam_warning_replaced_columns")
+                  call = call, class = c("ncam_warning_replaced_columns", "ncam_warning"))
   }
   # Kept by position: indexing by name would keep only the first of two columns of one name,
   # which then get tibble's unique names (with its message) as as_tibble() gives them.

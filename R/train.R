@@ -132,7 +132,7 @@ warn_few_reference_rows <- function(n_reference, reference) {
   if (n_reference >= min_interval_training_rows) return(invisible())
   cli::cli_warn(c("Reference column {.field {reference}} is observed on only {n_reference} training and validation row{?s}: credible intervals ignore the error of a calibration learned from so few, and cover the truth far less often than their level.",
                   i = "Judge intervals by {.code calibrate(method = \"split\")} on co-location rows held back from the fit, or give a longer co-location period (at least {min_interval_training_rows} rows)."),
-                class = "ncam_warning_few_reference_rows", call = NULL)
+                class = c("ncam_warning_few_reference_rows", "ncam_warning"), call = NULL)
 }
 
 # A fraction in [0, 1), a logical per row or row numbers. A fraction too small to give one
@@ -153,7 +153,7 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
   } else if (validation > 0 && length(candidates) >= 2L) {  # else training fails anyway
     cli::cli_warn(c("{.arg validation} = {validation} of the {length(candidates)} usable row{?s} (complete covariates and a sensor reading) is no row: training runs without early stopping.",
                     i = "Give a fraction of at least {signif(0.5 / length(candidates), 2)} for validation rows, or {.code validation = 0} to train on every row."),
-                  class = "ncam_warning_no_validation_rows", call = call)
+                  class = c("ncam_warning_no_validation_rows", "ncam_warning"), call = call)
   }
   out
 }

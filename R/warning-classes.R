@@ -1,7 +1,7 @@
 # Every class of warning the package gives, with the functions that give it (one row each:
 # class, given by, when): the one place they are written down. ?ncam_warnings is made from
-# it, and a test checks that every warning in the code carries a class of this table and that
-# every class here is in the code.
+# it, and a test checks that every warning in the code carries a class of this table and the
+# common class "ncam_warning" (written at each call), and that every class here is in the code.
 warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_not_converged", "ncam(), ncam_baseline()",
     "the best epoch is the last one (give more epochs), or the factor baseline's likelihood maximisation stopped short"),
@@ -133,8 +133,12 @@ warning_classes_rd <- function() {
 #'
 #' Every warning ncam gives has a class besides `warning` and `condition`, so
 #' that code fitting or scoring many models (loops over sites, [ncam_by()]) can
-#' catch or muffle one kind and let the others through. [ncam_by()] passes each
-#' group's warnings on with their classes, the message naming the group.
+#' catch or muffle one kind and let the others through. Each also has the class
+#' `ncam_warning`, common to all of them, to catch or muffle every warning of
+#' ncam at once while those of other packages pass (warnings about rows of new
+#' data have a third class, `ncam_row_warning`). [ncam_by()] passes each group's
+#' warnings on with their classes, from parallel workers too, the message naming
+#' the group.
 #'
 #' @eval warning_classes_rd()
 #' @name ncam_warnings
@@ -145,4 +149,6 @@ warning_classes_rd <- function() {
 #'   ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, epochs = 10, seed = 1),
 #'   ncam_warning_not_converged = function(w) invokeRestart("muffleWarning")
 #' )
+#' # A level without an interval warns; muffle every warning of ncam at once (not others'):
+#' suppressWarnings(predict(fit, toy[1:5, ], level = 0.9), classes = "ncam_warning")
 NULL

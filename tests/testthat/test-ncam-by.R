@@ -329,6 +329,10 @@ test_that("a group's warning keeps its classes and bullets behind the group's na
       ncam_warning_not_converged = function(w) invokeRestart("muffleWarning")))
     expect_false(any(grepl("Not converged", left)))
     expect_length(left, length(caught) - 2L)
+    # Every group's warning keeps the common class too, which muffles them all.
+    expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning")))
+    expect_length(testthat::capture_warnings(suppressWarnings(
+      ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7), classes = "ncam_warning")), 0L)
   }
   check(caught_warnings())
   local({
