@@ -80,8 +80,8 @@
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
 #'   shifts smaller than a tenth of the spread of a reading around its prediction. On
 #'   simulated hourly half-years without drift checked by week (`bench/drift_hourly.R`),
-#'   `tolerance = 0` flagged 2.0 % of them at `alpha = 0.01`, the default 0.5 %; 1.7 % of
-#'   the rows had `p_value` below 0.01 and `mean_z / std_error` had sd 1.135. What exceeds
+#'   `tolerance = 0` flagged 2.0 % of them at `alpha = 0.01`, the default 0.7 %; 1.7 % of
+#'   the rows had `p_value` below 0.01 and `mean_z / std_error` had sd 1.136. What exceeds
 #'   1 % and 1 there is each sensor's z being a little off 0 over the whole half-year (sd
 #'   0.048), the model's own estimation error, which only `tolerance` absorbs: around each
 #'   sensor's own level that sd is 0.977.

@@ -84,7 +84,7 @@
 #'   inside 90 % intervals). The reference's noise, learned without units, keeps the spread between
 #'   them: `"prediction"` intervals of known units are then conservative where units differ much (99.6 %
 #'   at 90 % for units biased by -3 to 3 in the tests; 91 % on PurpleAir's later days); [calibrate()]
-#'   with later reference rows makes them exact. Needs reference readings at 3 or more units, some with
+#'   with later reference rows recalibrates them, as far as those rows are like the days to come. Needs reference readings at 3 or more units, some with
 #'   two or more rows; `newdata` then needs the column. The offsets are in `fit$unit_offsets`, tabled by
 #'   `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not by `logLik()`.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
@@ -102,7 +102,7 @@
 #'   `fit_rows <- split %in% c("train", "validation")`, fit `data[fit_rows, ]` with
 #'   `validation = split[fit_rows] == "validation"` (see [split_blocks()]).
 #' @param stop_iter Stop after this many epochs without improvement of the validation NLL (rows'
-#'   NLLs capped at their median plus 10 MADs: a spike's grows without bound as the model grows
+#'   NLLs capped at their median plus 10 MADs (`stats::mad()`, scaled to a normal sd): a spike's grows without bound as the model grows
 #'   confident); the best epoch's weights are kept. `0` never stops early.
 #' @param lambda_var Weight of the variance penalty (used for both the prior and the sensors).
 #' @param sigma_y2 Variance of the true value around \eqn{\Theta} (the aleatoric term added to
