@@ -28,7 +28,11 @@
 #' move together entirely (there 73-94 % of the days, where the hourly
 #' intervals covered 63-82 % of the hours), so a mean's interval is only as
 #' honest as the rows' intervals: check those against a reference (see
-#' [sensor_performance()] and [calibrate()]).
+#' [sensor_performance()] and [calibrate()]). That holds for the two bounds
+#' together; with strongly skewed intervals (log-normal ones several times as
+#' wide as the estimate) the true mean can lie above the averaged upper bound a
+#' little more often than the rows' own share. `.pred_sd` is likewise the sd of
+#' the mean for errors that move together, and larger than it otherwise.
 #'
 #' **Periods**, as in [sensor_performance()]: an hour is a span of elapsed
 #' time starting on the local clock's hour, a day a calendar day in the time
@@ -36,11 +40,18 @@
 #' than an hour whose time step divides it are first averaged per hour, each
 #' hour counting only with `completeness` of its records, and a day's mean is
 #' the mean of its hours, counting only with `completeness` of them. A unit's
-#' time step is the most common gap between its time stamps. Data already at
-#' the averaging (hourly data and `"1h"`, daily data and `"24h"`) are returned
-#' as given, one row per row, as are daily data a whole number of days apart
-#' for `"24h"`. Any other time step (such as 7 minutes, or daily data for
-#' `"1h"`) is an error.
+#' time step is the most common gap between its time stamps; a unit whose step
+#' changes is judged at that one, so its rows at a coarser step count as
+#' incomplete periods. Data already at the averaging (hourly data and `"1h"`,
+#' daily data, also a whole number of days apart, and `"24h"`) give one row per
+#' period too, dated by its start (an hourly reading stamped at 05:30 falls in
+#' the hour from 05:00; two readings in one period, such as one stamped a second
+#' early, are averaged). Any other time step (such as 7 minutes, or daily data
+#' for `"1h"`) is an error.
+#'
+#' Missing-value codes (-999, -9999) are read as `NA` with a warning, as
+#' [sensor_performance()] does; columns with units (the \pkg{units} package)
+#' keep them.
 #'
 #' Rows with no sensor reading (`.n_sensors` = 0 in [predict.ncam()]'s output),
 #' whose estimate is the model's prior from the covariates, count as rows without
@@ -66,10 +77,9 @@
 #' @return A tibble with one row per unit and period that holds at least one
 #'   row of `data` (units in order of first appearance, periods in time
 #'   order): the `unit` column (when given), the `date` column (the period's
-#'   start: a Date for `"24h"`, a POSIXct in the data's time zone for `"1h"`;
-#'   data returned as given keep their times), `n` (the rows
-#'   with an estimate), `.pred`, the interval columns of `data`, and
-#'   `columns`.
+#'   start: a Date for `"24h"`, a POSIXct in the data's time zone for `"1h"`),
+#'   `.n_estimates` (the rows with an estimate), `.pred`, the interval columns
+#'   of `data`, and `columns`.
 #' @seealso [sensor_performance()] to judge daily means against a reference.
 #' @export
 #' @examples
@@ -90,46 +100,54 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
     cli::cli_abort("{.arg columns} must be column names (a character vector), not
                     {.obj_type_friendly {columns}}.")
   }
+  if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows.")
   estimate_columns <- estimate_columns_of(data)
-  taken <- intersect(columns, c(estimate_columns, date, unit))
+  taken <- intersect(columns, c(estimate_columns, date, unit, ".n_estimates"))
   if (length(taken)) {
     cli::cli_abort("{.arg columns} names {.val {taken}}, which {?is/are} averaged or used already:
                     give only further columns, such as the reference.")
   }
-  obs <- averaging_input(data, date, unit, c(estimate_columns, columns))
+  averaged_columns <- c(estimate_columns, columns)
+  obs <- averaging_input(data, date, unit, averaged_columns)
   steps <- unit_time_steps(obs)
-  span <- block_span(averaging)
   if (all(is.na(steps))) {
     cli::cli_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
-  unfit <- !fits_span(steps, span)
-  if (any(unfit)) {
-    who <- if (is.null(unit)) "The data have" else cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}")
-    cli::cli_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
-                      {?does/do} not divide {block_words(averaging)$span}: no {block_words(averaging)$means} means.",
-                     i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."))
-  }
-  averaged_columns <- c(estimate_columns, columns)
-  obs$.present <- as.numeric(!is.na(obs$.pred))
+  check_averaging_steps(steps, averaging, named = !is.null(unit))
+  # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
+  values <- paste0(".value_", seq_along(averaged_columns))
+  by <- if (averaging == "1h") c("unit", "day", "hour") else c("unit", "day")
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[unname(steps)[match(obs$unit, names(steps))] %in% step, ]
-    if (step >= span) {
-      rows$n <- rows$.present
-      return(rows)
-    }
-    means <- if (averaging == "1h") {
-      hourly_means(rows, step, completeness, averaged_columns)
+    means <- if (step >= block_span(averaging)) {
+      # Data at the averaging or coarser: one record expected per period.
+      block_means(rows, by, rep(1, nrow(rows)), completeness, values)
+    } else if (averaging == "1h") {
+      hourly_means(rows, step, completeness, values)
     } else {
-      daily_means(rows, step, completeness, averaged_columns)
+      daily_means(rows, step, completeness, values)
     }
-    by <- if (averaging == "1h") c("unit", "hour") else c("unit", "day")
-    counts <- rowsum(rows$.present, do.call(paste, c(unname(as.list(rows[by])), sep = "\r")))
-    means$n <- unname(counts[do.call(paste, c(unname(as.list(means[by])), sep = "\r")), 1])
+    key <- function(x) do.call(paste, c(unname(as.list(x[by])), sep = "\r"))
+    counts <- rowsum(rows$.present, key(rows))
+    means$.n_estimates <- unname(counts[key(means), 1])
     means
   })
-  frame <- do.call(rbind, lapply(parts, function(p) p[c("unit", "time", "day", "hour", "n", averaged_columns)]))
-  frame <- frame[order(match(frame$unit, names(steps)), frame$time), ]
-  averaging_output(frame, data, date, unit, averaging, averaged_columns)
+  frame <- do.call(rbind, lapply(parts, function(p) p[c("unit", "day", "hour", ".n_estimates", values)]))
+  frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
+  averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
+}
+
+# Each unit's time step must divide the averaging's span, or be a whole number of days for
+# 24-hour means.
+check_averaging_steps <- function(steps, averaging, named, call = parent.frame()) {
+  unfit <- !fits_span(steps, block_span(averaging))
+  if (!any(unfit)) return(invisible())
+  words <- block_words(averaging)
+  who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
+  cli::cli_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
+                    {?does/do} not divide {words$span}: no {words$means} means.",
+                   i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."),
+                 call = call)
 }
 
 # The estimate columns `data` carries, in the order of predict()'s output: `.pred` always, the
@@ -151,7 +169,8 @@ estimate_columns_of <- function(data, call = parent.frame()) {
 }
 
 # The columns of average_estimates() checked, as a plain data frame: unit, time (seconds),
-# the clock_columns() day, hour and day_seconds, and the numeric columns to average.
+# the clock_columns() day, hour and day_seconds, `.present` (1 on rows with an estimate) and the
+# columns to average, as numbers under the names `.value_1`, `.value_2`, ...
 averaging_input <- function(data, date, unit, value_columns, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
@@ -168,52 +187,74 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
                     {rows_text(which(is.na(units)))}.", call = call)
   }
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
-  repeated <- which(duplicated(data.frame(units, seconds)))
-  if (length(repeated) > 0L) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
-                      in {rows_text(repeated)}.",
-                     i = if (is.null(unit)) "Name the column that tells units apart in {.arg unit}." else
-                       "Keep one row per unit and time."), call = call)
-  }
+  check_one_row_per_time(data, units, seconds, date, unit, call)
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   clock <- clock_columns(time, tz)
   obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
                     day_seconds = clock$day_seconds)
-  for (column in value_columns) {
-    arg <- if (startsWith(column, ".pred")) "data" else "columns"
-    obs[[column]] <- numeric_column(data[[column]], column, arg, call)
-  }
+  # As sensor_performance() does: a -999 averaged as a number decides the period's mean.
+  data <- blank_unusable_values(data, value_columns, cli::format_inline("{.arg data}"),
+                                fix = "Set them to {.code NA} before averaging to silence this warning.",
+                                call = call)
+  values <- lapply(value_columns, function(column) {
+    numeric_column(data[[column]], column, if (startsWith(column, ".pred")) "data" else "columns", call)
+  })
+  names(values) <- value_columns
   # Rows without a reading carry the model's prior, not a measurement (predict()'s warning).
-  if (!is.null(data$.n_sensors)) obs$.pred[which(data$.n_sensors == 0)] <- NA
-  if (".pred_lower" %in% value_columns) {
-    no_bound <- which(!is.na(obs$.pred) & (is.na(obs$.pred_lower) | is.na(obs$.pred_upper)))
-    if (length(no_bound) > 0L) {
-      cli::cli_abort("Columns {.field .pred_lower} and {.field .pred_upper} are missing in
-                      {rows_text(no_bound)}, which have an estimate: a period's interval would
-                      average other rows than its estimate.", call = call)
-    }
-    # Bounds without an estimate would count towards a period whose estimate does not.
-    obs$.pred_lower[is.na(obs$.pred)] <- NA
-    obs$.pred_upper[is.na(obs$.pred)] <- NA
+  if (".n_sensors" %in% names(data)) values$.pred[which(data[[".n_sensors"]] == 0)] <- NA
+  estimate <- !is.na(values$.pred)
+  spread <- intersect(c(".pred_lower", ".pred_upper", ".pred_sd"), value_columns)
+  lacking <- which(estimate & Reduce(`|`, lapply(values[spread], is.na), FALSE))
+  if (length(lacking) > 0L) {
+    cli::cli_abort("{cli::qty(length(spread))}Column{?s} {.field {spread}} {?is/are} missing in
+                    {rows_text(lacking)}, which have an estimate: a period's interval would
+                    average other rows than its estimate.", call = call)
   }
-  if (".pred_sd" %in% value_columns) obs$.pred_sd[is.na(obs$.pred)] <- NA
+  # Bounds without an estimate would count towards a period whose estimate does not.
+  for (column in spread) values[[column]][!estimate] <- NA
+  obs$.present <- as.numeric(estimate)
+  obs[paste0(".value_", seq_along(values))] <- values
   obs
 }
 
+# One row per unit and time; without `unit`, a grouped tibble's groups likely name the units.
+check_one_row_per_time <- function(data, units, seconds, date, unit, call) {
+  repeated <- which(duplicated(data.frame(units, seconds)))
+  if (length(repeated) == 0L) return(invisible())
+  groups <- if (inherits(data, "grouped_df")) setdiff(names(attr(data, "groups")), ".rows")
+  hint <- if (!is.null(unit)) {
+    "Keep one row per unit and time."
+  } else if (length(groups) == 1L) {
+    "{.arg data} is grouped by {.field {groups}}, but groups are not read: give
+     {.code unit = \"{groups}\"}."
+  } else {
+    "Name the column that tells units (sensors or sites) apart in {.arg unit}."
+  }
+  cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
+                    in {rows_text(repeated)}.", i = hint), call = call)
+}
+
 # The tibble of average_estimates(): the unit column under its own name and type, the period's
-# start as `date`, then the counts and means.
-averaging_output <- function(frame, data, date, unit, averaging, averaged_columns) {
+# start under the name of the time column, the count, then the means (`values`: the internal
+# names, named by the columns), with their units where the columns had them.
+averaging_output <- function(frame, data, date, unit, averaging, values) {
   time <- data[[date]]
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  start <- if (averaging == "24h") {
+  out <- list()
+  if (!is.null(unit)) out[[unit]] <- data[[unit]][match(frame$unit, key_text(data[[unit]]))]
+  out[[date]] <- if (averaging == "24h") {
     as.Date(frame$day, origin = "1970-01-01")
   } else {
     as.POSIXct(frame$hour, origin = "1970-01-01", tz = tz)
   }
-  out <- list()
-  if (!is.null(unit)) out[[unit]] <- data[[unit]][match(frame$unit, key_text(data[[unit]]))]
-  out[[date]] <- start
-  out$n <- as.integer(frame$n)
-  for (column in averaged_columns) out[[column]] <- frame[[column]]
+  out$.n_estimates <- as.integer(frame$.n_estimates)
+  for (column in names(values)) {
+    mean_values <- unname(frame[[values[[column]]]])
+    # The units package's class, kept without loading it.
+    if (inherits(data[[column]], "units")) {
+      mean_values <- structure(mean_values, units = attr(data[[column]], "units"), class = "units")
+    }
+    out[[column]] <- mean_values
+  }
   tibble::as_tibble(out)
 }

@@ -113,7 +113,7 @@ warning_classes <- do.call(rbind, lapply(list(
     "one reading per day, all stamped the same time into their day: another time zone?"),
   c("ncam_warning_no_overlap", "join_reference()",
     "no sensor row paired with a reference row (times or keys that do not meet)"),
-  c("ncam_warning_missing_code", "the readers, join_reference(), sensor_performance()",
+  c("ncam_warning_missing_code", "the readers, join_reference(), sensor_performance(), average_estimates()",
     "values that are missing-value codes (-999, -9999, ...), read as NA"),
   c("ncam_warning_impossible_value", "read_purpleair(), read_purpleair_aqs(), read_toucan(), read_senseurcity()",
     "relative humidities below -10 or above 110 percent, read as NA")

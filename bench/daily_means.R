@@ -32,7 +32,7 @@ daily_coverage <- function(scored, est) {
   hours$var <- hours$.pred_sd^2
   hours$var[is.na(hours$.pred)] <- NA
   mean_variance <- average_estimates(transform(hours, .pred_sd = var)[c("date", ".pred", ".pred_sd")])
-  independent_sd <- sqrt(mean_variance$.pred_sd / mean_variance$n)
+  independent_sd <- sqrt(mean_variance$.pred_sd / mean_variance$.n_estimates)
   ok <- !is.na(days$.pred) & !is.na(days$ref)
   inside <- function(lower, upper) mean(days$ref[ok] >= lower[ok] & days$ref[ok] <= upper[ok])
   c(days = sum(ok), averaged = inside(days$.pred_lower, days$.pred_upper),

@@ -18,13 +18,13 @@ test_that("daily means and bounds are the means of each calendar day's rows", {
   day <- as.Date(d$date, tz = "UTC")
   keep <- !is.na(d$.pred)
   expect_equal(out$date, sort(unique(day)))
-  expect_equal(out$n, as.integer(tapply(keep, day, sum)), ignore_attr = TRUE)
+  expect_equal(out$.n_estimates, as.integer(tapply(keep, day, sum)), ignore_attr = TRUE)
   by_day <- function(v) unname(tapply(v[keep], day[keep], mean))
   expect_equal(out$.pred, c(by_day(d$.pred)[1:2], NA))
   expect_equal(out$.pred_lower, c(by_day(d$.pred_lower)[1:2], NA))
   expect_equal(out$.pred_upper, c(by_day(d$.pred_upper)[1:2], NA))
   expect_equal(out$ref, unname(tapply(d$ref, day, mean, na.rm = TRUE)), ignore_attr = TRUE)
-  expect_named(out, c("date", "n", ".pred", ".pred_lower", ".pred_upper", "ref"))
+  expect_named(out, c("date", ".n_estimates", ".pred", ".pred_lower", ".pred_upper", "ref"))
   expect_s3_class(out, "tbl_df")
 })
 
@@ -36,7 +36,7 @@ test_that("rows without a sensor reading (.n_sensors = 0) do not count as estima
   out <- average_estimates(d)
   expect_equal(out$.pred, c(mean(d$.pred[4:24]), NA))
   expect_equal(out$.pred_lower, c(mean(d$.pred_lower[4:24]), NA))
-  expect_equal(out$n, c(21L, 17L))
+  expect_equal(out$.n_estimates, c(21L, 17L))
 })
 
 test_that("a lower completeness keeps a day that the default drops", {
@@ -83,7 +83,7 @@ test_that("10-minute data become hourly means first, each hour needing 75 % of i
   day1 <- mean(hourly_values[1:24], na.rm = TRUE)
   out <- average_estimates(d)
   expect_equal(out$.pred, c(day1, NA))
-  expect_equal(out$n, c(6L * 24L - 3L, 6L * 17L))
+  expect_equal(out$.n_estimates, c(6L * 24L - 3L, 6L * 17L))
   hourly <- average_estimates(d, averaging = "1h")
   expect_equal(hourly$.pred, unname(as.numeric(hourly_values)))
   expect_equal(hourly$date, as.POSIXct(names(hourly_values), format = "%Y-%m-%d %H", tz = "UTC"))
@@ -114,13 +114,58 @@ test_that("units keep their column, type and order of first appearance", {
                ignore_attr = TRUE)
 })
 
-test_that("daily data are returned as given for 24-hour means and refused for 1-hour means", {
-  d <- data.frame(date = as.Date("2024-01-01") + 0:4, .pred = 1:5, .pred_sd = 0.5)
+test_that("daily data give one row per day for 24-hour means and are refused for 1-hour means", {
+  d <- data.frame(date = as.Date("2024-01-01") + c(0:4, 6), .pred = c(1:5, NA), .pred_sd = 0.5)
   out <- average_estimates(d)
   expect_equal(out$date, d$date)
-  expect_equal(out$.pred, as.numeric(1:5))
-  expect_equal(out$n, rep(1L, 5))
+  expect_equal(out$.pred, c(1:5, NA))
+  expect_equal(out$.n_estimates, c(rep(1L, 5), 0L))
   expect_error(average_estimates(d, averaging = "1h"), "does not divide an hour")
+})
+
+test_that("hourly data give one row per clock hour, dated by its start", {
+  # Stamped on the half hour (hour-centred), one of them a second early: still one row per hour.
+  times <- as.POSIXct("2024-05-01 00:30", tz = "UTC") + 3600 * (0:47)
+  times[5] <- times[5] - 1
+  d <- data.frame(date = times, .pred = seq_along(times))
+  out <- average_estimates(d, averaging = "1h")
+  expect_equal(out$date, as.POSIXct("2024-05-01", tz = "UTC") + 3600 * (0:47))
+  expect_equal(out$.pred, as.numeric(seq_along(times)))
+  # Seen from Kolkata (UTC+05:30) the stamps fall on the local hour: the one a second early
+  # (09:59:59) joins the reading of 09:00 in that hour, and the hour of 10:00 has none.
+  attr(d$date, "tzone") <- "Asia/Kolkata"
+  local <- average_estimates(d, averaging = "1h")
+  expect_equal(format(local$date[1:5], "%H:%M"), c("06:00", "07:00", "08:00", "09:00", "11:00"))
+  expect_equal(local$.pred[4], mean(4:5))
+  expect_equal(local$.n_estimates[4], 2L)
+})
+
+test_that("columns named like the periods, or n, stay the user's", {
+  d <- hourly_estimates(days = 2)
+  d$hour <- 7
+  d$day <- 3
+  d$n <- 5
+  out <- average_estimates(d, columns = c("hour", "day", "n"))
+  expect_equal(out$.pred, unname(as.numeric(tapply(d$.pred, as.Date(d$date), mean))))
+  expect_equal(out$hour, c(7, 7))
+  expect_equal(out$day, c(3, 3))
+  expect_equal(out$n, c(5, 5))
+  by_n <- rbind(cbind(n = "a", d[c("date", ".pred")]), cbind(n = "b", d[c("date", ".pred")]))
+  expect_identical(average_estimates(by_n, unit = "n")$n, c("a", "a", "b", "b"))
+})
+
+test_that("missing-value codes are NA with a warning, and units are kept", {
+  d <- hourly_estimates(days = 2)
+  d$ref[30] <- -999
+  expect_warning(out <- average_estimates(d, columns = "ref"), class = "ncam_warning_missing_code")
+  expect_equal(out$ref[2], mean(d$ref[c(25:29, 31:48)]))
+  skip_if_not_installed("units")
+  d$ref[30] <- 1
+  d$ref <- units::set_units(d$ref, "ug/m3")
+  with_units <- average_estimates(d, columns = "ref")
+  expect_s3_class(with_units$ref, "units")
+  expect_equal(as.character(units(with_units$ref)), "ug/m3")
+  expect_equal(as.numeric(with_units$ref), unname(as.numeric(tapply(as.numeric(d$ref), as.Date(d$date), mean))))
 })
 
 test_that("a fit's augment() output averages to the means of its rows", {
@@ -151,6 +196,10 @@ test_that("bad input is an error naming the column and rows", {
   seven <- data.frame(date = as.POSIXct("2024-01-01", tz = "UTC") + 420 * 0:300, .pred = 1)
   expect_error(average_estimates(seven), "7 minutes")
   expect_error(average_estimates(d[1, ]), "one time stamp")
+  expect_error(average_estimates(d[0, ]), "no rows")
+  no_sd <- transform(d, .pred_sd = 1)
+  no_sd$.pred_sd[3] <- NA
+  expect_error(average_estimates(no_sd), "missing in row 3")
   expect_error(average_estimates(d, date = date), "single non-empty string")
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
