@@ -93,7 +93,7 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   params <- list(mu = mu, loadings = loadings, sigma2 = sigma2)
 
   z <- ppca1_latent(b, params)$mean
-  used <- !is.na(b[, anchor]) & !is.na(z)
+  used <- !is.na(b[, anchor])
   coef <- stats::lm.fit(cbind(1, z[used]), b[used, anchor])$coefficients
   if (anyNA(coef)) {
     cli::cli_abort("The PPCA factor is constant on the training rows; it cannot be mapped to {.arg anchor}.",
@@ -108,7 +108,8 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   list(params = params, loglik = loglik, df = 2L * l + 1L, nobs = n)
 }
 
-# Latent posterior mean and variance given each row's observed readings.
+# Latent posterior mean and variance given each row's observed readings; a row without
+# readings gets the prior, N(0, 1).
 ppca1_latent <- function(b, params) {
   obs <- !is.na(b)
   centred <- sweep(b, 2L, params$mu)
@@ -116,8 +117,7 @@ ppca1_latent <- function(b, params) {
   ww <- drop(obs %*% params$loadings^2)
   wb <- drop(centred %*% params$loadings)
   m <- params$sigma2 + ww
-  list(mean = ifelse(ww > 0, wb / m, NA_real_),
-       var = ifelse(ww > 0, params$sigma2 / m, NA_real_))
+  list(mean = wb / m, var = params$sigma2 / m)
 }
 
 # Fused value on the anchor's scale: c0 + c1 z, sd |c1| sd(z).

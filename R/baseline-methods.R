@@ -2,7 +2,10 @@
 #'
 #' Fuses the sensor readings of each row of `newdata` with the parameters of a
 #' baseline fitted by [ncam_baseline()]. Readings may be `NA`: each row uses its
-#' observed sensors (see [ncam_baseline()] for rows with none). For `"kalman"`
+#' observed sensors. A row with none gets `NA` from `"mean"` and `"ivw"`, the
+#' prior from `"factor"` and `"ppca"` and the one-step prediction from
+#' `"kalman"` (see [ncam_baseline()]), with a warning of class
+#' `ncam_warning_no_readings` naming the first such rows. For `"kalman"`
 #' the filter runs over the rows of `newdata` in the order of the model's
 #' `order` column, from the fitted initial state; a time repeated in that
 #' column is an error, as at the fit, and so is a column of another type than
@@ -18,7 +21,8 @@
 #'   `interval`).
 #' @param ... Must be empty.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred`,
-#'   `.pred_sd` (all methods but `"mean"`), `.n_sensors` (readings used), and
+#'   `.pred_sd` (all methods but `"mean"`), `.n_sensors` (readings used, 0 on
+#'   a row without any), and
 #'   `.pred_lower`, `.pred_upper` with `interval = "credible"`.
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
@@ -67,7 +71,23 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
     out$.pred_lower <- fused$.pred - half
     out$.pred_upper <- fused$.pred + half
   }
+  empty <- which(n_obs == 0L)
+  warn_no_readings(length(empty), nrow(newdata), utils::head(empty, 5L), estimate = no_readings_estimate(object))
   tibble::new_tibble(lapply(out, unname), nrow = nrow(newdata))
+}
+
+# What a row without readings gets, as warn_no_readings() says it (see ?ncam_baseline): the
+# model's distribution of the true value where the method has one, NA where it only combines
+# readings.
+no_readings_estimate <- function(object) {
+  order <- if (is.null(object$order)) "row order" else
+    paste0("the order of {.field ", gsub("([{}])", "\\1\\1", object$order), "}")
+  switch(object$method,
+    mean = , ivw = paste0("{.val NA} ({.field .n_sensors} = 0), as method {.val ", object$method, "} only combines readings"),
+    ppca = "the prior of the PPCA model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
+    factor = "the prior of the factor model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
+    kalman = paste0("the filter's prediction from the readings of the earlier rows, in ", order,
+                    " ({.field .n_sensors} = 0), not a measurement"))
 }
 
 # With fewer training rows than this, intervals that take the estimated error variances as

@@ -9,9 +9,15 @@
 #'
 #' Missing readings (`NA`) are never dropped: each row is fused from the
 #' sensors observed in it, and `.n_sensors` counts them. A row with no
-#' observed sensor gets `NA` from `"mean"`, `"ivw"` and `"ppca"`, the
-#' one-step prediction from `"kalman"` and the prior mean and sd from
-#' `"factor"`.
+#' observed sensor gets what the method's model says of the true value without
+#' a reading, as [predict.ncam()] gives its prior there: the prior mean and sd
+#' from `"factor"` and `"ppca"` (the same for every such row), and the one-step
+#' prediction from `"kalman"` (the previous row's filtered mean, with the
+#' random walk's variance over the step added to its variance). `"mean"` and
+#' `"ivw"`, which only combine readings, give `NA`. Such a value is not a
+#' measurement: [predict.ncam_baseline()] warns about those rows (class
+#' `ncam_warning_no_readings`, naming the first ones); leave them out
+#' (`.n_sensors > 0`) before averaging or judging performance.
 #'
 #' Every method is equivariant under a change of units: readings multiplied by
 #' \eqn{k} give `.pred` and `.pred_sd` multiplied by \eqn{k} and a
@@ -47,7 +53,8 @@
 #'   \eqn{\lambda_2, \dots, \lambda_L}, loadings \eqn{W = u_1 \sqrt{\lambda_1 - \sigma^2}}.
 #'   Each row's latent posterior given its observed sensors \eqn{O} has mean
 #'   \eqn{z = W_O^\top (b_O - \mu_O) / (\sigma^2 + W_O^\top W_O)} and variance
-#'   \eqn{\sigma^2 / (\sigma^2 + W_O^\top W_O)}. `z` is mapped to the scale of
+#'   \eqn{\sigma^2 / (\sigma^2 + W_O^\top W_O)} (with no sensor observed, the
+#'   prior: mean 0, variance 1). `z` is mapped to the scale of
 #'   the `anchor` sensor by an ordinary least-squares fit of the anchor reading
 #'   on \eqn{[1, z]} over the training rows where the anchor is observed:
 #'   `.pred` \eqn{= c_0 + c_1 z}, `.pred_sd` \eqn{= |c_1|} times the latent
@@ -75,7 +82,8 @@
 #'   `order`, or with times as text, every row is one step.
 #'   [predict()] runs the filter with these parameters over the rows of
 #'   `newdata` in the order of its `order` column: `.pred` and `.pred_sd` are
-#'   the filtered (forward) mean and sd, returned in the row order of `newdata`.
+#'   the filtered (forward) mean and sd, returned in the row order of `newdata`;
+#'   for a row without readings, the prediction from the rows before it.
 #'   Predicting on a subset of rows therefore gives other values than
 #'   predicting on all rows and keeping that subset.
 #' * `"factor"`: the linear-Gaussian one-factor measurement model that NCAM
@@ -86,7 +94,8 @@
 #'   readings: the exact marginal likelihood of each row's observed readings,
 #'   grouped by pattern of missingness, maximised with analytic gradients from
 #'   a moment-based start. `.pred` and `.pred_sd` are the posterior mean and sd
-#'   of \eqn{\theta} given the row's observed readings. Standard errors (see
+#'   of \eqn{\theta} given the row's observed readings (the prior \eqn{\mu_0},
+#'   \eqn{s_0} for a row without any). Standard errors (see
 #'   [tidy.ncam_baseline()]) come from the observed information. At least three
 #'   sensors are needed, each pair observed together in at least two training
 #'   rows: with two sensors, their two variances and one covariance give three

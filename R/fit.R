@@ -166,7 +166,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  transform = c("none", "log"), seed = NULL, threads = NULL, verbose = FALSE,
                  control = ncam_control(), unit = NULL) {
   call <- lean_call(match.call())
-  check_data_frame(data, "data")
+  check_fit_data(data, call$data)
   check_fit_formula(formula)
   checked <- check_fit_arguments(mget(names(fit_argument_rules), envir = environment()),
                                  call = environment())

@@ -16,9 +16,9 @@
 #' `nobs()` the rows that entered the likelihood; `plot()` the
 #' training and validation loss curves; `update()` fits again from the call with the changes
 #' given. Without new `data`, it refits on the call's data as it is where `update()` is
-#' called, with a warning (class `ncam_warning_update_data_changed`) saying what changed
-#' when that is not the data the fit was made from (such as another `train` in a later
-#' session).
+#' called (the refit evaluates the call's data expression once), with a warning (class
+#' `ncam_warning_update_data_changed`) saying what changed when that is not the data the fit
+#' was made from (such as another `train` in a later session).
 #'
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
@@ -226,18 +226,36 @@ update.ncam <- function(object, formula., ..., evaluate = TRUE) {
     cli::cli_abort(c("The call of this fit names its data {.code {deparse(call$data)}}, which is not a data frame here: the fit cannot be made again from its call (a fit made inside a function names its local data; fits of {.fn ncam_by} groups and of {.fn do.call} do not name theirs).",
                      i = "Give the data: {.code update(fit, data = <the rows it was fitted to>)}."))
   }
-  if (!"data" %in% names(extras)) warn_changed_update_data(object, call$data, env)
+  if (!"data" %in% names(extras)) {
+    # The refit's ncam() compares its data with the fit's (check_fit_data()): the call's data
+    # expression is evaluated once, by the refit, as it may be costly or have effects.
+    refit_in_progress$pending <- list(object = object, frame = environment())
+    on.exit(refit_in_progress$pending <- NULL)
+  }
   eval(call, env)
+}
+
+# The fit update() is refitting without new data, and update()'s frame, until the refit's
+# ncam() takes them.
+refit_in_progress <- new.env(parent = emptyenv())
+
+# ncam()'s check of `data`, its argument, and in a refit by update() without new data the
+# comparison of it with the data of the fit refitted.
+check_fit_data <- function(data, data_expr, call = parent.frame()) {
+  # Taken before `data` is evaluated, so that a fit made while evaluating it is not the refit.
+  refit <- refit_in_progress$pending
+  refit_in_progress$pending <- NULL
+  check_data_frame(data, "data", call = call)
+  if (!is.null(refit)) warn_changed_update_data(refit$object, data, data_expr, refit$frame)
 }
 
 # update() without new data refits on whatever the call's data names now, such as another
 # `train` in a later session: a warning says how it differs from the fit's, when the fit's
 # fingerprint (of this version's kind) tells.
-warn_changed_update_data <- function(object, data_expr, env) {
-  data <- tryCatch(eval(data_expr, env), error = function(e) NULL)  # the refit reports errors
-  if (!is.data.frame(data) || !has_fingerprint(object) || is_fitting_data(object, data)) return(invisible())
+warn_changed_update_data <- function(object, data, data_expr, call) {
+  if (!has_fingerprint(object) || is_fitting_data(object, data)) return(invisible())
   name <- data_label(data_expr)
   cli::cli_warn(c("{name} is not the data {.arg object} was fitted to: {data_change(object, data)}.",
                   i = "The refit uses {name} as it is now; to refit on the original rows, give them: {.code update(object, data = <those rows>)}."),
-                class = c("ncam_warning_update_data_changed", "ncam_warning"), call = rlang::caller_env())
+                class = c("ncam_warning_update_data_changed", "ncam_warning"), call = call)
 }

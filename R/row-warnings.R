@@ -112,12 +112,13 @@ no_row_flags <- c(far = 0, missing = 0, no_readings = 0)
 # Rows of a prediction table whose estimate is the prior alone: no reading, but covariates.
 rows_without_readings <- function(scored) which(scored$.n_sensors == 0L)
 
-# One warning for the rows with an estimate but no reading: the model's prior from the
-# covariates, which averaged with measured rows (a daily mean, a performance table) passes
-# for a measurement.
-warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "") {
+# One warning for the rows without any reading. Their estimate, `estimate` (cli text: for
+# ncam() the model's prior from the covariates; a baseline's prior, Kalman prediction or NA),
+# averaged with measured rows (a daily mean, a performance table) passes for a measurement.
+warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "",
+                             estimate = "the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement") {
   if (n == 0) return(invisible())
-  cli::cli_warn(c("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement.",
+  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} ", estimate, "."),
                   "*" = if (length(first_rows)) first_rows_text(first_rows, n),
                   i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates} does so itself)", hint, ".")),
                 class = c("ncam_warning_no_readings", "ncam_row_warning", "ncam_warning"), call = NULL)

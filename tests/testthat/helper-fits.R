@@ -18,3 +18,7 @@ quick_fit <- function(data, ...) {
 short_fit <- function(expr, also = character()) {
   suppressWarnings(expr, classes = c("ncam_warning_not_converged", "ncam_warning_few_reference_rows", also))
 }
+
+# predict() on rows some of which have no sensor reading, where the warning about them
+# (class ncam_warning_no_readings) is not the point: it is tested where it is.
+without_reading_warning <- function(expr) suppressWarnings(expr, classes = "ncam_warning_no_readings")

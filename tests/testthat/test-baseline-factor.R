@@ -179,10 +179,10 @@ test_that("the factor model equals NCAM with constant heads and no penalty", {
   expect_equal(heads$c, unname(p$offset), tolerance = 1e-4)
   expect_equal(heads$sigma^2, unname(p$noise_var), tolerance = 1e-4)
   expect_equal(as.numeric(logLik(nc)), as.numeric(logLik(fit)), tolerance = 1e-4)
-  # With an empty row: both give the prior there.
+  # With an empty row: both give the prior there, and both warn of it.
   newdata <- rbind(d[1:200, ], data.frame(s1 = NA, s2 = NA, s3 = NA, truth = NA))
-  ours <- predict(fit, newdata)
-  theirs <- suppressWarnings(predict(nc, newdata), classes = "ncam_warning_no_readings")
+  expect_warning(ours <- predict(fit, newdata), "1 of 201 rows has no sensor reading.*row 201", class = "ncam_warning_no_readings")
+  expect_warning(theirs <- predict(nc, newdata), "1 of 201 rows has no sensor reading.*row 201", class = "ncam_warning_no_readings")
   expect_lt(max(abs(theirs$.pred - ours$.pred) / ours$.pred_sd), 1e-3)
   expect_equal(theirs$.post_sd, ours$.pred_sd, tolerance = 1e-4)
   expect_identical(theirs$.n_sensors, ours$.n_sensors)
@@ -192,9 +192,9 @@ test_that("factor predictions on new data equal those on the training data, row 
   d <- factor_sensors(500, c(1, 1.5, 0.7), c(0, -3, 5), c(1, 4, 2.25), seed = 4)
   d[7, 1:3] <- NA
   fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor", train = 1:400)
-  all_rows <- predict(fit, d, interval = "credible", level = 0.8)
+  all_rows <- without_reading_warning(predict(fit, d, interval = "credible", level = 0.8))
   rows <- c(450, 7, 12, 500)
-  expect_equal(predict(fit, d[rows, ], interval = "credible", level = 0.8), all_rows[rows, ])
+  expect_equal(without_reading_warning(predict(fit, d[rows, ], interval = "credible", level = 0.8)), all_rows[rows, ])
   expect_identical(all_rows$.n_sensors[7], 0L)
   expect_equal(all_rows$.pred[7], fit$params$prior_mean)
   expect_equal(all_rows$.pred_upper[7] - all_rows$.pred[7], qnorm(0.9) * sqrt(fit$params$prior_var))
@@ -203,7 +203,8 @@ test_that("factor predictions on new data equal those on the training data, row 
   # Another anchor puts the fused value on that sensor's scale: theta' = a_2 theta + c_2.
   fit2 <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor", anchor = "s2")
   fit1 <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor")
-  expect_equal(predict(fit2, d)$.pred, fit1$params$gain[["s2"]] * predict(fit1, d)$.pred + fit1$params$offset[["s2"]],
+  expect_equal(without_reading_warning(predict(fit2, d))$.pred,
+               fit1$params$gain[["s2"]] * without_reading_warning(predict(fit1, d))$.pred + fit1$params$offset[["s2"]],
                tolerance = 1e-6)
 })
 

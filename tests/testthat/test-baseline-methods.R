@@ -26,12 +26,12 @@ test_that("credible intervals are the Gaussian interval around .pred", {
   fits <- fit_all(d)
   for (m in setdiff(names(fits), "mean")) {
     heywood <- m %in% c("ivw", "kalman")
-    expect_warning(out <- predict(fits[[m]], d, interval = "credible", level = 0.8),
+    expect_warning(out <- without_reading_warning(predict(fits[[m]], d, interval = "credible", level = 0.8)),
                    if (heywood) "\"s1\"" else NA, class = if (heywood) "ncam_warning_heywood")
     expect_named(out, c(".pred", ".pred_sd", ".n_sensors", ".pred_lower", ".pred_upper"))
     expect_equal(out$.pred_lower, out$.pred - qnorm(0.9) * out$.pred_sd)
     expect_equal(out$.pred_upper, out$.pred + qnorm(0.9) * out$.pred_sd)
-    expect_identical(predict(fits[[m]], d), out[c(".pred", ".pred_sd", ".n_sensors")])
+    expect_identical(without_reading_warning(predict(fits[[m]], d)), out[c(".pred", ".pred_sd", ".n_sensors")])
   }
   expect_error(predict(fits$mean, d, interval = "credible"), "Method \"mean\" has no standard deviation",
                fixed = TRUE)
@@ -69,21 +69,24 @@ test_that("predict() keeps one row per row of newdata, in order, for any subset"
   fits <- fit_all(d)
   rows <- c(50, 11, 3, 200, 3)
   for (m in setdiff(names(fits), "kalman")) {
-    expect_equal(predict(fits[[m]], d[rows, ]), predict(fits[[m]], d)[rows, ])
-    empty <- predict(fits[[m]], d[0, ])
+    # Row 11 has no reading: row 2 of newdata.
+    expect_warning(out <- predict(fits[[m]], d[rows, ]), "1 of 5 rows has no sensor reading.*row 2", class = "ncam_warning_no_readings")
+    expect_equal(out, without_reading_warning(predict(fits[[m]], d))[rows, ])
+    expect_no_warning(empty <- predict(fits[[m]], d[0, ]))
     expect_identical(nrow(empty), 0L)
-    expect_named(empty, names(predict(fits[[m]], d)))
+    expect_named(empty, names(out))
   }
   # The filter visits newdata in its own `day` order: shuffling the rows only permutes them.
   shuffled <- sample(nrow(d))
-  expect_equal(predict(fits$kalman, d[shuffled, ]), predict(fits$kalman, d)[shuffled, ], tolerance = 1e-12)
+  expect_equal(without_reading_warning(predict(fits$kalman, d[shuffled, ])),
+               without_reading_warning(predict(fits$kalman, d))[shuffled, ], tolerance = 1e-12)
   expect_identical(nrow(predict(fits$kalman, d[0, ])), 0L)
   # Readings may be integers; a tibble works as newdata.
   d_int <- tibble::as_tibble(d)
   d_int$s1 <- as.integer(round(d_int$s1))
   d_round <- d
   d_round$s1 <- round(d_round$s1)
-  expect_equal(predict(fits$factor, d_int), predict(fits$factor, d_round))
+  expect_equal(without_reading_warning(predict(fits$factor, d_int)), without_reading_warning(predict(fits$factor, d_round)))
 })
 
 test_that("predict() rejects bad input", {
@@ -184,7 +187,7 @@ test_that("a fitted baseline holds only small plain data and survives saveRDS()"
     expect_true(all(leaves %in% c("double", "integer", "character", "logical")))
     path <- withr::local_tempfile(fileext = ".rds")
     saveRDS(fit, path)
-    expect_identical(predict(readRDS(path), d[1:50, ]), predict(fit, d[1:50, ]))
+    expect_identical(without_reading_warning(predict(readRDS(path), d[1:50, ])), without_reading_warning(predict(fit, d[1:50, ])))
   }
 })
 

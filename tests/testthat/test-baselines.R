@@ -18,7 +18,7 @@ test_that("mean averages the observed readings of each row", {
   d <- data.frame(a = c(1, NA, 3, NA), b = c(3, 5, NA, NA), c = c(5, 7, 9, NA))
   fit <- ncam_baseline(a + b + c ~ 1, d, "mean")
   expect_s3_class(fit, "ncam_baseline")
-  out <- predict(fit, d)
+  expect_warning(out <- predict(fit, d), "1 of 4 rows has no sensor reading.*NA.*row 4", class = "ncam_warning_no_readings")
   expect_s3_class(out, "tbl_df")
   expect_named(out, c(".pred", ".n_sensors"))
   expect_identical(out$.pred, c(3, 6, 6, NA))
@@ -39,7 +39,7 @@ test_that("ivw equals a hand-computed weighted mean with three-cornered-hat vari
   expect_true(all(s2 > 0))
 
   fit <- ncam_baseline(a + b + c ~ 1, d, "ivw", train = train)
-  out <- predict(fit, d)
+  expect_warning(out <- predict(fit, d), "row 8", class = "ncam_warning_no_readings")
   expect_equal(fit$params$sensor_var, s2, tolerance = 1e-12)
   expected <- expected_sd <- rep(NA_real_, nrow(d))
   for (i in 1:7) {
@@ -91,7 +91,7 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   d[17, ] <- NA
   train <- 1:300
   fit <- ncam_baseline(s1 + s2 + s3 + s4 ~ 1, d, "ppca", train = train, anchor = "s3")
-  out <- predict(fit, d)
+  expect_warning(out <- predict(fit, d), "prior of the PPCA model.*row 17", class = "ncam_warning_no_readings")
   p <- fit$params
 
   # Tipping & Bishop on the complete training rows.
@@ -117,13 +117,13 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   expect_identical(nobs(fit), nrow(b_fit))
 
   # Posterior of z given the observed coordinates of each row, from the joint
-  # Gaussian of (z, b): Cov(b) = W W' + sigma2 I, Cov(z, b) = W'.
+  # Gaussian of (z, b): Cov(b) = W W' + sigma2 I, Cov(z, b) = W'; without readings, the prior.
   w <- p$loadings
   c_bb <- tcrossprod(w) + diag(sigma2, 4)
   b <- as.matrix(d)
   post <- t(vapply(seq_len(n), function(i) {
     o <- !is.na(b[i, ])
-    if (!any(o)) return(c(NA, NA))
+    if (!any(o)) return(c(0, 1))
     unlist(condition(0, mu[o], 1, t(w[o]), c_bb[o, o, drop = FALSE], b[i, o]))
   }, numeric(2)))
   used <- train[!is.na(d$s3[train])]
@@ -131,7 +131,7 @@ test_that("ppca matches the closed form and dense conditioning with missing read
   expect_equal(unname(p$coef), coef, tolerance = 1e-10)
   expect_equal(out$.pred, coef[1] + coef[2] * post[, 1], tolerance = 1e-10)
   expect_equal(out$.pred_sd, abs(coef[2]) * sqrt(post[, 2]), tolerance = 1e-10)
-  expect_true(is.na(out$.pred[17]))
+  expect_equal(c(out$.pred[17], out$.pred_sd[17]), c(coef[1], abs(coef[2])), tolerance = 1e-10)
   expect_identical(out$.n_sensors, as.integer(rowSums(!is.na(b))))
   # The anchor's scale: z maps back to roughly the anchor's own reading.
   expect_gt(cor(out$.pred, d$s3, use = "complete.obs"), 0.9)
@@ -183,7 +183,7 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   sensors <- c("s1", "s2", "s3")
   train <- d$date < as.Date("2020-08-01")
   fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman", train = train, order = "date")
-  out <- predict(fit, d)
+  expect_warning(out <- predict(fit, d), "filter's prediction.*order of date.*rows 10, 50", class = "ncam_warning_no_readings")
   p <- fit$params
   expect_named(out, c(".pred", ".pred_sd", ".n_sensors"))
   expect_identical(nrow(out), 300L)
@@ -195,17 +195,17 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   expect_null(sorted_fit$params$step)  # row order: every row one step
   without_step <- function(params) params[names(params) != "step"]
   expect_equal(without_step(sorted_fit$params), without_step(p), tolerance = 1e-12)
-  expect_equal(out[ord, ], predict(sorted_fit, d[ord, ]), tolerance = 1e-12)
+  expect_equal(out[ord, ], without_reading_warning(predict(sorted_fit, d[ord, ])), tolerance = 1e-12)
 
   # A POSIXlt order is a time; times as text would be sorted as text, so are refused.
   lt <- d
   lt$date <- as.POSIXlt(as.POSIXct(lt$date))
-  expect_equal(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt), out)
+  expect_equal(without_reading_warning(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt)), out)
   lt$date <- format(lt$date, "%d/%m/%Y")
   expect_error(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"),
                "times as text")
   lt$date <- format(d$date, "%Y-%m-%d 00:00")  # ISO text sorts as time does
-  expect_equal(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt), out)
+  expect_equal(without_reading_warning(predict(ncam_baseline(s1 + s2 + s3 ~ 1, lt, "kalman", train = train, order = "date"), lt)), out)
 
   # Rows without readings get the one-step prediction.
   for (i in c(10, 50)) {
@@ -223,7 +223,7 @@ test_that("kalman follows `order`, predicts empty rows and returns row order", {
   expect_gte(fit$loglik, ll(p$q * 10^(1 / 8)))
   expect_gte(fit$loglik, ll(p$q / 10^(1 / 8)))
   # Initial state from the ivw estimates of the training rows.
-  init <- predict(ncam_baseline(s1 + s2 + s3 ~ 1, d[train, ], "ivw"), d[train, ])$.pred
+  init <- without_reading_warning(predict(ncam_baseline(s1 + s2 + s3 ~ 1, d[train, ], "ivw"), d[train, ]))$.pred
   expect_equal(c(p$m0, p$P0), c(mean(init, na.rm = TRUE), var(init, na.rm = TRUE)))
 
   # New data are filtered on their own from the fitted initial state: the earliest row's
@@ -253,7 +253,7 @@ test_that("kalman lets the state wander over a gap in time as over hours without
   expect_identical(fit_gap$params$step, 3600)
   expect_equal(fit_gap$params$q, fit_na$params$q)
   expect_equal(fit_gap$loglik, fit_na$loglik, tolerance = 1e-10)
-  expect_equal(predict(fit_gap, d[rows, ]), predict(fit_na, with_na)[rows, ], tolerance = 1e-10)
+  expect_equal(predict(fit_gap, d[rows, ]), without_reading_warning(predict(fit_na, with_na))[rows, ], tolerance = 1e-10)
   # The first hour after the gap has the one-step variance of 42 hours without readings.
   after <- match(191, rows)
   out_gap <- predict(fit_gap, d[rows, ])
@@ -287,7 +287,7 @@ test_that("kalman refuses numbers stored as text, and an `order` of another type
   sorted <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman")
   gappy <- d[1:100, ]
   gappy[-c(1, 2, 10, 100), c("s1", "s2", "s3")] <- NA
-  expect_equal(out, predict(sorted, gappy)[c(100, 2, 10, 1), ], tolerance = 1e-12)
+  expect_equal(out, without_reading_warning(predict(sorted, gappy))[c(100, 2, 10, 1), ], tolerance = 1e-12)
   expect_error(predict(fit, transform(nd, t = as.character(t))),
                "Column \"t\" of `newdata` holds <character> values, but the baseline was fitted with <numeric> values",
                fixed = TRUE)
@@ -316,22 +316,22 @@ test_that("every method keeps all rows in order and handles missing readings", {
   d[8, 1:3] <- NA
   for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
     fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, m)
-    out <- predict(fit, d)
+    expect_warning(out <- predict(fit, d), "row 8", class = "ncam_warning_no_readings")
     expect_identical(nrow(out), 200L)
     expect_identical(out$.n_sensors[c(4, 5, 8)], c(3L, 2L, 0L))
     expect_false(is.na(out$.pred[5]))
-    expect_identical(is.na(out$.pred[8]), m %in% c("mean", "ivw", "ppca"))
+    expect_identical(is.na(out$.pred[8]), m %in% c("mean", "ivw"))
     expect_gt(cor(out$.pred, d$truth, use = "complete.obs"), 0.95)
     # Reversing the rows reverses the estimates (kalman aside: the filter
     # then runs the other way round).
     if (m != "kalman") {
       rev_fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d[200:1, ], m)
-      expect_equal(predict(rev_fit, d[200:1, ])$.pred, rev(out$.pred), tolerance = 1e-8)
+      expect_equal(without_reading_warning(predict(rev_fit, d[200:1, ]))$.pred, rev(out$.pred), tolerance = 1e-8)
     }
   }
   # A row without readings gets the factor model's prior.
   fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor")
-  expect_equal(unlist(predict(fit, d[8, ])[1:2]),
+  expect_equal(unlist(without_reading_warning(predict(fit, d[8, ]))[1:2]),
                c(.pred = fit$params$prior_mean, .pred_sd = sqrt(fit$params$prior_var)))
 })
 

@@ -146,6 +146,50 @@ test_that("update() without data warns when the call's data is no longer the fit
   expect_identical(given$params, direct$params)
 })
 
+test_that("update() evaluates the call's data once, and the refit keeps the call as written", {
+  toy <- simulate_toy(n = 300, seed = 4)
+  evaluations <- 0
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = {evaluations <- evaluations + 1; toy},
+                        anchor = "sensor_0", hidden = 4L, epochs = 3L, seed = 1, threads = 1L))
+  expect_identical(evaluations, 1)
+  refit <- short_fit(update(fit))
+  expect_identical(evaluations, 2)
+  # The same data and seed: the same fit, call included.
+  expect_identical(refit, fit)
+  expect_output(print(summary(refit)), "evaluations <- evaluations + 1", fixed = TRUE)
+  # Other data under the same expression: one evaluation still, which the warning and the refit share.
+  toy <- simulate_toy(n = 120, seed = 9)
+  warned <- expect_warning(refit <- short_fit(update(fit, epochs = 4L)), class = "ncam_warning_update_data_changed")
+  expect_identical(evaluations, 3)
+  expect_match(gsub("\\s+", " ", conditionMessage(warned)), "it has 120 rows, the fit had 300", fixed = TRUE)
+  expect_identical(refit$n_rows, 120L)
+  expect_identical(refit$call$data, fit$call$data)
+  # New data given to update() is evaluated once too, and kept in the call as written.
+  refit <- short_fit(update(fit, data = {evaluations <- evaluations + 1; toy[1:100, ]}))
+  expect_identical(evaluations, 4)
+  expect_identical(refit$n_rows, 100L)
+  expect_identical(deparse(refit$call$data), deparse(quote({evaluations <- evaluations + 1; toy[1:100, ]})))
+})
+
+test_that("update() of a fit made inside a function, on an expression of its local data", {
+  toy <- simulate_toy(n = 300, seed = 4)
+  refit_inside <- function(d) {
+    fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = subset(d, x1 > 0), anchor = "sensor_0",
+                          hidden = 4L, epochs = 3L, seed = 1, threads = 1L))
+    same <- short_fit(update(fit))
+    same_fitted <- fitted(same)  # found again from the call, in this frame
+    d$x1 <- d$x1 - 0.1
+    expect_warning(changed <- short_fit(update(fit)), class = "ncam_warning_update_data_changed")
+    list(fit = fit, same = same, changed = changed, fitted = same_fitted, rows = sum(d$x1 > 0))
+  }
+  made <- refit_inside(toy)
+  expect_identical(made$same, made$fit)
+  expect_identical(made$same$call$data, quote(subset(d, x1 > 0)))
+  expect_length(made$fitted, sum(toy$x1 > 0))
+  expect_identical(made$changed$n_rows, made$rows)
+  expect_identical(made$changed$call$data, quote(subset(d, x1 > 0)))
+})
+
 test_that("the fitted object survives saveRDS()", {
   toy <- simulate_toy(n = 500, seed = 5)
   fit <- quick_fit(toy)

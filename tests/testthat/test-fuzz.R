@@ -202,7 +202,7 @@ fuzz_cases <- list(
   fuzz_case("predict_baseline_zero_rows", "predict", "value", ".", rows = 0, r"-(predict(base, toy[0, ], interval = "credible"))-"),
   fuzz_case("predict_baseline_missing_sensor", "predict", "error", "`newdata`.*sensor_2",
             r"-(predict(base, toy[setdiff(names(toy), "sensor_2")]))-"),
-  fuzz_case("predict_baseline_all_na_row", "predict", "value", ".", rows = 300,
+  fuzz_case("predict_baseline_all_na_row", "predict", "warning", "1 of 300 rows has no sensor reading.*NA.*row 5", rows = 300,
             r"-(nd <- toy; nd[5, c("sensor_0", "sensor_1", "sensor_2")] <- NA; predict(base, nd, interval = "credible"))-"),
 
   # ncam_by() ------------------------------------------------------------------------------------
