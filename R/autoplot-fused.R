@@ -57,9 +57,9 @@ reference_in_estimate_units <- function(model, values, reference, call) {
   readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
   given <- unit_text(values)
   if (!length(readings)) {
-    cli::cli_abort(c("Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
-                     i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
-                   call = call)
+    ncam_abort(c("Column {.field {reference}} of {.arg newdata} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
+                 i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
+               call = call)
   }
   goal <- model$units[[readings[1]]]
   convert_units(values, goal, c(
@@ -97,8 +97,8 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
   repeated <- sum(duplicated(data.frame(group, time)[!is.na(time), , drop = FALSE]))
   if (repeated > 0L) {
     within <- if (is.null(source$group_of)) "" else " within a group"
-    cli::cli_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}{within}: the series plot draws one time series{within}.",
-                     i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
+    ncam_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}{within}: the series plot draws one time series{within}.",
+                 i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
   }
   pred <- if (interval == "none") source$predict(newdata) else {
     source$predict(newdata, interval = interval, level = level)
@@ -187,8 +187,8 @@ reference_rows <- function(source, newdata, reference, call) {
   pred <- source$predict(newdata)
   usable <- is.finite(newdata[[reference]]) & is.finite(pred$.pred)
   if (!any(usable)) {
-    cli::cli_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
-                   call = call)
+    ncam_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
+               call = call)
   }
   list(pred = pred, usable = usable, n_dropped = sum(!usable),
        group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])

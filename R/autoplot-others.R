@@ -51,8 +51,8 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
   if (!is.null(level)) check_level(level)
   interval <- if (object$method == "mean") "none" else "credible"
   if (type == "coverage" && interval == "none") {
-    cli::cli_abort(c("The {.val mean} baseline has no interval, so it has no coverage picture.",
-                     i = "Fit a baseline with one, such as {.val ivw} or {.val factor}."), call = call)
+    ncam_abort(c("The {.val mean} baseline has no interval, so it has no coverage picture.",
+                 i = "Fit a baseline with one, such as {.val ivw} or {.val factor}."), call = call)
   }
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
@@ -67,7 +67,7 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
   call <- rlang::current_env()
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "series", "scatter", "coverage"), "type")
-  if (!any(has_fit(object))) cli::cli_abort("{.arg object} has no fitted group to plot.", call = call)
+  if (!any(has_fit(object))) ncam_abort("{.arg object} has no fitted group to plot.", call = call)
   if (type == "loss") return(plot_group_losses(object))
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)

@@ -101,15 +101,15 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
   newdata <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {
-      cli::cli_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
-                     call = call)
+      ncam_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
+                 call = call)
     }
     return(plot_series(source, newdata, date, reference, if (is.null(level)) 0.9 else level,
                        interval, call))
   }
   if (is.null(reference)) {
-    cli::cli_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
-                     i = "Name the column of {.arg newdata} with the reference values."), call = call)
+    ncam_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
+                 i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
   check_plot_column(newdata, reference, "reference", call)
   if (type == "scatter") return(plot_scatter(source, newdata, reference, call))
@@ -120,13 +120,13 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
 # newdata is required for every picture but the loss curve, and has rows to draw.
 check_plot_newdata <- function(newdata, type, call) {
   if (is.null(newdata)) {
-    cli::cli_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
-                     i = "Pass a data frame with the model's sensor and covariate columns."), call = call)
+    ncam_abort(c("{.arg newdata} is required for {.code type = \"{type}\"}.",
+                 i = "Pass a data frame with the model's sensor and covariate columns."), call = call)
   }
   check_data_frame(newdata, "newdata", call = call)
   if (nrow(newdata) == 0L) {
-    cli::cli_abort("{.arg newdata} has no rows: there is nothing to draw for {.code type = \"{type}\"}.",
-                   call = call)
+    ncam_abort("{.arg newdata} has no rows: there is nothing to draw for {.code type = \"{type}\"}.",
+               call = call)
   }
 }
 
@@ -134,8 +134,8 @@ check_plot_newdata <- function(newdata, type, call) {
 check_ggplot2 <- function(call = parent.frame(),
                           installed = requireNamespace("ggplot2", quietly = TRUE)) {
   if (!installed) {
-    cli::cli_abort(c("{.fn autoplot} for {.cls ncam} models needs the {.pkg ggplot2} package.",
-                     i = "Install it with {.code install.packages(\"ggplot2\")}."), call = call)
+    ncam_abort(c("{.fn autoplot} for {.cls ncam} models needs the {.pkg ggplot2} package.",
+                 i = "Install it with {.code install.packages(\"ggplot2\")}."), call = call)
   }
 }
 
@@ -144,8 +144,8 @@ check_ggplot2 <- function(call = parent.frame(),
 check_plot_column <- function(newdata, column, arg, call, kind = "numeric") {
   check_string(column, arg, call = call)
   if (!column %in% names(newdata)) {
-    cli::cli_abort(c("{.arg {arg}} names column {.val {column}}, which {.arg newdata} lacks.",
-                     i = "Available columns: {.val {names(newdata)}}."), call = call)
+    ncam_abort(c("{.arg {arg}} names column {.val {column}}, which {.arg newdata} lacks.",
+                 i = "Available columns: {.val {names(newdata)}}."), call = call)
   }
   x <- newdata[[column]]
   is_time <- inherits(x, c("Date", "POSIXct"))
@@ -154,8 +154,8 @@ check_plot_column <- function(newdata, column, arg, call, kind = "numeric") {
   if (!ok) {
     what <- switch(kind, numeric = "numeric", time = "a Date or POSIXct column",
                    continuous = "numeric, Date or POSIXct")
-    cli::cli_abort("Column {.field {column}} of {.arg newdata} (named by {.arg {arg}}) must be {what}, not {.obj_type_friendly {x}}.",
-                   call = call)
+    ncam_abort("Column {.field {column}} of {.arg newdata} (named by {.arg {arg}}) must be {what}, not {.obj_type_friendly {x}}.",
+               call = call)
   }
   invisible(column)
 }
@@ -260,9 +260,9 @@ plot_sensors <- function(object, newdata, covariate, call) {
                          intersect(all.vars(object$terms), names(newdata)))
     covariate <- c(continuous, NA_character_)[1]
     if (is.na(covariate)) {
-      cli::cli_abort(c("{.arg covariate} is required: no numeric covariate of the model is a column of {.arg newdata}.",
-                       i = "Name a numeric, Date or POSIXct column of {.arg newdata} for the x axis."),
-                     call = call)
+      ncam_abort(c("{.arg covariate} is required: no numeric covariate of the model is a column of {.arg newdata}.",
+                   i = "Name a numeric, Date or POSIXct column of {.arg newdata} for the x axis."),
+                 call = call)
     }
   }
   check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
@@ -285,8 +285,8 @@ plot_sensors <- function(object, newdata, covariate, call) {
   n_dropped <- sum(!complete_rows)
   long <- long[long$.row %in% which(complete_rows), , drop = FALSE]
   if (nrow(long) == 0L) {
-    cli::cli_abort("No row of {.arg newdata} has both {.field {covariate}} and the model's covariates.",
-                   call = call)
+    ncam_abort("No row of {.arg newdata} has both {.field {covariate}} and the model's covariates.",
+               call = call)
   }
   # Points for at most 5,000 rows keep the figure light; the bin means use every row.
   kept_rows <- unique(long$.row)

@@ -97,21 +97,21 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   check_column_name_args(c("date", "unit"))
   check_number(completeness, "completeness", min = 0, max = 1)
   if (!is.null(columns) && (!is.character(columns) || anyNA(columns))) {
-    cli::cli_abort("{.arg columns} must be column names (a character vector), not
+    ncam_abort("{.arg columns} must be column names (a character vector), not
                     {.obj_type_friendly {columns}}.")
   }
-  if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows.")
+  if (nrow(data) == 0L) ncam_abort("{.arg data} has no rows.")
   estimate_columns <- estimate_columns_of(data)
   taken <- intersect(columns, c(estimate_columns, date, unit, ".n_estimates"))
   if (length(taken)) {
-    cli::cli_abort("{.arg columns} names {.val {taken}}, which {?is/are} averaged or used already:
+    ncam_abort("{.arg columns} names {.val {taken}}, which {?is/are} averaged or used already:
                     give only further columns, such as the reference.")
   }
   averaged_columns <- c(estimate_columns, columns)
   obs <- averaging_input(data, date, unit, averaged_columns)
   steps <- unit_time_steps(obs)
   if (all(is.na(steps))) {
-    cli::cli_abort("{.arg data} has one time stamp per unit: no time step to average by.")
+    ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit))
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
@@ -144,24 +144,24 @@ check_averaging_steps <- function(steps, averaging, named, call = parent.frame()
   if (!any(unfit)) return(invisible())
   words <- block_words(averaging)
   who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
-  cli::cli_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
+  ncam_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
                     {?does/do} not divide {words$span}: no {words$means} means.",
-                   i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."),
-                 call = call)
+               i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."),
+             call = call)
 }
 
 # The estimate columns `data` carries, in the order of predict()'s output: `.pred` always, the
 # bounds as a pair, `.pred_sd` when present.
 estimate_columns_of <- function(data, call = parent.frame()) {
   if (!".pred" %in% names(data)) {
-    cli::cli_abort(c("{.arg data} has no column {.field .pred}.",
-                     i = "Give the output of {.code augment(fit, newdata)} or
+    ncam_abort(c("{.arg data} has no column {.field .pred}.",
+                 i = "Give the output of {.code augment(fit, newdata)} or
                           {.code cbind(newdata, predict(fit, newdata, interval = \"prediction\"))}."),
-                   call = call)
+               call = call)
   }
   bounds <- c(".pred_lower", ".pred_upper") %in% names(data)
   if (xor(bounds[1], bounds[2])) {
-    cli::cli_abort("{.arg data} has {.field {c('.pred_lower', '.pred_upper')[bounds]}} without
+    ncam_abort("{.arg data} has {.field {c('.pred_lower', '.pred_upper')[bounds]}} without
                     {.field {c('.pred_lower', '.pred_upper')[!bounds]}}: an interval needs both
                     bounds.", call = call)
   }
@@ -183,7 +183,7 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
   time <- date_column(data, date, call)
   units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
   if (anyNA(units)) {
-    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
+    ncam_abort("Column {.val {unit}} (from {.arg unit}) is missing in
                     {rows_text(which(is.na(units)))}.", call = call)
   }
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
@@ -206,7 +206,7 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
   spread <- intersect(c(".pred_lower", ".pred_upper", ".pred_sd"), value_columns)
   lacking <- which(estimate & Reduce(`|`, lapply(values[spread], is.na), FALSE))
   if (length(lacking) > 0L) {
-    cli::cli_abort("{cli::qty(length(spread))}Column{?s} {.field {spread}} {?is/are} missing in
+    ncam_abort("{cli::qty(length(spread))}Column{?s} {.field {spread}} {?is/are} missing in
                     {rows_text(lacking)}, which have an estimate: a period's interval would
                     average other rows than its estimate.", call = call)
   }
@@ -230,7 +230,7 @@ check_one_row_per_time <- function(data, units, seconds, date, unit, call) {
   } else {
     "Name the column that tells units (sensors or sites) apart in {.arg unit}."
   }
-  cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
+  ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
                     in {rows_text(repeated)}.", i = hint), call = call)
 }
 

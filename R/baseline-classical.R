@@ -18,7 +18,7 @@ three_cornered_hat <- function(b, call = parent.frame()) {
   }
   keep <- !is.na(v)
   if (!any(keep)) {
-    cli::cli_abort("No two sensors are observed together in at least 2 {.arg train} rows.", call = call)
+    ncam_abort("No two sensors are observed together in at least 2 {.arg train} rows.", call = call)
   }
   design <- design[keep, , drop = FALSE]
   v <- v[keep]
@@ -68,13 +68,13 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   l <- ncol(b)
   n <- nrow(complete)
   if (n <= l) {
-    cli::cli_abort(c("{.arg train} must contain more than {l} rows with every sensor observed for {.val ppca}.",
-                     x = "It has {n}."), call = call)
+    ncam_abort(c("{.arg train} must contain more than {l} rows with every sensor observed for {.val ppca}.",
+                 x = "It has {n}."), call = call)
   }
   constant <- colnames(b)[apply(complete, 2L, function(v) all(v == v[1]))]
   if (length(constant)) {
-    cli::cli_abort(c("Sensor{?s} {.field {constant}} {?is/are} constant on the rows where every sensor reads: {.val ppca} has no common factor to find.",
-                     i = "Leave {cli::qty(length(constant))}{?it/them} out, or use {.code method = \"mean\"}."), call = call)
+    ncam_abort(c("Sensor{?s} {.field {constant}} {?is/are} constant on the rows where every sensor reads: {.val ppca} has no common factor to find.",
+                 i = "Leave {cli::qty(length(constant))}{?it/them} out, or use {.code method = \"mean\"}."), call = call)
   }
   mu <- colMeans(complete)
   centred <- sweep(complete, 2L, mu)
@@ -87,8 +87,8 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   if (sum(u1) < 0) u1 <- -u1
   loadings <- stats::setNames(u1 * sqrt(max(eig$values[1] - sigma2, 0)), colnames(b))
   if (all(loadings == 0)) {
-    cli::cli_abort(c("The complete {.arg train} rows vary equally in every direction: {.val ppca} has no common factor to find.",
-                     i = "Sensors of one quantity vary together; check the columns, or use {.code method = \"mean\"}."), call = call)
+    ncam_abort(c("The complete {.arg train} rows vary equally in every direction: {.val ppca} has no common factor to find.",
+                 i = "Sensors of one quantity vary together; check the columns, or use {.code method = \"mean\"}."), call = call)
   }
   params <- list(mu = mu, loadings = loadings, sigma2 = sigma2)
 
@@ -96,8 +96,8 @@ fit_ppca1 <- function(b, anchor, call = parent.frame()) {
   used <- !is.na(b[, anchor])
   coef <- stats::lm.fit(cbind(1, z[used]), b[used, anchor])$coefficients
   if (anyNA(coef)) {
-    cli::cli_abort("The PPCA factor is constant on the training rows; it cannot be mapped to {.arg anchor}.",
-                   call = call)
+    ncam_abort("The PPCA factor is constant on the training rows; it cannot be mapped to {.arg anchor}.",
+               call = call)
   }
   params$coef <- stats::setNames(coef, c("intercept", "slope"))
 

@@ -9,24 +9,24 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
   l <- ncol(b)
   sensors <- colnames(b)
   if (l < 3L) {
-    cli::cli_abort(c("The {.val factor} model needs at least 3 sensors, not {l}.",
-                     x = "With 2 sensors the model is not identified: their 2 variances and 1 covariance give 3 equations for 4 unknowns (prior variance, gain, 2 noise variances).",
-                     i = "Use {.val ivw} or {.val ppca} for 2 sensors, or add a sensor."), call = call)
+    ncam_abort(c("The {.val factor} model needs at least 3 sensors, not {l}.",
+                 x = "With 2 sensors the model is not identified: their 2 variances and 1 covariance give 3 equations for 4 unknowns (prior variance, gain, 2 noise variances).",
+                 i = "Use {.val ivw} or {.val ppca} for 2 sensors, or add a sensor."), call = call)
   }
   obs <- !is.na(b)
   centre <- colMeans(b, na.rm = TRUE)
   spread <- apply(b, 2L, stats::sd, na.rm = TRUE)
   flat <- is.na(spread)
   if (any(flat)) {
-    cli::cli_abort("Sensor {.val {sensors[flat][1]}} has fewer than 2 readings in the {.arg train} rows.",
-                   call = call)
+    ncam_abort("Sensor {.val {sensors[flat][1]}} has fewer than 2 readings in the {.arg train} rows.",
+               call = call)
   }
   together <- crossprod(obs)
   apart <- together < 2 & upper.tri(together)
   if (any(apart)) {
     pair <- which(apart, arr.ind = TRUE)[1, ]
-    cli::cli_abort(c("Sensors {.val {sensors[pair[1]]}} and {.val {sensors[pair[2]]}} are observed together in {together[pair[1], pair[2]]} {.arg train} row{?s}; the {.val factor} model needs at least 2.",
-                     i = "Without their covariance the gains are not identified."), call = call)
+    ncam_abort(c("Sensors {.val {sensors[pair[1]]}} and {.val {sensors[pair[2]]}} are observed together in {together[pair[1], pair[2]]} {.arg train} row{?s}; the {.val factor} model needs at least 2.",
+                 i = "Without their covariance the gains are not identified."), call = call)
   }
   z <- sweep(sweep(b, 2L, centre), 2L, spread, `/`)
   patterns <- missingness_patterns(z)

@@ -33,8 +33,8 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   check_dots_empty_hinted()
   check_object_format(object, "object")
   if (missing(newdata)) {
-    cli::cli_abort(c("{.arg newdata} is required.",
-                     i = "A fitted baseline keeps only its parameters, not the training data."))
+    ncam_abort(c("{.arg newdata} is required.",
+                 i = "A fitted baseline keeps only its parameters, not the training data."))
   }
   check_data_frame(newdata)
   interval <- match_choice(interval, c("none", "credible"), "interval")
@@ -45,8 +45,8 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
       "Give {.code interval = \"credible\"}.")
   }
   if (interval == "credible" && method == "mean") {
-    cli::cli_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",
-                     i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
+    ncam_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",
+                 i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
   }
   check_columns(newdata, object$sensors, "object", data_arg = "newdata")
   newdata <- match_units(object, newdata)
@@ -220,8 +220,8 @@ print.summary.ncam_baseline <- function(x, ...) {
 logLik.ncam_baseline <- function(object, ...) {
   check_object_format(object, "object")
   if (is.null(object$loglik)) {
-    cli::cli_abort(c("Method {.val {object$method}} has no likelihood.",
-                     i = "{.val factor}, {.val ppca} and {.val kalman} have one."))
+    ncam_abort(c("Method {.val {object$method}} has no likelihood.",
+                 i = "{.val factor}, {.val ppca} and {.val kalman} have one."))
   }
   structure(object$loglik, df = object$df, nobs = object$nobs, class = "logLik")
 }
@@ -237,15 +237,15 @@ nobs.ncam_baseline <- function(object, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 fitted.ncam_baseline <- function(object, ...) {
-  cli::cli_abort(c("A baseline keeps only its parameters, not its data or fitted values.",
-                   i = "Use {.code predict(object, newdata)} for the fused values of a data frame."))
+  ncam_abort(c("A baseline keeps only its parameters, not its data or fitted values.",
+               i = "Use {.code predict(object, newdata)} for the fused values of a data frame."))
 }
 
 #' @rdname ncam_baseline-methods
 #' @export
 residuals.ncam_baseline <- function(object, ...) {
-  cli::cli_abort(c("A baseline keeps only its parameters, so it has no residuals to give.",
-                   i = "Compare {.code predict(object, newdata)$.pred} with a reference column of {.arg newdata}."))
+  ncam_abort(c("A baseline keeps only its parameters, so it has no residuals to give.",
+               i = "Compare {.code predict(object, newdata)$.pred} with a reference column of {.arg newdata}."))
 }
 
 #' @importFrom generics tidy glance

@@ -173,21 +173,21 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
   b <- baseline_readings(in_units, sensors)
   train <- train_mask(train, nrow(data))
   if (!is.null(anchor) && !method %in% c("ppca", "factor")) {
-    cli::cli_abort(c("{.arg anchor} is used only by {.code method = \"ppca\"} and {.code \"factor\"}, not {.val {method}}.",
-                     i = "Leave {.arg anchor} as {.code NULL} for the other methods: they put no sensor's scale first."))
+    ncam_abort(c("{.arg anchor} is used only by {.code method = \"ppca\"} and {.code \"factor\"}, not {.val {method}}.",
+                 i = "Leave {.arg anchor} as {.code NULL} for the other methods: they put no sensor's scale first."))
   }
   anchor <- baseline_anchor(anchor, sensors)
   if (!is.null(order)) {
     if (method != "kalman") {
-      cli::cli_abort(c("{.arg order} is used only by {.code method = \"kalman\"}, not {.val {method}}.",
-                       i = "Leave {.arg order} as {.code NULL} for the other methods."))
+      ncam_abort(c("{.arg order} is used only by {.code method = \"kalman\"}, not {.val {method}}.",
+                   i = "Leave {.arg order} as {.code NULL} for the other methods."))
     }
     check_string(order, "order")
   }
   b_train <- b[train, , drop = FALSE]
   empty <- colSums(!is.na(b_train)) == 0L
   if (any(empty)) {
-    cli::cli_abort("Sensor column {.val {sensors[empty][1]}} has no reading in the {.arg train} rows.")
+    ncam_abort("Sensor column {.val {sensors[empty][1]}} has no reading in the {.arg train} rows.")
   }
 
   check_baseline_readings(b_train)
@@ -229,24 +229,24 @@ check_baseline_readings <- function(b, call = parent.frame()) {
 # Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1.
 baseline_sensors <- function(formula, data, call = parent.frame()) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
-    cli::cli_abort("{.arg formula} must be a two-sided formula such as {.code a + b + c ~ 1}.",
-                   call = call)
+    ncam_abort("{.arg formula} must be a two-sided formula such as {.code a + b + c ~ 1}.",
+               call = call)
   }
   rhs <- formula[[3]]
   if (!(is.numeric(rhs) && length(rhs) == 1L && rhs == 1)) {
     rhs_txt <- paste(deparse(rhs), collapse = " ")
-    cli::cli_abort(c("Baselines take no covariates: the right side of {.arg formula} must be {.code ~ 1}.",
-                     x = "Found {.code ~ {rhs_txt}}.",
-                     i = "Use {.fn ncam} for a sensor model that depends on covariates."), call = call)
+    ncam_abort(c("Baselines take no covariates: the right side of {.arg formula} must be {.code ~ 1}.",
+                 x = "Found {.code ~ {rhs_txt}}.",
+                 i = "Use {.fn ncam} for a sensor model that depends on covariates."), call = call)
   }
   sensors <- sensor_names(formula, call = call)
   if (length(sensors) < 2L) {
-    cli::cli_abort("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
-                   call = call)
+    ncam_abort("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
+               call = call)
   }
   if (anyDuplicated(sensors)) {
-    cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.",
-                   call = call)
+    ncam_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.",
+               call = call)
   }
   check_columns(data, sensors, "formula", call = call)
   sensors
@@ -257,13 +257,13 @@ baseline_readings <- function(data, sensors, data_arg = "data", call = parent.fr
   for (s in sensors) {
     x <- data[[s]]
     if (!is.numeric(x)) {
-      cli::cli_abort("Sensor column {.val {s}} of {.arg {data_arg}} must be numeric, not {.obj_type_friendly {x}}.",
-                     call = call)
+      ncam_abort("Sensor column {.val {s}} of {.arg {data_arg}} must be numeric, not {.obj_type_friendly {x}}.",
+                 call = call)
     }
     bad <- which(is.infinite(x))
     if (length(bad) > 0L) {
-      cli::cli_abort("Sensor column {.val {s}} of {.arg {data_arg}} has an infinite value in row {bad[1]}.",
-                     call = call)
+      ncam_abort("Sensor column {.val {s}} of {.arg {data_arg}} has an infinite value in row {bad[1]}.",
+                 call = call)
     }
   }
   columns <- lapply(sensors, function(s) plain_double(data[[s]]))
@@ -280,26 +280,26 @@ train_mask <- function(train, n, call = parent.frame()) {
     mask <- rep(TRUE, n)
   } else if (is.logical(train)) {
     if (length(train) != n) {
-      cli::cli_abort("{.arg train} must have one element per row of {.arg data} ({n}), not {length(train)}.",
-                     call = call)
+      ncam_abort("{.arg train} must have one element per row of {.arg data} ({n}), not {length(train)}.",
+                 call = call)
     }
     if (anyNA(train)) {
-      cli::cli_abort("{.arg train} is missing in row {which(is.na(train))[1]}.", call = call)
+      ncam_abort("{.arg train} is missing in row {which(is.na(train))[1]}.", call = call)
     }
     mask <- train
   } else if (is.numeric(train)) {
     bad <- which(is.na(train) | train < 1 | train > n | train != round(train))
     if (length(bad) > 0L) {
-      cli::cli_abort("{.arg train} must hold row numbers between 1 and {n}; element {bad[1]} is {train[bad[1]]}.",
-                     call = call)
+      ncam_abort("{.arg train} must hold row numbers between 1 and {n}; element {bad[1]} is {train[bad[1]]}.",
+                 call = call)
     }
     mask <- seq_len(n) %in% train
   } else {
-    cli::cli_abort("{.arg train} must be NULL, a logical vector or row numbers, not {.obj_type_friendly {train}}.",
-                   call = call)
+    ncam_abort("{.arg train} must be NULL, a logical vector or row numbers, not {.obj_type_friendly {train}}.",
+               call = call)
   }
   if (sum(mask) < 2L) {
-    cli::cli_abort("{.arg train} must select at least 2 rows, not {sum(mask)}.", call = call)
+    ncam_abort("{.arg train} must select at least 2 rows, not {sum(mask)}.", call = call)
   }
   mask
 }
@@ -323,44 +323,44 @@ visit_order <- function(order, data, data_arg = "data", rows = NULL, type = NULL
   check_columns(data, order, "order", call = call, data_arg = if (data_arg != "data") data_arg)
   key <- data[[order]][rows]
   if (!is.null(type) && order_type(key) != type) {
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds {.cls {order_type(key)}} values, but the baseline was fitted with {.cls {type}} values in it.",
-                     i = "Convert it to the type it had at the fit, so that the filter visits the rows in the same kind of order."),
-                   call = call)
+    ncam_abort(c("Column {.val {order}} of {.arg {data_arg}} holds {.cls {order_type(key)}} values, but the baseline was fitted with {.cls {type}} values in it.",
+                 i = "Convert it to the type it had at the fit, so that the filter visits the rows in the same kind of order."),
+               call = call)
   }
   if (inherits(key, "POSIXlt")) key <- as.POSIXct(key)
   if (!is.atomic(key) || is.complex(key)) {
-    cli::cli_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
-                   call = call)
+    ncam_abort("Column {.val {order}} of {.arg {data_arg}} must hold sortable values (numbers, dates, times or strings), not {.obj_type_friendly {key}}.",
+               call = call)
   }
   if (anyNA(key)) {
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {rows[which(is.na(key))[1]]}.",
-                     i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
+    ncam_abort(c("Column {.val {order}} of {.arg {data_arg}} is missing in row {rows[which(is.na(key))[1]]}.",
+                 i = "The filter cannot place that row in time: fill it in or drop the row."), call = call)
   }
   # Text sorts letter by letter: "02/01/2024" before "31/12/2023"; zero-padded ISO 8601 text
   # ("2024-01-02 10:00") sorts as time does.
   if ((is.character(key) || is.factor(key)) && any(grepl(text_time_pattern, utils::head(as.character(key), 1000))) &&
       !all(grepl(iso_time_pattern, key) | is.na(key))) {
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
-                     i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
-                   call = call)
+    ncam_abort(c("Column {.val {order}} of {.arg {data_arg}} holds times as text ({.val {as.character(key[1])}}), which would be put in alphabetical order.",
+                 i = "Convert it to a date-time first, e.g. {.code as.POSIXct({order}, format = \"%d/%m/%Y %H:%M\", tz = \"UTC\")}."),
+               call = call)
   }
   # Numbers as text sort letter by letter too: "10" before "2". A factor sorts by its levels.
   text <- if (is.factor(key)) levels(key) else if (is.character(key)) key
   numbers <- suppressWarnings(as.numeric(text))
   if (length(text) && !anyNA(numbers) && (is.character(key) || is.unsorted(numbers))) {
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} holds numbers as text ({.val {as.character(key[1])}}), which would be put in alphabetical order ({.val 10} before {.val 2}).",
-                     i = "Convert it to numbers first, e.g. {.code {data_arg}${order} <- as.numeric(as.character({data_arg}${order}))}."),
-                   call = call)
+    ncam_abort(c("Column {.val {order}} of {.arg {data_arg}} holds numbers as text ({.val {as.character(key[1])}}), which would be put in alphabetical order ({.val 10} before {.val 2}).",
+                 i = "Convert it to numbers first, e.g. {.code {data_arg}${order} <- as.numeric(as.character({data_arg}${order}))}."),
+               call = call)
   }
   # Rows sharing a time (two stations stacked) would be filtered as successive steps of one
   # series, with the random walk's variance between them and results that follow row order.
   repeated <- which(duplicated(key))
   if (length(repeated) > 0L) {
     first <- match(key[repeated[1]], key)
-    cli::cli_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {rows[repeated[1]]} has the time of row {rows[first]} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
-                     i = if (data_arg == "newdata") "The filter follows one series through time. Predict one series (station) at a time, e.g. {.code predict(fit, newdata[newdata$site == \"A\", ])}." else
-                       "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
-                   call = call)
+    ncam_abort(c("Column {.val {order}} of {.arg {data_arg}} repeats times: row {rows[repeated[1]]} has the time of row {rows[first]} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
+                 i = if (data_arg == "newdata") "The filter follows one series through time. Predict one series (station) at a time, e.g. {.code predict(fit, newdata[newdata$site == \"A\", ])}." else
+                   "The filter follows one series through time. If the rows are several series (such as stations), fit one baseline per station, e.g. {.code lapply(split({data_arg}, {data_arg}$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"{order}\"))}, or train on one station with {.code train = {data_arg}$site == \"A\"}."),
+               call = call)
   }
   visit <- base::order(key)
   # Times the filter can measure gaps between: the random walk's variance grows with them.

@@ -88,8 +88,8 @@ check_calibration <- function(x, arg = "object", call = parent.frame()) {
   if (length(missing) || !x$method %in% c("mc_model", "split", "mc_empirical", "sensor_anchored") ||
       !is.numeric(x$scores)) {
     what <- if (length(missing)) cli::format_inline("{.field {missing}} {?is/are} missing") else "its method or scores are invalid"
-    cli::cli_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
-                     i = "Run {.fn calibrate} again."), call = call)
+    ncam_abort(c("{.arg {arg}} is not a usable calibration from {.fn calibrate}: {what}.",
+                 i = "Run {.fn calibrate} again."), call = call)
   }
   check_ncam(x$model, arg = paste0(arg, "$model"), call = call)
 }

@@ -190,7 +190,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   check_ncam(object)
   check_data_frame(data)
   data <- match_units(object, data)
-  if (nrow(data) == 0L) cli::cli_abort("{.arg data} has no rows: calibration needs rows held out from training.")
+  if (nrow(data) == 0L) ncam_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   if (is.null(method)) {
     # Reference readings, where there are any, are the labels that can correct the model.
     if (is.null(reference) && !is.null(object$reference) && object$reference %in% names(data) &&
@@ -202,8 +202,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
   if (!missing(correction) && !method %in% c("mc_model", "mc_empirical")) {
-    cli::cli_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                     i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
+    ncam_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                 i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
   }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
@@ -213,27 +213,27 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (is.null(reference) && !is.null(object$reference)) {
       # The model's own reference column, whichever way "split" was chosen.
       if (!object$reference %in% names(data)) {
-        cli::cli_abort(c("{.arg data} has no column {.field {object$reference}}, the reference the model was fitted with, for {.code method = \"split\"}.",
-                         i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}."))
+        ncam_abort(c("{.arg data} has no column {.field {object$reference}}, the reference the model was fitted with, for {.code method = \"split\"}.",
+                     i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}."))
       }
       reference <- object$reference
     }
     if (is.null(reference)) {
-      cli::cli_abort(c("{.arg reference} is required for {.code method = \"split\"}.",
-                       i = "Name the column of {.arg data} with the reference values."))
+      ncam_abort(c("{.arg reference} is required for {.code method = \"split\"}.",
+                   i = "Name the column of {.arg data} with the reference values."))
     }
     check_string(reference, "reference")
     check_columns(data, reference, "reference")
     # A column the model fuses or conditions on would score the model against itself.
     role <- if (reference %in% object$sensors) "a sensor" else if (reference %in% model_columns(object$terms)) "a covariate"
     if (!is.null(role)) {
-      cli::cli_abort(c("{.arg reference} column {.field {reference}} is {role} of the model, not reference readings to calibrate against.",
-                       i = "Name the column of {.arg data} holding the reference monitor's readings."))
+      ncam_abort(c("{.arg reference} column {.field {reference}} is {role} of the model, not reference readings to calibrate against.",
+                   i = "Name the column of {.arg data} holding the reference monitor's readings."))
     }
     reference_values <- new_reference_readings(data, reference, object$transform)
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
-      cli::cli_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
+      ncam_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
     labelled <- which(!is.na(reference_values))
     warn_in_sample_calibration(object, data, method, labelled)
@@ -241,8 +241,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {cli::qty(unlabelled)}{?is/are} left out of the calibration.")
     }
   } else if (!is.null(reference)) {
-    cli::cli_abort(c("{.arg reference} is used only by {.code method = \"split\"}, not {.val {method}}.",
-                     i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
+    ncam_abort(c("{.arg reference} is used only by {.code method = \"split\"}, not {.val {method}}.",
+                 i = "Leave {.arg reference} out, or choose {.code method = \"split\"} to calibrate against the reference."))
   }
   if (!method %in% c("mc_model", "mc_empirical")) {
     # One score per label: the Stutz threshold with m = 1 is split conformal.
@@ -251,8 +251,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   # The other methods score what data holds, one score per reading at most.
   if (method %in% c("mc_model", "mc_empirical") && m * nrow(data) > max_calibration_scores) {
-    cli::cli_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores / 1e6} million a calibration keeps in memory.",
-                     i = "Lower {.arg m} to at most {max(1, floor(max_calibration_scores / nrow(data)))}: the threshold's Monte Carlo error is already small at the default 50."))
+    ncam_abort(c("{.arg m} = {m} pseudo-labels for each of {nrow(data)} rows would draw {signif(m * nrow(data), 3)} scores, more than the {max_calibration_scores / 1e6} million a calibration keeps in memory.",
+                 i = "Lower {.arg m} to at most {max(1, floor(max_calibration_scores / nrow(data)))}: the threshold's Monte Carlo error is already small at the default 50."))
   }
   # Warned once the arguments are known to be usable.
   if (method != "split" && !is.null(object$reference)) {

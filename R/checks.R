@@ -1,9 +1,21 @@
 # Shared argument checks. Each names the argument (and the column or row) at fault,
 # with the caller's call so the message points at the user's code.
 
+# cli::cli_abort() with the class ncam_error common to all of ncam's errors, so that
+# tryCatch(ncam_error = ) catches them and lets other errors pass. The message is glued in the
+# caller's frame, and names the caller's call unless `call` says otherwise. The class goes after
+# rlang_error, so that the first class (which snapshot tests show) stays the call's own: rlang
+# puts every class given before rlang_error, hence the error is caught here and signalled again.
+ncam_abort <- function(message, ..., class = NULL, call = .envir, .envir = parent.frame()) {
+  cnd <- rlang::catch_cnd(cli::cli_abort(message, ..., class = c(class, "ncam_error"), call = call,
+                                         .envir = .envir), "ncam_error")
+  class(cnd) <- c(class, "rlang_error", "ncam_error", "error", "condition")
+  rlang::cnd_signal(cnd)
+}
+
 check_data_frame <- function(x, arg = rlang_arg(x), call = parent.frame()) {
   if (!is.data.frame(x)) {
-    cli::cli_abort("{.arg {arg}} must be a data frame, not {.obj_type_friendly {x}}.", call = call)
+    ncam_abort("{.arg {arg}} must be a data frame, not {.obj_type_friendly {x}}.", call = call)
   }
   invisible(x)
 }
@@ -29,7 +41,7 @@ check_number <- function(x, arg, min = -Inf, max = Inf, integer = FALSE,
     x >= min && x <= max && (!integer || x == round(x))
   if (!ok) {
     shown <- if (is.numeric(x) && length(x) == 1L) format(x) else paste0("<", class(x)[1], "[", length(x), "]>")
-    cli::cli_abort("{.arg {arg}} must be {what}{range_txt}, not {shown}.", call = call)
+    ncam_abort("{.arg {arg}} must be {what}{range_txt}, not {shown}.", call = call)
   }
   invisible(x)
 }
@@ -39,8 +51,8 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
   ok <- is.numeric(level) && length(level) >= 1L && !anyNA(level) && all(level > 0 & level < 1)
   if (!ok) {
     given <- if (is.numeric(level)) format(level) else cli::format_inline("{.obj_type_friendly {level}}")
-    cli::cli_abort("{.arg {arg}} must be a number strictly between 0 and 1, not {given}.",
-                   call = call)
+    ncam_abort("{.arg {arg}} must be a number strictly between 0 and 1, not {given}.",
+               call = call)
   }
   invisible(level)
 }
@@ -51,7 +63,7 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
 check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), call = parent.frame()) {
   hints <- c(new_data = new_data_hint, hints)
   arg <- intersect(dots_names(env), names(hints))[1]
-  if (!is.na(arg)) cli::cli_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
+  if (!is.na(arg)) ncam_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
   rlang::check_dots_empty(env = env, call = call)
 }
 
@@ -70,31 +82,31 @@ check_column_name_args <- function(args, env = parent.frame(), call = parent.fra
     tryCatch(get(arg, envir = env), error = function(e) {
       # Not given, and without a default (a default would have been found).
       if (eval(call("missing", as.name(arg)), env)) {
-        cli::cli_abort("{.arg {arg}} is required: the name of a column of {.arg data}, as a string.", call = call)
+        ncam_abort("{.arg {arg}} is required: the name of a column of {.arg data}, as a string.", call = call)
       }
       given <- do.call(substitute, list(as.name(arg), env))
       text <- paste(deparse(given), collapse = " ")
       problem <- conditionMessage(e)
       if (is.symbol(given)) {
-        cli::cli_abort(c("{.arg {arg}} takes a column name as a string: {.code {arg} = \"{text}\"}, not {.code {arg} = {text}}.",
-                         x = "{problem}"), call = call)
+        ncam_abort(c("{.arg {arg}} takes a column name as a string: {.code {arg} = \"{text}\"}, not {.code {arg} = {text}}.",
+                     x = "{problem}"), call = call)
       }
-      cli::cli_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
-                       x = "{problem}"), call = call)
+      ncam_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
+                   x = "{problem}"), call = call)
     })
   }
 }
 
 check_flag <- function(x, arg, call = parent.frame()) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
-    cli::cli_abort("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.", call = call)
+    ncam_abort("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.", call = call)
   }
   invisible(x)
 }
 
 check_string <- function(x, arg, call = parent.frame()) {
   if (!is.character(x) || length(x) != 1L || is.na(x) || !nzchar(x)) {
-    cli::cli_abort("{.arg {arg}} must be a single non-empty string.", call = call)
+    ncam_abort("{.arg {arg}} must be a single non-empty string.", call = call)
   }
   invisible(x)
 }
@@ -109,7 +121,7 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
     } else {
       "{.arg {data_arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}} used by the model."
     }
-    cli::cli_abort(c(msg, i = "Available columns: {.val {names(data)}}."), call = call)
+    ncam_abort(c(msg, i = "Available columns: {.val {names(data)}}."), call = call)
   }
   invisible(cols)
 }
@@ -118,7 +130,7 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
 match_choice <- function(x, choices, arg, call = parent.frame()) {
   if (identical(x, choices)) return(choices[1])
   if (!is.character(x) || length(x) != 1L || !x %in% choices) {
-    cli::cli_abort("{.arg {arg}} must be one of {.val {choices}}.", call = call)
+    ncam_abort("{.arg {arg}} must be one of {.val {choices}}.", call = call)
   }
   x
 }
@@ -127,8 +139,8 @@ match_choice <- function(x, choices, arg, call = parent.frame()) {
 check_scalar_level <- function(level, call = parent.frame()) {
   check_level(level, call = call)
   if (length(level) != 1L) {
-    cli::cli_abort("{.arg level} must be a single number, not {length(level)} numbers.",
-                   call = call)
+    ncam_abort("{.arg level} must be a single number, not {length(level)} numbers.",
+               call = call)
   }
   invisible(level)
 }
@@ -205,9 +217,9 @@ check_finite_columns <- function(cols, what, call = parent.frame()) {
     cli::format_inline("{what} {.field {col}} has {cli::qty(length(rows))}{?an/} infinite value{?s} in row{?s} {shown}{if (length(rows) > 5) ', ...' else ''}.")
   }))
   lines <- gsub("([{}])", "\\1\\1", lines)  # already formatted: braces in names stay text
-  cli::cli_abort(c(lines[1], stats::setNames(lines[-1], rep("*", length(lines) - 1L)),
-                   i = "Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
-                 call = call)
+  ncam_abort(c(lines[1], stats::setNames(lines[-1], rep("*", length(lines) - 1L)),
+               i = "Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
+             call = call)
 }
 
 # Values beyond max_reading_magnitude, as ncam() and predict() decide: their squares overflow
@@ -217,11 +229,11 @@ check_not_too_large <- function(x, subject, call = parent.frame(), envir = paren
   rows <- rows_outside(x, -max_reading_magnitude, max_reading_magnitude)
   if (length(rows) == 0L) return(invisible(x))
   named <- gsub("([{}])", "\\1\\1", cli::format_inline(subject, .envir = envir))
-  cli::cli_abort(c(paste0(named, " has {cli::qty(length(rows))}{?a value/values} as large as
+  ncam_abort(c(paste0(named, " has {cli::qty(length(rows))}{?a value/values} as large as
                           {format(max(abs(x[rows])), digits = 3)} in {rows_text(rows)}: too large
                           to compute with in double precision."),
-                   i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
-                 call = call)
+               i = "Check those rows for a unit or parsing error, or set them to {.code NA}."),
+             call = call)
 }
 
 # Rows of `x` below `lower` or above `upper` (never NA), as which(x < lower | x > upper) gives

@@ -14,15 +14,15 @@ csv_chunks <- function(path, chunk_rows) {
   header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
   if (!length(header) || !nzchar(trimws(header))) {
     close(con)
-    cli::cli_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
+    ncam_abort("File {.file {path}} is empty: a CSV input needs a header line naming its columns.", call = NULL)
   }
   columns <- names(utils::read.csv(text = header, check.names = FALSE))
   separator <- foreign_separator(columns)
   if (!is.null(separator)) {
     close(con)
-    cli::cli_abort(c("File {.file {path}} looks {separator}-separated (its header is one column, {.val {header}}); CSV inputs must be comma-separated.",
-                     i = "Pass a reader, such as {.code reader = utils::read.csv2} (decimal commas) or {.code reader = function(p) utils::read.delim(p)}, or rewrite the file with {.fn utils::write.csv}."),
-                   call = NULL)
+    ncam_abort(c("File {.file {path}} looks {separator}-separated (its header is one column, {.val {header}}); CSV inputs must be comma-separated.",
+                 i = "Pass a reader, such as {.code reader = utils::read.csv2} (decimal commas) or {.code reader = function(p) utils::read.delim(p)}, or rewrite the file with {.fn utils::write.csv}."),
+               call = NULL)
   }
   # write.csv() names its row-name column "": give it a name, as read.csv() does.
   columns[!nzchar(columns)] <- paste0("...", which(!nzchar(columns)))
@@ -89,9 +89,9 @@ logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
     bad <- which(is.na(value) & !is.na(text))
     if (length(bad)) {
       written <- if (make.names(col) == col) col else paste0("`", col, "`")
-      cli::cli_abort(c("Column {.field {col}} was read as logical ({.code TRUE}/{.code FALSE}) from the first chunk of {chunk_rows} rows, which fixes the column types, but data row {before + bad[1]} holds {.val {text[bad[1]]}}, which is not {.code TRUE} or {.code FALSE}.",
-                       i = "Text such as {.val T} or {.val F} in every row of the first chunk reads as logical. Read the column as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
-                     class = "ncam_chunk_logical_column", call = NULL)
+      ncam_abort(c("Column {.field {col}} was read as logical ({.code TRUE}/{.code FALSE}) from the first chunk of {chunk_rows} rows, which fixes the column types, but data row {before + bad[1]} holds {.val {text[bad[1]]}}, which is not {.code TRUE} or {.code FALSE}.",
+                   i = "Text such as {.val T} or {.val F} in every row of the first chunk reads as logical. Read the column as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
+                 class = "ncam_chunk_logical_column", call = NULL)
     }
     chunk[[col]] <- unname(value)
   }
@@ -107,8 +107,8 @@ numbers_from_text <- function(chunk, numeric_columns, path) {
     value <- suppressWarnings(as.numeric(text))
     bad <- which(is.na(value) & !is.na(text))
     if (length(bad)) {
-      cli::cli_abort("Column {.field {col}} of {.file {path}} holds {.val {text[bad[1]]}}, not a number, where earlier rows hold numbers.",
-                     call = NULL)
+      ncam_abort("Column {.field {col}} of {.file {path}} holds {.val {text[bad[1]]}}, not a number, where earlier rows hold numbers.",
+                 call = NULL)
     }
     chunk[[col]] <- value
   }
@@ -136,8 +136,8 @@ parquet_chunks <- function(path, chunk_rows) {
 whole_file_chunks <- function(path, chunk_rows, reader) {
   data <- reader(path)
   if (!is.data.frame(data)) {
-    cli::cli_abort("{.arg reader} must return a data frame; for {.file {path}} it returned {.obj_type_friendly {data}}.",
-                   call = NULL)
+    ncam_abort("{.arg reader} must return a data frame; for {.file {path}} it returned {.obj_type_friendly {data}}.",
+               call = NULL)
   }
   done <- 0
   next_chunk <- function() {
@@ -151,8 +151,8 @@ whole_file_chunks <- function(path, chunk_rows, reader) {
 
 read_whole_parquet <- function(path) {
   tryCatch(as.data.frame(nanoparquet::read_parquet(path)), error = function(e) {
-    cli::cli_abort(c("Could not read {.file {path}} as a Parquet file.", x = conditionMessage(e)),
-                   call = NULL)
+    ncam_abort(c("Could not read {.file {path}} as a Parquet file.", x = conditionMessage(e)),
+               call = NULL)
   })
 }
 
@@ -163,9 +163,9 @@ streaming_parquet_package <- "arrow"
 check_parquet_reader <- function(call = parent.frame()) {
   if (!requireNamespace("nanoparquet", quietly = TRUE) &&
       !requireNamespace(streaming_parquet_package, quietly = TRUE)) {
-    cli::cli_abort(c("Reading Parquet files needs the {.pkg nanoparquet} or the {.pkg arrow} package; neither is installed.",
-                     i = "Install one with {.code install.packages(\"nanoparquet\")} (small; reads each file whole) or {.code install.packages(\"arrow\")} (reads large files in parts), or convert the files to CSV."),
-                   call = call)
+    ncam_abort(c("Reading Parquet files needs the {.pkg nanoparquet} or the {.pkg arrow} package; neither is installed.",
+                 i = "Install one with {.code install.packages(\"nanoparquet\")} (small; reads each file whole) or {.code install.packages(\"arrow\")} (reads large files in parts), or convert the files to CSV."),
+               call = call)
   }
 }
 

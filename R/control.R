@@ -39,12 +39,12 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
   check_number(eps, "eps", min = 0)
   check_number(weight_decay, "weight_decay", min = 0)
   if (!is.numeric(clip_norm) || length(clip_norm) != 1L || is.na(clip_norm) || clip_norm <= 0) {
-    cli::cli_abort("{.arg clip_norm} must be a positive number or {.code Inf}.")
+    ncam_abort("{.arg clip_norm} must be a positive number or {.code Inf}.")
   }
   check_logvar_range(logvar_range)
   check_number(min_delta, "min_delta", min = 0)
   if (!is.numeric(screen_outliers) || length(screen_outliers) != 1L || is.na(screen_outliers) || screen_outliers <= 0) {
-    cli::cli_abort("{.arg screen_outliers} must be a positive number or {.code Inf}.")
+    ncam_abort("{.arg screen_outliers} must be a positive number or {.code Inf}.")
   }
   check_flag(adapt_threads, "adapt_threads")
   structure(list(beta1 = beta1, beta2 = beta2, eps = eps, weight_decay = weight_decay,
@@ -86,27 +86,27 @@ print.ncam_control <- function(x, ...) {
 # ncam_control() makes it.
 check_control <- function(control, call = parent.frame()) {
   if (!inherits(control, "ncam_control")) {
-    cli::cli_abort("{.arg control} must come from {.fn ncam_control}.", call = call)
+    ncam_abort("{.arg control} must come from {.fn ncam_control}.", call = call)
   }
   fields <- names(formals(ncam_control))
   if (!is.list(control) || !setequal(names(control), fields)) {
-    cli::cli_abort(c("{.arg control} does not have the fields of {.fn ncam_control}: {.field {fields}}.",
-                     i = "Make it with {.fn ncam_control} rather than by editing one."), call = call)
+    ncam_abort(c("{.arg control} does not have the fields of {.fn ncam_control}: {.field {fields}}.",
+                 i = "Make it with {.fn ncam_control} rather than by editing one."), call = call)
   }
   settings <- unclass(control)[fields]
   if (identical(settings$clip_norm, 0)) settings$clip_norm <- Inf  # stored as 0 for no clipping
   tryCatch(do.call("ncam_control", settings), error = function(e) {
-    cli::cli_abort(c("{.arg control} holds an invalid setting (was it edited after {.fn ncam_control} made it?).",
-                     i = "Give the settings as arguments of {.fn ncam_control}, which checks them."),
-                   parent = e, call = call)
+    ncam_abort(c("{.arg control} holds an invalid setting (was it edited after {.fn ncam_control} made it?).",
+                 i = "Give the settings as arguments of {.fn ncam_control}, which checks them."),
+               parent = e, call = call)
   })
 }
 
 check_logvar_range <- function(logvar_range, call = parent.frame()) {
   if (!is.numeric(logvar_range) || length(logvar_range) != 2L || anyNA(logvar_range) ||
       any(!is.finite(logvar_range)) || logvar_range[1] >= logvar_range[2]) {
-    cli::cli_abort("{.arg logvar_range} must be two finite increasing numbers, such as {.code c(-5, 4)}.",
-                   call = call)
+    ncam_abort("{.arg logvar_range} must be two finite increasing numbers, such as {.code c(-5, 4)}.",
+               call = call)
   }
 }
 
@@ -114,7 +114,7 @@ check_hidden <- function(hidden, call = parent.frame()) {
   ok <- is.numeric(hidden) && !anyNA(hidden) && all(hidden >= 1) && all(hidden == round(hidden)) &&
     all(hidden <= 4096)
   if (!ok) {
-    cli::cli_abort("{.arg hidden} must be whole numbers between 1 and 4096 (or {.code integer(0)} for no hidden layer).",
-                   call = call)
+    ncam_abort("{.arg hidden} must be whole numbers between 1 and 4096 (or {.code integer(0)} for no hidden layer).",
+               call = call)
   }
 }

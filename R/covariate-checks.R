@@ -11,14 +11,14 @@ check_vector_columns <- function(data, cols, what = "Column", call = parent.fram
     col <- data[[v]]
     if (is.data.frame(col) || length(dim(col)) > 1L) {
       kind <- if (is.data.frame(col)) "a data frame" else "a matrix"
-      cli::cli_abort(c("{what} {.field {v}} is {kind} with {NCOL(col)} columns: ncam needs one value per row.",
-                       i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
-                     call = call)
+      ncam_abort(c("{what} {.field {v}} is {kind} with {NCOL(col)} columns: ncam needs one value per row.",
+                   i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
+                 call = call)
     }
     if (is_list_column(col)) {
-      cli::cli_abort(c("{what} {.field {v}} is a list column: ncam needs one value per row.",
-                       i = "Make it a plain column first, such as with {.code unlist()} or {.fn tidyr::unnest}."),
-                     call = call)
+      ncam_abort(c("{what} {.field {v}} is a list column: ncam needs one value per row.",
+                   i = "Make it a plain column first, such as with {.code unlist()} or {.fn tidyr::unnest}."),
+                 call = call)
     }
   }
 }
@@ -46,9 +46,9 @@ check_formula_terms <- function(rhs, call = parent.frame()) {
   }
   walk(rhs)
   if (length(bad)) {
-    cli::cli_abort(c("The right side of {.arg formula} has {cli::qty(length(bad))}{?a term/terms} {.code {bad}} that {?is/are} no covariate.",
-                     i = "Name columns of {.arg data} or expressions of them (such as {.code log(rh)}); {.code 1} or {.code 0} only to keep or drop the intercept."),
-                   call = call)
+    ncam_abort(c("The right side of {.arg formula} has {cli::qty(length(bad))}{?a term/terms} {.code {bad}} that {?is/are} no covariate.",
+                 i = "Name columns of {.arg data} or expressions of them (such as {.code log(rh)}); {.code 1} or {.code 0} only to keep or drop the intercept."),
+               call = call)
   }
 }
 
@@ -57,9 +57,9 @@ check_formula_terms <- function(rhs, call = parent.frame()) {
 check_real_covariates <- function(data, vars, call = parent.frame()) {
   for (v in intersect(vars, names(data))) {
     if (is.complex(data[[v]]) || is.raw(data[[v]])) {
-      cli::cli_abort(c("{.arg formula} names covariate {.field {v}}, which is {.obj_type_friendly {data[[v]]}}: a covariate must be real numbers, logical, text or a factor.",
-                       i = "Convert it first, such as with {.code Re()} or {.code Mod()} for complex numbers."),
-                     call = call)
+      ncam_abort(c("{.arg formula} names covariate {.field {v}}, which is {.obj_type_friendly {data[[v]]}}: a covariate must be real numbers, logical, text or a factor.",
+                   i = "Convert it first, such as with {.code Re()} or {.code Mod()} for complex numbers."),
+                 call = call)
     }
   }
 }
@@ -72,16 +72,16 @@ check_unsupported_terms <- function(rhs, call = parent.frame()) {
   bars <- intersect(tops, c("|", "||"))
   if (length(bars)) {
     # `x | site` would enter as the logical OR of x and site, a constant: mixed-model syntax.
-    cli::cli_abort(c("{.arg formula} has {.code {bars[1]}} in a term: ncam has no grouping or random-effect terms.",
-                     i = "For one model per group, use {.fn ncam_by} with {.code by = \"site\"}; to let the model learn a group's effect, enter it as a covariate ({.code + factor(site)})."),
-                   call = call)
+    ncam_abort(c("{.arg formula} has {.code {bars[1]}} in a term: ncam has no grouping or random-effect terms.",
+                 i = "For one model per group, use {.fn ncam_by} with {.code by = \"site\"}; to let the model learn a group's effect, enter it as a covariate ({.code + factor(site)})."),
+               call = call)
   }
   offsets <- attr(rhs, "offset")
   if (!length(offsets)) return(invisible())
   terms <- vapply(as.list(attr(rhs, "variables"))[offsets + 1L], deparse1, character(1))
-  cli::cli_abort(c("{.arg formula} has {cli::qty(length(terms))}{?an offset term/offset terms} {.code {terms}}: ncam has no offsets.",
-                   i = "Leave {cli::qty(length(terms))}{?it/them} out, or enter the variable as a covariate."),
-                 call = call)
+  ncam_abort(c("{.arg formula} has {cli::qty(length(terms))}{?an offset term/offset terms} {.code {terms}}: ncam has no offsets.",
+               i = "Leave {cli::qty(length(terms))}{?it/them} out, or enter the variable as a covariate."),
+             call = call)
 }
 
 # 64-bit integer columns (bit64) by value: model.frame() and model.matrix() would read the
@@ -112,9 +112,9 @@ check_covariate_magnitude <- function(cols, call = parent.frame()) {
     if (length(big)) {
       where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(utils::head(big, 5), collapse = ", "),
                       if (length(big) > 5L) ", ..." else "")
-      cli::cli_abort(c("Covariate {.field {v}} has {if (length(big) == 1L) 'a value' else 'values'} as large as {signif(max(abs(cols[[v]][big])), 3)} in {where}: too large to compute with in double precision.",
-                       i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.val NA}."),
-                     call = call)
+      ncam_abort(c("Covariate {.field {v}} has {if (length(big) == 1L) 'a value' else 'values'} as large as {signif(max(abs(cols[[v]][big])), 3)} in {where}: too large to compute with in double precision.",
+                   i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.val NA}."),
+                 call = call)
     }
   }
 }
@@ -129,8 +129,8 @@ covariate_spread <- function(x, rows, call = parent.frame()) {
     size <- max(abs(values))
     spread <- if (size > 0) stats::sd(values / size) * size else 0
     if (spread < min_reading_spread) {
-      cli::cli_abort(c("Covariate {.field {v}} varies by only {signif(spread, 3)} on the training rows: too small to compute with in double precision.",
-                       i = "Multiply it by a power of ten (a unit change) before fitting."), call = call)
+      ncam_abort(c("Covariate {.field {v}} varies by only {signif(spread, 3)} on the training rows: too small to compute with in double precision.",
+                   i = "Multiply it by a power of ten (a unit change) before fitting."), call = call)
     }
     spread
   }, numeric(1))
@@ -201,10 +201,10 @@ new_model_frame <- function(terms, newdata, call = parent.frame()) {
   tryCatch(stats::model.frame(terms, newdata, na.action = stats::na.pass),
            error = function(e) {
              why <- conditionMessage(e)  # substituted, so that braces in it stay text
-             cli::cli_abort(c("The covariate terms of the model could not be evaluated on {.arg newdata}.",
-                              x = "{why}",
-                              i = "Make such a term a column of {.arg data} before fitting (e.g. {.code data$site <- relevel(factor(data$site), \"b\")}): {.fn predict} sets a factor column to its training levels."),
-                            call = call)
+             ncam_abort(c("The covariate terms of the model could not be evaluated on {.arg newdata}.",
+                          x = "{why}",
+                          i = "Make such a term a column of {.arg data} before fitting (e.g. {.code data$site <- relevel(factor(data$site), \"b\")}): {.fn predict} sets a factor column to its training levels."),
+                        call = call)
            })
 }
 
@@ -216,9 +216,9 @@ check_formula_functions <- function(terms, call = parent.frame()) {
   heads <- unique(call_heads(attr(terms, "variables")))
   missing <- heads[!vapply(heads, exists, logical(1), envir = env, mode = "function")]
   if (length(missing)) {
-    cli::cli_abort(c("The model's formula calls {cli::qty(length(missing))}function{?s} {.fn {missing}}, not found in this session.",
-                     i = "Attach the package that provides {cli::qty(length(missing))}{?it/them} first (for {.fn ns} and {.fn bs}: {.code library(splines)}), or write the term with its package, as in {.code splines::ns(x, 3)}."),
-                   call = call)
+    ncam_abort(c("The model's formula calls {cli::qty(length(missing))}function{?s} {.fn {missing}}, not found in this session.",
+                 i = "Attach the package that provides {cli::qty(length(missing))}{?it/them} first (for {.fn ns} and {.fn bs}: {.code library(splines)}), or write the term with its package, as in {.code splines::ns(x, 3)}."),
+               call = call)
   }
 }
 
@@ -273,9 +273,9 @@ match_units <- function(object, newdata, call = parent.frame()) {
   now_with_units <- Filter(function(v) inherits(newdata[[v]], "units"), plain)
   if (length(now_with_units)) {
     v <- now_with_units[1]
-    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {unit_text(newdata[[v]])}}, but the model was fitted to plain numbers in it, whose units it does not know.",
-                     i = "Give {.field {v}} as plain numbers in the units of the training data (such as with {.fn units::drop_units} after converting), or fit with units columns."),
-                   call = call)
+    ncam_abort(c("Column {.field {v}} of {.arg newdata} is in {.val {unit_text(newdata[[v]])}}, but the model was fitted to plain numbers in it, whose units it does not know.",
+                 i = "Give {.field {v}} as plain numbers in the units of the training data (such as with {.fn units::drop_units} after converting), or fit with units columns."),
+               call = call)
   }
   for (v in intersect(names(fitted), names(newdata))) {
     col <- newdata[[v]]
@@ -318,5 +318,5 @@ common_reading_units <- function(data, columns, target = NULL, call = parent.fra
 # units that cannot be converted to it.
 convert_units <- function(x, goal, message, call, env = parent.frame()) {
   tryCatch(units::set_units(x, goal, mode = "standard"),
-           error = function(e) cli::cli_abort(message, call = call, .envir = env))
+           error = function(e) ncam_abort(message, call = call, .envir = env))
 }

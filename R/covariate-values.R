@@ -11,36 +11,36 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
   for (v in vars) {
     col <- data[[v]]
     if (all(is.na(col))) {
-      cli::cli_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
-                       i = "Leave it out of the formula, or give its values."), call = call)
+      ncam_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
+                   i = "Leave it out of the formula, or give its values."), call = call)
     }
     if (is.factor(col) && anyNA(levels(col))) {
       # addNA(): predict() could not code such a level again, so the rows get a named one.
-      cli::cli_abort(c("Covariate {.field {v}} is a factor with {.val NA} as a level (as {.fn addNA} makes).",
-                       i = "Give the missing values a named level: {.code levels(data${v})[is.na(levels(data${v}))] <- \"missing\"}; or leave them {.val NA}, and the rows are left out of training."),
-                     call = call)
+      ncam_abort(c("Covariate {.field {v}} is a factor with {.val NA} as a level (as {.fn addNA} makes).",
+                   i = "Give the missing values a named level: {.code levels(data${v})[is.na(levels(data${v}))] <- \"missing\"}; or leave them {.val NA}, and the rows are left out of training."),
+                 call = call)
     }
     if (is.character(col) && !v %in% labels) {
       values <- unique(col[!is.na(col)])
       if (length(values) > 2L && !anyNA(suppressWarnings(as.numeric(values)))) {
-        cli::cli_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): as text it would become one dummy per value.",
-                         i = "If the numbers are labels (such as site or station codes), write {.code factor({v})} in {.arg formula} for every use of {.field {v}}, or convert the column: {.code data${v} <- factor(data${v})}.",
-                         i = "If they are measurements, convert them: {.code data${v} <- as.numeric(data${v})}."),
-                       call = call)
+        ncam_abort(c("Covariate {.field {v}} holds numbers stored as text (e.g. {.val {utils::head(values, 3)}}): as text it would become one dummy per value.",
+                     i = "If the numbers are labels (such as site or station codes), write {.code factor({v})} in {.arg formula} for every use of {.field {v}}, or convert the column: {.code data${v} <- factor(data${v})}.",
+                     i = "If they are measurements, convert them: {.code data${v} <- as.numeric(data${v})}."),
+                   call = call)
       }
     }
     if (is.character(col) || is.factor(col)) {
       values <- unique(as.character(col[!is.na(col)]))
       if (length(values) > 2L && all(grepl(text_time_pattern, values))) {
-        cli::cli_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
-                         i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
-                       call = call)
+        ncam_abort(c("Covariate {.field {v}} holds dates or times stored as text (e.g. {.val {utils::head(values, 2)}}): it would become one dummy per time, and every later time would be a level never seen.",
+                     i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms of a parsed time)."),
+                   call = call)
       }
       n_values <- length(values)
       if (n_values > max_dot_levels && n_values > sum(!is.na(col)) / 2) {
-        cli::cli_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
-                         i = "Leave it out of the formula, or group its values into a few levels first."),
-                       call = call)
+        ncam_abort(c("Covariate {.field {v}} has {n_values} distinct values in {sum(!is.na(col))} rows: an identifier or label, which would become one dummy per value.",
+                     i = "Leave it out of the formula, or group its values into a few levels first."),
+                   call = call)
       }
     }
   }
@@ -72,9 +72,9 @@ factor_wrapped_vars <- function(expr) {
 check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
   dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt", "difftime")), term_labels)
   if (length(dates)) {
-    cli::cli_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
-                     i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
-                   call = call)
+    ncam_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
+                 i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
+               call = call)
   }
 }
 
@@ -97,10 +97,10 @@ drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
       sprintf("%s is %s on every row, in %s", v, if (is.na(value)) "NA" else encodeString(value, quote = "\""),
               paste0("`", plain_names(used), "`", collapse = ", "))
     }, character(1))
-    cli::cli_abort(c("{cli::qty(length(inside))}Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?its term has/their terms have} no effect to estimate:",
-                     stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
-                     i = "Leave {cli::qty(length(inside))}{?it/them} out of {.arg formula} for these data (or fit on data where {?it varies/they vary})."),
-                   call = call)
+    ncam_abort(c("{cli::qty(length(inside))}Covariate{?s} {.field {inside}} {?has/have} a single value in {.arg data}, so {?its term has/their terms have} no effect to estimate:",
+                 stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
+                 i = "Leave {cli::qty(length(inside))}{?it/them} out of {.arg formula} for these data (or fit on data where {?it varies/they vary})."),
+               call = call)
   }
   cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
                 class = c("ncam_warning_dropped_covariate", "ncam_warning"), call = call)
@@ -131,8 +131,8 @@ check_dot_columns <- function(data, sensors, call) {
   }, character(1))
   bad <- nzchar(why)
   if (any(bad)) {
-    cli::cli_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
-                     i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
-                   call = call)
+    ncam_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
+                 i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
+               call = call)
   }
 }

@@ -8,8 +8,8 @@ sensor_names <- function(formula, call = parent.frame()) {
     if (is.call(e) && (identical(e[[1]], as.name("+")) || identical(e[[1]], as.name("cbind")))) {
       return(unlist(lapply(as.list(e)[-1], walk)))
     }
-    cli::cli_abort(c("The left side of {.arg formula} must list sensor columns as {.code a + b} or {.code cbind(a, b)}.",
-                     x = "Found {.code {deparse(e)}}."), call = call)
+    ncam_abort(c("The left side of {.arg formula} must list sensor columns as {.code a + b} or {.code cbind(a, b)}.",
+                 x = "Found {.code {deparse(e)}}."), call = call)
   }
   walk(formula[[2]])
 }
@@ -17,16 +17,16 @@ sensor_names <- function(formula, call = parent.frame()) {
 resolve_anchor <- function(anchor, sensors, parameterization, call = parent.frame()) {
   if (parameterization != "anchored") {
     if (!is.null(anchor)) {
-      cli::cli_abort(c("{.arg anchor} applies to {.code parameterization = \"anchored\"} only, not {.val {parameterization}}.",
-                       i = "Leave {.arg anchor} out, or use the anchored parameterization."), call = call)
+      ncam_abort(c("{.arg anchor} applies to {.code parameterization = \"anchored\"} only, not {.val {parameterization}}.",
+                   i = "Leave {.arg anchor} out, or use the anchored parameterization."), call = call)
     }
     return(NULL)
   }
   if (is.null(anchor)) return(sensors[1])
   check_string(anchor, "anchor", call = call)
   if (!anchor %in% sensors) {
-    cli::cli_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
-                     x = "{.val {anchor}} is not on the left side of the formula."), call = call)
+    ncam_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
+                 x = "{.val {anchor}} is not on the left side of the formula."), call = call)
   }
   anchor
 }
@@ -60,10 +60,10 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     # A column with no reading at all is read as logical by read.csv() and friends.
     if (is.logical(v) && all(is.na(v))) v <- as.double(v)
     if (!is.numeric(v)) {
-      cli::cli_abort("{label} {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
+      ncam_abort("{label} {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
     }
     if (training && all(is.na(v))) {
-      cli::cli_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)
+      ncam_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)
     }
     v <- plain_double(v)
     if (transform == "log") {
@@ -85,9 +85,9 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     }, character(1))
     # In training an error naming every column at once, so that one pass fixes them all.
     if (training) {
-      cli::cli_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
-                       stats::setNames(details, rep("*", length(details))),
-                       i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
+      ncam_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
+                   stats::setNames(details, rep("*", length(details))),
+                   i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
     }
     cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
                     stats::setNames(details, rep("*", length(details)))),
@@ -102,9 +102,9 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
 check_single_columns <- function(data, cols, call = parent.frame()) {
   twice <- intersect(cols, names(data)[duplicated(names(data))])
   if (length(twice)) {
-    cli::cli_abort(c("Column{?s} {.field {twice}} appear{?s/} more than once in the data.",
-                     i = "Keep one column of each name (e.g. with {.code data[!duplicated(names(data))]})."),
-                   call = call)
+    ncam_abort(c("Column{?s} {.field {twice}} appear{?s/} more than once in the data.",
+                 i = "Keep one column of each name (e.g. with {.code data[!duplicated(names(data))]})."),
+               call = call)
   }
 }
 
@@ -114,8 +114,8 @@ check_reading_magnitude <- function(cols, label = "Sensor column", call = parent
   for (s in names(cols)) {
     big <- rows_outside(cols[[s]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
-      cli::cli_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
-                       i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
+      ncam_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
+                   i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
     }
   }
 }
@@ -145,9 +145,9 @@ build_design <- function(formula, data, sensors, reference = NULL, call = parent
   if (length(clash)) {
     # The reference comes last in `sensors` (ncam() passes c(sensors, reference)).
     role <- if (!is.null(reference) && clash[1] == reference) "the reference" else "a sensor"
-    cli::cli_abort(c("{.field {clash[1]}} cannot be both {role} and a covariate.",
-                     i = "Take it off the formula's right side: a model cannot learn a quantity from itself."),
-                   call = call)
+    ncam_abort(c("{.field {clash[1]}} cannot be both {role} and a covariate.",
+                 i = "Take it off the formula's right side: a model cannot learn a quantity from itself."),
+               call = call)
   }
   check_single_columns(data, vars, call)
   check_vector_columns(data, vars, "Covariate", call)
@@ -231,8 +231,8 @@ match_covariate_types <- function(object, newdata, vars, call = parent.frame()) 
     x <- newdata[[v]]
     if (trained[[v]] == "logical" && is.numeric(x)) {
       if (!all(x %in% c(0, 1, NA))) {
-        cli::cli_abort(c("Column {.field {v}} of {.arg newdata} holds numbers other than 0 and 1, but it was logical ({.code TRUE}/{.code FALSE}) in training.",
-                         i = "Give it as {.code TRUE}/{.code FALSE} (or 1/0)."), call = call)
+        ncam_abort(c("Column {.field {v}} of {.arg newdata} holds numbers other than 0 and 1, but it was logical ({.code TRUE}/{.code FALSE}) in training.",
+                     i = "Give it as {.code TRUE}/{.code FALSE} (or 1/0)."), call = call)
       }
       newdata[[v]] <- as.logical(x)
     } else if (trained[[v]] == "numeric" && !is.numeric(x)) {
@@ -249,15 +249,15 @@ numeric_covariate <- function(object, x, v, call) {
   flag <- is.null(object$flag_columns) || v %in% object$flag_columns
   if (is.logical(x) && (flag || all(is.na(x)))) return(as.numeric(x))
   if (is.logical(x)) {
-    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is logical ({.code TRUE}/{.code FALSE}), but it was numeric in training, with values other than 0 and 1.",
-                     i = "Give {.field {v}} as the numbers it measures."), call = call)
+    ncam_abort(c("Column {.field {v}} of {.arg newdata} is logical ({.code TRUE}/{.code FALSE}), but it was numeric in training, with values other than 0 and 1.",
+                 i = "Give {.field {v}} as the numbers it measures."), call = call)
   }
   if (inherits(x, c("Date", "POSIXt", "difftime"))) {
-    cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is a date-time ({.cls {class(x)[1]}}), but it was numeric in training: it would enter as a count of days or seconds.",
-                     i = "Give {.field {v}} as the numbers it held in training."), call = call)
+    ncam_abort(c("Column {.field {v}} of {.arg newdata} is a date-time ({.cls {class(x)[1]}}), but it was numeric in training: it would enter as a count of days or seconds.",
+                 i = "Give {.field {v}} as the numbers it held in training."), call = call)
   }
-  cli::cli_abort(c("Column {.field {v}} of {.arg newdata} is {.obj_type_friendly {x}}, but it was numeric in training.",
-                   i = "Give {.field {v}} as real numbers."), call = call)
+  ncam_abort(c("Column {.field {v}} of {.arg newdata} is {.obj_type_friendly {x}}, but it was numeric in training.",
+               i = "Give {.field {v}} as real numbers."), call = call)
 }
 
 # Design column names without R's backticks (`air temp`), for messages and printed tables.
@@ -278,8 +278,8 @@ new_design <- function(object, newdata, call = parent.frame()) {
     logical_text <- text[vapply(text, function(v) all(toupper(as.character(newdata[[v]])) %in% c("TRUE", "FALSE", NA)), logical(1))]
     fix <- if (length(logical_text)) "Convert {.field {logical_text}} with {.code as.logical()}: as.numeric() of {.val TRUE} is {.val NA}." else
       "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."
-    cli::cli_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
-                     i = fix), call = call)
+    ncam_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
+                 i = fix), call = call)
   }
   newdata <- match_covariate_types(object, newdata, vars, call)
   if (length(object$xlevels) == 0L && plain_covariates(object$terms, newdata)) {

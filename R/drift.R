@@ -122,7 +122,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   by_groups <- inherits(object, "ncam_by")
   if (by_groups) check_ncam_by(object) else check_ncam(object)
   if (missing(newdata)) {
-    if (by_groups) cli::cli_abort("{.arg newdata} is required for fits by group.")
+    if (by_groups) ncam_abort("{.arg newdata} is required for fits by group.")
     newdata <- fitting_data(object)
   }
   check_data_frame(newdata, "newdata")
@@ -147,8 +147,8 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   } else {
     # Each group's rows against its own model; the groups are the units.
     if (!is.null(unit)) {
-      cli::cli_abort(c("{.arg unit} must be {.code NULL} for fits by group.",
-                       i = "Each group of {.arg object} ({.val {attr(object, 'by')}}) is checked as a unit."))
+      ncam_abort(c("{.arg unit} must be {.code NULL} for fits by group.",
+                   i = "Each group of {.arg object} ({.val {attr(object, 'by')}}) is checked as a unit."))
     }
     unit_columns <- attr(object, "by")
     check_columns(newdata, unit_columns, "object", data_arg = "newdata")
@@ -213,8 +213,8 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)
   if (length(sensors) < 2L) {
-    cli::cli_abort(c("With one low-cost sensor, {.fn sensor_drift} needs readings of the reference {.field {object$reference}} in {.arg newdata}: a reading is checked against the others of its row.",
-                     i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
+    ncam_abort(c("With one low-cost sensor, {.fn sensor_drift} needs readings of the reference {.field {object$reference}} in {.arg newdata}: a reading is checked against the others of its row.",
+                 i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
   }
   unit_code <- match(unit_values, unique(unit_values))  # by value: text of numbers could merge two units
   cell <- paste(unit_code, as.numeric(starts), sep = "\r")
@@ -293,10 +293,10 @@ drift_periods <- function(time, period, call = parent.frame()) {
   calendar <- calendar_period(period)
   spec <- if (is.null(calendar)) tryCatch(parse_period(period, "period"), error = function(e) NULL)
   if (is.null(calendar) && (is.null(spec) || (inherits(time, "Date") && spec$days == 0))) {
-    cli::cli_abort(c("{.arg period} must be a length of time such as {.val 1 day}, {.val week},
+    ncam_abort(c("{.arg period} must be a length of time such as {.val 1 day}, {.val week},
                       {.val month} or {.val 2 weeks}, not {.val {period}}.",
-                     i = "Units: sec, min, hour, day (whole numbers of days), week, month, quarter, year{if (inherits(time, 'Date')) '; a Date column needs whole days or longer' else ''}."),
-                   call = call)
+                 i = "Units: sec, min, hour, day (whole numbers of days), week, month, quarter, year{if (inherits(time, 'Date')) '; a Date column needs whole days or longer' else ''}."),
+               call = call)
   }
   if (length(time) == 0L) return(time)
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
@@ -340,8 +340,8 @@ drift_units <- function(data, unit, call = parent.frame()) {
   check_unit_names(unit, "unit", call)
   units <- unit_column(data, unit, "newdata", call)
   if (anyNA(units)) {
-    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in {rows_text(which(is.na(units)))}.",
-                   call = call)
+    ncam_abort("Column {.val {unit}} (from {.arg unit}) is missing in {rows_text(which(is.na(units)))}.",
+               call = call)
   }
   units
 }
@@ -351,7 +351,7 @@ drift_columns <- c("sensor", "period", "n", "shift", "mean_z", "std_error", "p_v
 check_unit_names <- function(columns, arg, call = parent.frame()) {
   clash <- intersect(columns, drift_columns)
   if (length(clash)) {
-    cli::cli_abort(c("The unit column {.val {clash}} (from {.arg {arg}}) has the name of a column of the result.",
-                     i = "Rename it in {.arg newdata}{if (arg == 'object') ' and refit' else ''}."), call = call)
+    ncam_abort(c("The unit column {.val {clash}} (from {.arg {arg}}) has the name of a column of the result.",
+                 i = "Rename it in {.arg newdata}{if (arg == 'object') ' and refit' else ''}."), call = call)
   }
 }

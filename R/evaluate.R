@@ -45,9 +45,9 @@
 evaluate_fusion <- function(pred, truth) {
   if (is.data.frame(pred)) {
     if (!".pred" %in% names(pred)) {
-      cli::cli_abort(c("{.arg pred} has no column {.field .pred}, the predictions of {.fn predict};
+      ncam_abort(c("{.arg pred} has no column {.field .pred}, the predictions of {.fn predict};
                         its column{?s}: {.val {names(pred)}}.",
-                       i = "Rename the prediction column to {.field .pred}, or pass it as a
+                   i = "Rename the prediction column to {.field .pred}, or pass it as a
                             vector (such as {.code pred${names(pred)[1]}})."))
     }
     # With two columns of one name, pred$.pred would silently take the first.
@@ -59,22 +59,22 @@ evaluate_fusion <- function(pred, truth) {
     # A matrix would be flattened column after column and paired with truth silently.
     if (length(dim(pred)) > 1L) {
       if (length(dim(pred)) != 2L || ncol(pred) != 1L) {
-        cli::cli_abort(c("{.arg pred} is a {paste(dim(pred), collapse = ' x ')} {if (is.matrix(pred)) 'matrix' else 'array'}, not one prediction per value of {.arg truth}.",
-                         i = "Pass a numeric vector (one column, such as {.code pred[, 1]}) or the data frame of {.fn predict}."))
+        ncam_abort(c("{.arg pred} is a {paste(dim(pred), collapse = ' x ')} {if (is.matrix(pred)) 'matrix' else 'array'}, not one prediction per value of {.arg truth}.",
+                     i = "Pass a numeric vector (one column, such as {.code pred[, 1]}) or the data frame of {.fn predict}."))
       }
       pred <- pred[, 1]
     }
     estimate <- if (inherits(pred, "integer64")) integer64_to_double(pred, "pred", environment()) else pred
   } else {
-    cli::cli_abort("{.arg pred} must be a data frame from {.fn predict} or a numeric vector,
+    ncam_abort("{.arg pred} must be a data frame from {.fn predict} or a numeric vector,
                     not {.obj_type_friendly {pred}}.")
   }
   if (inherits(truth, "integer64")) truth <- integer64_to_double(truth, "truth", environment())
   if (!is.numeric(truth)) {
-    cli::cli_abort("{.arg truth} must be a numeric vector, not {.obj_type_friendly {truth}}.")
+    ncam_abort("{.arg truth} must be a numeric vector, not {.obj_type_friendly {truth}}.")
   }
   if (length(truth) != length(estimate)) {
-    cli::cli_abort("{.arg truth} has {length(truth)} value{?s} but {.arg pred} has
+    ncam_abort("{.arg truth} has {length(truth)} value{?s} but {.arg pred} has
                     {length(estimate)} prediction{?s}; they must match.")
   }
   values <- in_common_units(list(
@@ -95,9 +95,9 @@ evaluate_fusion <- function(pred, truth) {
   keep <- !is.na(truth) & !is.na(estimate)
   dropped <- sum(!keep)
   if (!any(keep)) {
-    cli::cli_abort(c("No row has both a {.arg truth} and a {.field .pred} value, so the
+    ncam_abort(c("No row has both a {.arg truth} and a {.field .pred} value, so the
                       metrics are undefined.",
-                     i = "All {length(keep)} row{?s} miss one or the other; check that
+                 i = "All {length(keep)} row{?s} miss one or the other; check that
                           {.arg truth} is the reference for the rows of {.arg pred}."))
   }
   if (dropped > 0L) {
@@ -134,9 +134,9 @@ in_common_units <- function(values, prediction, call = parent.frame()) {
   if (carry[["pred"]] != carry[["truth"]]) {
     with_units <- if (carry[["pred"]]) "pred" else "truth"
     without <- setdiff(c("pred", "truth"), with_units)
-    cli::cli_abort(c("{cli::format_inline(label(with_units))} is in {.val {unit_text(values[[with_units]])}} but {cli::format_inline(label(without))} has no units: which unit its numbers are in is unknown.",
-                     i = "Give both with units (such as {.code units::set_units(x, \"ug/m3\")}), or neither."),
-                   call = call)
+    ncam_abort(c("{cli::format_inline(label(with_units))} is in {.val {unit_text(values[[with_units]])}} but {cli::format_inline(label(without))} has no units: which unit its numbers are in is unknown.",
+                 i = "Give both with units (such as {.code units::set_units(x, \"ug/m3\")}), or neither."),
+               call = call)
   }
   owner <- names(values)[carry][1]
   goal <- unit_text(values[[owner]])
@@ -181,17 +181,17 @@ interval_bounds <- function(pred, keep, call = parent.frame()) {
   check_numeric_column(upper, ".pred_upper", call = call)
   missing_bound <- which(keep & (is.na(lower) | is.na(upper)))
   if (length(missing_bound) > 0L) {
-    cli::cli_abort(c("{.arg pred} has a missing {.field .pred_lower} or {.field .pred_upper} in
+    ncam_abort(c("{.arg pred} has a missing {.field .pred_lower} or {.field .pred_upper} in
                       {cli::qty(length(missing_bound))}row{?s} {missing_bound}, where
                       {.field .pred} and {.arg truth} are present.",
-                     i = "Set {.field .pred} to {.code NA} on rows without an interval to
+                 i = "Set {.field .pred} to {.code NA} on rows without an interval to
                           drop them."), call = call)
   }
   crossed <- which(keep & lower > upper)
   if (length(crossed) > 0L) {
-    cli::cli_abort(c("{.arg pred} has {.field .pred_lower} above {.field .pred_upper} in
+    ncam_abort(c("{.arg pred} has {.field .pred_lower} above {.field .pred_upper} in
                       {cli::qty(length(crossed))}row{?s} {crossed}.",
-                     i = "Intervals must satisfy {.code .pred_lower <= .pred_upper}; check
+                 i = "Intervals must satisfy {.code .pred_lower <= .pred_upper}; check
                           that the bound columns are not swapped."), call = call)
   }
   list(lower = lower[keep], upper = upper[keep])
@@ -199,7 +199,7 @@ interval_bounds <- function(pred, keep, call = parent.frame()) {
 
 check_numeric_column <- function(x, column, call = parent.frame()) {
   if (!is.numeric(x)) {
-    cli::cli_abort("Column {.field {column}} of {.arg pred} must be numeric, not
+    ncam_abort("Column {.field {column}} of {.arg pred} must be numeric, not
                     {.obj_type_friendly {x}}.", call = call)
   }
   invisible(x)
@@ -209,9 +209,9 @@ check_numeric_column <- function(x, column, call = parent.frame()) {
 check_no_infinite <- function(x, subject, call = parent.frame()) {
   rows <- which(is.infinite(x))
   if (length(rows) > 0L) {
-    cli::cli_abort(c(paste0(subject, " has infinite values in {cli::qty(length(rows))}row{?s}
+    ncam_abort(c(paste0(subject, " has infinite values in {cli::qty(length(rows))}row{?s}
                             {rows}."),
-                     i = "Set them to {.code NA} to drop those rows."), call = call)
+                 i = "Set them to {.code NA} to drop those rows."), call = call)
   }
   invisible(x)
 }

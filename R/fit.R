@@ -177,7 +177,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   threads <- checked$threads
   seed <- checked$seed
   if (is.null(call$seed)) call$seed <- seed  # the drawn seed, so that update(fit) refits the same model
-  if (nrow(data) < 2L) cli::cli_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
+  if (nrow(data) < 2L) ncam_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of
   # columns, the data's own when they are plain doubles: the engine reads them in place.
@@ -304,8 +304,8 @@ check_fit_arguments <- function(args, call) {
 
 check_fit_formula <- function(formula, call = parent.frame()) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
-    cli::cli_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.",
-                   call = call)
+    ncam_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.",
+               call = call)
   }
 }
 
@@ -315,12 +315,12 @@ fit_sensors <- function(formula, data, reference, call = parent.frame()) {
   sensors <- sensor_names(formula, call = call)
   check_columns(data, sensors, "formula", call = call)
   if (length(sensors) < 2L && is.null(reference)) {
-    cli::cli_abort(c("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
-                     i = "With one low-cost sensor, give a reference monitor's readings over a co-location period with {.arg reference}."),
-                   call = call)
+    ncam_abort(c("{.arg formula} must name at least two sensors on its left side, not {length(sensors)}.",
+                 i = "With one low-cost sensor, give a reference monitor's readings over a co-location period with {.arg reference}."),
+               call = call)
   }
   if (anyDuplicated(sensors)) {
-    cli::cli_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.", call = call)
+    ncam_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.", call = call)
   }
   sensors
 }
@@ -366,15 +366,15 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
                                call = parent.frame()) {
   check_reference(reference, data, sensors, anchor, parameterization, call)
   if (all(is.na(data[[reference]]))) {
-    cli::cli_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
-                   call = call)
+    ncam_abort("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
+               call = call)
   }
   col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
   n_obs <- sum(!is.na(col[[1]]))
   if (n_obs < min_reference_rows) {
-    cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
-                     i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
-                   call = call)
+    ncam_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
+                 i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
+               call = call)
   }
   col
 }
@@ -384,17 +384,17 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
 check_reference <- function(reference, data, sensors, anchor, parameterization, call = parent.frame()) {
   check_string(reference, "reference", call = call)
   if (reference %in% sensors) {
-    cli::cli_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
-                     i = "Leave the reference monitor off the formula: {.arg reference} makes it the anchor."),
-                   call = call)
+    ncam_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
+                 i = "Leave the reference monitor off the formula: {.arg reference} makes it the anchor."),
+               call = call)
   }
   if (!is.null(anchor)) {
-    cli::cli_abort(c("{.arg anchor} must be {.code NULL} when {.arg reference} is given.",
-                     i = "The reference monitor {.field {reference}} is the anchor (a = 1, c = 0)."), call = call)
+    ncam_abort(c("{.arg anchor} must be {.code NULL} when {.arg reference} is given.",
+                 i = "The reference monitor {.field {reference}} is the anchor (a = 1, c = 0)."), call = call)
   }
   if (parameterization != "anchored") {
-    cli::cli_abort("{.arg reference} needs {.code parameterization = \"anchored\"}, not {.val {parameterization}}.",
-                   call = call)
+    ncam_abort("{.arg reference} needs {.code parameterization = \"anchored\"}, not {.val {parameterization}}.",
+               call = call)
   }
   check_columns(data, reference, "reference", call = call)
 }

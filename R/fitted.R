@@ -164,8 +164,8 @@ fitting_data <- function(object, call = parent.frame()) {
   why <- if (!is.null(found)) "{name} has changed since: {data_change(object, found)}." else
     if (evaluated) "{name} in {where} is not a data frame." else
       if (is.symbol(object$call$data)) "No object {name} exists in {where}." else "{name} cannot be evaluated in {where}: {failure}"
-  cli::cli_abort(c("Cannot find {name}, the data {.arg object} was fitted to, as it was then.",
-                   x = why, i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
+  ncam_abort(c("Cannot find {name}, the data {.arg object} was fitted to, as it was then.",
+               x = why, i = "A fit keeps no copy of its data: pass it as {.arg newdata}."), call = call)
 }
 
 # Whether the fit's data_check is a fingerprint of this version's kind (a fit saved by an older

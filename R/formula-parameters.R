@@ -15,9 +15,9 @@ formula_parameters <- function(rhs, data, call = parent.frame()) {
   check_columns(data, setdiff(outside, found), "formula", call = call)
   per_row <- found[vapply(found, function(v) NROW(get(v, envir = env)) == nrow(data), logical(1))]
   if (length(per_row)) {
-    cli::cli_abort(c("{.field {per_row}} in {.arg formula} {?is not a column/are not columns} of {.arg data} but {?an object/objects} of the formula's environment with one value per row of {.arg data}.",
-                     i = "Add {cli::qty(length(per_row))}{?it/them} to {.arg data} as {?a column/columns}: a fit takes its covariates from its data, so that {.fn predict} takes them from new data."),
-                   call = call)
+    ncam_abort(c("{.field {per_row}} in {.arg formula} {?is not a column/are not columns} of {.arg data} but {?an object/objects} of the formula's environment with one value per row of {.arg data}.",
+                 i = "Add {cli::qty(length(per_row))}{?it/them} to {.arg data} as {?a column/columns}: a fit takes its covariates from its data, so that {.fn predict} takes them from new data."),
+               call = call)
   }
   found
 }

@@ -18,8 +18,8 @@ group_rows <- function(data, by, call = parent.frame()) {
   for (col in by) {
     bad <- which(is.na(keys[[col]]))
     if (length(bad)) {
-      cli::cli_abort(c("Group column {.field {col}} of {.arg data} is missing in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
-                       i = "Drop those rows or give them a group."), call = call)
+      ncam_abort(c("Group column {.field {col}} of {.arg data} is missing in {cli::qty(length(bad))}row{?s} {utils::head(bad, 5)}{if (length(bad) > 5) ', ...' else ''}.",
+                   i = "Drop those rows or give them a group."), call = call)
     }
   }
   key <- key_strings(keys)
@@ -42,9 +42,9 @@ check_unique_groups <- function(object, by, arg, call) {
   repeated <- duplicated(key_strings(keys))
   if (any(repeated)) {
     keep <- sprintf("%s[!duplicated(%s[c(%s)]), ]", arg, arg, toString(encodeString(by, quote = "\"")))
-    cli::cli_abort(c("{.arg {arg}} has more than one model for {cli::qty(sum(repeated))}{?a group/some groups}: {shown_labels(keys[repeated, , drop = FALSE])}.",
-                     i = "A table of {.fn ncam_by} needs one model per group. Keep one fit per group, such as the first with {.code {keep}}, or fit the groups again with {.fn ncam_by}."),
-                   call = call)
+    ncam_abort(c("{.arg {arg}} has more than one model for {cli::qty(sum(repeated))}{?a group/some groups}: {shown_labels(keys[repeated, , drop = FALSE])}.",
+                 i = "A table of {.fn ncam_by} needs one model per group. Keep one fit per group, such as the first with {.code {keep}}, or fit the groups again with {.fn ncam_by}."),
+               call = call)
   }
 }
 
@@ -60,14 +60,14 @@ key_columns <- function(keys, arg, call = parent.frame()) {
   for (col in names(keys)) {
     if (is_list_column(keys[[col]]) || length(dim(keys[[col]])) > 1L) {
       kind <- if (is_list_column(keys[[col]])) "a list column" else "a matrix or data frame column"
-      cli::cli_abort(c("{.arg by} column {.field {col}} of {.arg {arg}} is {kind}: a group key needs one value per row.",
-                       i = "Make it a plain column first, such as with {.code unlist()}."), call = call)
+      ncam_abort(c("{.arg by} column {.field {col}} of {.arg {arg}} is {kind}: a group key needs one value per row.",
+                   i = "Make it a plain column first, such as with {.code unlist()}."), call = call)
     }
     if (inherits(keys[[col]], "POSIXlt")) keys[[col]] <- as.POSIXct(keys[[col]])
     if (inherits(keys[[col]], "integer64") && !requireNamespace("bit64", quietly = TRUE)) {
-      cli::cli_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
-                       i = "Install {.pkg bit64}: without it, R reads the column's bits, not its values."),
-                     call = call)
+      ncam_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
+                   i = "Install {.pkg bit64}: without it, R reads the column's bits, not its values."),
+                 call = call)
     }
   }
   keys
@@ -108,10 +108,10 @@ match_groups <- function(object, keys, call = parent.frame()) {
   exact_hint <- if (digits > 15L) c(i = "Number keys match exactly, to all 17 significant digits: round them the same way in {.arg data} and {.arg newdata}.")
   unknown <- is.na(group)
   if (all(unknown)) {
-    cli::cli_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
-                     x = "Keys in {.arg newdata}: {shown_labels(keys, digits = digits)}.",
-                     i = "Groups of {.arg object}: {shown_labels(groups, digits = digits)}.",
-                     type_hints, exact_hint), call = call)
+    ncam_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
+                 x = "Keys in {.arg newdata}: {shown_labels(keys, digits = digits)}.",
+                 i = "Groups of {.arg object}: {shown_labels(groups, digits = digits)}.",
+                 type_hints, exact_hint), call = call)
   }
   failed <- !unknown & !has_fit(object)[group]
   missing <- unknown | failed
@@ -199,8 +199,8 @@ key_conversion <- function(fitted, given, col) {
 per_model_only <- function(what) {
   use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
     "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
-  cli::cli_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
-                   i = paste0("Use ", use, ".")), call = NULL)
+  ncam_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
+               i = paste0("Use ", use, ".")), call = NULL)
 }
 #' @export
 fitted.ncam_by <- function(object, ...) per_model_only("fitted")

@@ -73,30 +73,30 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   check_data_frame(data, "data")
   errors <- match_choice(errors, c("stop", "skip"), "errors")
   if (!is.character(by) || length(by) == 0L || anyNA(by) || anyDuplicated(by)) {
-    cli::cli_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
+    ncam_abort("{.arg by} must name one or more distinct columns of {.arg data}.")
   }
   check_columns(data, by, "by")
   if (nrow(data) == 0L) {
-    cli::cli_abort(c("{.arg data} has no rows, so there is no group to fit.",
-                     i = "Check the filter or the file that made it."))
+    ncam_abort(c("{.arg data} has no rows, so there is no group to fit.",
+                 i = "Check the filter or the file that made it."))
   }
   reserved <- intersect(by, c(".n", ".seed", "fit"))
   if (length(reserved)) {
-    cli::cli_abort(c("{.arg by} column {.field {reserved}} has the name of a column of the result ({.field .n}, {.field .seed}, {.field fit}).",
-                     i = "Rename it in {.arg data} first."))
+    ncam_abort(c("{.arg by} column {.field {reserved}} has the name of a column of the result ({.field .n}, {.field .seed}, {.field fit}).",
+                 i = "Rename it in {.arg data} first."))
   }
   args <- list(...)
   if (length(args) && (is.null(names(args)) || !all(nzchar(names(args))))) {
-    cli::cli_abort("Arguments in {.arg ...} must be named arguments of {.fn ncam}.")
+    ncam_abort("Arguments in {.arg ...} must be named arguments of {.fn ncam}.")
   }
   taken <- intersect(names(args), c("formula", "data"))
-  if (length(taken)) cli::cli_abort("{.arg {taken}} cannot be given in {.arg ...}.")
+  if (length(taken)) ncam_abort("{.arg {taken}} cannot be given in {.arg ...}.")
   if (is.character(args$unit) && any(args$unit %in% by)) {
-    cli::cli_abort(c("{.arg unit} ({.field {args$unit}}) is a {.arg by} column: each group's model would see a single unit.",
-                     i = "Give {.arg unit} a column that varies within the groups (sites within a region), or leave it out."))
+    ncam_abort(c("{.arg unit} ({.field {args$unit}}) is a {.arg by} column: each group's model would see a single unit.",
+                 i = "Give {.arg unit} a column that varies within the groups (sites within a region), or leave it out."))
   }
   unknown <- setdiff(names(args), names(formals(ncam)))
-  if (length(unknown)) cli::cli_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
+  if (length(unknown)) ncam_abort("{.arg {unknown}} {?is not an argument/are not arguments} of {.fn ncam}.")
   # What does not depend on a group's rows is checked once here, as ncam() checks it, not in
   # every group's fit (where errors = "skip" would skip them all).
   check_fit_formula(formula)
@@ -107,8 +107,8 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     if (length(args$validation) > 1L || isTRUE(args$validation >= 1)) seq_len(nrow(data)) %in% args$validation
   in_formula <- intersect(by, all.vars(formula))
   if (length(in_formula)) {
-    cli::cli_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
-                     i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
+    ncam_abort(c("{.arg formula} names {.arg by} column{?s} {.field {in_formula}}, which {?is/are} constant within each group.",
+                 i = "Leave {cli::qty(length(in_formula))}{?it/them} out of {.arg formula}: each group gets its own model."))
   }
   group_columns <- data[0L, !names(data) %in% by, drop = FALSE]  # the columns each fit sees
   sensors <- fit_sensors(formula, group_columns, args$reference)
@@ -153,7 +153,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     }, "")
     why <- stats::setNames(paste0(groups$labels[failed], ": ", why), rep("*", sum(failed)))
     why <- gsub("([{}])", "\\1\\1", why)
-    if (all(failed)) cli::cli_abort(c("No group could be fitted:", why))
+    if (all(failed)) ncam_abort(c("No group could be fitted:", why))
     cli::cli_warn(c("{sum(failed)} of {length(fits)} group{?s} could not be fitted; {cli::qty(sum(failed))}{?its/their} {.field fit} is {.code NULL}:",
                     why), class = c("ncam_warning_group_not_fitted", "ncam_warning"))
     fits[failed] <- list(NULL)
@@ -189,7 +189,7 @@ fit_group <- function(task, formula, args, threads, errors = "stop") {
       warning(w)
       invokeRestart("muffleWarning")
     },
-    error = function(e) cli::cli_abort("Could not fit group {task$label}.", parent = e, call = NULL)
+    error = function(e) ncam_abort("Could not fit group {task$label}.", parent = e, call = NULL)
   )
 }
 
@@ -233,9 +233,9 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_columns(newdata, by, "object", data_arg = "newdata")
   if (!any(has_fit(object))) {
     # A subset of a fit by groups: its groups could not be fitted (errors = "skip"), or none.
-    cli::cli_abort(c(if (nrow(object) == 0L) "{.arg object} has no group, so no model to predict with." else
-                       "No group of {.arg object} has a model ({shown_labels(object[by])}): {cli::qty(nrow(object))}{?it/they} could not be fitted, so there is no model to predict with.",
-                     i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."))
+    ncam_abort(c(if (nrow(object) == 0L) "{.arg object} has no group, so no model to predict with." else
+                   "No group of {.arg object} has a model ({shown_labels(object[by])}): {cli::qty(nrow(object))}{?it/they} could not be fitted, so there is no model to predict with.",
+                 i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."))
   }
   # The first fitted group's model gives the columns, for no rows or rows without a model.
   template <- stats::predict(object$fit[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
@@ -282,9 +282,9 @@ check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
   ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(fits) &&
     all(vapply(fits, function(f) is.null(f) || inherits(f, "ncam"), logical(1)))
   if (!ok) {
-    cli::cli_abort(c("{.arg {arg}} is not a valid result of {.fn ncam_by}.",
-                     i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
-                   call = call)
+    ncam_abort(c("{.arg {arg}} is not a valid result of {.fn ncam_by}.",
+                 i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
+               call = call)
   }
   for (fit in fits[!vapply(fits, is.null, logical(1))]) check_object_format(fit, arg, call)
   check_unique_groups(object, by, arg, call)

@@ -170,9 +170,9 @@ check_unfit <- function(unfit, steps, averaging, call) {
     shown <- toString(vapply(unique(unname(left)), format_step, character(1)))
     n <- cli::qty(length(left))
     if (all(averaging %in% empty)) {
-      cli::cli_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
+      ncam_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
                         {shown}.",
-                       i = "Use {.code averaging = \"as_given\"} or put the data on a regular
+                   i = "Use {.code averaging = \"as_given\"} or put the data on a regular
                             grid."), call = call)
     }
     cli::cli_warn(c("The time step {whose} ({shown}) does not divide {words$span}: {n}{?its/their}

@@ -15,11 +15,11 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   time <- date_column(data, date, call)
   units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
-    cli::cli_abort("Column {.val {unit}} (from {.arg unit}) is missing in
+    ncam_abort("Column {.val {unit}} (from {.arg unit}) is missing in
                     {rows_text(which(is.na(units)))}.", call = call)
   }
   if (!is.null(unit) && any(units == "all")) {
-    cli::cli_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
+    ncam_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
                       the name of the overall row.", i = "Rename that unit."), call = call)
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
@@ -38,13 +38,13 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
          them apart in {.arg unit}{if (length(groups)) ' (groups are not read)'}; otherwise
          keep one row per time."
       }
-      cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time in
+      ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time in
                         {rows_text(repeated)}: without {.arg unit}, every row is taken to come
                         from one unit.", i = hint), call = call)
     }
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
+    ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
                       {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
-                     i = "Keep one row per unit and time."), call = call)
+                 i = "Keep one row per unit and time."), call = call)
   }
   # As the readers and join_reference() do: a -999 averaged as a number decides every figure.
   # Before any conversion of units, which would turn -999 mg/m3 into -999000 ug/m3.
@@ -67,16 +67,16 @@ date_column <- function(data, date, call = parent.frame()) {
   time <- data[[date]]
   if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
   if (!inherits(time, c("POSIXct", "Date"))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+    ncam_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
                     {.obj_type_friendly {time}}.", call = call)
   }
   if (anyNA(time)) {
-    cli::cli_abort(c("Column {.val {date}} (from {.arg date}) is missing in
+    ncam_abort(c("Column {.val {date}} (from {.arg date}) is missing in
                       {rows_text(which(is.na(time)))}.",
-                     i = "Give every row a time or remove those rows."), call = call)
+                 i = "Give every row a time or remove those rows."), call = call)
   }
   if (any(is.infinite(time))) {
-    cli::cli_abort("Column {.val {date}} (from {.arg date}) has infinite times in
+    ncam_abort("Column {.val {date}} (from {.arg date}) has infinite times in
                     {rows_text(which(is.infinite(time)))}.", call = call)
   }
   time
@@ -91,9 +91,9 @@ in_target_units <- function(data, columns, to, call) {
   # The class comes from the units package, whose methods convert once it is loaded (a data
   # frame read back with readRDS() carries the class without loading it).
   if (!requireNamespace("units", quietly = TRUE)) {
-    cli::cli_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
+    ncam_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
                       package that converts them is not installed.",
-                     i = "Install it with {.code install.packages(\"units\")}, or drop the units
+                 i = "Install it with {.code install.packages(\"units\")}, or drop the units
                           with {.code as.numeric()} if the values are already in the targets'
                           units ({to})."), call = call)
   }
@@ -106,12 +106,12 @@ in_target_units <- function(data, columns, to, call) {
     if (is.null(converted)) {
       gas <- "ppb" %in% c(from, to) || any(vapply(c(from, to), units::ud_are_convertible,
                                                    logical(1), "ppb"))
-      cli::cli_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
+      ncam_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
                         cannot be converted to {.val {to}}, the units of the targets.",
-                       i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
+                   i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
                                     convert only with the molar mass, temperature and
                                     pressure: convert the column yourself.",
-                       i = "Give the column units of the same quantity as {.val {to}}, such
+                   i = "Give the column units of the same quantity as {.val {to}}, such
                             as with {.fn units::set_units}."), call = call)
     }
     plain <- columns[!carry]
@@ -128,14 +128,14 @@ numeric_column <- function(x, column, arg, call) {
   # 64-bit integers (data.table::fread) by value: as.double() of their bits without bit64 loaded.
   if (inherits(x, "integer64")) x <- integer64_to_double(x, column, call)
   if (!is.numeric(x)) {
-    cli::cli_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
+    ncam_abort("Column {.val {column}} (from {.arg {arg}}) must be numeric, not
                     {.obj_type_friendly {x}}.", call = call)
   }
   infinite <- which(is.infinite(x))
   if (length(infinite) > 0L) {
-    cli::cli_abort(c("Column {.val {column}} (from {.arg {arg}}) is infinite in
+    ncam_abort(c("Column {.val {column}} (from {.arg {arg}}) is infinite in
                       {rows_text(infinite)}.",
-                     i = "Replace those values with NA."), call = call)
+                 i = "Replace those values with NA."), call = call)
   }
   x <- as.double(x)
   check_not_too_large(x, "Column {.val {column}} (from {.arg {arg}})", call)

@@ -226,12 +226,12 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   if (is.null(averaging)) averaging <- c("as_given", if (pollutant == "o3") "1h" else "24h")
   if (!is.character(averaging) || length(averaging) == 0L || anyNA(averaging) ||
       !all(averaging %in% c("as_given", "1h", "24h")) || anyDuplicated(averaging)) {
-    cli::cli_abort("{.arg averaging} must be one or more of {.val as_given}, {.val 1h} and
+    ncam_abort("{.arg averaging} must be one or more of {.val as_given}, {.val 1h} and
                     {.val 24h} (each once), or {.code NULL} for the pollutant's default.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
   check_number(limit_value, "limit_value", min = 0, allow_null = TRUE)
-  if (identical(limit_value > 0, FALSE)) cli::cli_abort("{.arg limit_value} must be positive.")
+  if (identical(limit_value > 0, FALSE)) ncam_abort("{.arg limit_value} must be positive.")
   check_number(reference_uncertainty, "reference_uncertainty", min = 0)
   targets <- performance_target_table[performance_target_table$pollutant == pollutant, ]
   obs <- performance_input(data, estimate, reference, date, unit,
@@ -239,9 +239,9 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   if (is.null(limit_value)) limit_value <- targets$upper[targets$metric == "limit_value"]
   unpaired <- sum(is.na(obs$est) | is.na(obs$ref))
   if (unpaired == nrow(obs)) {
-    cli::cli_abort(c("No row has both an estimate ({.val {estimate}}) and a reference
+    ncam_abort(c("No row has both an estimate ({.val {estimate}}) and a reference
                       ({.val {reference}}); nothing to compare.",
-                     i = "Check that the two columns overlap in time."))
+                 i = "Check that the two columns overlap in time."))
   }
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   steps <- unit_time_steps(obs)

@@ -7,12 +7,12 @@
 autoplot.ncam_drift <- function(object, ...) {
   rlang::check_dots_empty()
   check_ggplot2(rlang::current_env())
-  if (nrow(object) == 0L) cli::cli_abort("{.arg object} has no rows to plot.")
+  if (nrow(object) == 0L) ncam_abort("{.arg object} has no rows to plot.")
   # A table subset or renamed after sensor_drift() keeps its class but may lack what is drawn.
   missing <- setdiff(drift_plot_columns, names(object))
   if (length(missing)) {
-    cli::cli_abort(c("{.arg object} lacks column{?s} {.field {missing}}, which the drift plot needs.",
-                     i = "Plot the table of {.fn sensor_drift} with its columns {.field {drift_plot_columns}} as named there."))
+    ncam_abort(c("{.arg object} lacks column{?s} {.field {missing}}, which the drift plot needs.",
+                 i = "Plot the table of {.fn sensor_drift} with its columns {.field {drift_plot_columns}} as named there."))
   }
   points <- as.data.frame(object)
   points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")

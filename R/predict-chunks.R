@@ -77,11 +77,11 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
                            reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
                            ...) {
   if (!inherits(object, c("ncam", "ncam_calibration"))) {
-    cli::cli_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
+    ncam_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
   }
   check_number(chunk_rows, "chunk_rows", min = 1, max = 1e9, integer = TRUE)
   if (!is.null(reader) && !is.function(reader)) {
-    cli::cli_abort("{.arg reader} must be {.code NULL} or a function of a path, not {.obj_type_friendly {reader}}.")
+    ncam_abort("{.arg reader} must be {.code NULL} or a function of a path, not {.obj_type_friendly {reader}}.")
   }
   check_flag(overwrite, "overwrite")
   check_flag(verbose, "verbose")
@@ -149,8 +149,8 @@ score_generator <- function(input, task, out, verbose) {
     if (is.null(chunk)) return(NULL)
     n_chunks <<- n_chunks + 1L
     if (!is.data.frame(chunk)) {
-      cli::cli_abort("{.arg input} must return data frames (or {.code NULL} when done); call {n_chunks} returned {.obj_type_friendly {chunk}}.",
-                     call = NULL)
+      ncam_abort("{.arg input} must return data frames (or {.code NULL} when done); call {n_chunks} returned {.obj_type_friendly {chunk}}.",
+                 call = NULL)
     }
     first_row <- rows + 1
     rows <<- rows + nrow(chunk)
@@ -235,10 +235,10 @@ read_chunk <- function(chunks, path, rows) {
     # file is read again from the chunk where quotes appear, a compressed one cannot go back.
     quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE) && !inherits(e, "ncam_chunk_logical_column") &&
       grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
-    cli::cli_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
-                     i = if (!inherits(e, "ncam_chunk_logical_column")) "Line numbers below count from that row: line 1 is data row {rows + 1}.",
-                     i = if (quoted_later) "The first data line of this compressed file quotes no number, and a later one does: quote all numbers or none, decompress it, or pass {.code reader = utils::read.csv}."),
-                   parent = e, call = NULL)
+    ncam_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
+                 i = if (!inherits(e, "ncam_chunk_logical_column")) "Line numbers below count from that row: line 1 is data row {rows + 1}.",
+                 i = if (quoted_later) "The first data line of this compressed file quotes no number, and a later one does: quote all numbers or none, decompress it, or pass {.code reader = utils::read.csv}."),
+               parent = e, call = NULL)
   })
 }
 
@@ -264,7 +264,7 @@ score_chunk <- function(task) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
       "Could not score rows {rows} of {.file {path}}."
-    cli::cli_abort(msg, parent = e, call = NULL)
+    ncam_abort(msg, parent = e, call = NULL)
   })
   if (length(task$keep)) {
     scored$value <- tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(scored$value)), nrow = nrow(chunk))
@@ -280,9 +280,9 @@ check_predict_args <- function(object, args, call = parent.frame()) {
   allowed <- setdiff(names(formals(method)), c("object", "newdata", "threads", "..."))
   bad <- setdiff(names(args), allowed)
   if (length(args) && (is.null(names(args)) || any(!nzchar(names(args))) || length(bad))) {
-    cli::cli_abort(c("{.arg ...} must hold named arguments of {.fn predict} for this object.",
-                     i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
-                   call = call)
+    ncam_abort(c("{.arg ...} must hold named arguments of {.fn predict} for this object.",
+                 i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
+               call = call)
   }
   no_interval <- is.null(args$interval) || identical(args$interval, "none")
   if (!inherits(object, "ncam_calibration") && "level" %in% names(args) && no_interval) {
@@ -293,24 +293,24 @@ check_predict_args <- function(object, args, call = parent.frame()) {
 
 check_input_files <- function(input, call = parent.frame()) {
   if (is.data.frame(input)) {
-    cli::cli_abort(c("{.arg input} must be file paths or a function returning chunks, not a data frame.",
-                     i = "A data frame in memory is scored by {.fn predict} directly."), call = call)
+    ncam_abort(c("{.arg input} must be file paths or a function returning chunks, not a data frame.",
+                 i = "A data frame in memory is scored by {.fn predict} directly."), call = call)
   }
   if (is.list(input) && all(lengths(input) == 1L)) input <- unlist(input, use.names = FALSE)
   if (!is.character(input) || length(input) == 0L || anyNA(input)) {
-    cli::cli_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",
-                   call = call)
+    ncam_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",
+               call = call)
   }
   folders <- input[dir.exists(input)]
   if (length(folders)) {
-    cli::cli_abort(c("{.arg input} names {length(folders)} folder{?s}, not {?a file/files}: {.file {utils::head(folders, 5)}}.",
-                     i = "Pass the files in it, such as {.code list.files(folder, full.names = TRUE)}."),
-                   call = call)
+    ncam_abort(c("{.arg input} names {length(folders)} folder{?s}, not {?a file/files}: {.file {utils::head(folders, 5)}}.",
+                 i = "Pass the files in it, such as {.code list.files(folder, full.names = TRUE)}."),
+               call = call)
   }
   missing <- input[!file.exists(input)]
   if (length(missing)) {
-    cli::cli_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
-                   call = call)
+    ncam_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
+               call = call)
   }
   if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_parquet_reader(call)
   normalizePath(input)
@@ -320,19 +320,19 @@ check_input_files <- function(input, call = parent.frame()) {
 # name of a prediction column (those of predict() on no rows, with the same arguments).
 check_keep <- function(keep, task, call = parent.frame()) {
   if (!is.character(keep) || anyNA(keep) || !all(nzchar(keep))) {
-    cli::cli_abort("{.arg keep} must be a character vector of column names.", call = call)
+    ncam_abort("{.arg keep} must be a character vector of column names.", call = call)
   }
   repeated <- unique(keep[duplicated(keep)])
   if (length(repeated)) {
-    cli::cli_abort("{.arg keep} names column{?s} {.val {repeated}} more than once.", call = call)
+    ncam_abort("{.arg keep} names column{?s} {.val {repeated}} more than once.", call = call)
   }
   if (length(keep) == 0L) return(keep)
   predicted <- names(score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value)
   clash <- intersect(keep, predicted)
   if (length(clash)) {
-    cli::cli_abort(c("{.arg keep} must not name a prediction column; it names {.val {clash}}.",
-                     i = "The prediction columns are {.val {predicted}}: rename the input column or leave it out of {.arg keep}."),
-                   call = call)
+    ncam_abort(c("{.arg keep} must not name a prediction column; it names {.val {clash}}.",
+                 i = "The prediction columns are {.val {predicted}}: rename the input column or leave it out of {.arg keep}."),
+               call = call)
   }
   keep
 }
@@ -340,18 +340,18 @@ check_keep <- function(keep, task, call = parent.frame()) {
 # One output CSV per input, named after it; clashes and existing files are refused.
 output_paths <- function(files, output, overwrite, call = parent.frame()) {
   if (!dir.exists(output) && !dir.create(output, recursive = TRUE, showWarnings = FALSE)) {
-    cli::cli_abort("{.arg output} must be a folder that exists or can be created, not {.file {output}}.", call = call)
+    ncam_abort("{.arg output} must be a folder that exists or can be created, not {.file {output}}.", call = call)
   }
   stem <- sub("\\.(csv|txt|parquet)$", "", sub("\\.(gz|bz2|xz)$", "", basename(files), ignore.case = TRUE), ignore.case = TRUE)
   out <- file.path(normalizePath(output), paste0(stem, ".csv"))
   clash <- unique(out[duplicated(out)])
   if (length(clash)) {
-    cli::cli_abort("Input files of the same name would write the same output file{?s} {.file {basename(clash)}}; give them distinct names.",
-                   call = call)
+    ncam_abort("Input files of the same name would write the same output file{?s} {.file {basename(clash)}}; give them distinct names.",
+               call = call)
   }
   if (!overwrite && any(file.exists(out))) {
-    cli::cli_abort(c("{.arg output} already holds {.file {basename(out[file.exists(out)])}}.",
-                     i = "Use another folder or {.code overwrite = TRUE}."), call = call)
+    ncam_abort(c("{.arg output} already holds {.file {basename(out[file.exists(out)])}}.",
+                 i = "Use another folder or {.code overwrite = TRUE}."), call = call)
   }
   out
 }

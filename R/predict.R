@@ -116,13 +116,13 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   if (interval == "none" && !missing(level)) warn_level_without_interval()
   check_flag(use_reference, "use_reference")
   if (use_reference && is.null(object$reference)) {
-    cli::cli_abort(c("{.code use_reference = TRUE} folds reference readings into the estimate, and this model was fitted without a reference.",
-                     i = "Leave {.arg use_reference} out, or fit with {.code reference = }."))
+    ncam_abort(c("{.code use_reference = TRUE} folds reference readings into the estimate, and this model was fitted without a reference.",
+                 i = "Leave {.arg use_reference} out, or fit with {.code reference = }."))
   }
   if (missing(newdata)) newdata <- fitting_data(object)
   if (interval == "prediction" && is.null(object$anchor)) {
-    cli::cli_abort(c("{.code interval = \"prediction\"} is an interval for a reading of the anchor instrument, and this model has no anchor.",
-                     i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
+    ncam_abort(c("{.code interval = \"prediction\"} is an interval for a reading of the anchor instrument, and this model has no anchor.",
+                 i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
   }
   post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
                          use_reference = use_reference, extrapolation = TRUE)
@@ -300,8 +300,8 @@ model_sensors <- function(object) c(object$sensors, object$reference)
 
 check_ncam <- function(object, arg = "object", call = parent.frame()) {
   if (!inherits(object, "ncam")) {
-    cli::cli_abort("{.arg {arg}} must be a model fitted by {.fn ncam}, not {.obj_type_friendly {object}}.",
-                   call = call)
+    ncam_abort("{.arg {arg}} must be a model fitted by {.fn ncam}, not {.obj_type_friendly {object}}.",
+               call = call)
   }
   check_object_format(object, arg, call)
   check_ncam_parts(object, arg, call)
@@ -315,9 +315,9 @@ ncam_required_parts <- c("terms", "sensors", "transform", "spec", "params", "sca
 
 check_ncam_parts <- function(object, arg = "object", call = parent.frame()) {
   damaged <- function(what) {
-    cli::cli_abort(c("{.arg {arg}} is not a usable {.cls ncam} fit: {what}.",
-                     i = "Refit it with {.fn ncam}, or read it again with {.fn readRDS} from an undamaged file."),
-                   call = call)
+    ncam_abort(c("{.arg {arg}} is not a usable {.cls ncam} fit: {what}.",
+                 i = "Refit it with {.fn ncam}, or read it again with {.fn readRDS} from an undamaged file."),
+               call = call)
   }
   if (!is.list(object)) damaged("it is not a list")
   missing <- setdiff(ncam_required_parts, names(object)[!vapply(object, is.null, TRUE)])

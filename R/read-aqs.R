@@ -66,14 +66,14 @@ read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC") {
   for (arg in c("parameter", "site")) {
     value <- get(arg)
     if (!is.null(value) && (!is.character(value) || anyNA(value) || length(value) == 0L)) {
-      cli::cli_abort("{.arg {arg}} must be {.code NULL} or a character vector of codes.")
+      ncam_abort("{.arg {arg}} must be {.code NULL} or a character vector of codes.")
     }
   }
   files <- lapply(path, read_aqs_file, parameter = parameter, site = site, call = environment())
   check_aqs_filters(do.call(rbind, lapply(files, attr, "seen")), parameter, site)
   layouts <- unique(vapply(files, function(f) if (inherits(f$date, "Date")) "daily" else "hourly", ""))
   if (length(layouts) > 1L) {
-    cli::cli_abort("{.arg path} mixes hourly and daily files; read them separately.")
+    ncam_abort("{.arg path} mixes hourly and daily files; read them separately.")
   }
   out <- lapply(names(files[[1]]), function(col) do.call(c, lapply(files, `[[`, col)))
   names(out) <- names(files[[1]])
@@ -93,8 +93,8 @@ read_aqs_file <- function(path, parameter, site, call) {
     listing <- utils::unzip(path, list = TRUE)$Name
     member <- listing[grepl("\\.csv$", listing, ignore.case = TRUE)]
     if (length(member) != 1L) {
-      cli::cli_abort("Zip file {.file {path}} must hold exactly one CSV file, not {length(member)}.",
-                     call = call)
+      ncam_abort("Zip file {.file {path}} must hold exactly one CSV file, not {length(member)}.",
+                 call = call)
     }
   }
   raw <- read_csv_columns(path, aqs_site_columns, member = member, zip = TRUE, call = call)
@@ -105,9 +105,9 @@ read_aqs_file <- function(path, parameter, site, call) {
   missing <- setdiff(needed, names(raw))
   if (length(missing) > 0L) {
     layout <- if (hourly) "hourly" else "daily"
-    cli::cli_abort(c("File {.file {label}} looks like an AQS {layout} file but lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
-                     i = "AQS hourly files have {.val Sample Measurement}; daily files {.val Arithmetic Mean}."),
-                   call = call)
+    ncam_abort(c("File {.file {label}} looks like an AQS {layout} file but lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
+                 i = "AQS hourly files have {.val Sample Measurement}; daily files {.val Arithmetic Mean}."),
+               call = call)
   }
   lines <- attr(raw, "line")
   site_id <- paste(pad_code(raw[["State Code"]], 2L), pad_code(raw[["County Code"]], 3L),
@@ -165,15 +165,15 @@ check_aqs_filters <- function(seen, parameter, site, call = parent.frame()) {
     if (length(absent) > 0L) {
       message <- c("{.arg {arg}} {.val {absent}} {cli::qty(length(absent))}match{?es/} no row of {.arg path}.",
                    i = hint[[arg]])
-      if (length(absent) == length(asked)) cli::cli_abort(message, call = call)
+      if (length(absent) == length(asked)) ncam_abort(message, call = call)
       cli::cli_warn(message, call = call, class = c("ncam_warning_unmatched_filter", "ncam_warning"))
     }
   }
   if (!is.null(parameter) && !is.null(site) && !any(seen$parameter %in% parameter & seen$site %in% site)) {
     measured <- cli::cli_vec(sort(unique(seen$parameter[seen$site %in% site])), list("vec-trunc" = 6))
-    cli::cli_abort(c("No row of {.arg path} has both {.arg parameter} {.val {parameter}} and {.arg site} {.val {site}}.",
-                     i = "{cli::qty(length(site))}The site{?s} asked for {?has/have} parameter code{?s} {.val {measured}}."),
-                   call = call)
+    ncam_abort(c("No row of {.arg path} has both {.arg parameter} {.val {parameter}} and {.arg site} {.val {site}}.",
+                 i = "{cli::qty(length(site))}The site{?s} asked for {?has/have} parameter code{?s} {.val {measured}}."),
+               call = call)
   }
 }
 

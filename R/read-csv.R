@@ -9,7 +9,7 @@
 read_csv_columns <- function(path, required, member = NULL, zip = FALSE, call = parent.frame()) {
   check_string(path, "path", call = call)
   if (!file.exists(path) || dir.exists(path)) {
-    cli::cli_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
+    ncam_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
   }
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
   lines <- read_utf8_lines(path, member, label, zip, call)
@@ -36,9 +36,9 @@ read_utf8_lines <- function(path, member, label, zip, call) {
     formats <- if (zip) "plain, gzip or zip (named {.file .zip})" else "plain or gzip-compressed"
     archive <- length(bytes) >= 4L && identical(bytes[1:4], as.raw(c(0x50, 0x4b, 0x03, 0x04)))
     hint <- if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
-    cli::cli_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
-                     i = paste(hint, "This reader reads", formats, "CSV files.")),
-                   call = call)
+    ncam_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
+                 i = paste(hint, "This reader reads", formats, "CSV files.")),
+               call = call)
   }
   bom <- as.raw(c(0xef, 0xbb, 0xbf))
   if (length(bytes) >= 3L && identical(bytes[1:3], bom)) bytes <- bytes[-(1:3)]
@@ -67,8 +67,8 @@ parse_csv_lines <- function(lines, label, required, call) {
   open <- cumsum(quotes) %% 2L == 1L
   if (length(lines) > 0L && open[length(lines)]) {
     opened <- if (all(open)) 1L else max(which(!open)) + 1L
-    cli::cli_abort("File {.file {label}}: the quoted field opened on line {opened} never closes.",
-                   call = call)
+    ncam_abort("File {.file {label}}: the quoted field opened on line {opened} never closes.",
+               call = call)
   }
   counts <- if (length(lines) == 0L) integer() else {
     con <- textConnection(lines, encoding = "UTF-8")
@@ -81,7 +81,7 @@ parse_csv_lines <- function(lines, label, required, call) {
   starts <- which(!blank & c(TRUE, !continued[-length(counts)]))
   ends <- which(!continued & !blank)
   if (length(ends) == 0L) {
-    cli::cli_abort("File {.file {label}} is empty: it has no header line.", call = call)
+    ncam_abort("File {.file {label}} is empty: it has no header line.", call = call)
   }
   header <- utils::read.csv(text = lines[starts[1]:ends[1]], header = FALSE, colClasses = "character",
                             na.strings = character(), comment.char = "", quote = "\"")
@@ -90,35 +90,35 @@ parse_csv_lines <- function(lines, label, required, call) {
   separator <- foreign_separator(header)
   if (length(missing) > 0L && !is.null(separator)) {
     convert <- if (separator == "tab") "read.delim" else "read.csv2"
-    cli::cli_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
-                     i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
-                   call = call)
+    ncam_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
+                 i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
+               call = call)
   }
   if (length(missing) > 0L) {
-    cli::cli_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
-                     i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)
+    ncam_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
+                 i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)
   }
   named <- header[nzchar(header)]
   duplicated_names <- unique(named[duplicated(named)])
   if (length(duplicated_names) > 0L) {
-    cli::cli_abort(c("File {.file {label}} has duplicated column name{?s} {.val {duplicated_names}}.",
-                     i = "Which copy to read is ambiguous: rename or remove the duplicates."),
-                   call = call)
+    ncam_abort(c("File {.file {label}} has duplicated column name{?s} {.val {duplicated_names}}.",
+                 i = "Which copy to read is ambiguous: rename or remove the duplicates."),
+               call = call)
   }
   n_fields <- counts[ends[1]]
   wrong <- which(counts[ends[-1]] != n_fields)
   if (length(wrong) > 0L) {
     line <- starts[wrong[1] + 1L]
-    cli::cli_abort(c("Line {line} of {.file {label}} has {counts[ends[wrong[1] + 1L]]} field{?s} but the header has {n_fields}.",
-                     i = "{length(wrong)} line{?s} {?is/are} ragged. A truncated or malformed row cannot be read safely: repair or remove it."),
-                   call = call)
+    ncam_abort(c("Line {line} of {.file {label}} has {counts[ends[wrong[1] + 1L]]} field{?s} but the header has {n_fields}.",
+                 i = "{length(wrong)} line{?s} {?is/are} ragged. A truncated or malformed row cannot be read safely: repair or remove it."),
+               call = call)
   }
   raw <- utils::read.csv(text = lines, colClasses = "character", check.names = FALSE,
                          na.strings = c("", "NA"), strip.white = FALSE, comment.char = "",
                          quote = "\"", blank.lines.skip = TRUE)
   if (nrow(raw) != length(ends) - 1L || ncol(raw) != n_fields) {
-    cli::cli_abort("File {.file {label}} holds {length(ends) - 1L} record{?s} of {n_fields} field{?s} but {nrow(raw)} row{?s} of {ncol(raw)} were read.",
-                   call = call)
+    ncam_abort("File {.file {label}} holds {length(ends) - 1L} record{?s} of {n_fields} field{?s} but {nrow(raw)} row{?s} of {ncol(raw)} were read.",
+               call = call)
   }
   attr(raw, "line") <- starts[-1]
   raw
@@ -145,9 +145,9 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
   if (length(clash) > 0L) {
     first <- match(key[clash[1]], key)
     what <- paste(keys, encodeString(unlist(raw[clash[1], keys]), quote = "\""), collapse = ", ")
-    cli::cli_abort(c("File {.file {label}} has two rows for {what} with different values: {row_at(first, lines)} and {row_at(clash[1], lines)}.",
-                     i = "{length(clash)} row{?s} repeat{?s/} an earlier row's {.val {keys}} with other values; which is right is unknown. Remove the wrong ones (exact copies are dropped)."),
-                   call = call)
+    ncam_abort(c("File {.file {label}} has two rows for {what} with different values: {row_at(first, lines)} and {row_at(clash[1], lines)}.",
+                 i = "{length(clash)} row{?s} repeat{?s/} an earlier row's {.val {keys}} with other values; which is right is unknown. Remove the wrong ones (exact copies are dropped)."),
+               call = call)
   }
   out <- raw[!copy, , drop = FALSE]
   attr(out, "line") <- lines[!copy]
@@ -159,8 +159,8 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
 check_filled <- function(raw, col, label, call = parent.frame()) {
   empty <- which(is.na(raw[[col]]) | !nzchar(trimws(raw[[col]])))
   if (length(empty) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
-                   call = call)
+    ncam_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
+               call = call)
   }
 }
 
@@ -177,8 +177,8 @@ as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   out <- suppressWarnings(as.numeric(x))
   bad <- which((is.na(out) & !is.na(x)) | is.infinite(out))
   if (length(bad) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                   call = call)
+    ncam_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+               call = call)
   }
   out
 }
@@ -284,9 +284,9 @@ unusable_detail <- function(col, rows, values, lines, range) {
 
 integer64_to_double <- function(x, col, call) {
   if (!requireNamespace("bit64", quietly = TRUE)) {
-    cli::cli_abort(c("Column {.val {col}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
-                     i = "Install {.pkg bit64}, or convert the column with {.code as.numeric()} where it is loaded."),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
+                 i = "Install {.pkg bit64}, or convert the column with {.code as.numeric()} where it is loaded."),
+               call = call)
   }
   out <- as.double(x)
   if (any(abs(out) > 2^53, na.rm = TRUE)) {
@@ -302,8 +302,8 @@ parse_time <- function(x, format, col, path, date = FALSE, lines = NULL, call = 
   out <- if (date) as.Date(x, format = format) else as.POSIXct(x, format = format, tz = "UTC")
   bad <- which(is.na(out) | format(out, format = format) != x)
   if (length(bad) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.file {path}} must hold times as {.val {format}}: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                   call = call)
+    ncam_abort("Column {.val {col}} of {.file {path}} must hold times as {.val {format}}: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+               call = call)
   }
   out
 }
@@ -333,15 +333,15 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   }
   bad <- which(is.na(out))
   if (length(bad) > 0L) {
-    cli::cli_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                     i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000}."),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000}."),
+               call = call)
   }
   if (any(unix) && any(is_iso)) {
     first <- sort(c(which(unix)[1], which(is_iso)[1]))
-    cli::cli_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
-                     i = "Write the whole column in one form."),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
+                 i = "Write the whole column in one form."),
+               call = call)
   }
   # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
   odd <- which(unix & (out < 946684800 | out >= 4102444800))
@@ -353,9 +353,9 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
     } else {
       "Unix times must be seconds since 1970-01-01 UTC."
     }
-    cli::cli_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
-                     i = hint),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
+                 i = hint),
+               call = call)
   }
   as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
 }
@@ -364,8 +364,8 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
 pick_column <- function(raw, candidates, path, call = parent.frame()) {
   found <- intersect(candidates, names(raw))
   if (length(found) == 0L) {
-    cli::cli_abort(c("File {.file {path}} has no column {.or {.val {candidates}}}.",
-                     i = "It has column{?s} {.val {names(raw)}}."), call = call)
+    ncam_abort(c("File {.file {path}} has no column {.or {.val {candidates}}}.",
+                 i = "It has column{?s} {.val {names(raw)}}."), call = call)
   }
   found[1]
 }
@@ -373,11 +373,11 @@ pick_column <- function(raw, candidates, path, call = parent.frame()) {
 # Paths to read: a character vector of existing files.
 check_paths <- function(path, arg = "path", call = parent.frame()) {
   if (!is.character(path) || length(path) == 0L || anyNA(path) || !all(nzchar(path))) {
-    cli::cli_abort("{.arg {arg}} must be a character vector of file paths.", call = call)
+    ncam_abort("{.arg {arg}} must be a character vector of file paths.", call = call)
   }
   absent <- path[!file.exists(path) | dir.exists(path)]
   if (length(absent) > 0L) {
-    cli::cli_abort("{.arg {arg}} must name existing files; {.file {absent}} {?is/are} not.", call = call)
+    ncam_abort("{.arg {arg}} must name existing files; {.file {absent}} {?is/are} not.", call = call)
   }
   invisible(path)
 }

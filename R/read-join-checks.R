@@ -15,8 +15,8 @@ check_no_repeated_times <- function(time, series, keys, arg, why, fix, call) {
   repeated <- which(duplicated(series_time))
   if (length(repeated) == 0L) return(invisible())
   first <- match(series_time[repeated[1]], series_time)
-  cli::cli_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
-                   i = fix, i = keys_hint), call = call)
+  ncam_abort(c("{.arg {arg}} row {repeated[1]} repeats the time{if (length(keys)) ' and keys'} of row {first} ({format(time[first], '%Y-%m-%d %H:%M:%S', usetz = TRUE)}), {why}; {length(repeated)} row{?s} {?repeats/repeat} an earlier one.",
+               i = fix, i = keys_hint), call = call)
 }
 
 # Keys are matched between the tables, so a key must be a column of both.
@@ -36,9 +36,9 @@ check_step_within_period <- function(step, series, data, keys, period, arg, call
     paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
   }
   suggestion <- format_period(step[row])
-  cli::cli_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
-                   i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
-                 call = call)
+  ncam_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
+               i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
+             call = call)
 }
 
 # Daily (or longer) periods of a table with one reading per period, every reading stamped the
@@ -81,15 +81,15 @@ warn_crowded_periods <- function(time, start, step, group, period, arg, call) {
 # ncam() decides), would give a mean of Inf or NaN.
 check_averaged_column <- function(x, col, arg, call) {
   if (!is.atomic(x)) {
-    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds {.obj_type_friendly {x}}, not one value per row: it can be neither averaged nor compared within a period.",
-                     i = "Drop it before joining, or make it a vector (such as with {.fn unlist})."),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} of {.arg {arg}} holds {.obj_type_friendly {x}}, not one value per row: it can be neither averaged nor compared within a period.",
+                 i = "Drop it before joining, or make it a vector (such as with {.fn unlist})."),
+               call = call)
   }
   if (!is.numeric(x)) return(invisible())
   infinite <- which(is.infinite(x))
   if (length(infinite) > 0L) {
-    cli::cli_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
-                   call = call)
+    ncam_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
+               call = call)
   }
   check_not_too_large(x, "Column {.val {col}} of {.arg {arg}}", call)
 }
@@ -105,15 +105,15 @@ check_one_value_per_period <- function(x, first, group, col, arg, call) {
   if (is.character(x) && !anyNA(suppressWarnings(as.numeric(x[!is.na(x)])))) {
     rows <- c(which(first)[group[differs[1]]], differs[1])
     # Digits as text are as often ids (read_purpleair()'s sensor_index) as measurements.
-    cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} holds numbers stored as text, which are not averaged: rows {rows[1]} and {rows[2]}, in one period, hold {.val {x[rows[1]]}} and {.val {x[rows[2]]}}.",
-                     i = "If they are ids that tell series apart (such as a sensor index), add {.val {col}} to {.arg keys}.",
-                     i = "If they are measurements, convert them with {.fn as.numeric} before joining."),
-                   call = call)
+    ncam_abort(c("Column {.val {col}} of {.arg {arg}} holds numbers stored as text, which are not averaged: rows {rows[1]} and {rows[2]}, in one period, hold {.val {x[rows[1]]}} and {.val {x[rows[2]]}}.",
+                 i = "If they are ids that tell series apart (such as a sensor index), add {.val {col}} to {.arg keys}.",
+                 i = "If they are measurements, convert them with {.fn as.numeric} before joining."),
+               call = call)
   }
-  cli::cli_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
-                   i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining.",
-                   i = keys_hint),
-                 call = call)
+  ncam_abort(c("Column {.val {col}} of {.arg {arg}} takes several values within one period: row {differs[1]} holds {.val {as.character(x[differs[1]])}}.",
+               i = "Add {.val {col}} to {.arg keys} if it tells series apart, or drop it before joining.",
+               i = keys_hint),
+             call = call)
 }
 
 # A join in which no sensor row found a reference row gives an all-NA reference: say so, with

@@ -119,12 +119,12 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   check_data_frame(reference)
   check_string(by, "by")
   if (!is.null(keys) && (!is.character(keys) || anyNA(keys) || by %in% keys)) {
-    cli::cli_abort("{.arg keys} must be a character vector of column names other than {.arg by}.")
+    ncam_abort("{.arg keys} must be a character vector of column names other than {.arg by}.")
   }
   require_columns(sensors, c(by, keys), "sensors")
   require_columns(reference, c(by, keys), "reference")
   for (arg in c("sensors", "reference")) {
-    if (nrow(get(arg)) == 0L) cli::cli_abort("{.arg {arg}} has no rows: there is nothing to join.")
+    if (nrow(get(arg)) == 0L) ncam_abort("{.arg {arg}} has no rows: there is nothing to join.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
   sensors <- blank_missing_codes(integer64_as_double(sensors), c(by, keys), "sensors")
@@ -138,7 +138,7 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   if (inherits(sensors[[by]], "POSIXlt")) sensors[[by]] <- sensor_time
   if (is.null(average)) {
     if (is.null(tolerance)) {
-      cli::cli_abort("{.arg tolerance} is needed to pair nearest times ({.code average = NULL}), such as {.val 30 min}.")
+      ncam_abort("{.arg tolerance} is needed to pair nearest times ({.code average = NULL}), such as {.val 30 min}.")
     }
     return(join_nearest(sensors, reference, sensor_time, reference_time, by, keys,
                         parse_period(tolerance, "tolerance")$seconds))
@@ -195,8 +195,8 @@ add_reference_columns <- function(sensors, reference, row, columns, call = paren
   for (col in columns) {
     name <- if (col %in% names(out)) paste0(col, "_ref") else col
     if (name %in% names(out)) {
-      cli::cli_abort("Column {.val {col}} of {.arg reference} cannot be added: {.val {name}} is taken by {.arg sensors}.",
-                     call = call)
+      ncam_abort("Column {.val {col}} of {.arg reference} cannot be added: {.val {name}} is taken by {.arg sensors}.",
+                 call = call)
     }
     out[[name]] <- reference[[col]][row]
   }
@@ -312,16 +312,16 @@ parse_period <- function(x, arg, call = parent.frame()) {
   }
   pattern <- "^ *([0-9]+(\\.[0-9]+)?)? *(sec|min|hour|day)s? *$"
   if (!is.character(x) || length(x) != 1L || is.na(x) || !grepl(pattern, x)) {
-    cli::cli_abort("{.arg {arg}} must be a period such as {.val 1 hour}, {.val 15 min} or {.val 1 day}, or a number of seconds.",
-                   call = call)
+    ncam_abort("{.arg {arg}} must be a period such as {.val 1 hour}, {.val 15 min} or {.val 1 day}, or a number of seconds.",
+               call = call)
   }
   amount <- sub(pattern, "\\1", x)
   amount <- if (nzchar(amount)) as.numeric(amount) else 1
   unit <- sub(pattern, "\\3", x)
   seconds <- amount * c(sec = 1, min = 60, hour = 3600, day = 86400)[[unit]]
   if (amount <= 0 || (unit == "day" && amount != round(amount))) {
-    cli::cli_abort("{.arg {arg}} must be a positive period (whole days for days), not {.val {x}}.",
-                   call = call)
+    ncam_abort("{.arg {arg}} must be a positive period (whole days for days), not {.val {x}}.",
+               call = call)
   }
   list(seconds = seconds, days = if (unit == "day") amount else 0)
 }
@@ -344,21 +344,21 @@ time_zone <- function(sensor_time, reference_time) {
 as_time <- function(x, by, arg, tz, call = parent.frame()) {
   if (inherits(x, "POSIXlt")) x <- as.POSIXct(x)
   if (!inherits(x, c("Date", "POSIXct"))) {
-    cli::cli_abort(c("Column {.val {by}} of {.arg {arg}} must be POSIXct, POSIXlt or Date, not {.cls {class(x)}}.",
-                     i = "Convert it, such as with {.fn as.POSIXct}."),
-                   call = call)
+    ncam_abort(c("Column {.val {by}} of {.arg {arg}} must be POSIXct, POSIXlt or Date, not {.cls {class(x)}}.",
+                 i = "Convert it, such as with {.fn as.POSIXct}."),
+               call = call)
   }
   # As split_blocks() and select_gap() say: a time of Inf belongs to no period.
   infinite <- which(is.infinite(x))
   if (length(infinite) > 0L) {
-    cli::cli_abort("Column {.val {by}} of {.arg {arg}} has infinite times in {rows_text(infinite)}.",
-                   call = call)
+    ncam_abort("Column {.val {by}} of {.arg {arg}} has infinite times in {rows_text(infinite)}.",
+               call = call)
   }
   if (inherits(x, "Date")) x <- day_start(x, tz) else attr(x, "tzone") <- tz
   missing <- which(is.na(x))
   if (length(missing) > 0L) {
-    cli::cli_abort("Column {.val {by}} of {.arg {arg}} is missing in row {missing[1]}; every row needs a time.",
-                   call = call)
+    ncam_abort("Column {.val {by}} of {.arg {arg}} is missing in row {missing[1]}; every row needs a time.",
+               call = call)
   }
   x
 }
@@ -386,8 +386,8 @@ key_text <- function(x) {
 require_columns <- function(data, cols, arg, call = parent.frame()) {
   missing <- setdiff(cols, names(data))
   if (length(missing) > 0L) {
-    cli::cli_abort(c("{.arg {arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
-                     i = "It has column{?s} {.val {names(data)}}."), call = call)
+    ncam_abort(c("{.arg {arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
+                 i = "It has column{?s} {.val {names(data)}}."), call = call)
   }
 }
 

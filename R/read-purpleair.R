@@ -83,8 +83,8 @@ check_sensor_index <- function(sensor_index, n_files, call = parent.frame()) {
   if (is.null(sensor_index)) return(rep(NA_character_, n_files))
   counts_ok <- length(sensor_index) %in% c(1L, n_files)
   if (!counts_ok || !(is.numeric(sensor_index) || is.character(sensor_index) || all(is.na(sensor_index)))) {
-    cli::cli_abort("{.arg sensor_index} must give one index, or one per file in {.arg path} ({n_files}; {.code NA} for files with the column).",
-                   call = call)
+    ncam_abort("{.arg sensor_index} must give one index, or one per file in {.arg path} ({n_files}; {.code NA} for files with the column).",
+               call = call)
   }
   numeric <- is.numeric(sensor_index)
   valid <- if (numeric) {
@@ -94,8 +94,8 @@ check_sensor_index <- function(sensor_index, n_files, call = parent.frame()) {
   if (length(bad)) {
     shown <- sprintf("sensor_index[%d] = %s", bad,
                      if (numeric) format(sensor_index[bad]) else paste0("\"", sensor_index[bad], "\""))
-    cli::cli_abort(c("{.arg sensor_index} must hold PurpleAir sensor indexes: whole numbers of at least 0, or their digits as text.",
-                     x = "Got {utils::head(shown, 5)}."), call = call)
+    ncam_abort(c("{.arg sensor_index} must hold PurpleAir sensor indexes: whole numbers of at least 0, or their digits as text.",
+                 x = "Got {utils::head(shown, 5)}."), call = call)
   }
   text <- if (numeric) sprintf("%.0f", sensor_index) else trimws(sensor_index)
   text[is.na(sensor_index)] <- NA_character_
@@ -121,8 +121,8 @@ read_purpleair_file <- function(path, sensor_index, call) {
   )
   atm <- intersect(c("pm2.5_atm_a", "pm2.5_atm_b"), names(raw))
   if (length(atm) == 1L) {
-    cli::cli_abort("File {.file {path}} has {.val {atm}} without its other channel; give both or neither.",
-                   call = call)
+    ncam_abort("File {.file {path}} has {.val {atm}} without its other channel; give both or neither.",
+               call = call)
   }
   if (length(atm) == 2L) {
     out$pm25_atm_a <- num("pm2.5_atm_a")
@@ -138,8 +138,8 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
   n <- nrow(raw)
   if ("sensor_index" %in% names(raw)) {
     if (!is.na(sensor_index)) {
-      cli::cli_abort("{.arg sensor_index} is given but {.file {path}} has a {.val sensor_index} column; drop the argument.",
-                     call = call)
+      ncam_abort("{.arg sensor_index} is given but {.file {path}} has a {.val sensor_index} column; drop the argument.",
+                 call = call)
     }
     check_filled(raw, "sensor_index", path, call = call)
     return(trimws(raw$sensor_index))
@@ -153,13 +153,13 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
   compact_date <- grepl("^(19|20)[0-9]{6}$", leading) && !is.na(as.Date(leading, "%Y%m%d"))
   year_then_number <- grepl("^(sensor[ _-]?)?(19|20)[0-9]{2}[ _.-][0-9]+([^0-9]|$)", name, ignore.case = TRUE)
   if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE) || compact_date || year_then_number) {
-    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date or a year, not clearly the sensor index.",
-                     i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
-                   call = call)
+    ncam_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date or a year, not clearly the sensor index.",
+                 i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
+               call = call)
   }
   if (!grepl(pattern, name, ignore.case = TRUE)) {
-    cli::cli_abort(c("File {.file {path}} has no {.val sensor_index} column and its name does not start with the sensor index.",
-                     i = "Give the index with {.arg sensor_index}."), call = call)
+    ncam_abort(c("File {.file {path}} has no {.val sensor_index} column and its name does not start with the sensor index.",
+                 i = "Give the index with {.arg sensor_index}."), call = call)
   }
   rep(sub(pattern, "\\2", name, ignore.case = TRUE), n)
 }
@@ -167,8 +167,8 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
 check_tz <- function(tz, call = parent.frame()) {
   check_string(tz, "tz", call = call)
   if (!tz %in% c("UTC", OlsonNames())) {
-    cli::cli_abort("{.arg tz} must be a time zone name such as {.val UTC} or {.val America/Denver}, not {.val {tz}}.",
-                   call = call)
+    ncam_abort("{.arg tz} must be a time zone name such as {.val UTC} or {.val America/Denver}, not {.val {tz}}.",
+               call = call)
   }
   invisible(tz)
 }

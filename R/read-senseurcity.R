@@ -71,7 +71,7 @@ read_senseurcity <- function(path, keep_flags = character(), sht31 = c("auto", "
                              average = NULL, completeness = 0.75) {
   path <- senseurcity_paths(path)
   if (!is.character(keep_flags) || anyNA(keep_flags)) {
-    cli::cli_abort("{.arg keep_flags} must be a character vector of flag codes.")
+    ncam_abort("{.arg keep_flags} must be a character vector of flag codes.")
   }
   sht31 <- match_choice(sht31, c("auto", "swapped", "as_labelled"), "sht31")
   period <- if (is.null(average)) NULL else parse_period(average, "average")
@@ -172,13 +172,13 @@ senseurcity_sht31_swapped <- function(value, sht31, path, call) {
 senseurcity_paths <- function(path, call = parent.frame()) {
   if (is.character(path) && length(path) == 1L && !is.na(path) && dir.exists(path)) {
     if (file.exists(file.path(path, "REF_colocated_hourly_all_stations.csv"))) {
-      cli::cli_abort(c("Folder {.file {path}} holds the INERIS co-location tables, not per-box files.",
-                       i = "Read it with {.code read_senseurcity_antwerp()}."), call = call)
+      ncam_abort(c("Folder {.file {path}} holds the INERIS co-location tables, not per-box files.",
+                   i = "Read it with {.code read_senseurcity_antwerp()}."), call = call)
     }
     files <- list.files(path, pattern = "^[A-Za-z]+_[^_]+\\.csv(\\.gz)?$", full.names = TRUE)
     if (length(files) == 0L) {
-      cli::cli_abort("Folder {.file {path}} has no per-box files named like {.file Antwerp_402B00.csv}.",
-                     call = call)
+      ncam_abort("Folder {.file {path}} has no per-box files named like {.file Antwerp_402B00.csv}.",
+                 call = call)
     }
     return(files)
   }

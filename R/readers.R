@@ -127,7 +127,7 @@ read_purpleair_aqs <- function(path) {
 read_senseurcity_antwerp <- function(dir, source = c("colocated", "join")) {
   check_string(dir, "dir")
   if (!dir.exists(dir)) {
-    cli::cli_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
+    ncam_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
   }
   source <- match_choice(source, c("colocated", "join"), "source")
   call <- environment()  # errors of the helpers below name read_senseurcity_antwerp()
@@ -170,17 +170,17 @@ check_colocated_boxes <- function(box, pm25, raw, path, lines, call) {
   for (slot in names(box)) {
     nameless <- which(is.na(box[[slot]]) & !is.na(pm25[[slot]]))
     if (length(nameless) > 0L) {
-      cli::cli_abort(c("Column {.val {slot}_id} of {.file {path}} is empty in {row_at(nameless[1], lines)}, whose {.val {slot}_pm25} is {pm25[[slot]][nameless[1]]}: which box read it is unknown.",
-                       i = "{length(nameless)} row{?s} {?has/have} a reading without a box. Give the box ID, or remove the reading."),
-                     call = call)
+      ncam_abort(c("Column {.val {slot}_id} of {.file {path}} is empty in {row_at(nameless[1], lines)}, whose {.val {slot}_pm25} is {pm25[[slot]][nameless[1]]}: which box read it is unknown.",
+                   i = "{length(nameless)} row{?s} {?has/have} a reading without a box. Give the box ID, or remove the reading."),
+                 call = call)
     }
   }
   same <- which(!is.na(box$lcs1) & !is.na(box$lcs2) & box$lcs1 == box$lcs2)
   if (length(same) > 0L) {
     row <- same[1]
-    cli::cli_abort(c("File {.file {path}}, {row_at(row, lines)}, station {raw$station[row]}: box {.val {box$lcs1[row]}} is in both {.val lcs1_id} and {.val lcs2_id}, with readings {.val {raw$lcs1_pm25[row]}} and {.val {raw$lcs2_pm25[row]}}; which is the box's is unknown.",
-                     i = "{length(same)} row{?s} {?names/name} one box twice. Correct the IDs, or remove one of the two readings."),
-                   call = call)
+    ncam_abort(c("File {.file {path}}, {row_at(row, lines)}, station {raw$station[row]}: box {.val {box$lcs1[row]}} is in both {.val lcs1_id} and {.val lcs2_id}, with readings {.val {raw$lcs1_pm25[row]}} and {.val {raw$lcs2_pm25[row]}}; which is the box's is unknown.",
+                 i = "{length(same)} row{?s} {?names/name} one box twice. Correct the IDs, or remove one of the two readings."),
+               call = call)
   }
 }
 
@@ -189,9 +189,9 @@ check_colocated_boxes <- function(box, pm25, raw, path, lines, call) {
 check_hour_starts <- function(time, text, col, path, lines, call) {
   within <- which(as.numeric(time) %% 3600 != 0)
   if (length(within) == 0L) return(invisible())
-  cli::cli_abort(c("Column {.val {col}} of {.file {path}} must hold the starts of hours: {row_at(within[1], lines)} is {.val {text[within[1]]}}.",
-                   i = "{length(within)} time{?s} {?is/are} not on the hour. The table must be hourly: average finer data to hours first, each stamped with its hour's start."),
-                 call = call)
+  ncam_abort(c("Column {.val {col}} of {.file {path}} must hold the starts of hours: {row_at(within[1], lines)} is {.val {text[within[1]]}}.",
+               i = "{length(within)} time{?s} {?is/are} not on the hour. The table must be hourly: average finer data to hours first, each stamped with its hour's start."),
+             call = call)
 }
 
 # Long table from the box and reference tables, paired by station and hour.
@@ -252,8 +252,8 @@ senseurcity_wide <- function(long) {
 senseurcity_file <- function(dir, name, call = parent.frame()) {
   path <- file.path(dir, name)
   if (!file.exists(path)) {
-    cli::cli_abort("{.arg dir} must contain the file {.file {name}}; it is not in {.file {dir}}.",
-                   call = call)
+    ncam_abort("{.arg dir} must contain the file {.file {name}}; it is not in {.file {dir}}.",
+               call = call)
   }
   path
 }

@@ -14,7 +14,7 @@ working_scale <- function(x, x_sd, readings, train_rows, anchor, call = parent.f
   b_scale <- stats::sd(ref)
   if (length(ref) < 2L || !is.finite(b_scale) || b_scale == 0) {
     which_txt <- if (is.null(anchor)) "The sensors have" else paste0("Anchor sensor `", anchor, "` has")
-    cli::cli_abort("{which_txt} no spread on the training rows, so there is no scale to fuse on.", call = call)
+    ncam_abort("{which_txt} no spread on the training rows, so there is no scale to fuse on.", call = call)
   }
   new_scaling(x_center = unname(vapply(x, function(v) mean(v[train_rows]), numeric(1))),
               x_scale = unname(x_sd), b_shift = mean(ref), b_scale = b_scale)

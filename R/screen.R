@@ -67,14 +67,14 @@ check_sensor_readings <- function(v, sensor, call) {
   check_not_constant(v, sensor, call)
   big <- max(abs(v))
   if (big > max_reading_magnitude) {
-    cli::cli_abort(c("Sensor column {.field {sensor}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
-                     i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
+    ncam_abort(c("Sensor column {.field {sensor}} has readings as large as {signif(big, 3)}: too large to compute with in double precision.",
+                 i = "Divide the readings by a power of ten (a unit change) before fitting."), call = call)
   }
   # Not constant, so a zero spread is an underflow: the spread is too small as well.
   spread <- robust_spread(v)
   if (is.finite(spread) && spread < min_reading_spread) {
-    cli::cli_abort(c("Sensor column {.field {sensor}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
-                     i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
+    ncam_abort(c("Sensor column {.field {sensor}} varies by only {signif(spread, 3)}: too small to compute with in double precision.",
+                 i = "Multiply the readings by a power of ten (a unit change) before fitting."), call = call)
   }
   spread
 }
@@ -83,8 +83,8 @@ check_sensor_readings <- function(v, sensor, call) {
 # information about the true value; ncam() and the "ivw" and "kalman" baselines refuse it.
 check_not_constant <- function(v, sensor, call) {
   if (length(v) >= 2L && all(v == v[1])) {
-    cli::cli_abort(c("Sensor column {.field {sensor}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
-                     i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
+    ncam_abort(c("Sensor column {.field {sensor}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
+                 i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
   }
 }
 

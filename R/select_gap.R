@@ -98,7 +98,7 @@
 #' select_gap(d, date = "time", group = "site", max_lag = "12 hours")
 select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, group = NULL) {
   check_level(level)
-  if (length(level) != 1L) cli::cli_abort("{.arg level} must be a single number.")
+  if (length(level) != 1L) ncam_abort("{.arg level} must be a single number.")
   if (is.data.frame(residuals)) {
     named <- c(date = if (is_column_name(date)) date, group = if (is_column_name(group)) group)
     for (arg in names(named)) check_columns(residuals, named[[arg]], arg)
@@ -112,7 +112,7 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
   secs <- NULL
   if (!is.null(date)) {
     if (length(date) != nrow(x)) {
-      cli::cli_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has
+      ncam_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has
                       {nrow(x)} row{?s}.")
     }
     secs <- date_seconds(date, "date")
@@ -194,26 +194,26 @@ gap_residual_matrix <- function(residuals, call = parent.frame()) {
   if (is.data.frame(residuals)) {
     other <- names(residuals)[!vapply(residuals, is.numeric, logical(1))]
     if (length(other) > 0L) {
-      cli::cli_abort(c("{.arg residuals} has non-numeric column{?s} {.field {other}}.",
-                       i = "Name a time column in {.arg date} and a series column in
+      ncam_abort(c("{.arg residuals} has non-numeric column{?s} {.field {other}}.",
+                   i = "Name a time column in {.arg date} and a series column in
                             {.arg group}; drop other columns."), call = call)
     }
     residuals <- as.matrix(residuals)
   }
   if (!is.numeric(residuals) || length(residuals) < 3L) {
-    cli::cli_abort("{.arg residuals} must be a numeric vector or matrix with at least 3 values,
+    ncam_abort("{.arg residuals} must be a numeric vector or matrix with at least 3 values,
                     not {.obj_type_friendly {residuals}}.", call = call)
   }
   x <- as.matrix(residuals)
   if (is.null(colnames(x))) colnames(x) <- paste0("series_", seq_len(ncol(x)))
   infinite <- which(is.infinite(x), arr.ind = TRUE)
   if (length(infinite)) {
-    cli::cli_abort("{.arg residuals} has infinite values (series {.val {colnames(x)[infinite[1, 2]]}}, row {infinite[1, 1]}): an autocorrelation needs finite residuals.",
-                   call = call)
+    ncam_abort("{.arg residuals} has infinite values (series {.val {colnames(x)[infinite[1, 2]]}}, row {infinite[1, 1]}): an autocorrelation needs finite residuals.",
+               call = call)
   }
   few <- colnames(x)[colSums(!is.na(x)) < 3L]
   if (length(few) > 0L) {
-    cli::cli_abort("{.arg residuals} needs at least 3 non-missing values per series;
+    ncam_abort("{.arg residuals} needs at least 3 non-missing values per series;
                     {.val {few}} {?has/have} fewer.", call = call)
   }
   # The ACF is scale-free: each series divided by the power of two nearest its largest value
@@ -226,13 +226,13 @@ gap_residual_matrix <- function(residuals, call = parent.frame()) {
 gap_group_codes <- function(group, n, call = parent.frame()) {
   if (is.null(group)) return(rep(1L, n))
   if (!is.atomic(group) || length(group) != n) {
-    cli::cli_abort(c("{.arg group} must have one element per row of {.arg residuals} ({n}),
+    ncam_abort(c("{.arg group} must have one element per row of {.arg residuals} ({n}),
                       not {length(group)}.",
-                     i = "A column name works only when {.arg residuals} is a data frame."),
-                   call = call)
+                 i = "A column name works only when {.arg residuals} is a data frame."),
+               call = call)
   }
   if (anyNA(group)) {
-    cli::cli_abort("{.arg group} is missing in {cli::qty(sum(is.na(group)))}row{?s}
+    ncam_abort("{.arg group} is missing in {cli::qty(sum(is.na(group)))}row{?s}
                     {which(is.na(group))}.", call = call)
   }
   match(group, unique(group))
@@ -256,18 +256,18 @@ gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   repeated <- which(same_group & diff(secs) == 0)
   if (length(repeated) > 0L) {
     rows <- ord[repeated[1] + 0:1]
-    cli::cli_abort(c("{.arg date} repeats times{if (grouped) ' within a group'}: {length(repeated)}
+    ncam_abort(c("{.arg date} repeats times{if (grouped) ' within a group'}: {length(repeated)}
                       row{?s} share a time with another, for example rows {rows} at
                       {format(date[rows[1]])}.",
-                     i = if (grouped) {
-                       "Give one row per time in each group, or identify the series fully in {.arg group}."
-                     } else {
-                       "If these are several series (such as sites), pass their identifier as
+                 i = if (grouped) {
+                   "Give one row per time in each group, or identify the series fully in {.arg group}."
+                 } else {
+                   "If these are several series (such as sites), pass their identifier as
                         {.arg group}: each gets its own ACF and the ACFs are pooled."
-                     }), call = call)
+                 }), call = call)
   }
   if (length(spacing) < 2L) {
-    cli::cli_abort("{.arg date} needs at least 3 distinct times.", call = call)
+    ncam_abort("{.arg date} needs at least 3 distinct times.", call = call)
   }
   step <- stats::median(whole_second_gaps(spacing))
   cell <- round((secs - secs[1]) / step)
@@ -288,8 +288,8 @@ gap_max_lag <- function(max_lag, grid, step, call = parent.frame()) {
   last <- !duplicated(grid$group, fromLast = TRUE)
   longest_span <- max(grid$cell[last] - grid$cell[first]) + 1
   if (longest_span < 2) {
-    cli::cli_abort("Every series has a single time point, so no lag can be examined.",
-                   call = call)
+    ncam_abort("Every series has a single time point, so no lag can be examined.",
+               call = call)
   }
   if (is.null(max_lag)) {
     points <- max(tabulate(grid$group))
@@ -297,8 +297,8 @@ gap_max_lag <- function(max_lag, grid, step, call = parent.frame()) {
   }
   if (is.character(max_lag) || inherits(max_lag, "difftime")) {
     if (is.null(step)) {
-      cli::cli_abort("{.arg max_lag} can be a duration only when {.arg date} is given.",
-                     call = call)
+      ncam_abort("{.arg max_lag} can be a duration only when {.arg date} is given.",
+                 call = call)
     }
     max_lag <- floor(parse_duration(max_lag, "max_lag", call = call) / step + 1e-8)
   }
@@ -320,12 +320,12 @@ pooled_acf <- function(grid, max_lag, call = parent.frame()) {
   grid_length <- sum(vapply(positions, function(pos) pos[length(pos)], numeric(1)))
   points <- length(grid$group)
   if (grid_length > max(10 * points, 1e4)) {
-    cli::cli_abort(c("The times are too sparse for a regular grid: it would need
+    ncam_abort(c("The times are too sparse for a regular grid: it would need
                       {format(grid_length, big.mark = ',')} points for
                       {format(points, big.mark = ',')} observed {cli::qty(points)}time{?s}.",
-                     i = "The grid step is the median spacing of the times,
+                 i = "The grid step is the median spacing of the times,
                           {format_lag(as_lag_difftime(grid$step, grid$step))}.",
-                     i = "Use a smaller {.arg max_lag}, or average the residuals to a coarser
+                 i = "Use a smaller {.arg max_lag}, or average the residuals to a coarser
                           regular time step first."), call = call)
   }
   lags <- 0:max_lag
@@ -346,9 +346,9 @@ pooled_acf <- function(grid, max_lag, call = parent.frame()) {
   constant <- colnames(grid$values)[squares == 0]
   if (length(constant) > 0L) {
     within <- if (length(rows_of_group) > 1L) " within every group" else ""
-    cli::cli_abort(c("{.arg residuals} series {.val {constant}} {?is/are} constant{within},
+    ncam_abort(c("{.arg residuals} series {.val {constant}} {?is/are} constant{within},
                       so the autocorrelation is undefined.",
-                     i = "Check that the residuals come from a fitted model."), call = call)
+                 i = "Check that the residuals come from a fitted model."), call = call)
   }
   # A lag without any pair has no estimate; with missing values a ratio can pass +/- 1 (clipped).
   r <- sweep(lag_sums / ifelse(lag_counts == 0, NA, lag_counts), 2L, squares / observed, "/")

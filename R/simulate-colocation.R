@@ -112,7 +112,7 @@ simulate_colocation <- function(days = 90,
   start <- check_start_date(start)
   check_number(kappa, "kappa", min = 0, max = 2)
   if (!is.logical(noise) || length(noise) != 1L || is.na(noise)) {
-    cli::cli_abort("{.arg noise} must be {.code TRUE} or {.code FALSE}.")
+    ncam_abort("{.arg noise} must be {.code TRUE} or {.code FALSE}.")
   }
   if (!is.null(seed)) seed <- resolve_seed(seed)
 
@@ -260,21 +260,21 @@ sensor_formulas <- list(
 check_sensor_types <- function(sensors, call = parent.frame()) {
   types <- c("plantower", "heated")
   if (!is.character(sensors) || length(sensors) == 0L || anyNA(sensors)) {
-    cli::cli_abort("{.arg sensors} must be a character vector of sensor types ({.val {types}}).",
-                   call = call)
+    ncam_abort("{.arg sensors} must be a character vector of sensor types ({.val {types}}).",
+               call = call)
   }
   bad <- which(!sensors %in% types)
   if (length(bad) > 0L) {
     unknown <- sprintf("sensors[%d] = \"%s\"", bad, sensors[bad])
-    cli::cli_abort(c("{.arg sensors} must hold sensor types {.or {.val {types}}}.",
-                     x = "Unknown: {unknown}."), call = call)
+    ncam_abort(c("{.arg sensors} must hold sensor types {.or {.val {types}}}.",
+                 x = "Unknown: {unknown}."), call = call)
   }
   if (is.null(names(sensors))) names(sensors) <- paste0("sensor_", seq_along(sensors))
   reserved <- c("date", "site", "rh", "temperature", "ref", "truth")
   nm <- names(sensors)
   if (anyNA(nm) || any(!nzchar(nm)) || anyDuplicated(nm) || any(nm %in% reserved)) {
-    cli::cli_abort(c("{.arg sensors} must have unique, non-empty names (the sensor columns).",
-                     i = "Names {.val {reserved}} are taken by other columns."), call = call)
+    ncam_abort(c("{.arg sensors} must have unique, non-empty names (the sensor columns).",
+                 i = "Names {.val {reserved}} are taken by other columns."), call = call)
   }
   sensors
 }
@@ -285,8 +285,8 @@ check_row_count <- function(days, sites, call = parent.frame()) {
   check_number(days, "days", min = 1, max = floor(most / 24), integer = TRUE, call = call)
   check_number(sites, "sites", min = 1, max = floor(most / 24), integer = TRUE, call = call)
   if (days * 24 * sites > most) {
-    cli::cli_abort("{.arg days} ({days}) times 24 hours times {.arg sites} ({sites}) is {format(days * 24 * sites, big.mark = ',')} rows, more than a data frame holds ({format(most, big.mark = ',')}).",
-                   call = call)
+    ncam_abort("{.arg days} ({days}) times 24 hours times {.arg sites} ({sites}) is {format(days * 24 * sites, big.mark = ',')} rows, more than a data frame holds ({format(most, big.mark = ',')}).",
+               call = call)
   }
 }
 
@@ -295,8 +295,8 @@ check_window <- function(colocation, days, call = parent.frame()) {
   ok <- is.numeric(colocation) && length(colocation) %in% 1:2 && !anyNA(colocation) &&
     all(colocation >= 0 & colocation <= days) && !is.unsorted(colocation)
   if (!ok) {
-    cli::cli_abort(c("{.arg colocation} must be one number or two increasing numbers of days between 0 and {.arg days} ({days}).",
-                     i = "Got {.val {colocation}}."), call = call)
+    ncam_abort(c("{.arg colocation} must be one number or two increasing numbers of days between 0 and {.arg days} ({days}).",
+                 i = "Got {.val {colocation}}."), call = call)
   }
   if (length(colocation) == 1L) c(0, colocation) else colocation
 }
@@ -306,7 +306,7 @@ check_start_date <- function(start, call = parent.frame()) {
     tryCatch(as.Date(start, optional = TRUE), error = function(e) NA)
   }
   if (length(start) != 1L || length(date) != 1L || is.na(date)) {
-    cli::cli_abort("{.arg start} must be one {.cls Date} or a {.val YYYY-MM-DD} string.", call = call)
+    ncam_abort("{.arg start} must be one {.cls Date} or a {.val YYYY-MM-DD} string.", call = call)
   }
   as.POSIXct(format(date), tz = "UTC")
 }

@@ -97,13 +97,13 @@ check_object_format <- function(object, arg = "object", call = parent.frame()) {
   made <- fields[["ncam_version"]]
   made <- if (is.character(made) && length(made) == 1L && !is.na(made)) paste("ncam", made) else "an unknown version of ncam"
   if (!(is.numeric(format) && length(format) == 1L && !is.na(format))) {
-    cli::cli_abort(c("{.arg {arg}} is not a usable ncam object: its {.field object_format} is not a number.",
-                     i = "Read it again with {.fn readRDS} from an undamaged file, or fit it again."), call = call)
+    ncam_abort(c("{.arg {arg}} is not a usable ncam object: its {.field object_format} is not a number.",
+                 i = "Read it again with {.fn readRDS} from an undamaged file, or fit it again."), call = call)
   }
   if (format > ncam_object_format) {
     this <- as.character(utils::packageVersion("ncam"))
-    cli::cli_abort(c("{.arg {arg}} was made by {made}, in object format {format}; this ncam ({this}) reads formats up to {ncam_object_format}.",
-                     i = "Update ncam to use it (or fit it again with this version)."), call = call)
+    ncam_abort(c("{.arg {arg}} was made by {made}, in object format {format}; this ncam ({this}) reads formats up to {ncam_object_format}.",
+                 i = "Update ncam to use it (or fit it again with this version)."), call = call)
   }
   invisible(object)
 }

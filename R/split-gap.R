@@ -9,15 +9,15 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
   rows_hint <- function(rows) rows_as_duration_hint(rows, spacing, "gap")
   if (inherits(gap, "ncam_gap")) {
     if (is.na(gap$gap)) {
-      cli::cli_abort(c("{.arg gap} is a {.fn select_gap} result that found no gap: the
+      ncam_abort(c("{.arg gap} is a {.fn select_gap} result that found no gap: the
                         autocorrelation never entered its band.",
-                       i = "Call {.fn select_gap} with a larger {.arg max_lag}, or give {.arg gap} as a duration."),
-                     call = call)
+                   i = "Call {.fn select_gap} with a larger {.arg max_lag}, or give {.arg gap} as a duration."),
+                 call = call)
     }
     if (!inherits(gap$gap, "difftime")) {
-      cli::cli_abort(c("{.arg gap} is a {.fn select_gap} result counted in rows ({format_lag(gap$gap)}), not a time: {.fn select_gap} was called without {.arg date}.",
-                       i = "Call {.fn select_gap} with {.arg date}, the residuals' times, so that its gap is a duration.",
-                       rows_hint(gap$gap)), call = call)
+      ncam_abort(c("{.arg gap} is a {.fn select_gap} result counted in rows ({format_lag(gap$gap)}), not a time: {.fn select_gap} was called without {.arg date}.",
+                   i = "Call {.fn select_gap} with {.arg date}, the residuals' times, so that its gap is a duration.",
+                   rows_hint(gap$gap)), call = call)
     }
     gap <- gap$gap
   }

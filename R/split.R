@@ -290,21 +290,21 @@ warn_small_splits <- function(allotted, kept, prop, hint, call = parent.frame())
 
 check_prop <- function(prop, call = parent.frame()) {
   if (!is.numeric(prop) || length(prop) == 0L || anyNA(prop) || is.null(names(prop))) {
-    cli::cli_abort("{.arg prop} must be a named numeric vector without missing values.",
-                   call = call)
+    ncam_abort("{.arg prop} must be a named numeric vector without missing values.",
+               call = call)
   }
   bad <- setdiff(names(prop), split_levels)
   if (length(bad) > 0L || anyDuplicated(names(prop))) {
-    cli::cli_abort(c("{.arg prop} names must be distinct and among {.val {split_levels}}.",
-                     x = "Problem name{?s}: {.val {c(bad, names(prop)[duplicated(names(prop))])}}."),
-                   call = call)
+    ncam_abort(c("{.arg prop} names must be distinct and among {.val {split_levels}}.",
+                 x = "Problem name{?s}: {.val {c(bad, names(prop)[duplicated(names(prop))])}}."),
+               call = call)
   }
   if (any(prop <= 0)) {
-    cli::cli_abort("{.arg prop} must be positive; {.val {names(prop)[prop <= 0]}} {?is/are} not.",
-                   call = call)
+    ncam_abort("{.arg prop} must be positive; {.val {names(prop)[prop <= 0]}} {?is/are} not.",
+               call = call)
   }
   if (abs(sum(prop) - 1) > 1e-6) {
-    cli::cli_abort("{.arg prop} must sum to 1, not {format(sum(prop))}.", call = call)
+    ncam_abort("{.arg prop} must sum to 1, not {format(sum(prop))}.", call = call)
   }
   # Canonical order so segments follow train, validation, calibration, test;
   # exact normalisation so cumulative targets end at the row count.
@@ -330,17 +330,17 @@ date_seconds <- function(x, arg, column = NULL, call = parent.frame()) {
     secs <- as.numeric(as.POSIXct(x))
   } else {
     what <- if (is.null(column)) " vector" else ""
-    cli::cli_abort(paste0(subject, " must be a {.cls Date} or {.cls POSIXct}{what}, not
+    ncam_abort(paste0(subject, " must be a {.cls Date} or {.cls POSIXct}{what}, not
                           {.obj_type_friendly {x}}."), call = call)
   }
   if (anyNA(secs)) {
     rows <- which(is.na(secs))
-    cli::cli_abort(paste0(subject, " has missing times in {cli::qty(length(rows))}row{?s}
+    ncam_abort(paste0(subject, " has missing times in {cli::qty(length(rows))}row{?s}
                           {rows}."), call = call)
   }
   if (any(is.infinite(secs))) {
     rows <- which(is.infinite(secs))
-    cli::cli_abort(paste0(subject, " has infinite times in {cli::qty(length(rows))}row{?s}
+    ncam_abort(paste0(subject, " has infinite times in {cli::qty(length(rows))}row{?s}
                           {rows}."), call = call)
   }
   secs
@@ -361,8 +361,8 @@ parse_duration <- function(x, arg, call = parent.frame()) {
     if (any(is.na(x@year) | is.na(x@month))) {
       secs <- NA_real_
     } else if (any(x@year != 0 | x@month != 0)) {
-      cli::cli_abort(c("{.arg {arg}} must have a fixed length: a period of months or years has none.",
-                       i = "Give it in days or weeks, e.g. {.val 28 days}."), call = call)
+      ncam_abort(c("{.arg {arg}} must have a fixed length: a period of months or years has none.",
+                   i = "Give it in days or weeks, e.g. {.val 28 days}."), call = call)
     } else {
       secs <- x@.Data + 60 * x@minute + 3600 * x@hour + 86400 * x@day
     }
@@ -374,17 +374,17 @@ parse_duration <- function(x, arg, call = parent.frame()) {
     parts <- regmatches(x, regexec("^\\s*([-+]?[0-9]*\\.?[0-9]+)\\s*([A-Za-z]+)\\s*$", x))[[1]]
     unit <- if (length(parts) == 3L) duration_units[tolower(parts[3])] else NA
     if (is.na(unit)) {
-      cli::cli_abort(c("{.arg {arg}} must be a duration such as {.val 36 hours}, not {.val {x}}.",
-                       i = "Units: secs, mins, hours, days, weeks."), call = call)
+      ncam_abort(c("{.arg {arg}} must be a duration such as {.val 36 hours}, not {.val {x}}.",
+                   i = "Units: secs, mins, hours, days, weeks."), call = call)
     }
     secs <- as.numeric(parts[2]) * unit
   } else {
-    cli::cli_abort("{.arg {arg}} must be a duration string, a {.cls difftime} or a number
+    ncam_abort("{.arg {arg}} must be a duration string, a {.cls difftime} or a number
                     of seconds, not {.obj_type_friendly {x}}.", call = call)
   }
   if (length(secs) != 1L || is.na(secs) || !is.finite(secs) || secs <= 0) {
-    cli::cli_abort("{.arg {arg}} must be a single positive duration, not {format(x)}.",
-                   call = call)
+    ncam_abort("{.arg {arg}} must be a single positive duration, not {format(x)}.",
+               call = call)
   }
   unname(secs)
 }

@@ -29,8 +29,8 @@ resolve_threads <- function(threads, call) {
     env <- Sys.getenv("NCAM_THREADS", "")
     threads <- if (nzchar(env)) suppressWarnings(as.numeric(env)) else 2L
     if (is.na(threads) || threads < 1) {
-      cli::cli_abort("Environment variable {.envvar NCAM_THREADS} must be a whole number of at least 1, not {.val {env}}.",
-                     call = call)
+      ncam_abort("Environment variable {.envvar NCAM_THREADS} must be a whole number of at least 1, not {.val {env}}.",
+                 call = call)
     }
   }
   check_number(threads, "threads", min = 1, max = 1024, integer = TRUE, call = call)
@@ -45,13 +45,13 @@ use_simd <- function() {
   option <- getOption("ncam.simd", TRUE)
   if (!is.logical(option) || length(option) != 1L || is.na(option)) {
     # "no" or 0 would otherwise quietly pick an engine the user did not name.
-    cli::cli_abort("Option {.code ncam.simd} must be {.code TRUE} or {.code FALSE}, not {.obj_type_friendly {option}}.",
-                   call = NULL)
+    ncam_abort("Option {.code ncam.simd} must be {.code TRUE} or {.code FALSE}, not {.obj_type_friendly {option}}.",
+               call = NULL)
   }
   variable <- Sys.getenv("NCAM_SIMD")
   if (!variable %in% c("", "0", "1")) {
-    cli::cli_abort("Environment variable {.envvar NCAM_SIMD} must be {.val 0} or {.val 1}, not {.val {variable}}.",
-                   call = NULL)
+    ncam_abort("Environment variable {.envvar NCAM_SIMD} must be {.val 0} or {.val 1}, not {.val {variable}}.",
+               call = NULL)
   }
   option && variable != "0"
 }

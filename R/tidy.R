@@ -205,12 +205,12 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
 check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
   if (is_missing) {
     if ("new_data" %in% dots_names(call)) {
-      cli::cli_abort(c("{.arg newdata} is required, and {.arg new_data} was given.",
-                       i = new_data_hint), call = call)
+      ncam_abort(c("{.arg newdata} is required, and {.arg new_data} was given.",
+                   i = new_data_hint), call = call)
     }
-    cli::cli_abort(c("{.arg newdata} is required.",
-                     i = "Pass the data frame to add fused estimates to, such as the fitted data."),
-                   call = call)
+    ncam_abort(c("{.arg newdata} is required.",
+                 i = "Pass the data frame to add fused estimates to, such as the fitted data."),
+               call = call)
   }
   check_data_frame(newdata, "newdata", call = call)
 }
@@ -226,8 +226,8 @@ prediction_columns <- c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".pos
 # newdata, in order (predict()'s contract), which is checked rather than trusted.
 bind_predictions <- function(newdata, pred, call = parent.frame()) {
   if (nrow(pred) != nrow(newdata)) {
-    cli::cli_abort("Internal error: {nrow(pred)} prediction{?s} for {nrow(newdata)} row{?s} of {.arg newdata}.",
-                   call = call)
+    ncam_abort("Internal error: {nrow(pred)} prediction{?s} for {nrow(newdata)} row{?s} of {.arg newdata}.",
+               call = call)
   }
   added <- names(pred)
   old <- intersect(names(newdata), union(prediction_columns, added))

@@ -37,16 +37,16 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     res <- ncam_trainer_epoch(state)
     if (isTRUE(res$interrupted)) signal_interrupt(epoch)
     if (!isTRUE(res$finite)) {
-      cli::cli_abort(c("Training diverged: the loss became non-finite at epoch {epoch}.",
-                       i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
-                     call = NULL)
+      ncam_abort(c("Training diverged: the loss became non-finite at epoch {epoch}.",
+                   i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
+                 call = NULL)
     }
     val <- if (has_val) criterion_of(ncam_trainer_params(state)) else c(plain = NA_real_)
     history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val[["plain"]])
     criterion <- if (has_val) val[["capped"]] else history$train_nll[epoch]
     if (!is.finite(criterion)) {
-      cli::cli_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",
-                       i = "Try a smaller {.arg learn_rate} (now {learn_rate}) or gradient clipping."), call = NULL)
+      ncam_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",
+                   i = "Try a smaller {.arg learn_rate} (now {learn_rate}) or gradient clipping."), call = NULL)
     }
     if (criterion < best - min_delta) {
       best <- criterion
@@ -101,12 +101,12 @@ check_training_rows <- function(rows, n_usable, call = parent.frame()) {
   n_train <- length(rows$train)
   if (n_train >= 2L) return(invisible())
   if (n_usable >= 2L) {
-    cli::cli_abort(c("{.arg validation} takes {length(rows$validation)} of the {n_usable} usable row{?s} (complete covariates and a sensor reading), leaving {n_train} for training; at least 2 are needed.",
-                     i = "Give a smaller fraction or fewer validation rows, or {.code validation = 0} to train on every row without early stopping."),
-                   call = call)
+    ncam_abort(c("{.arg validation} takes {length(rows$validation)} of the {n_usable} usable row{?s} (complete covariates and a sensor reading), leaving {n_train} for training; at least 2 are needed.",
+                 i = "Give a smaller fraction or fewer validation rows, or {.code validation = 0} to train on every row without early stopping."),
+               call = call)
   }
-  cli::cli_abort("Only {n_train} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.",
-                 call = call)
+  ncam_abort("Only {n_train} training row{?s} {?has/have} complete covariates and a sensor reading; need at least 2.",
+             call = call)
 }
 
 # Fewest reference readings accepted: below this its noise head has too little to learn from.
@@ -119,9 +119,9 @@ check_reference_training_rows <- function(ref, rows, reference, call = parent.fr
   n_train <- sum(!is.na(ref[rows$train]))
   n_validation <- sum(!is.na(ref[rows$validation]))
   if (n_train >= min_reference_rows) return(warn_few_reference_rows(n_train + n_validation, reference))
-  cli::cli_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
-                   i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
-                 call = call)
+  ncam_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
+               i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
+             call = call)
 }
 
 # Credible intervals take the calibration learned from the reference rows as known, which it is
@@ -162,13 +162,13 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
 # does not depend on the number of rows. A single 1 is refused: 100 % or row 1?
 check_validation <- function(validation, n = NULL, call = parent.frame()) {
   if (is.logical(validation) && (is.null(n) || length(validation) == n)) {
-    if (anyNA(validation)) cli::cli_abort("{.arg validation} must not contain {.val NA}.", call = call)
+    if (anyNA(validation)) ncam_abort("{.arg validation} must not contain {.val NA}.", call = call)
     return(invisible(validation))
   }
   if (is.numeric(validation) && length(validation) == 1L && isTRUE(validation == 1)) {
-    cli::cli_abort(c("{.arg validation} = 1 is ambiguous: all the rows, or row 1?",
-                     i = "Give a fraction below 1 (such as {.code 0.1}), or the validation rows as a logical vector with one element per row."),
-                   call = call)
+    ncam_abort(c("{.arg validation} = 1 is ambiguous: all the rows, or row 1?",
+                 i = "Give a fraction below 1 (such as {.code 0.1}), or the validation rows as a logical vector with one element per row."),
+               call = call)
   }
   fraction <- is.numeric(validation) && length(validation) == 1L && !is.na(validation) &&
     validation >= 0 && validation < 1
@@ -178,13 +178,13 @@ check_validation <- function(validation, n = NULL, call = parent.frame()) {
       !anyNA(validation) && all(validation == round(validation))) {
     outside <- validation[validation < 1 | validation > n]
     shown <- utils::head(outside, 5)
-    cli::cli_abort("{.arg validation} {cli::qty(length(outside))}row number{?s} {.val {shown}} {cli::qty(length(outside))}{?is/are} outside the data's {n} rows.",
-                   call = call)
+    ncam_abort("{.arg validation} {cli::qty(length(outside))}row number{?s} {.val {shown}} {cli::qty(length(outside))}{?is/are} outside the data's {n} rows.",
+               call = call)
   }
   if (!fraction && !row_numbers) {
     per_row <- if (is.null(n)) "" else paste0(" (", n, ")")
-    cli::cli_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row{per_row}, or row numbers.",
-                   call = call)
+    ncam_abort("{.arg validation} must be a fraction in [0, 1), a logical vector with one element per row{per_row}, or row numbers.",
+               call = call)
   }
   invisible(validation)
 }

@@ -33,12 +33,12 @@ check_offset_units <- function(unit_of_row, unit, call) {
   unit_names <- unique(unit_of_row)
   if (length(unit_names) < min_offset_units) {
     have <- paste(length(unit_names), if (length(unit_names) == 1L) "has" else "have")
-    cli::cli_abort(c("{.arg unit} needs reference readings at {min_offset_units} or more units of {.field {unit}} to tell how much units differ; only {have} them.",
-                     i = "Leave {.arg unit} out, or give reference readings at more units."), call = call)
+    ncam_abort(c("{.arg unit} needs reference readings at {min_offset_units} or more units of {.field {unit}} to tell how much units differ; only {have} them.",
+                 i = "Leave {.arg unit} out, or give reference readings at more units."), call = call)
   }
   if (length(unit_of_row) == length(unit_names)) {
-    cli::cli_abort(c("{.arg unit}: every unit of {.field {unit}} has a single reference row, which leaves nothing to tell a unit's offset from the noise of its rows.",
-                     i = "Give some units two or more reference rows, or leave {.arg unit} out."), call = call)
+    ncam_abort(c("{.arg unit}: every unit of {.field {unit}} has a single reference row, which leaves nothing to tell a unit's offset from the noise of its rows.",
+                 i = "Give some units two or more reference rows, or leave {.arg unit} out."), call = call)
   }
 }
 
@@ -141,12 +141,12 @@ check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame
   if (is.null(unit)) return(invisible())
   check_columns(data, unit, "unit", call = call)
   if (is.null(reference)) {
-    cli::cli_abort(c("{.arg unit} offsets are learned from reference readings: give {.arg reference} too.",
-                     i = "Without a reference, fit one model per unit with {.fn ncam_by}."), call = call)
+    ncam_abort(c("{.arg unit} offsets are learned from reference readings: give {.arg reference} too.",
+                 i = "Without a reference, fit one model per unit with {.fn ncam_by}."), call = call)
   }
   if (unit %in% c(sensors, reference)) {
-    cli::cli_abort("{.arg unit} column {.field {unit}} is a sensor or the reference, not a column telling units apart.",
-                   call = call)
+    ncam_abort("{.arg unit} column {.field {unit}} is a sensor or the reference, not a column telling units apart.",
+               call = call)
   }
   units <- unit_values(data, unit, "data", call)[rows]
   # Checked before training, on the rows with a reference reading and a unit.
@@ -160,8 +160,8 @@ unit_column <- function(data, unit, arg, call) {
   check_single_columns(data, unit, call)
   values <- data[[unit]]
   if (!is.atomic(values) || is.list(values)) {
-    cli::cli_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",
-                   call = call)
+    ncam_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",
+               call = call)
   }
   values
 }

@@ -129,7 +129,7 @@ warning_classes_rd <- function() {
     rows, "}")
 }
 
-#' Classes of the warnings ncam gives
+#' Classes of the warnings and errors ncam gives
 #'
 #' Every warning ncam gives has a class besides `warning` and `condition`, so
 #' that code fitting or scoring many models (loops over sites, [ncam_by()]) can
@@ -140,8 +140,20 @@ warning_classes_rd <- function() {
 #' warnings on with their classes, from parallel workers too, the message naming
 #' the group.
 #'
+#' @section Errors:
+#' Every error ncam raises itself (about arguments, data, files or fitted
+#' objects) has the class `ncam_error`, so that `tryCatch(ncam_error = )` catches
+#' them while other errors pass. [ncam_by()] and [predict_chunks()] raise a
+#' group's or a chunk's error again as an `ncam_error` naming the group or rows,
+#' with the original as its `parent`, from parallel workers too. Without the
+#' class: an unknown argument in `...` (class `rlib_error_dots_nonempty`, from
+#' rlang), a suggested package that is not installed, errors of R or of other
+#' packages that ncam lets through, and the engine's internal consistency checks
+#' (a bug, to be reported).
+#'
 #' @eval warning_classes_rd()
 #' @name ncam_warnings
+#' @aliases ncam_error
 #' @examples
 #' toy <- simulate_toy(n = 300, seed = 1)
 #' # Ten epochs are too few: muffle that warning alone.
@@ -151,4 +163,7 @@ warning_classes_rd <- function() {
 #' )
 #' # A level without an interval warns; muffle every warning of ncam at once (not others'):
 #' suppressWarnings(predict(fit, toy[1:5, ], level = 0.9), classes = "ncam_warning")
+#' # Catch ncam's errors (here about epochs), not those of R or other packages:
+#' tryCatch(ncam(sensor_0 + sensor_1 ~ x1, data = toy, epochs = 0),
+#'          ncam_error = function(e) conditionMessage(e))
 NULL

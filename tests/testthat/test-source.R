@@ -1,12 +1,6 @@
 # The package sources define each top-level name once: R keeps the definition of the file it
 # reads last, so a second helper of the same name silently replaces the first everywhere.
 
-source_dir <- function() {
-  candidates <- c(test_path("..", "..", "R"), test_path("..", "..", "00_pkg_src", "ncam", "R"))
-  hit <- candidates[dir.exists(candidates)]
-  if (length(hit)) hit[1] else NA_character_
-}
-
 test_that("no top-level name is defined in two places", {
   dir <- source_dir()
   skip_if(is.na(dir), "the package's R sources are not beside the tests")

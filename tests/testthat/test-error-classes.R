@@ -1,0 +1,122 @@
+# The calls that raise an error in `exprs` (a file's top-level expressions), found by walking the
+# code, not by running it: base R's, rlang's and cli's, with or without their namespace. One row
+# each: the top-level name it is defined under, the function called and the call's first line.
+# `stop(e)`, which passes on a caught condition with its own classes, is left out.
+raising_calls <- function(exprs) {
+  raises <- c("stop", "stopifnot", "abort", "cli_abort")
+  found <- list()
+  walk <- function(e, definition) {
+    if (is.call(e)) {
+      fun <- e[[1]]
+      name <- if (is.call(fun) && as.character(fun[[1]]) %in% c("::", ":::")) fun[[3]] else fun
+      passes_on <- identical(fun, quote(stop)) && length(e) == 2L && is.symbol(e[[2]])
+      if (is.symbol(name) && as.character(name) %in% raises && !passes_on) {
+        found[[length(found) + 1L]] <<- data.frame(definition = definition, fun = deparse(fun),
+                                                   code = deparse(e, width.cutoff = 60)[1])
+      }
+      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]], definition)
+    } else if (is.pairlist(e)) {
+      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]], definition)
+    }
+  }
+  for (x in exprs) {
+    defines <- is.call(x) && as.character(x[[1]]) %in% c("<-", "=") && is.name(x[[2]])
+    walk(x, if (defines) as.character(x[[2]]) else "(top level)")
+  }
+  do.call(rbind, c(list(data.frame(definition = character(), fun = character(), code = character())), found))
+}
+
+test_that("every error the package's code raises goes through ncam_abort(), which gives it the class ncam_error", {
+  dir <- source_dir()
+  skip_if(is.na(dir), "the package's R sources are not beside the tests")
+  files <- list.files(dir, pattern = "[.][Rr]$", full.names = TRUE)
+  expect_gt(length(files), 10L)
+  found <- do.call(rbind, lapply(files, function(f) {
+    calls <- raising_calls(parse(f, keep.source = FALSE))
+    if (nrow(calls)) cbind(file = basename(f), calls) else NULL
+  }))
+  # The wrapper's own call, and assertions of the package's invariants (a bug, not bad input).
+  allowed <- c("ncam_abort: cli::cli_abort", "new_scaling: stopifnot", "warning_classes_rd: stopifnot")
+  key <- paste0(found$definition, ": ", found$fun)
+  expect_identical(with(found[!key %in% allowed, ], sprintf("%s, %s(): %s", file, definition, code)), character())
+  expect_setequal(key, allowed)
+})
+
+test_that("the walk finds errors raised without ncam_abort()", {
+  code <- parse(text = c(
+    "f <- function(x) {",
+    "  if (x) stop('a')",
+    "  g <- function() rlang::abort('b')",
+    "  tryCatch(x, error = function(e) stop(e))",
+    "  base::stop('c'); stopifnot(x); abort('d'); cli_abort('e')",
+    "  ncam_abort('fine', call = NULL)",
+    "}",
+    "ncam_abort <- function(message, ...) cli::cli_abort(message, ...)"
+  ), keep.source = FALSE)
+  found <- raising_calls(code)
+  expect_identical(paste0(found$definition, ": ", found$code),
+                   c("f: stop(\"a\")", "f: rlang::abort(\"b\")", "f: base::stop(\"c\")", "f: stopifnot(x)",
+                     "f: abort(\"d\")", "f: cli_abort(\"e\")", "ncam_abort: cli::cli_abort(message, ...)"))
+})
+
+# The error `expr` raises, caught as a user catches ncam's errors: another error fails the test.
+ncam_error_of <- function(expr) tryCatch({
+  expr
+  NULL
+}, ncam_error = function(e) e)
+
+test_that("real errors of ncam have the class ncam_error after their own, their message and their call", {
+  toy <- simulate_toy(n = 300, seed = 1)
+  err <- ncam_error_of(ncam(sensor_0 + sensor_1 ~ x1, data = toy, epochs = -1))
+  # After rlang_error, which stays first (it is what snapshots of errors show).
+  expect_identical(class(err), c("rlang_error", "ncam_error", "error", "condition"))
+  expect_identical(err$call[[1]], quote(ncam))
+  # Glued in the frame of the function that checks: the value given, and the bounds it has.
+  expect_identical(conditionMessage(err), "`epochs` must be a whole number between 1 and 1e+06, not -1.")
+
+  missing_file <- file.path(withr::local_tempdir(), "none.csv")
+  err <- ncam_error_of(read_purpleair(missing_file))
+  expect_identical(err$call[[1]], quote(read_purpleair))
+  expect_match(conditionMessage(err), "none.csv", fixed = TRUE)
+
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L, seed = 1,
+                        threads = 1L))
+  err <- ncam_error_of(predict(fit, toy[c("sensor_0", "x1")]))
+  expect_identical(err$call[[1]], quote(predict))
+  expect_match(conditionMessage(err), "lacks columns \"sensor_1\" and \"sensor_2\"", fixed = TRUE)
+
+  pairs <- data.frame(date = as.POSIXct("2024-05-01", tz = "UTC") + 3600 * (1:30), est = 1:30, ref = 1:30)
+  err <- ncam_error_of(sensor_performance(pairs, "estimated", "ref", averaging = "as_given"))
+  expect_identical(err$call[[1]], quote(sensor_performance))
+  expect_match(conditionMessage(err), "estimated", fixed = TRUE)
+
+  err <- ncam_error_of(average_estimates(pairs))
+  expect_identical(err$call[[1]], quote(average_estimates))
+  expect_match(conditionMessage(err), "no column .pred", fixed = TRUE)
+
+  # A class of its own stays first.
+  err <- ncam_error_of(ncam:::logicals_from_text(data.frame(flag = c("T", "x")), "flag", chunk_rows = 2, before = 0))
+  expect_identical(class(err), c("ncam_chunk_logical_column", "rlang_error", "ncam_error", "error", "condition"))
+  # Errors of R pass through a handler of ncam_error.
+  expect_error(ncam_error_of(log("a")), "non-numeric argument")
+})
+
+test_that("errors of a group's fit and of a chunk's scoring have the class, from parallel workers too", {
+  toy <- simulate_toy(n = 301, seed = 2)
+  toy$site <- c(rep(1:2, each = 150), 3)  # group 3 has one row: it cannot be fitted
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L, seed = 1,
+                        threads = 1L))
+  lacking <- function() row_chunks(toy[c("sensor_0", "x1")], 100)
+  check <- function() {
+    err <- ncam_error_of(short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4L,
+                                           epochs = 2L, seed = 1)))
+    expect_match(conditionMessage(err), "Could not fit group site = 3", fixed = TRUE)
+    expect_s3_class(err$parent, "ncam_error")
+    err <- ncam_error_of(predict_chunks(fit, lacking(), verbose = FALSE))
+    expect_match(conditionMessage(err), "Could not score rows 1-100", fixed = TRUE)
+    expect_s3_class(err$parent, "ncam_error")
+  }
+  check()
+  local_two_workers("multisession")
+  check()
+})
