@@ -27,10 +27,7 @@ raising_calls <- function(exprs) {
 }
 
 test_that("every error the package's code raises goes through ncam_abort(), which gives it the class ncam_error", {
-  dir <- source_dir()
-  skip_if(is.na(dir), "the package's R sources are not beside the tests")
-  files <- list.files(dir, pattern = "[.][Rr]$", full.names = TRUE)
-  expect_gt(length(files), 10L)
+  files <- package_r_files()
   found <- do.call(rbind, lapply(files, function(f) {
     calls <- raising_calls(parse(f, keep.source = FALSE))
     if (nrow(calls)) cbind(file = basename(f), calls) else NULL

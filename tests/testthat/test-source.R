@@ -2,10 +2,7 @@
 # reads last, so a second helper of the same name silently replaces the first everywhere.
 
 test_that("no top-level name is defined in two places", {
-  dir <- source_dir()
-  skip_if(is.na(dir), "the package's R sources are not beside the tests")
-  files <- list.files(dir, pattern = "[.][Rr]$", full.names = TRUE)
-  expect_gt(length(files), 10L)
+  files <- package_r_files()
   defined <- do.call(rbind, lapply(files, function(f) {
     exprs <- parse(f, keep.source = FALSE)
     names <- vapply(exprs, function(x) {
