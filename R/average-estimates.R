@@ -39,7 +39,9 @@
 #' zone of the `date` column (23 or 25 hours on a clock change). Data finer
 #' than an hour whose time step divides it are first averaged per hour, each
 #' hour counting only with `completeness` of its records, and a day's mean is
-#' the mean of its hours, counting only with `completeness` of them. A unit's
+#' the mean of its hours, counting only with `completeness` of them; data whose
+#' step divides a day but not an hour (45 minutes, 2 or 3 hours) are averaged
+#' per day directly, each day needing `completeness` of its records. A unit's
 #' time step is the most common gap between its time stamps; a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
 #' incomplete periods. Data already at the averaging (hourly data and `"1h"`,
@@ -143,6 +145,10 @@ check_averaging_steps <- function(steps, averaging, named, call = parent.frame()
   unfit <- !fits_span(steps, block_span(averaging))
   if (!any(unfit)) return(invisible())
   words <- block_words(averaging)
+  if (averaging == "1h" && all(steps[unfit] %% 86400 == 0)) {
+    ncam_abort(c("The data are one or more days apart: no {words$means} means.",
+                 i = "Use {.code averaging = \"24h\"} for daily means."), call = call)
+  }
   who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
   ncam_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
                     {?does/do} not divide {words$span}: no {words$means} means.",
@@ -180,18 +186,9 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
   }
   check_columns(data, value_columns, "columns", call = call)
   check_single_columns(data, c(date, unit, value_columns), call)
-  time <- date_column(data, date, call)
-  units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
-  if (anyNA(units)) {
-    ncam_abort("Column {.val {unit}} (from {.arg unit}) is missing in
-                    {rows_text(which(is.na(units)))}.", call = call)
-  }
-  seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
-  check_one_row_per_time(data, units, seconds, date, unit, call)
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  clock <- clock_columns(time, tz)
-  obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
-                    day_seconds = clock$day_seconds)
+  timed <- timed_units(data, date, unit, call)
+  obs <- data.frame(unit = timed$units, time = timed$seconds, day = timed$clock$day,
+                    hour = timed$clock$hour, day_seconds = timed$clock$day_seconds)
   # As sensor_performance() does: a -999 averaged as a number decides the period's mean.
   data <- blank_unusable_values(data, value_columns, cli::format_inline("{.arg data}"),
                                 fix = "Set them to {.code NA} before averaging to silence this warning.",
@@ -210,28 +207,16 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
                     {rows_text(lacking)}, which have an estimate: a period's interval would
                     average other rows than its estimate.", call = call)
   }
+  crossed <- if (".pred_lower" %in% spread) which(estimate & values$.pred_lower > values$.pred_upper)
+  if (length(crossed) > 0L) {
+    ncam_abort(c("Column {.field .pred_lower} is above {.field .pred_upper} in {rows_text(crossed)}.",
+                 i = "Check that the bound columns are not swapped."), call = call)
+  }
   # Bounds without an estimate would count towards a period whose estimate does not.
   for (column in spread) values[[column]][!estimate] <- NA
   obs$.present <- as.numeric(estimate)
   obs[paste0(".value_", seq_along(values))] <- values
   obs
-}
-
-# One row per unit and time; without `unit`, a grouped tibble's groups likely name the units.
-check_one_row_per_time <- function(data, units, seconds, date, unit, call) {
-  repeated <- which(duplicated(data.frame(units, seconds)))
-  if (length(repeated) == 0L) return(invisible())
-  groups <- if (inherits(data, "grouped_df")) setdiff(names(attr(data, "groups")), ".rows")
-  hint <- if (!is.null(unit)) {
-    "Keep one row per unit and time."
-  } else if (length(groups) == 1L) {
-    "{.arg data} is grouped by {.field {groups}}, but groups are not read: give
-     {.code unit = \"{groups}\"}."
-  } else {
-    "Name the column that tells units (sensors or sites) apart in {.arg unit}."
-  }
-  ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time{if (!is.null(unit)) ' within a unit'}
-                    in {rows_text(repeated)}.", i = hint), call = call)
 }
 
 # The tibble of average_estimates(): the unit column under its own name and type, the period's

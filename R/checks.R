@@ -7,9 +7,12 @@
 # rlang_error, so that the first class (which snapshot tests show) stays the call's own: rlang
 # puts every class given before rlang_error, hence the error is caught here and signalled again.
 ncam_abort <- function(message, ..., class = NULL, call = .envir, .envir = parent.frame()) {
+  caller <- parent.frame()
   cnd <- rlang::catch_cnd(cli::cli_abort(message, ..., class = c(class, "ncam_error"), call = call,
                                          .envir = .envir), "ncam_error")
   class(cnd) <- c(class, "rlang_error", "ncam_error", "error", "condition")
+  # The backtrace of the caller, without the frames of catching the condition here.
+  cnd$trace <- rlang::trace_back(bottom = caller)
   rlang::cnd_signal(cnd)
 }
 

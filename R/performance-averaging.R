@@ -246,7 +246,7 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
   }
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   for (column in columns) out[[column]] <- block_mean(obs[[column]])
-  if (!is.null(obs$ref_complete)) {
+  if ("ref_complete" %in% names(obs)) {
     out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
       expected
   }

@@ -12,18 +12,36 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   }
   # With two columns of one name, data[[name]] would silently take the first.
   check_single_columns(data, c(estimate, reference, date, unit), call)
+  timed <- timed_units(data, date, unit, call)
+  if (!is.null(unit) && any(timed$units == "all")) {
+    ncam_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
+                  the name of the overall row.", i = "Rename that unit."), call = call)
+  }
+  # As the readers and join_reference() do: a -999 averaged as a number decides every figure.
+  # Before any conversion of units, which would turn -999 mg/m3 into -999000 ug/m3.
+  data <- blank_unusable_values(data, unique(c(estimate, reference)), cli::format_inline("{.arg data}"),
+                                fix = "Set them to {.code NA} before judging performance to silence this warning.",
+                                call = call)
+  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
+  obs <- data.frame(unit = timed$units, time = timed$seconds, day = timed$clock$day,
+                    hour = timed$clock$hour, day_seconds = timed$clock$day_seconds,
+                    est = numeric_column(data[[estimate]], estimate, "estimate", call),
+                    ref = numeric_column(data[[reference]], reference, "reference", call))
+  # A row's reference is one whole record; block_means() says which means have all theirs.
+  obs$ref_complete <- !is.na(obs$ref)
+  obs
+}
+
+# The unit of each row (its key text; "all" without `unit`), its time in seconds and its
+# clock_columns() in the zone of the time column, after the checks that sensor_performance()
+# and average_estimates() share: every row has a unit, and one row per unit and time.
+timed_units <- function(data, date, unit, call = parent.frame()) {
   time <- date_column(data, date, call)
   units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
   if (!is.null(unit) && anyNA(units)) {
     ncam_abort("Column {.val {unit}} (from {.arg unit}) is missing in
-                    {rows_text(which(is.na(units)))}.", call = call)
+                {rows_text(which(is.na(units)))}.", call = call)
   }
-  if (!is.null(unit) && any(units == "all")) {
-    ncam_abort(c("Column {.val {unit}} (from {.arg unit}) has a unit named {.val all},
-                      the name of the overall row.", i = "Rename that unit."), call = call)
-  }
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  clock <- clock_columns(time, tz)
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
   repeated <- which(duplicated(data.frame(units, seconds)))
   if (length(repeated) > 0L) {
@@ -39,26 +57,15 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
          keep one row per time."
       }
       ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time in
-                        {rows_text(repeated)}: without {.arg unit}, every row is taken to come
-                        from one unit.", i = hint), call = call)
+                    {rows_text(repeated)}: without {.arg unit}, every row is taken to come
+                    from one unit.", i = hint), call = call)
     }
     ncam_abort(c("Column {.val {date}} (from {.arg date}) repeats a time within a unit in
-                      {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
+                  {rows_text(repeated)} (unit {.val {units[repeated[1]]}}).",
                  i = "Keep one row per unit and time."), call = call)
   }
-  # As the readers and join_reference() do: a -999 averaged as a number decides every figure.
-  # Before any conversion of units, which would turn -999 mg/m3 into -999000 ug/m3.
-  data <- blank_unusable_values(data, unique(c(estimate, reference)), cli::format_inline("{.arg data}"),
-                                fix = "Set them to {.code NA} before judging performance to silence this warning.",
-                                call = call)
-  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
-  obs <- data.frame(unit = units, time = seconds, day = clock$day, hour = clock$hour,
-                    day_seconds = clock$day_seconds,
-                    est = numeric_column(data[[estimate]], estimate, "estimate", call),
-                    ref = numeric_column(data[[reference]], reference, "reference", call))
-  # A row's reference is one whole record; block_means() says which means have all theirs.
-  obs$ref_complete <- !is.na(obs$ref)
-  obs
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  list(units = units, seconds = seconds, clock = clock_columns(time, tz))
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt

@@ -86,17 +86,22 @@ fit_toy <- function(d, split, cfg, seed, parameterization = "anchored", anchor =
                                    fit$settings$seed, 1L, fit$settings$control$precision,
                                    engine$use_simd())
   val <- tv[is_val, ]
+  # ncam()'s criterion: the mean validation NLL with each row's capped (R/train.R); the trace
+  # keeps the plain mean, as fit$history does.
+  inputs <- list(x = lapply(tv[fit$covariates], as.double), readings = lapply(tv[sensors], as.double),
+                 scaling = fit$scaling)
+  criterion_of <- engine$capped_validation_nll(fit$spec, inputs, which(is_val), 0, fit$settings$control$precision, 1L)
   trace <- data.frame(epoch = seq_len(cfg$epochs), validation_nll = NA_real_, validation_mae = NA_real_)
   best <- Inf
   since_best <- 0L
   for (epoch in seq_len(cfg$epochs)) {
     engine$ncam_trainer_epoch(state)
-    nll <- engine$ncam_trainer_nll(state, which(is_val) - 1L)
     params <- engine$ncam_trainer_params(state)
+    nll <- criterion_of(params)
     fit$params <- params
-    trace[epoch, 2:3] <- c(nll, mae(predict(fit, val, threads = 1L)$.pred, val$truth))
-    if (nll < best) {
-      best <- nll
+    trace[epoch, 2:3] <- c(nll[["plain"]], mae(predict(fit, val, threads = 1L)$.pred, val$truth))
+    if (nll[["capped"]] < best) {
+      best <- nll[["capped"]]
       best_params <- params
       best_epoch <- epoch
       since_best <- 0L

@@ -120,7 +120,17 @@ test_that("daily data give one row per day for 24-hour means and are refused for
   expect_equal(out$date, d$date)
   expect_equal(out$.pred, c(1:5, NA))
   expect_equal(out$.n_estimates, c(rep(1L, 5), 0L))
-  expect_error(average_estimates(d, averaging = "1h"), "does not divide an hour")
+  expect_error(average_estimates(d, averaging = "1h"), "days apart.*averaging = \"24h\"")
+})
+
+test_that("a step that divides a day but not an hour is averaged per day directly", {
+  times <- seq(as.POSIXct("2024-05-01", tz = "UTC"), by = "45 min", length.out = 64)  # 2 days
+  d <- data.frame(date = times, .pred = seq_along(times))
+  d$.pred[1:9] <- NA    # day 1 keeps 23 of its 32 records (72 %): NA
+  out <- average_estimates(d)
+  expect_equal(out$.n_estimates, c(23L, 32L))
+  expect_equal(out$.pred, c(NA, mean(33:64)))
+  expect_error(average_estimates(d, averaging = "1h"), "45 minutes")
 })
 
 test_that("hourly data give one row per clock hour, dated by its start", {
@@ -200,6 +210,9 @@ test_that("bad input is an error naming the column and rows", {
   no_sd <- transform(d, .pred_sd = 1)
   no_sd$.pred_sd[3] <- NA
   expect_error(average_estimates(no_sd), "missing in row 3")
+  crossed <- d
+  crossed[7, c(".pred_lower", ".pred_upper")] <- crossed[7, c(".pred_upper", ".pred_lower")]
+  expect_error(average_estimates(crossed), "above .*row 7")
   expect_error(average_estimates(d, date = date), "single non-empty string")
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
