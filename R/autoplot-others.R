@@ -104,7 +104,7 @@ plot_group_losses <- function(object) {
 #' @method autoplot ncam_gap
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_gap)
 autoplot.ncam_gap <- function(object, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ggplot2(rlang::current_env())
   acf <- object$acf
   series <- if (is.null(acf$series)) rep(names(object$band)[1], nrow(acf)) else acf$series

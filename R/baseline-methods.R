@@ -252,7 +252,7 @@ residuals.ncam_baseline <- function(object, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 tidy.ncam_baseline <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_object_format(x, "x")
   p <- x$params
   sensors <- x$sensors
@@ -275,7 +275,7 @@ tidy.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 glance.ncam_baseline <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_object_format(x, "x")
   ll <- if (is.null(x$loglik)) NA_real_ else x$loglik
   df <- if (is.null(x$df)) NA_integer_ else as.integer(x$df)

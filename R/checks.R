@@ -67,7 +67,11 @@ check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), c
   hints <- c(new_data = new_data_hint, hints)
   arg <- intersect(dots_names(env), names(hints))[1]
   if (!is.na(arg)) ncam_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
-  rlang::check_dots_empty(env = env, call = call)
+  # rlang's error, with the class of ncam's errors after its own.
+  tryCatch(rlang::check_dots_empty(env = env, call = call), rlib_error_dots_nonempty = function(e) {
+    class(e) <- append(class(e), "ncam_error", after = match("rlang_error", class(e)))
+    rlang::cnd_signal(e)
+  })
 }
 
 new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."

@@ -296,7 +296,7 @@ has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
 
 # A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
 per_group_table <- function(x, summarise, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ncam_by(x, "x", call = rlang::caller_env())
   by <- attr(x, "by")
   parts <- lapply(which(has_fit(x)), function(g) {

@@ -5,7 +5,7 @@
 #' @method autoplot ncam_drift
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_drift)
 autoplot.ncam_drift <- function(object, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ggplot2(rlang::current_env())
   if (nrow(object) == 0L) ncam_abort("{.arg object} has no rows to plot.")
   # A table subset or renamed after sensor_drift() keeps its class but may lack what is drawn.

@@ -27,7 +27,7 @@ NULL
 #' @rdname ncam_gap-tidy
 #' @export
 tidy.ncam_gap <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   out <- x$acf
   series <- if (is.null(out$series)) rep(1L, nrow(out)) else match(out$series, names(x$band))
   out$band <- unname(x$band[series])
@@ -39,7 +39,7 @@ tidy.ncam_gap <- function(x, ...) {
 #' @rdname ncam_gap-tidy
 #' @export
 glance.ncam_gap <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   tibble::tibble(gap = x$gap, level = x$level, n_series = length(x$band),
                  groups = as.integer(x$groups), max_lag = max(x$acf$lag))
 }

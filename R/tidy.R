@@ -99,7 +99,7 @@ NULL
 #' @rdname ncam-tidy
 #' @export
 tidy.ncam <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ncam(x, "x")
   s <- summary(x)$sensors
   columns <- list(sensor = as.character(s$sensor), anchor = s$sensor %in% x$anchor)
@@ -116,7 +116,7 @@ tidy.ncam <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 glance.ncam <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_ncam(x, "x")
   ll <- stats::logLik(x)
   history <- x$history
@@ -156,7 +156,7 @@ augment.ncam <- function(x, newdata, interval = c("none", "credible", "predictio
 #' @rdname ncam-tidy
 #' @export
 glance.ncam_calibration <- function(x, ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_calibration(x, "x")
   mc <- x$method %in% c("mc_model", "mc_empirical")
   tibble::tibble(method = x$method, level = x$level, quantile = x$quantile,
@@ -168,7 +168,7 @@ glance.ncam_calibration <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 tidy.ncam_calibration <- function(x, level = c(0.5, 0.8, 0.9, 0.95, x$level), ...) {
-  rlang::check_dots_empty()
+  check_dots_empty_hinted()
   check_calibration(x, "x")
   check_level(level)
   level <- sort(unique(level))

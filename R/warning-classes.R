@@ -145,9 +145,11 @@ warning_classes_rd <- function() {
 #' objects) has the class `ncam_error`, so that `tryCatch(ncam_error = )` catches
 #' them while other errors pass. [ncam_by()] and [predict_chunks()] raise a
 #' group's or a chunk's error again as an `ncam_error` naming the group or rows,
-#' with the original as its `parent`, from parallel workers too. Without the
-#' class: an unknown argument in `...` (class `rlib_error_dots_nonempty`, from
-#' rlang), a suggested package that is not installed, errors of R or of other
+#' with the original as its `parent`, from parallel workers too; so does an
+#' unknown argument in `...` (rlang's `rlib_error_dots_nonempty`, with
+#' `ncam_error` added). Without the class: a suggested package that is not
+#' installed, R's own argument matching (an unused argument of a function
+#' without `...`), errors of R or of other
 #' packages that ncam lets through, and the engine's internal consistency checks
 #' (a bug, to be reported).
 #'

@@ -96,6 +96,14 @@ test_that("real errors of ncam have the class ncam_error after their own, their 
   expect_identical(class(err), c("ncam_chunk_logical_column", "rlang_error", "ncam_error", "error", "condition"))
   # Errors of R pass through a handler of ncam_error.
   expect_error(ncam_error_of(log("a")), "non-numeric argument")
+
+  # An unknown argument in `...`: rlang's error, with ncam's class after rlang_error.
+  err <- ncam_error_of(predict(fit, toy, levle = 0.8))
+  expect_true(inherits(err, "rlib_error_dots_nonempty"))
+  expect_identical(class(err)[match("rlang_error", class(err)) + 1L], "ncam_error")
+  expect_match(conditionMessage(err), "levle", fixed = TRUE)
+  err <- ncam_error_of(tidy(fit, extra = 1))
+  expect_true(inherits(err, "rlib_error_dots_nonempty"))
 })
 
 test_that("errors of a group's fit and of a chunk's scoring have the class, from parallel workers too", {
