@@ -10,10 +10,18 @@ ncam_abort <- function(message, ..., class = NULL, call = .envir, .envir = paren
   caller <- parent.frame()
   cnd <- rlang::catch_cnd(cli::cli_abort(message, ..., class = c(class, "ncam_error"), call = call,
                                          .envir = .envir), "ncam_error")
-  class(cnd) <- c(class, "rlang_error", "ncam_error", "error", "condition")
+  cnd <- with_ncam_error_class(cnd)
   # The backtrace of the caller, without the frames of catching the condition here.
   cnd$trace <- rlang::trace_back(bottom = caller)
   rlang::cnd_signal(cnd)
+}
+
+# An rlang error with the class ncam_error just after rlang_error: the classes before it (its
+# own, which snapshot tests show first) stay as they were.
+with_ncam_error_class <- function(cnd) {
+  own <- setdiff(class(cnd), "ncam_error")
+  class(cnd) <- append(own, "ncam_error", after = match("rlang_error", own))
+  cnd
 }
 
 check_data_frame <- function(x, arg = rlang_arg(x), call = parent.frame()) {
@@ -68,10 +76,8 @@ check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), c
   arg <- intersect(dots_names(env), names(hints))[1]
   if (!is.na(arg)) ncam_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
   # rlang's error, with the class of ncam's errors after its own.
-  tryCatch(rlang::check_dots_empty(env = env, call = call), rlib_error_dots_nonempty = function(e) {
-    class(e) <- append(class(e), "ncam_error", after = match("rlang_error", class(e)))
-    rlang::cnd_signal(e)
-  })
+  tryCatch(rlang::check_dots_empty(env = env, call = call),
+           rlib_error_dots_nonempty = function(e) rlang::cnd_signal(with_ncam_error_class(e)))
 }
 
 new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
