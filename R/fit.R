@@ -170,13 +170,12 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   check_fit_formula(formula)
   checked <- check_fit_arguments(mget(names(fit_argument_rules), envir = environment()),
                                  call = environment())
-  parameterization <- checked$parameterization
-  transform <- checked$transform
-  control <- checked$control
+  parameterization <- checked$parameterization; transform <- checked$transform; control <- checked$control
   adam <- new_adam_settings(learn_rate, batch_size, control)
   threads <- checked$threads
   seed <- checked$seed
-  if (is.null(call$seed)) call$seed <- seed  # the drawn seed, so that update(fit) refits the same model
+  # The seed used, drawn or the value of an expression (`seed = i` of a loop), so that update(fit) refits the same model.
+  if (is.null(call$seed) || is.language(call$seed)) call$seed <- seed
   if (nrow(data) < 2L) ncam_abort("{.arg data} must have at least 2 rows, not {nrow(data)}.")
 
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of

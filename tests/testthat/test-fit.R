@@ -113,8 +113,18 @@ test_that("update() of a fit made with seed = NULL refits the same model; seed =
   redrawn <- short_fit(update(fit, seed = NULL))
   expect_false(identical(redrawn$settings$seed, fit$settings$seed))
   expect_false(identical(redrawn$params, fit$params))
-  # A seed given stays in the call as written.
+  # A seed given stays in the call as written; one given by an expression, as its value (the
+  # loop's variable would have another value, or none, at the update).
   expect_identical(short_fit(update(fit, seed = 5))$call$seed, 5)
+  fits <- list()
+  for (i in 1:2) fits[[i]] <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L,
+                                             epochs = 3L, seed = i + 10L, threads = 1L))
+  expect_identical(fits[[1]]$call$seed, 11L)
+  i <- 99L
+  expect_identical(short_fit(update(fits[[1]]))$params, fits[[1]]$params)
+  via_dots <- function(...) ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 3L,
+                                 threads = 1L, ...)
+  expect_identical(short_fit(via_dots(seed = 12L))$call$seed, 12L)
   # A call that does not name its data (do.call(), ncam_by() groups) asks for it
   by_call <- short_fit(do.call(ncam, list(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 3L,
                                           seed = 2, threads = 1)))
