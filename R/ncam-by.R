@@ -126,6 +126,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   }
   base_seed <- resolve_seed(seed)
   threads <- worker_threads(threads)
+  simd <- use_simd()  # chosen here: a multisession worker sees neither options(ncam.simd) nor a later NCAM_SIMD
 
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
@@ -139,10 +140,10 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
       tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors,
-      future.seed = base_seed
+      simd = simd, future.seed = base_seed
     ))
   } else {
-    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors)
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd)
   }
   failed <- vapply(fits, inherits, logical(1), "error")
   if (any(failed)) {
@@ -166,10 +167,11 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
 # Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
 # fixes R's generator kind itself, so the fit is the same on any worker. With errors = "skip"
 # a failed fit returns its error condition, for the main side to report.
-fit_group <- function(task, formula, args, threads, errors = "stop") {
+fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd()) {
   if (errors == "skip") {
-    return(tryCatch(fit_group(task, formula, args, threads), error = function(e) e))
+    return(tryCatch(fit_group(task, formula, args, threads, simd = simd), error = function(e) e))
   }
+  simd_before <- options(ncam.simd = simd); on.exit(options(simd_before))
   if (!is.null(task$validation)) {
     args$validation <- task$validation
     # Rows of `data` chosen for validation may all lie in other groups: this one cannot stop early.

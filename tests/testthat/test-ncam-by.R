@@ -83,6 +83,8 @@ test_that("predict() and augment() route rows to their group's model, in order",
   expect_identical(again, aug)
   expect_error(augment(fits, new_data = newdata), "`newdata` is required, and `new_data` was given")
   expect_error(predict(fits, new_data = newdata), "`newdata` is required, and `new_data` was given")
+  expect_error(augment(fits, data = newdata), "`newdata` is required, and `data` was given.*broom's `data`")
+  expect_error(augment(fits, newdata, data = newdata), "Unknown argument `data`.*broom's `data`")
   # A group without a model: NA with a warning naming it; a site given as integer matches.
   newdata$site <- c(2L, 1L, 9L, 1L, 1L)
   expect_warning(mixed <- stats::predict(fits, newdata), "without a model.*9")
@@ -281,6 +283,12 @@ test_that("multisession and cluster plans give the sequential fits", {
       expect_identical(stats::predict(parallel, toy), stats::predict(sequential, toy))
     })
   }
+  # The engine the session chose, also in workers that do not share its options.
+  withr::local_options(ncam.simd = FALSE)
+  portable <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7))
+  local_two_workers("multisession")
+  parallel <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7))
+  expect_identical(lapply(parallel$fit, `[[`, "params"), lapply(portable$fit, `[[`, "params"))
 })
 
 test_that("fits by group made in a function are plain data: read back, they are identical()", {
