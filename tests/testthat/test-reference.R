@@ -219,7 +219,7 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   expect_warning(calibrate(fit, held_out, method = "sensor_anchored"), "not against the reference monitor")
 })
 
-test_that("calibrate() takes for fitted rows only rows equal in every shared column", {
+test_that("calibrate() takes for fitted rows the rows equal in every column the model reads and in time", {
   d <- simulate_colocation(days = 40, colocation = 40, seed = 3)
   for (v in c("pa_a", "pa_b", "ref")) d[[v]] <- round(d[[v]])  # whole-number readings repeat
   d$site <- factor(rep(c("north", "south"), length.out = nrow(d)))
@@ -235,6 +235,18 @@ test_that("calibrate() takes for fitted rows only rows equal in every shared col
   fitted_labelled <- sum(!is.na(d$ref[1:40]))
   expect_warning(suppressMessages(calibrate(fit, mixed)),
                  sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
+  # Columns the model never read do not matter; a time column in another class or zone is
+  # compared as the same instants.
+  other_columns <- transform(mixed, opc = opc + 1, truth = NA)
+  attr(other_columns$date, "tzone") <- "America/New_York"
+  expect_warning(suppressMessages(calibrate(fit, other_columns)),
+                 sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
+  by_day <- transform(early, date = as.Date(date))
+  fit_by_day <- short_fit(ncam(pa_a + pa_b ~ site, data = by_day, reference = "ref", hidden = 4L,
+                               epochs = 10L, seed = 1L, threads = 1L))
+  expect_warning(suppressMessages(calibrate(fit_by_day, transform(by_day[1:40, ], date = as.POSIXct(date)))),
+                 sprintf("%d of the %d rows .* are rows", fitted_labelled, fitted_labelled))
+  expect_no_warning(suppressMessages(calibrate(fit_by_day, transform(by_day[1:40, ], date = as.POSIXct(date) + 3600))))
 })
 
 test_that("a reference noise at the lower clamp is explained as the reference's, not the sensors'", {
