@@ -287,7 +287,7 @@ glance.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), level = 0.9, ...) {
-  check_dots_empty_hinted()
+  check_dots_empty_hinted(augment_data_hint)
   check_object_format(x, "x")
   check_augment_newdata(newdata, missing(newdata))
   # level only when given, so that predict() warns when it is given without an interval.

@@ -138,7 +138,7 @@ glance.ncam <- function(x, ...) {
 #' @export
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
                          level = 0.9, use_reference = FALSE, threads = NULL, ...) {
-  check_dots_empty_hinted()
+  check_dots_empty_hinted(augment_data_hint)
   if (missing(newdata)) newdata <- fitting_data(x)
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
@@ -196,17 +196,23 @@ print.summary.ncam_calibration <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
-  check_dots_empty_hinted(calibrated_interval_hint)
+  check_dots_empty_hinted(c(calibrated_interval_hint, augment_data_hint))
   check_augment_newdata(newdata, missing(newdata))
   pred <- stats::predict(x, newdata, level = level)
   bind_predictions(newdata, pred)
 }
 
+# broom's augment() methods take the rows as `data`; ncam's, as predict() does, as `newdata`.
+augment_data_hint <- c(data = "Did you mean {.arg newdata}? ncam's {.fn augment} takes the rows as {.arg newdata}, as {.fn predict} does, not as broom's {.arg data}.")
+
 check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
+  hints <- c(new_data = new_data_hint, augment_data_hint)
+  given <- intersect(names(hints), dots_names(call))
+  if ("data" %in% given && !is_missing) ncam_abort(c("Unknown argument {.arg data}.", i = hints[["data"]]), call = call)
   if (is_missing) {
-    if ("new_data" %in% dots_names(call)) {
-      ncam_abort(c("{.arg newdata} is required, and {.arg new_data} was given.",
-                   i = new_data_hint), call = call)
+    if (length(given)) {
+      ncam_abort(c("{.arg newdata} is required, and {.arg {given[1]}} was given.",
+                   i = hints[[given[1]]]), call = call)
     }
     ncam_abort(c("{.arg newdata} is required.",
                  i = "Pass the data frame to add fused estimates to, such as the fitted data."),

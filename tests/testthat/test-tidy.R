@@ -247,6 +247,10 @@ test_that("arguments spelt as elsewhere get an error naming the fix", {
   cal <- calibrate(tidy_fit, tidy_toy[301:350, ], m = 5, seed = 1)
   expect_error(predict(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
   expect_error(augment(cal, new_data = newdata), "Did you mean `newdata`?", fixed = TRUE)
+  # broom's augment() takes the rows as `data`.
+  for (object in list(tidy_fit, base, cal)) {
+    expect_error(augment(object, data = newdata), "Did you mean `newdata`?.*not as broom's `data`", class = "ncam_error")
+  }
   expect_snapshot(predict(cal, newdata, interval = "prediction"), error = TRUE)
   # Other misspelt arguments keep rlang's error.
   expect_error(predict(tidy_fit, newdata, levl = 0.8), class = "rlib_error_dots_nonempty")
