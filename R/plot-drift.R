@@ -30,7 +30,9 @@ autoplot.ncam_drift <- function(object, ...) {
   scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
-    ggplot2::geom_line(ggplot2::aes(group = .data$line), na.rm = TRUE) +
+    # A run of one period is a point only (ggplot2 would say its group has one observation).
+    ggplot2::geom_line(ggplot2::aes(group = .data$line), data = function(d) d[d$line %in% d$line[duplicated(d$line)], ],
+                       na.rm = TRUE) +
     ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
     ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(length(sensors)), sensors)) +
     ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +

@@ -249,6 +249,12 @@ test_that("the plot's lines break where a period has no rows, and only there", {
   no_june <- toy[format(toy$date, "%Y-%m") != "2024-06", ]
   built <- ggplot2::ggplot_build(ggplot2::autoplot(sensor_drift(fit, no_june, period = "month")))
   expect_equal(length(unique(built$data[[2]]$group)), 3L * 2L)
+  # A week alone between two gaps is a point without a line, and ggplot2 has nothing to say.
+  isolated <- toy[!toy$date %in% (as.Date("2024-01-15") + c(0:13, 21:34)), ]
+  expect_silent(built <- ggplot2::ggplot_build(ggplot2::autoplot(sensor_drift(fit, isolated, period = "week"))))
+  expect_equal(length(unique(built$data[[2]]$group)), 3L * 2L)
+  expect_true(as.numeric(as.Date("2024-01-29")) %in% built$data[[3]]$x)
+  expect_false(as.numeric(as.Date("2024-01-29")) %in% built$data[[2]]$x)
   expect_identical(ncam:::longest_period("2 weeks"), 14 * 86400 + 3600)
   expect_identical(ncam:::longest_period("30 min"), 1800)
 })
