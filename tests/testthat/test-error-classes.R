@@ -5,8 +5,10 @@
 raising_calls <- function(exprs) {
   raises <- c("stop", "stopifnot", "abort", "cli_abort")
   found <- list()
-  walk <- function(e, definition) {
-    if (is.call(e)) {
+  for (x in exprs) {
+    defines <- is.call(x) && as.character(x[[1]]) %in% c("<-", "=") && is.name(x[[2]])
+    definition <- if (defines) as.character(x[[2]]) else "(top level)"
+    walk_calls(x, function(e) {
       fun <- e[[1]]
       name <- if (is.call(fun) && as.character(fun[[1]]) %in% c("::", ":::")) fun[[3]] else fun
       passes_on <- identical(fun, quote(stop)) && length(e) == 2L && is.symbol(e[[2]])
@@ -14,14 +16,7 @@ raising_calls <- function(exprs) {
         found[[length(found) + 1L]] <<- data.frame(definition = definition, fun = deparse(fun),
                                                    code = deparse(e, width.cutoff = 60)[1])
       }
-      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]], definition)
-    } else if (is.pairlist(e)) {
-      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]], definition)
-    }
-  }
-  for (x in exprs) {
-    defines <- is.call(x) && as.character(x[[1]]) %in% c("<-", "=") && is.name(x[[2]])
-    walk(x, if (defines) as.character(x[[2]]) else "(top level)")
+    })
   }
   do.call(rbind, c(list(data.frame(definition = character(), fun = character(), code = character())), found))
 }
