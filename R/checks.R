@@ -24,6 +24,17 @@ with_ncam_error_class <- function(cnd) {
   cnd
 }
 
+# rlang::check_installed() (which offers to install the package in an interactive session),
+# its error raised again as one of ncam's, saying how to install the package.
+check_suggested <- function(pkg, reason, call = parent.frame()) {
+  tryCatch(rlang::check_installed(pkg, reason = reason, call = call),
+           rlib_error_package_not_found = function(e) {
+             ncam_abort(c("Package {.pkg {pkg}} is needed {reason}",
+                          i = "Install it with {.code install.packages(\"{pkg}\")}."),
+                        pkg = pkg, call = call)
+           })
+}
+
 check_data_frame <- function(x, arg = rlang_arg(x), call = parent.frame()) {
   if (!is.data.frame(x)) {
     ncam_abort("{.arg {arg}} must be a data frame, not {.obj_type_friendly {x}}.", call = call)

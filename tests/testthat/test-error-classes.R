@@ -1,9 +1,10 @@
 # The calls that raise an error in `exprs` (a file's top-level expressions), found by walking the
-# code, not by running it: base R's, rlang's and cli's, with or without their namespace. One row
+# code, not by running it: base R's, rlang's (check_installed() too) and cli's, with or without
+# their namespace. One row
 # each: the top-level name it is defined under, the function called and the call's first line.
 # `stop(e)`, which passes on a caught condition with its own classes, is left out.
 raising_calls <- function(exprs) {
-  raises <- c("stop", "stopifnot", "abort", "cli_abort")
+  raises <- c("stop", "stopifnot", "abort", "cli_abort", "check_installed")
   found <- list()
   for (x in exprs) {
     defines <- is.call(x) && as.character(x[[1]]) %in% c("<-", "=") && is.name(x[[2]])
@@ -27,8 +28,10 @@ test_that("every error the package's code raises goes through ncam_abort(), whic
     calls <- raising_calls(parse(f, keep.source = FALSE))
     if (nrow(calls)) cbind(file = basename(f), calls) else NULL
   }))
-  # The wrapper's own call, and assertions of the package's invariants (a bug, not bad input).
-  allowed <- c("ncam_abort: cli::cli_abort", "new_scaling: stopifnot", "warning_classes_rd: stopifnot")
+  # The wrappers' own calls (check_suggested() raises rlang's error again with ncam_abort()), and
+  # assertions of the package's invariants (a bug, not bad input).
+  allowed <- c("ncam_abort: cli::cli_abort", "check_suggested: rlang::check_installed", "new_scaling: stopifnot",
+               "warning_classes_rd: stopifnot")
   key <- paste0(found$definition, ": ", found$fun)
   expect_identical(with(found[!key %in% allowed, ], sprintf("%s, %s(): %s", file, definition, code)), character())
   expect_setequal(key, allowed)
@@ -40,7 +43,7 @@ test_that("the walk finds errors raised without ncam_abort()", {
     "  if (x) stop('a')",
     "  g <- function() rlang::abort('b')",
     "  tryCatch(x, error = function(e) stop(e))",
-    "  base::stop('c'); stopifnot(x); abort('d'); cli_abort('e')",
+    "  base::stop('c'); stopifnot(x); abort('d'); cli_abort('e'); rlang::check_installed('p')",
     "  ncam_abort('fine', call = NULL)",
     "}",
     "ncam_abort <- function(message, ...) cli::cli_abort(message, ...)"
@@ -48,7 +51,8 @@ test_that("the walk finds errors raised without ncam_abort()", {
   found <- raising_calls(code)
   expect_identical(paste0(found$definition, ": ", found$code),
                    c("f: stop(\"a\")", "f: rlang::abort(\"b\")", "f: base::stop(\"c\")", "f: stopifnot(x)",
-                     "f: abort(\"d\")", "f: cli_abort(\"e\")", "ncam_abort: cli::cli_abort(message, ...)"))
+                     "f: abort(\"d\")", "f: cli_abort(\"e\")", "f: rlang::check_installed(\"p\")",
+                     "ncam_abort: cli::cli_abort(message, ...)"))
 })
 
 # The error `expr` raises, caught as a user catches ncam's errors: another error fails the test.
@@ -119,4 +123,15 @@ test_that("errors of a group's fit and of a chunk's scoring have the class, from
   check()
   local_two_workers("multisession")
   check()
+})
+
+test_that("a suggested package that is not installed gives an ncam_error naming it, what for and how to install it", {
+  err <- ncam_error_of(ncam:::check_suggested("ncamAbsentPackage", "to test this message."))
+  expect_identical(class(err), c("rlang_error", "ncam_error", "error", "condition"))
+  expect_identical(err$pkg, "ncamAbsentPackage")
+  text <- cli::ansi_strip(conditionMessage(err))
+  expect_match(text, "Package ncamAbsentPackage is needed to test this message.", fixed = TRUE)
+  expect_match(text, "Install it with `install.packages(\"ncamAbsentPackage\")`.", fixed = TRUE)
+  # An installed package passes.
+  expect_null(ncam:::check_suggested("stats", "to test."))
 })
