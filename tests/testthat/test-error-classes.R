@@ -55,6 +55,33 @@ test_that("the walk finds errors raised without ncam_abort()", {
                      "ncam_abort: cli::cli_abort(message, ...)"))
 })
 
+# The calls in `exprs` (a file's top-level expressions) of the functions named `engine` that
+# are not inside a call of call_engine(), as text.
+unguarded_engine_calls <- function(exprs, engine) {
+  found <- character()
+  for (x in exprs) {
+    walk_calls(x, function(e) {
+      if (identical(e[[1]], quote(call_engine))) return(FALSE)
+      if (is.symbol(e[[1]]) && as.character(e[[1]]) %in% engine) found <<- c(found, deparse(e, width.cutoff = 60)[1])
+    })
+  }
+  found
+}
+
+test_that("every call of the C++ engine goes through call_engine(), which gives its errors the class", {
+  files <- package_r_files()
+  exports <- parse(files[basename(files) == "RcppExports.R"], keep.source = FALSE)
+  engine <- vapply(exports, function(x) as.character(x[[2]]), character(1))
+  expect_true(all(c("ncam_predict_cpp", "ncam_trainer_epoch") %in% engine))
+  code <- lapply(files[basename(files) != "RcppExports.R"], parse, keep.source = FALSE)
+  expect_identical(unlist(lapply(code, unguarded_engine_calls, engine)), character())
+  # The check finds a call outside call_engine(), in arguments and formals too.
+  planted <- parse(text = c("f <- function(n = engine_a()) {",
+                            "  call_engine(engine_a(1)); g(engine_b(2)); call_engine(h(engine_b(3)))",
+                            "}"), keep.source = FALSE)
+  expect_identical(unguarded_engine_calls(planted, c("engine_a", "engine_b")), c("engine_a()", "engine_b(2)"))
+})
+
 # The error `expr` raises, caught as a user catches ncam's errors: another error fails the test.
 ncam_error_of <- function(expr) tryCatch({
   expr
@@ -134,4 +161,29 @@ test_that("a suggested package that is not installed gives an ncam_error naming 
   expect_match(text, "Install it with `install.packages(\"ncamAbsentPackage\")`.", fixed = TRUE)
   # An installed package passes.
   expect_null(ncam:::check_suggested("stats", "to test."))
+})
+
+test_that("an error of the C++ engine is an ncam_error saying it is a bug, with the engine's message", {
+  toy <- simulate_toy(n = 300, seed = 1)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = 4L, epochs = 2L, seed = 1,
+                        threads = 1L))
+  # Readings of one sensor for a model of three: Rcpp::stop() in the glue.
+  err <- ncam_error_of(ncam:::ncam_posterior_columns(fit, toy["x1"], toy["sensor_0"], threads = 1L))
+  expect_identical(class(err), c("rlang_error", "ncam_error", "error", "condition"))
+  text <- cli::ansi_strip(conditionMessage(err))
+  expect_match(text, "Internal error in ncam's engine: 1 sensor columns, the model has 3", fixed = TRUE)
+  expect_match(text, "This is a bug in ncam. Please report it at", fixed = TRUE)
+  expect_match(text, "https://github.com/ncam-dev/ncam/issues", fixed = TRUE)
+  expect_identical(err$call[[1]], quote(ncam:::ncam_posterior_columns))  # the function that called the engine
+  # A model of no sensors: an exception of the engine's own (std::invalid_argument).
+  no_sensors <- utils::modifyList(fit$spec, list(n_sensors = 0L))
+  err <- ncam_error_of(ncam:::call_engine(ncam:::ncam_layout_cpp(no_sensors)))
+  expect_match(conditionMessage(err), "Internal error in ncam's engine: need at least one sensor", fixed = TRUE)
+  # Running out of memory is said to be that, not a bug.
+  out_of_memory <- structure(class = c("std::bad_alloc", "C++Error", "error", "condition"),
+                             list(message = "std::bad_alloc", call = NULL))
+  err <- ncam_error_of(ncam:::call_engine(stop(out_of_memory)))
+  expect_match(conditionMessage(err), "ncam's engine ran out of memory (std::bad_alloc).", fixed = TRUE)
+  # Other errors pass unchanged.
+  expect_error(ncam_error_of(ncam:::call_engine(log("a"))), "non-numeric argument")
 })
