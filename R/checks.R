@@ -24,6 +24,34 @@ with_ncam_error_class <- function(cnd) {
   cnd
 }
 
+# rlang::check_installed() (which offers to install the package in an interactive session),
+# its error raised again as one of ncam's, saying how to install the package.
+check_suggested <- function(pkg, reason, call = parent.frame()) {
+  tryCatch(rlang::check_installed(pkg, reason = reason, call = call),
+           rlib_error_package_not_found = function(e) {
+             ncam_abort(c("Package {.pkg {pkg}} is needed {reason}",
+                          i = "Install it with {.code install.packages(\"{pkg}\")}."),
+                        pkg = pkg, call = call)
+           })
+}
+
+# `expr`, a call of the C++ engine (a function of R/RcppExports.R). The engine's checks
+# (Rcpp::stop() in src/ncam_glue.cpp, exceptions of src/ncam/, which Rcpp turns into errors of
+# class C++Error) guard what the checks in R make sure of: one that fires is a bug in ncam, and
+# its error says so, with the engine's text. Running out of memory is not a bug.
+call_engine <- function(expr, call = parent.frame()) {
+  tryCatch(expr, "C++Error" = function(e) {
+    problem <- conditionMessage(e)
+    if (inherits(e, "std::bad_alloc")) {
+      ncam_abort(c("ncam's engine ran out of memory ({problem}).", i = "Free memory, or give it fewer rows at a time."),
+                 call = call)
+    }
+    ncam_abort(c("Internal error in ncam's engine: {problem}",
+                 i = "This is a bug in ncam. Please report it at {.url https://github.com/ncam-dev/ncam/issues}, with code that reproduces it."),
+               call = call)
+  })
+}
+
 check_data_frame <- function(x, arg = rlang_arg(x), call = parent.frame()) {
   if (!is.data.frame(x)) {
     ncam_abort("{.arg {arg}} must be a data frame, not {.obj_type_friendly {x}}.", call = call)
@@ -221,7 +249,7 @@ with_seed_or_global <- function(seed, expr) {
 # error naming each column at fault and up to five of its rows. `what` is the kind of
 # column, such as "Sensor column" or "Covariate".
 check_finite_columns <- function(cols, what, call = parent.frame()) {
-  if (length(ncam_first_infinite_cpp(cols)) == 0L) return(invisible(cols))
+  if (length(call_engine(ncam_first_infinite_cpp(cols))) == 0L) return(invisible(cols))
   # Only on the way to the error: every column with an infinite value, and its rows.
   lines <- unlist(lapply(names(cols), function(col) {
     rows <- which(is.infinite(cols[[col]]))
@@ -253,5 +281,5 @@ check_not_too_large <- function(x, subject, call = parent.frame(), envir = paren
 # them, in one pass without copies for plain doubles (the checks of every row in predict()).
 rows_outside <- function(x, lower, upper) {
   scan <- is.double(x) && !is.object(x) && length(x) <= .Machine$integer.max  # rows as int
-  if (scan) ncam_rows_outside_cpp(x, lower, upper) else which(x < lower | x > upper)
+  if (scan) call_engine(ncam_rows_outside_cpp(x, lower, upper)) else which(x < lower | x > upper)
 }

@@ -258,7 +258,7 @@ column_units <- function(data, cols) {
 
 # A column's units as set_units() reads them back ("ug/m3"; deparse_unit()'s "ug m3-1" is not).
 unit_text <- function(col) {
-  rlang::check_installed("units", reason = "to read columns with units.")
+  check_suggested("units", "to read columns with units.")
   loadNamespace("units")  # units() dispatches to the package's method
   as.character(units(col))
 }

@@ -125,7 +125,7 @@ check_reading_magnitude <- function(cols, label = "Sensor column", call = parent
 # whose bits mean something else: convert them by value.
 plain_double <- function(v) {
   if (inherits(v, "integer64")) {
-    rlang::check_installed("bit64", reason = "to convert 64-bit integer columns.")
+    check_suggested("bit64", "to convert 64-bit integer columns.")
     return(bit64::as.double.integer64(v))
   }
   if (is.double(v) && is.null(attributes(v))) v else as.double(v)

@@ -140,7 +140,7 @@ print.summary.ncam <- function(x, ...) {
 #' @export
 coef.ncam <- function(object, ...) {
   check_ncam(object)
-  layout <- ncam_layout_cpp(object$spec)
+  layout <- call_engine(ncam_layout_cpp(object$spec))
   lapply(layout$heads, function(head) {
     w <- head$widths
     layers <- lapply(seq_len(length(w) - 1L), function(l) {

@@ -8,7 +8,7 @@
 drop_beyond_range <- function(object, post, x, readings, call = parent.frame()) {
   eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
   scaling <- object$scaling
-  rows <- ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps)
+  rows <- call_engine(ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps))
   if (!is.null(post$a)) {
     heads <- rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2
     rows <- sort(union(rows, which(!is.finite(heads))))

@@ -259,8 +259,8 @@ empty_design <- function(object, newdata, call) {
 
 # The engine's posterior for lists of columns (or matrices), already in model units.
 ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
-  raw <- ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
-                          object$settings$control$precision, heads, use_simd())
+  raw <- call_engine(ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
+                                      object$settings$control$precision, heads, use_simd()))
   if (raw$interrupted) rlang::interrupt()  # Ctrl-C between blocks of rows
   missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
   any_missing <- any(missing_x)
@@ -329,7 +329,7 @@ check_ncam_parts <- function(object, arg = "object", call = parent.frame()) {
   if (!(is.numeric(sigma_y2) && length(sigma_y2) == 1L && is.finite(sigma_y2) && sigma_y2 >= 0)) {
     damaged(cli::format_inline("its {.field sigma_y2} is not a number of at least 0"))
   }
-  expected <- tryCatch(ncam_layout_cpp(object$spec)$n_params, error = function(e) NA)
+  expected <- tryCatch(call_engine(ncam_layout_cpp(object$spec))$n_params, error = function(e) NA)
   if (is.na(expected)) damaged("its model specification is invalid")
   if (length(object$params) != expected) {
     damaged(sprintf("it has %d weights where its specification needs %d", length(object$params), expected))

@@ -109,7 +109,7 @@ check_object_format <- function(object, arg = "object", call = parent.frame()) {
 }
 
 # 1-based columns of the engine's per-row head outputs, as the engine defines them.
-head_columns <- function(n_sensors) ncam_head_columns_cpp(as.integer(n_sensors))
+head_columns <- function(n_sensors) call_engine(ncam_head_columns_cpp(as.integer(n_sensors)))
 
 # A fit made inside a function (or a purrr lambda) would keep that function's frame as the
 # environment of its formula and terms, and with it every object there, its data included:

@@ -6,16 +6,16 @@
 # engine reports NLLs of the model-unit readings; `nll_offset` (per row, the log
 # transform's Jacobian) turns them into NLLs of the readings as given.
 train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, verbose) {
-  state <- ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
-                            schedule$seed, threads, schedule$precision, use_simd())
+  state <- call_engine(ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
+                                        schedule$seed, threads, schedule$precision, use_simd()))
   val_rows <- rows$validation
   has_val <- length(val_rows) > 0L
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
   train_offset <- mean_offset(rows$train)
   criterion_of <- if (has_val) capped_validation_nll(spec, inputs, val_rows, nll_offset, schedule$precision, threads)
   # The criterion before any update: a fit that never beats it was made worse by training.
-  initial_train_nll <- ncam_trainer_nll(state, rows$train - 1L) + train_offset
-  initial_nll <- if (has_val) criterion_of(ncam_trainer_params(state))[["capped"]] else initial_train_nll
+  initial_train_nll <- call_engine(ncam_trainer_nll(state, rows$train - 1L)) + train_offset
+  initial_nll <- if (has_val) criterion_of(call_engine(ncam_trainer_params(state)))[["capped"]] else initial_train_nll
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
@@ -23,7 +23,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
                         validation_nll = NA_real_)
   best <- Inf
   best_epoch <- 0L
-  best_params <- ncam_trainer_params(state)
+  best_params <- call_engine(ncam_trainer_params(state))
   since_best <- 0L
   stopped_early <- FALSE
   min_delta <- schedule$min_delta
@@ -34,14 +34,14 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
                           clear = FALSE)
   }
   for (epoch in seq_len(epochs)) {
-    res <- ncam_trainer_epoch(state)
+    res <- call_engine(ncam_trainer_epoch(state))
     if (isTRUE(res$interrupted)) signal_interrupt(epoch)
     if (!isTRUE(res$finite)) {
       ncam_abort(c("Training diverged: the loss became non-finite at epoch {epoch}.",
                    i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
                  call = NULL)
     }
-    val <- if (has_val) criterion_of(ncam_trainer_params(state)) else c(plain = NA_real_)
+    val <- if (has_val) criterion_of(call_engine(ncam_trainer_params(state))) else c(plain = NA_real_)
     history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val[["plain"]])
     criterion <- if (has_val) val[["capped"]] else history$train_nll[epoch]
     if (!is.finite(criterion)) {
@@ -51,7 +51,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     if (criterion < best - min_delta) {
       best <- criterion
       best_epoch <- epoch
-      best_params <- ncam_trainer_params(state)
+      best_params <- call_engine(ncam_trainer_params(state))
       since_best <- 0L
     } else {
       since_best <- since_best + 1L
@@ -85,7 +85,7 @@ capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision,
   offset <- if (length(nll_offset) == 1L) rep(nll_offset, length(val_rows)) else nll_offset[val_rows]
   simd <- use_simd()
   function(params) {
-    raw <- ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd)$nll
+    raw <- call_engine(ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd))$nll
     ok <- is.finite(raw)
     plain <- sum(raw[ok]) / length(raw) + mean(offset)
     row_nll <- raw[ok] + offset[ok]

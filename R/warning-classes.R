@@ -147,11 +147,13 @@ warning_classes_rd <- function() {
 #' group's or a chunk's error again as an `ncam_error` naming the group or rows,
 #' with the original as its `parent`, from parallel workers too; so does an
 #' unknown argument in `...` (rlang's `rlib_error_dots_nonempty`, with
-#' `ncam_error` added). Without the class: a suggested package that is not
-#' installed, R's own argument matching (an unused argument of a function
-#' without `...`), errors of R or of other
-#' packages that ncam lets through, and the engine's internal consistency checks
-#' (a bug, to be reported).
+#' `ncam_error` added), a suggested package that is needed but not installed
+#' (the message names it, what it is needed for and how to install it), and a
+#' failed internal consistency check of the C++ engine (an "Internal error",
+#' a bug in ncam to be reported, with the engine's message). Without the class:
+#' R's own argument matching (an unused argument of a function without `...`),
+#' and errors of R or of other packages that ncam lets through (such as R
+#' running out of memory).
 #'
 #' @eval warning_classes_rd()
 #' @name ncam_warnings

@@ -14,3 +14,15 @@ package_r_files <- function() {
   expect_gt(length(files), 10L)
   files
 }
+
+# Walks code (an expression, or a function's formals or body) without running it, calling
+# `visit` on every call in it, a call before the calls in its arguments; `visit` returns FALSE to
+# leave a call's arguments unwalked. The empty argument (a formal without a default, the gap in
+# x[, 1]) is skipped: it is a symbol that cannot be evaluated.
+walk_calls <- function(e, visit) {
+  if (is.call(e) && isFALSE(visit(e))) return(invisible())
+  if (is.call(e) || is.pairlist(e)) {
+    for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk_calls(e[[i]], visit)
+  }
+  invisible()
+}

@@ -4,20 +4,13 @@ warning_calls <- function() {
   found <- list()
   raises <- list(quote(cli::cli_warn), quote(cli_warn), quote(rlang::warn), quote(warning), quote(base::warning),
                  quote(warningCondition))
-  walk <- function(e) {
-    if (is.call(e)) {
-      if (any(vapply(raises, identical, logical(1), e[[1]]))) found[[length(found) + 1L]] <<- e
-      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]])
-    } else if (is.pairlist(e)) {
-      for (i in seq_along(e)) if (!identical(e[[i]], quote(expr = ))) walk(e[[i]])
-    }
-  }
+  visit <- function(e) if (any(vapply(raises, identical, logical(1), e[[1]]))) found[[length(found) + 1L]] <<- e
   ns <- asNamespace("ncam")
   for (name in ls(ns, all.names = TRUE)) {
     f <- get(name, envir = ns)
     if (is.function(f) && !is.primitive(f)) {
-      walk(formals(f))
-      walk(body(f))
+      walk_calls(formals(f), visit)
+      walk_calls(body(f), visit)
     }
   }
   found
