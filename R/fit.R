@@ -67,17 +67,10 @@
 #'   their intervals. A unit without reference rows (or `NA`) gets no offset and in its intervals the
 #'   between-unit variance times \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K
 #'   units' biases), with a warning of class `ncam_warning_unknown_unit` naming it. A known unit's
-#'   `offset_sd` is the error of its offset as an estimate of the unit's long-run bias. The noise of a
-#'   unit's mean comes from blocks of its consecutive reference rows (give each unit's rows in time
-#'   order): the spread of the blocks' means, pooled over units, for block lengths of 1, 2, 4, ... rows
-#'   while they leave 20 degrees of freedom, the largest kept (`block_rows`), so that it counts how the
-#'   model's error at a unit wanders from day to day and week to week; a unit's mean is given at most
-#'   the variance of one row. It cannot count what the reference rows do not show: the model's error
-#'   moves more on weeks it was not fitted to, and a co-location within one season knows nothing of the
-#'   others. On simulated sites whose offsets are learned from alternate weeks
-#'   (`bench/unit_offsets_sim.R`), offsets err by 0.111 against the sites' long-run bias where
-#'   `offset_sd` says 0.061. The between-unit variance `tau2` is the spread of the units' means net of
-#'   that noise, weighted by their precision so that a unit with few reference rows counts little; at 0
+#'   `offset_sd` is the error of its offset, from how the model's error wanders over the unit's
+#'   reference rows (give each unit's rows in time order); section Unit offsets says what it counts and
+#'   what it cannot. The between-unit variance `tau2` is the spread of the units' means net of
+#'   their noise, weighted by their precision so that a unit with few reference rows counts little; at 0
 #'   every offset is 0 (`print()` says so) and `offset_sd` and a new unit's variance use `tau2_floor`,
 #'   the least spread those means could show. Where units share the seasons that move the error it comes
 #'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 92 % of their readings

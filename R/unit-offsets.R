@@ -5,6 +5,35 @@
 # uncertainty; a unit without reference rows gets no offset and the variance of a new unit in
 # its intervals.
 
+#' @section Unit offsets: a known unit's `offset_sd` is the error of its offset as an estimate of
+#'   the unit's long-run bias less the pooled model's, the departure the offset stands for (the
+#'   pooled model sits at the mean of the units' biases). The noise of a unit's mean difference comes
+#'   from blocks of its consecutive reference rows: the spread of the blocks' means, pooled over
+#'   units, for block lengths of 1, 2, 4, ... rows while they leave 20 degrees of freedom, the largest
+#'   kept (`block_rows`), so that it counts how the model's error at a unit wanders from day to day and
+#'   week to week; a unit's mean is given at most the variance of one row.
+#'
+#'   That noise also holds the wandering that units co-located at the same time share (the weather),
+#'   which the pooled model's level takes up rather than their offsets: `offset_sd` is then
+#'   conservative. On simulated sites whose offsets are learned from alternate weeks
+#'   (`bench/unit_offsets_sim.R`, 160 replications) the offsets err by 0.043 (standard error 0.006)
+#'   where `offset_sd` says 0.061.
+#'
+#'   It leaves out what the reference rows cannot show:
+#'   * The pooled model's own level moving on rows it was not fitted to: the same at every unit, with
+#'     offsets or without, and at units without reference rows. On the simulated sites it was off by
+#'     0.145 on the scored weeks (root mean square; 0.107 of it from week to week), by 0.150 at the
+#'     sites without reference rows. That is the pooled model's error, not the offsets'; with it, the
+#'     offset and the pooled level together miss the site's long-run bias by 0.105 (0.111 in a run of
+#'     40, which this page gave before as the offsets' error).
+#'   * A unit's bias moving after its co-location (drift, seasons it did not see). At SensEURCity
+#'     Antwerp's three stations, co-located in summer and scored until February
+#'     (`bench/unit_offsets.R`), the offsets err by 0.49 on the later months where `offset_sd` says
+#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.78 where it says 0.75.
+#' @rdname ncam
+#' @name ncam
+NULL
+
 # Fewer units with reference rows than this cannot tell the spread between units from noise.
 min_offset_units <- 3L
 

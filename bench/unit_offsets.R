@@ -10,7 +10,9 @@ options(width = 200)
 # Then SensEURCity Antwerp's three two-box stations, hourly, in one pooled fit. For the short
 # co-location and Antwerp, the offsets against each unit's mean difference on its scored rows
 # (the long run the offsets serve, but months later and in other seasons than the co-location,
-# so more than offset_sd can know), that mean's own noise and offset_sd, as RMS.
+# so more than offset_sd can know), that mean's own noise and offset_sd, as RMS; then that
+# difference split into the part the units share (the pooled model's level, not an offset's) and
+# the units' own part, which offset_sd claims.
 #
 # Run (about 1 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets.R > bench/unit_offsets.out
 
@@ -36,7 +38,12 @@ predict_quiet <- function(fit, newdata) {
 # same: offsets are estimated after training): RMSE and 90 % prediction-interval coverage; and
 # mean squares over units of each offset's difference from the unit's mean difference (reference
 # - estimate without offsets) on its scored rows, of that mean's own noise (from 30-day blocks:
-# the variance of a block's mean times its rows, over the unit's rows) and of offset_sd.
+# the variance of a block's mean times its rows, over the unit's rows) and of offset_sd. That
+# difference split as in bench/unit_offsets_sim.R: its mean over the K units (shared: the pooled
+# model's level on the scored rows, which no offset moves) squared, and its spread around that
+# mean (the offsets' own error, what offset_sd claims, times K / (K - 1)), with the noise of the
+# units' own part: 30-day calendar blocks less the mean of the block over the units present in it
+# (times k / (k - 1) for k units in the block; blocks of one unit left out).
 with_and_without <- function(seeds, fit_one, test) {
   vapply(seeds, function(seed) {
     fit <- fit_one(seed)
@@ -50,16 +57,36 @@ with_and_without <- function(seeds, fit_one, test) {
       c(mean = mean(u$error), noise = sum(table(block) * (block_means - mean(u$error))^2) / (length(block_means) - 1) / nrow(u))
     })
     later <- do.call(rbind, later)[as.character(offsets$table[[offsets$unit]]), ]
+    error <- offsets$table$offset - later[, "mean"]
     c(rmse_without = rmse(without$.pred, test$ref), cov_without = cover(without$.pred_lower, without$.pred_upper, test$ref),
       rmse_with = rmse(with$.pred, test$ref), cov_with = cover(with$.pred_lower, with$.pred_upper, test$ref),
-      offset_vs_later_ms = mean((offsets$table$offset - later[, "mean"])^2), later_noise_ms = mean(later[, "noise"], na.rm = TRUE),
-      offset_sd_ms = mean(offsets$table$offset_sd^2))
-  }, numeric(7))
+      offset_vs_later_ms = mean(error^2), later_noise_ms = mean(later[, "noise"], na.rm = TRUE),
+      offset_sd_ms = mean(offsets$table$offset_sd^2), shared_ms = mean(error)^2,
+      own_ms = sum((error - mean(error))^2) / (length(error) - 1),
+      own_noise_ms = mean(own_noise(test$ref - without$.pred, as.character(test[[offsets$unit]]), test$date), na.rm = TRUE))
+  }, numeric(10))
+}
+# Per unit, the noise of the mean of its own part of `error`: 30-day calendar blocks, each less
+# the mean over the units in the block of their blocks' departures from their means.
+own_noise <- function(error, unit, date) {
+  block <- floor(as.numeric(difftime(date, min(date), units = "days")) / 30)
+  departure <- tapply(error - ave(error, unit), list(unit, block), mean)
+  rows <- tapply(error, list(unit, block), length)
+  units_in_block <- colSums(!is.na(departure))
+  own <- sweep(departure, 2, colMeans(departure, na.rm = TRUE))
+  own[, units_in_block < 2] <- NA
+  own_ms <- sweep(own^2, 2, units_in_block / (units_in_block - 1), `*`)
+  blocks <- rowSums(!is.na(own))
+  ifelse(blocks > 1, rowSums(rows * own_ms, na.rm = TRUE) / (blocks - 1) / rowSums(rows * !is.na(own), na.rm = TRUE), NA)
 }
 offset_line <- function(runs) {
   ms <- rowMeans(runs)
   cat(sprintf("Offsets against each unit's mean difference on its scored rows (RMS over units and seeds): %.3f; that mean's own noise %.3f; offset_sd %.3f\n",
               sqrt(ms[["offset_vs_later_ms"]]), sqrt(ms[["later_noise_ms"]]), sqrt(ms[["offset_sd_ms"]])))
+  cat(sprintf("  split: shared by the units %.3f; their own part %.3f, its noise %.3f, so the offsets' own error %s against offset_sd %.3f\n",
+              sqrt(ms[["shared_ms"]]), sqrt(ms[["own_ms"]]), sqrt(ms[["own_noise_ms"]]),
+              if (ms[["own_ms"]] > ms[["own_noise_ms"]]) sprintf("%.3f", sqrt(ms[["own_ms"]] - ms[["own_noise_ms"]])) else "below the noise",
+              sqrt(ms[["offset_sd_ms"]])))
 }
 seed_row <- function(method, r, c, seeds) {
   data.frame(method = method, seeds = seeds, rmse = sprintf("%s [%s-%s]", f3(mean(r)), f3(min(r)), f3(max(r))), cov90 = f3(mean(c)))

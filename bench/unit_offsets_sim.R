@@ -7,31 +7,45 @@ options(width = 200)
 # per replication (one fit each), then mean and standard error over replications:
 #   known    sites 1-6, which have offsets;  unknown  sites 7-8, which get the new-unit variance;
 #   *_without_offsets  the same fit with its offsets removed (as fitted without `unit`).
-# Offsets, as root mean squares over replications (and over the known sites): offset_sd is the
-# error of a site's offset as an estimate of the site's long-run bias, the mean of (truth -
-# estimate) it would show over many weeks. The mean on its scored weeks estimates that bias with
-# an error of its own, whose variance (the variance of the four scored weeks' means over 4:
-# weeks two apart are all but independent under the simulation's weather of two to three days)
-# is taken off the mean squared difference from the offset:
-#   offset_error_rms   sqrt(mean((offset - scored mean)^2) - mean(var(scored weeks' means) / 4))
-#   offset_sd_claimed  sqrt(mean(offset_sd^2));  scored_mean_noise  sqrt(mean(var(...) / 4))
-#   offset_vs_scored_rms  sqrt(mean((offset - scored mean)^2)): the scored mean taken as the
-#                      bias itself, as runs before this one did (there as a mean of RMS per replication)
+# Offsets at the known sites. An offset is the site's departure from the pooled model's level,
+# and offset_sd claims the error of that departure, not of the pooled model's own level on other
+# weeks: the offsets of a fit average about 0 over its sites (the pooled model absorbed their mean
+# bias), so a shift of the pooled level on the scored weeks is the same at every site, with offsets
+# or without, and at the unknown sites too. Per replication, e = offset - scored mean (the site's
+# mean of truth - estimate without offsets on its scored weeks) is split into its mean over the K
+# = 6 known sites (shared) and the spread around that mean (the offsets' own error, times K / (K -
+# 1) for the centring); the scored means' own noise (the variance of the four scored weeks' means
+# over 4: weeks two apart are all but independent under the simulation's weather of two to three
+# days) is split alike and taken off. Root mean squares over replications, with the standard error
+# of the first two:
+#   offset_error_rms   sqrt(mean(sum((e - mean(e))^2) / (K - 1)) - the same of the noise)
+#   offset_sd_claimed  sqrt(mean(offset_sd^2))
+#   shared_shift_rms   sqrt(mean(mean(e)^2)): the pooled model's level on the scored weeks against
+#                      its level on the fitted ones; shared_shift_noise, its week-to-week part
+#   level_change_known, level_change_unknown  RMS of the mean over the known (unknown) sites of
+#                      (scored mean - mean on the fitted weeks) of truth - estimate without offsets:
+#                      the shift reaches the sites without reference rows as much
+#   offset_vs_scored_rms, scored_mean_noise  sqrt(mean(mean(e^2))) and the noise, unsplit;
+#   total_error_rms    their difference in squares, which runs before this one called
+#                      offset_error_rms: the offsets' error and the shared shift together
 #   week_sd_fitted, week_sd_new  sd of a known site's weekly means of (truth - estimate without
-#                      offsets) over the fitted (even) and the scored (odd) weeks: what the
-#                      reference rows can show of the error's variation, and what new weeks bring
+#                      offsets) over the fitted (even) and the scored (odd) weeks, and (_site) of
+#                      their departures from the known sites' mean of the week (times K / (K - 1)):
+#                      what the reference rows show of the error's variation, what new weeks bring
 # tau the fit's between-site sd and sqrt(new_unit_variance) beside the RMS of the scored mean at
 # the unknown sites.
 #
-# Run (about 15 s): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets_sim.R [replications] > bench/unit_offsets_sim.out
-# bench/unit_offsets_sim.out holds a run of this build, one before the between-unit variance was
-# weighted by precision (commit ec7c850) and one before the noise of a unit's mean came from
-# blocks of rows (commit dedd2d5: lag-1 autocorrelation), for comparison.
+# Run (about 1 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/unit_offsets_sim.R [replications] > bench/unit_offsets_sim.out
+# bench/unit_offsets_sim.out holds a run of this build with this script; the run of the same
+# estimator with the script before (40 replications, the offsets' error and the shared shift
+# together as offset_error_rms); one before the between-unit variance was weighted by precision
+# (commit ec7c850); and one before the noise of a unit's mean came from blocks of rows (commit
+# dedd2d5: lag-1 autocorrelation), for comparison.
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
 args <- commandArgs(TRUE)
-replications <- if (length(args)) as.integer(args[1]) else 40L
+replications <- if (length(args)) as.integer(args[1]) else 160L
 covers <- function(p, truth) mean(p$.pred_lower <= truth & truth <= p$.pred_upper)
 
 one_replication <- function(r) {
@@ -58,25 +72,36 @@ one_replication <- function(r) {
   without <- quiet(pooled, test)
   known <- test$site <= 6
   offsets <- fit$unit_offsets
+  sites <- offsets$table$unit
+  k <- length(sites)
   shift <- tapply(test$truth - without$.pred, test$unit, mean)
-  week_means <- function(rows, estimate) tapply(d$truth[rows] - estimate, list(d$unit[rows], week[rows]), mean)[offsets$table$unit, ]
+  fitted_estimate <- quiet(pooled, train)$.pred
+  week_means <- function(rows, estimate) tapply(d$truth[rows] - estimate, list(d$unit[rows], week[rows]), mean)
   scored_weeks <- week_means(week %% 2 == 1, without$.pred)
-  fitted_weeks <- week_means(week %% 2 == 0, quiet(pooled, train)$.pred)
+  fitted_weeks <- week_means(week %% 2 == 0, fitted_estimate)
+  # Each site's weekly means less the known sites' mean of the week, times K / (K - 1).
+  site_part <- function(weeks) sweep(weeks[sites, ], 2, colMeans(weeks[sites, ])) * sqrt(k / (k - 1))
+  weekly_ms <- function(weeks) mean(apply(weeks, 1, stats::var))
+  error <- offsets$table$offset - shift[sites]
+  level_change <- shift - rowMeans(fitted_weeks)[names(shift)]
   c(known = covers(with_offsets[known, ], test$truth[known]),
     unknown = covers(with_offsets[!known, ], test$truth[!known]),
     known_without_offsets = covers(without[known, ], test$truth[known]),
     unknown_without_offsets = covers(without[!known, ], test$truth[!known]),
-    offset_vs_scored_ms = mean((shift[offsets$table$unit] - offsets$table$offset)^2),
-    scored_mean_noise_ms = mean(apply(scored_weeks, 1, stats::var) / ncol(scored_weeks)),
+    offset_own_ms = sum((error - mean(error))^2) / (k - 1),
+    own_noise_ms = weekly_ms(site_part(scored_weeks)) / ncol(scored_weeks),
     offset_sd_ms = mean(offsets$table$offset_sd^2),
-    week_fitted_ms = mean(apply(fitted_weeks, 1, stats::var)), week_new_ms = mean(apply(scored_weeks, 1, stats::var)),
-    # builds before new_unit_variance gave an unknown unit tau2 alone
-    tau = sqrt(offsets$tau2), new_unit_sd = sqrt(if (is.null(offsets$new_unit_variance)) offsets$tau2 else offsets$new_unit_variance),
+    shared_ms = mean(error)^2, shared_noise_ms = stats::var(colMeans(scored_weeks[sites, ])) / ncol(scored_weeks),
+    level_change_known = mean(level_change[sites]), level_change_unknown = mean(level_change[c("u7", "u8")]),
+    offset_vs_scored_ms = mean(error^2), scored_mean_noise_ms = weekly_ms(scored_weeks[sites, ]) / ncol(scored_weeks),
+    week_fitted_ms = weekly_ms(fitted_weeks[sites, ]), week_new_ms = weekly_ms(scored_weeks[sites, ]),
+    week_site_fitted_ms = weekly_ms(site_part(fitted_weeks)), week_site_new_ms = weekly_ms(site_part(scored_weeks)),
+    tau = sqrt(offsets$tau2), new_unit_sd = sqrt(offsets$new_unit_variance),
     unknown_shift_rms = sqrt(mean(shift[c("u7", "u8")]^2)))
 }
 
 started <- proc.time()[["elapsed"]]
-runs <- vapply(seq_len(replications), one_replication, numeric(12))
+runs <- vapply(seq_len(replications), one_replication, numeric(20))
 cat(sprintf("ncam %s, %d replications, %.1f min\n\n", utils::packageVersion("ncam"), replications,
             (proc.time()[["elapsed"]] - started) / 60))
 cat("90 % credible intervals for the truth, coverage (mean and standard error over replications):\n")
@@ -86,11 +111,21 @@ print(data.frame(sites = rows, coverage = sprintf("%.3f", rowMeans(runs[rows, ])
       row.names = FALSE)
 cat("\nOffsets at the known sites (root mean squares over replications):\n")
 ms <- rowMeans(runs)
-offsets <- c(offset_error_rms = sqrt(ms[["offset_vs_scored_ms"]] - ms[["scored_mean_noise_ms"]]),
-             offset_sd_claimed = sqrt(ms[["offset_sd_ms"]]), offset_vs_scored_rms = sqrt(ms[["offset_vs_scored_ms"]]),
-             scored_mean_noise = sqrt(ms[["scored_mean_noise_ms"]]), week_sd_fitted = sqrt(ms[["week_fitted_ms"]]),
-             week_sd_new = sqrt(ms[["week_new_ms"]]))
-print(data.frame(quantity = names(offsets), value = sprintf("%.3f", offsets)), row.names = FALSE)
+own <- runs["offset_own_ms", ] - runs["own_noise_ms", ]
+rms_with_error <- function(x) c(sqrt(mean(x)), stats::sd(x) / sqrt(replications) / (2 * sqrt(mean(x))))
+rms <- function(name) sqrt(ms[[name]])
+offsets <- rbind(offset_error_rms = rms_with_error(own), offset_sd_claimed = rms_with_error(runs["offset_sd_ms", ]),
+                 shared_shift_rms = c(rms("shared_ms"), NA), shared_shift_noise = c(rms("shared_noise_ms"), NA),
+                 level_change_known = c(sqrt(mean(runs["level_change_known", ]^2)), NA),
+                 level_change_unknown = c(sqrt(mean(runs["level_change_unknown", ]^2)), NA),
+                 offset_vs_scored_rms = c(rms("offset_vs_scored_ms"), NA), scored_mean_noise = c(rms("scored_mean_noise_ms"), NA),
+                 total_error_rms = c(sqrt(ms[["offset_vs_scored_ms"]] - ms[["scored_mean_noise_ms"]]), NA),
+                 week_sd_fitted = c(rms("week_fitted_ms"), NA), week_sd_new = c(rms("week_new_ms"), NA),
+                 week_sd_fitted_site = c(rms("week_site_fitted_ms"), NA), week_sd_new_site = c(rms("week_site_new_ms"), NA))
+print(data.frame(quantity = rownames(offsets), value = sprintf("%.3f", offsets[, 1]),
+                 std_error = ifelse(is.na(offsets[, 2]), "", sprintf("%.3f", offsets[, 2]))), row.names = FALSE)
+cat(sprintf("correlation over replications of the level change at the known and the unknown sites: %.2f\n",
+            stats::cor(runs["level_change_known", ], runs["level_change_unknown", ])))
 cat("\nBetween sites (means over replications):\n")
 rows <- c("tau", "new_unit_sd", "unknown_shift_rms")
 print(data.frame(quantity = rows, value = sprintf("%.3f", rowMeans(runs[rows, ]))), row.names = FALSE)

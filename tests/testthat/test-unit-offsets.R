@@ -148,6 +148,33 @@ test_that("offset_sd is the error of an offset against the unit's bias when the 
   expect_gt(mean(inside), 0.85)
 })
 
+test_that("offset_sd counts the wandering units share, which the pooled level takes up: conservative then", {
+  # 8 units beside the reference over the same 10 weeks of 24 rows: the unit's bias, a weekly
+  # level every unit shares (sd 0.4, the weather), one of the unit's own (sd 0.2) and row noise
+  # (sd 1), less the mean of all rows (the pooled model's level). The blocks count both weekly
+  # levels: a unit's mean errs by sqrt((0.16 + 0.04) / 10 + 1 / 240) = 0.156 by them. But the
+  # shared level moves every unit's mean alike and the pooled level takes it out, so an offset
+  # errs against its bias less the mean bias by sqrt(7 / 8 * (0.04 / 10 + 1 / 240)) = 0.085.
+  withr::local_seed(9)
+  units <- paste0("u", 1:8)
+  unit <- rep(units, each = 240)
+  week <- rep(rep(1:10, each = 24), 8)
+  errors <- claimed <- NULL
+  for (replication in 1:150) {
+    bias <- stats::rnorm(8)
+    shared <- stats::rnorm(10, sd = 0.4)[week]
+    own <- stats::rnorm(80, sd = 0.2)[(match(unit, units) - 1) * 10 + week]
+    difference <- bias[match(unit, units)] + shared + own + stats::rnorm(length(unit))
+    difference <- difference - mean(difference)
+    offsets <- ncam:::shrunk_offsets(difference, unit)
+    errors <- rbind(errors, offsets$table$offset - (bias - mean(bias)))
+    claimed <- rbind(claimed, offsets$table$offset_sd)
+  }
+  expect_equal(sqrt(mean(claimed^2)), sqrt(0.2 / 10 + 1 / 240), tolerance = 0.15)
+  expect_equal(sqrt(mean(errors^2)), sqrt(7 / 8 * (0.04 / 10 + 1 / 240)), tolerance = 0.15)
+  expect_gt(sqrt(mean(claimed^2)), 1.5 * sqrt(mean(errors^2)))
+})
+
 test_that("a unit with a few reference rows counts little in the between-unit variance", {
   # Three units with 300 rows each and biases of sd 0.5, wandering by day; a fourth with 3
   # rows, whose mean is as noisy as a row. The unweighted spread less the mean noise (the
