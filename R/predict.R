@@ -45,7 +45,8 @@
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
-#'   `TRUE` is an error for a model fitted without a reference.
+#'   With `unit` offsets, a reference reading is combined with the sensors' estimate after its
+#'   unit's offset. `TRUE` is an error for a model fitted without a reference.
 #' @param level Coverage level of the interval (a warning when given without `interval`).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty: a misspelt argument is an error, not ignored.
@@ -239,7 +240,17 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
   post <- drop_beyond_range(object, post, x, readings, call)
-  if (!raw) post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)), call)
+  if (!raw) {
+    # The low-cost sensors' own posterior on given rows: unit offsets correct that estimate.
+    sensors_only <- function(rows) {
+      row_readings <- lapply(readings, `[`, rows)
+      row_readings[[object$reference]] <- rep(NA_real_, length(rows))
+      ncam_posterior_columns(object, if (is.list(x)) lapply(x, `[`, rows) else x[rows, , drop = FALSE],
+                             row_readings, threads)
+    }
+    post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)),
+                             readings[[object$reference]], sensors_only, call)
+  }
   post$unseen_rows <- unseen
   if (extrapolation) {
     post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))

@@ -199,23 +199,34 @@ unit_column <- function(data, unit, arg, call) {
 unit_values <- function(data, unit, arg, call) key_text(unit_column(data, unit, arg, call))
 
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
-# variance of a new unit for a unit without reference rows) to its variances. Rows whose
-# reference reading entered the posterior (use_reference) keep it as it is: the offset is a
-# difference of the estimate from the low-cost sensors alone.
-add_unit_offsets <- function(object, post, newdata, reference_used, call) {
+# variance of a new unit for a unit without reference rows) to its variances. The offset
+# corrects the estimate of the low-cost sensors: on rows whose reference reading entered the
+# posterior (use_reference), that estimate (`sensors_only(rows)`, without the reference) is
+# corrected, then combined with the reading by their precisions, the reading's variance from
+# the reference's noise head.
+add_unit_offsets <- function(object, post, newdata, reference_used, reference, sensors_only, call) {
   offsets <- object$unit_offsets
   if (is.null(offsets)) return(post)
   units <- unit_values(newdata, offsets$unit, "newdata", call)
   hit <- match(units, offsets$table[[offsets$unit]])
-  own <- !reference_used
-  warn_unknown_units(units[own], hit[own], offsets$unit, call)
+  warn_unknown_units(units, hit, offsets$unit, call)
   shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
   # Fits saved before new_unit_variance was kept have tau2 alone.
   unknown_variance <- if (is.null(offsets$new_unit_variance)) offsets$tau2 else offsets$new_unit_variance
   extra <- ifelse(is.na(hit), unknown_variance, offsets$table$offset_sd[hit]^2)
-  post$mu[own] <- post$mu[own] + shift[own]
-  post$var_post[own] <- post$var_post[own] + extra[own]
-  post$var_pred[own] <- post$var_pred[own] + extra[own]
+  aleatoric <- post$var_pred - post$var_post
+  post$mu <- post$mu + shift
+  post$var_post <- post$var_post + extra
+  blended <- which(reference_used & !is.na(post$mu))
+  if (length(blended)) {
+    sensors <- sensors_only(blended)
+    corrected_precision <- 1 / (sensors$var_post + extra[blended])
+    reading_precision <- 1 / sensors$sigma2[, ncol(sensors$sigma2)]  # the reference is the last sensor
+    post$var_post[blended] <- 1 / (corrected_precision + reading_precision)
+    post$mu[blended] <- post$var_post[blended] *
+      (corrected_precision * (sensors$mu + shift[blended]) + reading_precision * reference[blended])
+  }
+  post$var_pred <- post$var_post + aleatoric
   post
 }
 

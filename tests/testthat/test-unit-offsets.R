@@ -263,9 +263,20 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   expect_match(chunk_warnings, "500 rows of `input` have 1 unit of site without reference rows in the fit \\(\"z\"\\) or no site \\(250 rows with NA\\)")
   expect_equal(scored$.pred, suppressWarnings(predict(fit, utils::read.csv(path)), classes = "ncam_warning_unknown_unit")$.pred,
                tolerance = 1e-6)
-  # With use_reference, a row whose reference entered the estimate keeps it as it is.
-  labelled <- d[!is.na(d$ref), ][1:3, ]
-  expect_identical(predict(fit, labelled, use_reference = TRUE), predict(fit, transform(labelled, site = NA), use_reference = TRUE))
+  # With use_reference, the sensors' estimate after the unit's offset is combined with the
+  # reference reading by their precisions (Gaussian product, written out).
+  labelled <- d[!is.na(d$ref) & !is.na(d$site) & !is.na(d$rh), ][c(1, 50, 100, 150), ]
+  corrected <- predict(fit, labelled, interval = "credible")
+  reading_variance <- subset(sensor_params(fit, labelled), sensor == "ref")$sigma^2
+  precision <- 1 / corrected$.post_sd^2 + 1 / reading_variance
+  expected <- (corrected$.pred / corrected$.post_sd^2 + labelled$ref / reading_variance) / precision
+  used <- predict(fit, labelled, interval = "prediction", use_reference = TRUE)
+  expect_equal(used$.pred, expected)
+  expect_equal(used$.post_sd, sqrt(1 / precision))
+  expect_equal(used$.pred_sd, sqrt(1 / precision + reading_variance))
+  # The unit matters: the same rows as another site's are combined after that site's offset.
+  moved <- transform(labelled, site = "a")
+  expect_false(isTRUE(all.equal(predict(fit, moved, use_reference = TRUE)$.pred, used$.pred)))
   expect_error(predict(fit, new[setdiff(names(new), "site")]), "site")
   # The error of the estimate after the co-location falls by the sites' spread.
   later <- d[d$day > 60, ]
