@@ -118,23 +118,8 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   check_averaging_steps(steps, averaging, named = !is.null(unit))
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
-  by <- if (averaging == "1h") c("unit", "day", "hour") else c("unit", "day")
-  parts <- lapply(unique(unname(steps)), function(step) {
-    rows <- obs[unname(steps)[match(obs$unit, names(steps))] %in% step, ]
-    means <- if (step >= block_span(averaging)) {
-      # Data at the averaging or coarser: one record expected per period.
-      block_means(rows, by, rep(1, nrow(rows)), completeness, values)
-    } else if (averaging == "1h") {
-      hourly_means(rows, step, completeness, values)
-    } else {
-      daily_means(rows, step, completeness, values)
-    }
-    key <- function(x) do.call(paste, c(unname(as.list(x[by])), sep = "\r"))
-    counts <- rowsum(rows$.present, key(rows))
-    means$.n_estimates <- unname(counts[key(means), 1])
-    means
-  })
-  frame <- do.call(rbind, lapply(parts, function(p) p[c("unit", "day", "hour", ".n_estimates", values)]))
+  frame <- block_frame(obs, steps, averaging, completeness, values, totals = ".present",
+                       average_given = TRUE)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }
@@ -220,7 +205,8 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
 }
 
 # The tibble of average_estimates(): the unit column under its own name and type, the period's
-# start under the name of the time column, the count, then the means (`values`: the internal
+# start under the name of the time column, the count of rows with an estimate (`.present`
+# summed), then the means (`values`: the internal
 # names, named by the columns), with their units where the columns had them.
 averaging_output <- function(frame, data, date, unit, averaging, values) {
   time <- data[[date]]
@@ -232,7 +218,7 @@ averaging_output <- function(frame, data, date, unit, averaging, values) {
   } else {
     as.POSIXct(frame$hour, origin = "1970-01-01", tz = tz)
   }
-  out$.n_estimates <- as.integer(frame$.n_estimates)
+  out$.n_estimates <- as.integer(frame$.present)
   for (column in names(values)) {
     mean_values <- unname(frame[[values[[column]]]])
     # The units package's class, kept without loading it.

@@ -203,9 +203,9 @@ note_unfit <- function(out, unfit, block) {
 # rows of the units with time step `step`, below one hour and dividing it. Hours are spans of
 # elapsed time starting on the local clock's hour (clock_columns()), each mean timed at its
 # start; an hour counts only with `completeness` of its records, as in the EPA reports.
-hourly_means <- function(obs, step, completeness, columns = c("est", "ref")) {
+hourly_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL) {
   hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness,
-                        columns)
+                        columns, totals)
   hourly$time <- hourly$hour
   hourly
 }
@@ -215,23 +215,24 @@ hourly_means <- function(obs, step, completeness, columns = c("est", "ref")) {
 # Data of a step below one hour that divides it first become 1-hour means, as in the EPA
 # reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
 # each hour that of its records.
-daily_means <- function(obs, step, completeness, columns = c("est", "ref")) {
+daily_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL) {
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- hourly_means(obs, step, completeness, columns)
+    obs <- hourly_means(obs, step, completeness, columns, totals)
     step <- 3600
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
-  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns)
+  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns,
+                       totals)
   daily$time <- daily$day * 86400
   daily
 }
 
 # Means of each of `columns` per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
-# block) gets NA for that column. `ref_complete` (when `obs` has it): every expected reference
-# record is there (for daily means of hourly means, every hour complete), so two units' means
-# cover the same.
-block_means <- function(obs, by, expected, completeness, columns = c("est", "ref")) {
+# block) gets NA for that column. `totals`: columns summed, not averaged (counts of rows).
+# `ref_complete` (when `obs` has it): every expected reference record is there (for daily
+# means of hourly means, every hour complete), so two units' means cover the same.
+block_means <- function(obs, by, expected, completeness, columns = c("est", "ref"), totals = NULL) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
   group <- match(key, key[first])
@@ -246,6 +247,7 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
   }
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   for (column in columns) out[[column]] <- block_mean(obs[[column]])
+  for (column in totals) out[[column]] <- unname(rowsum(obs[[column]], group, reorder = TRUE)[, 1])
   if ("ref_complete" %in% names(obs)) {
     out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
       expected
@@ -254,23 +256,28 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
   out
 }
 
-# The rows of block `block` ("1h" or "24h"): per unit, its means at its own time step, or its
-# rows as they stand when they are already at the block's averaging (hourly; a whole number of
-# days apart); units whose step fits neither (fits_span()) are left out.
+# The rows of block `block` ("1h" or "24h") for the units whose step fits it (fits_span()): per
+# unit, the means of `columns` at its own time step, with the sums of `totals`. Units already at
+# the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
+# or with `average_given` have them averaged per period, one record expected (two readings in
+# one hour, such as one stamped a second early, become one mean).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
-block_frame <- function(obs, steps, block, completeness) {
+block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref"),
+                        totals = NULL, average_given = FALSE) {
   span <- block_span(block)
   steps <- steps[fits_span(steps, span)]
   row_step <- unname(steps)[match(obs$unit, names(steps))]
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
-    if (step >= span) {
-      rows
-    } else if (block == "1h") {
-      hourly_means(rows, step, completeness)
+    if (step < span) {
+      means <- if (block == "1h") hourly_means else daily_means
+      means(rows, step, completeness, columns, totals)
+    } else if (average_given) {
+      by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
+      block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
     } else {
-      daily_means(rows, step, completeness)
+      rows
     }
   })
   frame <- do.call(rbind, c(list(obs[0, ]), parts))
