@@ -44,8 +44,12 @@
 #' per day directly, each day needing `completeness` of its records. A unit's
 #' time step is the most common gap between its time stamps; a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
-#' incomplete periods. Data already at the averaging (hourly data and `"1h"`,
-#' daily data, also a whole number of days apart, and `"24h"`) give one row per
+#' incomplete periods. Time stamps that wander around a step (1-minute data
+#' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message,
+#' and their periods count as complete with one record fewer than their share,
+#' as in [sensor_performance()] (see its Time step). Data already at the
+#' averaging (hourly data and `"1h"`, daily data, also a whole number of days
+#' apart, and `"24h"`) give one row per
 #' period too, dated by its start (an hourly reading stamped at 05:30 falls in
 #' the hour from 05:00; two readings in one period, such as one stamped a second
 #' early, are averaged). Any other time step (such as 7 minutes, or daily data
@@ -111,37 +115,25 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   }
   averaged_columns <- c(estimate_columns, columns)
   obs <- averaging_input(data, date, unit, averaged_columns)
-  steps <- unit_time_steps(obs)
+  timing <- unit_time_steps(obs, named = !is.null(unit))
+  steps <- timing$steps
   if (all(is.na(steps))) {
     ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
-  check_averaging_steps(steps, averaging, named = !is.null(unit))
+  check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
-  by <- if (averaging == "1h") c("unit", "day", "hour") else c("unit", "day")
-  parts <- lapply(unique(unname(steps)), function(step) {
-    rows <- obs[unname(steps)[match(obs$unit, names(steps))] %in% step, ]
-    means <- if (step >= block_span(averaging)) {
-      # Data at the averaging or coarser: one record expected per period.
-      block_means(rows, by, rep(1, nrow(rows)), completeness, values)
-    } else if (averaging == "1h") {
-      hourly_means(rows, step, completeness, values)
-    } else {
-      daily_means(rows, step, completeness, values)
-    }
-    key <- function(x) do.call(paste, c(unname(as.list(x[by])), sep = "\r"))
-    counts <- rowsum(rows$.present, key(rows))
-    means$.n_estimates <- unname(counts[key(means), 1])
-    means
-  })
-  frame <- do.call(rbind, lapply(parts, function(p) p[c("unit", "day", "hour", ".n_estimates", values)]))
+  frame <- block_frame(obs, steps, averaging, completeness, values, totals = ".present",
+                       average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }
 
 # Each unit's time step must divide the averaging's span, or be a whole number of days for
-# 24-hour means.
-check_averaging_steps <- function(steps, averaging, named, call = parent.frame()) {
+# 24-hour means; the error says which units' gaps scatter (`irregular`, their mean gaps named by
+# unit).
+check_averaging_steps <- function(steps, averaging, named, irregular = numeric(),
+                                  call = parent.frame()) {
   unfit <- !fits_span(steps, block_span(averaging))
   if (!any(unfit)) return(invisible())
   words <- block_words(averaging)
@@ -150,8 +142,10 @@ check_averaging_steps <- function(steps, averaging, named, call = parent.frame()
                  i = "Use {.code averaging = \"24h\"} for daily means."), call = call)
   }
   who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
+  scatter <- scatter_hint(irregular[intersect(names(steps)[unfit], names(irregular))], named)
   ncam_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
                     {?does/do} not divide {words$span}: no {words$means} means.",
+               i = if (length(scatter)) "{scatter}",
                i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."),
              call = call)
 }
@@ -220,7 +214,8 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
 }
 
 # The tibble of average_estimates(): the unit column under its own name and type, the period's
-# start under the name of the time column, the count, then the means (`values`: the internal
+# start under the name of the time column, the count of rows with an estimate (`.present`
+# summed), then the means (`values`: the internal
 # names, named by the columns), with their units where the columns had them.
 averaging_output <- function(frame, data, date, unit, averaging, values) {
   time <- data[[date]]
@@ -232,7 +227,7 @@ averaging_output <- function(frame, data, date, unit, averaging, values) {
   } else {
     as.POSIXct(frame$hour, origin = "1970-01-01", tz = tz)
   }
-  out$.n_estimates <- as.integer(frame$.n_estimates)
+  out$.n_estimates <- as.integer(frame$.present)
   for (column in names(values)) {
     mean_values <- unname(frame[[values[[column]]]])
     # The units package's class, kept without loading it.

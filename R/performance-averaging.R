@@ -1,16 +1,68 @@
 # The time step of the data and the 1-hour and 24-hour means that sensor_performance() judges
 # O3 and PM2.5 on.
 
-# The most common gap (seconds) between consecutive time stamps of each unit, named by unit in
-# order of first appearance, gaps near whole seconds counted as them (whole_second_gaps()). A
-# unit with one time stamp takes the most common gap of all units; NA when no unit has two time
-# stamps.
-unit_time_steps <- function(obs) {
+# Each unit's time step in seconds (`steps`, named by unit in order of first appearance; see
+# step_of_gaps()), the units whose stamps wander around their step (`jittered`) and the mean
+# gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a day
+# (`irregular`, judged at their most common gap). A unit with one time stamp takes the step of
+# all units' gaps pooled; NA when no unit has two time stamps.
+# `named`: the units have names to give in the message on jittered stamps.
+unit_time_steps <- function(obs, named) {
   units <- unique(obs$unit)
   gaps <- lapply(split(obs$time, factor(obs$unit, units)), function(t) diff(sort(t)))
-  steps <- vapply(gaps, most_common_gap, numeric(1))
-  steps[is.na(steps)] <- most_common_gap(unlist(gaps))
-  steps
+  found <- lapply(gaps, step_of_gaps)
+  lonely <- vapply(found, function(f) is.na(f$step), logical(1))
+  if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
+  steps <- vapply(found, `[[`, numeric(1), "step")
+  kind <- vapply(found, `[[`, character(1), "kind")
+  for (step in unique(steps[kind == "jittered"])) {
+    who <- names(steps)[kind == "jittered" & steps == step]
+    centre <- vapply(found[who], `[[`, numeric(1), "centre")
+    whose <- if (named) cli::format_inline("of unit{?s} {.val {who}} ") else ""
+    gaps_shown <- prettyNum(signif(centre, 4))
+    cli::cli_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
+                     {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
+                     step.")
+  }
+  irregular <- kind == "irregular"
+  list(steps = steps, jittered = names(steps)[kind == "jittered"],
+       irregular = vapply(found[irregular], `[[`, numeric(1), "centre"))
+}
+
+# The time step of gaps (seconds, whole_second_gaps()): the most common gap when most of the
+# gaps of about one step are exactly it (regular data, also with records missing); else
+# nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a
+# day; else the most common gap, "irregular". `centre`: the mean gap of about one step.
+step_of_gaps <- function(gaps) {
+  gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
+  mode <- most_common_gap(gaps)
+  if (is.na(mode)) return(list(step = NA_real_, kind = "regular", centre = NA_real_))
+  one_step <- gaps[gaps > mode / 2 & gaps < 1.5 * mode]
+  if (mean(one_step == mode) > 0.5) return(list(step = mode, kind = "regular", centre = mode))
+  # Missed records and breaks are several steps long: the others are one step each, and their
+  # mean is the step at which records come (jitter cancels in it).
+  centre <- stats::median(gaps)
+  near <- gaps[abs(gaps - centre) < centre / 2]
+  if (length(near)) centre <- mean(near)
+  nominal <- nominal_step(centre)
+  # A step is dominant when most gaps are one step, give or take jitter of under half a step.
+  if (!is.na(nominal) && mean(abs(gaps - nominal) < nominal / 2) >= 0.5) {
+    return(list(step = nominal, kind = "jittered", centre = centre))
+  }
+  list(step = mode, kind = "irregular", centre = centre)
+}
+
+# The step that divides an hour (in whole seconds), or a day (in whole minutes), or is whole
+# days, nearest `centre` and within 2.5 % of it (so a period's count of records is expected
+# within 2.5 %), else NA. Wider, jittered 7-minute data would take 400 seconds (5 % off), and
+# a day's divisors in whole seconds are too dense to tell a step (432 seconds is 3 % off).
+nominal_step <- function(centre) {
+  seconds <- seq_len(3600)
+  minutes <- 60 * seq_len(1440)
+  candidates <- c(seconds[3600 %% seconds == 0], minutes[86400 %% minutes == 0],
+                  86400 * max(1, round(centre / 86400)))
+  nominal <- candidates[which.min(abs(candidates - centre))]
+  if (abs(centre - nominal) <= 0.025 * nominal) nominal else NA_real_
 }
 
 most_common_gap <- function(gaps) {
@@ -157,8 +209,9 @@ unfit_reason <- function(step, block) {
 
 # `unfit`: per block ("1h", "24h"), the steps of the units that do not fit it, named by unit.
 # An error when no unit fits any block asked and "as_given" is not asked, else a warning per
-# block asked naming its units.
-check_unfit <- function(unfit, steps, averaging, call) {
+# block asked naming its units, and those of them whose gaps scatter (`irregular`, their mean
+# gaps named by unit).
+check_unfit <- function(unfit, steps, averaging, call, irregular = numeric()) {
   blocks <- intersect(averaging, names(unfit))
   empty <- blocks[lengths(unfit[blocks]) == length(steps)]
   named <- !identical(names(steps), "all")
@@ -169,16 +222,29 @@ check_unfit <- function(unfit, steps, averaging, call) {
     whose <- if (named) cli::format_inline("of unit{?s} {.val {names(left)}}") else "of the data"
     shown <- toString(vapply(unique(unname(left)), format_step, character(1)))
     n <- cli::qty(length(left))
+    scatter <- scatter_hint(irregular[intersect(names(left), names(irregular))], named)
     if (all(averaging %in% empty)) {
       ncam_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
                         {shown}.",
+                   i = if (length(scatter)) "{scatter}",
                    i = "Use {.code averaging = \"as_given\"} or put the data on a regular
                             grid."), call = call)
     }
     cli::cli_warn(c("The time step {whose} ({shown}) does not divide {words$span}: {n}{?its/their}
                      {words$means} metrics are NA (see column {.field note}).",
+                    i = if (length(scatter)) "{scatter}",
                     i = words$hint), class = c("ncam_warning_uneven_step", "ncam_warning"))
   }
+}
+
+# Why the time step of units whose gaps scatter (`irregular`: their mean gaps, named by unit;
+# unit_time_steps()) fits no block, for the messages; NULL when there are none.
+scatter_hint <- function(irregular, named) {
+  if (length(irregular) == 0L) return(NULL)
+  whose <- if (named) cli::format_inline(" of unit{?s} {.val {names(irregular)}}") else ""
+  paste0("The gaps between the time stamps", whose, " scatter (mean gap ",
+         toString(prettyNum(signif(irregular, 4))), " seconds), with no step that divides an hour or
+          a day within 2.5 % of it holding most of them: the time step is their most common gap.")
 }
 
 # Notes on the rows of `block` of units left out for their step, and on the "all" row.
@@ -203,9 +269,11 @@ note_unfit <- function(out, unfit, block) {
 # rows of the units with time step `step`, below one hour and dividing it. Hours are spans of
 # elapsed time starting on the local clock's hour (clock_columns()), each mean timed at its
 # start; an hour counts only with `completeness` of its records, as in the EPA reports.
-hourly_means <- function(obs, step, completeness, columns = c("est", "ref")) {
+# `spare`: per row, the records a complete hour may lack (block_means()).
+hourly_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL,
+                         spare = 0) {
   hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness,
-                        columns)
+                        columns, totals, spare)
   hourly$time <- hourly$hour
   hourly
 }
@@ -214,63 +282,79 @@ hourly_means <- function(obs, step, completeness, columns = c("est", "ref")) {
 # for the rows of the units with time step `step`.
 # Data of a step below one hour that divides it first become 1-hour means, as in the EPA
 # reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
-# each hour that of its records.
-daily_means <- function(obs, step, completeness, columns = c("est", "ref")) {
+# each hour that of its records; `spare` applies to the stage that counts records, not hours.
+daily_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL,
+                        spare = 0) {
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- hourly_means(obs, step, completeness, columns)
+    obs <- hourly_means(obs, step, completeness, columns, totals, spare)
     step <- 3600
+    spare <- 0
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
-  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns)
+  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns,
+                       totals, spare)
   daily$time <- daily$day * 86400
   daily
 }
 
 # Means of each of `columns` per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
-# block) gets NA for that column. `ref_complete` (when `obs` has it): every expected reference
-# record is there (for daily means of hourly means, every hour complete), so two units' means
-# cover the same.
-block_means <- function(obs, by, expected, completeness, columns = c("est", "ref")) {
+# block) gets NA for that column. `totals`: columns summed, not averaged (counts of rows).
+# `ref_complete` (when `obs` has it): every expected reference record is there (for daily
+# means of hourly means, every hour complete), so two units' means cover the same.
+# `spare` (per row, or one number): records a block may lack and still be complete. Jittered
+# stamps (unit_time_steps()) put a complete hour's 60 minutes at 59 to 61 records, as one may
+# fall across either edge.
+block_means <- function(obs, by, expected, completeness, columns = c("est", "ref"), totals = NULL,
+                        spare = 0) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
   first <- !duplicated(key)
   group <- match(key, key[first])
   # rowsum() sorts by group, numbered in order of first appearance, as are `first` rows.
   expected <- expected[first]
+  complete <- expected - rep_len(spare, length(first))[first]
+  needed <- pmin(completeness * expected, complete)
   block_mean <- function(v) {
     present <- !is.na(v)
     sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)
     means <- sums[, 2] / sums[, 1]
-    means[sums[, 1] == 0 | sums[, 1] < completeness * expected] <- NA
+    means[sums[, 1] == 0 | sums[, 1] < needed] <- NA
     unname(means)
   }
   out <- obs[first, c("unit", "time", "day", "hour", "day_seconds")]
   for (column in columns) out[[column]] <- block_mean(obs[[column]])
+  for (column in totals) out[[column]] <- unname(rowsum(obs[[column]], group, reorder = TRUE)[, 1])
   if ("ref_complete" %in% names(obs)) {
     out$ref_complete <- unname(rowsum(as.numeric(obs$ref_complete), group, reorder = TRUE)[, 1]) >=
-      expected
+      complete
   }
   rownames(out) <- NULL
   out
 }
 
-# The rows of block `block` ("1h" or "24h"): per unit, its means at its own time step, or its
-# rows as they stand when they are already at the block's averaging (hourly; a whole number of
-# days apart); units whose step fits neither (fits_span()) are left out.
+# The rows of block `block` ("1h" or "24h") for the units whose step fits it (fits_span()): per
+# unit, the means of `columns` at its own time step, with the sums of `totals`. Units already at
+# the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
+# or with `average_given` have them averaged per period, one record expected (two readings in
+# one hour, such as one stamped a second early, become one mean). Units named in `jittered`
+# have complete periods with one record fewer (block_means()).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
-block_frame <- function(obs, steps, block, completeness) {
+block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref"),
+                        totals = NULL, average_given = FALSE, jittered = character()) {
   span <- block_span(block)
   steps <- steps[fits_span(steps, span)]
   row_step <- unname(steps)[match(obs$unit, names(steps))]
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
-    if (step >= span) {
-      rows
-    } else if (block == "1h") {
-      hourly_means(rows, step, completeness)
+    if (step < span) {
+      means <- if (block == "1h") hourly_means else daily_means
+      means(rows, step, completeness, columns, totals, spare = as.numeric(rows$unit %in% jittered))
+    } else if (average_given) {
+      by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
+      block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
     } else {
-      daily_means(rows, step, completeness)
+      rows
     }
   })
   frame <- do.call(rbind, c(list(obs[0, ]), parts))

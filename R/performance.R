@@ -62,14 +62,27 @@
 #' `note` says why.
 #'
 #' **Time step**: each unit's time step is the most common gap between its
-#' consecutive time stamps (a unit with one time stamp takes the most common
-#' gap of all units), so an hourly unit beside a 10-minute one is judged at its
+#' consecutive time stamps (a unit with one time stamp takes the step of all
+#' units' gaps), so an hourly unit beside a 10-minute one is judged at its
 #' own step. A gap within 0.45 seconds and 5 % of a whole number of seconds
 #' counts as that number, so that readings stamped a fraction of a second off
 #' a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
 #' and their 1-hour and 24-hour means; the times themselves are not moved (a
-#' reading stamped at 00:59:59.9 counts in the hour from 00:00). `time_step`
-#' gives it on the unit's `"as_given"` rows; the
+#' reading stamped at 00:59:59.9 counts in the hour from 00:00). Time stamps
+#' that wander by more (a logger stamping 12:00:07, 12:01:05, 12:02:09, ...),
+#' so that no gap is most of the gaps of about one step, take the step that
+#' divides an hour (in whole seconds) or a day (in whole minutes), or is whole
+#' days, within 2.5 % of their mean gap of about one step (gaps of two steps
+#' or more, from missed records or breaks, left out), when most of the gaps lie
+#' within half a step of it; a message says so. Their readings also stay in the
+#' hour of their own stamp, so a complete hour of such 1-minute data holds 59
+#' to 61 of them: for these units an hour (or, for data averaged per day
+#' directly, a day) with one record fewer than its share counts as complete,
+#' also at `completeness = 1`. Gaps that scatter around no such step
+#' (7-minute data with jitter, readings at random times) keep the most common
+#' gap, and the warning or error on a step that divides no hour or day says
+#' that they scatter. `time_step` gives the step on the unit's `"as_given"`
+#' rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
@@ -244,7 +257,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                  i = "Check that the two columns overlap in time."))
   }
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
-  steps <- unit_time_steps(obs)
+  timing <- unit_time_steps(obs, named = !is.null(unit))
+  steps <- timing$steps
   averaging <- settle_averaging(averaging, steps)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   inform_unpaired(unpaired, averaging, steps)
@@ -252,11 +266,15 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   # that block only.
   unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
                   simplify = FALSE)
-  check_unfit(unfit, steps, averaging, environment())
+  check_unfit(unfit, steps, averaging, environment(), timing$irregular)
   raw_agreement <- reference_agreement(obs)
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {
-    frame <- if (avg == "as_given") obs else block_frame(obs, steps, avg, completeness)
+    frame <- if (avg == "as_given") {
+      obs
+    } else {
+      block_frame(obs, steps, avg, completeness, jittered = timing$jittered)
+    }
     period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
     out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty)
     if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)

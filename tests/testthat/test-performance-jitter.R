@@ -1,0 +1,182 @@
+# Time stamps that wander around a regular step (logger jitter): the step both
+# sensor_performance() and average_estimates() take, and the 1-hour and 24-hour means, checked
+# against means written out here by hand and with tapply() on clock hours from format().
+
+# O3-like readings every `step` seconds (1 minute), each stamped up to `jitter` seconds off its
+# slot, over `hours` hours from 2024-07-01 (a stamp jittered out of them is dropped).
+jittered_minutes <- function(hours, step = 60, jitter = 10, seed = 1) {
+  start <- as.POSIXct("2024-07-01", tz = "UTC")
+  slots <- start + step * (0:(hours * 3600 / step - 1))
+  withr::with_seed(seed, {
+    date <- slots + stats::runif(length(slots), -jitter, jitter)
+    ref <- 40 + 15 * sin(seq_along(slots) / 200) + stats::rnorm(length(slots), sd = 2)
+    est <- 1.1 * ref - 2 + stats::rnorm(length(slots), sd = 3)
+  })
+  inside <- date >= start & date < start + 3600 * hours
+  data.frame(date = date, ref = ref, est = est)[inside, ]
+}
+
+# The value of `expr` and the messages it gave, muffled.
+with_messages <- function(expr) {
+  said <- character()
+  value <- withCallingHandlers(expr, message = function(m) {
+    said <<- c(said, conditionMessage(m))
+    invokeRestart("muffleMessage")
+  })
+  list(value = value, messages = paste(said, collapse = ""))
+}
+
+# The mean of `x` when at least `need` of its values are present, else NA.
+mean_if <- function(x, need) if (sum(!is.na(x)) >= need) mean(x, na.rm = TRUE) else NA_real_
+
+test_that("10-minute data stamped seconds off the step have hourly means of their clock hours", {
+  # Slot k (10 minutes each) holds the value k; its stamp is `off` seconds off. Slot 7 (01:00)
+  # is stamped 00:59:55 and slot 19 (03:00) 02:59:51: hours 0 and 2 hold 7 stamps, 1 and 3 hold 5.
+  off <- c(7, 5, -8, 3, -4, 8, -5, 2, -3, 6, -7, 4, 9, -2, 5, -6, 3, 6, -9, 4, -5, 2, 8, -3)
+  start <- as.POSIXct("2024-05-01", tz = "UTC")
+  d <- data.frame(date = start + 600 * (0:23) + off, .pred = 1:24)
+  expect_message(out <- average_estimates(d, averaging = "1h"),
+                 "wander around a step of 10 minutes \\(mean gap 599.6 seconds\\)")
+  expect_equal(out$date, start + 3600 * (0:3))
+  expect_identical(out$.n_estimates, c(7L, 5L, 7L, 5L))
+  # The means of values 1-7, 8-12, 13-19 and 20-24.
+  expect_equal(out$.pred, c(4, 10, 16, 22))
+  # An hour of 5 stamps lost one record to the hour before: complete even at completeness 1.
+  expect_equal(suppressMessages(average_estimates(d, "1h", completeness = 1))$.pred, c(4, 10, 16, 22))
+  # One record missing beyond that: 4 of the 6 an hour holds, below 0.75 and below complete.
+  d$.pred[10] <- NA
+  expect_equal(suppressMessages(average_estimates(d, "1h"))$.pred, c(4, NA, 16, 22))
+  expect_equal(suppressMessages(average_estimates(d, "1h", completeness = 1))$.pred, c(4, NA, 16, 22))
+  expect_equal(suppressMessages(average_estimates(d, "1h", completeness = 0.6))$.pred,
+               c(4, mean(c(8, 9, 11, 12)), 16, 22))
+})
+
+test_that("1-minute O3 stamped up to 10 s off the minute is judged on 1-hour and 24-hour means", {
+  obs <- jittered_minutes(hours = 96)
+  hour <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
+  # An hour missing 20 of its minutes keeps about 40 stamps: below 45, it does not count.
+  obs$est[hour == "2024-07-01 05" & format(obs$date, "%M", tz = "UTC") < "20"] <- NA
+  run <- with_messages(sensor_performance(obs, "est", "ref", pollutant = "o3",
+                                          averaging = c("as_given", "1h", "24h")))
+  expect_match(run$messages, "wander around a step of 1 minute")
+  res <- run$value
+  expect_identical(res$time_step, c("1 minute", "1 hour", "24 hours"))
+  est <- tapply(obs$est, hour, mean_if, 45)
+  ref <- tapply(obs$ref, hour, mean_if, 45)
+  expect_true(is.na(est[["2024-07-01 05"]]))
+  expect_identical(res$n[2], 95L)
+  expect_equal(res$mbe[2], mean(est - ref, na.rm = TRUE))
+  expect_equal(res$rmse[2], sqrt(mean((est - ref)^2, na.rm = TRUE)))
+  # Days of 18 or more hourly means: all four.
+  day <- substr(names(est), 1, 10)
+  daily_est <- tapply(est, day, mean_if, 18)
+  daily_ref <- tapply(ref, day, mean_if, 18)
+  expect_identical(res$n[3], 4L)
+  expect_equal(res$mbe[3], mean(daily_est - daily_ref))
+})
+
+test_that("a complete jittered hour of 59 stamps counts at completeness 1, one of 58 does not", {
+  obs <- jittered_minutes(hours = 48, seed = 3)
+  d <- data.frame(date = obs$date, .pred = obs$est)
+  hour <- format(d$date, "%Y-%m-%d %H", tz = "UTC")
+  counts <- table(hour)
+  expect_true(all(counts %in% 59:61))
+  expect_true(any(counts == 59L))
+  full <- suppressMessages(average_estimates(d, "1h", completeness = 1))
+  expect_equal(full$.pred, unname(as.numeric(tapply(d$.pred, hour, mean))))
+  expect_identical(full$.n_estimates, as.integer(counts), ignore_attr = TRUE)
+  # One record fewer in an hour of 59: incomplete.
+  short <- names(counts)[counts == 59L][1]
+  d$.pred[which(hour == short)[30]] <- NA
+  out <- suppressMessages(average_estimates(d, "1h", completeness = 1))
+  expect_true(is.na(out$.pred[names(counts) == short]))
+  expect_identical(sum(is.na(out$.pred)), 1L)
+})
+
+test_that("jittered 2-minute and 10-minute data keep their step, not a finer one", {
+  for (step in c(120, 600)) {
+    obs <- jittered_minutes(hours = 30, step = step, jitter = 0.2 * step, seed = 2)
+    hour <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
+    res <- suppressMessages(sensor_performance(obs, "est", "ref", pollutant = "o3"))
+    expect_identical(res$time_step, c(if (step == 120) "2 minutes" else "10 minutes", "1 hour"))
+    # Every hour holds about 3600 / step stamps, above 75 % of them: 30 hourly pairs.
+    need <- 0.75 * 3600 / step
+    est <- tapply(obs$est, hour, mean_if, need)
+    ref <- tapply(obs$ref, hour, mean_if, need)
+    expect_identical(res$n[2], 30L)
+    expect_equal(res$mbe[2], mean(est - ref, na.rm = TRUE))
+    d <- data.frame(date = obs$date, .pred = obs$est)
+    out <- suppressMessages(average_estimates(d, "1h"))
+    expect_equal(out$.pred, unname(as.numeric(est)))
+  }
+})
+
+test_that("jittered hourly and daily data keep their step, a day complete with one hour fewer", {
+  hourly <- jittered_minutes(hours = 240, step = 3600, jitter = 20, seed = 4)
+  day <- format(hourly$date, "%Y-%m-%d", tz = "UTC")
+  counts <- table(day)
+  # A day whose first stamp fell in the day before holds 23 hours: complete even at
+  # completeness 1.
+  expect_true(any(counts == 23L))
+  d <- data.frame(date = hourly$date, .pred = hourly$est)
+  out <- suppressMessages(average_estimates(d, completeness = 1))
+  by_day <- tapply(d$.pred, day, mean)
+  by_day[counts < 23L] <- NA
+  expect_equal(out$.pred, unname(as.numeric(by_day)))
+  res <- suppressMessages(sensor_performance(hourly, "est", "ref", averaging = c("as_given", "24h")))
+  expect_identical(res$time_step, c("1 hour", "24 hours"))
+  expect_identical(res$n[2], sum(counts >= 18L))
+  # Daily samples collected up to half an hour off midnight, never across it.
+  days <- as.POSIXct("2024-01-01 00:30", tz = "UTC") + 86400 * (0:19) +
+    withr::with_seed(5, stats::runif(20, -1500, 1500))
+  daily <- data.frame(date = days, ref = 1:20, est = 1:20 + 0.5)
+  run <- with_messages(sensor_performance(daily, "est", "ref"))
+  expect_match(run$messages, "wander around a step of 24 hours")
+  res <- run$value
+  expect_identical(res$time_step, "24 hours")
+  expect_identical(res$n, 20L)
+})
+
+test_that("regular steps are not taken for jitter", {
+  hours <- as.POSIXct("2024-03-25", tz = "Europe/Brussels") + 3600 * setdiff(0:200, c(5, 6, 50:60))
+  d <- data.frame(date = hours, ref = seq_along(hours), est = seq_along(hours) + 1)
+  run <- with_messages(sensor_performance(d, "est", "ref"))
+  expect_no_match(run$messages, "wander")
+  expect_identical(run$value$time_step, c("1 hour", "24 hours"))
+  days <- seq(as.POSIXct("2024-03-01", tz = "Europe/Brussels"), by = "day", length.out = 60)
+  d <- data.frame(date = days, ref = 1:60, est = 2:61)
+  run <- with_messages(sensor_performance(d, "est", "ref"))
+  expect_no_match(run$messages, "wander")
+  expect_identical(run$value$time_step, "24 hours")
+  # 1-minute data with records missing: gaps of 1, 2 and 3 minutes, exactly.
+  minutes <- as.POSIXct("2024-01-01", tz = "UTC") + 60 * sort(withr::with_seed(6, sample(0:5999, 3500)))
+  d <- data.frame(date = minutes, .pred = 1)
+  expect_no_message(out <- average_estimates(d, "1h"))
+  expect_identical(out$.n_estimates, as.integer(table(format(minutes, "%d %H"))), ignore_attr = TRUE)
+})
+
+test_that("the logger stamping 12:00:07, 12:01:05, 12:02:09 has a step of one minute", {
+  d <- data.frame(date = as.POSIXct("2024-01-01 12:00:07", tz = "UTC") + c(0, 58, 122),
+                  est = 1:3, ref = 1:3)
+  res <- suppressMessages(sensor_performance(d, "est", "ref", averaging = "as_given"))
+  expect_identical(res$time_step, "1 minute")
+})
+
+test_that("gaps scattering around no step that divides an hour are an error or warning saying so", {
+  # 7-minute data stamped up to 10 s off: no step divides an hour within 2.5 % of 420 s.
+  seven <- jittered_minutes(hours = 70, step = 420, jitter = 10, seed = 7)
+  d <- data.frame(date = seven$date, .pred = seven$est)
+  expect_error(average_estimates(d, "1h"), "scatter \\(mean gap 420 seconds\\)")
+  seven$unit <- "s7"
+  minute <- jittered_minutes(hours = 70, seed = 8)
+  minute$unit <- "m1"
+  both <- rbind(seven, minute)
+  expect_warning(res <- suppressMessages(sensor_performance(both, "est", "ref", unit = "unit",
+                                                            pollutant = "o3")),
+                 "of unit \"s7\" scatter", class = "ncam_warning_uneven_step")
+  expect_identical(res$time_step[2], "1 minute")
+  expect_identical(res$n[res$unit == "m1" & res$averaging == "1h"], 70L)
+  # Readings at random times, 10 s to 5 minutes apart: no dominant step.
+  random <- as.POSIXct("2024-01-01", tz = "UTC") + cumsum(withr::with_seed(9, stats::runif(3000, 10, 300)))
+  expect_error(average_estimates(data.frame(date = random, .pred = 1), "1h"), "scatter")
+})
