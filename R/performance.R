@@ -29,7 +29,10 @@
 #' reference are valid, RMSE = sqrt(sum over units j and times d of
 #' (x_dj - R_d)^2 / (N M)), NRMSE = RMSE / (mean of R_d over those N points) x
 #' 100 and MBE = sum of (x_dj - R_d) / (N M); fewer than 3 such time points give
-#' NA with a note. A unit without a single pair (a sensor that never reported)
+#' NA with a note. R_d is the reference's value paired with unit j: the same for every unit
+#' when the units carry the same reference rows, but a 1-hour or 24-hour mean of the
+#' reference rows of unit j alone (a unit that missed two hours of a day averages the
+#' reference over its other 22), where EPA's `sensortoolkit` averages the reference on its own. A unit without a single pair (a sensor that never reported)
 #' is left out of M, and the note names it. Units that are not co-located (such as one unit per site,
 #' each beside its own reference) have no common reference, so these three pool
 #' the pairs of every unit, as do the EU metrics (`orth_slope`,
