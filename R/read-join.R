@@ -40,7 +40,8 @@
 #' monitor's zone to compare local days.
 #'
 #' Numeric columns are averaged (`integer64` columns, as from
-#' `data.table::fread()`, are converted to doubles first); an infinite value,
+#' `data.table::fread()`, are converted to doubles first; a column of class
+#' `"units"`, of the units package, keeps its units); an infinite value,
 #' or one beyond 1e150 in magnitude (too large to compute with, as in
 #' [ncam()]), is an error. Any other column must hold one value per period and
 #' series, or it is an error: add the column that tells the series apart to
@@ -236,7 +237,10 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
       total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
       mean <- total / present
       mean[present == 0 | present < completeness * expected] <- NA_real_
-      out[[col]] <- unname(mean)
+      mean <- unname(mean)
+      # A column of the units package keeps its units (its class, without loading the package).
+      if (inherits(x, "units")) mean <- structure(mean, units = attr(x, "units"), class = "units")
+      out[[col]] <- mean
     } else {
       check_one_value_per_period(x, first, group, col, arg, call)
       out[[col]] <- x[first]

@@ -1,6 +1,6 @@
 # join_reference(): missing-value codes in the readings, the type of the time column it gives
-# back, and periods of whole days however written. Expected values are hand computations on
-# small series.
+# back, periods of whole days however written, and columns with units. Expected values are hand
+# computations on small series.
 
 utc <- function(x, tz = "UTC") as.POSIXct(x, tz = tz)
 
@@ -110,4 +110,29 @@ test_that("a whole number of days, however written, is local calendar days as \"
   # Daily values stamped at UTC midnight are warned about with "24 hours" too.
   utc_days <- data.frame(date = as.POSIXct(c("2023-03-10", "2023-03-11"), tz = "UTC"), ref = 1:2)
   expect_warning(join_reference(sensors, utc_days, average = "24 hours"), class = "ncam_warning_period_offset")
+})
+
+test_that("columns of the units package are averaged and keep their units", {
+  skip_if_not_installed("units")
+  hours <- utc("2023-03-11 08:00") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = units::set_units(1:48, "ug/m3"))
+  reference <- data.frame(date = hours, ref = units::set_units(as.numeric(1:48) + 0.5, "ug/m3"))
+  hourly <- join_reference(sensors, reference)
+  expect_s3_class(hourly$pm, "units")
+  expect_identical(units::deparse_unit(hourly$pm), units::deparse_unit(sensors$pm))
+  expect_equal(as.numeric(hourly$pm), as.numeric(1:48))
+  expect_equal(as.numeric(hourly$ref), 1:48 + 0.5)
+  # Days of UTC: 08:00 to 23:00 (16 hours, below 0.75 of 24), then 24 hours, then 8.
+  daily <- join_reference(sensors, reference, average = "1 day", completeness = 0.5)
+  expect_equal(as.numeric(daily$pm), c(mean(1:16), mean(17:40), NA))
+  expect_identical(units::deparse_unit(daily$ref), units::deparse_unit(reference$ref))
+  # A missing-value code is blanked, and a value too large is the usual error.
+  coded <- sensors
+  coded$pm[2] <- units::set_units(-999L, "ug/m3")
+  expect_warning(out <- join_reference(coded, reference, average = "2 hours"), class = "ncam_warning_missing_code")
+  expect_equal(as.numeric(out$pm[1:2]), c(NA, 3.5))
+  huge <- reference
+  huge$ref[3] <- units::set_units(1e200, "ug/m3")
+  expect_error(join_reference(sensors, huge), "\"ref\" of `reference` has a value as large as 1e\\+200 in row 3",
+               class = "rlang_error")
 })
