@@ -91,7 +91,8 @@ check_averaged_column <- function(x, col, arg, call) {
     ncam_abort("Column {.val {col}} of {.arg {arg}} is infinite in row {infinite[1]}; a mean over it would be meaningless.",
                call = call)
   }
-  check_not_too_large(x, "Column {.val {col}} of {.arg {arg}}", call)
+  # As a plain number: the units package's class refuses comparison with unitless bounds.
+  check_not_too_large(as.double(x), "Column {.val {col}} of {.arg {arg}}", call)
 }
 
 # A column that is not averaged (text, factor, date) must hold one value per period and series

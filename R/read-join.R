@@ -20,15 +20,18 @@
 #'   `Date` column, beside hourly sensors) is an error naming the table, its
 #'   spacing and `average`: each of its readings would be taken as the mean of
 #'   one period (the 00:00 hour) and the periods between left empty; give an
-#'   `average` at least as long (`average = "1 day"`). A period of whole days runs from local midnight
-#'   to local midnight, so a day with a daylight-saving clock change expects
-#'   23 or 25 hours of hourly readings. Each column is judged on its own readings.
+#'   `average` at least as long (`average = "1 day"`). A period of whole days,
+#'   however written (`"1 day"`, `"24 hours"`, `"1440 min"`, `86400` seconds or
+#'   `as.difftime(1, units = "days")` alike), runs from local midnight to local
+#'   midnight, so a day with a daylight-saving clock change expects 23 or 25
+#'   hours of hourly readings. Each column is judged on its own readings.
 #' * **Nearest time** (`average = NULL`): each sensor row is paired with the
 #'   reference row of the same keys that is nearest in time, if it lies within
 #'   `tolerance` (ties go to the earlier reference time).
 #'
-#' Periods shorter than a day start at multiples of the period counted from
-#' 1970-01-01 00:00 UTC; periods of whole days follow the calendar of the time
+#' Periods that are not a whole number of days (`"1 hour"`, `"36 hours"`) start
+#' at multiples of the period counted from 1970-01-01 00:00 UTC; periods of
+#' whole days, in whatever unit they are given, follow the calendar of the time
 #' zone of the `sensors` time column (a date-time without a time zone is in the
 #' session's zone, as R prints it, as in [sensor_performance()]; for a `Date`
 #' column, the zone of the `reference` date-times). A `Date` time
@@ -37,7 +40,8 @@
 #' monitor's zone to compare local days.
 #'
 #' Numeric columns are averaged (`integer64` columns, as from
-#' `data.table::fread()`, are converted to doubles first); an infinite value,
+#' `data.table::fread()`, are converted to doubles first; a column of class
+#' `"units"`, of the units package, keeps its units); an infinite value,
 #' or one beyond 1e150 in magnitude (too large to compute with, as in
 #' [ncam()]), is an error. Any other column must hold one value per period and
 #' series, or it is an error: add the column that tells the series apart to
@@ -72,8 +76,8 @@
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
 #' type = "site")` (its `data.thresh` is `completeness` in percent and its time
 #' column must be called `date`) and merge the results by `date` and site. The
-#' periods may differ: shorter than a day, those here start on multiples of the
-#' period in UTC, so in a time zone whose offset from UTC is not a whole number
+#' periods may differ: other than whole days, those here start on multiples of
+#' the period in UTC, so in a time zone whose offset from UTC is not a whole number
 #' of periods (India, UTC+05:30, with hourly periods) they do not start on the
 #' local clock's hour. Periods of several days start on multiples of that many
 #' days since 1970-01-01, a Thursday: `"7 days"` gives weeks from Thursday.
@@ -89,7 +93,8 @@
 #'   match between sensor and reference rows, such as `"site"`; compared as text.
 #' @param average Length of the averaging period, such as `"1 hour"`, `"15 min"`
 #'   or `"1 day"` (units `sec`, `min`, `hour`, `day`, with or without plural
-#'   `s`); `NULL` pairs nearest times instead.
+#'   `s`), a number of seconds or a `difftime`; a whole number of days in any
+#'   unit is taken as days. `NULL` pairs nearest times instead.
 #' @param completeness Fraction (0 to 1) of the expected readings a period needs
 #'   for its mean; used when averaging.
 #' @param tolerance Largest time difference for a nearest-time pair, as a period
@@ -232,7 +237,10 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
       total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
       mean <- total / present
       mean[present == 0 | present < completeness * expected] <- NA_real_
-      out[[col]] <- unname(mean)
+      mean <- unname(mean)
+      # A column of the units package keeps its units (its class, without loading the package).
+      if (inherits(x, "units")) mean <- structure(mean, units = attr(x, "units"), class = "units")
+      out[[col]] <- mean
     } else {
       check_one_value_per_period(x, first, group, col, arg, call)
       out[[col]] <- x[first]
@@ -252,78 +260,6 @@ typical_step <- function(seconds, series) {
   step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
-}
-
-# A length in seconds as a period string that parse_period() reads: "1 day", "2 hours",
-# "30 min", "90 sec".
-format_period <- function(seconds) {
-  seconds <- signif(seconds, 6)
-  units <- c(day = 86400, hour = 3600, min = 60, sec = 1)
-  unit <- names(units)[seconds %% units == 0][1]
-  if (is.na(unit)) unit <- "sec"
-  amount <- seconds / units[[unit]]
-  paste(format(amount, scientific = FALSE), if (amount == 1 || unit %in% c("min", "sec")) unit else paste0(unit, "s"))
-}
-
-# Start of the period holding each time: multiples of the period since the epoch, or
-# whole days in the time's zone.
-period_start <- function(time, period) {
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  if (period$days == 0) {
-    seconds <- floor(as.numeric(time) / period$seconds) * period$seconds
-    return(as.POSIXct(seconds, origin = "1970-01-01", tz = tz))
-  }
-  day <- as.numeric(as.Date(format(time, "%Y-%m-%d", tz = tz)))
-  day_start(as.Date(floor(day / period$days) * period$days, origin = "1970-01-01"), tz)
-}
-
-# The first instant of each calendar day in `tz`: local midnight, or where a clock change skips
-# midnight (Santiago, Havana, Beirut) the first time that exists, e.g. 01:00.
-day_start <- function(day, tz) {
-  start <- as.POSIXct(format(day), tz = tz)
-  skipped <- which(!is.na(day) & (is.na(start) | format(start, "%Y-%m-%d", tz = tz) != format(day)))
-  if (length(skipped)) {
-    # From half a day before noon, forward in half hours to the first time on that day.
-    start[skipped] <- as.POSIXct(paste(format(day[skipped]), "12:00:00"), tz = tz) - 12 * 3600
-    for (step in seq_len(48)) {
-      early <- skipped[format(start[skipped], "%Y-%m-%d", tz = tz) != format(day[skipped])]
-      if (length(early) == 0L) break
-      start[early] <- start[early] + 1800
-    }
-  }
-  start
-}
-
-# Length of each period from its start: fixed below a day; whole days run from local midnight
-# to local midnight, so a day of a clock change lasts 23 or 25 hours.
-period_seconds <- function(start, period) {
-  if (period$days == 0) return(rep(period$seconds, length(start)))
-  tz <- if (is.null(attr(start, "tzone"))) "" else attr(start, "tzone")[1]
-  day <- as.Date(format(start, "%Y-%m-%d", tz = tz))
-  as.numeric(day_start(day + period$days, tz)) - as.numeric(start)
-}
-
-# "1 hour", "15 min", "2 days", a number of seconds or a difftime, as seconds (and days
-# when a whole number of days is asked for in a period string).
-parse_period <- function(x, arg, call = parent.frame()) {
-  if (inherits(x, "difftime")) x <- as.numeric(x, units = "secs")
-  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x > 0 && is.finite(x)) {
-    return(list(seconds = x, days = 0))
-  }
-  pattern <- "^ *([0-9]+(\\.[0-9]+)?)? *(sec|min|hour|day)s? *$"
-  if (!is.character(x) || length(x) != 1L || is.na(x) || !grepl(pattern, x)) {
-    ncam_abort("{.arg {arg}} must be a period such as {.val 1 hour}, {.val 15 min} or {.val 1 day}, or a number of seconds.",
-               call = call)
-  }
-  amount <- sub(pattern, "\\1", x)
-  amount <- if (nzchar(amount)) as.numeric(amount) else 1
-  unit <- sub(pattern, "\\3", x)
-  seconds <- amount * c(sec = 1, min = 60, hour = 3600, day = 86400)[[unit]]
-  if (amount <= 0 || (unit == "day" && amount != round(amount))) {
-    ncam_abort("{.arg {arg}} must be a positive period (whole days for days), not {.val {x}}.",
-               call = call)
-  }
-  list(seconds = seconds, days = if (unit == "day") amount else 0)
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in

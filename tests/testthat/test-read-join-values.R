@@ -1,5 +1,6 @@
-# join_reference(): missing-value codes in the readings, and the type of the time column it
-# gives back. Expected values are hand computations on small series.
+# join_reference(): missing-value codes in the readings, the type of the time column it gives
+# back, periods of whole days however written, and columns with units. Expected values are hand
+# computations on small series.
 
 utc <- function(x, tz = "UTC") as.POSIXct(x, tz = tz)
 
@@ -75,4 +76,63 @@ test_that("a Date time column stays a Date where the periods are whole days", {
                          average = NULL, tolerance = "2 hours")
   expect_identical(near$date, days[1:2])
   expect_identical(near$date_ref, hours[c(2, 25)])
+})
+
+test_that("a whole number of days, however written, is local calendar days as \"1 day\" is", {
+  # Hourly New York readings over the spring clock change (12 March 2023 has 23 hours), each the
+  # local day number times 100 plus the local hour.
+  tz <- "America/New_York"
+  hours <- seq(as.POSIXct("2023-03-10 00:00", tz = tz), as.POSIXct("2023-03-13 23:00", tz = tz), by = "hour")
+  day <- as.Date(format(hours, "%Y-%m-%d", tz = tz))
+  hour_of_day <- as.numeric(format(hours, "%H", tz = tz))
+  sensors <- data.frame(date = hours, pm = as.numeric(format(hours, "%d", tz = tz)) * 100 + hour_of_day)
+  reference <- data.frame(date = as.Date("2023-03-10") + 0:3, ref = c(10, 11, 12, 13))
+  expect_identical(sum(day == as.Date("2023-03-12")), 23L)
+  # Local days 10 to 13: the mean local hour is 11.5, but 12 March skips 02:00 (mean 265 / 23).
+  skipped_day_mean <- (sum(0:23) - 2) / 23
+  expected_pm <- c(1011.5, 1111.5, 1200 + skipped_day_mean, 1311.5)
+  for (average in list("1 day", "24 hours", "1440 min", 86400, as.difftime(1, units = "days"),
+                       as.difftime(24, units = "hours"))) {
+    out <- expect_no_warning(join_reference(sensors, reference, average = average, completeness = 1))
+    expect_identical(out$date, as.POSIXct(c("2023-03-10", "2023-03-11", "2023-03-12", "2023-03-13"), tz = tz))
+    expect_equal(out$pm, expected_pm)
+    expect_identical(out$ref, c(10, 11, 12, 13))
+  }
+  # "48 hours" is "2 days": starts on multiples of 2 days since 1970-01-01 (19426 = 10 March).
+  expect_identical(as.numeric(as.Date("2023-03-10")) %% 2, 0)
+  two <- join_reference(sensors, reference, average = "48 hours", completeness = 1)
+  expect_identical(two$date, as.POSIXct(c("2023-03-10", "2023-03-12"), tz = tz))
+  expect_equal(two$pm, c(mean(sensors$pm[day <= as.Date("2023-03-11")]), mean(sensors$pm[day >= as.Date("2023-03-12")])))
+  # A length that is not whole days still counts from 1970-01-01 00:00 UTC.
+  odd <- join_reference(sensors, reference, average = "36 hours")
+  starts <- floor(as.numeric(hours) / (36 * 3600)) * 36 * 3600
+  expect_identical(as.numeric(odd$date), unique(starts))
+  # Daily values stamped at UTC midnight are warned about with "24 hours" too.
+  utc_days <- data.frame(date = as.POSIXct(c("2023-03-10", "2023-03-11"), tz = "UTC"), ref = 1:2)
+  expect_warning(join_reference(sensors, utc_days, average = "24 hours"), class = "ncam_warning_period_offset")
+})
+
+test_that("columns of the units package are averaged and keep their units", {
+  skip_if_not_installed("units")
+  hours <- utc("2023-03-11 08:00") + 3600 * (0:47)
+  sensors <- data.frame(date = hours, pm = units::set_units(1:48, "ug/m3"))
+  reference <- data.frame(date = hours, ref = units::set_units(as.numeric(1:48) + 0.5, "ug/m3"))
+  hourly <- join_reference(sensors, reference)
+  expect_s3_class(hourly$pm, "units")
+  expect_identical(units::deparse_unit(hourly$pm), units::deparse_unit(sensors$pm))
+  expect_equal(as.numeric(hourly$pm), as.numeric(1:48))
+  expect_equal(as.numeric(hourly$ref), 1:48 + 0.5)
+  # Days of UTC: 08:00 to 23:00 (16 hours, below 0.75 of 24), then 24 hours, then 8.
+  daily <- join_reference(sensors, reference, average = "1 day", completeness = 0.5)
+  expect_equal(as.numeric(daily$pm), c(mean(1:16), mean(17:40), NA))
+  expect_identical(units::deparse_unit(daily$ref), units::deparse_unit(reference$ref))
+  # A missing-value code is blanked, and a value too large is the usual error.
+  coded <- sensors
+  coded$pm[2] <- units::set_units(-999L, "ug/m3")
+  expect_warning(out <- join_reference(coded, reference, average = "2 hours"), class = "ncam_warning_missing_code")
+  expect_equal(as.numeric(out$pm[1:2]), c(NA, 3.5))
+  huge <- reference
+  huge$ref[3] <- units::set_units(1e200, "ug/m3")
+  expect_error(join_reference(sensors, huge), "\"ref\" of `reference` has a value as large as 1e\\+200 in row 3",
+               class = "rlang_error")
 })

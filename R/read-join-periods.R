@@ -1,0 +1,77 @@
+# The averaging periods of join_reference() (R/read-join.R): reading, writing and placing them.
+
+# A length in seconds as a period string that parse_period() reads: "1 day", "2 hours",
+# "30 min", "90 sec".
+format_period <- function(seconds) {
+  seconds <- signif(seconds, 6)
+  units <- c(day = 86400, hour = 3600, min = 60, sec = 1)
+  unit <- names(units)[seconds %% units == 0][1]
+  if (is.na(unit)) unit <- "sec"
+  amount <- seconds / units[[unit]]
+  paste(format(amount, scientific = FALSE), if (amount == 1 || unit %in% c("min", "sec")) unit else paste0(unit, "s"))
+}
+
+# Start of the period holding each time: multiples of the period since the epoch, or
+# whole days in the time's zone.
+period_start <- function(time, period) {
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  if (period$days == 0) {
+    seconds <- floor(as.numeric(time) / period$seconds) * period$seconds
+    return(as.POSIXct(seconds, origin = "1970-01-01", tz = tz))
+  }
+  day <- as.numeric(as.Date(format(time, "%Y-%m-%d", tz = tz)))
+  day_start(as.Date(floor(day / period$days) * period$days, origin = "1970-01-01"), tz)
+}
+
+# The first instant of each calendar day in `tz`: local midnight, or where a clock change skips
+# midnight (Santiago, Havana, Beirut) the first time that exists, e.g. 01:00.
+day_start <- function(day, tz) {
+  start <- as.POSIXct(format(day), tz = tz)
+  skipped <- which(!is.na(day) & (is.na(start) | format(start, "%Y-%m-%d", tz = tz) != format(day)))
+  if (length(skipped)) {
+    # From half a day before noon, forward in half hours to the first time on that day.
+    start[skipped] <- as.POSIXct(paste(format(day[skipped]), "12:00:00"), tz = tz) - 12 * 3600
+    for (step in seq_len(48)) {
+      early <- skipped[format(start[skipped], "%Y-%m-%d", tz = tz) != format(day[skipped])]
+      if (length(early) == 0L) break
+      start[early] <- start[early] + 1800
+    }
+  }
+  start
+}
+
+# Length of each period from its start: fixed below a day; whole days run from local midnight
+# to local midnight, so a day of a clock change lasts 23 or 25 hours.
+period_seconds <- function(start, period) {
+  if (period$days == 0) return(rep(period$seconds, length(start)))
+  tz <- if (is.null(attr(start, "tzone"))) "" else attr(start, "tzone")[1]
+  day <- as.Date(format(start, "%Y-%m-%d", tz = tz))
+  as.numeric(day_start(day + period$days, tz)) - as.numeric(start)
+}
+
+# "1 hour", "15 min", "2 days", a number of seconds or a difftime, as seconds, and as days when
+# it is a whole number of days however written: "24 hours" is "1 day", of local midnights (as
+# UTC multiples, it would pair a daily reference with the wrong window, silently).
+parse_period <- function(x, arg, call = parent.frame()) {
+  if (inherits(x, "difftime")) x <- as.numeric(x, units = "secs")
+  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x > 0 && is.finite(x)) {
+    return(list(seconds = x, days = whole_days(x)))
+  }
+  pattern <- "^ *([0-9]+(\\.[0-9]+)?)? *(sec|min|hour|day)s? *$"
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !grepl(pattern, x)) {
+    ncam_abort("{.arg {arg}} must be a period such as {.val 1 hour}, {.val 15 min} or {.val 1 day}, or a number of seconds.",
+               call = call)
+  }
+  amount <- sub(pattern, "\\1", x)
+  amount <- if (nzchar(amount)) as.numeric(amount) else 1
+  unit <- sub(pattern, "\\3", x)
+  seconds <- amount * c(sec = 1, min = 60, hour = 3600, day = 86400)[[unit]]
+  if (amount <= 0 || (unit == "day" && amount != round(amount))) {
+    ncam_abort("{.arg {arg}} must be a positive period (whole days for days), not {.val {x}}.",
+               call = call)
+  }
+  list(seconds = seconds, days = whole_days(seconds))
+}
+
+# A length in seconds as a number of whole days, or 0 when it is not one.
+whole_days <- function(seconds) if (seconds %% 86400 == 0) seconds / 86400 else 0
