@@ -15,7 +15,9 @@
 #' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`
 #' and `pm2.5_atm_b` are returned when a file has them (`NA` for files without).
 #'
-#' The sensor comes from the file's `sensor_index` column. Files without it
+#' The sensor comes from the file's `sensor_index` column (a whole number
+#' written as a decimal, `131611.0` as pandas writes a column holding a missing
+#' value, is read as `"131611"`). Files without it
 #' (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
 #' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
@@ -142,7 +144,7 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
                  call = call)
     }
     check_filled(raw, "sensor_index", path, call = call)
-    return(trimws(raw$sensor_index))
+    return(whole_number_id(raw$sensor_index))
   }
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
@@ -162,6 +164,12 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
                  i = "Give the index with {.arg sensor_index}."), call = call)
   }
   rep(sub(pattern, "\\2", name, ignore.case = TRUE), n)
+}
+
+# pandas writes a whole-number column holding a missing value as floats: "131611.0" is sensor
+# "131611", and must not count as another sensor (repeated readings would go unnoticed).
+whole_number_id <- function(id) {
+  sub("^([0-9]+)\\.0+$", "\\1", trimws(id))
 }
 
 check_tz <- function(tz, call = parent.frame()) {

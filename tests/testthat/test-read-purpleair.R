@@ -126,6 +126,18 @@ test_that("read_purpleair() warns when a sensor reads the same time twice", {
   expect_identical(nrow(out), 6L)
 })
 
+test_that("read_purpleair() reads a whole-number index written as a decimal as the same sensor", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  a <- write_csv_tmp(c(hdr, "1682946000,131611,40,50,5,6", "1682949600,131611,40,50,5,6"), "a.csv")
+  # As pandas writes an integer column that held a missing value.
+  b <- write_csv_tmp(c(hdr, "1682949600,131611.0,40,50,7,6", "1682953200,131611.00,40,50,7,6",
+                       "1682953200,131611.5,40,50,7,6"), "b.csv")
+  expect_warning(out <- read_purpleair(c(a, b)), "row 3 \\(sensor 131611\\)",
+                 class = "ncam_warning_repeated_rows")
+  # A fraction is not a whole number: that index is kept as written.
+  expect_identical(out$sensor_index, c("131611", "131611", "131611", "131611", "131611.5"))
+})
+
 test_that("read_purpleair() reads missing-value codes and impossible humidities as NA", {
   lines <- c(api_lines[1],
              "1682946000,131611,41,-999,7.9,-9999,7.5,7.9",    # codes, in deg F and ug/m3
