@@ -308,58 +308,6 @@ parse_time <- function(x, format, col, path, date = FALSE, lines = NULL, call = 
   out
 }
 
-# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", "... +0200",
-# "... +02") or Unix seconds (all digits) to POSIXct in UTC. A time without zone is UTC.
-parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
-  unix <- grepl("^-?[0-9]+(\\.[0-9]+)?$", x)
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?$"
-  is_iso <- grepl(iso, x)
-  out <- rep(NA_real_, length(x))
-  out[unix] <- as.numeric(x[unix])
-  if (any(is_iso)) {
-    clock <- sub(iso, "\\1 \\2", x[is_iso])
-    clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
-    seconds <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC"))
-    fraction <- sub(iso, "\\4", x[is_iso])
-    seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
-    zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
-    signed <- grepl("^[+-]", zone)
-    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
-    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
-    offset <- numeric(length(zone))
-    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
-      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + minutes * 60)
-    out[is_iso] <- seconds - offset
-  }
-  bad <- which(is.na(out))
-  if (length(bad) > 0L) {
-    ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000}."),
-               call = call)
-  }
-  if (any(unix) && any(is_iso)) {
-    first <- sort(c(which(unix)[1], which(is_iso)[1]))
-    ncam_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
-                 i = "Write the whole column in one form."),
-               call = call)
-  }
-  # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
-  odd <- which(unix & (out < 946684800 | out >= 4102444800))
-  if (length(odd) > 0L) {
-    value <- out[odd[1]]
-    year <- floor(1970 + value / 31556952)
-    hint <- if (value / 1000 >= 946684800 && value / 1000 < 4102444800) {
-      "They look like milliseconds since 1970: divide the column by 1000."
-    } else {
-      "Unix times must be seconds since 1970-01-01 UTC."
-    }
-    ncam_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
-                 i = hint),
-               call = call)
-  }
-  as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
-}
-
 # The first of `candidates` that is a column of `raw`, or an error naming them all.
 pick_column <- function(raw, candidates, path, call = parent.frame()) {
   found <- intersect(candidates, names(raw))

@@ -85,6 +85,21 @@ test_that("read_purpleair() refuses times in milliseconds", {
                class = "rlang_error")
 })
 
+test_that("read_purpleair() reads whole Unix seconds in scientific notation", {
+  # write.csv() writes 1674000000 and 1674003600 as "1.674e+09" and "1674003600".
+  sci <- c(api_lines[1], sub("^1682946000", "1.674e+09", api_lines[2]),
+           sub("^1682949600", "1674003600", api_lines[3]), sub("^1682946000", "1.6740036E9", api_lines[4]))
+  out <- read_purpleair(write_csv_tmp(sci, "sci.csv"))
+  # 1674000000 s = 19375 days of 86400 s (2023-01-18) and 0 s; 1674003600 is one hour later.
+  expect_identical(out$date, as.POSIXct(c("2023-01-18 00:00", "2023-01-18 01:00", "2023-01-18 01:00"),
+                                        tz = "UTC"))
+  # 1.6740000005e+09 is 1674000000.5: a rounded time, refused.
+  frac <- c(api_lines[1:2], sub("^1682949600", "1.6740000005e+09", api_lines[3]))
+  expect_error(read_purpleair(write_csv_tmp(frac, "frac.csv")),
+               "time_stamp.*must hold ISO 8601 times or Unix seconds: row 2 \\(line 3\\) is \"1.6740000005e\\+09\"",
+               class = "rlang_error")
+})
+
 test_that("read_purpleair() needs a sensor index it can trust", {
   tool <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b", "1682946000,41,68,7.9,8.3")
   # A date before the index would give the year as the sensor.
