@@ -169,17 +169,36 @@ row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])
 }
 
-# Numeric column as double. Text must be a finite number or empty; numbers pass through;
-# integer64 (e.g. from data.table::fread) is converted by value, never by its raw bits.
+# Numeric column as double. Text must be a decimal number (as "12.5" or "1e-3"), NA or NaN
+# (missing), or empty; numbers pass through, NaN as NA; integer64 (e.g. from data.table::fread)
+# is converted by value, never by its raw bits.
 as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   if (inherits(x, "integer64")) return(integer64_to_double(x, col, call))
-  if (is.numeric(x)) return(as.double(x))
-  out <- suppressWarnings(as.numeric(x))
-  bad <- which((is.na(out) & !is.na(x)) | is.infinite(out))
+  if (is.numeric(x)) return(replace(as.double(x), is.nan(x), NA))
+  out <- decimal_numbers(x)
+  bad <- which((is.na(out) & !is_missing_number_text(x)) | is.infinite(out))
   if (length(bad) > 0L) {
     ncam_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
                call = call)
   }
+  out
+}
+
+# Text that read.csv() reads as a missing number: NA, and NaN in any case or sign ("NaN" from
+# MATLAB, "nan" from numpy). Readers return NA for both: downstream, NA is the missing value.
+is_missing_number_text <- function(text) {
+  text <- trimws(text)
+  is.na(text) | text == "NA" | grepl("^[+-]?nan$", text, ignore.case = TRUE)
+}
+
+# Text as numbers, NA where it is not a number in decimal or scientific notation: as.numeric()
+# also takes hexadecimal ("0x1A" is 26), in which no reading is written.
+decimal_numbers <- function(x) {
+  if (is.numeric(x)) return(as.double(x))
+  text <- trimws(x)
+  number <- grepl("^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$", text)
+  out <- rep(NA_real_, length(x))
+  out[number] <- as.numeric(text[number])
   out
 }
 
@@ -204,7 +223,7 @@ blank_unusable_values <- function(data, columns, where, lines = NULL, ranges = l
                                   call = parent.frame()) {
   found <- list(code = list(), outside = list())
   for (col in columns) {
-    x <- suppressWarnings(as.numeric(data[[col]]))
+    x <- decimal_numbers(data[[col]])
     range <- if (is.null(ranges[[col]])) c(-Inf, Inf) else ranges[[col]]
     is_code <- x %in% missing_value_codes
     is_outside <- !is_code & !is.na(x) & (x < range[1] | x > range[2])
@@ -262,6 +281,11 @@ missing_codes_rd <- function(rh = NULL) {
            "rows and lines: averaged as numbers, such codes drag means far off. Other values, ",
            "such as small negative readings, are kept, and so are positive codes such as 9999: ",
            "set those to `NA` yourself. [join_reference()] does the same."),
+    "",
+    paste0("Empty fields, `NA` and `NaN` (in any case, as MATLAB, numpy and pandas write it) ",
+           "are missing values, read as `NA`. Other text in a numeric column, such as `12,5`, ",
+           "`<LOD` or hexadecimal `0x1A`, is an error naming the file, the column, the row and ",
+           "the line."),
     if (!is.null(rh)) {
       c("", paste0("A relative humidity (", rh, ") below ", possible_rh[1], " or above ", possible_rh[2],
              " % is impossible (sensors read a few points beyond 0 and 100 at most) and is read ",

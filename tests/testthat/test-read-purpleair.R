@@ -153,6 +153,25 @@ test_that("read_purpleair() reads a whole-number index written as a decimal as t
   expect_identical(out$sensor_index, c("131611", "131611", "131611", "131611", "131611.5"))
 })
 
+test_that("read_purpleair() reads NaN as NA and refuses hexadecimal", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  # NaN as MATLAB, numpy and C write it; NA as R does.
+  nan <- c(hdr, "1682946000,131611,NaN,50,5,nan", "1682949600,131611,40,-nan,NAN,NA")
+  out <- read_purpleair(write_csv_tmp(nan, "nan.csv"))
+  expect_identical(out$rh, c(NA, 40))
+  expect_identical(out$temperature, c(10, NA))  # 50 F is 10 C
+  expect_identical(out$pm25_cf1_a, c(5, NA))
+  expect_identical(out$pm25_cf1_b, c(NA_real_, NA_real_))
+  expect_false(any(is.nan(unlist(out[-(1:2)]))))
+  # as.numeric() reads "0x1A" as 26; like "12,5", it is no reading.
+  for (value in c("0x1A", "12,5", "Inf")) {
+    bad <- c(hdr, "1682946000,131611,40,50,5,6", paste0("1682949600,131611,40,50,\"", value, "\",6"))
+    expect_error(read_purpleair(write_csv_tmp(bad, "bad.csv")),
+                 paste0("pm2.5_cf_1_a.*not numeric: row 2 \\(line 3\\) is \"", value, "\""),
+                 class = "rlang_error")
+  }
+})
+
 test_that("read_purpleair() reads missing-value codes and impossible humidities as NA", {
   lines <- c(api_lines[1],
              "1682946000,131611,41,-999,7.9,-9999,7.5,7.9",    # codes, in deg F and ug/m3
