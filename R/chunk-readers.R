@@ -4,9 +4,24 @@
 # Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
 # the file read so far (0 when unknown, as for compressed files), close() frees the file.
 open_chunks <- function(path, chunk_rows, reader) {
-  if (!is.null(reader)) return(whole_file_chunks(path, chunk_rows, reader))
-  if (grepl("\\.parquet$", path, ignore.case = TRUE)) return(parquet_chunks(path, chunk_rows))
-  csv_chunks(path, chunk_rows)
+  chunks <- if (!is.null(reader)) {
+    whole_file_chunks(path, chunk_rows, reader)
+  } else if (grepl("\\.parquet$", path, ignore.case = TRUE)) {
+    parquet_chunks(path, chunk_rows)
+  } else {
+    csv_chunks(path, chunk_rows)
+  }
+  # read.csv() reads "NaN" as NaN, and so may a reader; downstream, NA is the missing value.
+  next_chunk <- chunks$next_chunk
+  chunks$next_chunk <- function() nan_as_na(next_chunk())
+  chunks
+}
+
+nan_as_na <- function(chunk) {
+  if (is.null(chunk)) return(NULL)
+  has_nan <- vapply(chunk, function(v) is.double(v) && any(is.nan(v)), logical(1))
+  chunk[has_nan] <- lapply(chunk[has_nan], function(v) replace(v, is.nan(v), NA))
+  chunk
 }
 
 csv_chunks <- function(path, chunk_rows) {
@@ -99,11 +114,12 @@ logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
 }
 
 # Columns read as text that the first chunk had as numbers, converted; text that is not a
-# number (other than an empty field or NA) is an error rather than a silent NA.
+# number (other than an empty field, NA or NaN, as read.csv() reads them) is an error rather
+# than a silent NA.
 numbers_from_text <- function(chunk, numeric_columns, path) {
   for (col in numeric_columns) {
     text <- trimws(chunk[[col]])
-    text[text %in% c("", "NA")] <- NA
+    text[text %in% "" | is_missing_number_text(text)] <- NA
     value <- suppressWarnings(as.numeric(text))
     bad <- which(is.na(value) & !is.na(text))
     if (length(bad)) {

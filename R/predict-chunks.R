@@ -25,7 +25,8 @@
 #' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
 #'   package when it is installed, else each whole with the smaller nanoparquet package (an
 #'   error says so when neither is installed); other files are read as CSV with
-#'   [utils::read.csv()] (a header line, `NA` for missing values; `.gz`, `.bz2` and `.xz` files
+#'   [utils::read.csv()] (a header line, `NA` or `NaN` for missing values, a `NaN` being
+#'   read as `NA`, from a `reader` too; `.gz`, `.bz2` and `.xz` files
 #'   are decompressed). The first chunk fixes the column types (numbers in quotes are
 #'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
 #'   compressed file must quote its numbers from its first line or not at all); a column empty throughout a chunk is read as missing numbers. The `keep`

@@ -169,17 +169,36 @@ row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])
 }
 
-# Numeric column as double. Text must be a finite number or empty; numbers pass through;
-# integer64 (e.g. from data.table::fread) is converted by value, never by its raw bits.
+# Numeric column as double. Text must be a decimal number (as "12.5" or "1e-3"), NA or NaN
+# (missing), or empty; numbers pass through, NaN as NA; integer64 (e.g. from data.table::fread)
+# is converted by value, never by its raw bits.
 as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   if (inherits(x, "integer64")) return(integer64_to_double(x, col, call))
-  if (is.numeric(x)) return(as.double(x))
-  out <- suppressWarnings(as.numeric(x))
-  bad <- which((is.na(out) & !is.na(x)) | is.infinite(out))
+  if (is.numeric(x)) return(replace(as.double(x), is.nan(x), NA))
+  out <- decimal_numbers(x)
+  bad <- which((is.na(out) & !is_missing_number_text(x)) | is.infinite(out))
   if (length(bad) > 0L) {
     ncam_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
                call = call)
   }
+  out
+}
+
+# Text that read.csv() reads as a missing number: NA, and NaN in any case or sign ("NaN" from
+# MATLAB, "nan" from numpy). Readers return NA for both: downstream, NA is the missing value.
+is_missing_number_text <- function(text) {
+  text <- trimws(text)
+  is.na(text) | text == "NA" | grepl("^[+-]?nan$", text, ignore.case = TRUE)
+}
+
+# Text as numbers, NA where it is not a number in decimal or scientific notation: as.numeric()
+# also takes hexadecimal ("0x1A" is 26), in which no reading is written.
+decimal_numbers <- function(x) {
+  if (is.numeric(x)) return(as.double(x))
+  text <- trimws(x)
+  number <- grepl("^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$", text)
+  out <- rep(NA_real_, length(x))
+  out[number] <- as.numeric(text[number])
   out
 }
 
@@ -204,7 +223,7 @@ blank_unusable_values <- function(data, columns, where, lines = NULL, ranges = l
                                   call = parent.frame()) {
   found <- list(code = list(), outside = list())
   for (col in columns) {
-    x <- suppressWarnings(as.numeric(data[[col]]))
+    x <- decimal_numbers(data[[col]])
     range <- if (is.null(ranges[[col]])) c(-Inf, Inf) else ranges[[col]]
     is_code <- x %in% missing_value_codes
     is_outside <- !is_code & !is.na(x) & (x < range[1] | x > range[2])
@@ -262,6 +281,11 @@ missing_codes_rd <- function(rh = NULL) {
            "rows and lines: averaged as numbers, such codes drag means far off. Other values, ",
            "such as small negative readings, are kept, and so are positive codes such as 9999: ",
            "set those to `NA` yourself. [join_reference()] does the same."),
+    "",
+    paste0("Empty fields, `NA` and `NaN` (in any case, as MATLAB, numpy and pandas write it) ",
+           "are missing values, read as `NA`. Other text in a numeric column, such as `12,5`, ",
+           "`<LOD` or hexadecimal `0x1A`, is an error naming the file, the column, the row and ",
+           "the line."),
     if (!is.null(rh)) {
       c("", paste0("A relative humidity (", rh, ") below ", possible_rh[1], " or above ", possible_rh[2],
              " % is impossible (sensors read a few points beyond 0 and 100 at most) and is read ",
@@ -306,58 +330,6 @@ parse_time <- function(x, format, col, path, date = FALSE, lines = NULL, call = 
                call = call)
   }
   out
-}
-
-# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", "... +0200",
-# "... +02") or Unix seconds (all digits) to POSIXct in UTC. A time without zone is UTC.
-parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
-  unix <- grepl("^-?[0-9]+(\\.[0-9]+)?$", x)
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?$"
-  is_iso <- grepl(iso, x)
-  out <- rep(NA_real_, length(x))
-  out[unix] <- as.numeric(x[unix])
-  if (any(is_iso)) {
-    clock <- sub(iso, "\\1 \\2", x[is_iso])
-    clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
-    seconds <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC"))
-    fraction <- sub(iso, "\\4", x[is_iso])
-    seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
-    zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
-    signed <- grepl("^[+-]", zone)
-    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
-    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
-    offset <- numeric(length(zone))
-    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
-      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + minutes * 60)
-    out[is_iso] <- seconds - offset
-  }
-  bad <- which(is.na(out))
-  if (length(bad) > 0L) {
-    ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000}."),
-               call = call)
-  }
-  if (any(unix) && any(is_iso)) {
-    first <- sort(c(which(unix)[1], which(is_iso)[1]))
-    ncam_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
-                 i = "Write the whole column in one form."),
-               call = call)
-  }
-  # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
-  odd <- which(unix & (out < 946684800 | out >= 4102444800))
-  if (length(odd) > 0L) {
-    value <- out[odd[1]]
-    year <- floor(1970 + value / 31556952)
-    hint <- if (value / 1000 >= 946684800 && value / 1000 < 4102444800) {
-      "They look like milliseconds since 1970: divide the column by 1000."
-    } else {
-      "Unix times must be seconds since 1970-01-01 UTC."
-    }
-    ncam_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
-                 i = hint),
-               call = call)
-  }
-  as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
 }
 
 # The first of `candidates` that is a column of `raw`, or an error naming them all.

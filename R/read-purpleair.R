@@ -7,7 +7,8 @@
 #' of files you have.
 #'
 #' Each file must have the columns `time_stamp` (Unix seconds, between the years
-#' 2000 and 2100 so that milliseconds are caught, or ISO 8601
+#' 2000 and 2100 so that milliseconds are caught, also in scientific notation
+#' as [write.csv()] writes some, `1.674e+09`, when that is a whole second; or ISO 8601
 #' such as `2023-05-01T13:00:00Z` or `2023-05-01 15:00:00+02:00`, with zone
 #' `Z`, `UTC`, `+02:00`, `+0200` or `+02`; a time without zone is taken as UTC),
 #' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
@@ -15,7 +16,9 @@
 #' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`
 #' and `pm2.5_atm_b` are returned when a file has them (`NA` for files without).
 #'
-#' The sensor comes from the file's `sensor_index` column. Files without it
+#' The sensor comes from the file's `sensor_index` column (a whole number
+#' written as a decimal, `131611.0` as pandas writes a column holding a missing
+#' value, is read as `"131611"`). Files without it
 #' (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
 #' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
@@ -133,6 +136,63 @@ read_purpleair_file <- function(path, sensor_index, call) {
   out
 }
 
+# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", "... +0200",
+# "... +02") or Unix seconds (digits, or whole seconds in scientific notation) to POSIXct in
+# UTC. A time without zone is UTC.
+parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
+  unix <- grepl("^-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$", x)
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+  is_iso <- grepl(iso, x)
+  out <- rep(NA_real_, length(x))
+  out[unix] <- as.numeric(x[unix])
+  # R's write.csv() writes 1674000000 as "1.674e+09"; a fraction of a second in that notation is
+  # a rounded time, not one written by a logger.
+  scientific <- unix & grepl("[eE]", x)
+  out[scientific & out != round(out)] <- NA
+  if (any(is_iso)) {
+    clock <- sub(iso, "\\1 \\2", x[is_iso])
+    clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
+    seconds <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC"))
+    fraction <- sub(iso, "\\4", x[is_iso])
+    seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
+    zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
+    signed <- grepl("^[+-]", zone)
+    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
+    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
+    offset <- numeric(length(zone))
+    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
+      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + minutes * 60)
+    out[is_iso] <- seconds - offset
+  }
+  bad <- which(is.na(out))
+  if (length(bad) > 0L) {
+    ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
+                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000} (or whole seconds as {.val 1.674e+09})."),
+               call = call)
+  }
+  if (any(unix) && any(is_iso)) {
+    first <- sort(c(which(unix)[1], which(is_iso)[1]))
+    ncam_abort(c("Column {.val {col}} of {.file {path}} mixes ISO 8601 times and Unix seconds: {row_at(first[1], lines)} is {.val {x[first[1]]}} and {row_at(first[2], lines)} is {.val {x[first[2]]}}.",
+                 i = "Write the whole column in one form."),
+               call = call)
+  }
+  # Unix seconds outside 2000-2100 are in another unit, typically milliseconds.
+  odd <- which(unix & (out < 946684800 | out >= 4102444800))
+  if (length(odd) > 0L) {
+    value <- out[odd[1]]
+    year <- floor(1970 + value / 31556952)
+    hint <- if (value / 1000 >= 946684800 && value / 1000 < 4102444800) {
+      "They look like milliseconds since 1970: divide the column by 1000."
+    } else {
+      "Unix times must be seconds since 1970-01-01 UTC."
+    }
+    ncam_abort(c("Column {.val {col}} of {.file {path}} holds Unix seconds outside the years 2000 to 2100: {row_at(odd[1], lines)} is {.val {x[odd[1]]}}, in the year {year}.",
+                 i = hint),
+               call = call)
+  }
+  as.POSIXct(out, origin = "1970-01-01", tz = "UTC")
+}
+
 # The sensor index of each row: the file's column, else the argument, else the file name.
 purpleair_sensor <- function(raw, path, sensor_index, call) {
   n <- nrow(raw)
@@ -142,7 +202,7 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
                  call = call)
     }
     check_filled(raw, "sensor_index", path, call = call)
-    return(trimws(raw$sensor_index))
+    return(whole_number_id(raw$sensor_index))
   }
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
@@ -162,6 +222,12 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
                  i = "Give the index with {.arg sensor_index}."), call = call)
   }
   rep(sub(pattern, "\\2", name, ignore.case = TRUE), n)
+}
+
+# pandas writes a whole-number column holding a missing value as floats: "131611.0" is sensor
+# "131611", and must not count as another sensor (repeated readings would go unnoticed).
+whole_number_id <- function(id) {
+  sub("^([0-9]+)\\.0+$", "\\1", trimws(id))
 }
 
 check_tz <- function(tz, call = parent.frame()) {

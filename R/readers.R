@@ -15,7 +15,8 @@
 #' @eval missing_codes_rd("`humidity_a`")
 #' @param path Path to the CSV file.
 #' @return A tibble sorted by `site` and `date`, with columns `date`
-#'   (Date), `site` (the PurpleAir `sensor_index`, character), `pa_a`, `pa_b`
+#'   (Date), `site` (the PurpleAir `sensor_index`, character; `131611.0` is
+#'   read as `"131611"`), `pa_a`, `pa_b`
 #'   (channel A and B PM2.5, CF = 1, ug/m3), `ref` (AQS PM2.5, ug/m3), `rh`
 #'   (%), `temperature` (deg C), `dew_point` (deg C) and `n_hours` (hours averaged
 #'   in the day).
@@ -35,7 +36,7 @@ read_purpleair_aqs <- function(path) {
                                   "dewPoint", "n"), path, rh_columns = "humidity_a")
   num <- function(col) as_number(raw[[col]], col, path, attr(raw, "line"))
   check_filled(raw, "sensor_index", path)
-  site <- trimws(raw$sensor_index)
+  site <- whole_number_id(raw$sensor_index)
   out <- data.frame(
     date = parse_time(raw$DAILY, "%Y-%m-%d", "DAILY", path, date = TRUE, lines = attr(raw, "line")),
     site = site,

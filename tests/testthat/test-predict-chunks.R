@@ -212,6 +212,28 @@ test_that("quoted numbers, header-only files, failed files and mixed text/factor
   expect_identical(got$site, rep(c("a", "b"), each = 128))
 })
 
+test_that("NaN in a CSV file is a missing value in every chunk, quoted or not, and from a reader", {
+  fx <- chunk_fixture()
+  d <- fx$toy[401:700, ]
+  d$sensor_1[c(5, 250)] <- NA  # in the first chunk of 128 rows and in the second
+  expected <- stats::predict(fx$fit, d)$.pred
+  plain <- file.path(fx$dir, "nan.csv")
+  utils::write.csv(d, plain, row.names = FALSE, na = "NaN")  # as MATLAB writes it
+  quoted <- file.path(fx$dir, "nan_quoted.csv")
+  utils::write.csv(cbind(note = "x", d), quoted, row.names = FALSE, na = "nan")  # as numpy does
+  expect_match(readLines(quoted)[251], ",nan,")
+  runs <- list(predict_chunks(fx$fit, plain, chunk_rows = 128, keep = "sensor_1", verbose = FALSE),
+               predict_chunks(fx$fit, quoted, chunk_rows = 128, keep = "sensor_1", verbose = FALSE),
+               predict_chunks(fx$fit, plain, chunk_rows = 128, keep = "sensor_1", verbose = FALSE,
+                              reader = utils::read.csv))
+  for (got in runs) {
+    expect_equal(got$.pred, expected, tolerance = 1e-12)
+    # NA, never NaN, is what reaches the model and the output.
+    expect_identical(which(is.na(got$sensor_1)), c(5L, 250L))
+    expect_false(any(is.nan(got$sensor_1)))
+  }
+})
+
 test_that("a generator that returns no chunk gives the columns of a prediction with no rows", {
   fx <- chunk_fixture()
   want <- stats::predict(fx$fit, fx$toy[0, ], interval = "credible")

@@ -147,6 +147,18 @@ test_that("read_aqs() names what is wrong with a file", {
                class = "rlang_error")
 })
 
+test_that("read_aqs() reads NaN as NA and refuses hexadecimal", {
+  lines <- hourly_lines[1:4]
+  lines[2] <- sub(",12.4,", ",NaN,", lines[2], fixed = TRUE)
+  lines[4] <- sub(",0.021,", ",nan,", lines[4], fixed = TRUE)
+  out <- read_aqs(write_tmp(lines, "nan.csv"))
+  expect_identical(out$value, c(NA_real_, NA_real_, NA_real_))
+  # as.numeric("0x1A") is 26.
+  lines[3] <- hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), "0x1A")
+  expect_error(read_aqs(write_tmp(lines, "hex.csv")),
+               "Sample Measurement.*not numeric: row 2 \\(line 3\\) is \"0x1A\"", class = "rlang_error")
+})
+
 test_that("read_aqs() reads missing-value codes as NA and keeps small negative readings", {
   lines <- c(hourly_header,
              hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), -2.1),

@@ -85,6 +85,21 @@ test_that("read_purpleair() refuses times in milliseconds", {
                class = "rlang_error")
 })
 
+test_that("read_purpleair() reads whole Unix seconds in scientific notation", {
+  # write.csv() writes 1674000000 and 1674003600 as "1.674e+09" and "1674003600".
+  sci <- c(api_lines[1], sub("^1682946000", "1.674e+09", api_lines[2]),
+           sub("^1682949600", "1674003600", api_lines[3]), sub("^1682946000", "1.6740036E9", api_lines[4]))
+  out <- read_purpleair(write_csv_tmp(sci, "sci.csv"))
+  # 1674000000 s = 19375 days of 86400 s (2023-01-18) and 0 s; 1674003600 is one hour later.
+  expect_identical(out$date, as.POSIXct(c("2023-01-18 00:00", "2023-01-18 01:00", "2023-01-18 01:00"),
+                                        tz = "UTC"))
+  # 1.6740000005e+09 is 1674000000.5: a rounded time, refused.
+  frac <- c(api_lines[1:2], sub("^1682949600", "1.6740000005e+09", api_lines[3]))
+  expect_error(read_purpleair(write_csv_tmp(frac, "frac.csv")),
+               "time_stamp.*must hold ISO 8601 times or Unix seconds: row 2 \\(line 3\\) is \"1.6740000005e\\+09\"",
+               class = "rlang_error")
+})
+
 test_that("read_purpleair() needs a sensor index it can trust", {
   tool <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b", "1682946000,41,68,7.9,8.3")
   # A date before the index would give the year as the sensor.
@@ -124,6 +139,37 @@ test_that("read_purpleair() warns when a sensor reads the same time twice", {
   path <- write_csv_tmp(api_lines, "history.csv")
   expect_warning(out <- read_purpleair(c(path, path)), "row 4 \\(sensor 131611\\)")
   expect_identical(nrow(out), 6L)
+})
+
+test_that("read_purpleair() reads a whole-number index written as a decimal as the same sensor", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  a <- write_csv_tmp(c(hdr, "1682946000,131611,40,50,5,6", "1682949600,131611,40,50,5,6"), "a.csv")
+  # As pandas writes an integer column that held a missing value.
+  b <- write_csv_tmp(c(hdr, "1682949600,131611.0,40,50,7,6", "1682953200,131611.00,40,50,7,6",
+                       "1682953200,131611.5,40,50,7,6"), "b.csv")
+  expect_warning(out <- read_purpleair(c(a, b)), "row 3 \\(sensor 131611\\)",
+                 class = "ncam_warning_repeated_rows")
+  # A fraction is not a whole number: that index is kept as written.
+  expect_identical(out$sensor_index, c("131611", "131611", "131611", "131611", "131611.5"))
+})
+
+test_that("read_purpleair() reads NaN as NA and refuses hexadecimal", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  # NaN as MATLAB, numpy and C write it; NA as R does.
+  nan <- c(hdr, "1682946000,131611,NaN,50,5,nan", "1682949600,131611,40,-nan,NAN,NA")
+  out <- read_purpleair(write_csv_tmp(nan, "nan.csv"))
+  expect_identical(out$rh, c(NA, 40))
+  expect_identical(out$temperature, c(10, NA))  # 50 F is 10 C
+  expect_identical(out$pm25_cf1_a, c(5, NA))
+  expect_identical(out$pm25_cf1_b, c(NA_real_, NA_real_))
+  expect_false(any(is.nan(unlist(out[-(1:2)]))))
+  # as.numeric() reads "0x1A" as 26; like "12,5", it is no reading.
+  for (value in c("0x1A", "12,5", "Inf")) {
+    bad <- c(hdr, "1682946000,131611,40,50,5,6", paste0("1682949600,131611,40,50,\"", value, "\",6"))
+    expect_error(read_purpleair(write_csv_tmp(bad, "bad.csv")),
+                 paste0("pm2.5_cf_1_a.*not numeric: row 2 \\(line 3\\) is \"", value, "\""),
+                 class = "rlang_error")
+  }
 })
 
 test_that("read_purpleair() reads missing-value codes and impossible humidities as NA", {

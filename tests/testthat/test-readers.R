@@ -49,6 +49,16 @@ test_that("read_purpleair_aqs() warns when a sensor reads the same day twice", {
   expect_identical(nrow(out), 3L)
 })
 
+test_that("read_purpleair_aqs() reads a whole-number index written as a decimal as the same sensor", {
+  path <- write_lines_tmp(c(purpleair_header,
+                            "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
+                            "9.0,2022-01-02,6.1,8.15,7.0,8.3,51,12.5,2.6,24",
+                            "9.0,2022-01-03,6.1,8.15,7.0,8.3,51,12.5,2.6,24"))
+  expect_warning(out <- read_purpleair_aqs(path), "row 2 \\(line 3\\) \\(sensor 9\\)",
+                 class = "ncam_warning_repeated_rows")
+  expect_identical(out$site, c("9", "9", "9"))
+})
+
 test_that("read_purpleair_aqs() reads the shared file as its README describes", {
   dir <- shared_data("purpleair-aqs-daily-mathieu")
   skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
