@@ -198,22 +198,17 @@ data_change <- function(object, data) {
 }
 
 # How many of `rows` of `data` are rows of the data the model was fitted to: the same values in
-# every column the model reads and in the time columns both have (so that equal readings on
-# other days do not count; a Date and a POSIXct compared as instants); other columns, which
-# the model never saw, do not matter. NA when that data cannot be found. For a model fitted
-# with a reference, only its rows with a reference reading count: the others taught it nothing
-# about the reference.
+# every column the two data frames share (time stamps among them, also as text or day numbers,
+# so that equal readings on other days do not count; a Date and a POSIXct compared as
+# instants); NA when that data cannot be found. For a model fitted with a reference, only its
+# rows with a reference reading count: the others taught it nothing about the reference.
 count_fitted_rows <- function(object, data, rows) {
   fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
   if (is.null(fitted)) return(NA_integer_)
   if (!is.null(object$reference)) fitted <- fitted[!is.na(fitted[[object$reference]]), , drop = FALSE]
   shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]), intersect(names(data), names(fitted)))
-  read <- colnames(object$data_check$sums)
-  if (!all(read %in% shared)) return(NA_integer_)
-  is_time <- function(x) inherits(x, c("POSIXt", "Date"))
-  times <- Filter(function(v) is_time(data[[v]]) && is_time(fitted[[v]]), shared)
-  compared <- union(read, times)
-  sum(rows_found_in(data[rows, compared, drop = FALSE], fitted[compared]))
+  if (!all(colnames(object$data_check$sums) %in% shared)) return(NA_integer_)
+  sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))
 }
 
 # A column as rows are compared by: text for text and factors (so factor codes do not matter)

@@ -15,6 +15,7 @@ unit_time_steps <- function(obs, named) {
   if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
   steps <- vapply(found, `[[`, numeric(1), "step")
   kind <- vapply(found, `[[`, character(1), "kind")
+  kind[lonely] <- "regular"  # a unit's one stamp neither wanders nor scatters
   for (step in unique(steps[kind == "jittered"])) {
     who <- names(steps)[kind == "jittered" & steps == step]
     centre <- vapply(found[who], `[[`, numeric(1), "centre")
@@ -300,11 +301,16 @@ daily_means <- function(obs, step, completeness, columns = c("est", "ref"), tota
 # Means of each of `columns` per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
 # block) gets NA for that column. `totals`: columns summed, not averaged (counts of rows).
-# `ref_complete` (when `obs` has it): every expected reference record is there (for daily
-# means of hourly means, every hour complete), so two units' means cover the same.
+# `ref_complete` (when `obs` has it): every expected reference record is there, but for the
+# `spare` ones (for daily means of hourly means, every hour complete), so two units' means
+# cover the same.
 # `spare` (per row, or one number): records a block may lack and still be complete. Jittered
 # stamps (unit_time_steps()) put a complete hour's 60 minutes at 59 to 61 records, as one may
-# fall across either edge.
+# fall across either edge; only blocks of at least `min_spared_records` expected records spare
+# one (2 half-hours would count as complete with 1,
+# 3 20-minute records with 2).
+min_spared_records <- 4
+
 block_means <- function(obs, by, expected, completeness, columns = c("est", "ref"), totals = NULL,
                         spare = 0) {
   key <- do.call(paste, c(unname(as.list(obs[by])), sep = "\r"))
@@ -312,7 +318,7 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
   group <- match(key, key[first])
   # rowsum() sorts by group, numbered in order of first appearance, as are `first` rows.
   expected <- expected[first]
-  complete <- expected - rep_len(spare, length(first))[first]
+  complete <- expected - rep_len(spare, length(first))[first] * (expected >= min_spared_records)
   needed <- pmin(completeness * expected, complete)
   block_mean <- function(v) {
     present <- !is.na(v)

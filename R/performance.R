@@ -81,7 +81,7 @@
 #' hour of their own stamp, so a complete hour of such 1-minute data holds 59
 #' to 61 of them: for these units an hour (or, for data averaged per day
 #' directly, a day) with one record fewer than its share counts as complete,
-#' also at `completeness = 1`. Gaps that scatter around no such step
+#' also at `completeness = 1`, when that share is 4 records or more. Gaps that scatter around no such step
 #' (7-minute data with jitter, readings at random times) keep the most common
 #' gap, and the warning or error on a step that divides no hour or day says
 #' that they scatter. `time_step` gives the step on the unit's `"as_given"`

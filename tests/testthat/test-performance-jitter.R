@@ -180,3 +180,27 @@ test_that("gaps scattering around no step that divides an hour are an error or w
   random <- as.POSIXct("2024-01-01", tz = "UTC") + cumsum(withr::with_seed(9, stats::runif(3000, 10, 300)))
   expect_error(average_estimates(data.frame(date = random, .pred = 1), "1h"), "scatter")
 })
+
+test_that("a coarse jittered step spares no record: half of a half-hourly hour is not complete", {
+  # Stamps at :10 and :40 of 240 hours, each up to 5 minutes off (never across an hour); in the
+  # last 120 hours only the :10 ones. By hand: the first hours hold 2 of 2, the last 1 of 2.
+  start <- as.POSIXct("2024-07-01", tz = "UTC")
+  slots <- start + 600 + 1800 * (0:479)
+  d <- data.frame(date = slots + withr::with_seed(2, stats::runif(480, -300, 300)), .pred = 1)
+  d <- d[seq_len(480) <= 240 | seq_len(480) %% 2 == 1, ]
+  for (completeness in c(0.75, 1)) {
+    out <- suppressMessages(average_estimates(d, averaging = "1h", completeness = completeness))
+    expect_equal(nrow(out), 240L)
+    expect_identical(!is.na(out$.pred), seq_len(240) <= 120)
+  }
+})
+
+test_that("a unit with one time stamp beside a jittered one is not said to wander", {
+  d <- jittered_minutes(48, step = 3600, jitter = 200)
+  d$unit <- "a"
+  d <- rbind(d, data.frame(date = as.POSIXct("2024-07-01 05:00", tz = "UTC"), ref = 1, est = 1, unit = "c"))
+  d$.pred <- d$est
+  said <- with_messages(average_estimates(d, averaging = "24h", unit = "unit"))$messages
+  expect_match(said, "of unit \"a\" wander")
+  expect_no_match(said, "\"c\"")
+})

@@ -122,7 +122,7 @@ test_that("columns of the units package are averaged and keep their units", {
   expect_identical(units::deparse_unit(hourly$pm), units::deparse_unit(sensors$pm))
   expect_equal(as.numeric(hourly$pm), as.numeric(1:48))
   expect_equal(as.numeric(hourly$ref), 1:48 + 0.5)
-  # Days of UTC: 08:00 to 23:00 (16 hours, below 0.75 of 24), then 24 hours, then 8.
+  # Days of UTC: 08:00 to 23:00 (16 hours, at least half of 24), then 24 hours, then 8 (fewer).
   daily <- join_reference(sensors, reference, average = "1 day", completeness = 0.5)
   expect_equal(as.numeric(daily$pm), c(mean(1:16), mean(17:40), NA))
   expect_identical(units::deparse_unit(daily$ref), units::deparse_unit(reference$ref))
@@ -134,5 +134,5 @@ test_that("columns of the units package are averaged and keep their units", {
   huge <- reference
   huge$ref[3] <- units::set_units(1e200, "ug/m3")
   expect_error(join_reference(sensors, huge), "\"ref\" of `reference` has a value as large as 1e\\+200 in row 3",
-               class = "rlang_error")
+               class = "ncam_error")
 })

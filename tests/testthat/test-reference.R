@@ -219,7 +219,7 @@ test_that("calibrate() on a reference fit uses the reference: split by default, 
   expect_warning(calibrate(fit, held_out, method = "sensor_anchored"), "not against the reference monitor")
 })
 
-test_that("calibrate() takes for fitted rows the rows equal in every column the model reads and in time", {
+test_that("calibrate() takes for fitted rows only rows equal in every shared column, times as instants", {
   d <- simulate_colocation(days = 40, colocation = 40, seed = 3)
   for (v in c("pa_a", "pa_b", "ref")) d[[v]] <- round(d[[v]])  # whole-number readings repeat
   d$site <- factor(rep(c("north", "south"), length.out = nrow(d)))
@@ -235,12 +235,16 @@ test_that("calibrate() takes for fitted rows the rows equal in every column the 
   fitted_labelled <- sum(!is.na(d$ref[1:40]))
   expect_warning(suppressMessages(calibrate(fit, mixed)),
                  sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
-  # Columns the model never read do not matter; a time column in another class or zone is
-  # compared as the same instants.
-  other_columns <- transform(mixed, opc = opc + 1, truth = NA)
-  attr(other_columns$date, "tzone") <- "America/New_York"
-  expect_warning(suppressMessages(calibrate(fit, other_columns)),
+  # A time column in another class or zone is compared as the same instants.
+  other_zone <- mixed
+  attr(other_zone$date, "tzone") <- "America/New_York"
+  expect_warning(suppressMessages(calibrate(fit, other_zone)),
                  sprintf("%d of the %d rows .* are rows", fitted_labelled, labelled))
+  # Times as text still tell equal readings on other days apart.
+  as_text <- transform(d, date = format(date))
+  fit_text <- short_fit(ncam(pa_a + pa_b ~ site, data = as_text[1:480, ], reference = "ref", hidden = 4L,
+                             epochs = 10L, seed = 1L, threads = 1L))
+  expect_no_warning(suppressMessages(calibrate(fit_text, as_text[481:960, ])))
   by_day <- transform(early, date = as.Date(date))
   fit_by_day <- short_fit(ncam(pa_a + pa_b ~ site, data = by_day, reference = "ref", hidden = 4L,
                                epochs = 10L, seed = 1L, threads = 1L))
