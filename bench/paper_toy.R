@@ -20,8 +20,8 @@
 #   nice -n 10 Rscript bench/paper_toy.R --cores 2 --save vignettes/paper-toy-results.rds
 # Options: --quick, --cores N (fits run in N forked processes, 1 thread each), --save FILE
 # (the tables and traces as an rds for vignettes/precompute-paper.R), --lib DIR (where ncam
-# is installed; default $NCAM_LIB), --fits FILE (keep the fitted jobs there, or reuse them if
-# the file exists).
+# is installed; default $NCAM_LIB), --fits FILE (keep the fitted jobs there, saved after each
+# batch, or reuse them if the file exists: a stopped run resumes).
 args <- commandArgs(trailingOnly = TRUE)
 opt_value <- function(name, default) {
   i <- match(name, args)
@@ -114,8 +114,10 @@ results <- if (!is.null(fits_file) && file.exists(fits_file)) readRDS(fits_file)
 if (length(results)) cat(sprintf("Reusing %d of %d fits from %s\n", min(length(results), length(jobs)), length(jobs), fits_file))
 results <- results[seq_len(min(length(results), length(jobs)))]
 todo <- seq_along(jobs) > length(results)
-if (any(todo)) {
-  results <- c(results, parallel::mclapply(jobs[todo], run_job, data = data, cfg = cfg, mc.cores = cores,
+# Fitted in batches, each saved to --fits, so that a run stopped midway resumes where it was.
+batches <- split(which(todo), ceiling(seq_len(sum(todo)) / (4L * cores)))
+for (batch in batches) {
+  results <- c(results, parallel::mclapply(jobs[batch], run_job, data = data, cfg = cfg, mc.cores = cores,
                                            mc.preschedule = FALSE))
   if (!is.null(fits_file)) saveRDS(results, fits_file)
 }
