@@ -198,13 +198,29 @@ unit_column <- function(data, unit, arg, call) {
 # The unit column as text to match units by (key_text()); NA is a unit without an offset.
 unit_values <- function(data, unit, arg, call) key_text(unit_column(data, unit, arg, call))
 
+# The low-cost sensors' own posterior (without the reference reading) on the rows whose
+# reference reading enters the posterior (`reference_used`), for a fit with unit offsets, which
+# correct that estimate; NULL without offsets or such rows. `rows` numbers its rows in newdata,
+# `beyond_rows` those of them beyond what the networks compute with (rows_beyond_range()).
+sensors_only_posterior <- function(object, x, readings, reference_used, threads) {
+  rows <- which(reference_used)
+  if (is.null(object$unit_offsets) || !length(rows)) return(NULL)
+  row_readings <- lapply(readings, `[`, rows)
+  row_readings[[object$reference]] <- rep(NA_real_, length(rows))
+  row_x <- if (is.list(x)) lapply(x, `[`, rows) else x[rows, , drop = FALSE]
+  sensors <- ncam_posterior_columns(object, row_x, row_readings, threads)
+  sensors$rows <- rows
+  sensors$beyond_rows <- rows[rows_beyond_range(object, sensors, row_x)]
+  sensors
+}
+
 # The posterior with each row's unit offset added to its mean and the offset's variance (the
 # variance of a new unit for a unit without reference rows) to its variances. The offset
 # corrects the estimate of the low-cost sensors: on rows whose reference reading entered the
-# posterior (use_reference), that estimate (`sensors_only(rows)`, without the reference) is
+# posterior (`reference_used`), that estimate (`sensors`, from sensors_only_posterior()) is
 # corrected, then combined with the reading by their precisions, the reading's variance from
 # the reference's noise head.
-add_unit_offsets <- function(object, post, newdata, reference_used, reference, sensors_only, call) {
+add_unit_offsets <- function(object, post, newdata, reference_used, reference, sensors, call) {
   offsets <- object$unit_offsets
   if (is.null(offsets)) return(post)
   units <- unit_values(newdata, offsets$unit, "newdata", call)
@@ -219,12 +235,12 @@ add_unit_offsets <- function(object, post, newdata, reference_used, reference, s
   post$var_post <- post$var_post + extra
   blended <- which(reference_used & !is.na(post$mu))
   if (length(blended)) {
-    sensors <- sensors_only(blended)
-    corrected_precision <- 1 / (sensors$var_post + extra[blended])
-    reading_precision <- 1 / sensors$sigma2[, ncol(sensors$sigma2)]  # the reference is the last sensor
+    at <- match(blended, sensors$rows)
+    corrected_precision <- 1 / (sensors$var_post[at] + extra[blended])
+    reading_precision <- 1 / sensors$sigma2[at, ncol(sensors$sigma2)]  # the reference is the last sensor
     post$var_post[blended] <- 1 / (corrected_precision + reading_precision)
     post$mu[blended] <- post$var_post[blended] *
-      (corrected_precision * (sensors$mu + shift[blended]) + reading_precision * reference[blended])
+      (corrected_precision * (sensors$mu[at] + shift[blended]) + reading_precision * reference[blended])
   }
   post$var_pred <- post$var_post + aleatoric
   post

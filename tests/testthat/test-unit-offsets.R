@@ -340,3 +340,37 @@ test_that("a reference reading screened as a spike leaves its row to the sensors
   expect_warning(used <- predict(fit, faulty, use_reference = TRUE), class = "ncam_warning_spikes")
   expect_identical(used[1, ], predict(fit, transform(rows, ref = NA))[1, ])
 })
+
+test_that("with use_reference, a row whose sensors' own estimate is beyond range is NA, as without the reading", {
+  # The reading is combined with the sensors' estimate after the offset: where that estimate is
+  # beyond what the networks compute with (predict() without the reading drops the row), the
+  # combination is no estimate either, even where the posterior with the reading is resolved.
+  d <- unit_data()
+  fit <- unit_fit(d, unit = "site")
+  before_offsets <- fit
+  before_offsets$unit_offsets <- NULL
+  rows <- d[!is.na(d$ref), ][rep(1, 12), ]
+  rows$rh <- 10^(3:14)
+  far <- c("ncam_warning_beyond_range", "ncam_warning_extrapolation")
+  alone <- suppressWarnings(predict(fit, rows), classes = far)
+  with_reading <- suppressWarnings(predict(before_offsets, rows, use_reference = TRUE), classes = far)
+  # Some rows have a posterior with the reading but none from the sensors alone.
+  expect_gt(sum(is.na(alone$.pred) & !is.na(with_reading$.pred)), 0L)
+  dropped <- which(is.na(alone$.pred) | is.na(with_reading$.pred))
+  warned <- list()
+  used <- withCallingHandlers(predict(fit, rows, use_reference = TRUE, interval = "prediction"), warning = function(w) {
+    warned[[length(warned) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  beyond <- Filter(function(w) inherits(w, "ncam_warning_beyond_range"), warned)
+  expect_length(beyond, 1L)
+  expect_identical(beyond[[1]]$rows, dropped)
+  expect_identical(unique(beyond[[1]]$variables), "rh")
+  expect_true(all(is.na(as.matrix(used[dropped, ]))))
+  expect_false(anyNA(as.matrix(used[-dropped, ])))
+  # The rows kept are the reading and the corrected sensors' estimate by their precisions.
+  reading_variance <- subset(sensor_params(fit, rows[-dropped, ]), sensor == "ref")$sigma^2
+  precision <- 1 / alone$.post_sd[-dropped]^2 + 1 / reading_variance
+  expect_equal(used$.pred[-dropped], (alone$.pred[-dropped] / alone$.post_sd[-dropped]^2 + rows$ref[-dropped] / reading_variance) / precision,
+               tolerance = 1e-6)  # single-precision networks: rows predicted beside others agree to ~1e-7
+})
