@@ -4,16 +4,11 @@
 # precision the mean is computed with, a confident number from nothing. Such rows get NA, as a
 # row with a missing covariate does, and a warning naming the variable and rows.
 
-# `post` from ncam_posterior_columns(), `x` and `readings` what it was computed from.
-drop_beyond_range <- function(object, post, x, readings, call = parent.frame()) {
-  eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
-  scaling <- object$scaling
-  rows <- call_engine(ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps))
-  if (!is.null(post$a)) {
-    heads <- rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2
-    rows <- sort(union(rows, which(!is.finite(heads))))
-  }
-  rows <- rows[!row_has_na(x, rows)]  # those are rows with a missing covariate
+# `post` from ncam_posterior_columns(), `x` and `readings` what it was computed from; `also`
+# rows found beyond range by another posterior the rows' estimates are built from (the
+# sensors-only posterior of unit offsets with use_reference), dropped and named alike.
+drop_beyond_range <- function(object, post, x, readings, call = parent.frame(), also = integer()) {
+  rows <- sort(union(rows_beyond_range(object, post, x), also))
   post$beyond_rows <- rows
   if (!length(rows)) return(post)
   for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2")) {
@@ -26,6 +21,20 @@ drop_beyond_range <- function(object, post, x, readings, call = parent.frame()) 
   if (!is.null(post$ok)) post$ok[rows] <- FALSE
   warn_beyond_range(object, x, readings, rows, call)
   post
+}
+
+# The rows of `post` (from ncam_posterior_columns() on design `x`) beyond what the networks
+# compute with: a posterior or head output not finite, or a posterior sd below the precision of
+# the mean.
+rows_beyond_range <- function(object, post, x) {
+  eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
+  scaling <- object$scaling
+  rows <- call_engine(ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps))
+  if (!is.null(post$a)) {
+    heads <- rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2
+    rows <- sort(union(rows, which(!is.finite(heads))))
+  }
+  rows[!row_has_na(x, rows)]  # those are rows with a missing covariate
 }
 
 # TRUE for each of `rows` with a missing value in the design `x` (a matrix or list of columns).

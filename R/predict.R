@@ -46,7 +46,9 @@
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
 #'   With `unit` offsets, a reference reading is combined with the sensors' estimate after its
-#'   unit's offset. `TRUE` is an error for a model fitted without a reference.
+#'   unit's offset; a row whose sensors' estimate is beyond what the networks compute with (see
+#'   Value) is then `NA` as it is without the reading. `TRUE` is an error for a model fitted
+#'   without a reference.
 #' @param level Coverage level of the interval (a warning when given without `interval`).
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty: a misspelt argument is an error, not ignored.
@@ -234,22 +236,18 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
     readings[[object$reference]] <- ref
   }
   if (!raw) readings <- screen_new_spikes(object, readings, call)
-  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else FALSE
+  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else
+    rep(FALSE, nrow(newdata))
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
   post <- ncam_posterior_columns(object, x, readings, threads, heads)
-  post <- drop_beyond_range(object, post, x, readings, call)
+  # With unit offsets, a row's reference reading is combined with the sensors' own estimate:
+  # where that is beyond range, so is the row.
+  sensors <- if (!raw) sensors_only_posterior(object, x, readings, reference_used, threads)
+  post <- drop_beyond_range(object, post, x, readings, call, also = sensors$beyond_rows)
   if (!raw) {
-    # The low-cost sensors' own posterior on given rows: unit offsets correct that estimate.
-    sensors_only <- function(rows) {
-      row_readings <- lapply(readings, `[`, rows)
-      row_readings[[object$reference]] <- rep(NA_real_, length(rows))
-      ncam_posterior_columns(object, if (is.list(x)) lapply(x, `[`, rows) else x[rows, , drop = FALSE],
-                             row_readings, threads)
-    }
-    post <- add_unit_offsets(object, post, newdata, rep_len(reference_used, length(post$mu)),
-                             readings[[object$reference]], sensors_only, call)
+    post <- add_unit_offsets(object, post, newdata, reference_used, readings[[object$reference]], sensors, call)
   }
   post$unseen_rows <- unseen
   if (extrapolation) {

@@ -26,6 +26,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "sensors' spreads differ so much that their units probably differ"),
   c("ncam_warning_unknown_unit", "predict() of a fit with unit offsets",
     "rows of units without reference rows in the fit, or with no unit: no offset, the variance of a new unit"),
+  c("ncam_warning_unit_time_order", "ncam(), ncam_by() with unit",
+    "a unit's reference rows out of time order by a date-time column of the data: offset_sd too small"),
   c("ncam_warning_spikes", "ncam(), predict() and the functions that estimate",
     "gross outliers left out of training, or treated as missing in new data by the same rule"),
   c("ncam_warning_missing_covariate", "ncam(), predict(), predict_chunks(), fitted(), residuals(), sensor_params()",

@@ -340,3 +340,77 @@ test_that("a reference reading screened as a spike leaves its row to the sensors
   expect_warning(used <- predict(fit, faulty, use_reference = TRUE), class = "ncam_warning_spikes")
   expect_identical(used[1, ], predict(fit, transform(rows, ref = NA))[1, ])
 })
+
+test_that("with use_reference, a row whose sensors' own estimate is beyond range is NA, as without the reading", {
+  # The reading is combined with the sensors' estimate after the offset: where that estimate is
+  # beyond what the networks compute with (predict() without the reading drops the row), the
+  # combination is no estimate either, even where the posterior with the reading is resolved.
+  d <- unit_data()
+  fit <- unit_fit(d, unit = "site")
+  before_offsets <- fit
+  before_offsets$unit_offsets <- NULL
+  rows <- d[!is.na(d$ref), ][rep(1, 12), ]
+  rows$rh <- 10^(3:14)
+  far <- c("ncam_warning_beyond_range", "ncam_warning_extrapolation")
+  alone <- suppressWarnings(predict(fit, rows), classes = far)
+  with_reading <- suppressWarnings(predict(before_offsets, rows, use_reference = TRUE), classes = far)
+  # Some rows have a posterior with the reading but none from the sensors alone.
+  expect_gt(sum(is.na(alone$.pred) & !is.na(with_reading$.pred)), 0L)
+  dropped <- which(is.na(alone$.pred) | is.na(with_reading$.pred))
+  warned <- list()
+  used <- withCallingHandlers(predict(fit, rows, use_reference = TRUE, interval = "prediction"), warning = function(w) {
+    warned[[length(warned) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  beyond <- Filter(function(w) inherits(w, "ncam_warning_beyond_range"), warned)
+  expect_length(beyond, 1L)
+  expect_identical(beyond[[1]]$rows, dropped)
+  expect_identical(unique(beyond[[1]]$variables), "rh")
+  expect_true(all(is.na(as.matrix(used[dropped, ]))))
+  expect_false(anyNA(as.matrix(used[-dropped, ])))
+  # The rows kept are the reading and the corrected sensors' estimate by their precisions.
+  reading_variance <- subset(sensor_params(fit, rows[-dropped, ]), sensor == "ref")$sigma^2
+  precision <- 1 / alone$.post_sd[-dropped]^2 + 1 / reading_variance
+  expect_equal(used$.pred[-dropped], (alone$.pred[-dropped] / alone$.post_sd[-dropped]^2 + rows$ref[-dropped] / reading_variance) / precision,
+               tolerance = 1e-6)  # single-precision networks: rows predicted beside others agree to ~1e-7
+})
+
+test_that("a unit's reference rows out of time order by a date-time column are warned about", {
+  # Four sites beside the reference for their first 20 days: the sensors' error wanders with the
+  # weather, which blocks of consecutive hours show and shuffled hours hide.
+  d <- as.data.frame(simulate_colocation(days = 30, sites = 4, colocation = 20, seed = 1))
+  d$truth <- NULL
+  fit_site <- function(data) {
+    short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data, reference = "ref", hidden = 8L, epochs = 20L,
+                   learn_rate = 0.01, seed = 1, threads = 1, unit = "site"),
+              also = c("ncam_warning_clamp", "ncam_warning_spikes"))
+  }
+  withr::local_seed(4)
+  shuffled <- d[sample(nrow(d)), ]
+  expect_warning(fit_site(shuffled), "The reference rows of 4 units of site \\(.*\\) are not in time order by date",
+                 class = "ncam_warning_unit_time_order")
+  # In order within each unit: site by site, hour by hour across sites, or latest first.
+  interleaved <- d[order(d$date, d$site), ]
+  for (ordered in list(d, interleaved, d[rev(seq_len(nrow(d))), ])) {
+    expect_no_warning(fit_site(ordered), class = "ncam_warning_unit_time_order")
+  }
+  # One unit out of order is named; a date-time column constant within units tells no order.
+  one_swapped <- d
+  at <- which(d$site == 3 & !is.na(d$ref))[c(10, 200)]
+  one_swapped[at, ] <- d[rev(at), ]
+  one_swapped$installed <- as.Date("2021-01-01") + one_swapped$site
+  expect_warning(fit_site(one_swapped), "1 unit of site \\(\"3\"\\)", class = "ncam_warning_unit_time_order")
+  # Why: with the same pooled model, each unit's differences in another order give the same
+  # means but a smaller noise of each mean when shuffled; the interleaving of units is neutral.
+  fit <- fit_site(d)
+  fit$unit_offsets <- NULL
+  offsets_of <- function(data) {
+    table <- ncam:::estimate_unit_offsets(fit, data, "site", seq_len(nrow(data)), threads = 1)$table
+    table[order(table$site), ]
+  }
+  in_order <- offsets_of(d)
+  expect_equal(offsets_of(interleaved), in_order)
+  expect_warning(out_of_order <- offsets_of(shuffled), class = "ncam_warning_unit_time_order")
+  expect_equal(out_of_order$mean_difference, in_order$mean_difference)
+  expect_lt(max(out_of_order$offset_sd / in_order$offset_sd), 0.8)
+})
