@@ -76,22 +76,27 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
 # median plus 10 median absolute deviations. A reading far off the others (a spike the screen
 # let through) has an NLL that grows without bound as the model grows confident, and one such
 # row among the validation rows would otherwise stop training within a few epochs; a row of
-# ordinary data lies beyond that cap almost never. Returns a function of the parameters giving
-# that criterion (`capped`) and, from the same pass, the plain mean NLL the history records
-# (`plain`, as the engine's mean: rows without an estimate count 0, the offset its mean).
+# ordinary data lies beyond that cap almost never. The cap is set on the working scale, where
+# training runs: in the readings' units each reading adds log(b_scale), so rows with more
+# readings (a reference) would stand apart more the larger the unit, and a change of unit
+# would change which rows are capped and so the fit. Returns a function of the parameters
+# giving that criterion (`capped`, back in the readings' units) and, from the same pass, the
+# plain mean NLL the history records (`plain`, as the engine's mean: rows without an
+# estimate count 0, the offset its mean).
 capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision, threads) {
   x <- lapply(inputs$x, `[`, val_rows)
   readings <- lapply(inputs$readings, `[`, val_rows)
   offset <- if (length(nll_offset) == 1L) rep(nll_offset, length(val_rows)) else nll_offset[val_rows]
+  to_working <- log(inputs$scaling$b_scale) * Reduce(`+`, lapply(readings, function(v) !is.na(v)), 0)
   simd <- use_simd()
   function(params) {
     raw <- call_engine(ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd))$nll
     ok <- is.finite(raw)
     plain <- sum(raw[ok]) / length(raw) + mean(offset)
-    row_nll <- raw[ok] + offset[ok]
-    spread <- stats::mad(row_nll)
-    if (spread > 0) row_nll <- pmin(row_nll, stats::median(row_nll) + 10 * spread)
-    c(capped = mean(row_nll), plain = plain)
+    working_nll <- raw[ok] - to_working[ok]
+    spread <- stats::mad(working_nll)
+    if (spread > 0) working_nll <- pmin(working_nll, stats::median(working_nll) + 10 * spread)
+    c(capped = mean(working_nll + to_working[ok] + offset[ok]), plain = plain)
   }
 }
 

@@ -592,10 +592,13 @@ test_that("early stopping caps each validation row's NLL, so that a spike cannot
   row_nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, inputs$x, inputs$readings, fit$scaling, 1L,
                                      fit$settings$control$precision, FALSE)$nll
   criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(d)), 0, fit$settings$control$precision, 1L)
-  capped <- pmin(row_nll, median(row_nll) + 10 * mad(row_nll))
+  # The cap is set on the working scale: each reading's NLL there is log(b_scale) smaller.
+  to_working <- log(fit$scaling$b_scale) * rowSums(!is.na(as.data.frame(inputs$readings)))
+  working <- row_nll - to_working
+  capped <- pmin(working, median(working) + 10 * mad(working)) + to_working
   expect_equal(criterion(fit$params)[["capped"]], mean(capped))
   expect_equal(criterion(fit$params)[["plain"]], mean(row_nll))
-  expect_gt(sum(row_nll > median(row_nll) + 10 * mad(row_nll)), 0)  # the spikes are capped
+  expect_gt(sum(working > median(working) + 10 * mad(working)), 0)  # the spikes are capped
   # With defaults, the seeds whose validation rows hold a spike no longer stop within a few
   # epochs at several times the error of the others.
   after <- d$date >= min(d$date) + 28 * 86400
@@ -606,4 +609,28 @@ test_that("early stopping caps each validation row's NLL, so that a spike cannot
     sqrt(mean((pred$.pred - d$truth[after])^2))
   }, numeric(1))
   expect_true(all(rmse < 1))
+})
+
+test_that("a change of unit rescales a reference fit and changes nothing else", {
+  # Rows with a reference reading carry one more reading's NLL than the others; capping in the
+  # readings' units set them further apart the larger the unit, so that a unit 1000 times
+  # smaller capped other validation rows, stopped training at another epoch and gave another fit.
+  d <- simulate_colocation(days = 56, seed = 10)
+  d$ref[d$date >= min(d$date) + 7 * 86400] <- NA
+  fit_in <- function(k) {
+    scaled <- d
+    scaled[c("pa_a", "pa_b", "opc", "ref")] <- scaled[c("pa_a", "pa_b", "opc", "ref")] * k
+    short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data = scaled, reference = "ref", hidden = c(16L, 16L),
+                   seed = 1L, threads = 1L), also = c("ncam_warning_clamp", "ncam_warning_few_reference_rows"))
+  }
+  unit_fit <- fit_in(1)
+  milli_fit <- fit_in(1000)
+  expect_identical(milli_fit$best_epoch, unit_fit$best_epoch)
+  newdata <- d[d$date >= min(d$date) + 7 * 86400, ]
+  scaled_newdata <- newdata
+  scaled_newdata[c("pa_a", "pa_b", "opc")] <- newdata[c("pa_a", "pa_b", "opc")] * 1000
+  pred_unit <- suppressWarnings(predict(unit_fit, newdata, interval = "prediction"))
+  pred_milli <- suppressWarnings(predict(milli_fit, scaled_newdata, interval = "prediction"))
+  expect_equal(pred_milli$.pred / 1000, pred_unit$.pred, tolerance = 1e-6)
+  expect_equal(pred_milli$.pred_upper / 1000, pred_unit$.pred_upper, tolerance = 1e-6)
 })
