@@ -1,5 +1,5 @@
 # The performance targets sensors are judged by (US EPA, EU), in one table that
-# sensor_performance() and the documentation read.
+# sensor_performance() and the documentation read, and the pass/fail judgement against them.
 
 performance_target_table <- local({
   epa_pm25 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/280 (PM2.5 air sensor targets)"
@@ -24,6 +24,28 @@ performance_target_table <- local({
     source = c(rep(epa_pm25, 7), eu_dqo, gde_pm, rep(epa_o3, 6), eu_dqo, eu_o3)
   )
 })
+
+# The pass_* columns: TRUE or FALSE only on rows at the averaging the target is specified for.
+judge_targets <- function(result, targets) {
+  check <- function(metric, value) {
+    target <- targets[targets$metric == metric, ]
+    if (nrow(target) == 0L) return(NULL)
+    # At 10 significant digits, so that float rounding does not fail a value on the bound.
+    value <- signif(value, 10)
+    pass <- value >= target$lower & value <= target$upper
+    pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
+    pass
+  }
+  either <- function(a, b) if (is.null(b)) a else a | b
+  result$pass_r2 <- check("r2", result$r2)
+  result$pass_slope <- check("slope", result$slope)
+  result$pass_intercept <- check("intercept", result$intercept)
+  result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
+  result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
+  result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
+  result$pass_expanded_uncertainty[result$limit_outside] <- NA
+  result
+}
 
 #' Performance targets for air sensors (US EPA and EU)
 #'

@@ -1,7 +1,7 @@
 # Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
-# pass/fail judgement (input checks in R/performance-input.R, thresholds in
-# R/performance-targets.R, metrics in R/performance-metrics.R, time step and 1-hour and 24-hour
-# means in R/performance-averaging.R).
+# notes on units failing alone (input checks in R/performance-input.R, thresholds and the
+# pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
+# and 1-hour and 24-hour means in R/performance-averaging.R).
 
 #' Performance of sensor estimates against a reference
 #'
@@ -324,27 +324,6 @@ inform_unpaired <- function(unpaired, averaging, steps) {
   cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
                          " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
                          estimate or reference: each is averaged over the rows that have it."))
-}
-
-judge_targets <- function(result, targets) {
-  check <- function(metric, value) {
-    target <- targets[targets$metric == metric, ]
-    if (nrow(target) == 0L) return(NULL)
-    # At 10 significant digits, so that float rounding does not fail a value on the bound.
-    value <- signif(value, 10)
-    pass <- value >= target$lower & value <= target$upper
-    pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
-    pass
-  }
-  either <- function(a, b) if (is.null(b)) a else a | b
-  result$pass_r2 <- check("r2", result$r2)
-  result$pass_slope <- check("slope", result$slope)
-  result$pass_intercept <- check("intercept", result$intercept)
-  result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
-  result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
-  result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
-  result$pass_expanded_uncertainty[result$limit_outside] <- NA
-  result
 }
 
 # The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
