@@ -1,5 +1,5 @@
 # How sensor_performance() scores a set of sensor-reference pairs: OLS, errors, EPA
-# inter-unit precision and the EU expanded uncertainty.
+# inter-unit precision, the EU expanded uncertainty and the EU between-sampler uncertainty.
 
 # OLS (sensor on reference), error metrics and the EU expanded uncertainty of one set of pairs.
 pair_metrics <- function(frame, limit_value, reference_uncertainty) {
@@ -16,9 +16,11 @@ pair_metrics <- function(frame, limit_value, reference_uncertainty) {
 }
 
 # The rows of one averaging: one per unit (none when `units` is empty), then "all" with the
-# inter-unit precision. Co-location is judged on the block's own periods (`period`), with the
-# reference_agreement() of the rows as given (`raw`) where those cannot tell.
-score_units <- function(frame, units, raw, period, limit_value, reference_uncertainty) {
+# inter-unit precision and between-sampler uncertainty. Co-location is judged on the block's own
+# periods (`period`), with the reference_agreement() of the rows as given (`raw`) where those
+# cannot tell. `split`: the between_sampler_uncertainty() split (none for O3).
+score_units <- function(frame, units, raw, period, limit_value, reference_uncertainty,
+                        split = numeric()) {
   unit_rows <- do.call(rbind, lapply(units, function(u) {
     pair_metrics(frame[frame$unit == u, ], limit_value, reference_uncertainty)
   }))
@@ -30,12 +32,16 @@ score_units <- function(frame, units, raw, period, limit_value, reference_uncert
   } else {
     list(n = NA_integer_, sd = NA_real_, cv = NA_real_)
   }
-  all_row$note <- paste_notes(all_row$note, colocation$note, precision$note,
+  between <- between_sampler_uncertainty(frame, period, split, colocation$colocated)
+  all_row$note <- paste_notes(all_row$note, colocation$note, precision$note, between$note,
                               units_without_pairs(frame, units))
   none <- rep(NA_real_, length(units))
   cbind(unit = c(units, "all"), rbind(unit_rows, all_row),
         n_precision = c(as.integer(none), precision$n), sd = c(none, precision$sd),
-        cv = c(none, precision$cv))
+        cv = c(none, precision$cv), n_between_sampler = c(as.integer(none), between$n),
+        between_sampler_uncertainty = c(none, between$whole),
+        between_sampler_uncertainty_below = c(none, between$below),
+        between_sampler_uncertainty_above = c(none, between$above))
 }
 
 # The "all" row: with one unit, that unit's row. With several, R2, slope and intercept are
@@ -210,4 +216,61 @@ inter_unit_precision <- function(frame) {
   sd <- sqrt(sum((x - stats::ave(x, frame$time[shared]))^2) / (n_times * length(reporting) - 1))
   list(n = n_times, sd = sd, cv = if (mean(x) > 0) 100 * sd / mean(x) else NA_real_,
        note = if (mean(x) > 0) NA_character_ else "mean estimate not positive: no CV")
+}
+
+# EC Guide (2010) between-sampler uncertainty u(bs) of co-located units, on the `n` periods
+# (times of the frame) at which two or more units have an estimate: u(bs)^2 = sum over periods
+# i of (y_i1 - y_i2)^2 / (2 n) for two units; for more, the pooled within-period variance
+# sum over i and units k of (y_ik - mean_i)^2 / sum over i of (p_i - 1), which is that formula
+# for p_i = 2 units and weighs a unit by the periods it shares. `whole` over every such period;
+# with a `split` (18 ug/m3 for PM2.5), `below` and `above` (at or above) over those whose
+# reference (the units' mean there) lies on that side: by the reference, so that a unit reading
+# high does not move a period. None (NA) with one unit; with a note when not `colocated` or
+# fewer than 3 periods.
+between_sampler_uncertainty <- function(frame, period, split, colocated) {
+  out <- list(n = NA_integer_, whole = NA_real_, below = NA_real_, above = NA_real_,
+              note = NA_character_)
+  if (length(unique(frame$unit)) < 2L) return(out)
+  if (!colocated) {
+    # After judge_colocation()'s note, which says why.
+    out$note <- "no between-sampler uncertainty"
+    return(out)
+  }
+  present <- !is.na(frame$est)
+  time <- frame$time[present]
+  shared <- time %in% time[duplicated(time)]
+  time <- time[shared]
+  periods <- unique(time)
+  out$n <- length(periods)
+  if (out$n < 3L) {
+    out$note <- sprintf(paste("fewer than 3 %ss at which two or more units have an estimate:",
+                              "no between-sampler uncertainty"), period)
+    return(out)
+  }
+  estimate <- frame$est[present][shared]
+  deviation <- estimate - stats::ave(estimate, match(time, periods))
+  pooled <- function(keep) {
+    n_periods <- length(unique(time[keep]))
+    if (n_periods < 3L) return(NA_real_)
+    sqrt(sum(deviation[keep]^2) / (sum(keep) - n_periods))
+  }
+  out$whole <- pooled(rep(TRUE, length(time)))
+  if (length(split) == 0L) return(out)
+  # The reference at each period: the mean of the units' references there, NA without any.
+  at <- match(frame$time, periods)
+  with_reference <- !is.na(at) & !is.na(frame$ref)
+  level <- tapply(frame$ref[with_reference], factor(at[with_reference], seq_along(periods)),
+                  mean)[match(time, periods)]
+  sides <- list(below = !is.na(level) & level < split, above = !is.na(level) & level >= split)
+  words <- c(below = "below", above = "at or above")
+  for (side in names(sides)) {
+    out[[side]] <- pooled(sides[[side]])
+    if (is.na(out[[side]])) {
+      out$note <- paste_notes(out$note, sprintf(
+        "fewer than 3 such %ss with a reference %s %s: no between-sampler uncertainty there",
+        period, words[[side]], format(split)
+      ))
+    }
+  }
+  out
 }

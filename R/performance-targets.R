@@ -1,5 +1,5 @@
 # The performance targets sensors are judged by (US EPA, EU), in one table that
-# sensor_performance() and the documentation read.
+# sensor_performance() and the documentation read, and the pass/fail judgement against them.
 
 performance_target_table <- local({
   epa_pm25 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/280 (PM2.5 air sensor targets)"
@@ -10,8 +10,12 @@ performance_target_table <- local({
   eu_o3 <- paste("Directive 2008/50/EC, Annex VII: O3 target value 120 ug/m3 (maximum daily",
                  "8-hour mean) in ppb at 293.15 K and 101.325 kPa (48.00 g/mol, 24.055 L/mol)")
   o3_limit_ppb <- 120 / (48.00 / 24.055)
+  gde_bs <- paste("EC Guide to the Demonstration of Equivalence (2010): between-sampler",
+                  "uncertainty of the candidate method at most 2.5 ug/m3")
+  gde_split <- paste("EC Guide to the Demonstration of Equivalence (2010): PM2.5 data split at",
+                     "18 ug/m3 for the between-sampler uncertainty")
   epa <- c("r2", "slope", "intercept", "rmse", "nrmse", "sd", "cv")
-  tibble::tibble(
+  table <- tibble::tibble(
     pollutant = c(rep("pm25", 9), rep("o3", 8)),
     framework = c(rep("US EPA", 7), "EU", "EU", rep("US EPA", 6), "EU", "EU"),
     metric = c(epa, "expanded_uncertainty", "limit_value",
@@ -23,7 +27,45 @@ performance_target_table <- local({
     averaging = c(rep("24 hours", 9), rep("1 hour", 8)),
     source = c(rep(epa_pm25, 7), eu_dqo, gde_pm, rep(epa_o3, 6), eu_dqo, eu_o3)
   )
+  # The Guide sets them for particulate matter only: none for O3.
+  between_sampler <- tibble::tibble(
+    pollutant = "pm25", framework = "EU",
+    metric = c("between_sampler_uncertainty", "between_sampler_split"),
+    lower = c(0, 18), upper = c(2.5, 18), unit = "ug/m3", averaging = "24 hours",
+    source = c(gde_bs, gde_split)
+  )
+  rbind(table[table$pollutant == "pm25", ], between_sampler, table[table$pollutant == "o3", ])
 })
+
+# The pass_* columns: TRUE or FALSE only on rows at the averaging the target is specified for.
+judge_targets <- function(result, targets) {
+  check <- function(metric, value) {
+    target <- targets[targets$metric == metric, ]
+    if (nrow(target) == 0L) return(NULL)
+    # At 10 significant digits, so that float rounding does not fail a value on the bound.
+    value <- signif(value, 10)
+    pass <- value >= target$lower & value <= target$upper
+    pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
+    pass
+  }
+  either <- function(a, b) if (is.null(b)) a else a | b
+  result$pass_r2 <- check("r2", result$r2)
+  result$pass_slope <- check("slope", result$slope)
+  result$pass_intercept <- check("intercept", result$intercept)
+  result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
+  result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
+  result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
+  result$pass_expanded_uncertainty[result$limit_outside] <- NA
+  # The whole set and each subset computed must be within the criterion; none for O3.
+  between <- lapply(paste0("between_sampler_uncertainty", c("", "_below", "_above")),
+                    function(column) check("between_sampler_uncertainty", result[[column]]))
+  result$pass_between_sampler_uncertainty <- NA
+  if (!is.null(between[[1]])) {
+    within <- rowSums(!do.call(cbind, between), na.rm = TRUE) == 0
+    result$pass_between_sampler_uncertainty <- ifelse(is.na(between[[1]]), NA, within)
+  }
+  result
+}
 
 #' Performance targets for air sensors (US EPA and EU)
 #'
@@ -39,7 +81,13 @@ performance_target_table <- local({
 #' the EC Guide (2010) uses for 24-hour PM2.5 (the annual limit value of
 #' 2008/50/EC is 25 ug/m3), and for O3 the 120 ug/m3 target value (maximum
 #' daily 8-hour mean) as 60.1 ppb at 293.15 K and 101.325 kPa.
-#' [sensor_performance()] takes another value through `limit_value`.
+#' [sensor_performance()] takes another value through `limit_value`. EU, for
+#' PM2.5 only: the between-sampler uncertainty of two or more identical units
+#' side by side (the candidate method) at most 2.5 ug/m3 on 24-hour values, on
+#' the whole data set and on the periods whose reference lies below and at or
+#' above 18 ug/m3 (`metric == "between_sampler_split"`, in both `lower` and
+#' `upper`), as the EC Guide (2010) sets for particulate matter; it sets none
+#' for O3.
 #'
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols, Metrics,
 #'   and Target Values for Fine Particulate Matter Air Sensors. U.S. EPA,

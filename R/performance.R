@@ -1,14 +1,15 @@
 # Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
-# pass/fail judgement (input checks in R/performance-input.R, thresholds in
-# R/performance-targets.R, metrics in R/performance-metrics.R, time step and 1-hour and 24-hour
-# means in R/performance-averaging.R).
+# notes on units failing alone (input checks in R/performance-input.R, thresholds and the
+# pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
+# and 1-hour and 24-hour means in R/performance-averaging.R).
 
 #' Performance of sensor estimates against a reference
 #'
 #' Computes the metrics by which air sensors are judged, per unit and over all
 #' units, on the data as given and on 1-hour or 24-hour averages, and checks them against
-#' the US EPA performance targets and the EU expanded-uncertainty objective
-#' (see [performance_targets()] for the values and their sources).
+#' the US EPA performance targets and the EU expanded-uncertainty objective and
+#' between-sampler criterion (see [performance_targets()] for the values and
+#' their sources).
 #'
 #' **Metrics** (on the pairs where estimate and reference are both present):
 #' `slope`, `intercept` and `r2` of the ordinary least-squares regression of the
@@ -155,6 +156,28 @@
 #' them), the line is extrapolated to L: `expanded_uncertainty` is reported but
 #' `pass_expanded_uncertainty` is NA, and `note` says so.
 #'
+#' **EU between-sampler uncertainty** (`"all"` row, two or more co-located
+#' units; EC Guide to the Demonstration of Equivalence, 2010): u(bs), how far
+#' identical units side by side disagree, on the `n_between_sampler` periods
+#' (times, hours or days of the block) at which two or more units have an
+#' estimate, with or without a reference. For two units u(bs)^2 = sum over
+#' periods i of (y_i1 - y_i2)^2 / (2 n), the Guide's formula; for more, the
+#' pooled within-period variance, sum over i and units k of (y_ik - mean_i)^2 /
+#' sum over i of (p_i - 1) with p_i units at period i, which is that formula
+#' for two (a unit that shares few periods weighs little).
+#' `between_sampler_uncertainty` is over all those periods. For PM2.5, as the
+#' Guide, also over the periods whose reference (the mean of the units'
+#' reference values there, so that a unit reading high does not move a period)
+#' lies below 18 ug/m3 (`between_sampler_uncertainty_below`) and at or above it
+#' (`between_sampler_uncertainty_above`); a period without a reference counts in
+#' the whole set only. `pass_between_sampler_uncertainty`
+#' is TRUE when none of the three that are computed exceeds the Guide's 2.5
+#' ug/m3 for the candidate method, judged on 24-hour rows. The Guide sets no
+#' criterion or split for O3: u(bs) is reported, not judged. Fewer than 3
+#' periods, overall or on one side of the split, give NA with a note. With one
+#' unit these are NA, as `sd` and `cv`; for units not co-located (see
+#' Co-location) NA with a note.
+#'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
@@ -200,7 +223,10 @@
 #' @param limit_value Concentration at which the EU expanded uncertainty is
 #'   evaluated; `NULL` takes the value of [performance_targets()].
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
-#'   measurements, in the targets' units (default 0, the conservative choice).
+#'   measurements, in the targets' units (default 0, the conservative choice):
+#'   the reference's own random uncertainty, such as the Guide estimates from
+#'   two reference samplers side by side. The units' between-sampler
+#'   uncertainty is reported on its own and does not enter it.
 #' @return A tibble with, per averaging (in the order of `averaging`, less any
 #'   block left out), one row per unit (in order of first appearance) and one
 #'   with `unit = "all"`: `unit`, `averaging` (`"as_given"`, `"1h"` or
@@ -208,8 +234,11 @@
 #'   `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
 #'   `"24h"` rows), `n` (pairs), the metrics of Details (`r2`, `slope`,
 #'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
-#'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`, the
-#'   `pass_*` columns and `note` (why values are NA or not judged, and on the
+#'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`,
+#'   `n_between_sampler`, `between_sampler_uncertainty`,
+#'   `between_sampler_uncertainty_below`, `between_sampler_uncertainty_above`
+#'   (NA on the units' rows, as `n_precision`, `sd` and `cv`), the `pass_*`
+#'   columns and `note` (why values are NA or not judged, and on the
 #'   `"all"` row how many units fail a target on their own and, when it is not
 #'   plain, whether the units are taken as co-located and why).
 #' @references Duvall R. M. et al. (2021). Performance Testing Protocols,
@@ -253,6 +282,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   obs <- performance_input(data, estimate, reference, date, unit,
                            targets$unit[targets$metric == "limit_value"])
   if (is.null(limit_value)) limit_value <- targets$upper[targets$metric == "limit_value"]
+  split <- targets$upper[targets$metric == "between_sampler_split"]
   unpaired <- sum(is.na(obs$est) | is.na(obs$ref))
   if (unpaired == nrow(obs)) {
     ncam_abort(c("No row has both an estimate ({.val {estimate}}) and a reference
@@ -279,7 +309,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
       block_frame(obs, steps, avg, completeness, jittered = timing$jittered)
     }
     period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
-    out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty)
+    out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty,
+                       split)
     if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)
     labels <- switch(avg, as_given = step_labels(steps, !is.null(unit)), "1h" = "1 hour",
                      "24h" = "24 hours")
@@ -298,8 +329,11 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   }
   columns <- c("unit", "averaging", "time_step", "n", "r2", "slope", "intercept", "rmse",
                "nrmse", "mbe", "n_precision", "sd", "cv", "orth_slope", "orth_intercept",
-               "limit_value", "expanded_uncertainty", "pass_r2", "pass_slope", "pass_intercept",
-               "pass_error", "pass_precision", "pass_expanded_uncertainty", "note")
+               "limit_value", "expanded_uncertainty", "n_between_sampler",
+               "between_sampler_uncertainty", "between_sampler_uncertainty_below",
+               "between_sampler_uncertainty_above", "pass_r2", "pass_slope", "pass_intercept",
+               "pass_error", "pass_precision", "pass_expanded_uncertainty",
+               "pass_between_sampler_uncertainty", "note")
   tibble::as_tibble(result[columns])
 }
 
@@ -324,27 +358,6 @@ inform_unpaired <- function(unpaired, averaging, steps) {
   cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
                          " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
                          estimate or reference: each is averaged over the rows that have it."))
-}
-
-judge_targets <- function(result, targets) {
-  check <- function(metric, value) {
-    target <- targets[targets$metric == metric, ]
-    if (nrow(target) == 0L) return(NULL)
-    # At 10 significant digits, so that float rounding does not fail a value on the bound.
-    value <- signif(value, 10)
-    pass <- value >= target$lower & value <= target$upper
-    pass[is.na(result$time_step) | result$time_step != target$averaging] <- NA
-    pass
-  }
-  either <- function(a, b) if (is.null(b)) a else a | b
-  result$pass_r2 <- check("r2", result$r2)
-  result$pass_slope <- check("slope", result$slope)
-  result$pass_intercept <- check("intercept", result$intercept)
-  result$pass_error <- either(check("rmse", result$rmse), check("nrmse", result$nrmse))
-  result$pass_precision <- either(check("sd", result$sd), check("cv", result$cv))
-  result$pass_expanded_uncertainty <- check("expanded_uncertainty", result$expanded_uncertainty)
-  result$pass_expanded_uncertainty[result$limit_outside] <- NA
-  result
 }
 
 # The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
