@@ -10,17 +10,22 @@
 #'   reference period that has the same start and keys. A period's mean is
 #'   `NA` when its non-missing readings are fewer than `completeness` times the
 #'   readings expected in the period; the expected count is the period length
-#'   over the series' usual spacing (the median step between its distinct
-#'   times), and at least one. A series with a single time (such as a sensor
-#'   that spent one minute at a location) has no spacing of its own and takes
-#'   the most common step between consecutive times of the other series of
-#'   its table, so one 1-minute reading is not an hourly mean; only when no
-#'   series of the table has two times is one reading per period expected. A
-#'   table whose spacing is longer than `average` (a daily reference, such as a
-#'   `Date` column, beside hourly sensors) is an error naming the table, its
-#'   spacing and `average`: each of its readings would be taken as the mean of
-#'   one period (the 00:00 hour) and the periods between left empty; give an
-#'   `average` at least as long (`average = "1 day"`). A period of whole days,
+#'   over the series' time step, and at least one. The step is found as
+#'   [sensor_performance()] finds it: the most common gap between the series'
+#'   distinct times, or the step that divides an hour or a day that its stamps
+#'   wander around, so a logger that lost half its records at random (rows
+#'   missing) still expects the full count of its step, not half of it; for
+#'   times that scatter around no such step, the mean of the gaps near their
+#'   median. A series with a single time (such as a sensor that spent one
+#'   minute at a location) has no step of its own and takes that of the gaps
+#'   of the other series of its table, so one 1-minute reading is not an hourly
+#'   mean; only when no series of the table has two times is one reading per
+#'   period expected. A table whose step is longer than `average` (a daily
+#'   reference, such as a `Date` column, beside hourly sensors) is an error
+#'   naming the table, its step and `average`: each of its readings would be
+#'   taken as the mean of one period (the 00:00 hour) and the periods between
+#'   left empty; give an `average` at least as long (`average = "1 day"`). A
+#'   period of whole days,
 #'   however written (`"1 day"`, `"24 hours"`, `"1440 min"`, `86400` seconds or
 #'   `as.difftime(1, units = "days")` alike), runs from local midnight to local
 #'   midnight, so a day with a daylight-saving clock change expects 23 or 25
@@ -249,17 +254,27 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   as_tbl(out)
 }
 
-# Per row, the usual spacing of its series: the median step between distinct times. A series
-# with a single time has no step of its own and takes the most common step of the table's
-# other series (one reading of 1-minute data is then 1 of 60 in an hour, not a whole hour); only
-# when no series has two times is one reading per period all that is expected (step Inf).
+# Per row, the time step of its series, found as sensor_performance() finds a unit's
+# (step_of_gaps()): the most common gap between its distinct times, or the step its stamps
+# wander around, so that records lost at random (rows missing) do not lengthen it, as a median
+# gap would (a logger keeping 45 % of its minutes has a median gap of 2 minutes); for times that
+# scatter around no step, the mean of the gaps near their median (their most common gap would
+# be any one of them). A series with a single time has no step of its own and takes that of the
+# table's gaps pooled (one reading of 1-minute data is then 1 of 60 in an hour, not a whole
+# hour); only when no series has two times is one reading per period all that is expected (step
+# Inf).
 typical_step <- function(seconds, series) {
   gaps <- lapply(split(seconds, series), function(t) diff(sort(unique(t))))
-  step <- vapply(gaps, function(d) if (length(d) == 0L) NA_real_ else stats::median(d), numeric(1))
-  pooled <- most_common_gap(unlist(gaps, use.names = FALSE))
+  step <- vapply(gaps, step_of_series, numeric(1))
+  pooled <- step_of_series(unlist(gaps, use.names = FALSE))
   step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
+}
+
+step_of_series <- function(gaps) {
+  found <- step_of_gaps(gaps)
+  if (found$kind == "irregular") found$centre else found$step
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in
