@@ -24,8 +24,18 @@
 #'   reference, such as a `Date` column, beside hourly sensors) is an error
 #'   naming the table, its step and `average`: each of its readings would be
 #'   taken as the mean of one period (the 00:00 hour) and the periods between
-#'   left empty; give an `average` at least as long (`average = "1 day"`). A
-#'   period of whole days,
+#'   left empty. The error suggests an `average` only where it pairs the
+#'   readings with their own windows (`average = "1 day"` for daily values). With
+#'   `average = "1 day"`, readings a whole number of days apart are taken as
+#'   24-hour values sampled every few days (the 1-in-3 and 1-in-6 day schedules
+#'   of EPA networks, as [sensor_performance()] takes them): each is paired
+#'   with the other table's mean of its local day. Readings that each cover
+#'   several days (a weekly sampler) cannot be told from these: average the
+#'   other table over their windows yourself. With periods of several days, a
+#'   table with about one reading per period or fewer, at local midnights, must
+#'   have each on its period's first day, or it is an error: a 1-in-3 day
+#'   sample with `average = "3 days"` would be paired with the mean of a window
+#'   counted from 1970-01-01, not its own day. A period of whole days,
 #'   however written (`"1 day"`, `"24 hours"`, `"1440 min"`, `86400` seconds or
 #'   `as.difftime(1, units = "days")` alike), runs from local midnight to local
 #'   midnight, so a day with a daylight-saving clock change expects 23 or 25
@@ -226,7 +236,8 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
   step <- typical_step(as.numeric(time), series)
-  check_step_within_period(step, series, data, keys, period, arg, call)
+  check_step_within_period(step, series, data, time, keys, period, arg, call)
+  check_readings_at_period_starts(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
   warn_crowded_periods(time, start, step, group, period, arg, call)
   step <- step[first]
