@@ -50,9 +50,16 @@
 #' zone of the `sensors` time column (a date-time without a time zone is in the
 #' session's zone, as R prints it, as in [sensor_performance()]; for a `Date`
 #' column, the zone of the `reference` date-times). A `Date` time
-#' column (such as the daily AQS files of [read_aqs()]) stands for local
-#' midnight in that time zone, so read the sensors with `tz` set to the
-#' monitor's zone to compare local days.
+#' column stands for local midnight in that time zone. The daily values of the
+#' AQS files of [read_aqs()] (`Date Local`) are for the local standard day
+#' (midnight to midnight standard time at the monitor, all year): to pair them
+#' with the same 24 hours in summer too, give the sensor times in the fixed
+#' zone of that standard time, such as `"Etc/GMT+5"` for US Eastern, `"Etc/GMT+6"`
+#' Central, `"Etc/GMT+7"` Mountain and `"Etc/GMT+8"` Pacific (the sign is
+#' reversed in these names), such as with
+#' `attr(sensors$date, "tzone") <- "Etc/GMT+5"`. In a zone with summer time
+#' (`"America/New_York"`) the days of summer run from 23:00 to 23:00 standard
+#' time, an hour off those of AQS.
 #'
 #' Numeric columns are averaged (`integer64` columns, as from
 #' `data.table::fread()`, are converted to doubles first; a column of class
