@@ -24,20 +24,70 @@ keys_hint <- "A key must be a column of both tables: for one monitor beside seve
 
 # A table whose readings are further apart than the period (a daily reference, Date column,
 # beside hourly sensors) would have each reading taken as the mean of one period (the 00:00
-# hour) and the periods between left empty: an error. `step` is the usual spacing per row
+# hour) and the periods between left empty: an error. `step` is the time step per row
 # (typical_step(); Inf when no series of the table has two times, which is accepted). A tenth
-# is allowed for days of a clock change and irregular times.
-check_step_within_period <- function(step, series, data, keys, period, arg, call) {
+# is allowed for days of a clock change and irregular times. With periods of one day, readings
+# a whole number of days apart are 24-hour values sampled every few days (the 1-in-3 and 1-in-6
+# day schedules of EPA networks, as sensor_performance() takes them): each is its day's value.
+check_step_within_period <- function(step, series, data, time, keys, period, arg, call) {
   nominal <- if (period$days > 0) period$days * 86400 else period$seconds
-  coarse <- which(is.finite(step) & step > 1.1 * nominal)
+  coarse <- is.finite(step) & step > 1.1 * nominal
+  if (period$days == 1) coarse <- coarse & !whole_days_apart(step)
+  coarse <- which(coarse)
   if (length(coarse) == 0L) return(invisible())
   row <- coarse[which.max(step[coarse])]
   which_series <- if (length(keys)) {
     paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
   }
-  suggestion <- format_period(step[row])
-  ncam_abort(c("{.arg {arg}} has readings {format_period(step[row])} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
-               i = "Average over a period at least as long as the readings' spacing, e.g. {.code average = \"{suggestion}\"}."),
+  spacing <- format_period(step[row])
+  daily <- if (whole_days_apart(step[row]) && period$days != 1) {
+    "If each reading is a 24-hour value (a daily mean, or a sample taken every few days as on 1-in-3 or 1-in-6 day schedules), use {.code average = \"1 day\"}: each is then paired with the other table's mean of its day."
+  }
+  # Daily readings need no second hint: the mean of the day from each is that day's.
+  window <- if (!(length(daily) && round(step[row] / 86400) == 1)) {
+    window_hint(time[series == series[row]], step[row])
+  }
+  ncam_abort(c("{.arg {arg}} has readings {spacing} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
+               i = daily,
+               i = if (length(window)) "{window}"),
+             call = call)
+}
+
+# Readings within an hour (a clock change) of a whole number of days apart.
+whole_days_apart <- function(step) {
+  days <- round(step / 86400)
+  days >= 1 & abs(step - 86400 * days) <= 3600
+}
+
+# The hint for readings `step` seconds apart that may each be the mean of the `step` from its
+# time: a period of that length pairs them with the right windows only when every one lies at
+# the start of such a period (those start on multiples of the period from 1970-01-01, or for
+# days at local midnights every so many days from it), else none does.
+window_hint <- function(time, step) {
+  spacing <- format_period(step)
+  if (all(period_start(time, parse_period(spacing, "average")) == time)) {
+    return(cli::format_inline("If each reading is the mean of the {spacing} from its time, use {.code average = \"{spacing}\"}."))
+  }
+  cli::format_inline("If each reading is the mean of the {spacing} from its time, no {.arg average} pairs it with its window: periods of {spacing} start at multiples of {spacing} from 1970-01-01, and the readings do not. Average the other table over each reading's window instead.")
+}
+
+# Periods of several days, and a table with about one reading per period or fewer, at local
+# midnights (dates): a reading on any day but its period's first (1-in-3 day samples with
+# average = "3 days", from 1970-01-01; a weekly sampler changed on Mondays with "7 days", from
+# Thursdays) would be paired with the other table's mean over another window, whether it is a
+# 24-hour sample or the mean of the days from its date: an error.
+check_readings_at_period_starts <- function(time, start, step, period, arg, call) {
+  if (period$days < 2) return(invisible())
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  at_midnight <- time == day_start(as.Date(format(time, "%Y-%m-%d", tz = tz)), tz)
+  off <- which(is.finite(step) & step >= 0.9 * period$days * 86400 & at_midnight & time != start)
+  if (length(off) == 0L) return(invisible())
+  row <- off[1]
+  days_in <- round((as.numeric(time[row]) - as.numeric(start[row])) / 86400)
+  span <- format_period(period$days * 86400)
+  ncam_abort(c("{.arg {arg}} has about one reading per period of {span}, or fewer, but row {row} ({format(time[row], '%Y-%m-%d', tz = tz)}) lies {days_in} day{?s} into its period, which starts on {format(start[row], '%Y-%m-%d', tz = tz)}: it would be paired with the other table's mean over another window.",
+               i = "Periods of {span} start every {period$days} days from 1970-01-01 (a Thursday), whatever the readings' schedule.",
+               i = "If each reading is a 24-hour sample (such as every third or sixth day), use {.code average = \"1 day\"}; if each is the mean of the days from its date, average the other table over each reading's window instead."),
              call = call)
 }
 

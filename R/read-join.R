@@ -10,17 +10,32 @@
 #'   reference period that has the same start and keys. A period's mean is
 #'   `NA` when its non-missing readings are fewer than `completeness` times the
 #'   readings expected in the period; the expected count is the period length
-#'   over the series' usual spacing (the median step between its distinct
-#'   times), and at least one. A series with a single time (such as a sensor
-#'   that spent one minute at a location) has no spacing of its own and takes
-#'   the most common step between consecutive times of the other series of
-#'   its table, so one 1-minute reading is not an hourly mean; only when no
-#'   series of the table has two times is one reading per period expected. A
-#'   table whose spacing is longer than `average` (a daily reference, such as a
-#'   `Date` column, beside hourly sensors) is an error naming the table, its
-#'   spacing and `average`: each of its readings would be taken as the mean of
-#'   one period (the 00:00 hour) and the periods between left empty; give an
-#'   `average` at least as long (`average = "1 day"`). A period of whole days,
+#'   over the series' time step, and at least one. The step is found as
+#'   [sensor_performance()] finds it: the most common gap between the series'
+#'   distinct times, or the step that divides an hour or a day that its stamps
+#'   wander around, so a logger that lost half its records at random (rows
+#'   missing) still expects the full count of its step, not half of it; for
+#'   times that scatter around no such step, the mean of the gaps near their
+#'   median. A series with a single time (such as a sensor that spent one
+#'   minute at a location) has no step of its own and takes that of the gaps
+#'   of the other series of its table, so one 1-minute reading is not an hourly
+#'   mean; only when no series of the table has two times is one reading per
+#'   period expected. A table whose step is longer than `average` (a daily
+#'   reference, such as a `Date` column, beside hourly sensors) is an error
+#'   naming the table, its step and `average`: each of its readings would be
+#'   taken as the mean of one period (the 00:00 hour) and the periods between
+#'   left empty. The error suggests an `average` only where it pairs the
+#'   readings with their own windows (`average = "1 day"` for daily values). With
+#'   `average = "1 day"`, readings a whole number of days apart are taken as
+#'   24-hour values sampled every few days (the 1-in-3 and 1-in-6 day schedules
+#'   of EPA networks, as [sensor_performance()] takes them): each is paired
+#'   with the other table's mean of its local day. Readings that each cover
+#'   several days (a weekly sampler) cannot be told from these: average the
+#'   other table over their windows yourself. With periods of several days, a
+#'   table with about one reading per period or fewer, at local midnights, must
+#'   have each on its period's first day, or it is an error: a 1-in-3 day
+#'   sample with `average = "3 days"` would be paired with the mean of a window
+#'   counted from 1970-01-01, not its own day. A period of whole days,
 #'   however written (`"1 day"`, `"24 hours"`, `"1440 min"`, `86400` seconds or
 #'   `as.difftime(1, units = "days")` alike), runs from local midnight to local
 #'   midnight, so a day with a daylight-saving clock change expects 23 or 25
@@ -35,9 +50,16 @@
 #' zone of the `sensors` time column (a date-time without a time zone is in the
 #' session's zone, as R prints it, as in [sensor_performance()]; for a `Date`
 #' column, the zone of the `reference` date-times). A `Date` time
-#' column (such as the daily AQS files of [read_aqs()]) stands for local
-#' midnight in that time zone, so read the sensors with `tz` set to the
-#' monitor's zone to compare local days.
+#' column stands for local midnight in that time zone. The daily values of the
+#' AQS files of [read_aqs()] (`Date Local`) are for the local standard day
+#' (midnight to midnight standard time at the monitor, all year): to pair them
+#' with the same 24 hours in summer too, give the sensor times in the fixed
+#' zone of that standard time, such as `"Etc/GMT+5"` for US Eastern, `"Etc/GMT+6"`
+#' Central, `"Etc/GMT+7"` Mountain and `"Etc/GMT+8"` Pacific (the sign is
+#' reversed in these names), such as with
+#' `attr(sensors$date, "tzone") <- "Etc/GMT+5"`. In a zone with summer time
+#' (`"America/New_York"`) the days of summer run from 23:00 to 23:00 standard
+#' time, an hour off those of AQS.
 #'
 #' Numeric columns are averaged (`integer64` columns, as from
 #' `data.table::fread()`, are converted to doubles first; a column of class
@@ -221,7 +243,8 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
   step <- typical_step(as.numeric(time), series)
-  check_step_within_period(step, series, data, keys, period, arg, call)
+  check_step_within_period(step, series, data, time, keys, period, arg, call)
+  check_readings_at_period_starts(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
   warn_crowded_periods(time, start, step, group, period, arg, call)
   step <- step[first]
@@ -249,17 +272,27 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   as_tbl(out)
 }
 
-# Per row, the usual spacing of its series: the median step between distinct times. A series
-# with a single time has no step of its own and takes the most common step of the table's
-# other series (one reading of 1-minute data is then 1 of 60 in an hour, not a whole hour); only
-# when no series has two times is one reading per period all that is expected (step Inf).
+# Per row, the time step of its series, found as sensor_performance() finds a unit's
+# (step_of_gaps()): the most common gap between its distinct times, or the step its stamps
+# wander around, so that records lost at random (rows missing) do not lengthen it, as a median
+# gap would (a logger keeping 45 % of its minutes has a median gap of 2 minutes); for times that
+# scatter around no step, the mean of the gaps near their median (their most common gap would
+# be any one of them). A series with a single time has no step of its own and takes that of the
+# table's gaps pooled (one reading of 1-minute data is then 1 of 60 in an hour, not a whole
+# hour); only when no series has two times is one reading per period all that is expected (step
+# Inf).
 typical_step <- function(seconds, series) {
   gaps <- lapply(split(seconds, series), function(t) diff(sort(unique(t))))
-  step <- vapply(gaps, function(d) if (length(d) == 0L) NA_real_ else stats::median(d), numeric(1))
-  pooled <- most_common_gap(unlist(gaps, use.names = FALSE))
+  step <- vapply(gaps, step_of_series, numeric(1))
+  pooled <- step_of_series(unlist(gaps, use.names = FALSE))
   step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
+}
+
+step_of_series <- function(gaps) {
+  found <- step_of_gaps(gaps)
+  if (found$kind == "irregular") found$centre else found$step
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in

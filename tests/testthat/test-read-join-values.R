@@ -136,3 +136,21 @@ test_that("columns of the units package are averaged and keep their units", {
   expect_error(join_reference(sensors, huge), "\"ref\" of `reference` has a value as large as 1e\\+200 in row 3",
                class = "ncam_error")
 })
+
+test_that("sensors in a fixed standard-time zone pair with AQS days of local standard time", {
+  # AQS daily values are for midnight to midnight standard time all year: in July, 05:00 to
+  # 05:00 UTC for US Eastern, which "America/New_York" days (04:00 to 04:00 UTC) miss by an hour.
+  hours <- as.POSIXct("2024-07-01 00:00", tz = "UTC") + 3600 * (0:95)
+  sensors <- data.frame(date = hours, pm = seq_along(hours))
+  aqs_days <- data.frame(date = as.Date("2024-07-01") + 0:2, ref = 1:3)
+  attr(sensors$date, "tzone") <- "Etc/GMT+5"
+  standard <- join_reference(sensors, aqs_days, average = "1 day")
+  # The first period is 30 June (from 19:00 UTC); hours 05:00 UTC on 1 July to 04:00 UTC on
+  # 2 July are rows 6 to 29.
+  expect_identical(standard$pm[2:4], c(mean(6:29), mean(30:53), mean(54:77)))
+  expect_identical(standard$ref[2:4], c(1, 2, 3))
+  attr(sensors$date, "tzone") <- "America/New_York"
+  summer <- join_reference(sensors, aqs_days, average = "1 day")
+  # 1 July in New York summer time starts at 04:00 UTC, row 5.
+  expect_identical(summer$pm[2:3], c(mean(5:28), mean(29:52)))
+})
