@@ -156,10 +156,10 @@ coarse_step_message <- function(step, averaging, dropped) {
 
 # Calendar columns of each time in zone `tz`: `day` (days since 1970-01-01 of the local date),
 # `hour` (the start, in seconds since the epoch, of the hour of elapsed time holding it; for a
-# Date, its day's) and `day_seconds` (the
-# length of its local day: 23 or 25 hours on a clock change). Hours are instants, so the two
-# 01:00s of an autumn clock change stay apart; they start on the local clock's hour, also
-# where the offset from UTC is not whole hours (India, UTC+05:30).
+# Date, its day's) and `day_seconds` (the length of its local day: 23 or 25 hours on a clock
+# change). Hours are instants, so the two 01:00s of an autumn clock change stay apart; they
+# start on the local clock's hour, also where the offset from UTC is not whole hours (India,
+# UTC+05:30).
 clock_columns <- function(time, tz) {
   if (inherits(time, "Date")) {
     day <- as.numeric(time)
@@ -307,8 +307,7 @@ daily_means <- function(obs, step, completeness, columns = c("est", "ref"), tota
 # `spare` (per row, or one number): records a block may lack and still be complete. Jittered
 # stamps (unit_time_steps()) put a complete hour's 60 minutes at 59 to 61 records, as one may
 # fall across either edge; only blocks of at least `min_spared_records` expected records spare
-# one (2 half-hours would count as complete with 1,
-# 3 20-minute records with 2).
+# one (2 half-hours would count as complete with 1, 3 20-minute records with 2).
 min_spared_records <- 4
 
 block_means <- function(obs, by, expected, completeness, columns = c("est", "ref"), totals = NULL,
