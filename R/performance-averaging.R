@@ -342,7 +342,10 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 # the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
 # or with `average_given` have them averaged per period, one record expected (two readings in
 # one hour, such as one stamped a second early, become one mean). Units named in `jittered`
-# have complete periods with one record fewer (block_means()).
+# have complete periods with one record fewer (block_means()); as they stand, their hourly rows
+# are timed at their nominal_times(), where other units' hours start. With `ref` among
+# `columns`, the frame's attribute `nominal_reference` compares the references of jittered
+# units on their nominal times (nominal_reference_agreement(), for judge_colocation()).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
 block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref"),
@@ -359,6 +362,12 @@ block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref
       by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
       block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
     } else {
+      moved <- rows$unit %in% jittered
+      if (block == "1h" && any(moved)) {
+        # A stamp that shares its nominal time with another of its unit's keeps its own.
+        nominal <- nominal_times(rows[moved, ], steps)
+        rows$time[moved] <- ifelse(is.na(nominal), rows$time[moved], nominal)
+      }
       rows
     }
   })
@@ -366,5 +375,9 @@ block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref
   # Units in order of first appearance, as the rows of the result.
   frame <- frame[order(match(frame$unit, names(steps))), ]
   rownames(frame) <- NULL
+  if ("ref" %in% columns && length(steps) >= 2L && any(names(steps) %in% jittered)) {
+    attr(frame, "nominal_reference") <- nominal_reference_agreement(obs, steps, block,
+                                                                    completeness, jittered)
+  }
   frame
 }
