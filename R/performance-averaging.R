@@ -156,10 +156,10 @@ coarse_step_message <- function(step, averaging, dropped) {
 
 # Calendar columns of each time in zone `tz`: `day` (days since 1970-01-01 of the local date),
 # `hour` (the start, in seconds since the epoch, of the hour of elapsed time holding it; for a
-# Date, its day's) and `day_seconds` (the
-# length of its local day: 23 or 25 hours on a clock change). Hours are instants, so the two
-# 01:00s of an autumn clock change stay apart; they start on the local clock's hour, also
-# where the offset from UTC is not whole hours (India, UTC+05:30).
+# Date, its day's) and `day_seconds` (the length of its local day: 23 or 25 hours on a clock
+# change). Hours are instants, so the two 01:00s of an autumn clock change stay apart; they
+# start on the local clock's hour, also where the offset from UTC is not whole hours (India,
+# UTC+05:30).
 clock_columns <- function(time, tz) {
   if (inherits(time, "Date")) {
     day <- as.numeric(time)
@@ -307,8 +307,7 @@ daily_means <- function(obs, step, completeness, columns = c("est", "ref"), tota
 # `spare` (per row, or one number): records a block may lack and still be complete. Jittered
 # stamps (unit_time_steps()) put a complete hour's 60 minutes at 59 to 61 records, as one may
 # fall across either edge; only blocks of at least `min_spared_records` expected records spare
-# one (2 half-hours would count as complete with 1,
-# 3 20-minute records with 2).
+# one (2 half-hours would count as complete with 1, 3 20-minute records with 2).
 min_spared_records <- 4
 
 block_means <- function(obs, by, expected, completeness, columns = c("est", "ref"), totals = NULL,
@@ -343,7 +342,10 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 # the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
 # or with `average_given` have them averaged per period, one record expected (two readings in
 # one hour, such as one stamped a second early, become one mean). Units named in `jittered`
-# have complete periods with one record fewer (block_means()).
+# have complete periods with one record fewer (block_means()); as they stand, their hourly rows
+# are timed at their nominal_times(), where other units' hours start. With `ref` among
+# `columns`, the frame's attribute `nominal_reference` compares the references of jittered
+# units on their nominal times (nominal_reference_agreement(), for judge_colocation()).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
 block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref"),
@@ -360,6 +362,12 @@ block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref
       by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
       block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
     } else {
+      moved <- rows$unit %in% jittered
+      if (block == "1h" && any(moved)) {
+        # A stamp that shares its nominal time with another of its unit's keeps its own.
+        nominal <- nominal_times(rows[moved, ], steps)
+        rows$time[moved] <- ifelse(is.na(nominal), rows$time[moved], nominal)
+      }
       rows
     }
   })
@@ -367,5 +375,9 @@ block_frame <- function(obs, steps, block, completeness, columns = c("est", "ref
   # Units in order of first appearance, as the rows of the result.
   frame <- frame[order(match(frame$unit, names(steps))), ]
   rownames(frame) <- NULL
+  if ("ref" %in% columns && length(steps) >= 2L && any(names(steps) %in% jittered)) {
+    attr(frame, "nominal_reference") <- nominal_reference_agreement(obs, steps, block,
+                                                                    completeness, jittered)
+  }
   frame
 }

@@ -2,19 +2,40 @@
 # means) stand beside one reference: EPA's RMSE over common times and its inter-unit SD and CV
 # presume co-located units.
 
+#' @section Co-location of units with jittered time stamps:
+#' The 1-hour and 24-hour means of a unit whose time stamps wander around its
+#' step (see Time step in Details) each hold the readings of its own stamps, so
+#' that two such units beside one reference can have daily reference means that
+#' differ slightly (one day holds 23 hours and an hour of the next day, the
+#' other's 24). Their references are then also compared with each stamp taken at
+#' its nominal time: the multiple of the unit's step nearest it, counted from
+#' the unit's phase (the mean position of its stamps within the step, rounded to
+#' a quarter step, at most a quarter hour), leaving out stamps of a unit that
+#' share one nominal time. The units are co-located when their references agree
+#' in either comparison and the one on nominal times compares every unit the
+#' other does; units at different sites differ in both. In the `"1h"` block,
+#' the rows of hourly units with such stamps, taken as they stand, are timed at
+#' their nominal hour, so that they share hours with the other units (a stamp
+#' that shares its nominal time with another of its unit's keeps its own). The
+#' means, and so the metrics, still take each reading in the hour or day of its
+#' own stamp.
+#' @rdname sensor_performance
+#' @name sensor_performance
+NULL
+
 # How far the units' references agree: `shared` periods (times of the frame) at which two or
 # more units have a complete reference (every record of the period present, so that two means
-# cover the same records), `differ` of those where the values disagree, and the largest
-# difference `by`.
+# cover the same records; but for a jittered unit's spared record), `differ` of those where the
+# values disagree, the largest difference `by` and the `units` compared.
 reference_agreement <- function(frame) {
   keep <- frame$ref_complete
   ref <- frame$ref[keep]
-  if (length(ref) == 0L) return(list(shared = 0L, differ = 0L, by = 0))
-  time <- frame$time[keep]
-  shared <- tapply(ref, time, length) >= 2L
+  if (length(ref) == 0L) return(list(shared = 0L, differ = 0L, by = 0, units = character()))
+  time <- factor(frame$time[keep])
+  shared <- tabulate(time, nlevels(time)) >= 2L
   spread <- (tapply(ref, time, max) - tapply(ref, time, min))[shared]
   list(shared = sum(shared), differ = sum(spread > 1e-8 * (1 + max(abs(ref)))),
-       by = if (any(shared)) max(spread) else 0)
+       by = if (any(shared)) max(spread) else 0, units = unique(frame$unit[keep][shared[time]]))
 }
 
 # Whether the units of `frame`, a block whose periods are called `period` ("time", "hour",
@@ -22,8 +43,9 @@ reference_agreement <- function(frame) {
 # period are not. Otherwise their references decide, compared at the periods of the block
 # where two units have complete references, else at the times of the rows as given (`raw`,
 # the reference_agreement() of those rows: 55 of 60 minutes make an hour's mean differ from
-# another unit's 60); references never compared leave the units taken as co-located, said in
-# the note.
+# another unit's 60), and, for a block with jittered units, also as the frame's attribute
+# `nominal_reference` (nominal_reference_agreement()) compares them on their nominal times;
+# references never compared leave the units taken as co-located, said in the note.
 judge_colocation <- function(frame, raw, period) {
   units <- unique(frame$unit)
   yes <- list(colocated = TRUE, note = NA_character_)
@@ -39,6 +61,15 @@ judge_colocation <- function(frame, raw, period) {
     check <- raw
     where <- "shared times of the rows as given"
   }
+  # Jittered units' means cover their own records: compared on the nominal grid too, their
+  # references agree if either comparison finds them equal, the nominal one comparing every
+  # unit the other did (one may lack a nominal time every day, yet have complete days).
+  nominal <- attr(frame, "nominal_reference")
+  if (!is.null(nominal) && nominal$shared > 0L && (check$shared == 0L || check$differ > 0L) &&
+      all(intersect(check$units, units) %in% nominal$units)) {
+    check <- nominal
+    where <- sprintf("shared %ss on the nominal time grid", nominal$period)
+  }
   if (check$shared == 0L) {
     with_reference <- unique(frame$unit[!is.na(frame$ref)])
     why <- if (length(with_reference) == 1L) {
@@ -53,4 +84,49 @@ judge_colocation <- function(frame, raw, period) {
   note <- sprintf("units not co-located: their references differ at %d of %d %s (by up to %s)",
                   check$differ, check$shared, where, format(signif(check$by, 3)))
   list(colocated = FALSE, note = paste0(note, "; ", pooled))
+}
+
+# The reference_agreement() of block `block` ("1h" or "24h") of sensor_performance() with the
+# stamps of the `jittered` units moved to their nominal_times(): a complete jittered day then
+# holds the same 24 hours as another unit's, where by its stamps it may hold 23 of them and an
+# hour of the next day. Compared at the block's periods, else at the nominal times; `period`
+# says which. `obs`: performance_input(); `steps`: the units' steps, of the block's units only.
+nominal_reference_agreement <- function(obs, steps, block, completeness, jittered) {
+  tz <- attr(obs, "tz")
+  obs <- obs[obs$unit %in% names(steps), setdiff(names(obs), "est")]
+  moved <- obs$unit %in% jittered
+  nominal <- nominal_times(obs[moved, ], steps)
+  obs$time[moved] <- nominal
+  obs <- obs[!moved | !is.na(obs$time), ]
+  moved <- obs$unit %in% jittered
+  if (any(moved)) {
+    clock <- clock_columns(.POSIXct(obs$time[moved], tz), tz)
+    obs$day[moved] <- clock$day
+    obs$hour[moved] <- clock$hour
+    obs$day_seconds[moved] <- clock$day_seconds
+  }
+  check <- reference_agreement(block_frame(obs, steps, block, completeness, columns = "ref"))
+  check$period <- c("1h" = "hour", "24h" = "day")[[block]]
+  if (check$shared == 0L) check <- c(reference_agreement(obs), period = "time")
+  check
+}
+
+# The nominal time of each row of `obs`, from units whose stamps wander around their step
+# (`steps`, named by unit): the multiple of the step nearest the stamp, counted from the unit's
+# phase, the circular mean of its stamps modulo the step. The phase is rounded to a quarter step,
+# at most a quarter hour, so that stamps around the clock's hour (time zones are whole quarter
+# hours off UTC) take it. NA where two stamps of a unit would take one time.
+nominal_times <- function(obs, steps) {
+  step <- unname(steps)[match(obs$unit, names(steps))]
+  turn <- 2 * pi * (obs$time %% step) / step
+  sums <- rowsum(cbind(sin(turn), cos(turn)), obs$unit)
+  phase <- (atan2(sums[, 1], sums[, 2]) / (2 * pi))[match(obs$unit, rownames(sums))] * step
+  grain <- pmin(step / 4, 900)
+  phase <- grain * round(phase / grain)
+  nominal <- phase + step * round((obs$time - phase) / step)
+  unit <- match(obs$unit, obs$unit)
+  sorted <- order(unit, nominal)
+  twice <- diff(unit[sorted]) == 0 & diff(nominal[sorted]) == 0
+  nominal[sorted[c(twice, FALSE) | c(FALSE, twice)]] <- NA
+  nominal
 }

@@ -2,7 +2,8 @@
 # put in the units of the targets.
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
-# and day_seconds, est, ref, ref_complete.
+# and day_seconds, est, ref, ref_complete; attribute `tz`, the time zone of the clock columns
+# (nominal_reference_agreement() times stamps anew).
 performance_input <- function(data, estimate, reference, date, unit, target_unit,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)
@@ -29,12 +30,14 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
                     ref = numeric_column(data[[reference]], reference, "reference", call))
   # A row's reference is one whole record; block_means() says which means have all theirs.
   obs$ref_complete <- !is.na(obs$ref)
+  attr(obs, "tz") <- timed$tz
   obs
 }
 
 # The unit of each row (its key text; "all" without `unit`), its time in seconds and its
-# clock_columns() in the zone of the time column, after the checks that sensor_performance()
-# and average_estimates() share: every row has a unit, and one row per unit and time.
+# clock_columns() in the zone of the time column, `tz`, after the checks that
+# sensor_performance() and average_estimates() share: every row has a unit, and one row per unit
+# and time.
 timed_units <- function(data, date, unit, call = parent.frame()) {
   time <- date_column(data, date, call)
   units <- if (is.null(unit)) rep("all", nrow(data)) else key_text(data[[unit]])
@@ -65,7 +68,7 @@ timed_units <- function(data, date, unit, call = parent.frame()) {
                  i = "Keep one row per unit and time."), call = call)
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  list(units = units, seconds = seconds, clock = clock_columns(time, tz))
+  list(units = units, seconds = seconds, clock = clock_columns(time, tz), tz = tz)
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt
