@@ -257,7 +257,7 @@ gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   if (length(repeated) > 0L) {
     rows <- ord[repeated[1] + 0:1]
     ncam_abort(c("{.arg date} repeats times{if (grouped) ' within a group'}: {length(repeated)}
-                      row{?s} share a time with another, for example rows {rows} at
+                      row{?s} share{?s/} a time with another, for example rows {rows} at
                       {format(date[rows[1]])}.",
                  i = if (grouped) {
                    "Give one row per time in each group, or identify the series fully in {.arg group}."
