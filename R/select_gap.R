@@ -55,8 +55,8 @@
 #' date = data$date))`, when `date` was given: its gap is then a `difftime`. A
 #' gap counted in rows (no `date`) is not a time: the splits refuse the whole
 #' result with an error, and read its `$gap`, a plain number, as seconds
-#' (with a warning of class `ncam_warning_short_gap` when that is shorter
-#' than the spacing of the times, so separates nothing). Give the residuals'
+#' (with a warning of class `ncam_warning_short_gap` when that is no longer
+#' than the spacing of the times, so leaves no time out). Give the residuals'
 #' times as `date`, or convert the rows to a duration yourself (21 rows of
 #' daily data: `gap = "21 days"`).
 #'
