@@ -133,10 +133,8 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   # Periods of the session's clock keep its zone's name: read in another zone, the table still
   # shows the periods as they were cut.
   if (inherits(starts, "POSIXct") && !nzchar(c(attr(starts, "tzone"), "")[1])) {
-    # TZ first: Sys.timezone() keeps its first answer for the session, and warns without one.
-    session_zone <- Sys.getenv("TZ")
-    if (!nzchar(session_zone)) session_zone <- suppressWarnings(Sys.timezone())
-    if (!is.na(session_zone) && nzchar(session_zone)) attr(starts, "tzone") <- session_zone
+    zone <- session_zone_name()
+    if (nzchar(zone)) attr(starts, "tzone") <- zone
   }
   if (!by_groups) {
     out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), tolerance, threads, call)
@@ -184,6 +182,22 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
                   class = c("ncam_warning_few_periods", "ncam_warning"), call = call)
   }
   finish_drift(out, alpha, transform, unit_columns, period)
+}
+
+# The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
+# /etc/localtime links to, which the C library reads without TZ. Not Sys.timezone(), which keeps
+# its first answer for the session and, without TZ, runs timedatectl: in a container that prints
+# systemd errors to the console, which R cannot silence. On Windows Sys.timezone() is quiet.
+session_zone_name <- function() {
+  zone <- Sys.getenv("TZ")
+  if (nzchar(zone)) return(zone)
+  if (.Platform$OS.type == "windows") {
+    zone <- suppressWarnings(Sys.timezone())  # it warns when it finds none
+    return(if (is.na(zone)) "" else zone)
+  }
+  link <- Sys.readlink("/etc/localtime")
+  zone <- sub(".*zoneinfo/", "", link)
+  if (nzchar(link) && zone %in% OlsonNames()) zone else ""
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.

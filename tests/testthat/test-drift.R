@@ -424,6 +424,19 @@ test_that("periods of the session's clock carry its zone, subsets keep their col
     expect_identical(attr(in_tokyo$period, "tzone"), "Asia/Tokyo")
     expect_identical(format(in_tokyo$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
   })
+  # Without TZ, the zone /etc/localtime names, found without Sys.timezone(), whose timedatectl
+  # prints systemd errors in a container: nothing on the console.
+  link <- Sys.readlink("/etc/localtime")
+  if (requireNamespace("callr", quietly = TRUE) && nzchar(link)) {
+    messages <- withr::local_tempfile()
+    zone <- callr::r(function(fit, data) {
+      Sys.unsetenv("TZ")
+      data$date <- as.POSIXct("2024-01-01 00:00") + 3600 * 6 * (seq_len(nrow(data)) - 1)
+      attr(suppressWarnings(ncam::sensor_drift(fit, data, period = "week"))$period, "tzone")
+    }, args = list(fit = fit, data = toy), stderr = messages)
+    expect_identical(zone, sub(".*zoneinfo/", "", link))
+    expect_identical(readLines(messages), character(0))
+  }
   expect_identical(attr(dr, "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_identical(attr(dr[dr$sensor == "sensor_2", ], "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_error(sensor_drift(fit, new_data = toy), "Did you mean `newdata`")
