@@ -5,37 +5,58 @@
 # z must not hide the others' drift): the variance of z around its period's mean, times
 # (1 + rho) / (1 - rho) for the lag-1 autocorrelation rho of consecutive readings of a period
 # (rho at least 0), to be divided by n; a unit with fewer than `min_within_df` degrees of
-# freedom takes the value pooled over units. Between, pooled over units: what the periods'
-# means vary by beyond that (slow weather and pollution regimes the model does not follow),
-# from their spread within the stretches between steps (see between_periods()); df, the
-# degrees of freedom of that spread, sets the t distribution of the test. `within` is indexed
-# by unit code.
-period_spread <- function(z, cell, unit_of_row, periods, min_within_df = 30L) {
+# freedom takes the value pooled over units. Readings of a unit at one time (boxes side by
+# side) have no order: their products enter as the mean over every order of them (see
+# tie_lag_products()). Between, pooled over units: what the periods' means vary by beyond that
+# (slow weather and pollution regimes the model does not follow), from their spread within the
+# stretches between steps (see between_periods()); df, the degrees of freedom of that spread,
+# sets the t distribution of the test. `within` is indexed by unit code.
+period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 30L) {
   ok <- !is.na(z)
   z <- z[ok]
   cell <- cell[ok]
   unit_of_row <- unit_of_row[ok]
   n_units <- max(c(periods$unit, 0L))
+  none <- list(within = rep(NA_real_, n_units), between = NA_real_, df = NA_real_)
+  if (length(z) == 0L) return(none)
   centred <- z - stats::ave(z, cell)
-  lagged <- c(cell[-1] == cell[-length(cell)], FALSE)  # reading i and i + 1 share a period
-  noise_variance <- function(i) {
-    degrees <- length(i) - length(unique(cell[i]))
+  lags <- tie_lag_products(centred, cell, time[ok])
+  noise_variance <- function(rows, ties) {
+    degrees <- length(rows) - length(unique(cell[rows]))
     if (degrees < 2L) return(c(variance = NA_real_, degrees = degrees))
-    pairs <- i[lagged[i]]  # rows of a unit are consecutive: the next reading is of the same unit
-    rho <- min(max(sum(centred[pairs] * centred[pairs + 1L]) / sum(centred[i]^2), 0), 0.99)
-    c(variance = sum(centred[i]^2) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
+    rho <- min(max(sum(lags$products[ties]) / sum(centred[rows]^2), 0), 0.99)
+    c(variance = sum(centred[rows]^2) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
   }
-  pooled <- noise_variance(seq_along(z))
-  if (is.na(pooled[["variance"]])) return(list(within = rep(NA_real_, n_units), between = NA_real_, df = NA_real_))
+  pooled <- noise_variance(seq_along(z), seq_along(lags$products))
+  if (is.na(pooled[["variance"]])) return(none)
   within <- rep(pooled[["variance"]], n_units)
+  ties_of_unit <- split(seq_along(lags$products), unit_of_row[lags$first])
   for (rows in split(seq_along(z), unit_of_row)) {
-    own <- noise_variance(rows)
-    if (own[["degrees"]] >= min_within_df) within[unit_of_row[rows[1]]] <- own[["variance"]]
+    unit <- unit_of_row[rows[1]]
+    own <- noise_variance(rows, ties_of_unit[[as.character(unit)]])
+    if (own[["degrees"]] >= min_within_df) within[unit] <- own[["variance"]]
   }
   used <- periods$n >= 3L
   by_time <- order(periods$unit[used], periods$start[used])
   c(list(within = within),
     between_periods(periods$mean_z[used][by_time], periods$unit[used][by_time], periods$n[used][by_time], within))
+}
+
+# The lag-1 products of readings x (centred, sorted by unit and time; cells of unit and period),
+# one per tie: the readings of one cell at one time, m of them with sum S and sum of squares Q.
+# Products of consecutive readings in a random order of each tie, in expectation: within a
+# tie, (m - 1) pairs of two of its readings, (S^2 - Q) / m; across to the next time of the
+# cell, the two ties' means. For a time of one reading that is x_t x_(t+1), as without ties.
+# `first`: the first row of each tie.
+tie_lag_products <- function(x, cell, time) {
+  tie <- cumsum(c(TRUE, cell[-1] != cell[-length(cell)] | time[-1] != time[-length(time)]))
+  size <- tabulate(tie)
+  sums <- as.vector(rowsum(x, tie, reorder = FALSE))
+  within_tie <- (sums^2 - as.vector(rowsum(x^2, tie, reorder = FALSE))) / size
+  first <- which(!duplicated(tie))
+  means <- sums / size
+  same_cell <- c(cell[first][-1] == cell[first][-length(first)], FALSE)
+  list(products = within_tie + ifelse(same_cell, means * c(means[-1], 0), 0), first = first)
 }
 
 # The variance between periods beyond their noise, pooled over units, from means (in time

@@ -34,7 +34,8 @@
 #' of the fused value. The standard error of `mean_z` has two parts, per sensor: the readings'
 #' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}, with \eqn{s} the standard deviation of
 #' \eqn{z} around its period's mean and \eqn{\rho} the lag-1 autocorrelation of consecutive
-#' readings (at least 0), both per unit (pooled over units for a unit with fewer than 30
+#' readings (at least 0; readings of a unit at the same time, such as two boxes checked without
+#' `unit`, count in every order alike, so the order of the rows does not matter), both per unit (pooled over units for a unit with fewer than 30
 #' degrees of freedom), so that one failed unit does not hide drift at the others; and,
 #' pooled over units, the variance \eqn{\tau^2} by which the periods' means vary beyond that
 #' noise (weather and pollution regimes that last longer than a few readings, or than a
@@ -133,10 +134,8 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   # Periods of the session's clock keep its zone's name: read in another zone, the table still
   # shows the periods as they were cut.
   if (inherits(starts, "POSIXct") && !nzchar(c(attr(starts, "tzone"), "")[1])) {
-    # TZ first: Sys.timezone() keeps its first answer for the session, and warns without one.
-    session_zone <- Sys.getenv("TZ")
-    if (!nzchar(session_zone)) session_zone <- suppressWarnings(Sys.timezone())
-    if (!is.na(session_zone) && nzchar(session_zone)) attr(starts, "tzone") <- session_zone
+    zone <- session_zone_name()
+    if (nzchar(zone)) attr(starts, "tzone") <- zone
   }
   if (!by_groups) {
     out <- drift_rows(object, newdata, time, starts, drift_units(newdata, unit), tolerance, threads, call)
@@ -186,6 +185,22 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   finish_drift(out, alpha, transform, unit_columns, period)
 }
 
+# The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
+# /etc/localtime links to, which the C library reads without TZ. Not Sys.timezone(), which keeps
+# its first answer for the session and, without TZ, runs timedatectl: in a container that prints
+# systemd errors to the console, which R cannot silence. On Windows Sys.timezone() is quiet.
+session_zone_name <- function() {
+  zone <- Sys.getenv("TZ")
+  if (nzchar(zone)) return(zone)
+  if (.Platform$OS.type == "windows") {
+    zone <- suppressWarnings(Sys.timezone())  # it warns when it finds none
+    return(if (is.na(zone)) "" else zone)
+  }
+  link <- Sys.readlink("/etc/localtime")
+  zone <- sub(".*zoneinfo/", "", link)
+  if (nzchar(link) && zone %in% OlsonNames()) zone else ""
+}
+
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
 finish_drift <- function(out, alpha, transform, unit_columns, period) {
   out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
@@ -216,13 +231,17 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
     ncam_abort(c("With one low-cost sensor, {.fn sensor_drift} needs readings of the reference {.field {object$reference}} in {.arg newdata}: a reading is checked against the others of its row.",
                  i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
   }
-  unit_code <- match(unit_values, unique(unit_values))  # by value: text of numbers could merge two units
+  # Units coded in sorted order (by value: text of numbers could merge two units), and each
+  # sensor's rows sorted by unit, time, z and shift: every sum runs in one order, whatever the
+  # order of the rows of newdata (boxes of one unit share their times).
+  unit_code <- match(unit_values, sort(unique(unit_values)))
   cell <- paste(unit_code, as.numeric(starts), sep = "\r")
   first <- !duplicated(cell)
-  ord <- order(unit_code, as.numeric(time))
+  seconds <- as.numeric(time)
   tables <- lapply(sensors, function(s) {
-    periods <- period_means(loo$z[, s], loo$shift[, s], cell, first, unit_code, starts)
-    spread <- period_spread(loo$z[ord, s], cell[ord], unit_code[ord], periods)
+    ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
+    periods <- period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first], starts[first])
+    spread <- period_spread(loo$z[ord, s], cell[ord], unit_code[ord], seconds[ord], periods)
     enough <- periods$n >= 3L
     # as.double(): ifelse() of no periods is logical(0)
     std_error <- as.double(ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_))
@@ -267,14 +286,13 @@ beyond_tolerance <- function(mean_z, std_error, tolerance, df) {
   pmin(1, stats::pt(edge - distance, df) + stats::pt(-edge - distance, df))
 }
 
-# Per unit and period (cells, in the order of their first rows): readings compared, mean z
-# and mean shift.
-period_means <- function(z, shift, cell, first, unit_code, starts) {
-  keys <- cell[first]
+# Per unit and period (cells `keys`, of units `unit` and starting at `start`): readings
+# compared, mean z and mean shift.
+period_means <- function(z, shift, cell, keys, unit, start) {
   list(n = as.integer(tapply(!is.na(z), cell, sum)[keys]),
        mean_z = as.vector(tapply(z, cell, mean, na.rm = TRUE)[keys]),
        shift = as.vector(tapply(shift, cell, mean, na.rm = TRUE)[keys]),
-       unit = unit_code[first], start = as.numeric(starts[first]))
+       unit = unit, start = as.numeric(start))
 }
 
 drift_times <- function(data, date, call = parent.frame()) {

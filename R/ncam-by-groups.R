@@ -48,6 +48,9 @@ check_unique_groups <- function(object, by, arg, call) {
   }
 }
 
+# Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
+has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
+
 # "site = 3, unit = a" for each row of the key columns.
 group_labels <- function(keys) {
   do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
@@ -75,10 +78,13 @@ key_columns <- function(keys, arg, call = parent.frame()) {
 
 # One string per row of the key columns (from key_columns()), equal exactly when all keys are
 # equal. Numbers are written by value, so a number, an integer and an integer64 of one value
-# share their string (and seed), as does the same number written as text.
+# share their string (and seed), as does the same number written as text. A Date or POSIXct
+# is its number of days or seconds whether stored as double or integer (data.table's IDate):
+# as.character() would write an integer one as text, which no double one's string equals.
 key_strings <- function(keys) {
   parts <- lapply(keys, function(v) {
     if (inherits(v, "integer64")) return(integer64_key_strings(v))
+    if (is.integer(v) && !is.factor(v)) v <- as.double(unclass(v))
     if (is.double(v)) sprintf("%.17g", v) else as.character(v)
   })
   do.call(paste, c(unname(parts), sep = "\r"))

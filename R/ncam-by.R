@@ -14,7 +14,8 @@
 #'   values alone (with `seed = NULL`, from one number drawn from R's current stream, so
 #'   [set.seed()] applies): a group keeps its seed, and so its fit, when other groups are
 #'   added or removed, and whether its key column is text, a factor or a number (double,
-#'   integer or `integer64`) written the same way. Each group's fit depends only on its rows
+#'   integer or `integer64`) written the same way, or a date or date-time stored as double
+#'   or as integer (`data.table::fread()`'s `IDate`). Each group's fit depends only on its rows
 #'   and its seed, kept in column `.seed`, never on the plan, the number of workers or the
 #'   scheduling, and not on the number of threads (see [ncam_threads()]): `ncam(formula,
 #'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it. The
@@ -292,9 +293,6 @@ check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
   check_unique_groups(object, by, arg, call)
   invisible(object)
 }
-
-# Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
-has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
 
 # A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
 per_group_table <- function(x, summarise, ...) {

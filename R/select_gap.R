@@ -55,8 +55,8 @@
 #' date = data$date))`, when `date` was given: its gap is then a `difftime`. A
 #' gap counted in rows (no `date`) is not a time: the splits refuse the whole
 #' result with an error, and read its `$gap`, a plain number, as seconds
-#' (with a warning of class `ncam_warning_short_gap` when that is shorter
-#' than the spacing of the times, so separates nothing). Give the residuals'
+#' (with a warning of class `ncam_warning_short_gap` when that is no longer
+#' than the spacing of the times, so leaves no time out). Give the residuals'
 #' times as `date`, or convert the rows to a duration yourself (21 rows of
 #' daily data: `gap = "21 days"`).
 #'
@@ -257,7 +257,7 @@ gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   if (length(repeated) > 0L) {
     rows <- ord[repeated[1] + 0:1]
     ncam_abort(c("{.arg date} repeats times{if (grouped) ' within a group'}: {length(repeated)}
-                      row{?s} share a time with another, for example rows {rows} at
+                      row{?s} share{?s/} a time with another, for example rows {rows} at
                       {format(date[rows[1]])}.",
                  i = if (grouped) {
                    "Give one row per time in each group, or identify the series fully in {.arg group}."

@@ -1,13 +1,16 @@
 # The `gap` of a split in seconds: a duration as parse_duration() reads it, or the time gap of
 # a select_gap() result. A select_gap() result counted in rows (no `date`) is an error
-# suggesting the duration those rows span at the usual spacing of `time`. A gap shorter than
-# every spacing of the times separates nothing: harmless, but likely a mistake (a count of rows
-# given as a number of seconds), so a warning, with the same suggestion when the number is a
-# whole number.
+# suggesting the duration those rows span at the usual spacing of `time`. A gap no longer than
+# every spacing of the times leaves no time out between splits (rows at least `gap` apart may
+# be neighbours): harmless, but likely a mistake (one step meant as a gap of one time, or a
+# count of rows given as a number of seconds), so a warning, with the same suggestion for a
+# whole number shorter than the spacing. A select_gap() result of one step is not warned about when equal to
+# the spacing: it found neighbours uncorrelated, so they need no gap.
 parse_gap <- function(gap, time, date, call = parent.frame()) {
   spacing <- diff(sort(unique(time)))
   rows_hint <- function(rows) rows_as_duration_hint(rows, spacing, "gap")
-  if (inherits(gap, "ncam_gap")) {
+  selected <- inherits(gap, "ncam_gap")
+  if (selected) {
     if (is.na(gap$gap)) {
       ncam_abort(c("{.arg gap} is a {.fn select_gap} result that found no gap: the
                         autocorrelation never entered its band.",
@@ -22,17 +25,24 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
     gap <- gap$gap
   }
   secs <- parse_duration(gap, "gap", call = call)
-  if (length(spacing) > 0L && secs < min(spacing)) {
+  if (length(spacing) > 0L && (secs < min(spacing) || (secs == min(spacing) && !selected))) {
     plain <- is.numeric(gap) && !inherits(gap, c("difftime", "Duration", "Period"))
     given <- if (plain) {
       paste0(format(gap, scientific = FALSE), " (read as seconds: ", format_spacing(secs), ")")
     } else {
       format_spacing(secs)
     }
-    cli::cli_warn(c("{.arg gap} = {given} is shorter than the smallest spacing between the
+    shorter <- secs < min(spacing)
+    step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+    two_steps <- format_lag(as_lag_difftime(2 * step, step))
+    cli::cli_warn(c("{.arg gap} = {given} is {if (shorter) 'shorter than' else 'equal to'} the smallest spacing between the
                      times of column {.field {date}} ({format_spacing(min(spacing))}): it
-                     separates nothing, and rows of different splits may be neighbours.",
-                    if (plain) rows_hint(gap)),
+                     leaves no time out between splits, and rows of different splits may be
+                     neighbours.",
+                    if (plain && shorter) rows_hint(gap),
+                    i = "Rows of different splits are kept at least {.arg gap} apart: {.code gap = \"{two_steps}\"}
+                         (two steps of {format_spacing(step)}, the median spacing) leaves out one
+                         time between them."),
                   class = c("ncam_warning_short_gap", "ncam_warning"), call = call)
   }
   secs

@@ -71,13 +71,17 @@ split_random <- function(data,
 #'   months or years), a number of seconds, or the result of [select_gap()]
 #'   called with the residuals' times (`select_gap(r, date = ...)`, whose gap is
 #'   a `difftime`). Must be positive. A [select_gap()] result computed without
-#'   `date` counts rows and is refused with an error. A gap shorter than the
-#'   smallest spacing between the times of `date` separates nothing: it is
-#'   used, with a warning of class `ncam_warning_short_gap` (a plain number is
-#'   read as seconds; if it was a count of rows, such as `select_gap(r)$gap`,
-#'   give it as a duration: 21 rows of daily data are `"21 days"`, which the
-#'   warning suggests for a whole number from the spacing of `date`), or call
-#'   [select_gap()] with `date`.
+#'   `date` counts rows and is refused with an error. Rows exactly `gap` apart
+#'   are kept, so a gap shorter than or equal to the smallest spacing between
+#'   the times of `date` leaves no time out: rows of different splits may be
+#'   neighbours (on daily data `"1 day"` removes nothing, `"2 days"` leaves one
+#'   day out). Such a gap is used, with a warning of class
+#'   `ncam_warning_short_gap` (a plain number is read as seconds; if it was a
+#'   count of rows, such as `select_gap(r)$gap`, give it as a duration: 21 rows
+#'   of daily data are `"21 days"`, which the warning suggests for a whole
+#'   number from the spacing of `date`), or call [select_gap()] with `date`. A
+#'   [select_gap()] result of one step, equal to the spacing, gives no warning:
+#'   it found neighbouring residuals uncorrelated.
 #' @return A factor with levels `train`, `validation`, `calibration`, `test`
 #'   and one element per row of `data`, in row order; `NA` for rows in a gap.
 #' @seealso [split_blocks()], [split_random()], [select_gap()]

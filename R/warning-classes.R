@@ -86,7 +86,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_uneven_step", "sensor_performance()",
     "a time step that does not divide the averaging period"),
   c("ncam_warning_short_gap", "split_blocks(), split_chronological()",
-    "a gap shorter than every spacing of the times, which separates nothing"),
+    "a gap no longer than every spacing of the times, which leaves no time out between splits"),
   c("ncam_warning_short_block", "split_blocks()",
     "a block spanning under 3 steps of the times, which makes the split random by time"),
   c("ncam_warning_empty_split", "split_blocks(), split_chronological(), split_random()",

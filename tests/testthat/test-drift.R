@@ -358,6 +358,41 @@ test_that("the noise is per unit (pooled for a small one), the between-period va
   expect_true(all(is.na(few$p_value)) && all(is.na(few$drift)) && all(!is.na(few$mean_z)))
 })
 
+test_that("readings of a unit at one time count in every order alike: shuffled rows give the same table", {
+  # The lag-1 products of a tie are their mean over every order of its readings.
+  x <- c(1.2, -0.5, 0.3, 2.0, -1.1, 0.7, 0.4)
+  cell <- c("a", "a", "a", "a", "a", "b", "b")
+  time <- c(1, 1, 1, 2, 2, 3, 4)
+  orders <- list(c(1, 2, 3), c(1, 3, 2), c(2, 1, 3), c(2, 3, 1), c(3, 1, 2), c(3, 2, 1))
+  sums <- unlist(lapply(orders, function(first) lapply(list(c(4, 5), c(5, 4)), function(second) {
+    y <- x[c(first, second, 6, 7)]
+    sum((y[-1] * y[-7])[cell[-1] == cell[-7]])
+  })))
+  expect_equal(sum(ncam:::tie_lag_products(x, cell, time)$products), mean(sums))
+  # Two boxes at the same times, checked without `unit`: the same table in any row order.
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  set.seed(11)
+  two <- rbind(toy, transform(toy, sensor_0 = sensor_0 + rnorm(400, 0, 3)))
+  drift <- sensor_drift(fit, two, period = "month")
+  expect_identical(sensor_drift(fit, two[sample(800), ], period = "month"), drift)
+  expect_identical(sensor_drift(fit, two[800:1, ], period = "month"), drift)
+  # By hand for sensor_0: within a day the product of the two boxes, across days the product
+  # of the days' means.
+  z <- ncam:::leave_one_sensor_out(ncam:::ncam_posterior(fit, two))$z[, "sensor_0"]
+  month <- format(two$date, "%Y-%m")
+  centred <- z - ave(z, month)
+  box_1 <- centred[1:400]
+  box_2 <- centred[401:800]
+  day_mean <- (box_1 + box_2) / 2
+  same <- month[2:400] == month[1:399]
+  rho <- max(0, (sum(box_1 * box_2) + sum((day_mean[-1] * day_mean[-400])[same])) / sum(centred^2))
+  within <- sum(centred^2) / (800 - length(unique(month))) * (1 + rho) / (1 - rho)
+  n <- as.vector(table(month))
+  hand <- between_by_hand(list(as.vector(tapply(z, month, mean))), list(within / n))
+  expect_equal(drift$std_error[drift$sensor == "sensor_0"], sqrt(hand$between + within / n))
+})
+
 test_that("a failed unit does not hide drift at the others: their standard errors hardly move", {
   toy <- daily_toy(720)
   toy$date <- as.Date("2024-01-01") + rep(0:359, 2)
@@ -424,6 +459,19 @@ test_that("periods of the session's clock carry its zone, subsets keep their col
     expect_identical(attr(in_tokyo$period, "tzone"), "Asia/Tokyo")
     expect_identical(format(in_tokyo$period[1], "%Y-%m-%d %H:%M"), "2024-01-01 00:00")
   })
+  # Without TZ, the zone /etc/localtime names, found without Sys.timezone(), whose timedatectl
+  # prints systemd errors in a container: nothing on the console.
+  link <- Sys.readlink("/etc/localtime")
+  if (requireNamespace("callr", quietly = TRUE) && nzchar(link)) {
+    messages <- withr::local_tempfile()
+    zone <- callr::r(function(fit, data) {
+      Sys.unsetenv("TZ")
+      data$date <- as.POSIXct("2024-01-01 00:00") + 3600 * 6 * (seq_len(nrow(data)) - 1)
+      attr(suppressWarnings(ncam::sensor_drift(fit, data, period = "week"))$period, "tzone")
+    }, args = list(fit = fit, data = toy), stderr = messages)
+    expect_identical(zone, sub(".*zoneinfo/", "", link))
+    expect_identical(readLines(messages), character(0))
+  }
   expect_identical(attr(dr, "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_identical(attr(dr[dr$sensor == "sensor_2", ], "sensors"), c("sensor_0", "sensor_1", "sensor_2"))
   expect_error(sensor_drift(fit, new_data = toy), "Did you mean `newdata`")

@@ -417,6 +417,43 @@ test_that("POSIXlt keys are the POSIXct instants they denote", {
   expect_identical(stats::predict(ct_fits, lt), stats::predict(ct_fits, toy))
 })
 
+test_that("a key is the same group, with the same seed, whatever type stores its value", {
+  toy <- by_fixture()
+  days <- as.Date("2024-03-30") + toy$site - 1
+  as_integer <- function(x) structure(as.integer(unclass(x)), class = class(x), tzone = attr(x, "tzone"))
+  fit_by_day <- function(day) {
+    toy$day <- day
+    short_fit(ncam_by(by_formula, toy[names(toy) != "site"], by = "day", hidden = 4L, epochs = 5L,
+                      seed = 1, threads = 1))
+  }
+  # A Date stored as integer (data.table::fread()'s IDate) is the same day as one stored as double.
+  double_days <- fit_by_day(days)
+  integer_days <- fit_by_day(as_integer(days))
+  expect_true(is.integer(unclass(integer_days$day)))
+  expect_identical(integer_days$.seed, double_days$.seed)
+  expect_identical(integer_days$fit[[2]]$params, double_days$fit[[2]]$params)
+  new <- toy[c(1, 151, 2), ]
+  new$day <- as_integer(days[c(1, 151, 2)])
+  by_double <- stats::predict(double_days, transform(new, day = days[c(1, 151, 2)]))
+  expect_false(anyNA(by_double$.pred))
+  expect_identical(stats::predict(double_days, new), by_double)
+  expect_identical(stats::predict(integer_days, transform(new, day = days[c(1, 151, 2)])), by_double)
+  expect_identical(augment(double_days, new)$.pred, by_double$.pred)
+  toy$date <- as.Date("2024-01-01") + (seq_len(nrow(toy)) - 1L) %% 150L
+  drift <- function(day) {
+    suppressWarnings(sensor_drift(double_days, transform(toy, day = day), period = "week"),
+                     classes = "ncam_warning_few_periods")
+  }
+  expect_identical(drift(as_integer(days)), drift(days))
+  # So are date-times stored as integer seconds, factors and their labels, integers and doubles.
+  times <- as.POSIXct("2024-03-30 10:00", tz = "UTC") + 3600 * (toy$site - 1)
+  expect_identical(fit_by_day(as_integer(times))$.seed, fit_by_day(times)$.seed)
+  numbers <- c(100000, -3)[toy$site]
+  expect_identical(fit_by_day(as.integer(numbers))$.seed, fit_by_day(numbers)$.seed)
+  expect_identical(fit_by_day(factor(c("north", "south"))[toy$site])$.seed,
+                   fit_by_day(c("north", "south")[toy$site])$.seed)
+})
+
 test_that("a list column as `by` is refused naming it", {
   d <- transform(simulate_toy(300, seed = 1), g = rep(c("a", "b"), 150))
   d$gl <- as.list(d$g)

@@ -249,6 +249,10 @@ test_that("repeated times without a group are an error naming the fix", {
   t <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * (0:99)
   expect_error(select_gap(rnorm(200), date = c(t, t)), "repeats times")
   expect_error(select_gap(rnorm(200), date = c(t, t)), "group")
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  expect_match(flat(expect_error(select_gap(rnorm(200), date = c(t, t)))), "100 rows share a time", fixed = TRUE)
+  expect_match(flat(expect_error(select_gap(rnorm(101), date = c(t, t[7])))),
+               "1 row shares a time with another, for example rows 7 and 101", fixed = TRUE)
   # Within a group too.
   expect_error(select_gap(rnorm(200), date = c(t, t), group = rep(1, 200)),
                "repeats times within a group")

@@ -158,7 +158,8 @@ test_that("split_chronological: ordered segments with gaps", {
 test_that("split_chronological keeps ties together and works with Date", {
   d <- data.frame(day = as.Date("2024-01-01") + rep(0:9, each = 3))
   prop <- c(train = 0.45, test = 0.55)
-  s <- split_chronological(d, "day", prop = prop, gap = "1 day")
+  expect_warning(s <- split_chronological(d, "day", prop = prop, gap = "1 day"),
+                 class = "ncam_warning_short_gap")
   # The 14-row train target ends inside the fifth day (rows 13-15): the whole
   # day stays with train. The sixth day is exactly 1 day later, so it is kept.
   expect_identical(as.character(s[1:15]), rep("train", 15))
@@ -224,7 +225,7 @@ test_that("split_blocks warns when the gap swallows a whole split", {
 
 test_that("split_blocks names the cause when there are too few blocks", {
   d <- data.frame(day = as.Date("2024-03-01") + 0:7)
-  expect_warning(s <- split_blocks(d, "day", block = "4 days", gap = "1 day", seed = 1),
+  expect_warning(s <- split_blocks(d, "day", block = "4 days", gap = "2 days", seed = 1),
                  "2 non-empty blocks are too few for 4")
   expect_equal(sum(table(s) > 0), 2)
 })
@@ -246,7 +247,7 @@ test_that("split_random and split_chronological warn about empty splits", {
   expect_equal(as.vector(table(s)), c(60, 0, 14, 4))
   # Ten rows on two dates cannot fill four segments.
   d2 <- data.frame(day = as.Date("2024-01-01") + rep(0:1, each = 5))
-  expect_warning(split_chronological(d2, "day", gap = "1 day"), "2 distinct times")
+  expect_warning(split_chronological(d2, "day", gap = "2 days"), "2 distinct times")
 })
 
 test_that("a split left with under half its target rows warns, naming it", {
@@ -272,9 +273,11 @@ test_that("a split left with under half its target rows warns, naming it", {
   expect_true(length(short) > 0L)
   for (split in short) expect_match(conditionMessage(w), sprintf("\"%s\": %d of a target", split, kept[[split]]))
   expect_match(conditionMessage(w), "shorter blocks", fixed = TRUE)
-  # A split given only the short last block, with a gap of an hour: the blocks are the cause.
+  # A split given only the short last block, with a gap of an hour (no row lost): the blocks
+  # are the cause.
   weeks <- data.frame(time = as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 0:(24 * 36 - 1))
-  w <- expect_warning(b <- split_blocks(weeks, "time", block = "7 days", gap = "1 hour", seed = 3),
+  w <- expect_warning(suppressWarnings(b <- split_blocks(weeks, "time", block = "7 days", gap = "1 hour", seed = 3),
+                                       classes = "ncam_warning_short_gap"),
                       class = "ncam_warning_small_split")
   expect_match(conditionMessage(w), "\"calibration\": 24 of a target of 130 rows; given 24 in whole blocks",
                fixed = TRUE)
@@ -356,11 +359,16 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   expect_identical(chrono, split_chronological(d, "date", gap = "21 days"))
   expect_gte(min_cross_distance(chrono, secs), 21 * 86400)
 
-  # A number of seconds at least the smallest spacing keeps its meaning.
+  # A number of seconds longer than the smallest spacing keeps its meaning.
   h <- hourly_data()
-  expect_identical(split_blocks(h, "when", gap = 7200, seed = 1),
-                   split_blocks(h, "when", gap = "2 hours", seed = 1))
-  expect_no_warning(split_blocks(h, "when", gap = 3600, seed = 1))
+  expect_no_warning(s7200 <- split_blocks(h, "when", gap = 7200, seed = 1))
+  expect_identical(s7200, split_blocks(h, "when", gap = "2 hours", seed = 1))
+  # One equal to it is a gap of one step, which leaves no time out: a warning, without the hint
+  # about rows (3600 is not a count of rows given as seconds).
+  w <- expect_warning(s3600 <- split_blocks(h, "when", gap = 3600, seed = 1), class = "ncam_warning_short_gap")
+  expect_match(conditionMessage(w), "3600 (read as seconds: 1 hour) is equal to the smallest spacing", fixed = TRUE)
+  expect_no_match(conditionMessage(w), "counts rows")
+  expect_false(anyNA(s3600))
   # A shorter gap, in seconds or as text, separates nothing: a warning, not an error. The hint
   # about rows is given for a whole number only, and spacings print without float noise.
   w <- expect_warning(s1800 <- split_blocks(h, "when", gap = 1800, seed = 1), class = "ncam_warning_short_gap")
@@ -382,10 +390,41 @@ test_that("a gap from select_gap() is used as a time, one counted in rows is ref
   expect_error(split_blocks(d, "date", gap = none), "found no gap.*larger `max_lag`")
 })
 
+test_that("a gap of one time step leaves no time out: a warning naming the gap that leaves one out", {
+  d <- data.frame(day = as.Date("2024-01-01") + 0:364)
+  secs <- as.numeric(d$day) * 86400
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  # Rows exactly `gap` apart are kept: with daily rows, different splits on neighbouring days.
+  w <- expect_warning(one <- split_blocks(d, "day", block = "4 weeks", gap = "1 day", seed = 1),
+                      class = "ncam_warning_short_gap")
+  expect_false(anyNA(one))
+  expect_identical(min_cross_distance(one, secs), 86400)
+  expect_match(flat(w), "`gap` = 1 day is equal to the smallest spacing between the times of column day (1 day): it leaves no time out between splits", fixed = TRUE)
+  expect_match(flat(w), "`gap = \"2 days\"` (two steps of 1 day, the median spacing) leaves out one time between them", fixed = TRUE)
+  # The gap it suggests leaves out one day where the split changes, and warns no more.
+  expect_no_warning(two <- split_blocks(d, "day", block = "4 weeks", gap = "2 days", seed = 1))
+  changes <- length(rle(as.character(one))$values) - 1L  # rows are in time order
+  expect_identical(sum(is.na(two)), changes)
+  expect_identical(min_cross_distance(two, secs), 2 * 86400)
+  # The same in split_chronological(): three later segments, one day out of each.
+  expect_warning(chrono <- split_chronological(d, "day", gap = "1 day"), "is equal to the smallest spacing",
+                 class = "ncam_warning_short_gap")
+  expect_false(anyNA(chrono))
+  expect_identical(sum(is.na(split_chronological(d, "day", gap = "2 days"))), 3L)
+  # A select_gap() result of one step found neighbouring residuals uncorrelated: no warning.
+  set.seed(4)
+  d$resid <- rnorm(365)
+  g <- select_gap(d, date = "day")
+  expect_identical(g$gap, as.difftime(1, units = "days"))
+  expect_no_warning(selected <- split_blocks(d, "day", block = "4 weeks", gap = g, seed = 1))
+  expect_identical(selected, one)
+})
+
 test_that("a block of under 3 time steps warns, naming its unit and the duration to give", {
   days <- data.frame(day = as.Date("2021-01-01") + 0:364)
   # 14 as a plain number is 14 seconds: every day its own block, a random split by day.
-  w <- expect_warning(s <- split_blocks(days, "day", block = 14, gap = "1 day", seed = 1),
+  w <- expect_warning(suppressWarnings(s <- split_blocks(days, "day", block = 14, gap = "1 day", seed = 1),
+                                       classes = "ncam_warning_short_gap"),
                       class = "ncam_warning_short_block")
   msg <- conditionMessage(w)
   expect_match(msg, "`block` = 14 (read as seconds: 14 secs) spans under 3 steps", fixed = TRUE)
@@ -395,15 +434,16 @@ test_that("a block of under 3 time steps warns, naming its unit and the duration
   runs <- rle(as.character(s[!is.na(s)]))$lengths
   expect_lt(mean(runs), 3)
   # The duration it suggests gives blocks: 14-day runs.
-  expect_no_warning(s14 <- split_blocks(days, "day", block = "14 days", gap = "1 day", seed = 1))
+  expect_no_warning(s14 <- split_blocks(days, "day", block = "14 days", gap = "2 days", seed = 1))
   expect_gt(mean(rle(as.character(s14[!is.na(s14)]))$lengths), 10)
   # Durations warn too (without the hint about rows); 3 steps is long enough.
   hours <- hourly_data()
-  w <- expect_warning(split_blocks(hours, "when", block = "2 hours", gap = "1 hour", seed = 1),
+  w <- expect_warning(split_blocks(hours, "when", block = "2 hours", gap = "2 hours", seed = 1),
                       class = "ncam_warning_short_block")
   expect_match(conditionMessage(w), "`block` = 2 hours spans under 3 steps", fixed = TRUE)
   expect_no_match(conditionMessage(w), "counts rows")
-  expect_no_warning(split_blocks(hours, "when", block = "3 hours", gap = "1 hour", seed = 1))
+  expect_no_warning(split_blocks(hours, "when", block = "3 hours", gap = "2 hours", seed = 1),
+                    class = "ncam_warning_short_block")
 })
 
 test_that("with blocks too short, the small-split hint does not suggest shorter blocks", {
