@@ -127,7 +127,8 @@
 #'   `reference`, the `unit` and the variables of the covariates) are unchanged: the same number of rows
 #'   and, per column, exactly the same values in the same order (compared by a hash; text and
 #'   factors by their values). Other columns may change; a re-sorted, converted, rounded or
-#'   edited column, even in its last digit, is an error asking for `newdata`. A model fitted inside a function that has
+#'   edited column, even in its last digit (as writing and reading a CSV file does), is an error
+#'   asking for `newdata` that says which: values changed, or the same values in another order. A model fitted inside a function that has
 #'   returned, or read back in a session without its data, needs `newdata`. Use
 #'   [predict.ncam()], [summary.ncam()], [sensor_params()], [coef.ncam()], [logLik.ncam()],
 #'   [plot.ncam()].
