@@ -46,9 +46,11 @@
 #'   [lm()] does (`k` in `poly(rh, k)`), and kept with the fit for `predict()`. An object there
 #'   with one value per row of `data` is refused: add it to `data`.
 #' @param data A data frame. Sensor and reference columns with `units` (the units package) in
-#'   different units of one quantity are converted to the anchor's (else the first sensor's)
-#'   unit, with a message; new data are then read in that unit (plain numbers too). Units of
-#'   another quantity (ppb beside ug/m3) are an error.
+#'   different units of one quantity are converted, with a message, to the unit of the anchor or,
+#'   without one (as with a `reference`), of the first sensor on the formula's left; if that column
+#'   has none, of the first sensor (then the reference) that has. Estimates are in that unit
+#'   (`fit$units`), even where the reference was in another, and new data are read in it (plain
+#'   numbers too). Units of another quantity (ppb beside ug/m3) are an error.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
