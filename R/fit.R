@@ -111,7 +111,10 @@
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible. The seed used,
 #'   drawn or given, is printed with the fit and kept in its call, so [update()] refits the
-#'   same model (`update(fit, seed = NULL)` draws a new one).
+#'   same model (`update(fit, seed = NULL)` draws a new one). A seed reproduces a fit of the same
+#'   data as given: the order of the rows, of the sensors, of the covariates and of a factor's
+#'   levels enters the initialisation and the mini-batches, so reordering any of them changes
+#'   the fit about as much as another seed does.
 #' @param threads Number of threads; see [ncam_threads()] (also for the choice between the
 #'   AVX2 and the portable engine). Results do not depend on the number of threads. Training
 #'   times its batches and falls back to one thread while that is faster (another program
