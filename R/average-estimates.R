@@ -55,6 +55,13 @@
 #' early, are averaged). Any other time step (such as 7 minutes, or daily data
 #' for `"1h"`) is an error.
 #'
+#' Daily rows (data one or more days apart) of a POSIXct `date` column that all
+#' lie the same time into their day, none at its start, such as days stamped at
+#' 00:00 UTC shown in New York (20:00 the day before), would each be dated by
+#' the previous day: a warning of class `ncam_warning_period_offset` says so, as
+#' in [join_reference()]. Give such a column in the zone whose midnights it
+#' holds, or as a Date.
+#'
 #' Missing-value codes (-999, -9999) are read as `NA` with a warning, as
 #' [sensor_performance()] does; columns with units (the \pkg{units} package)
 #' keep them.
@@ -121,6 +128,7 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
     ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
+  if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
   frame <- block_frame(obs, steps, averaging, completeness, values, totals = ".present",
@@ -148,6 +156,25 @@ check_averaging_steps <- function(steps, averaging, named, irregular = numeric()
                i = if (length(scatter)) "{scatter}",
                i = "Put the data on a regular grid, such as every 1, 5 or 10 minutes or every hour."),
              call = call)
+}
+
+# Daily (or n-daily) rows stamped all the same time into their local day, none at its start, as
+# join_reference() warns (warn_period_offset()): values stamped at midnight of another time zone
+# (00:00 UTC is 20:00 the day before in New York), each dated by the wrong day.
+warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
+  if (!inherits(time, "POSIXt")) return(invisible())
+  daily <- which(vapply(steps, whole_day_step, logical(1))[obs$unit])
+  if (length(daily) < 2L) return(invisible())
+  time <- as.POSIXct(time[daily])
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  offset <- obs$time[daily] - as.numeric(day_start(as.Date(obs$day[daily], origin = "1970-01-01"), tz))
+  # Within an hour (a clock change moves it), in whole half hours as zones differ (23:59:59
+  # marks the end of the day, rightly).
+  if (any(offset == 0) || diff(range(offset)) > 3600 || any(offset %% 1800 != 0)) return(invisible())
+  zone <- if (nzchar(tz)) paste("time zone", tz) else "the session's time zone"
+  cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are dated by the wrong day here.",
+                  i = "Each is taken as the value of the day it falls in. If the stamps are the starts of days elsewhere, give column {.val {date}} in that zone (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
+                class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
 }
 
 # The estimate columns `data` carries, in the order of predict()'s output: `.pred` always, the

@@ -46,9 +46,11 @@
 #'   [lm()] does (`k` in `poly(rh, k)`), and kept with the fit for `predict()`. An object there
 #'   with one value per row of `data` is refused: add it to `data`.
 #' @param data A data frame. Sensor and reference columns with `units` (the units package) in
-#'   different units of one quantity are converted to the anchor's (else the first sensor's)
-#'   unit, with a message; new data are then read in that unit (plain numbers too). Units of
-#'   another quantity (ppb beside ug/m3) are an error.
+#'   different units of one quantity are converted, with a message, to the unit of the anchor or,
+#'   without one (as with a `reference`), of the first sensor on the formula's left; if that column
+#'   has none, of the first sensor (then the reference) that has. Estimates are in that unit
+#'   (`fit$units`), even where the reference was in another, and new data are read in it (plain
+#'   numbers too). Units of another quantity (ppb beside ug/m3) are an error.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
@@ -109,7 +111,10 @@
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible. The seed used,
 #'   drawn or given, is printed with the fit and kept in its call, so [update()] refits the
-#'   same model (`update(fit, seed = NULL)` draws a new one).
+#'   same model (`update(fit, seed = NULL)` draws a new one). A seed reproduces a fit of the same
+#'   data as given: the order of the rows, of the sensors, of the covariates and of a factor's
+#'   levels enters the initialisation and the mini-batches, so reordering any of them changes
+#'   the fit about as much as another seed does.
 #' @param threads Number of threads; see [ncam_threads()] (also for the choice between the
 #'   AVX2 and the portable engine). Results do not depend on the number of threads. Training
 #'   times its batches and falls back to one thread while that is faster (another program
@@ -127,7 +132,8 @@
 #'   `reference`, the `unit` and the variables of the covariates) are unchanged: the same number of rows
 #'   and, per column, exactly the same values in the same order (compared by a hash; text and
 #'   factors by their values). Other columns may change; a re-sorted, converted, rounded or
-#'   edited column, even in its last digit, is an error asking for `newdata`. A model fitted inside a function that has
+#'   edited column, even in its last digit (as writing and reading a CSV file does), is an error
+#'   asking for `newdata` that says which: values changed, or the same values in another order. A model fitted inside a function that has
 #'   returned, or read back in a session without its data, needs `newdata`. Use
 #'   [predict.ncam()], [summary.ncam()], [sensor_params()], [coef.ncam()], [logLik.ncam()],
 #'   [plot.ncam()].

@@ -76,13 +76,16 @@ summarise_heads <- function(moments, sampled, sensors) {
 
 # A fingerprint of the columns of `data` a fit read (`cols`), to notice when that data has
 # changed since: the row count and, per column, the count, sum and sum of absolute values of its
-# non-missing values (which do not depend on the order of the rows) and a hash of its values in
-# row order (which a re-sort or a swap of two values changes). Text and factors enter as the
-# codes of their values sorted, and those values as a hash. Read a block of rows at a time.
-data_fingerprint <- function(data, cols, block_rows = 65536L) {
+# non-missing values (which do not depend on the order of the rows), a hash of its values in
+# row order (which a re-sort or a swap of two values changes) and, with `sorted`, a hash of its
+# non-missing values sorted (the same values in any order: to tell a re-sort from values changed
+# in their last digits). Text and factors enter as the codes of their values sorted, and those
+# values as a hash. Read a block of rows at a time, but for the sort.
+data_fingerprint <- function(data, cols, sorted = TRUE, block_rows = 65536L) {
   n <- nrow(data)
   text <- list()
   blocks <- list()
+  sorted_values <- list()
   sums <- vapply(cols, function(col) {
     v <- data[[col]]
     values <- if (!is.numeric(v) && !is.logical(v) && !inherits(v, c("Date", "POSIXct", "difftime"))) {
@@ -102,9 +105,13 @@ data_fingerprint <- function(data, cols, block_rows = 65536L) {
       hashes <- c(hashes, rlang::hash(x))
     }
     blocks[[col]] <<- rlang::hash(hashes)
+    if (sorted) {
+      x <- if (is.null(values)) plain_double(v) else as.double(match(as.character(v), values))
+      sorted_values[[col]] <<- rlang::hash(sort(x[!is.na(x)], method = "radix") + 0)  # -0 as 0
+    }
     acc
   }, c(count = 0, sum = 0, abs = 0))
-  list(n = n, sums = sums, text = unlist(text), order = unlist(blocks))
+  list(n = n, sums = sums, text = unlist(text), order = unlist(blocks), sorted = unlist(sorted_values))
 }
 
 # The columns of `data` a fit read: its sensors, its reference and the variables of its
@@ -123,7 +130,7 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   if (!has_fingerprint(object)) return(FALSE)
   cols <- colnames(check$sums)
   if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
-  new <- data_fingerprint(data, cols)
+  new <- data_fingerprint(data, cols, sorted = FALSE)
   if (!identical(new$text, check$text)) return(FALSE)
   if (in_order) return(identical(new$order, check$order))
   all(sums_close(new$sums, check$sums, cols, tolerance))
@@ -193,8 +200,18 @@ data_change <- function(object, data) {
   new <- data_fingerprint(data, cols)
   changed <- cols[new$order[cols] != check$order[cols]]
   if (!length(changed)) return("its text values differ")
-  same_values <- all(sums_close(new$sums, check$sums, changed))
-  cli::format_inline(if (same_values) "the rows of {.field {changed}} are in another order" else "values of {.field {changed}} differ")
+  close <- sums_close(new$sums, check$sums, changed)
+  # A fit saved before the sorted values were kept cannot tell a re-sort from tiny changes.
+  if (is.null(check$sorted)) {
+    return(cli::format_inline(if (all(close)) "the rows of {.field {changed}} are in another order, or their values differ slightly" else "values of {.field {changed}} differ"))
+  }
+  reordered <- changed[new$sorted[changed] == check$sorted[changed]]
+  slight <- setdiff(changed[close], reordered)
+  differ <- changed[!close]
+  paste(c(if (length(differ)) cli::format_inline("values of {.field {differ}} differ"),
+          if (length(slight)) cli::format_inline("values of {.field {slight}} differ slightly (their sums agree to 1e-12 of their size), as after writing to a file and reading it back"),
+          if (length(reordered)) cli::format_inline("the rows of {.field {reordered}} are in another order")),
+        collapse = "; ")
 }
 
 # How many of `rows` of `data` are rows of the data the model was fitted to: the same values in

@@ -216,3 +216,48 @@ test_that("bad input is an error naming the column and rows", {
   expect_error(average_estimates(d, date = date), "single non-empty string")
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
+
+test_that("daily values stamped at midnight of another time zone are warned about", {
+  # Days stamped at 00:00 UTC, shown in New York: 20:00 (EDT) of the day before.
+  days <- as.Date("2023-04-20") + 0:6
+  d <- data.frame(date = as.POSIXct(format(rep(days, 2)), tz = "UTC"), site = rep(c("a", "b"), each = 7),
+                  .pred = 1:14, ref = 101:114)
+  attr(d$date, "tzone") <- "America/New_York"
+  expect_warning(shifted <- average_estimates(d, unit = "site", columns = "ref"),
+                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the wrong day",
+                 class = "ncam_warning_period_offset")
+  # The dating the warning is about: each value on the day before its own.
+  expect_equal(shifted$date, rep(days - 1, 2))
+  expect_equal(shifted$.pred, 1:14)
+  # The fix it names: the column in UTC, or as Date, dates each value by its own day.
+  attr(d$date, "tzone") <- "UTC"
+  expect_equal(expect_no_warning(average_estimates(d, unit = "site", columns = "ref"))$date, rep(days, 2))
+  d$date <- as.Date(d$date)
+  expect_equal(expect_no_warning(average_estimates(d, unit = "site", columns = "ref"))$date, rep(days, 2))
+  # Across a clock change the offset moves by an hour (19:00 EST, then 20:00 EDT): still one pattern.
+  march <- data.frame(date = as.POSIXct(format(as.Date("2022-03-10") + 0:6), tz = "UTC"), .pred = 1:7)
+  attr(march$date, "tzone") <- "America/New_York"
+  expect_warning(average_estimates(march), "19 hours \\(to an hour\\) into its day", class = "ncam_warning_period_offset")
+  # Local midnights, stamps at the end of the day (23:59:59) and hourly data are dated rightly.
+  local <- data.frame(date = as.POSIXct(format(days), tz = "America/New_York"), .pred = 1:7)
+  expect_equal(expect_no_warning(average_estimates(local))$date, days)
+  ends <- data.frame(date = as.POSIXct(paste(days, "23:59:59"), tz = "UTC"), .pred = 1:7)
+  expect_equal(expect_no_warning(average_estimates(ends))$date, days)
+  hours <- data.frame(date = seq(as.POSIXct("2023-04-20", tz = "UTC"), by = "hour", length.out = 72), .pred = 1)
+  attr(hours$date, "tzone") <- "America/New_York"
+  expect_no_warning(average_estimates(hours))
+})
+
+test_that("the shared PurpleAir/AQS days shown in another time zone are warned about", {
+  dir <- shared_data("purpleair-aqs-daily-mathieu")
+  skip_if_not(dir.exists(dir), "shared PurpleAir data not available")
+  pa <- read_purpleair_aqs(file.path(dir, "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv"))
+  d <- data.frame(date = as.POSIXct(pa$date[1:50]), site = pa$site[1:50], .pred = pa$pa_a[1:50], ref = pa$ref[1:50])
+  attr(d$date, "tzone") <- "America/New_York"
+  expect_warning(out <- average_estimates(d, unit = "site", columns = "ref"), class = "ncam_warning_period_offset")
+  expect_equal(out$date[1], pa$date[1] - 1)
+  attr(d$date, "tzone") <- "UTC"
+  out <- expect_no_warning(average_estimates(d, unit = "site", columns = "ref"))
+  expect_equal(out$date[1], pa$date[1])
+  expect_equal(out$ref[1], pa$ref[1])
+})

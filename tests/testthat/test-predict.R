@@ -582,3 +582,34 @@ test_that("a level without an interval warns once, wherever it is given, and cha
   expect_no_warning(ggplot2::autoplot(mean_fit, "series", newdata = new, reference = "truth"))
   expect_no_warning(ggplot2::autoplot(ivw, "scatter", newdata = new, reference = "truth"))
 })
+
+test_that("without newdata, values changed in their last digits are told apart from rows in another order", {
+  toy <- simulate_toy(n = 300, seed = 32)
+  fit <- quick_fit(toy, formula = sensor_1 + sensor_2 ~ x1, anchor = NULL, reference = "sensor_0")
+  original <- toy
+  read_cols <- c("sensor_1", "sensor_2", "sensor_0", "x1")
+  # Written to a file and read back: the values of 15 significant digits, rows in their order.
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(original, path, row.names = FALSE)
+  toy <- utils::read.csv(path)
+  diffs <- vapply(read_cols, function(v) max(abs(toy[[v]] - original[[v]]), na.rm = TRUE), numeric(1))
+  expect_true(all(diffs > 0 & diffs < 1e-12 * vapply(original[read_cols], function(v) max(abs(v), na.rm = TRUE), numeric(1))))
+  expect_error(residuals(fit), paste0("`toy` has changed since: values of sensor_1, sensor_2, sensor_0, and x1 differ slightly ",
+                                      "\\(their sums agree to 1e-12 of their size\\), as after writing to a file and reading it back\\."))
+  expect_equal(residuals(fit, newdata = toy), residuals(fit, newdata = original), tolerance = 1e-10)
+  # Only re-sorted, the values exactly as fitted: another order.
+  toy <- original[c(2:1, 3:300), ]
+  expect_error(residuals(fit), "`toy` has changed since: the rows of sensor_1, sensor_2, sensor_0, and x1 are in another order\\.")
+  # Both at once, each column named for its change: x1 a last digit, the reference swapped, a sensor edited.
+  toy <- original
+  toy$x1[5] <- toy$x1[5] * (1 + 1e-15)
+  toy$sensor_0[1:2] <- toy$sensor_0[2:1]
+  toy$sensor_2[7] <- toy$sensor_2[7] + 1
+  expect_error(residuals(fit), paste0("`toy` has changed since: values of sensor_2 differ; values of x1 differ slightly ",
+                                      "\\(.*\\), as after writing to a file and reading it back; the rows of sensor_0 are in another order\\."))
+  # A fit saved before the sorted values were kept cannot tell the two apart, and says so.
+  old <- fit
+  old$data_check$sorted <- NULL
+  toy <- original[c(2:1, 3:300), ]
+  expect_error(residuals(old), "the rows of sensor_1, sensor_2, sensor_0, and x1 are in another order, or their values differ slightly\\.")
+})
