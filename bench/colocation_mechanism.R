@@ -33,17 +33,12 @@ lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
 source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 rmse <- function(p, y) sqrt(mean((p - y)^2))
-data_dir <- shared_data_dir()
-d <- as.data.frame(read_purpleair_aqs(file.path(data_dir, "purpleair-aqs-daily-mathieu",
-                                                "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")))
-d$pa_mean <- (d$pa_a + d$pa_b) / 2
+protocol <- purpleair_short_protocol()
+d <- protocol$data
+first_days <- protocol$first_days
 site_rows <- split(seq_len(nrow(d)), d$site)
-first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(0.1 * length(i)))]))
-train <- d
-train$ref[-first_days] <- NA
-train <- train[stats::complete.cases(train[c("rh", "temperature", "pa_a", "pa_b")]), ]
-test <- d[-first_days, ]
-test <- test[!is.na(test$ref), ]
+train <- protocol$train
+test <- protocol$test
 labelled <- d[first_days, ]
 lm_fit <- stats::lm(ref ~ pa_mean + rh + temperature, data = labelled)
 lm_rmse <- rmse(stats::predict(lm_fit, test), test$ref)

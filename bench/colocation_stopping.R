@@ -16,17 +16,10 @@ suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
 source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
 options(width = 200)
 rmse <- function(p, y) sqrt(mean((p - y)^2))
-d <- as.data.frame(read_purpleair_aqs(file.path(shared_data_dir(), "purpleair-aqs-daily-mathieu",
-                                                "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")))
-d$pa_mean <- (d$pa_a + d$pa_b) / 2
-site_rows <- split(seq_len(nrow(d)), d$site)
-first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(0.1 * length(i)))]))
-train <- d
-train$ref[-first_days] <- NA
-train <- train[stats::complete.cases(train[c("rh", "temperature", "pa_a", "pa_b")]), ]
-test <- d[-first_days, ]
-test <- test[!is.na(test$ref), ]
-lm_rmse <- rmse(stats::predict(stats::lm(ref ~ pa_mean + rh + temperature, data = d[first_days, ]), test), test$ref)
+protocol <- purpleair_short_protocol()
+train <- protocol$train
+test <- protocol$test
+lm_rmse <- rmse(stats::predict(stats::lm(ref ~ pa_mean + rh + temperature, data = protocol$data[protocol$first_days, ]), test), test$ref)
 
 ns <- asNamespace("ncam")
 joint_criterion <- get("capped_validation_nll", ns)
