@@ -168,10 +168,8 @@ warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
   time <- as.POSIXct(time[daily])
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   offset <- obs$time[daily] - as.numeric(day_start(as.Date(obs$day[daily], origin = "1970-01-01"), tz))
-  # Within an hour (a clock change moves it), in whole half hours as zones differ (23:59:59
-  # marks the end of the day, rightly).
-  if (any(offset == 0) || diff(range(offset)) > 3600 || any(offset %% 1800 != 0)) return(invisible())
-  zone <- if (nzchar(tz)) paste("time zone", tz) else "the session's time zone"
+  if (!stamps_off_day_start(offset)) return(invisible())
+  zone <- zone_phrase(tz)
   cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are dated by the wrong day here.",
                   i = "Each is taken as the value of the day it falls in. If the stamps are the starts of days elsewhere, give column {.val {date}} in that zone (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
                 class = c("ncam_warning_period_offset", "ncam_warning"), call = call)

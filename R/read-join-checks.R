@@ -91,6 +91,19 @@ check_readings_at_period_starts <- function(time, start, step, period, arg, call
              call = call)
 }
 
+# Whether every stamp lies the same time (in seconds) after the start of its day or period, none
+# at it: within an hour of each other (the offset moves by the clock change of a zone with
+# summer time), and in whole half hours, as zones differ (23:59:59 marks the end of the day,
+# rightly). Shared by join_reference() and average_estimates().
+stamps_off_day_start <- function(offset) {
+  !any(offset == 0) && diff(range(offset)) <= 3600 && all(offset %% 1800 == 0)
+}
+
+# "time zone <tz>" for a `tzone` attribute, or the session's zone when there is none.
+zone_phrase <- function(tz) {
+  if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
+}
+
 # Daily (or longer) periods of a table with one reading per period, every reading stamped the
 # same time into its period (to an hour) and none at its start: daily values stamped at midnight of another
 # time zone (00:00 UTC is 19:00 the day before in New York), each paired with the wrong day.
@@ -98,11 +111,8 @@ warn_period_offset <- function(time, start, step, period, arg, call) {
   if (period$days == 0 || length(time) < 2L || !all(is.finite(step))) return(invisible())
   if (stats::median(step) < 0.9 * period$days * 86400) return(invisible())
   offset <- as.numeric(time) - as.numeric(start)
-  # Within an hour of each other (the offset moves by the clock change of a zone with summer
-  # time), and whole half hours, as zones differ (23:59:59 marks the end of the day, rightly).
-  if (any(offset == 0) || diff(range(offset)) > 3600 || any(offset %% 1800 != 0)) return(invisible())
-  tz <- attr(time, "tzone")
-  zone <- if (is.null(tz) || !nzchar(tz[1])) "the session's time zone" else paste("time zone", tz[1])
+  if (!stamps_off_day_start(offset)) return(invisible())
+  zone <- zone_phrase(attr(time, "tzone"))
   cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
                   i = "Each is taken as the mean of the period it falls in. If the stamps are the starts of days elsewhere, read the table in that zone (or give its times as {.cls Date}), so that its days are those of the sensors."),
                 class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
