@@ -352,3 +352,27 @@ test_that("read_senseurcity_antwerp() gives a station's third box its own column
   help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("ncam")[["read_senseurcity_antwerp.Rd"]])), collapse = " ")
   expect_match(help, "box_3", fixed = TRUE)
 })
+
+test_that("numeric fields of spaces alone are missing values, as read.csv() reads them", {
+  path <- write_lines_tmp(c(purpleair_header, "9,2022-01-01,   ,8.15,8.0,8.3,55,10.1,1.4,23",
+                            "9,2022-01-02,6.1,8.15,8.0,\" \",51,12.5,2.6,\t"), name = "blank.csv")
+  out <- read_purpleair_aqs(path)
+  expect_identical(out$ref, c(NA, 6.1))
+  expect_identical(out$pa_b, c(8.3, NA))
+  expect_identical(out$n_hours, c(23, NA))
+  expect_identical(which(is.na(read.csv(path)$conc)), 1L)
+
+  path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,  ,25.2,69,19,3.9,24.8,71,19.2,  ,24"),
+                          name = "blank_toucan.csv")
+  out <- read_toucan(path)
+  expect_identical(out$rt02, NA_real_)
+  expect_identical(out$ref, NA_real_)
+  expect_identical(out$temperature, mean(c(25, 25.2, 24.8)))
+
+  dir <- withr::local_tempdir()
+  writeLines(c(colocated_header, "ANT_REF_AL01,2020-07-01T00:00:00Z,6,   ,4047E5,9.8,  ,  "),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  out <- read_senseurcity_antwerp(dir)
+  expect_identical(out$ref_pm10, NA_real_)
+  expect_identical(out$box_1, 9.8)
+})
