@@ -154,14 +154,22 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
   out
 }
 
-# Column `col` of `raw` must hold a value (not only spaces) in every row: an error naming the
-# first row and line without one.
+# Column `col` of `raw` must name something in every row: an error naming the first row and
+# line that does not. Spaces name nothing, and neither do NA and NaN (pandas writes a missing ID
+# as NaN), which would otherwise become an ID of their own.
 check_filled <- function(raw, col, label, call = parent.frame()) {
-  empty <- which(is.na(raw[[col]]) | !nzchar(trimws(raw[[col]])))
-  if (length(empty) > 0L) {
-    ncam_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
-               call = call)
+  missing <- which(is_missing_number_text(raw[[col]]))
+  if (length(missing) == 0L) return(invisible())
+  row <- missing[1]
+  text <- raw[[col]][row]
+  where <- row_at(row, attr(raw, "line"))
+  message <- if (is.na(text) || !nzchar(trimws(text))) {
+    "Column {.val {col}} of {.file {label}} is empty in {where}."
+  } else {
+    "Column {.val {col}} of {.file {label}} is missing in {where}: it holds {.val {text}}, a missing value."
   }
+  ncam_abort(c(message, i = "Every row needs its {.val {col}}: fill it in, or remove the rows without one ({length(missing)} row{?s})."),
+             call = call)
 }
 
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
