@@ -45,35 +45,48 @@ csv_chunks <- function(path, chunk_rows) {
   quoted <- NA
   rows_read <- 0
   seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
+  # scan() reads hexadecimal as a number ("0x1A" as 26). A binary twin of `con`, kept at the same
+  # byte, shows the text of each chunk read with numbers: one holding "0x" is read again as text.
+  # Where the position is unknown (bzip2 and xz files) every chunk is read as text.
+  header_bytes <- tryCatch(seek(con), error = function(e) NA)
+  twin <- if (!is.na(header_bytes)) gzfile(path, "rb")  # reads uncompressed files too
+  if (!is.null(twin)) readBin(twin, "raw", header_bytes)
+  read_rows <- function(connection, classes) {
+    utils::read.csv(connection, header = FALSE, nrows = chunk_rows, col.names = columns,
+                    colClasses = classes, check.names = FALSE, fill = FALSE, stringsAsFactors = FALSE)
+  }
   next_chunk <- function() {
-    start <- if (seekable) seek(con) else NA
+    start <- if (!is.null(twin)) seek(con) else NA
     line <- readLines(con, n = 1L, warn = FALSE)
     while (length(line) == 1L && !nzchar(trimws(line))) line <- readLines(con, n = 1L, warn = FALSE)
     if (length(line) == 0L || is.null(columns)) return(NULL)
     if (is.na(quoted)) quoted <<- grepl("\"", line, fixed = TRUE)
     pushBack(line, con)
-    # scan() reads a number in quotes only as text: in a quoted file, numeric columns are read
-    # as text and converted.
-    read_classes <- if (isTRUE(quoted)) replace(classes, classes %in% "numeric", "character") else classes
+    # scan() reads a number in quotes only as text: a quoted file is read as text and converted.
+    as_text <- isTRUE(quoted) || is.null(twin)
     # Logical columns are read as text and converted, so that a value that is not TRUE or FALSE
     # (or a quoted "T", which scan() does not take as logical) is named with its column.
-    read_classes <- replace(read_classes, read_classes %in% "logical", "character")
-    chunk <- tryCatch(
-      utils::read.csv(con, header = FALSE, nrows = chunk_rows, col.names = columns,
-                      colClasses = read_classes, check.names = FALSE, fill = FALSE,
-                      stringsAsFactors = FALSE),
-      error = function(e) {
-        # Numbers quoted only from a later line on: read this chunk again, and the rest of the
-        # file, as a quoted file (an uncompressed file can go back; others get the error).
-        if (isTRUE(quoted) || is.na(start) || !grepl("got '\"", conditionMessage(e), fixed = TRUE)) stop(e)
-        NULL
-      })
+    read_classes <- if (as_text) "character" else replace(classes, classes %in% "logical", "character")
+    chunk <- tryCatch(read_rows(con, read_classes), error = function(e) {
+      # Numbers quoted only from a later line on: read this chunk again, and the rest of the
+      # file, as a quoted file (an uncompressed file can go back; others get the error).
+      if (as_text || !seekable || !grepl("got '\"", conditionMessage(e), fixed = TRUE)) stop(e)
+      NULL
+    })
     if (is.null(chunk)) {
       seek(con, start)
       quoted <<- TRUE
       return(next_chunk())
     }
-    if (isTRUE(quoted)) chunk <- numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path)
+    if (!as_text) {
+      text <- readBin(twin, "raw", seek(con) - start)
+      as_text <- length(grepRaw("0x", text, fixed = TRUE)) + length(grepRaw("0X", text, fixed = TRUE)) > 0L
+      if (as_text) {
+        text_con <- textConnection(rawToChar(text))
+        chunk <- tryCatch(read_rows(text_con, "character"), finally = close(text_con))
+      }
+    }
+    if (as_text) chunk <- types_from_text(chunk, classes, path, rows_read)
     chunk <- logicals_from_text(chunk, names(classes)[classes %in% "logical"], chunk_rows, rows_read)
     rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
@@ -89,7 +102,24 @@ csv_chunks <- function(path, chunk_rows) {
     chunk
   }
   list(next_chunk = next_chunk, position = function() if (seekable) seek(con) else 0,
-       close = function() close(con), columns = columns)
+       close = function() {
+         close(con)
+         if (!is.null(twin)) close(twin)
+       },
+       columns = columns)
+}
+
+# A chunk read all as text, typed as read.csv() would have typed it: columns of no type yet (all
+# of the first chunk's) by utils::type.convert(), those the first chunk fixed as numbers by
+# numbers_from_text(); hexadecimal is refused in both (`before` rows precede the chunk).
+types_from_text <- function(chunk, classes, path, before) {
+  untyped <- if (identical(classes, NA)) names(chunk) else names(classes)[is.na(classes)]
+  for (col in untyped) {
+    value <- utils::type.convert(chunk[[col]], as.is = TRUE, na.strings = character())
+    if (is.numeric(value)) refuse_hexadecimal(chunk[[col]], value, col, path, before)
+    chunk[[col]] <- value
+  }
+  numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path, before)
 }
 
 # Columns that the first chunk fixed as logical (a text column whose first chunk held only T,
@@ -113,22 +143,37 @@ logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
   chunk
 }
 
-# Columns read as text that the first chunk had as numbers, converted; text that is not a
-# number (other than an empty field, NA or NaN, as read.csv() reads them) is an error rather
-# than a silent NA.
-numbers_from_text <- function(chunk, numeric_columns, path) {
+# Columns read as text that the first chunk had as numbers, converted as read.csv() would (an
+# empty field, spaces, NA and NaN are missing), but for hexadecimal, which the readers refuse
+# too; other text that is not a number is an error rather than a silent NA.
+numbers_from_text <- function(chunk, numeric_columns, path, before) {
   for (col in numeric_columns) {
-    text <- trimws(chunk[[col]])
-    text[text %in% "" | is_missing_number_text(text)] <- NA
+    text <- chunk[[col]]
     value <- suppressWarnings(as.numeric(text))
-    bad <- which(is.na(value) & !is.na(text))
+    unread <- which(is.na(value))
+    bad <- unread[!is_missing_number_text(text[unread])]
     if (length(bad)) {
-      ncam_abort("Column {.field {col}} of {.file {path}} holds {.val {text[bad[1]]}}, not a number, where earlier rows hold numbers.",
-                 call = NULL)
+      ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + bad[1]} is {.val {text[bad[1]]}}.",
+                   i = "The first chunk read it as numbers, which fixes the column types. Write a number there, or leave the field empty for a missing one."),
+                 class = "ncam_chunk_not_numeric", call = NULL)
     }
+    refuse_hexadecimal(text, value, col, path, before)
+    value[unread] <- NA
     chunk[[col]] <- value
   }
   chunk
+}
+
+# as.numeric(), scan() and type.convert() read hexadecimal ("0x1A" as 26), in which no reading
+# is written: an error naming the column, the value and its data row, as the readers give.
+refuse_hexadecimal <- function(text, value, col, path, before) {
+  # Of the letters R reads in numbers (e, Inf, NaN, hexadecimal digits), only hexadecimal has x.
+  hex <- which(!is.na(value) & grepl("[xX]", text, perl = TRUE))
+  if (length(hex) == 0L) return(invisible())
+  written <- if (make.names(col) == col) col else paste0("`", col, "`")
+  ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + hex[1]} is {.val {text[hex[1]]}}.",
+               i = "Hexadecimal text is not read as a number, as in ncam's readers ({.fn utils::read.csv} reads it as {value[hex[1]]}). If the column holds codes, read it as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
+             class = "ncam_chunk_not_numeric", call = NULL)
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet

@@ -25,11 +25,14 @@
 #' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
 #'   package when it is installed, else each whole with the smaller nanoparquet package (an
 #'   error says so when neither is installed); other files are read as CSV with
-#'   [utils::read.csv()] (a header line, `NA` or `NaN` for missing values, a `NaN` being
-#'   read as `NA`, from a `reader` too; `.gz`, `.bz2` and `.xz` files
-#'   are decompressed). The first chunk fixes the column types (numbers in quotes are
+#'   [utils::read.csv()] (a header line; an empty field, spaces alone, `NA` or `NaN` for
+#'   missing values, a `NaN` being read as `NA`, from a `reader` too; `.gz`, `.bz2` and `.xz`
+#'   files are decompressed). The first chunk fixes the column types (numbers in quotes are
 #'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
-#'   compressed file must quote its numbers from its first line or not at all); a column empty throughout a chunk is read as missing numbers. The `keep`
+#'   compressed file must quote its numbers from its first line or not at all); a column
+#'   empty throughout a chunk is read as missing numbers.
+#'   Hexadecimal text such as `0x1A`, which read.csv() reads as 26, is an error naming the
+#'   column, the value and its data row, as in the package's readers. The `keep`
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). A file that fails leaves no
@@ -232,12 +235,14 @@ score_one_file <- function(path, out, task) {
 
 read_chunk <- function(chunks, path, rows) {
   tryCatch(chunks$next_chunk(), error = function(e) {
+    # The column errors of the chunk readers name data rows themselves.
+    own_rows <- inherits(e, c("ncam_chunk_logical_column", "ncam_chunk_not_numeric"))
     # Whether numbers are quoted is read from the first data line, for speed; an uncompressed
     # file is read again from the chunk where quotes appear, a compressed one cannot go back.
-    quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE) && !inherits(e, "ncam_chunk_logical_column") &&
+    quoted_later <- grepl("got '\"", conditionMessage(e), fixed = TRUE) && !own_rows &&
       grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
     ncam_abort(c("Could not read the rows after row {rows} of {.file {path}}.",
-                 i = if (!inherits(e, "ncam_chunk_logical_column")) "Line numbers below count from that row: line 1 is data row {rows + 1}.",
+                 i = if (!own_rows) "Line numbers below count from that row: line 1 is data row {rows + 1}.",
                  i = if (quoted_later) "The first data line of this compressed file quotes no number, and a later one does: quote all numbers or none, decompress it, or pass {.code reader = utils::read.csv}."),
                parent = e, call = NULL)
   })

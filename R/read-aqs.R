@@ -20,6 +20,10 @@
 #'   each pollutant standard and event type: choose rows with
 #'   `pollutant_standard` and `event_type` before averaging.
 #'
+#' A `State Code`, `County Code`, `Site Num`, `Parameter Code` or `POC` that is
+#' empty, spaces, `NA` or `NaN` is an error naming the row and line: the row's
+#' monitor is unknown.
+#'
 #' @param path Paths of one or more files (`.csv`, `.csv.gz` or `.zip` holding
 #'   one CSV), all hourly or all daily.
 #' @param parameter `NULL`, or AQS parameter codes to keep, such as `"88101"`
@@ -108,6 +112,11 @@ read_aqs_file <- function(path, parameter, site, call) {
     ncam_abort(c("File {.file {label}} looks like an AQS {layout} file but lacks {cli::qty(length(missing))}column{?s} {.val {missing}}.",
                  i = "AQS hourly files have {.val Sample Measurement}; daily files {.val Arithmetic Mean}."),
                call = call)
+  }
+  # A monitor's readings are told apart by these codes: a row without one would join another
+  # series ("NA-037-1103", "NaN-037-1103"), or none.
+  for (col in c("State Code", "County Code", "Site Num", "Parameter Code", "POC")) {
+    check_filled(raw, col, label, call = call)
   }
   lines <- attr(raw, "line")
   site_id <- paste(pad_code(raw[["State Code"]], 2L), pad_code(raw[["County Code"]], 3L),

@@ -154,14 +154,22 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
   out
 }
 
-# Column `col` of `raw` must hold a value (not only spaces) in every row: an error naming the
-# first row and line without one.
+# Column `col` of `raw` must name something in every row: an error naming the first row and
+# line that does not. Spaces name nothing, and neither do NA and NaN (pandas writes a missing ID
+# as NaN), which would otherwise become an ID of their own.
 check_filled <- function(raw, col, label, call = parent.frame()) {
-  empty <- which(is.na(raw[[col]]) | !nzchar(trimws(raw[[col]])))
-  if (length(empty) > 0L) {
-    ncam_abort("Column {.val {col}} of {.file {label}} is empty in {row_at(empty[1], attr(raw, 'line'))}.",
-               call = call)
+  missing <- which(is_missing_number_text(raw[[col]]))
+  if (length(missing) == 0L) return(invisible())
+  row <- missing[1]
+  text <- raw[[col]][row]
+  where <- row_at(row, attr(raw, "line"))
+  message <- if (is.na(text) || !nzchar(trimws(text))) {
+    "Column {.val {col}} of {.file {label}} is empty in {where}."
+  } else {
+    "Column {.val {col}} of {.file {label}} is missing in {where}: it holds {.val {text}}, a missing value."
   }
+  ncam_abort(c(message, i = "Every row needs its {.val {col}}: fill it in, or remove the rows without one ({length(missing)} row{?s})."),
+             call = call)
 }
 
 # Where a row sits, for messages: "row 3 (line 4)" when the file line is known.
@@ -169,9 +177,9 @@ row_at <- function(row, lines) {
   if (is.null(lines)) paste("row", row) else sprintf("row %d (line %d)", row, lines[row])
 }
 
-# Numeric column as double. Text must be a decimal number (as "12.5" or "1e-3"), NA or NaN
-# (missing), or empty; numbers pass through, NaN as NA; integer64 (e.g. from data.table::fread)
-# is converted by value, never by its raw bits.
+# Numeric column as double. Text must be a decimal number (as "12.5" or "1e-3"), or NA, NaN,
+# empty or spaces alone (missing); numbers pass through, NaN as NA; integer64 (e.g. from
+# data.table::fread) is converted by value, never by its raw bits.
 as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   if (inherits(x, "integer64")) return(integer64_to_double(x, col, call))
   if (is.numeric(x)) return(replace(as.double(x), is.nan(x), NA))
@@ -184,11 +192,12 @@ as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   out
 }
 
-# Text that read.csv() reads as a missing number: NA, and NaN in any case or sign ("NaN" from
-# MATLAB, "nan" from numpy). Readers return NA for both: downstream, NA is the missing value.
+# Text that read.csv() reads as a missing number: NA, an empty field or spaces alone, and NaN in
+# any case or sign ("NaN" from MATLAB, "nan" from numpy). Readers return NA for all of them:
+# downstream, NA is the missing value.
 is_missing_number_text <- function(text) {
   text <- trimws(text)
-  is.na(text) | text == "NA" | grepl("^[+-]?nan$", text, ignore.case = TRUE)
+  is.na(text) | !nzchar(text) | text == "NA" | grepl("^[+-]?nan$", text, ignore.case = TRUE)
 }
 
 # Text as numbers, NA where it is not a number in decimal or scientific notation: as.numeric()
@@ -282,10 +291,10 @@ missing_codes_rd <- function(rh = NULL) {
            "such as small negative readings, are kept, and so are positive codes such as 9999: ",
            "set those to `NA` yourself. [join_reference()] does the same."),
     "",
-    paste0("Empty fields, `NA` and `NaN` (in any case, as MATLAB, numpy and pandas write it) ",
-           "are missing values, read as `NA`. Other text in a numeric column, such as `12,5`, ",
-           "`<LOD` or hexadecimal `0x1A`, is an error naming the file, the column, the row and ",
-           "the line."),
+    paste0("Empty fields, fields of spaces alone, `NA` and `NaN` (in any case, as MATLAB, numpy ",
+           "and pandas write it) are missing values, read as `NA`. Other text in a numeric ",
+           "column, such as `12,5`, `<LOD` or hexadecimal `0x1A`, is an error naming the file, ",
+           "the column, the row and the line."),
     if (!is.null(rh)) {
       c("", paste0("A relative humidity (", rh, ") below ", possible_rh[1], " or above ", possible_rh[2],
              " % is impossible (sensors read a few points beyond 0 and 100 at most) and is read ",

@@ -18,8 +18,9 @@
 #'
 #' The sensor comes from the file's `sensor_index` column (a whole number
 #' written as a decimal, `131611.0` as pandas writes a column holding a missing
-#' value, is read as `"131611"`). Files without it
-#' (single-sensor downloads) take it from the argument `sensor_index`, else
+#' value, is read as `"131611"`; one that is empty, spaces, `NA` or `NaN`, as
+#' pandas writes a missing value, is an error naming the row and line). Files
+#' without it (single-sensor downloads) take it from the argument `sensor_index`, else
 #' from the file name, which must then start with the index (optionally after
 #' `sensor`), such as `"131611.csv"` or `"sensor_131611_2023.csv"`; a name
 #' starting with a date or a year, such as `"2023-05_131611.csv"`,

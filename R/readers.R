@@ -10,7 +10,9 @@
 #' The file must have the columns `sensor_index`, `DAILY`, `conc`,
 #' `pm2.5_cf_1_a`, `pm2.5_cf_1_b`, `humidity_a`, `temp_Celsius`, `dewPoint`
 #' and `n`; the pre-computed channel average `A_B_Avg` is not returned. A
-#' sensor given twice for a day gives a warning, as in [read_purpleair()].
+#' sensor given twice for a day gives a warning, as in [read_purpleair()]. A
+#' `sensor_index` that is empty, spaces, `NA` or `NaN` (as pandas writes a
+#' missing value) names no sensor: an error naming the row and line.
 #'
 #' @eval missing_codes_rd("`humidity_a`")
 #' @param path Path to the CSV file.
@@ -98,10 +100,10 @@ read_purpleair_aqs <- function(path) {
 #' Two rows of a file for the same station (or box, or reference station) and
 #' hour count once if they are exact copies, and are an error otherwise: which
 #' one is right is unknown. These are errors naming the row and line too: a
-#' box reading without its box ID (`lcs1_pm25` given, `lcs1_id` empty), the
-#' same box in both `lcs1_id` and `lcs2_id` of a row, an empty `station` or
-#' `ID`, and a time that is not the start of an hour (`2020-07-01T00:30:00Z`;
-#' the tables are hourly).
+#' box reading without its box ID (`lcs1_pm25` given, `lcs1_id` empty, spaces,
+#' `NA` or `NaN`), the same box in both `lcs1_id` and `lcs2_id` of a row, a
+#' `station` or `ID` that is empty, spaces, `NA` or `NaN`, and a time that is
+#' not the start of an hour (`2020-07-01T00:30:00Z`; the tables are hourly).
 #'
 #' @eval missing_codes_rd()
 #' @param dir Folder holding the files.
@@ -150,10 +152,10 @@ senseurcity_colocated <- function(dir, call) {
   check_hour_starts(date, raw$date, "date", path, lines, call)
   ref <- num("ref_pm25")
   ref_pm10 <- num("ref_pm10")
-  # An ID of spaces names no box.
+  # An ID of spaces, NA or NaN names no box.
   box <- lapply(c(lcs1 = "lcs1_id", lcs2 = "lcs2_id"), function(col) {
     id <- trimws(raw[[col]])
-    id[!is.na(id) & !nzchar(id)] <- NA_character_
+    id[is_missing_number_text(id)] <- NA_character_
     id
   })
   pm25 <- lapply(c(lcs1 = "lcs1_pm25", lcs2 = "lcs2_pm25"), num)
@@ -171,7 +173,9 @@ check_colocated_boxes <- function(box, pm25, raw, path, lines, call) {
   for (slot in names(box)) {
     nameless <- which(is.na(box[[slot]]) & !is.na(pm25[[slot]]))
     if (length(nameless) > 0L) {
-      ncam_abort(c("Column {.val {slot}_id} of {.file {path}} is empty in {row_at(nameless[1], lines)}, whose {.val {slot}_pm25} is {pm25[[slot]][nameless[1]]}: which box read it is unknown.",
+      id <- trimws(raw[[paste0(slot, "_id")]][nameless[1]])
+      what <- if (is.na(id) || !nzchar(id)) "is empty" else cli::format_inline("holds {.val {id}}, a missing value,")
+      ncam_abort(c("Column {.val {slot}_id} of {.file {path}} {what} in {row_at(nameless[1], lines)}, whose {.val {slot}_pm25} is {pm25[[slot]][nameless[1]]}: which box read it is unknown.",
                    i = "{length(nameless)} row{?s} {?has/have} a reading without a box. Give the box ID, or remove the reading."),
                  call = call)
     }

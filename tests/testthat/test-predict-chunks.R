@@ -284,6 +284,74 @@ test_that("write.csv()'s row-name column, semicolon files and late quoted number
                "quotes no number, and a later one does")
 })
 
+test_that("hexadecimal in a numeric column is refused in every chunk, as the readers refuse it", {
+  fx <- chunk_fixture()
+  # Field 3 is x1, a covariate of the model; read.csv() reads "0x1A" as 26.
+  with_x1 <- function(lines, row, value) {
+    fields <- strsplit(lines[row + 1], ",", fixed = TRUE)[[1]]
+    fields[3] <- value
+    replace(lines, row + 1, paste(fields, collapse = ","))
+  }
+  plain <- readLines(fx$files[1])
+  quoted <- file.path(fx$dir, "quoted.csv")
+  utils::write.csv(format(utils::read.csv(fx$files[1]), digits = 15), quoted, row.names = FALSE)
+  quoted <- readLines(quoted)
+  cases <- list(list(plain, 2, "0x1A"), list(plain, 250, "0x1A"), list(plain, 250, "-0X1a"),
+                list(quoted, 2, "\"0x1A\""), list(quoted, 250, "\"0x1A\""))
+  for (case in cases) {
+    lines <- with_x1(case[[1]], case[[2]], case[[3]])
+    expect_identical(utils::read.csv(text = lines)$x1[case[[2]]], if (grepl("-", case[[3]])) -26 else 26)
+    # Plain and gzip files are read with numbers, bzip2 ones as text.
+    for (ext in c("", ".gz", ".bz2")) {
+      path <- file.path(fx$dir, paste0("hex.csv", ext))
+      con <- switch(ext, .gz = gzfile(path, "w"), .bz2 = bzfile(path, "w"), file(path, "w"))
+      writeLines(lines, con)
+      close(con)
+      err <- expect_error(predict_chunks(fx$fit, path, chunk_rows = 128, verbose = FALSE),
+                          class = "ncam_chunk_not_numeric")
+      value <- gsub("\"", "", case[[3]])
+      expect_match(conditionMessage(err), sprintf("Column x1 of .*hex.csv.* is not numeric: data row %d is \"%s\"",
+                                                  case[[2]], value), info = ext)
+      expect_match(conditionMessage(err), sprintf("after row %d", if (case[[2]] > 128) 128 else 0), info = ext)
+    }
+  }
+  # Text with "0x" in it is text: the chunks are read as predict() reads the file.
+  notes <- utils::read.csv(fx$files[1])
+  notes$note <- sprintf("box0x%d", seq_len(nrow(notes)))
+  path <- file.path(fx$dir, "notes.csv")
+  utils::write.csv(notes, path, row.names = FALSE, quote = FALSE)
+  got <- predict_chunks(fx$fit, path, chunk_rows = 128, keep = "note", verbose = FALSE)
+  expect_identical(got$note, notes$note)
+  expect_identical(got$.pred, predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, verbose = FALSE)$.pred)
+  # Hexadecimal codes in a column of their own: refused with the reader that keeps them text.
+  notes$note <- sprintf("0x%X", seq_len(nrow(notes)))
+  utils::write.csv(notes, path, row.names = FALSE, quote = FALSE)
+  err <- expect_error(predict_chunks(fx$fit, path, chunk_rows = 128, keep = "note", verbose = FALSE),
+                      class = "ncam_chunk_not_numeric")
+  expect_match(conditionMessage(err), "Column note of .* is not numeric: data row 1 is \"0x1\"")
+  expect_match(conditionMessage(err), "colClasses = c(note = \"character\")", fixed = TRUE)
+  got <- predict_chunks(fx$fit, path, chunk_rows = 128, keep = "note", verbose = FALSE,
+                        reader = function(p) utils::read.csv(p, colClasses = c(note = "character")))
+  expect_identical(got$note, notes$note)
+})
+
+test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {
+  fx <- chunk_fixture()
+  d <- utils::read.csv(fx$files[1])
+  expected <- stats::predict(fx$fit, replace(d, "sensor_1", list(replace(d$sensor_1, c(5, 250), NA))))$.pred
+  for (quote in c(FALSE, TRUE)) {
+    path <- file.path(fx$dir, "blank.csv")
+    utils::write.csv(d, path, row.names = FALSE, quote = quote)
+    lines <- readLines(path)
+    lines[c(6, 251)] <- sub("^(([^,]*,){7})[^,]*", if (quote) "\\1\"   \"" else "\\1   ", lines[c(6, 251)])
+    writeLines(lines, path)
+    expect_identical(which(is.na(utils::read.csv(path)$sensor_1)), c(5L, 250L))
+    got <- predict_chunks(fx$fit, path, chunk_rows = 128, keep = "sensor_1", verbose = FALSE)
+    expect_identical(which(is.na(got$sensor_1)), c(5L, 250L))
+    expect_equal(got$.pred, expected, tolerance = 1e-12)
+  }
+})
+
 test_that("codes read as numbers, and a text column read as logical, are named with the fix", {
   toy <- simulate_toy(n = 600, seed = 4)
   toy$site <- sprintf("%03d", rep(1:3, length.out = 600))  # "001", "002", "003"

@@ -159,6 +159,29 @@ test_that("read_aqs() reads NaN as NA and refuses hexadecimal", {
                "Sample Measurement.*not numeric: row 2 \\(line 3\\) is \"0x1A\"", class = "rlang_error")
 })
 
+test_that("read_aqs() refuses a monitor code that is a missing value", {
+  # Before, "NaN" made the site "NaN-037-1103", and an empty code "NA-037-1103".
+  lines <- hourly_lines[1:3]
+  lines[3] <- hourly_row("NaN", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), 5)
+  expect_error(read_aqs(write_tmp(lines, "nan_state.csv")),
+               "\"State Code\".*missing in row 2 \\(line 3\\): it holds \"NaN\"", class = "rlang_error")
+  lines[3] <- hourly_row("06", "037", "", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), 5)
+  expect_error(read_aqs(write_tmp(lines, "no_site.csv"), site = "06-037-1103"),
+               "\"Site Num\".*empty in row 2 \\(line 3\\)", class = "rlang_error")
+  lines[3] <- hourly_row("06", "037", "1103", "88101", "nan", c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), 5)
+  expect_error(read_aqs(write_tmp(lines, "nan_poc.csv")),
+               "\"POC\".*missing in row 2 \\(line 3\\): it holds \"nan\"", class = "rlang_error")
+})
+
+test_that("read_aqs() reads a measurement or coordinate of spaces alone as NA", {
+  lines <- hourly_lines[1:3]
+  lines[3] <- hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), "   ")
+  lines[2] <- sub(",34.06659,", ",  ,", lines[2], fixed = TRUE)
+  out <- read_aqs(write_tmp(lines, "blank.csv"))
+  expect_identical(out$value, c(12.4, NA))
+  expect_identical(out$latitude, c(NA, 34.06659))
+})
+
 test_that("read_aqs() reads missing-value codes as NA and keeps small negative readings", {
   lines <- c(hourly_header,
              hourly_row("06", "037", "1103", "88101", 3, c("2023-01-01", "00:00"), c("2023-01-01", "08:00"), -2.1),

@@ -138,6 +138,10 @@ test_that("numbers are doubles, never the raw bits of integer64", {
   expect_identical(as_number(c("1", "NaN", " nan", "NA"), "count", "x.csv"), c(1, NA, NA, NA))
   expect_identical(as_number(c(1, NaN), "count", "x.csv"), c(1, NA))
   expect_error(as_number(c("1", "0x1A"), "count", "x.csv"), "row 2 is \"0x1A\"", class = "rlang_error")
+  # Spaces alone are an empty field, missing as read.csv() reads it.
+  expect_identical(as_number(c("1", "   ", "\t", ""), "count", "x.csv"), c(1, NA, NA, NA))
+  expect_identical(as_number(c("1", "   ", "\t", ""), "count", "x.csv"),
+                   utils::read.csv(text = c("id,count", "a,1", "b,   ", "c,\t", "d,\"\""))$count * 1)
 
   # A data.table::fread() result holds integer64 columns; unclass() shows what a careless
   # conversion (vapply, matrix, c) would see.

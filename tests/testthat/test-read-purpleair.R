@@ -172,6 +172,34 @@ test_that("read_purpleair() reads NaN as NA and refuses hexadecimal", {
   }
 })
 
+test_that("read_purpleair() refuses a sensor_index that is a missing value", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  # pandas writes a missing index as NaN: no sensor is called "NaN" (nor "NA").
+  for (id in c("NaN", " nan ", "-NaN", " NA")) {
+    rows <- c(hdr, "1682946000,131611,40,50,5,6", paste0("1682949600,", id, ",40,50,5,6"))
+    expect_error(read_purpleair(write_csv_tmp(rows, "nan_id.csv")),
+                 paste0("\"sensor_index\" of .*missing in row 2 \\(line 3\\): it holds \"", id, "\""),
+                 class = "rlang_error")
+  }
+  # Spaces alone are empty, as before.
+  rows <- c(hdr, "1682946000,131611,40,50,5,6", "1682949600,   ,40,50,5,6")
+  expect_error(read_purpleair(write_csv_tmp(rows, "blank_id.csv")),
+               "\"sensor_index\" of .*empty in row 2 \\(line 3\\)", class = "rlang_error")
+})
+
+test_that("read_purpleair() reads numeric fields of spaces alone as NA", {
+  hdr <- "time_stamp,sensor_index,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  # Missing, as read.csv() reads them (quoted or not).
+  rows <- c(hdr, "1682946000,131611,   ,50,5,6", "1682949600,131611,40,\"  \",\t,6")
+  path <- write_csv_tmp(rows, "blank.csv")
+  out <- read_purpleair(path)
+  expect_identical(is.na(read.csv(path)[c("humidity", "temperature", "pm2.5_cf_1_a")]),
+                   is.na(as.data.frame(out[c("rh", "temperature", "pm25_cf1_a")])), ignore_attr = TRUE)
+  expect_identical(out$rh, c(NA, 40))
+  expect_identical(out$temperature, c(10, NA))  # 50 F is 10 C
+  expect_identical(out$pm25_cf1_a, c(5, NA))
+})
+
 test_that("read_purpleair() reads missing-value codes and impossible humidities as NA", {
   lines <- c(api_lines[1],
              "1682946000,131611,41,-999,7.9,-9999,7.5,7.9",    # codes, in deg F and ug/m3

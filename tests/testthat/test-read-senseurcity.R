@@ -233,3 +233,15 @@ test_that("read_senseurcity() reads missing-value codes and impossible humiditie
   expect_identical(is.na(out$abs_humidity), c(FALSE, TRUE, FALSE, FALSE))
   expect_identical(out$dew_point_deficit, c(5, NA, 5, 5))
 })
+
+test_that("read_senseurcity() reads numeric fields of spaces alone as NA, as read.csv() does", {
+  dir <- withr::local_tempdir()
+  lines <- box_lines(0:2, t = 18, rh = 60)
+  lines[3] <- sub(",5,12,12.5,", ",5,   ,12.5,", lines[3], fixed = TRUE)  # 5325CAT
+  lines[4] <- sub(",1014.5,", ",\" \",", lines[4], fixed = TRUE)          # BMP280
+  path <- write_box(lines, "Antwerp_40AAAA.csv", dir)
+  out <- read_senseurcity(path)
+  expect_identical(out$pms_pm25_atm, c(11, NA, 13))
+  expect_identical(out$pressure, c(1014.5, 1014.5, NA))
+  expect_identical(which(is.na(read.csv(path, check.names = FALSE)[["5325CAT"]])), 2L)
+})

@@ -352,3 +352,58 @@ test_that("read_senseurcity_antwerp() gives a station's third box its own column
   help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("ncam")[["read_senseurcity_antwerp.Rd"]])), collapse = " ")
   expect_match(help, "box_3", fixed = TRUE)
 })
+
+test_that("IDs written as missing values (NaN, NA) name no sensor, box or station", {
+  # pandas writes a missing ID as NaN; before, it became a sensor or station called "NaN".
+  path <- write_lines_tmp(c(purpleair_header, "9,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24",
+                            "NaN,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24"), name = "nan_site.csv")
+  expect_error(read_purpleair_aqs(path), "\"sensor_index\".*missing in row 2 \\(line 3\\): it holds \"NaN\"",
+               class = "rlang_error")
+
+  dir <- withr::local_tempdir()
+  colocated <- function(...) writeLines(c(colocated_header, ...), file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  colocated("ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
+            "nan,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4")
+  expect_error(read_senseurcity_antwerp(dir), "\"station\".*missing in row 2 \\(line 3\\): it holds \"nan\"",
+               class = "rlang_error")
+  colocated("ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,NaN,10.4")
+  expect_error(read_senseurcity_antwerp(dir),
+               "\"lcs2_id\".*holds \"NaN\", a missing value, in row 1 \\(line 2\\), whose \"lcs2_pm25\" is 10.4",
+               class = "rlang_error")
+  # A missing ID beside no reading is a one-box station, as an empty one is.
+  colocated("ANT_REF_AL01,2020-07-01T00:00:00Z,6,10.2,4047E5,9.8,NaN,NaN")
+  out <- read_senseurcity_antwerp(dir)
+  expect_identical(out$box_1, 9.8)
+  expect_identical(out$box_2_id, NA_character_)
+
+  writeLines(c("ID,date,Location.ID,PMS_PM25", "Antwerp_40499C,2020-07-01T00:00:00Z,ANT_REF_R801,11.9"),
+             file.path(dir, "LCS_df_all.csv.gz"))
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:00:00Z,13.1,7.5",
+               "-nan,2020-07-01T00:00:00Z,13.1,7.5"), file.path(dir, "ref_df_all.csv"))
+  expect_error(read_senseurcity_antwerp(dir, source = "join"),
+               "\"ID\" of .*ref_df_all.*missing in row 2 \\(line 3\\): it holds \"-nan\"", class = "rlang_error")
+})
+
+test_that("numeric fields of spaces alone are missing values, as read.csv() reads them", {
+  path <- write_lines_tmp(c(purpleair_header, "9,2022-01-01,   ,8.15,8.0,8.3,55,10.1,1.4,23",
+                            "9,2022-01-02,6.1,8.15,8.0,\" \",51,12.5,2.6,\t"), name = "blank.csv")
+  out <- read_purpleair_aqs(path)
+  expect_identical(out$ref, c(NA, 6.1))
+  expect_identical(out$pa_b, c(8.3, NA))
+  expect_identical(out$n_hours, c(23, NA))
+  expect_identical(which(is.na(read.csv(path)$conc)), 1L)
+
+  path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,  ,25.2,69,19,3.9,24.8,71,19.2,  ,24"),
+                          name = "blank_toucan.csv")
+  out <- read_toucan(path)
+  expect_identical(out$rt02, NA_real_)
+  expect_identical(out$ref, NA_real_)
+  expect_identical(out$temperature, mean(c(25, 25.2, 24.8)))
+
+  dir <- withr::local_tempdir()
+  writeLines(c(colocated_header, "ANT_REF_AL01,2020-07-01T00:00:00Z,6,   ,4047E5,9.8,  ,  "),
+             file.path(dir, "REF_colocated_hourly_all_stations.csv"))
+  out <- read_senseurcity_antwerp(dir)
+  expect_identical(out$ref_pm10, NA_real_)
+  expect_identical(out$box_1, 9.8)
+})
