@@ -16,7 +16,8 @@
 #'   `Pollutant Standard`, `Date Local`, `Units of Measure`, `Event Type`,
 #'   `Observation Count`, `Observation Percent`, `Arithmetic Mean`,
 #'   `Method Code`, ... `date` is the local calendar date, of class `Date`
-#'   (days at a site are local days). Daily files repeat a monitor's day under
+#'   (days at a site are local standard days, midnight to midnight without
+#'   summer time). Daily files repeat a monitor's day under
 #'   each pollutant standard and event type: choose rows with
 #'   `pollutant_standard` and `event_type` before averaging.
 #'
