@@ -290,13 +290,16 @@ match_units <- function(object, newdata, call = parent.frame()) {
 }
 
 # The reading columns (sensors and reference) of `data` that carry units, converted to one unit:
-# that of `target` (the anchor sensor, else the first sensor) when it has units, else of the first
-# that has: the sensors' unit, in which plain numbers of new data are then read. Readings in
-# units that cannot be converted to it (ppb beside ug/m3) are an error: fused as they are, they
-# would be wrong by the conversion factor.
-common_reading_units <- function(data, columns, target = NULL, call = parent.frame()) {
+# that of the anchor (else the first sensor) when it has units, else of the first sensor (then
+# the reference) that has: the sensors' unit, in which plain numbers of new data are then read.
+# Readings in units that cannot be converted to it (ppb beside ug/m3) are an error: fused as they
+# are, they would be wrong by the conversion factor. Plain reading columns beside them are taken
+# to be in that unit, with a warning when it matters (see warn_readings_without_units()).
+common_reading_units <- function(data, sensors, anchor = NULL, reference = NULL, call = parent.frame()) {
+  columns <- c(sensors, reference)
   with_units <- Filter(function(v) inherits(data[[v]], "units"), columns)
-  if (length(with_units) < 2L) return(data)
+  if (!length(with_units)) return(data)
+  target <- if (is.null(anchor)) sensors[1] else anchor
   goal_column <- if (is.character(target) && length(target) == 1L && target %in% with_units) target else with_units[1]
   goal <- unit_text(data[[goal_column]])
   converted <- character()
@@ -311,7 +314,21 @@ common_reading_units <- function(data, columns, target = NULL, call = parent.fra
   if (length(converted)) {
     cli::cli_inform("Readings converted to {.val {goal}}, the units of {.field {goal_column}}: {converted}.")
   }
+  # The estimates are on the scale of the reference, else of the anchor, else of all sensors.
+  on_scale <- if (!is.null(reference)) reference else if (!is.null(anchor)) anchor else sensors
+  warn_readings_without_units(setdiff(columns, with_units), goal, length(converted) > 0L, on_scale, call)
   data
+}
+
+# Plain reading columns beside columns with units, taken to be in `goal`. That matters, and so
+# warns, when readings were converted (a plain column in the unit they had no longer matches
+# them: ug/m3 numbers beside a reference turned into mg/m3) or when the estimates are on a
+# plain column's scale (their unit, `goal`, is then assumed).
+warn_readings_without_units <- function(plain, goal, converted, on_scale, call) {
+  if (!length(plain) || !(converted || any(on_scale %in% plain))) return(invisible())
+  cli::cli_warn(c("{cli::qty(length(plain))}Reading column{?s} {.field {plain}} {?has/have} no units, beside readings with units: {?it is/they are} taken to be in {.val {goal}}, the unit the readings are fused in and the estimates are given in.",
+                  i = "{cli::qty(length(plain))}If {?it is/they are} in another unit, the fit or the estimates are off by the conversion factor. Give {?it/them} the units {?it is/they are} in (with {.fn units::set_units}), or give no reading column units."),
+                class = c("ncam_warning_readings_without_units", "ncam_warning"), call = call)
 }
 
 # A units column in `goal`, or the error `message` (cli text, glued in the caller's frame) for

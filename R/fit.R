@@ -49,8 +49,10 @@
 #'   different units of one quantity are converted, with a message, to the unit of the anchor or,
 #'   without one (as with a `reference`), of the first sensor on the formula's left; if that column
 #'   has none, of the first sensor (then the reference) that has. Estimates are in that unit
-#'   (`fit$units`), even where the reference was in another, and new data are read in it (plain
-#'   numbers too). Units of another quantity (ppb beside ug/m3) are an error.
+#'   (`fit$units`, named by `print()`), even where the reference was in another, and new data are
+#'   read in it (plain numbers too). Units of another quantity (ppb beside ug/m3) are an error. Sensor and
+#'   reference columns without units beside them are taken to be in it, with warning `ncam_warning_readings_without_units`
+#'   where that matters (readings were converted, or the estimates are on such a column's scale): give them units.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
@@ -182,7 +184,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   sensors <- fit_sensors(formula, data, reference)
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   # Readings with units in one unit; `data` itself stays as given, to be found again by fitted().
-  in_units <- common_reading_units(data, c(sensors, reference), if (is.null(anchor)) sensors[1] else anchor)
+  in_units <- common_reading_units(data, sensors, anchor, reference)
   readings <- sensor_columns(in_units, sensors, transform)
   if (!is.null(reference)) {
     readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = call$anchor,

@@ -60,6 +60,12 @@ print.ncam <- function(x, ...) {
   if (!is.null(x$reference)) {
     line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows")
   }
+  reading_units <- unname(x$units[intersect(c(x$sensors, x$reference), names(x$units))])
+  if (length(reading_units)) {
+    # An unanchored fit's latent value is on no reading's scale.
+    estimates_txt <- if (identical(x$parameterization, "unanchored")) "" else " and estimates"
+    line("Units: readings{estimates_txt} in {.val {reading_units[1]}}")
+  }
   if (!is.null(x$unit_offsets)) {
     offsets <- x$unit_offsets
     scale_txt <- if (identical(x$transform, "log")) " (log units)" else ""

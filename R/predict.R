@@ -95,8 +95,9 @@
 #'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
 #'   a model fitted with `transform = "log"`, as plain numbers; with readings in units (the units
-#'   package), in the one unit [ncam()] converted them to (see its `data`; `fit$units`): with a
-#'   `reference`, the first sensor's when it has units, not the reference's. A model fitted with `unit` offsets needs the unit
+#'   package), in the one unit [ncam()] converted them to (see its `data`; `fit$units`, named by
+#'   `print(fit)`): with a `reference`, the first sensor's when it has units, not the reference's;
+#'   a reading column without units beside them was taken to be in it. A model fitted with `unit` offsets needs the unit
 #'   column in `newdata` (see `unit` in [ncam()]); so do [calibrate()] and [predict_chunks()].
 #' @examples
 #' # Three sensors beside a reference monitor for their first four weeks (`colocation`,

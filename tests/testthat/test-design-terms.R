@@ -200,7 +200,9 @@ test_that("columns with units are converted to the units of the fit", {
   d <- sites_data()
   d$temperature <- units::set_units(d$temperature, "degC")
   d$pa_a <- units::set_units(d$pa_a, "ug/m3")
-  fit <- terms_fit(pa_a + pa_b + opc ~ rh + temperature + factor(site), d)
+  # The estimates are on the plain reference's scale: it is taken to be in pa_a's unit.
+  expect_warning(fit <- terms_fit(pa_a + pa_b + opc ~ rh + temperature + factor(site), d),
+                 "pa_b, opc, and ref have no units.*taken to be in \"ug/m3\"", class = "ncam_warning_readings_without_units")
   expect_identical(fit$units, c(pa_a = "ug/m3", temperature = "\u00b0C"))
   new <- d[1:20, ]
   kelvin <- new
@@ -257,6 +259,58 @@ test_that("sensors and reference with units are fused in one unit; units of anot
   expect_equal(predict(base, mixed[301:320, ]), predict(base_same, same[301:320, ]), tolerance = 1e-12)
   expect_false(isTRUE(all.equal(predict(base, mixed[301:320, ]),
                                 predict(base, lapply(mixed[301:320, ], as.numeric) |> as.data.frame()))))
+})
+
+test_that("reading columns without units beside ones with units are taken to be in their unit, with a warning where it matters", {
+  skip_if_not_installed("units")
+  d <- simulate_colocation(days = 30, seed = 1)
+  fit_in <- function(data) {
+    suppressMessages(short_fit(ncam(pa_a + pa_b + opc ~ rh, data, reference = "ref", hidden = 4L, epochs = 30L,
+                                    seed = 1, threads = 1), also = c("ncam_warning_clamp", "ncam_warning_units")))
+  }
+  rows <- 500:720
+  # opc in mg/m3 and the reference in ug/m3 with units, pa_a and pa_b as plain ug/m3 numbers: the
+  # reference goes to opc's mg/m3, 1000 times below pa_a and pa_b, which are taken to be in it.
+  mixed <- d
+  mixed$opc <- units::set_units(d$opc / 1000, "mg/m3")
+  mixed$ref <- units::set_units(d$ref, "ug/m3")
+  expect_warning(fit_in(mixed), "pa_a and pa_b have no units.*taken to be in \"mg/m3\"",
+                 class = "ncam_warning_readings_without_units")
+  # Given their units, they are converted with the others to pa_a's ug/m3: the same fit as on
+  # numbers converted by hand, and print() says the unit.
+  labelled <- mixed
+  for (s in c("pa_a", "pa_b")) labelled[[s]] <- units::set_units(d[[s]], "ug/m3")
+  expect_no_warning(fit_units <- fit_in(labelled), class = "ncam_warning_readings_without_units")
+  by_hand <- d
+  by_hand$opc <- as.numeric(mixed$opc) * 1000
+  fit_hand <- fit_in(by_hand)
+  expect_equal(predict(fit_units, labelled[rows, ])$.pred, predict(fit_hand, by_hand[rows, ])$.pred, tolerance = 1e-5)
+  expect_output(print(fit_units), "Units: readings and estimates in \"ug/m3\"")
+  expect_false(any(grepl("Units:", capture.output(print(fit_hand)))))
+  # New data in other units of the quantity are converted; units of another quantity are refused.
+  in_ng <- labelled[rows, ]
+  in_ng$opc <- units::set_units(in_ng$opc, "ng/m3")
+  expect_equal(predict(fit_units, in_ng)$.pred, predict(fit_hand, by_hand[rows, ])$.pred, tolerance = 1e-5)
+  in_ppb <- labelled[rows, ]
+  in_ppb$opc <- units::set_units(d$opc[rows], "ppb")
+  expect_error(predict(fit_units, in_ppb), "Column opc of `newdata` is in \"ppb\", which cannot be converted to \"ug/m3\"")
+  # Only the reference with units, no conversion: the estimates are in its unit and the sensors'
+  # numbers are as given, so nothing is assumed and nothing warns.
+  ref_only <- d
+  ref_only$ref <- units::set_units(d$ref, "ug/m3")
+  expect_no_warning(fit_ref <- fit_in(ref_only), class = "ncam_warning_readings_without_units")
+  expect_identical(fit_ref$units, c(ref = "ug/m3"))
+  expect_equal(predict(fit_ref, d[rows, ])$.pred, predict(fit_hand, by_hand[rows, ])$.pred, tolerance = 1e-5)
+  # A plain reference beside sensors with units: the estimates, on its scale, are taken to be in theirs.
+  plain_ref <- labelled
+  plain_ref$ref <- d$ref
+  expect_warning(fit_in(plain_ref), "ref has no units.*taken to be in \"ug/m3\"", class = "ncam_warning_readings_without_units")
+  # Baselines: pa_a is averaged with pa_b and opc converted to pa_b's ug/m3 (the first sensor with units).
+  sensors_mixed <- mixed[1:300, ]
+  sensors_mixed$pa_b <- units::set_units(d$pa_b[1:300], "ug/m3")
+  expect_warning(base <- suppressMessages(ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_mixed, "mean")),
+                 "pa_a has no units.*\"ug/m3\"", class = "ncam_warning_readings_without_units")
+  expect_equal(predict(base, sensors_mixed)$.pred, rowMeans(d[1:300, c("pa_a", "pa_b", "opc")], na.rm = TRUE), tolerance = 1e-10)
 })
 
 test_that("factor() of text holding numbers (site codes) is taken as labels; bare, it is refused with the fix", {
