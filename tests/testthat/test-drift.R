@@ -423,6 +423,24 @@ test_that("units are told apart by value, and one low-cost sensor needs the refe
   expect_equal(unique(sensor_drift(one, colocation, period = "week")$sensor), c("pa_a", "ref"))
 })
 
+test_that("units are sorted by their bytes: the same table, to the last digit, in every locale", {
+  # "a", "B" and "_c" sort otherwise by the C locale's rules than by ICU's or English ones.
+  units <- c("a", "B", "_c")
+  other <- Filter(function(locale) {
+    sorted <- suppressWarnings(withr::with_collate(locale, sort(units)))
+    !identical(sorted, withr::with_collate("C", sort(units)))
+  }, c(Sys.getlocale("LC_COLLATE"), "en_US.UTF-8", "C.UTF-8", "en_US.utf8"))
+  skip_if(length(other) == 0L, "no locale here collates otherwise than C")
+  toy <- daily_toy(420)
+  fit <- drift_fit(toy)
+  toy$site <- rep(units, times = 140)
+  toy$sensor_0 <- toy$sensor_0 + 4 * sin(2 * pi * as.numeric(toy$date) / 120)
+  in_c <- withr::with_collate("C", sensor_drift(fit, toy, unit = "site", period = "month"))
+  in_other <- suppressWarnings(withr::with_collate(other[1], sensor_drift(fit, toy, unit = "site", period = "month")))
+  expect_identical(in_other, in_c)
+  expect_identical(unique(in_c$site), c("B", "_c", "a"))  # bytes 0x42, 0x5F, 0x61
+})
+
 test_that("a stuck sensor is flagged, not screened out as spikes; a table without its period still plots", {
   toy <- daily_toy(720)
   fit <- drift_fit(toy[1:240, ])
