@@ -188,19 +188,32 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
 }
 
 # The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
-# /etc/localtime links to, which the C library reads without TZ. Not Sys.timezone(), which keeps
-# its first answer for the session and, without TZ, runs timedatectl: in a container that prints
-# systemd errors to the console, which R cannot silence. On Windows Sys.timezone() is quiet.
-session_zone_name <- function() {
+# `localtime` (/etc/localtime) links to, which the C library reads without TZ, else, for a
+# `localtime` copied from a zone's file rather than linked (Debian and Docker images), the zone
+# `timezone_file` (/etc/timezone) names when that zone's file under `zoneinfo` holds the same
+# bytes (a copy of another zone's file beside a stale /etc/timezone names nothing). Not
+# Sys.timezone(), which keeps its first answer for the session and, without TZ, runs timedatectl:
+# in a container that prints systemd errors to the console, which R cannot silence. On Windows
+# Sys.timezone() is quiet. The paths are arguments for the tests.
+session_zone_name <- function(localtime = "/etc/localtime", timezone_file = "/etc/timezone",
+                              zoneinfo = "/usr/share/zoneinfo") {
   zone <- Sys.getenv("TZ")
   if (nzchar(zone)) return(zone)
   if (.Platform$OS.type == "windows") {
     zone <- suppressWarnings(Sys.timezone())  # it warns when it finds none
     return(if (is.na(zone)) "" else zone)
   }
-  link <- Sys.readlink("/etc/localtime")
+  link <- Sys.readlink(localtime)
   zone <- sub(".*zoneinfo/", "", link)
-  if (nzchar(link) && zone %in% OlsonNames()) zone else ""
+  if (nzchar(link) && zone %in% OlsonNames()) return(zone)
+  named <- tryCatch(trimws(readLines(timezone_file, n = 1L, warn = FALSE)), error = function(e) character(),
+                    warning = function(w) character())  # no such file, or not readable
+  if (length(named) != 1L || !named %in% OlsonNames()) return("")
+  same_bytes <- function(a, b) {
+    size <- file.size(a)
+    !is.na(size) && identical(size, file.size(b)) && identical(readBin(a, "raw", size), readBin(b, "raw", size))
+  }
+  if (same_bytes(localtime, file.path(zoneinfo, named))) named else ""
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.

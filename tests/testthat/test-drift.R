@@ -457,6 +457,39 @@ test_that("a stuck sensor is flagged, not screened out as spikes; a table withou
   expect_identical(length(unique(built$data[[2]]$group)), 3L)
 })
 
+test_that("without TZ, the session's zone is read from /etc/timezone when /etc/localtime is a copy of its file", {
+  skip_on_os("windows")
+  withr::local_envvar(c(TZ = NA))
+  dir <- withr::local_tempdir()
+  zoneinfo <- file.path(dir, "zoneinfo")
+  dir.create(file.path(zoneinfo, "Europe"), recursive = TRUE)
+  dir.create(file.path(zoneinfo, "Etc"))
+  writeBin(as.raw(c(1:40, 0)), file.path(zoneinfo, "Europe", "Brussels"))
+  writeBin(as.raw(41:90), file.path(zoneinfo, "Etc", "UTC"))
+  copied <- file.path(dir, "localtime")
+  file.copy(file.path(zoneinfo, "Europe", "Brussels"), copied)
+  timezone_file <- file.path(dir, "timezone")
+  writeLines("Europe/Brussels ", timezone_file)
+  zone_of <- function(localtime) ncam:::session_zone_name(localtime, timezone_file, zoneinfo)
+  expect_identical(zone_of(copied), "Europe/Brussels")
+  # A link names its zone, whatever /etc/timezone says.
+  linked <- file.path(dir, "linked")
+  file.symlink("/usr/share/zoneinfo/Asia/Tokyo", linked)
+  expect_identical(zone_of(linked), "Asia/Tokyo")
+  # A stale /etc/timezone beside a copy of another zone's file, a name that is no zone, no
+  # /etc/timezone, or no /etc/localtime (the C library's clock is then UTC): no name.
+  writeLines("Etc/UTC", timezone_file)
+  expect_identical(zone_of(copied), "")
+  writeLines("Europe/Nowhere", timezone_file)
+  expect_identical(zone_of(copied), "")
+  unlink(timezone_file)
+  expect_identical(zone_of(copied), "")
+  writeLines("Europe/Brussels", timezone_file)
+  expect_identical(zone_of(file.path(dir, "absent")), "")
+  # TZ, when set, comes first.
+  withr::with_envvar(c(TZ = "America/Chicago"), expect_identical(zone_of(copied), "America/Chicago"))
+})
+
 test_that("periods of the session's clock carry its zone, subsets keep their colours, new_data is pointed to newdata", {
   withr::local_timezone("Europe/Brussels")
   toy <- simulate_toy(n = 600, seed = 3)
