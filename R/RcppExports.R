@@ -57,3 +57,7 @@ ncam_backend_cpp <- function(simd) {
     .Call(`_ncam_ncam_backend_cpp`, simd)
 }
 
+value_multiset_hash <- function(x, state) {
+    .Call(`_ncam_value_multiset_hash`, x, state)
+}
+

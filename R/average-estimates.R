@@ -47,7 +47,8 @@
 #' incomplete periods. Time stamps that wander around a step (1-minute data
 #' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message,
 #' and their periods count as complete with one record fewer than their share (of 4 or more),
-#' as in [sensor_performance()] (see its Time step). Data already at the
+#' as in [sensor_performance()] (see its Time step); stamps that scatter around
+#' no such step take the mean of their gaps near the median, as there. Data already at the
 #' averaging (hourly data and `"1h"`, daily data, also a whole number of days
 #' apart, and `"24h"`) give one row per
 #' period too, dated by its start (an hourly reading stamped at 05:30 falls in

@@ -91,9 +91,11 @@
 #' @param ... Must be empty (also for `autoplot()`): a misspelt argument is an error, not
 #'   ignored.
 #' @return A tibble of class `ncam_drift`, one row per unit (if given), sensor and period that
-#'   has rows in `newdata`, with the unit column (named as in `newdata`; for fits by group, the
-#'   `by` columns), `sensor`, `period` (its start, of the class of the
-#'   `date` column), `n` (readings compared), `shift`, `mean_z`, `std_error` (of `mean_z`),
+#'   has rows in `newdata`, in the order of the units (the values of `unit` sorted, text by its
+#'   bytes as `sort(method = "radix")` sorts it, the same in every locale; for fits by group,
+#'   the order of the groups in `object`), then of the sensors and periods, with the unit
+#'   column (named as in `newdata`; for fits by group, the `by` columns), `sensor`, `period`
+#'   (its start, of the class of the `date` column), `n` (readings compared), `shift`, `mean_z`, `std_error` (of `mean_z`),
 #'   `p_value` and `drift`. Statistics are `NA` for fewer than 3 readings; `std_error`,
 #'   `p_value` and `drift` are `NA` (with a warning) for a sensor with fewer than 3 pairs of
 #'   consecutive periods (not counting pairs across a step in its level), too few to judge the
@@ -186,19 +188,32 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
 }
 
 # The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
-# /etc/localtime links to, which the C library reads without TZ. Not Sys.timezone(), which keeps
-# its first answer for the session and, without TZ, runs timedatectl: in a container that prints
-# systemd errors to the console, which R cannot silence. On Windows Sys.timezone() is quiet.
-session_zone_name <- function() {
+# `localtime` (/etc/localtime) links to, which the C library reads without TZ, else, for a
+# `localtime` copied from a zone's file rather than linked (Debian and Docker images), the zone
+# `timezone_file` (/etc/timezone) names when that zone's file under `zoneinfo` holds the same
+# bytes (a copy of another zone's file beside a stale /etc/timezone names nothing). Not
+# Sys.timezone(), which keeps its first answer for the session and, without TZ, runs timedatectl:
+# in a container that prints systemd errors to the console, which R cannot silence. On Windows
+# Sys.timezone() is quiet. The paths are arguments for the tests.
+session_zone_name <- function(localtime = "/etc/localtime", timezone_file = "/etc/timezone",
+                              zoneinfo = "/usr/share/zoneinfo") {
   zone <- Sys.getenv("TZ")
   if (nzchar(zone)) return(zone)
   if (.Platform$OS.type == "windows") {
     zone <- suppressWarnings(Sys.timezone())  # it warns when it finds none
     return(if (is.na(zone)) "" else zone)
   }
-  link <- Sys.readlink("/etc/localtime")
+  link <- Sys.readlink(localtime)
   zone <- sub(".*zoneinfo/", "", link)
-  if (nzchar(link) && zone %in% OlsonNames()) zone else ""
+  if (nzchar(link) && zone %in% OlsonNames()) return(zone)
+  named <- tryCatch(trimws(readLines(timezone_file, n = 1L, warn = FALSE)), error = function(e) character(),
+                    warning = function(w) character())  # no such file, or not readable
+  if (length(named) != 1L || !named %in% OlsonNames()) return("")
+  same_bytes <- function(a, b) {
+    size <- file.size(a)
+    !is.na(size) && identical(size, file.size(b)) && identical(readBin(a, "raw", size), readBin(b, "raw", size))
+  }
+  if (same_bytes(localtime, file.path(zoneinfo, named))) named else ""
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
@@ -231,10 +246,11 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
     ncam_abort(c("With one low-cost sensor, {.fn sensor_drift} needs readings of the reference {.field {object$reference}} in {.arg newdata}: a reading is checked against the others of its row.",
                  i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
   }
-  # Units coded in sorted order (by value: text of numbers could merge two units), and each
-  # sensor's rows sorted by unit, time, z and shift: every sum runs in one order, whatever the
-  # order of the rows of newdata (boxes of one unit share their times).
-  unit_code <- match(unit_values, sort(unique(unit_values)))
+  # Units coded in sorted order (by value: text of numbers could merge two units; radix: by
+  # bytes, the same in every locale), and each sensor's rows sorted by unit, time, z and shift:
+  # every sum runs in one order, whatever the order of the rows of newdata (boxes of one unit
+  # share their times) or the session's collation.
+  unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
   cell <- paste(unit_code, as.numeric(starts), sep = "\r")
   first <- !duplicated(cell)
   seconds <- as.numeric(time)
@@ -251,7 +267,7 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
                p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df), stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, tables)
-  out[order(out$unit, match(out$sensor, sensors), out$period), ]
+  out[order(out$unit, match(out$sensor, sensors), out$period, method = "radix"), ]
 }
 
 # Leave-one-sensor-out predictive comparison of every reading: z (standardized) and shift (in

@@ -77,15 +77,15 @@ summarise_heads <- function(moments, sampled, sensors) {
 # A fingerprint of the columns of `data` a fit read (`cols`), to notice when that data has
 # changed since: the row count and, per column, the count, sum and sum of absolute values of its
 # non-missing values (which do not depend on the order of the rows), a hash of its values in
-# row order (which a re-sort or a swap of two values changes) and, with `sorted`, a hash of its
-# non-missing values sorted (the same values in any order: to tell a re-sort from values changed
-# in their last digits). Text and factors enter as the codes of their values sorted, and those
-# values as a hash. Read a block of rows at a time, but for the sort.
-data_fingerprint <- function(data, cols, sorted = TRUE, block_rows = 65536L) {
+# row order (which a re-sort or a swap of two values changes) and an order-free hash of its
+# non-missing values (value_multiset_hash(): the same values in any order, to tell a re-sort
+# from values changed in their last digits). Text and factors enter as the codes of their values
+# sorted, and those values as a hash. Read a block of rows at a time.
+data_fingerprint <- function(data, cols, block_rows = 65536L) {
   n <- nrow(data)
   text <- list()
   blocks <- list()
-  sorted_values <- list()
+  value_sets <- list()
   sums <- vapply(cols, function(col) {
     v <- data[[col]]
     values <- if (!is.numeric(v) && !is.logical(v) && !inherits(v, c("Date", "POSIXct", "difftime"))) {
@@ -96,6 +96,7 @@ data_fingerprint <- function(data, cols, sorted = TRUE, block_rows = 65536L) {
     }
     acc <- numeric(3)
     hashes <- character()
+    value_set <- raw(8)
     for (start in seq(1L, n, by = block_rows)) {
       idx <- start:min(n, start + block_rows - 1L)
       # Values as doubles: a column stored another way (integer, ALTREP) hashes the same.
@@ -103,15 +104,13 @@ data_fingerprint <- function(data, cols, sorted = TRUE, block_rows = 65536L) {
       ok <- !is.na(x)
       acc <- acc + c(sum(ok), sum(x[ok]), sum(abs(x[ok])))
       hashes <- c(hashes, rlang::hash(x))
+      value_set <- value_multiset_hash(x, value_set)
     }
     blocks[[col]] <<- rlang::hash(hashes)
-    if (sorted) {
-      x <- if (is.null(values)) plain_double(v) else as.double(match(as.character(v), values))
-      sorted_values[[col]] <<- rlang::hash(sort(x[!is.na(x)], method = "radix") + 0)  # -0 as 0
-    }
+    value_sets[[col]] <<- paste(value_set, collapse = "")
     acc
   }, c(count = 0, sum = 0, abs = 0))
-  list(n = n, sums = sums, text = unlist(text), order = unlist(blocks), sorted = unlist(sorted_values))
+  list(n = n, sums = sums, text = unlist(text), order = unlist(blocks), values = unlist(value_sets))
 }
 
 # The columns of `data` a fit read: its sensors, its reference and the variables of its
@@ -130,7 +129,7 @@ is_fitting_data <- function(object, data, in_order = TRUE, tolerance = 1e-12) {
   if (!has_fingerprint(object)) return(FALSE)
   cols <- colnames(check$sums)
   if (!all(cols %in% names(data)) || nrow(data) != check$n) return(FALSE)
-  new <- data_fingerprint(data, cols, sorted = FALSE)
+  new <- data_fingerprint(data, cols)
   if (!identical(new$text, check$text)) return(FALSE)
   if (in_order) return(identical(new$order, check$order))
   all(sums_close(new$sums, check$sums, cols, tolerance))
@@ -201,11 +200,11 @@ data_change <- function(object, data) {
   changed <- cols[new$order[cols] != check$order[cols]]
   if (!length(changed)) return("its text values differ")
   close <- sums_close(new$sums, check$sums, changed)
-  # A fit saved before the sorted values were kept cannot tell a re-sort from tiny changes.
-  if (is.null(check$sorted)) {
+  # A fit saved before the order-free hash was kept cannot tell a re-sort from tiny changes.
+  if (is.null(check$values)) {
     return(cli::format_inline(if (all(close)) "the rows of {.field {changed}} are in another order, or their values differ slightly" else "values of {.field {changed}} differ"))
   }
-  reordered <- changed[new$sorted[changed] == check$sorted[changed]]
+  reordered <- changed[new$values[changed] == check$values[changed]]
   slight <- setdiff(changed[close], reordered)
   differ <- changed[!close]
   paste(c(if (length(differ)) cli::format_inline("values of {.field {differ}} differ"),

@@ -2,38 +2,48 @@
 # O3 and PM2.5 on.
 
 # Each unit's time step in seconds (`steps`, named by unit in order of first appearance; see
-# step_of_gaps()), the units whose stamps wander around their step (`jittered`) and the mean
-# gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a day
-# (`irregular`, judged at their most common gap). A unit with one time stamp takes the step of
-# all units' gaps pooled; NA when no unit has two time stamps.
+# series_time_steps()), the units whose stamps wander around their step (`jittered`) and the
+# mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
+# day (`irregular`, which is also their step). NA when no unit has two time stamps.
 # `named`: the units have names to give in the message on jittered stamps.
 unit_time_steps <- function(obs, named) {
-  units <- unique(obs$unit)
-  gaps <- lapply(split(obs$time, factor(obs$unit, units)), function(t) diff(sort(t)))
-  found <- lapply(gaps, step_of_gaps)
-  lonely <- vapply(found, function(f) is.na(f$step), logical(1))
-  if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
-  steps <- vapply(found, `[[`, numeric(1), "step")
-  kind <- vapply(found, `[[`, character(1), "kind")
-  kind[lonely] <- "regular"  # a unit's one stamp neither wanders nor scatters
-  for (step in unique(steps[kind == "jittered"])) {
-    who <- names(steps)[kind == "jittered" & steps == step]
-    centre <- vapply(found[who], `[[`, numeric(1), "centre")
+  found <- series_time_steps(obs$time, obs$unit)
+  steps <- found$step
+  for (step in unique(steps[found$kind == "jittered"])) {
+    who <- names(steps)[found$kind == "jittered" & steps == step]
+    centre <- found$centre[who]
     whose <- if (named) cli::format_inline("of unit{?s} {.val {who}} ") else ""
     gaps_shown <- prettyNum(signif(centre, 4))
     cli::cli_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
                      {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
                      step.")
   }
-  irregular <- kind == "irregular"
-  list(steps = steps, jittered = names(steps)[kind == "jittered"],
-       irregular = vapply(found[irregular], `[[`, numeric(1), "centre"))
+  list(steps = steps, jittered = names(steps)[found$kind == "jittered"],
+       irregular = found$centre[found$kind == "irregular"])
+}
+
+# The time step of each series of times (`seconds`, with the series of each in `series`), the
+# one step finding of sensor_performance(), average_estimates() and join_reference(): `step`,
+# `kind` and `centre` of step_of_gaps(), named by series in order of first appearance. A series
+# with a single time takes the step of all series' gaps pooled, as "regular" (its one stamp
+# neither wanders nor scatters); NA when no series has two times.
+series_time_steps <- function(seconds, series) {
+  keys <- unique(series)
+  gaps <- lapply(split(seconds, factor(series, keys)), function(t) diff(sort(t)))
+  found <- lapply(gaps, step_of_gaps)
+  lonely <- vapply(found, function(f) is.na(f$step), logical(1))
+  if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
+  kind <- vapply(found, `[[`, character(1), "kind")
+  kind[lonely] <- "regular"
+  list(step = vapply(found, `[[`, numeric(1), "step"), kind = kind,
+       centre = vapply(found, `[[`, numeric(1), "centre"))
 }
 
 # The time step of gaps (seconds, whole_second_gaps()): the most common gap when most of the
-# gaps of about one step are exactly it (regular data, also with records missing); else
-# nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a
-# day; else the most common gap, "irregular". `centre`: the mean gap of about one step.
+# gaps of about one step are exactly it (regular data, also with records missing, which a
+# median gap would lengthen); else nominal_step(), "jittered", for stamps that wander around a
+# step that divides an hour or a day; else, "irregular", the mean of the gaps near their median
+# (their most common gap would be any one of them). `centre`: the mean gap of about one step.
 step_of_gaps <- function(gaps) {
   gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
   mode <- most_common_gap(gaps)
@@ -50,7 +60,7 @@ step_of_gaps <- function(gaps) {
   if (!is.na(nominal) && mean(abs(gaps - nominal) < nominal / 2) >= 0.5) {
     return(list(step = nominal, kind = "jittered", centre = centre))
   }
-  list(step = mode, kind = "irregular", centre = centre)
+  list(step = centre, kind = "irregular", centre = centre)
 }
 
 # The step that divides an hour (in whole seconds), or a day (in whole minutes), or is whole
@@ -87,7 +97,7 @@ format_step <- function(seconds) {
   if (is.na(seconds)) return(NA_character_)
   sizes <- c(hour = 3600, minute = 60, second = 1)
   size <- sizes[which(seconds %% sizes == 0)[1]]
-  if (is.na(size)) return(paste(seconds, "seconds"))
+  if (is.na(size)) return(paste(signif(seconds, 4), "seconds"))  # the mean gap of scattered stamps
   count <- seconds / size
   paste(count, paste0(names(size), if (count != 1) "s"))
 }
@@ -245,7 +255,7 @@ scatter_hint <- function(irregular, named) {
   whose <- if (named) cli::format_inline(" of unit{?s} {.val {names(irregular)}}") else ""
   paste0("The gaps between the time stamps", whose, " scatter (mean gap ",
          toString(prettyNum(signif(irregular, 4))), " seconds), with no step that divides an hour or
-          a day within 2.5 % of it holding most of them: the time step is their most common gap.")
+          a day within 2.5 % of it holding most of them: that mean gap is their time step.")
 }
 
 # Notes on the rows of `block` of units left out for their step, and on the "all" row.

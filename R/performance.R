@@ -83,9 +83,10 @@
 #' to 61 of them: for these units an hour (or, for data averaged per day
 #' directly, a day) with one record fewer than its share counts as complete,
 #' also at `completeness = 1`, when that share is 4 records or more. Gaps that scatter around no such step
-#' (7-minute data with jitter, readings at random times) keep the most common
-#' gap, and the warning or error on a step that divides no hour or day says
-#' that they scatter. `time_step` gives the step on the unit's `"as_given"`
+#' (7-minute data with jitter, readings at random times) take as their step the
+#' mean of the gaps within half the median gap of it (their most common gap
+#' would be any one of them), as in [join_reference()], and the warning or
+#' error on a step that divides no hour or day says that they scatter. `time_step` gives the step on the unit's `"as_given"`
 #' rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).

@@ -79,7 +79,7 @@ window_hint <- function(time, step) {
 check_readings_at_period_starts <- function(time, start, step, period, arg, call) {
   if (period$days < 2) return(invisible())
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  at_midnight <- time == day_start(as.Date(format(time, "%Y-%m-%d", tz = tz)), tz)
+  at_midnight <- time == period_start(time, parse_period("1 day", "average"))
   off <- which(is.finite(step) & step >= 0.9 * period$days * 86400 & at_midnight & time != start)
   if (length(off) == 0L) return(invisible())
   row <- off[1]

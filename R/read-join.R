@@ -272,27 +272,17 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   as_tbl(out)
 }
 
-# Per row, the time step of its series, found as sensor_performance() finds a unit's
-# (step_of_gaps()): the most common gap between its distinct times, or the step its stamps
-# wander around, so that records lost at random (rows missing) do not lengthen it, as a median
-# gap would (a logger keeping 45 % of its minutes has a median gap of 2 minutes); for times that
-# scatter around no step, the mean of the gaps near their median (their most common gap would
-# be any one of them). A series with a single time has no step of its own and takes that of the
-# table's gaps pooled (one reading of 1-minute data is then 1 of 60 in an hour, not a whole
-# hour); only when no series has two times is one reading per period all that is expected (step
-# Inf).
+# Per row, the time step of its series (series_time_steps(), as sensor_performance() finds a
+# unit's), so that records lost at random (rows missing) do not lengthen it, as a median gap
+# would (a logger keeping 45 % of its minutes has a median gap of 2 minutes). A series with a
+# single time takes the step of the table's gaps pooled (one reading of 1-minute data is then 1
+# of 60 in an hour, not a whole hour); only when no series has two times is one reading per
+# period all that is expected (step Inf).
 typical_step <- function(seconds, series) {
-  gaps <- lapply(split(seconds, series), function(t) diff(sort(unique(t))))
-  step <- vapply(gaps, step_of_series, numeric(1))
-  pooled <- step_of_series(unlist(gaps, use.names = FALSE))
-  step[is.na(step)] <- if (is.na(pooled)) Inf else pooled
+  step <- series_time_steps(seconds, series)$step
+  step[is.na(step)] <- Inf
   # match(), not step[series]: without keys every series is "", and x[""] matches no name.
   unname(step[match(series, names(step))])
-}
-
-step_of_series <- function(gaps) {
-  found <- step_of_gaps(gaps)
-  if (found$kind == "irregular") found$centre else found$step
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in

@@ -33,7 +33,7 @@ parse_gap <- function(gap, time, date, call = parent.frame()) {
       format_spacing(secs)
     }
     shorter <- secs < min(spacing)
-    step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+    step <- median_spacing(spacing)
     two_steps <- format_lag(as_lag_difftime(2 * step, step))
     cli::cli_warn(c("{.arg gap} = {given} is {if (shorter) 'shorter than' else 'equal to'} the smallest spacing between the
                      times of column {.field {date}} ({format_spacing(min(spacing))}): it
@@ -56,7 +56,7 @@ parse_block <- function(block, time, date, call = parent.frame()) {
   secs <- parse_duration(block, "block", call = call)
   spacing <- diff(sort(unique(time)))
   if (length(spacing) == 0L) return(list(secs = secs, short = FALSE))
-  step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+  step <- median_spacing(spacing)
   short <- secs < 3 * step
   if (short) {
     plain <- is.numeric(block) && !inherits(block, c("difftime", "Duration", "Period"))
@@ -80,11 +80,16 @@ parse_block <- function(block, time, date, call = parent.frame()) {
 # rows span at the median spacing of the times.
 rows_as_duration_hint <- function(rows, spacing, arg) {
   if (length(spacing) == 0L || rows != round(rows)) return(NULL)
-  step <- round_spacing(stats::median(whole_second_gaps(spacing)))
+  step <- median_spacing(spacing)
   c(i = paste0("If ", format(rows, scientific = FALSE), " counts rows ", format_spacing(step),
                " apart (the median spacing of column {.field {date}}), give it as {.code ", arg,
                " = \"", format_lag(as_lag_difftime(rows * step, step)), "\"}."))
 }
+
+# The median of the spacings between distinct times (`spacing`, whole_second_gaps()), the step
+# the messages on a gap or a block count in, as select_gap() lays its grid: a median, not the
+# time step of sensor_performance(), so that a block short of 3 steps holds one or two times.
+median_spacing <- function(spacing) round_spacing(stats::median(whole_second_gaps(spacing)))
 
 # A spacing in seconds without the noise of floating-point times (0.0999999 s is 0.1 s).
 round_spacing <- function(secs) signif(secs, 4)

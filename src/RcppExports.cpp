@@ -207,6 +207,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// value_multiset_hash
+Rcpp::RawVector value_multiset_hash(Rcpp::NumericVector x, Rcpp::RawVector state);
+RcppExport SEXP _ncam_value_multiset_hash(SEXP xSEXP, SEXP stateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type state(stateSEXP);
+    rcpp_result_gen = Rcpp::wrap(value_multiset_hash(x, state));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 10},
@@ -223,6 +235,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_rows_outside_cpp", (DL_FUNC) &_ncam_ncam_rows_outside_cpp, 3},
     {"_ncam_ncam_rows_unresolved_cpp", (DL_FUNC) &_ncam_ncam_rows_unresolved_cpp, 5},
     {"_ncam_ncam_backend_cpp", (DL_FUNC) &_ncam_ncam_backend_cpp, 1},
+    {"_ncam_value_multiset_hash", (DL_FUNC) &_ncam_value_multiset_hash, 2},
     {NULL, NULL, 0}
 };
 

@@ -423,6 +423,24 @@ test_that("units are told apart by value, and one low-cost sensor needs the refe
   expect_equal(unique(sensor_drift(one, colocation, period = "week")$sensor), c("pa_a", "ref"))
 })
 
+test_that("units are sorted by their bytes: the same table, to the last digit, in every locale", {
+  # "a", "B" and "_c" sort otherwise by the C locale's rules than by ICU's or English ones.
+  units <- c("a", "B", "_c")
+  other <- Filter(function(locale) {
+    sorted <- suppressWarnings(withr::with_collate(locale, sort(units)))
+    !identical(sorted, withr::with_collate("C", sort(units)))
+  }, c(Sys.getlocale("LC_COLLATE"), "en_US.UTF-8", "C.UTF-8", "en_US.utf8"))
+  skip_if(length(other) == 0L, "no locale here collates otherwise than C")
+  toy <- daily_toy(420)
+  fit <- drift_fit(toy)
+  toy$site <- rep(units, times = 140)
+  toy$sensor_0 <- toy$sensor_0 + 4 * sin(2 * pi * as.numeric(toy$date) / 120)
+  in_c <- withr::with_collate("C", sensor_drift(fit, toy, unit = "site", period = "month"))
+  in_other <- suppressWarnings(withr::with_collate(other[1], sensor_drift(fit, toy, unit = "site", period = "month")))
+  expect_identical(in_other, in_c)
+  expect_identical(unique(in_c$site), c("B", "_c", "a"))  # bytes 0x42, 0x5F, 0x61
+})
+
 test_that("a stuck sensor is flagged, not screened out as spikes; a table without its period still plots", {
   toy <- daily_toy(720)
   fit <- drift_fit(toy[1:240, ])
@@ -437,6 +455,39 @@ test_that("a stuck sensor is flagged, not screened out as spikes; a table withou
   attr(drift, "period") <- NULL  # as saved by the version before the period was kept
   built <- ggplot2::ggplot_build(ggplot2::autoplot(drift))
   expect_identical(length(unique(built$data[[2]]$group)), 3L)
+})
+
+test_that("without TZ, the session's zone is read from /etc/timezone when /etc/localtime is a copy of its file", {
+  skip_on_os("windows")
+  withr::local_envvar(c(TZ = NA))
+  dir <- withr::local_tempdir()
+  zoneinfo <- file.path(dir, "zoneinfo")
+  dir.create(file.path(zoneinfo, "Europe"), recursive = TRUE)
+  dir.create(file.path(zoneinfo, "Etc"))
+  writeBin(as.raw(c(1:40, 0)), file.path(zoneinfo, "Europe", "Brussels"))
+  writeBin(as.raw(41:90), file.path(zoneinfo, "Etc", "UTC"))
+  copied <- file.path(dir, "localtime")
+  file.copy(file.path(zoneinfo, "Europe", "Brussels"), copied)
+  timezone_file <- file.path(dir, "timezone")
+  writeLines("Europe/Brussels ", timezone_file)
+  zone_of <- function(localtime) ncam:::session_zone_name(localtime, timezone_file, zoneinfo)
+  expect_identical(zone_of(copied), "Europe/Brussels")
+  # A link names its zone, whatever /etc/timezone says.
+  linked <- file.path(dir, "linked")
+  file.symlink("/usr/share/zoneinfo/Asia/Tokyo", linked)
+  expect_identical(zone_of(linked), "Asia/Tokyo")
+  # A stale /etc/timezone beside a copy of another zone's file, a name that is no zone, no
+  # /etc/timezone, or no /etc/localtime (the C library's clock is then UTC): no name.
+  writeLines("Etc/UTC", timezone_file)
+  expect_identical(zone_of(copied), "")
+  writeLines("Europe/Nowhere", timezone_file)
+  expect_identical(zone_of(copied), "")
+  unlink(timezone_file)
+  expect_identical(zone_of(copied), "")
+  writeLines("Europe/Brussels", timezone_file)
+  expect_identical(zone_of(file.path(dir, "absent")), "")
+  # TZ, when set, comes first.
+  withr::with_envvar(c(TZ = "America/Chicago"), expect_identical(zone_of(copied), "America/Chicago"))
 })
 
 test_that("periods of the session's clock carry its zone, subsets keep their colours, new_data is pointed to newdata", {

@@ -181,6 +181,31 @@ test_that("gaps scattering around no step that divides an hour are an error or w
   expect_error(average_estimates(data.frame(date = random, .pred = 1), "1h"), "scatter")
 })
 
+test_that("scattered gaps take their mean gap near the median as the step, whatever their most common gap", {
+  # Gaps of 20 to 200 s, 60 s four times: the most common gap divides an hour, yet the stamps
+  # scatter around no step. By hand: the mean of the gaps within half the median of it.
+  gaps <- withr::with_seed(1, sample(c(rep(60, 3), 20:200)))
+  centre <- mean(gaps[abs(gaps - median(gaps)) < median(gaps) / 2])
+  expect_gt(abs(centre - 120), 0.025 * 120)  # near no step that divides an hour
+  expect_gt(abs(centre - 100), 0.025 * 100)
+  date <- as.POSIXct("2024-01-01", tz = "UTC") + cumsum(c(0, gaps))
+  d <- data.frame(date = date, est = seq_along(date), ref = seq_along(date))
+  shown <- prettyNum(signif(centre, 4))
+  expect_warning(res <- sensor_performance(d, "est", "ref", pollutant = "o3"),
+                 paste0("scatter \\(mean gap ", shown, " seconds\\).*that mean gap is their time step"),
+                 class = "ncam_warning_uneven_step")
+  expect_identical(res$time_step[res$averaging == "as_given"], paste(shown, "seconds"))
+  expect_error(average_estimates(data.frame(date = date, .pred = 1), "1h"),
+               paste0("time step ", shown, " seconds.*scatter"))
+  # join_reference() expects an hour's share at that step: 3600 / centre readings.
+  hour <- as.POSIXct(floor(as.numeric(date) / 3600) * 3600, origin = "1970-01-01", tz = "UTC")
+  counts <- as.vector(table(hour))
+  reference <- data.frame(date = sort(unique(hour)), pm25 = 1)
+  out <- join_reference(d[c("date", "est")], reference, completeness = 0.9)
+  expect_identical(is.na(out$est), counts < 0.9 * 3600 / centre)
+  expect_true(any(is.na(out$est)) && !all(is.na(out$est)))
+})
+
 test_that("a coarse jittered step spares no record: half of a half-hourly hour is not complete", {
   # Stamps at :10 and :40 of 240 hours, each up to 5 minutes off (never across an hour); in the
   # last 120 hours only the :10 ones. By hand: the first hours hold 2 of 2, the last 1 of 2.

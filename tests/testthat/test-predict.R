@@ -207,6 +207,27 @@ test_that("the data check sees a swap of two rows however far apart, and accepts
   expect_equal(fitted(fit), fitted(fit, newdata = toy))
 })
 
+test_that("the order-free hash of the data check is the same for the same values in any order and blocks", {
+  x <- c(seq_len(200000) / 7, NA, NaN, 0, -Inf, Inf, 3, 3)
+  shuffled <- rev(x)
+  shuffled[shuffled %in% 0] <- -0  # the same value
+  values <- function(v, block_rows = 65536L) data_fingerprint(data.frame(x = v), "x", block_rows = block_rows)$values
+  expect_identical(values(shuffled), values(x))
+  expect_identical(values(x, block_rows = 999L), values(x))
+  expect_identical(values(x[!is.na(x)]), values(x))  # missing values are not values
+  # The last bit of one value, or one value counted twice instead of another, is another hash.
+  last_bit <- x
+  last_bit[10] <- x[10] * (1 + .Machine$double.eps)
+  expect_false(last_bit[10] == x[10])
+  expect_false(identical(values(last_bit), values(x)))
+  twice <- x
+  twice[length(x)] <- 4
+  expect_false(identical(values(twice), values(x)))
+  # Text enters as the codes of its sorted values.
+  expect_identical(data_fingerprint(data.frame(k = c("b", "a", "b")), "k")$values,
+                   data_fingerprint(data.frame(k = factor(c("a", "b", "b"))), "k")$values)
+})
+
 test_that("a fit saved by an older version, with the old data check, asks for newdata", {
   toy <- simulate_toy(n = 300, seed = 29)
   fit <- quick_fit(toy)
@@ -609,7 +630,7 @@ test_that("without newdata, values changed in their last digits are told apart f
                                       "\\(.*\\), as after writing to a file and reading it back; the rows of sensor_0 are in another order\\."))
   # A fit saved before the sorted values were kept cannot tell the two apart, and says so.
   old <- fit
-  old$data_check$sorted <- NULL
+  old$data_check$values <- NULL
   toy <- original[c(2:1, 3:300), ]
   expect_error(residuals(old), "the rows of sensor_1, sensor_2, sensor_0, and x1 are in another order, or their values differ slightly\\.")
 })
