@@ -45,9 +45,11 @@ csv_chunks <- function(path, chunk_rows) {
   quoted <- NA
   rows_read <- 0
   seekable <- !grepl("\\.(gz|bz2|xz)$", path, ignore.case = TRUE)
-  # scan() reads hexadecimal as a number ("0x1A" as 26). A binary twin of `con`, kept at the same
-  # byte, shows the text of each chunk read with numbers: one holding "0x" is read again as text.
-  # Where the position is unknown (bzip2 and xz files) every chunk is read as text.
+  # scan() reads hexadecimal as a number ("0x1A" as 26), and "Inf", "inf", "Infinity" or 1e999 as
+  # infinite. A binary twin of `con`, kept at the same byte, shows the text of each chunk read
+  # with numbers: one holding "0x" or an infinite number is read again as text, to name the
+  # value as written. Where the position is unknown (bzip2 and xz files) every chunk is read as
+  # text.
   header_bytes <- tryCatch(seek(con), error = function(e) NA)
   twin <- if (!is.na(header_bytes)) gzfile(path, "rb")  # reads uncompressed files too
   if (!is.null(twin)) readBin(twin, "raw", header_bytes)
@@ -80,7 +82,8 @@ csv_chunks <- function(path, chunk_rows) {
     }
     if (!as_text) {
       text <- readBin(twin, "raw", seek(con) - start)
-      as_text <- length(grepRaw("0x", text, fixed = TRUE)) + length(grepRaw("0X", text, fixed = TRUE)) > 0L
+      infinite <- any(vapply(chunk, function(v) is.double(v) && any(is.infinite(v)), logical(1)))
+      as_text <- infinite || length(grepRaw("0x", text, fixed = TRUE)) + length(grepRaw("0X", text, fixed = TRUE)) > 0L
       if (as_text) {
         text_con <- textConnection(rawToChar(text))
         chunk <- tryCatch(read_rows(text_con, "character"), finally = close(text_con))
@@ -111,12 +114,13 @@ csv_chunks <- function(path, chunk_rows) {
 
 # A chunk read all as text, typed as read.csv() would have typed it: columns of no type yet (all
 # of the first chunk's) by utils::type.convert(), those the first chunk fixed as numbers by
-# numbers_from_text(); hexadecimal is refused in both (`before` rows precede the chunk).
+# numbers_from_text(); hexadecimal and infinite numbers are refused in both (`before` rows
+# precede the chunk).
 types_from_text <- function(chunk, classes, path, before) {
   untyped <- if (identical(classes, NA)) names(chunk) else names(classes)[is.na(classes)]
   for (col in untyped) {
     value <- utils::type.convert(chunk[[col]], as.is = TRUE, na.strings = character())
-    if (is.numeric(value)) refuse_hexadecimal(chunk[[col]], value, col, path, before)
+    if (is.numeric(value)) refuse_unreadable_numbers(chunk[[col]], value, col, path, before)
     chunk[[col]] <- value
   }
   numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path, before)
@@ -144,8 +148,8 @@ logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
 }
 
 # Columns read as text that the first chunk had as numbers, converted as read.csv() would (an
-# empty field, spaces, NA and NaN are missing), but for hexadecimal, which the readers refuse
-# too; other text that is not a number is an error rather than a silent NA.
+# empty field, spaces, NA and NaN are missing), but for hexadecimal and infinite numbers, which
+# the readers refuse too; other text that is not a number is an error rather than a silent NA.
 numbers_from_text <- function(chunk, numeric_columns, path, before) {
   for (col in numeric_columns) {
     text <- chunk[[col]]
@@ -157,7 +161,7 @@ numbers_from_text <- function(chunk, numeric_columns, path, before) {
                    i = "The first chunk read it as numbers, which fixes the column types. Write a number there, or leave the field empty for a missing one."),
                  class = "ncam_chunk_not_numeric", call = NULL)
     }
-    refuse_hexadecimal(text, value, col, path, before)
+    refuse_unreadable_numbers(text, value, col, path, before)
     value[unread] <- NA
     chunk[[col]] <- value
   }
@@ -165,15 +169,40 @@ numbers_from_text <- function(chunk, numeric_columns, path, before) {
 }
 
 # as.numeric(), scan() and type.convert() read hexadecimal ("0x1A" as 26), in which no reading
-# is written: an error naming the column, the value and its data row, as the readers give.
-refuse_hexadecimal <- function(text, value, col, path, before) {
+# is written, and "Inf", "-inf", "Infinity" or 1e999 as infinite, which no reading is and
+# predict() refuses: an error naming the column, the value and its data row, as the readers give.
+refuse_unreadable_numbers <- function(text, value, col, path, before) {
+  written <- if (make.names(col) == col) col else paste0("`", col, "`")
+  as_text <- "read it as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}"
   # Of the letters R reads in numbers (e, Inf, NaN, hexadecimal digits), only hexadecimal has x.
   hex <- which(!is.na(value) & grepl("[xX]", text, perl = TRUE))
-  if (length(hex) == 0L) return(invisible())
-  written <- if (make.names(col) == col) col else paste0("`", col, "`")
-  ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + hex[1]} is {.val {text[hex[1]]}}.",
-               i = "Hexadecimal text is not read as a number, as in ncam's readers ({.fn utils::read.csv} reads it as {value[hex[1]]}). If the column holds codes, read it as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
-             class = "ncam_chunk_not_numeric", call = NULL)
+  if (length(hex)) {
+    ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + hex[1]} is {.val {text[hex[1]]}}.",
+                 i = paste0("Hexadecimal text is not read as a number, as in ncam's readers ({.fn utils::read.csv} reads it as {value[hex[1]]}). If the column holds codes, ", as_text, ".")),
+               class = "ncam_chunk_not_numeric", call = NULL)
+  }
+  infinite <- which(is.infinite(value))
+  if (length(infinite)) {
+    ncam_abort(c("Column {.field {col}} of {.file {path}} is not a finite number: data row {before + infinite[1]} is {.val {text[infinite[1]]}}{if (length(infinite) > 1) paste0(' (', length(infinite), ' such rows in this chunk)')}.",
+                 i = paste0("{.fn utils::read.csv} reads it as {value[infinite[1]]}, which is not a reading: ncam's readers refuse it, and {.fn predict} refuses infinite readings and covariates. Write the reading there, or leave the field empty for a missing one; if the column is not one the model reads, ", as_text, ".")),
+               class = "ncam_chunk_not_numeric", call = NULL)
+  }
+}
+
+# Infinite values, from a reader, a Parquet file or a function input (CSV text is refused as it
+# is read), in the columns predict() reads: it refuses them too, but names the row within the
+# chunk; this names the row of the input. `first_row` is the input row of the chunk's first.
+refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, source) {
+  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  read <- c(model$sensors, model_columns(model$terms), if (isTRUE(predict_args$use_reference)) model$reference)
+  for (col in intersect(read, names(chunk))) {
+    infinite <- if (is.double(chunk[[col]])) which(is.infinite(chunk[[col]])) else integer()
+    if (length(infinite) == 0L) next
+    value <- as.double(chunk[[col]][infinite[1]])
+    ncam_abort(c("Column {.field {col}} of {source} is not a finite number: data row {format(first_row - 1 + infinite[1], scientific = FALSE)} is {value}{if (length(infinite) > 1) paste0(' (', length(infinite), ' such rows in this chunk)')}.",
+                 i = "{.fn predict} refuses infinite readings and covariates. Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
+               class = "ncam_chunk_not_numeric", call = NULL)
+  }
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet

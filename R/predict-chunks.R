@@ -31,12 +31,15 @@
 #'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
 #'   compressed file must quote its numbers from its first line or not at all); a column
 #'   empty throughout a chunk is read as missing numbers.
-#'   Hexadecimal text such as `0x1A`, which read.csv() reads as 26, is an error naming the
+#'   Hexadecimal text such as `0x1A`, which read.csv() reads as 26, and infinite numbers
+#'   (`Inf`, `-inf`, `Infinity`, `1e999`), are an error in any numeric column, naming the
 #'   column, the value and its data row, as in the package's readers. The `keep`
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
-#'   file at a time (memory is then bounded by the largest file). A file that fails leaves no
-#'   partial output behind.
+#'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
+#'   file or a function input, an infinite value in a column the model reads is an error
+#'   naming the column and the data row, as [predict.ncam()] refuses it. A file that fails
+#'   leaves no partial output behind.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -262,6 +265,8 @@ score_chunk <- function(task) {
                  format(task$first_row + nrow(chunk) - 1, big.mark = ",", scientific = FALSE))
   withCallingHandlers({
     check_columns(chunk, task$keep, "keep", call = NULL)
+    source <- if (is.null(task$path)) cli::format_inline("{.arg input}") else cli::format_inline("{.file {task$path}}")
+    refuse_infinite_inputs(chunk, task$object, task$predict_args, task$first_row, source)
     # One warning for the whole input, when all chunks are scored.
     scored <- score_part(do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
                                                    list(threads = task$threads))),

@@ -72,22 +72,30 @@ window_hint <- function(time, step) {
 }
 
 # Periods of several days, and a table with about one reading per period or fewer, at local
-# midnights (dates): a reading on any day but its period's first (1-in-3 day samples with
-# average = "3 days", from 1970-01-01; a weekly sampler changed on Mondays with "7 days", from
-# Thursdays) would be paired with the other table's mean over another window, whether it is a
-# 24-hour sample or the mean of the days from its date: an error.
-check_readings_at_period_starts <- function(time, start, step, period, arg, call) {
+# midnights (dates): each could be a 24-hour sample taken every few days (1-in-3 day samples with
+# average = "3 days") or the mean of the days from its date (a weekly sampler with "7 days"), and
+# the two cannot be told apart. Periods start every so many days from 1970-01-01, so a 24-hour
+# sample would be paired with the other table's mean over the whole period, and a reading off its
+# period's first day with a window that is not its own either way: an error in every phase, so
+# that whether a schedule happens to fall on the periods' first days does not decide it.
+check_sparse_midnight_readings <- function(time, start, step, period, arg, call) {
   if (period$days < 2) return(invisible())
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   at_midnight <- time == period_start(time, parse_period("1 day", "average"))
-  off <- which(is.finite(step) & step >= 0.9 * period$days * 86400 & at_midnight & time != start)
-  if (length(off) == 0L) return(invisible())
-  row <- off[1]
+  sparse <- which(is.finite(step) & step >= 0.9 * period$days * 86400 & at_midnight)
+  if (length(sparse) == 0L) return(invisible())
+  row <- sparse[1]
   days_in <- round((as.numeric(time[row]) - as.numeric(start[row])) / 86400)
   span <- format_period(period$days * 86400)
-  ncam_abort(c("{.arg {arg}} has about one reading per period of {span}, or fewer, but row {row} ({format(time[row], '%Y-%m-%d', tz = tz)}) lies {days_in} day{?s} into its period, which starts on {format(start[row], '%Y-%m-%d', tz = tz)}: it would be paired with the other table's mean over another window.",
-               i = "Periods of {span} start every {period$days} days from 1970-01-01 (a Thursday), whatever the readings' schedule.",
-               i = "If each reading is a 24-hour sample (such as every third or sixth day), use {.code average = \"1 day\"}; if each is the mean of the days from its date, average the other table over each reading's window instead."),
+  place <- if (days_in == 0) {
+    "on the first day of its period"
+  } else {
+    cli::format_inline("{days_in} day{?s} into its period, which starts on {format(start[row], '%Y-%m-%d', tz = tz)}")
+  }
+  ncam_abort(c("{.arg {arg}} has about one reading per period of {span}, or fewer, at local midnights: each could be a 24-hour sample taken every few days or the mean of the {span} from its date, which cannot be told apart, and {.code average = \"{span}\"} would pair a 24-hour sample with the other table's mean over {span}.",
+               i = "Row {row} ({format(time[row], '%Y-%m-%d', tz = tz)}) lies {place}; periods of {span} start every {period$days} days from 1970-01-01 (a Thursday), whatever the readings' schedule.",
+               i = "If each reading is a 24-hour sample (such as every third or sixth day), use {.code average = \"1 day\"}: each is then paired with the other table's mean of its day.",
+               i = "If each is the mean of the days from its date, average the other table over each reading's window yourself, then pair the two by time."),
              call = call)
 }
 

@@ -32,10 +32,13 @@
 #'   with the other table's mean of its local day. Readings that each cover
 #'   several days (a weekly sampler) cannot be told from these: average the
 #'   other table over their windows yourself. With periods of several days, a
-#'   table with about one reading per period or fewer, at local midnights, must
-#'   have each on its period's first day, or it is an error: a 1-in-3 day
-#'   sample with `average = "3 days"` would be paired with the mean of a window
-#'   counted from 1970-01-01, not its own day. A period of whole days,
+#'   table with about one reading per period or fewer, at local midnights, is an
+#'   error, whichever day of its period each reading falls on: a 1-in-3 day
+#'   24-hour sample with `average = "3 days"` would be paired with the other
+#'   table's mean over 3 days, on the period's first day as on the others
+#'   (periods are counted from 1970-01-01, not from the schedule), and it
+#'   cannot be told from a 3-day mean. The error names the fix for each
+#'   (`average = "1 day"` for 24-hour samples). A period of whole days,
 #'   however written (`"1 day"`, `"24 hours"`, `"1440 min"`, `86400` seconds or
 #'   `as.difftime(1, units = "days")` alike), runs from local midnight to local
 #'   midnight, so a day with a daylight-saving clock change expects 23 or 25
@@ -244,7 +247,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   first <- !duplicated(group)
   step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, time, keys, period, arg, call)
-  check_readings_at_period_starts(time, start, step, period, arg, call)
+  check_sparse_midnight_readings(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
   warn_crowded_periods(time, start, step, group, period, arg, call)
   step <- step[first]

@@ -47,7 +47,6 @@ if (!length(seeds_shown) || anyNA(seeds_shown) || any(seeds_shown < 1L)) stop("-
 n_seeds <- max(seeds_shown)
 run_diagnostics <- !"--no-diagnostics" %in% args
 level <- 0.9
-label_frac <- 0.1
 external_label_frac <- 0.2
 started <- proc.time()[["elapsed"]]
 options(width = 200)
@@ -132,18 +131,18 @@ extrapolation_table <- function(runs, lm_pred, truth) {
 
 # ---- Settings -------------------------------------------------------------------------------
 data_dir <- shared_data_dir()
-pa_path <- file.path(data_dir, "purpleair-aqs-daily-mathieu", "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")
-d <- as.data.frame(read_purpleair_aqs(pa_path))
-d$pa_mean <- (d$pa_a + d$pa_b) / 2
+# The short co-location protocol of bench/common.R, shared with colocation_mechanism.R and
+# colocation_stopping.R.
+short <- purpleair_short_protocol()
+pa_path <- short$path
+d <- short$data
 pa_formula <- pa_a + pa_b ~ rh + temperature
 pa_lm <- ref ~ pa_mean + rh + temperature
 site_rows <- split(seq_len(nrow(d)), d$site)
 loso_tasks <- lapply(site_rows, function(test) list(train = d[-test, ], test = test))
-first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(label_frac * length(i)))]))
-short_train <- d
-short_train$ref[-first_days] <- NA
-short_tasks <- list(list(train = short_train, test = setdiff(seq_len(nrow(d)), first_days)))
-n_labelled_short <- length(first_days)
+short_train <- short$train
+short_tasks <- list(list(train = short_train, test = short$test_rows))
+n_labelled_short <- length(short$first_days)
 defaults <- formals(ncam)
 
 heading("Settings")
@@ -152,7 +151,7 @@ cat(sprintf("ncam %s from %s; R %s; %s\n", getNamespaceVersion("ncam"), dirname(
 cat(sprintf("data: %s\n  %d rows, %d sites (%d-%d days each), %s to %s\n", pa_path, nrow(d), length(site_rows),
             min(lengths(site_rows)), max(lengths(site_rows)), min(d$date), max(d$date)))
 cat(sprintf("loso: %d-%d labelled training rows per fold; short: %d labelled rows (first %.0f %% of each site's days, ceiling), %d scored\n",
-            nrow(d) - max(lengths(site_rows)), nrow(d) - min(lengths(site_rows)), n_labelled_short, 100 * label_frac,
+            nrow(d) - max(lengths(site_rows)), nrow(d) - min(lengths(site_rows)), n_labelled_short, 100 * short$label_frac,
             length(short_tasks[[1]]$test)))
 cat(sprintf("NCAM: ncam(%s, reference = \"ref\", seed = s, threads = 1), defaults hidden %s, epochs %s, validation %s, stop_iter %s, lambda_var %s\n",
             deparse(pa_formula), deparse(defaults$hidden), defaults$epochs, defaults$validation, defaults$stop_iter, defaults$lambda_var))

@@ -46,19 +46,25 @@ shared_data_dir <- function() {
   normalizePath(hit[[1]])
 }
 
-# The short co-location protocol on the PurpleAir/AQS daily data (bench/colocation_mechanism.R,
-# bench/colocation_stopping.R): the first 10 % of each site's days (ceiling) keep the reference.
-# Returns the data with pa_mean, the labelled rows' indices, the training rows (reference NA
-# after the co-location; rows with complete covariates and readings) and the scored rows.
+# The short co-location protocol on the PurpleAir/AQS daily data (bench/colocation.R,
+# bench/colocation_mechanism.R, bench/colocation_stopping.R): the first `label_frac` (10 %) of
+# each site's days (ceiling) keep the reference. Returns the file's path, the share, the data
+# with pa_mean, the labelled rows' indices, the training rows (reference NA after the
+# co-location; rows with complete covariates and readings) and the scored rows (with a
+# reference), as indices of the data and as its rows.
 purpleair_short_protocol <- function() {
-  d <- as.data.frame(ncam::read_purpleair_aqs(file.path(shared_data_dir(), "purpleair-aqs-daily-mathieu",
-                                                        "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")))
+  path <- file.path(shared_data_dir(), "purpleair-aqs-daily-mathieu",
+                    "DAILY90_r0_5km_processeddata_PA_AQS_Jan2021_Aug2023_Final.csv")
+  label_frac <- 0.1
+  d <- as.data.frame(ncam::read_purpleair_aqs(path))
   d$pa_mean <- (d$pa_a + d$pa_b) / 2
   site_rows <- split(seq_len(nrow(d)), d$site)
-  first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(0.1 * length(i)))]))
+  first_days <- unlist(lapply(site_rows, function(i) i[order(d$date[i])][seq_len(ceiling(label_frac * length(i)))]))
   train <- d
   train$ref[-first_days] <- NA
   train <- train[stats::complete.cases(train[c("rh", "temperature", "pa_a", "pa_b")]), ]
-  test <- d[-first_days, ]
-  list(data = d, first_days = first_days, train = train, test = test[!is.na(test$ref), ])
+  test_rows <- setdiff(seq_len(nrow(d)), first_days)
+  test_rows <- test_rows[!is.na(d$ref[test_rows])]
+  list(path = path, label_frac = label_frac, data = d, first_days = first_days, train = train,
+       test_rows = test_rows, test = d[test_rows, ])
 }

@@ -335,6 +335,62 @@ test_that("hexadecimal in a numeric column is refused in every chunk, as the rea
   expect_identical(got$note, notes$note)
 })
 
+test_that("infinite numbers are refused in every chunk, naming the column, value and data row", {
+  fx <- chunk_fixture()
+  # x1 is a covariate of the model; truth a column it does not read.
+  with_field <- function(lines, row, column, value) {
+    fields <- strsplit(lines[row + 1], ",", fixed = TRUE)[[1]]
+    fields[match(column, gsub("\"", "", strsplit(lines[1], ",", fixed = TRUE)[[1]]))] <- value
+    replace(lines, row + 1, paste(fields, collapse = ","))
+  }
+  plain <- readLines(fx$files[1])
+  quoted <- file.path(fx$dir, "quoted.csv")
+  utils::write.csv(format(utils::read.csv(fx$files[1]), digits = 15), quoted, row.names = FALSE)
+  quoted <- readLines(quoted)
+  # Row 2 lies in the first chunk, which fixes the types; row 250 in the second.
+  cases <- list(list(plain, 2, "x1", "Inf"), list(plain, 250, "x1", "-Inf"), list(plain, 250, "x1", "inf"),
+                list(plain, 250, "x1", "Infinity"), list(plain, 2, "x1", "1e999"), list(plain, 250, "truth", "-inf"),
+                list(quoted, 2, "x1", "\"-Infinity\""), list(quoted, 250, "x1", "\"Inf\""))
+  for (case in cases) {
+    lines <- with_field(case[[1]], case[[2]], case[[3]], case[[4]])
+    column <- case[[3]]
+    # read.csv() reads them all as infinite numbers, which predict() would refuse.
+    read <- utils::read.csv(text = lines)[[column]]
+    expect_true(is.double(read) && is.infinite(read[case[[2]]]))
+    for (ext in c("", ".gz", ".bz2")) {
+      path <- file.path(fx$dir, paste0("inf.csv", ext))
+      con <- switch(ext, .gz = gzfile(path, "w"), .bz2 = bzfile(path, "w"), file(path, "w"))
+      writeLines(lines, con)
+      close(con)
+      err <- expect_error(predict_chunks(fx$fit, path, chunk_rows = 128, keep = "truth", verbose = FALSE),
+                          class = "ncam_chunk_not_numeric")
+      expect_match(conditionMessage(err),
+                   sprintf("Column %s of .*inf.csv.* is not a finite number: data row %d is \"%s\"",
+                           column, case[[2]], gsub("\"", "", case[[4]])), info = paste(case[[4]], ext))
+    }
+  }
+  # From a reader or a function, the data row of an infinite value in a column the model reads.
+  with_inf <- function(p) replace(utils::read.csv(p), "sensor_1", list(replace(utils::read.csv(p)$sensor_1, 250, -Inf)))
+  expect_error(predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, reader = with_inf, verbose = FALSE),
+               "Column sensor_1 of .*a.csv.* is not a finite number: data row 250 is -Inf", class = "ncam_chunk_not_numeric")
+  d <- utils::read.csv(fx$files[1])
+  calls <- 0
+  chunks <- function() {
+    if (calls == 3) return(NULL)
+    calls <<- calls + 1
+    part <- d[(calls - 1) * 100 + 1:100, ]
+    if (calls == 3) part$x2[50] <- Inf
+    part
+  }
+  expect_error(predict_chunks(fx$fit, chunks, verbose = FALSE),
+               "Column x2 of `input` is not a finite number: data row 250 is Inf", class = "ncam_chunk_not_numeric")
+  # A column the model does not read is passed through, as predict() ignores it.
+  with_truth <- function(p) replace(utils::read.csv(p), "truth", list(replace(utils::read.csv(p)$truth, 250, Inf)))
+  got <- predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, keep = "truth", reader = with_truth, verbose = FALSE)
+  expect_identical(got$truth[250], Inf)
+  expect_identical(got$.pred, stats::predict(fx$fit, d)$.pred)
+})
+
 test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {
   fx <- chunk_fixture()
   d <- utils::read.csv(fx$files[1])

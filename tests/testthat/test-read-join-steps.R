@@ -111,25 +111,47 @@ test_that("readings further apart than the period get only hints that pair the r
                fixed = TRUE)
 })
 
-test_that("periods of several days refuse sparse readings that lie off their first day", {
+test_that("periods of several days refuse sparse readings at midnights, on their first day or not", {
   # 3-day periods start every third day from 1970-01-01: 2023-12-31, 2024-01-03, ...
   expect_identical(as.numeric(as.Date("2023-12-31")) %% 3, 0)
   err <- expect_error(join_reference(ny_sensors, one_in_three, keys = "site", average = "3 days"),
                       class = "rlang_error")
-  expect_match(conditionMessage(err), "row 1 (2024-01-01) lies 1 day into its period, which starts on 2023-12-31",
+  expect_match(conditionMessage(err), "Row 1 (2024-01-01) lies 1 day into its period, which starts on 2023-12-31",
                fixed = TRUE)
   expect_match(conditionMessage(err), "average = \"1 day\"", fixed = TRUE)
-  # A weekly sampler changed on Mondays, with 7-day periods from Thursdays.
+  # The same schedule begun on a period's first day (3 January) is as ambiguous: a 24-hour
+  # sample beside the sensors' 3-day mean (3 + 4 + 5 January, 4.115) is not its day's 3.115.
+  aligned <- data.frame(date = as.Date("2024-01-03") + c(0, 3, 9, 12, 21, 24), site = "A", ref = 1:6)
+  err <- expect_error(join_reference(ny_sensors, aligned, keys = "site", average = "3 days"),
+                      class = "rlang_error")
+  expect_match(conditionMessage(err), "Row 1 (2024-01-03) lies on the first day of its period", fixed = TRUE)
+  expect_match(conditionMessage(err), "average = \"1 day\"", fixed = TRUE)
+  # The fix it names pairs each sample with its own day: day d's mean is d + 0.115.
+  daily <- join_reference(ny_sensors, aligned, keys = "site", average = "1 day")
+  sampled <- !is.na(daily$ref)
+  expect_identical(format(daily$date[sampled], "%Y-%m-%d"), format(aligned$date))
+  expect_equal(daily$pm[sampled], c(3, 6, 12, 15, 24, 27) + 0.115)
+  # The sparse table may be the sensors, and in either phase.
+  swapped <- stats::setNames(ny_sensors, c("date", "site", "ref"))
+  for (samples in list(one_in_three, aligned)) {
+    expect_error(join_reference(stats::setNames(samples, c("date", "site", "pm")), swapped,
+                                keys = "site", average = "3 days"),
+                 "`sensors` has about one reading per period of 3 days", fixed = TRUE)
+  }
+  # A weekly sampler changed on Mondays, with 7-day periods from Thursdays, and one changed on
+  # Thursdays (4 January 2024).
   days <- seq(as.Date("2024-01-01"), by = 1, length.out = 60)
   expect_error(join_reference(data.frame(date = days, pm = 1), data.frame(date = days[seq(1, 60, 7)], ref = 1),
                               average = "7 days"),
                "lies 4 days into its period, which starts on 2023-12-28", fixed = TRUE)
-  # Samples on the periods' first days are those periods' values: hand means of the 3 days.
-  aligned <- data.frame(date = as.Date("2024-01-03") + c(0, 3, 9, 12, 21, 24), site = "A", ref = 1:6)
-  out <- join_reference(ny_sensors, aligned, keys = "site", average = "3 days")
-  first_days <- as.numeric(format(out$date, "%d", tz = "America/New_York"))
-  expect_identical(first_days, c(31, seq(3, 30, 3)))
-  # The first and last periods hold 2 and 1 of their 3 days of sensor readings.
-  expect_equal(out$pm, c(NA, seq(3, 27, 3) + 1 + 0.115, NA))
-  expect_identical(out$ref, c(NA, 1, 2, NA, 3, 4, NA, NA, 5, 6, NA))
+  expect_error(join_reference(data.frame(date = days, pm = 1), data.frame(date = days[seq(4, 60, 7)], ref = 1),
+                              average = "7 days"),
+               "Row 1 (2024-01-04) lies on the first day of its period", fixed = TRUE)
+  # Daily readings with 3-day periods are still averaged: three per period, not one.
+  every_day <- data.frame(date = as.Date("2024-01-03") + 0:5, site = "A", ref = c(1, 2, 3, 5, 7, 9))
+  out <- join_reference(ny_sensors, every_day, keys = "site", average = "3 days")
+  paired <- !is.na(out$ref)
+  expect_identical(format(out$date[paired], "%Y-%m-%d"), c("2024-01-03", "2024-01-06"))
+  expect_equal(out$ref[paired], c(2, 7))
+  expect_equal(out$pm[paired], c(4, 7) + 0.115)
 })
