@@ -131,8 +131,8 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
-  frame <- block_frame(obs, steps, averaging, completeness, values, totals = ".present",
-                       average_given = TRUE, jittered = timing$jittered)
+  frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
+                       totals = ".present", average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }
@@ -195,7 +195,8 @@ estimate_columns_of <- function(data, call = parent.frame()) {
 
 # The columns of average_estimates() checked, as a plain data frame: unit, time (seconds),
 # the clock_columns() day, hour and day_seconds, `.present` (1 on rows with an estimate) and the
-# columns to average, as numbers under the names `.value_1`, `.value_2`, ...
+# columns to average, as numbers under the names `.value_1`, `.value_2`, ...; attribute `tz`,
+# the time zone of the clock columns.
 averaging_input <- function(data, date, unit, value_columns, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
@@ -235,6 +236,7 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
   for (column in spread) values[[column]][!estimate] <- NA
   obs$.present <- as.numeric(estimate)
   obs[paste0(".value_", seq_along(values))] <- values
+  attr(obs, "tz") <- timed$tz
   obs
 }
 

@@ -3,7 +3,7 @@
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
 # and day_seconds, est, ref, ref_complete; attribute `tz`, the time zone of the clock columns
-# (nominal_reference_agreement() times stamps anew).
+# (block_frame() times jittered stamps anew in it).
 performance_input <- function(data, estimate, reference, date, unit, target_unit,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)

@@ -306,7 +306,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
     frame <- if (avg == "as_given") {
       obs
     } else {
-      block_frame(obs, steps, avg, completeness, jittered = timing$jittered)
+      block_frame(obs, steps, avg, completeness, attr(obs, "tz"), jittered = timing$jittered)
     }
     period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
     out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty,
