@@ -342,11 +342,12 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 # the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
 # or with `average_given` have them averaged per period, one record expected (two readings in
 # one hour, such as one stamped a second early, become one mean). Units named in `jittered`
-# have complete periods with one record fewer (block_means()); as they stand, their hourly or
-# daily rows are timed at their nominal hour or day (snap_jittered() in zone `tz`), where other
-# units' periods start. With `ref` among `columns`, the frame's attribute `nominal_reference`
-# compares the references of jittered units on their nominal times
-# (nominal_reference_agreement(), for judge_colocation()).
+# have complete periods with one record fewer (block_means()); already at the block's
+# averaging, their stamps are taken at their nominal hour or day (snap_jittered() in zone `tz`),
+# where other units' periods start: a stamp at 05:57 of hourly readings around the hour is the
+# reading of 06:00, not a second one of the hour from 05:00. With `ref` among `columns`, the
+# frame's attribute `nominal_reference` compares the references of jittered units on their
+# nominal times (nominal_reference_agreement(), for judge_colocation()).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
 block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", "ref"),
@@ -360,6 +361,7 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
       means <- if (block == "1h") hourly_means else daily_means
       means(rows, step, completeness, columns, totals, spare = as.numeric(rows$unit %in% jittered))
     } else if (average_given) {
+      rows <- snap_jittered(rows, jittered, span, tz, shared = "move")
       by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
       block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
     } else {
