@@ -53,8 +53,13 @@
 #' apart, and `"24h"`) give one row per
 #' period too, dated by its start (an hourly reading stamped at 05:30 falls in
 #' the hour from 05:00; two readings in one period, such as one stamped a second
-#' early, are averaged). Any other time step (such as 7 minutes, or daily data
-#' for `"1h"`) is an error.
+#' early, are averaged). Such data whose stamps wander around their step
+#' (hourly readings stamped 05:57, 07:03, 08:01, ...) are each taken at their
+#' nominal time, the hour (or, for `"24h"`, the day) nearest on the local clock,
+#' counted from the unit's phase as in [sensor_performance()] (see its
+#' Co-location of units with jittered time stamps): the reading stamped 05:57
+#' is that of the hour from 06:00, not a second one of the hour from 05:00. Any
+#' other time step (such as 7 minutes, or daily data for `"1h"`) is an error.
 #'
 #' Daily rows (data one or more days apart) of a POSIXct `date` column that all
 #' lie the same time into their day, none at its start, such as days stamped at
@@ -132,8 +137,8 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
-  frame <- block_frame(obs, steps, averaging, completeness, values, totals = ".present",
-                       average_given = TRUE, jittered = timing$jittered)
+  frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
+                       totals = ".present", average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }
@@ -159,23 +164,6 @@ check_averaging_steps <- function(steps, averaging, named, irregular = numeric()
              call = call)
 }
 
-# Daily (or n-daily) rows stamped all the same time into their local day, none at its start, as
-# join_reference() warns (warn_period_offset()): values stamped at midnight of another time zone
-# (00:00 UTC is 20:00 the day before in New York), each dated by the wrong day.
-warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
-  if (!inherits(time, "POSIXt")) return(invisible())
-  daily <- which(vapply(steps, whole_day_step, logical(1))[obs$unit])
-  if (length(daily) < 2L) return(invisible())
-  time <- as.POSIXct(time[daily])
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  offset <- obs$time[daily] - as.numeric(day_start(as.Date(obs$day[daily], origin = "1970-01-01"), tz))
-  if (!stamps_off_day_start(offset)) return(invisible())
-  zone <- zone_phrase(tz)
-  cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are dated by the wrong day here.",
-                  i = "Each is taken as the value of the day it falls in. If the stamps are the starts of days elsewhere, give column {.val {date}} in that zone (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
-                class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
-}
-
 # The estimate columns `data` carries, in the order of predict()'s output: `.pred` always, the
 # bounds as a pair, `.pred_sd` when present.
 estimate_columns_of <- function(data, call = parent.frame()) {
@@ -196,7 +184,8 @@ estimate_columns_of <- function(data, call = parent.frame()) {
 
 # The columns of average_estimates() checked, as a plain data frame: unit, time (seconds),
 # the clock_columns() day, hour and day_seconds, `.present` (1 on rows with an estimate) and the
-# columns to average, as numbers under the names `.value_1`, `.value_2`, ...
+# columns to average, as numbers under the names `.value_1`, `.value_2`, ...; attribute `tz`,
+# the time zone of the clock columns.
 averaging_input <- function(data, date, unit, value_columns, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
@@ -236,6 +225,7 @@ averaging_input <- function(data, date, unit, value_columns, call = parent.frame
   for (column in spread) values[[column]][!estimate] <- NA
   obs$.present <- as.numeric(estimate)
   obs[paste0(".value_", seq_along(values))] <- values
+  attr(obs, "tz") <- timed$tz
   obs
 }
 

@@ -8,17 +8,20 @@
 #' that two such units beside one reference can have daily reference means that
 #' differ slightly (one day holds 23 hours and an hour of the next day, the
 #' other's 24). Their references are then also compared with each stamp taken at
-#' its nominal time: the multiple of the unit's step nearest it, counted from
-#' the unit's phase (the mean position of its stamps within the step, rounded to
-#' a quarter step, at most a quarter hour), leaving out stamps of a unit that
-#' share one nominal time. The units are co-located when their references agree
-#' in either comparison and the one on nominal times compares every unit the
-#' other does; units at different sites differ in both. In the `"1h"` block,
-#' the rows of hourly units with such stamps, taken as they stand, are timed at
-#' their nominal hour, so that they share hours with the other units (a stamp
-#' that shares its nominal time with another of its unit's keeps its own). The
-#' means, and so the metrics, still take each reading in the hour or day of its
-#' own stamp.
+#' its nominal time: the multiple of the unit's step nearest it on the local
+#' clock (in the time zone of the `date` column), counted from the unit's phase
+#' (the mean position of its stamps within the step, rounded to a quarter step,
+#' at most a quarter hour), leaving out stamps of a unit that share one nominal
+#' time. On the local clock, daily stamps around midnight in a zone with summer
+#' time keep their day in winter and summer alike. The units are co-located
+#' when their references agree in either comparison and the one on nominal
+#' times compares every unit the other does; units at different sites differ in
+#' both. In the `"1h"` block the rows of hourly units with such stamps, and in
+#' the `"24h"` block those of daily units, taken as they stand, are timed at
+#' their nominal hour or day, so that they share periods with the other units
+#' (a stamp that shares its nominal time with another of its unit's keeps its
+#' own). The means, and so the metrics, still take each reading of a finer step
+#' in the hour or day of its own stamp.
 #' @rdname sensor_performance
 #' @name sensor_performance
 NULL
@@ -87,46 +90,17 @@ judge_colocation <- function(frame, raw, period) {
 }
 
 # The reference_agreement() of block `block` ("1h" or "24h") of sensor_performance() with the
-# stamps of the `jittered` units moved to their nominal_times(): a complete jittered day then
-# holds the same 24 hours as another unit's, where by its stamps it may hold 23 of them and an
-# hour of the next day. Compared at the block's periods, else at the nominal times; `period`
+# stamps of the `jittered` units moved to their nominal_times() in zone `tz`: a complete
+# jittered day then holds the same 24 hours as another unit's, where by its stamps it may hold
+# 23 of them and an hour of the next day. Stamps of a unit that share a nominal time are left
+# out (snap_jittered()). Compared at the block's periods, else at the nominal times; `period`
 # says which. `obs`: performance_input(); `steps`: the units' steps, of the block's units only.
-nominal_reference_agreement <- function(obs, steps, block, completeness, jittered) {
-  tz <- attr(obs, "tz")
+nominal_reference_agreement <- function(obs, steps, block, completeness, jittered, tz) {
   obs <- obs[obs$unit %in% names(steps), setdiff(names(obs), "est")]
-  moved <- obs$unit %in% jittered
-  nominal <- nominal_times(obs[moved, ], steps)
-  obs$time[moved] <- nominal
-  obs <- obs[!moved | !is.na(obs$time), ]
-  moved <- obs$unit %in% jittered
-  if (any(moved)) {
-    clock <- clock_columns(.POSIXct(obs$time[moved], tz), tz)
-    obs$day[moved] <- clock$day
-    obs$hour[moved] <- clock$hour
-    obs$day_seconds[moved] <- clock$day_seconds
-  }
-  check <- reference_agreement(block_frame(obs, steps, block, completeness, columns = "ref"))
+  obs <- snap_jittered(obs, jittered, unname(steps)[match(obs$unit, names(steps))], tz,
+                       shared = "drop")
+  check <- reference_agreement(block_frame(obs, steps, block, completeness, tz, columns = "ref"))
   check$period <- c("1h" = "hour", "24h" = "day")[[block]]
   if (check$shared == 0L) check <- c(reference_agreement(obs), period = "time")
   check
-}
-
-# The nominal time of each row of `obs`, from units whose stamps wander around their step
-# (`steps`, named by unit): the multiple of the step nearest the stamp, counted from the unit's
-# phase, the circular mean of its stamps modulo the step. The phase is rounded to a quarter step,
-# at most a quarter hour, so that stamps around the clock's hour (time zones are whole quarter
-# hours off UTC) take it. NA where two stamps of a unit would take one time.
-nominal_times <- function(obs, steps) {
-  step <- unname(steps)[match(obs$unit, names(steps))]
-  turn <- 2 * pi * (obs$time %% step) / step
-  sums <- rowsum(cbind(sin(turn), cos(turn)), obs$unit)
-  phase <- (atan2(sums[, 1], sums[, 2]) / (2 * pi))[match(obs$unit, rownames(sums))] * step
-  grain <- pmin(step / 4, 900)
-  phase <- grain * round(phase / grain)
-  nominal <- phase + step * round((obs$time - phase) / step)
-  unit <- match(obs$unit, obs$unit)
-  sorted <- order(unit, nominal)
-  twice <- diff(unit[sorted]) == 0 & diff(nominal[sorted]) == 0
-  nominal[sorted[c(twice, FALSE) | c(FALSE, twice)]] <- NA
-  nominal
 }

@@ -3,7 +3,7 @@
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
 # and day_seconds, est, ref, ref_complete; attribute `tz`, the time zone of the clock columns
-# (nominal_reference_agreement() times stamps anew).
+# (block_frame() times jittered stamps anew in it).
 performance_input <- function(data, estimate, reference, date, unit, target_unit,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)
@@ -69,6 +69,25 @@ timed_units <- function(data, date, unit, call = parent.frame()) {
   }
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   list(units = units, seconds = seconds, clock = clock_columns(time, tz), tz = tz)
+}
+
+# Daily (or n-daily) rows stamped all the same time into their local day, none at its start, as
+# join_reference() warns (warn_period_offset()): values stamped at midnight of another time zone
+# (00:00 UTC is 20:00 the day before in New York), each dated by the wrong day. For the 24-hour
+# periods of average_estimates() and sensor_performance(); `time`: the column named `date`,
+# `obs`: timed_units() columns of its rows, `steps`: the units' steps.
+warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
+  if (!inherits(time, "POSIXt")) return(invisible())
+  daily <- which(vapply(steps, whole_day_step, logical(1))[obs$unit])
+  if (length(daily) < 2L) return(invisible())
+  time <- as.POSIXct(time[daily])
+  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
+  offset <- obs$time[daily] - as.numeric(day_start(as.Date(obs$day[daily], origin = "1970-01-01"), tz))
+  if (!stamps_off_day_start(offset)) return(invisible())
+  zone <- zone_phrase(tz)
+  cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are dated by the wrong day here.",
+                  i = "Each is taken as the value of the day it falls in. If the stamps are the starts of days elsewhere, give column {.val {date}} in that zone (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
+                class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt

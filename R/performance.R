@@ -130,7 +130,11 @@
 #' (24-hour samples, daily or every third or sixth day, or a `Date` column with
 #' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
-#' `averaging = "24h"` gives those same rows. A time step above one day that is
+#' `averaging = "24h"` gives those same rows. Daily rows of a POSIXct `date`
+#' that all lie the same time into their day, none at its start (days stamped
+#' 00:00 UTC shown in New York, 20:00 the day before), each fall in the day
+#' before: with `"24h"` asked, a warning of class `ncam_warning_period_offset`
+#' says so, as in [average_estimates()]. A time step above one day that is
 #' not a whole number of days is judged as given (with no targets). A unit
 #' whose time step neither divides a day nor is a whole number of days (such as
 #' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA
@@ -293,6 +297,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   timing <- unit_time_steps(obs, named = !is.null(unit))
   steps <- timing$steps
+  # Daily rows are taken as 24-hour values, of the day they fall in, in the block or as given.
+  if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
   averaging <- settle_averaging(averaging, steps)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   inform_unpaired(unpaired, averaging, steps)
@@ -307,7 +313,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
     frame <- if (avg == "as_given") {
       obs
     } else {
-      block_frame(obs, steps, avg, completeness, jittered = timing$jittered)
+      block_frame(obs, steps, avg, completeness, attr(obs, "tz"), jittered = timing$jittered)
     }
     period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
     out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty,

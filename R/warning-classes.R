@@ -113,7 +113,7 @@ warning_classes <- do.call(rbind, lapply(list(
     "a file lacking columns, read as NA"),
   c("ncam_warning_sht31_order", "read_senseurcity()",
     "no row to tell the SHT31 temperature from its humidity"),
-  c("ncam_warning_period_offset", "join_reference(), average_estimates()",
+  c("ncam_warning_period_offset", "join_reference(), average_estimates(), sensor_performance()",
     "one reading per day, all stamped the same time into their day: another time zone?"),
   c("ncam_warning_no_overlap", "join_reference()",
     "no sensor row paired with a reference row (times or keys that do not meet)"),

@@ -140,3 +140,26 @@ test_that("1-minute units jittered by +-10 s beside one reference are co-located
   expect_equal(one_d$sd, epa_sd(est_days))
   expect_no_match(paste(one_h$note, one_d$note), "co-located")
 })
+
+test_that("daily units jittered around Brussels midnight share their days across a clock change", {
+  # Brussels midnights are 22:00 UTC in summer and 23:00 UTC in winter. Unit a reads from
+  # September to November, across the October change, unit b from November to January: on the
+  # local clock both are read at midnight and share November's 30 days.
+  tz <- "Europe/Brussels"
+  daily_unit <- function(name, from, n, seed) {
+    days <- seq(as.Date(from), by = "day", length.out = n)
+    ref <- 10 + 5 * sin(as.numeric(days) / 9)
+    data.frame(date = as.POSIXct(format(days), tz = tz) +
+                 withr::with_seed(seed, stats::runif(n, -300, 300)),
+               unit = name, day = days, ref = ref, pm = ref + seed / 2)
+  }
+  x <- rbind(daily_unit("a", "2024-09-01", 91, 1), daily_unit("b", "2024-11-01", 92, 2))
+  res <- quiet(x[c("date", "unit", "ref", "pm")], "pm", "ref", unit = "unit", averaging = "24h")
+  all_row <- res[res$unit == "all", ]
+  shared <- x$day[x$unit == "a" & x$day %in% x$day[x$unit == "b"]]
+  expect_length(shared, 30L)
+  est <- sapply(c("a", "b"), function(u) x$pm[x$unit == u][match(shared, x$day[x$unit == u])])
+  expect_identical(all_row$n_precision, 30L)
+  expect_equal(all_row$sd, epa_sd(est))
+  expect_no_match(all_row$note, "co-located|share no day")
+})

@@ -229,3 +229,35 @@ test_that("a unit with one time stamp beside a jittered one is not said to wande
   expect_match(said, "of unit \"a\" wander")
   expect_no_match(said, "\"c\"")
 })
+
+test_that("hourly readings stamped up to 5 minutes off the hour each keep their own hour", {
+  start <- as.POSIXct("2024-03-01", tz = "UTC")
+  stamps <- start + 3600 * (0:47) + withr::with_seed(1, stats::runif(48, -300, 300))
+  d <- data.frame(date = stamps, .pred = 1:48)
+  out <- suppressMessages(average_estimates(d, averaging = "1h"))
+  # By hand: each stamp rounded to the nearest hour, one reading per hour.
+  nearest <- .POSIXct(round(as.numeric(stamps) / 3600) * 3600, tz = "UTC")
+  expect_identical(nrow(out), 48L)
+  expect_equal(out$date, nearest)
+  expect_equal(out$.pred, 1:48)
+  expect_identical(out$.n_estimates, rep(1L, 48))
+  # A second reading of one hour (hour 10 read again at 10:02) is averaged with it there.
+  again <- rbind(d, data.frame(date = start + 10 * 3600 + 120, .pred = 100))
+  out <- suppressMessages(average_estimates(again, averaging = "1h"))
+  expect_equal(out$date, nearest)
+  expect_equal(out$.pred, replace(1:48, 11, mean(c(11, 100))))
+  expect_identical(out$.n_estimates, replace(rep(1L, 48), 11, 2L))
+})
+
+test_that("daily readings jittered around local midnight keep their day across a clock change", {
+  # Brussels midnights are 22:00 UTC in summer and 23:00 UTC in winter; 20 weeks across the
+  # October change, each stamp up to 5 minutes off, so some fall on the day before.
+  tz <- "Europe/Brussels"
+  days <- seq(as.Date("2024-09-01"), by = "day", length.out = 140)
+  stamps <- as.POSIXct(format(days), tz = tz) + withr::with_seed(2, stats::runif(140, -300, 300))
+  expect_true(any(as.Date(format(stamps, "%Y-%m-%d", tz = tz)) != days))
+  d <- data.frame(date = stamps, .pred = seq_along(days))
+  out <- suppressMessages(average_estimates(d))
+  expect_equal(out$date, days)
+  expect_equal(out$.pred, seq_along(days))
+})

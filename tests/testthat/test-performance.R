@@ -311,6 +311,32 @@ test_that("24-hour days follow the time zone of the date column", {
   expect_equal(res$n, 4L)
 })
 
+test_that("daily values stamped at midnight of another time zone are warned about", {
+  # Days stamped at 00:00 UTC, shown in New York: 20:00 (EDT) of the day before, the day each
+  # is taken for.
+  days <- as.Date("2023-04-20") + 0:9
+  d <- data.frame(date = as.POSIXct(format(days), tz = "UTC"), ref = 1:10, est = 1:10 + 0.5)
+  attr(d$date, "tzone") <- "America/New_York"
+  for (averaging in list(NULL, "24h", c("as_given", "24h"))) {
+    expect_warning(suppressMessages(sensor_performance(d, "est", "ref", averaging = averaging)),
+                   "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT",
+                   class = "ncam_warning_period_offset")
+  }
+  # And the other way: New York midnights shown in UTC, 04:00 into the UTC day.
+  ny <- data.frame(date = as.POSIXct(format(days), tz = "America/New_York"), ref = 1:10, est = 2:11)
+  attr(ny$date, "tzone") <- "UTC"
+  expect_warning(suppressMessages(sensor_performance(ny, "est", "ref")), "4 hours into its day",
+                 class = "ncam_warning_period_offset")
+  # Without 24-hour values (rows as given, 1-hour O3 blocks) no day is taken.
+  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref", averaging = "as_given")))
+  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref", pollutant = "o3")))
+  # The fix it names: the column in the zone of its midnights, or as Date.
+  attr(d$date, "tzone") <- "UTC"
+  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref")))
+  d$date <- as.Date(d$date)
+  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref")))
+})
+
 test_that("pass/fail flips at the PM2.5 thresholds on 24-hour data", {
   ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40), 5)
   perf <- function(est) {
