@@ -43,7 +43,8 @@ series_time_steps <- function(seconds, series) {
 # gaps of about one step are exactly it (regular data, also with records missing, which a
 # median gap would lengthen); else nominal_step(), "jittered", for stamps that wander around a
 # step that divides an hour or a day; else, "irregular", the mean of the gaps near their median
-# (their most common gap would be any one of them). `centre`: the mean gap of about one step.
+# (their most common gap would be any one of them), but for gaps of whole days, "regular".
+# `centre`: the mean gap of about one step.
 step_of_gaps <- function(gaps) {
   gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
   mode <- most_common_gap(gaps)
@@ -55,6 +56,11 @@ step_of_gaps <- function(gaps) {
   centre <- stats::median(gaps)
   near <- gaps[abs(gaps - centre) < centre / 2]
   if (length(near)) centre <- mean(near)
+  # Whole days apart, give or take a clock change (daily samples on an uneven schedule, dates
+  # with gaps): the step is their most common gap, never a mean between them.
+  if (all(abs(gaps - round(gaps / 86400) * 86400) %in% c(0, 3600))) {
+    return(list(step = mode, kind = "regular", centre = centre))
+  }
   nominal <- nominal_step(centre)
   # A step is dominant when most gaps are one step, give or take jitter of under half a step.
   if (!is.na(nominal) && mean(abs(gaps - nominal) < nominal / 2) >= 0.5) {

@@ -65,8 +65,8 @@
 #' Co-location; such as units at different sites) `sd` and `cv` are NA and
 #' `note` says why.
 #'
-#' **Time step**: each unit's time step is the most common gap between its
-#' consecutive time stamps (a unit with one time stamp takes the step of all
+#' **Time step**: each unit's time step is, for regular data, the most common
+#' gap between its consecutive time stamps (a unit with one time stamp takes the step of all
 #' units' gaps), so an hourly unit beside a 10-minute one is judged at its
 #' own step. A gap within 0.45 seconds and 5 % of a whole number of seconds
 #' counts as that number, so that readings stamped a fraction of a second off
@@ -85,7 +85,8 @@
 #' also at `completeness = 1`, when that share is 4 records or more. Gaps that scatter around no such step
 #' (7-minute data with jitter, readings at random times) take as their step the
 #' mean of the gaps within half the median gap of it (their most common gap
-#' would be any one of them), as in [join_reference()], and the warning or
+#' would be any one of them), as in [join_reference()], but gaps of whole days
+#' (24-hour samples on an uneven schedule) keep their most common gap; the warning or
 #' error on a step that divides no hour or day says that they scatter. `time_step` gives the step on the unit's `"as_given"`
 #' rows; the
 #' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its

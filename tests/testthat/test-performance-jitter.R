@@ -261,3 +261,22 @@ test_that("daily readings jittered around local midnight keep their day across a
   expect_equal(out$date, days)
   expect_equal(out$.pred, seq_along(days))
 })
+
+test_that("daily samples on an uneven schedule keep a whole-day step, as dates and as midnights", {
+  # One 24-hour sample a week on any weekday: gaps of 4 to 10 whole days scatter around no
+  # step, yet they are daily values, not values of their mean gap (6.8 days).
+  gaps <- c(7, 6, 8, 7, 5, 9, 6, 7, 8, 4, 10, 6, 7, 5, 9, 7, 6, 8, 6, 5)
+  days <- as.Date("2023-01-02") + cumsum(c(0, gaps))
+  ref <- 8 + 6 * sin(seq_along(days) / 3) + seq_along(days) %% 4
+  est <- 1.05 * ref + (seq_along(days) %% 3 - 1)
+  by_hand_r2 <- stats::cor(est, ref)^2
+  for (date in list(days, as.POSIXct(format(days), tz = "Europe/Brussels"))) {
+    d <- data.frame(date = date, ref = ref, est = est)
+    perf <- suppressMessages(sensor_performance(d, "est", "ref"))
+    expect_identical(perf$time_step, "24 hours")
+    expect_equal(perf$r2, by_hand_r2)
+    expect_identical(perf$pass_r2, by_hand_r2 >= 0.7)
+    out <- suppressMessages(average_estimates(data.frame(date = date, .pred = ref)))
+    expect_equal(out$.pred, ref)
+  }
+})
