@@ -137,6 +137,11 @@ max_calibration_scores <- 1e7
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
+#'   Plain numbers are taken to be in the units of the estimate (see Value in
+#'   [predict.ncam()]); a column with units (units package) is converted to
+#'   them, as `predict()` converts the model's columns: an error when it cannot
+#'   be (ppb for an estimate in ug/m3), or when the model was fitted to plain
+#'   numbers and so does not know the units of its estimate.
 #' @param seed For the Monte Carlo methods, the seed of their draws: a whole
 #'   number, used locally without disturbing the global random stream, or
 #'   `NULL` to draw one from R's random number generator (so [set.seed()]
@@ -229,6 +234,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (!is.null(role)) {
       ncam_abort(c("{.arg reference} column {.field {reference}} is {role} of the model, not reference readings to calibrate against.",
                    i = "Name the column of {.arg data} holding the reference monitor's readings."))
+    }
+    # match_units() converted the model's own columns; another is compared with the estimate.
+    if (inherits(data[[reference]], "units") && !reference %in% names(object$units)) {
+      data[[reference]] <- reference_in_estimate_units(object, data[[reference]], reference, environment(), "data")
     }
     reference_values <- new_reference_readings(data, reference, object$transform)
     unlabelled <- sum(is.na(reference_values))
