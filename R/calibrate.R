@@ -45,7 +45,10 @@ max_calibration_scores <- 1e7
 #' * `"sensor_anchored"`: scores are
 #'   \eqn{|(b_{ij} - c_j(X_i)) / a_j(X_i) - \mu_i| / \hat\sigma_{i,pred}}{|(b_ij - c_j) / a_j - mu_i| / sd_pred_i}
 #'   pooled over rows and observed sensors, with the ordinary split-conformal
-#'   quantile of the pooled set.
+#'   quantile of the pooled set. The scores of one row share its mean and
+#'   standard deviation, so they are not exchangeable with each other: the
+#'   rows, not the scores, count towards the rows a level needs (see
+#'   Threshold).
 #' * `"split"`: ordinary split conformal with reference labels from the column
 #'   named by `reference` (the idealised oracle of the paper); rows with a
 #'   missing reference (or, with a log transform, a non-positive one) are
@@ -104,7 +107,8 @@ max_calibration_scores <- 1e7
 #' \eqn{m} makes it rare; with \eqn{m = 1} use several times the minimum rows.
 #'
 #' If the calibration set is too small for the level (for example fewer than
-#' 9 rows at level 0.9) the threshold is infinite, so the intervals are
+#' 9 rows at level 0.9; rows with a score, not scores, for
+#' `"sensor_anchored"` too) the threshold is infinite, so the intervals are
 #' unbounded, and a warning of class `ncam_warning_small_calibration` says how
 #' many rows are needed (also from `predict()` at a level the set is too small
 #' for) and, from `calibrate()`, how many rows of `data` were left out for a
@@ -304,59 +308,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-#' Conformal threshold from calibration scores
-#'
-#' @param scores Nonconformity scores, `n * m` of them (`m` per row).
-#' @param n Number of calibration rows (or pooled scores when `m = 1`).
-#' @param m Scores per row.
-#' @param level Coverage level.
-#' @param correction `"stutz"` or `"ecdf"`, see [calibrate()].
-#' @param holdout For `"ecdf"`, one score per holdout row.
-#' @param what What `n` counts, for the warning.
-#' @param left_out Calibration rows left out and why (such as `"3 with a missing covariate
-#'   (x1: 3)"`), for the warning.
-#' @return The threshold `q`, or `Inf` (with a warning) when there are too few
-#'   scores for the level.
-#' @noRd
-conformal_threshold <- function(scores, n, m, level, correction = "stutz",
-                                holdout = NULL, what = "calibration rows", left_out = NULL) {
-  alpha <- 1 - level
-  # Rows needed so that floor(alpha * (n + 1)) >= 1; the fuzz absorbs 1 - 0.9 != 0.1.
-  needed <- ceiling(1 / alpha - 1 - 1e-8)
-  total <- n * m
-  sorted <- sort(scores)
-  if (correction == "stutz") {
-    k <- floor(alpha * m * (n + 1) + 1e-8) - m + 1
-    if (k < 1) return(too_small(needed, n, level, what, left_out))
-    return(sorted[total - k + 1])
-  }
-  n_hold <- length(holdout)
-  r <- floor(alpha * (n_hold + 1) + 1e-8)
-  if (r < 1) {
-    # Half the rows (rounded up) form the holdout, so 2 * needed - 1 suffice.
-    return(too_small(2 * needed - 1, n + n_hold, level, what, left_out))
-  }
-  # The averaged p-value (m + count) / (m (n + 1)) is monotone in count =
-  # #{scores >= s}, so compare counts: keep s with count >= the r-th smallest
-  # holdout count.
-  counts <- total - findInterval(holdout, sorted, left.open = TRUE)
-  c_r <- sort(counts)[r]
-  if (c_r < 1) {
-    cli::cli_warn(c("The ECDF-corrected threshold at level {level} is infinite.",
-                    i = "Holdout scores exceed every calibration score; use more calibration rows."), class = c("ncam_warning_small_calibration", "ncam_warning"))
-    return(Inf)
-  }
-  sorted[total - c_r + 1]
-}
-
-too_small <- function(needed, n, level, what, left_out = NULL) {
-  cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
-                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}.",
-                  if (length(left_out)) c(i = "Rows of {.arg data} left out of the calibration: {left_out}.")),
-                class = c("ncam_warning_small_calibration", "ncam_warning"))
-  Inf
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -209,6 +209,25 @@ test_that("sensor-anchored scores are the bias-corrected readings' residuals", {
   expect_equal(cal$quantile, sort(s)[ceiling(0.9 * (N + 1))])
 })
 
+test_that("sensor-anchored calibration counts rows, not pooled scores, towards the rows a level needs", {
+  small <- "ncam_warning_small_calibration"
+  # 3 rows give 9 pooled scores, but level 0.9 needs 9 rows (floor(0.1 * (n + 1)) >= 1).
+  w <- expect_warning(cal <- calibrate(fit, cal_data[1:3, ], method = "sensor_anchored"), class = small)
+  expect_match(conditionMessage(w), "needs at least 9 calibration rows; there are 3", fixed = TRUE)
+  expect_identical(cal$quantile, Inf)
+  expect_identical(glance(cal)$n_calibration, 3L)
+  # 33 rows (99 scores) are too few for 0.99, which needs 99 rows ...
+  cal <- calibrate(fit, cal_data[1:33, ], method = "sensor_anchored")
+  w <- expect_warning(out <- predict(cal, test_data[1:2, ], level = 0.99), class = small)
+  expect_match(conditionMessage(w), "needs at least 99 calibration rows; there are 33", fixed = TRUE)
+  expect_identical(out$.pred_upper, c(Inf, Inf))
+  # ... and enough for 0.9, where the threshold is the pooled set's: the
+  # ceiling(0.9 * (99 + 1)) = 90th smallest of the 99 scores.
+  expect_equal(cal$quantile, sort(cal$scores)[90])
+  expect_identical(glance(cal)$n_calibration, 33L)
+  expect_warning(tidy(cal, level = 0.99), class = small)
+})
+
 test_that("missing readings: MC-CP (model) keeps rows without readings, empirical skips them", {
   d <- cal_data[1:300, ]
   d[1:30, c("sensor_0", "sensor_1", "sensor_2")] <- NA
