@@ -427,8 +427,11 @@ test_that("the in-sample warning of a label-free fit does not say a reference tr
                                seed = 1, threads = 1), classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
   w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", seed = 1, threads = 1),
                       class = "ncam_warning_in_sample_calibration")
-  expect_match(conditionMessage(w), "trained on those rows")
+  expect_match(conditionMessage(w), "never saw their reference readings, but was fitted to their sensor readings")
   expect_no_match(conditionMessage(w), "reference readings trained")
+  # Its reference readings cannot be held out of a fit that never read them: held-out rows can.
+  expect_no_match(conditionMessage(w), "set them to")
+  expect_match(conditionMessage(w), "Calibrate on rows held out of the fit")
 })
 
 test_that("label-free calibration on training rows warns, except mc_model whose scores cannot tell", {
