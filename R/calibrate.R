@@ -282,7 +282,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, ncam_posterior(object, data, threads))
+  post <- label_variance(object, unseen_levels_of_data(ncam_posterior(object, data, threads), nrow(data)))
   # Rows beyond the networks' range have their own warning; those without a reference were counted.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
   scored[c(post$beyond_rows, post$unseen_rows)] <- FALSE
@@ -314,6 +314,15 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
+}
+
+# ncam_posterior() calls the rows it reads `newdata`: its warning about levels not seen in
+# training is given again naming calibrate()'s `data`.
+unseen_levels_of_data <- function(expr, n_rows) {
+  withCallingHandlers(expr, ncam_warning_unseen_level = function(w) {
+    warn_unseen_rows(length(w$rows), n_rows, "{.arg data}", w$details, rows = w$rows, levels = w$levels)
+    invokeRestart("muffleWarning")
+  })
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

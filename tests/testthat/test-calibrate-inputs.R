@@ -28,3 +28,20 @@ test_that("a reference column in units beside a fit to plain numbers is an error
                "Column truth of `data` (named by `reference`) is in \"ug/m3\", but the model was fitted to plain numbers",
                fixed = TRUE)
 })
+
+test_that("the warning about levels not seen in training names calibrate()'s `data`", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$site <- rep(c("a", "b", "c"), length.out = 300)
+  fit <- quick_fit(toy[1:200, ][toy$site[1:200] != "c", ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site, hidden = 4L)
+  d <- toy[201:300, ]
+  w <- expect_warning(cal <- calibrate(fit, d, method = "split", reference = "truth"),
+                      class = "ncam_warning_unseen_level")
+  n_c <- sum(d$site == "c")
+  expect_match(conditionMessage(w), paste(n_c, "of 100 rows of `data` have a level"), fixed = TRUE)
+  expect_no_match(conditionMessage(w), "newdata")
+  rows_c <- which(d$site == "c")
+  expect_match(conditionMessage(w), paste0("Column site: \"c\" in ", n_c, " rows: ", toString(rows_c[1:5]), ", ..."),
+               fixed = TRUE)
+  expect_identical(w$rows, rows_c)
+  expect_identical(cal$n, 100L - n_c)
+})
