@@ -118,7 +118,9 @@ max_calibration_scores <- 1e7
 #' unbounded, and a warning of class `ncam_warning_small_calibration` says how
 #' many rows are needed (also from `predict()` at a level the set is too small
 #' for) and, from `calibrate()`, how many rows of `data` were left out for a
-#' missing reference, a missing covariate (by column) or no sensor reading.
+#' missing reference, a missing covariate (by column), a level of a factor
+#' covariate not seen in training, values beyond what the networks compute
+#' with (see Value in [predict.ncam()]) or no sensor reading.
 #'
 #' @section Warnings: each warning has a class, so that code calibrating many
 #'   models can catch or muffle one kind: `ncam_warning_small_calibration` (too
@@ -283,8 +285,11 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
 
   post <- label_variance(object, unseen_levels_of_data(ncam_posterior(object, data, threads), nrow(data)))
-  # Rows beyond the networks' range have their own warning; those without a reference were counted.
+  # Rows beyond the networks' range or with an unseen level have their own warnings, those
+  # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
+  unseen_level <- sum(scored[post$unseen_rows])
+  beyond_range <- sum(scored[setdiff(post$beyond_rows, post$unseen_rows)])
   scored[c(post$beyond_rows, post$unseen_rows)] <- FALSE
   no_prediction <- is.na(post$mu) & scored
   counts <- missing_covariate_counts(object, data, no_prediction)
@@ -294,6 +299,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   left_out <- c(
     if (method == "split" && unlabelled > 0L) paste0(unlabelled, " without a reference reading (", reference, ")"),
     if (any(no_prediction)) paste0(sum(no_prediction), " with a missing covariate", by_column),
+    if (unseen_level > 0L) paste(unseen_level, "with a level of a factor covariate not seen in training"),
+    if (beyond_range > 0L) paste(beyond_range, "with values beyond what the networks compute with"),
     if (no_reading > 0L) paste(no_reading, "without any sensor reading")
   )
   if (any(no_prediction)) {

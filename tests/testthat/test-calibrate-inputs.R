@@ -45,3 +45,25 @@ test_that("the warning about levels not seen in training names calibrate()'s `da
   expect_identical(w$rows, rows_c)
   expect_identical(cal$n, 100L - n_c)
 })
+
+test_that("the small-calibration warning counts rows left out for an unseen level or values beyond range", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$site <- rep(c("a", "b", "c"), length.out = 300)
+  fit <- quick_fit(toy[1:200, ][toy$site[1:200] != "c", ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site, hidden = 4L)
+  # 6 rows of sites a and b, of which 2 far beyond the training values of x1, and 12 of site c.
+  d <- rbind(toy[201:300, ][toy$site[201:300] != "c", ][1:6, ], toy[201:300, ][toy$site[201:300] == "c", ][1:12, ])
+  d$x1[1:2] <- 1e50
+  small <- NULL
+  withCallingHandlers(calibrate(fit, d, method = "split", reference = "truth"),
+                      ncam_warning_small_calibration = function(w) {
+                        small <<- w
+                        invokeRestart("muffleWarning")
+                      },
+                      ncam_warning_unseen_level = function(w) invokeRestart("muffleWarning"),
+                      ncam_warning_beyond_range = function(w) invokeRestart("muffleWarning"))
+  expect_s3_class(small, "ncam_warning_small_calibration")
+  expect_match(conditionMessage(small), "needs at least 9 calibration rows; there are 4", fixed = TRUE)
+  expect_match(conditionMessage(small),
+               "left out of the calibration: 12 with a level of a factor covariate not seen in training and 2 with values beyond what the networks compute with",
+               fixed = TRUE)
+})
