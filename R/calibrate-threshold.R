@@ -14,8 +14,24 @@ calibration_quantile <- function(cal, level, left_out = NULL) {
   conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout, left_out = left_out)
 }
 
-# Rows needed so that floor(alpha * (n + 1)) >= 1; the fuzz absorbs 1 - 0.9 != 0.1.
-rows_needed <- function(level) ceiling(1 / (1 - level) - 1 - 1e-8)
+# conformal_threshold()'s ranks are floors of products of alpha that are whole numbers in
+# decimals but not always in doubles (0.29 * 100 is 28.999999999999996): raised by this share.
+rank_fuzz <- 1e-12
+
+# 1 - level as the level was written: the shortest decimal within the level's rounding. The
+# double 1 - 1e-10 is 1 - 1.0000000827e-10, which asks for 9999999172 rows, not 9999999999.
+level_alpha <- function(level) {
+  alpha <- 1 - level
+  for (digits in 1:16) {
+    written <- signif(alpha, digits)
+    if (abs(written - alpha) <= .Machine$double.eps / 2) return(written)
+  }
+  alpha
+}
+
+# Rows needed at `level`: the smallest n with floor(alpha * (n + 1)) >= 1, as conformal_threshold()
+# computes it.
+rows_needed <- function(level) ceiling(1 / (level_alpha(level) * (1 + rank_fuzz))) - 1
 
 #' Conformal threshold from calibration scores
 #'
@@ -32,17 +48,17 @@ rows_needed <- function(level) ceiling(1 / (1 - level) - 1 - 1e-8)
 #' @noRd
 conformal_threshold <- function(scores, n, m, level, correction = "stutz",
                                 holdout = NULL, left_out = NULL) {
-  alpha <- 1 - level
+  alpha <- level_alpha(level)
   needed <- rows_needed(level)
   total <- n * m
   sorted <- sort(scores)
   if (correction == "stutz") {
-    k <- floor(alpha * m * (n + 1) + 1e-8) - m + 1
+    k <- floor(alpha * m * (n + 1) * (1 + rank_fuzz)) - m + 1
     if (k < 1) return(too_small(needed, n, level, left_out))
     return(sorted[total - k + 1])
   }
   n_hold <- length(holdout)
-  r <- floor(alpha * (n_hold + 1) + 1e-8)
+  r <- floor(alpha * (n_hold + 1) * (1 + rank_fuzz))
   if (r < 1) {
     # Half the rows (rounded up) form the holdout, so 2 * needed - 1 suffice.
     return(too_small(2 * needed - 1, n + n_hold, level, left_out))

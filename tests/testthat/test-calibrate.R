@@ -40,6 +40,27 @@ test_that("too few calibration rows give Inf with a warning naming the rows need
   expect_identical(q, Inf)
 })
 
+test_that("the rows a level needs are counted as for the level written, and agree with the threshold", {
+  # By hand: the smallest n with floor((1 - level) * (n + 1)) >= 1, i.e. n = 1 / (1 - level) - 1.
+  hand <- c("0.5" = 1, "0.8" = 4, "0.9" = 9, "0.95" = 19, "0.99" = 99, "0.999" = 999)
+  for (level in names(hand)) {
+    expect_identical(rows_needed(as.numeric(level)), hand[[level]])
+    needed <- hand[[level]]
+    expect_no_warning(conformal_threshold(seq_len(needed), needed, 1, as.numeric(level)))
+    expect_warning(conformal_threshold(seq_len(needed - 1), needed - 1, 1, as.numeric(level)),
+                   class = "ncam_warning_small_calibration")
+  }
+  expect_identical(rows_needed(2 / 3), 2)  # floor((1 / 3) * 3) = 1
+  # The double nearest 1 - 1e-10 is 1 - 1.0000000827e-10, 1 / (1 - level) - 1 = 9999999172.
+  expect_identical(rows_needed(1 - 1e-10), 9999999999)
+  # 1 - 1e-9 likewise (999999917); the threshold agrees: rank 1 from that many rows on (the
+  # scores themselves are beside the point here).
+  expect_warning(conformal_threshold(numeric(0), 999999998, 1, 1 - 1e-9), "at least 999999999 calibration rows")
+  expect_no_warning(conformal_threshold(numeric(0), 999999999, 1, 1 - 1e-9))
+  # A product that is whole in decimals but not in doubles: 0.29 * 100 < 29.
+  expect_equal(conformal_threshold(1:99, 99, 1, 0.71), 71)
+})
+
 test_that("the too-small warning has a class, from calibrate() and from predict()", {
   expect_warning(conformal_threshold(1:8, n = 8, m = 1, level = 0.9),
                  class = "ncam_warning_small_calibration")
