@@ -143,8 +143,9 @@ max_calibration_scores <- 1e7
 #' @param level Default coverage level of the intervals, strictly between 0
 #'   and 1; `predict()` can use another.
 #' @param m Number of Monte Carlo pseudo-labels per calibration row (for
-#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; for those
-#'   methods `m` times the rows of `data` may be at most 10 million.
+#'   `"mc_model"` and `"mc_empirical"` only: an error with the other methods), a
+#'   whole number of at least 1; `m` times the rows of `data` may be at most 10
+#'   million.
 #' @param reference Name of the reference column of `data`, for `"split"`
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
@@ -159,7 +160,7 @@ max_calibration_scores <- 1e7
 #'   `NULL` to draw one from R's random number generator (so [set.seed()]
 #'   applies). The seed used is kept as `seed` and printed: `calibrate()` with
 #'   it and the same model and data gives the same calibration. The other
-#'   methods draw nothing.
+#'   methods draw nothing: a seed other than `NULL` is an error with them.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
@@ -218,9 +219,11 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
-  if (!missing(correction) && !method %in% c("mc_model", "mc_empirical")) {
-    ncam_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                 i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
+  # Arguments of the draws, which the other methods would silently ignore.
+  unused <- c(if (!missing(m)) "m", if (!is.null(seed)) "seed", if (!missing(correction)) "correction")
+  if (length(unused) && !method %in% c("mc_model", "mc_empirical")) {
+    ncam_abort(c("{.arg {unused}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                 i = "Leave {cli::qty(length(unused))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."))
   }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)

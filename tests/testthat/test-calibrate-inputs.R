@@ -67,3 +67,22 @@ test_that("the small-calibration warning counts rows left out for an unseen leve
                "left out of the calibration: 12 with a level of a factor covariate not seen in training and 2 with values beyond what the networks compute with",
                fixed = TRUE)
 })
+
+test_that("the arguments of the Monte Carlo draws are refused by the methods that draw nothing", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- quick_fit(toy[1:200, ])
+  d <- toy[201:300, ]
+  for (method in c("split", "sensor_anchored")) {
+    reference <- if (method == "split") "truth"
+    expect_error(calibrate(fit, d, method = method, reference = reference, m = 20),
+                 paste0("`m` applies to the Monte Carlo methods (\"mc_model\", \"mc_empirical\"), not \"", method, "\""),
+                 fixed = TRUE)
+    expect_error(calibrate(fit, d, method = method, reference = reference, seed = 1), "`seed` applies", fixed = TRUE)
+    expect_error(calibrate(fit, d, method = method, reference = reference, m = 5, seed = 1, correction = "ecdf"),
+                 "`m`, `seed`, and `correction` apply", fixed = TRUE)
+    # NULL, the default, asks for nothing.
+    expect_s3_class(calibrate(fit, d, method = method, reference = reference, seed = NULL), "ncam_calibration")
+  }
+  # "split" chosen by default for a reference column refuses them too.
+  expect_error(calibrate(fit, d, reference = "truth", seed = 1), "not \"split\"", fixed = TRUE)
+})

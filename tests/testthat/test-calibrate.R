@@ -148,7 +148,8 @@ coverage_tolerance <- function(level, n_test, n_cal) {
 test_that("split conformal and MC-CP cover the truth at the nominal level", {
   tol <- coverage_tolerance(0.9, nrow(test_data), nrow(cal_data))
   for (method in c("split", "mc_model")) {
-    cal <- calibrate(fit, cal_data, method = method, reference = if (method == "split") "truth", m = 20, seed = 2)
+    cal <- if (method == "split") calibrate(fit, cal_data, method = method, reference = "truth") else
+      calibrate(fit, cal_data, method = method, m = 20, seed = 2)
     ev <- evaluate_fusion(predict(cal, test_data), test_data$truth)
     expect_lt(abs(ev$coverage - 0.9), tol)
     expect_equal(ev$n, nrow(test_data))
@@ -164,8 +165,9 @@ test_that("a calibration drawing more scores than memory allows is refused befor
                "at most 10000", fixed = TRUE)
   expect_error(calibrate(fit, cal_data, method = "mc_model", m = 1e9, seed = 1), "would draw 1e+12 scores",
                fixed = TRUE)
-  # Split conformal scores the labelled rows, one each, whatever m says.
-  expect_s3_class(calibrate(fit, cal_data, method = "split", reference = "truth", m = 1e9), "ncam_calibration")
+  # Split conformal draws nothing: m is refused rather than checked against the limit.
+  expect_error(calibrate(fit, cal_data, method = "split", reference = "truth", m = 1e9),
+               "`m` applies to the Monte Carlo methods", fixed = TRUE)
 })
 
 test_that("MC-CP (model) width agrees with the credible interval", {
@@ -397,7 +399,7 @@ test_that("an unseeded Monte Carlo calibration keeps the seed it drew, which rep
   expect_false(identical(calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn + 1L)$scores,
                          calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn)$scores))
   # "split" draws nothing, and keeps no seed.
-  split <- calibrate(fit, cal_data[1:100, ], method = "split", reference = "truth", seed = 4)
+  split <- calibrate(fit, cal_data[1:100, ], method = "split", reference = "truth")
   expect_null(split$seed)
   expect_no_match(paste(capture.output(print(split)), collapse = "\n"), "Seed")
 })
@@ -446,7 +448,7 @@ test_that("the in-sample warning of a label-free fit does not say a reference tr
   toy <- simulate_toy(300, seed = 1)
   fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, hidden = 4, epochs = 10,
                                seed = 1, threads = 1), classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
-  w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", seed = 1, threads = 1),
+  w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", threads = 1),
                       class = "ncam_warning_in_sample_calibration")
   expect_match(conditionMessage(w), "never saw their reference readings, but was fitted to their sensor readings")
   expect_no_match(conditionMessage(w), "reference readings trained")
@@ -461,15 +463,15 @@ test_that("label-free calibration on training rows warns, except mc_model whose 
   fit <- quick_fit(train)
   in_sample <- "ncam_warning_in_sample_calibration"
   for (method in c("mc_empirical", "sensor_anchored")) {
-    w <- expect_warning(calibrate(fit, train, method = method, m = 5, seed = 1), class = in_sample)
+    w <- expect_warning(calibrate(fit, train, method = method), class = in_sample)
     expect_match(conditionMessage(w), "`data` is the data `object` was fitted to: the model was fitted to their sensor readings")
     expect_no_match(conditionMessage(w), "reference")
     # Part of the training rows, found in the fit's data, are counted.
-    w <- expect_warning(calibrate(fit, rbind(train[1:30, ], toy[201:250, ]), method = method, m = 5, seed = 1),
+    w <- expect_warning(calibrate(fit, rbind(train[1:30, ], toy[201:250, ]), method = method),
                         class = in_sample)
     expect_match(conditionMessage(w), "30 of the 80 rows of `data` are rows `object` was fitted to")
     expect_match(conditionMessage(w), "rows held out of the fit")
-    expect_no_warning(calibrate(fit, toy[201:300, ], method = method, m = 5, seed = 1))
+    expect_no_warning(calibrate(fit, toy[201:300, ], method = method))
   }
   # mc_model scores follow |N(0, 1)| on any rows: the threshold on training rows is that on new
   # rows (same seed, same number of rows), so no warning.
