@@ -37,16 +37,6 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   posterior_table(model, label_variance(model, post), q)
 }
 
-# The threshold at `level`. Sensor-anchored scores are pooled into one set of exchangeable-looking
-# scores, so their count plays the role of n.
-calibration_quantile <- function(cal, level, left_out = NULL) {
-  if (cal$method == "sensor_anchored") {
-    return(conformal_threshold(cal$scores, length(cal$scores), 1L, level,
-                               what = "pooled sensor scores", left_out = left_out))
-  }
-  conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout, left_out = left_out)
-}
-
 # A calibration's predictions are its interval: there is no interval to choose.
 calibrated_interval_hint <- c(interval = "Calibrated predictions always carry their conformal bounds, {.field .pred_lower} and {.field .pred_upper}: leave {.arg interval} out, and set their coverage with {.arg level}.")
 

@@ -45,7 +45,10 @@ max_calibration_scores <- 1e7
 #' * `"sensor_anchored"`: scores are
 #'   \eqn{|(b_{ij} - c_j(X_i)) / a_j(X_i) - \mu_i| / \hat\sigma_{i,pred}}{|(b_ij - c_j) / a_j - mu_i| / sd_pred_i}
 #'   pooled over rows and observed sensors, with the ordinary split-conformal
-#'   quantile of the pooled set.
+#'   quantile of the pooled set. The scores of one row share its mean and
+#'   standard deviation, so they are not exchangeable with each other: the
+#'   rows, not the scores, count towards the rows a level needs (see
+#'   Threshold).
 #' * `"split"`: ordinary split conformal with reference labels from the column
 #'   named by `reference` (the idealised oracle of the paper); rows with a
 #'   missing reference (or, with a log transform, a non-positive one) are
@@ -58,6 +61,12 @@ max_calibration_scores <- 1e7
 #' or counts the rows equal in every column to a row of it when that data can
 #' be found as by [fitted.ncam()]. `"mc_model"` draws its labels from the model,
 #' so its scores follow \eqn{|N(0, 1)|}{|N(0, 1)|} on any rows: no warning.
+#' A model fitted without a reference never saw the reference readings
+#' `"split"` scores against: its training rows are fitted closer to the truth
+#' only as far as it overfitted their sensor readings (on simulated data, a fit
+#' without early stopping calibrated on its training rows covered 0.83 of new
+#' rows at level 0.9, against 0.90 calibrated on held-out rows; with early
+#' stopping 0.90 either way), so the warning says so and advises held-out rows.
 #'
 #' The coverage promised is an average over calibration sets. One calibration
 #' on the rows of one [split_blocks()] split covers a test set more or less
@@ -104,11 +113,14 @@ max_calibration_scores <- 1e7
 #' \eqn{m} makes it rare; with \eqn{m = 1} use several times the minimum rows.
 #'
 #' If the calibration set is too small for the level (for example fewer than
-#' 9 rows at level 0.9) the threshold is infinite, so the intervals are
+#' 9 rows at level 0.9; rows with a score, not scores, for
+#' `"sensor_anchored"` too) the threshold is infinite, so the intervals are
 #' unbounded, and a warning of class `ncam_warning_small_calibration` says how
 #' many rows are needed (also from `predict()` at a level the set is too small
 #' for) and, from `calibrate()`, how many rows of `data` were left out for a
-#' missing reference, a missing covariate (by column) or no sensor reading.
+#' missing reference, a missing covariate (by column), a level of a factor
+#' covariate not seen in training, values beyond what the networks compute
+#' with (see Value in [predict.ncam()]) or no sensor reading.
 #'
 #' @section Warnings: each warning has a class, so that code calibrating many
 #'   models can catch or muffle one kind: `ncam_warning_small_calibration` (too
@@ -131,18 +143,24 @@ max_calibration_scores <- 1e7
 #' @param level Default coverage level of the intervals, strictly between 0
 #'   and 1; `predict()` can use another.
 #' @param m Number of Monte Carlo pseudo-labels per calibration row (for
-#'   `"mc_model"` and `"mc_empirical"`), a whole number of at least 1; for those
-#'   methods `m` times the rows of `data` may be at most 10 million.
+#'   `"mc_model"` and `"mc_empirical"` only: an error with the other methods), a
+#'   whole number of at least 1; `m` times the rows of `data` may be at most 10
+#'   million.
 #' @param reference Name of the reference column of `data`, for `"split"`
 #'   (by default the model's own reference column, whether `method` is given
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
+#'   Plain numbers are taken to be in the units of the estimate (see Value in
+#'   [predict.ncam()]); a column with units (units package) is converted to
+#'   them, as `predict()` converts the model's columns: an error when it cannot
+#'   be (ppb for an estimate in ug/m3), or when the model was fitted to plain
+#'   numbers and so does not know the units of its estimate.
 #' @param seed For the Monte Carlo methods, the seed of their draws: a whole
 #'   number, used locally without disturbing the global random stream, or
 #'   `NULL` to draw one from R's random number generator (so [set.seed()]
 #'   applies). The seed used is kept as `seed` and printed: `calibrate()` with
 #'   it and the same model and data gives the same calibration. The other
-#'   methods draw nothing.
+#'   methods draw nothing: a seed other than `NULL` is an error with them.
 #' @param correction `"stutz"` (default) for the threshold of Stutz et al.'s
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
@@ -201,9 +219,11 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
-  if (!missing(correction) && !method %in% c("mc_model", "mc_empirical")) {
-    ncam_abort(c("{.arg correction} applies to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                 i = "Leave {.arg correction} out: {.val {method}} scores one label per row, where the threshold is split conformal's."))
+  # Arguments of the draws, which the other methods would silently ignore.
+  unused <- c(if (!missing(m)) "m", if (!is.null(seed)) "seed", if (!missing(correction)) "correction")
+  if (length(unused) && !method %in% c("mc_model", "mc_empirical")) {
+    ncam_abort(c("{.arg {unused}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+                 i = "Leave {cli::qty(length(unused))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."))
   }
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
@@ -229,6 +249,10 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (!is.null(role)) {
       ncam_abort(c("{.arg reference} column {.field {reference}} is {role} of the model, not reference readings to calibrate against.",
                    i = "Name the column of {.arg data} holding the reference monitor's readings."))
+    }
+    # match_units() converted the model's own columns; another is compared with the estimate.
+    if (inherits(data[[reference]], "units") && !reference %in% names(object$units)) {
+      data[[reference]] <- reference_in_estimate_units(object, data[[reference]], reference, environment(), "data")
     }
     reference_values <- new_reference_readings(data, reference, object$transform)
     unlabelled <- sum(is.na(reference_values))
@@ -263,9 +287,12 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, ncam_posterior(object, data, threads))
-  # Rows beyond the networks' range have their own warning; those without a reference were counted.
+  post <- label_variance(object, unseen_levels_of_data(ncam_posterior(object, data, threads), nrow(data)))
+  # Rows beyond the networks' range or with an unseen level have their own warnings, those
+  # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
+  unseen_level <- sum(scored[post$unseen_rows])
+  beyond_range <- sum(scored[setdiff(post$beyond_rows, post$unseen_rows)])
   scored[c(post$beyond_rows, post$unseen_rows)] <- FALSE
   no_prediction <- is.na(post$mu) & scored
   counts <- missing_covariate_counts(object, data, no_prediction)
@@ -275,6 +302,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   left_out <- c(
     if (method == "split" && unlabelled > 0L) paste0(unlabelled, " without a reference reading (", reference, ")"),
     if (any(no_prediction)) paste0(sum(no_prediction), " with a missing covariate", by_column),
+    if (unseen_level > 0L) paste(unseen_level, "with a level of a factor covariate not seen in training"),
+    if (beyond_range > 0L) paste(beyond_range, "with values beyond what the networks compute with"),
     if (no_reading > 0L) paste(no_reading, "without any sensor reading")
   )
   if (any(no_prediction)) {
@@ -297,57 +326,13 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out
 }
 
-#' Conformal threshold from calibration scores
-#'
-#' @param scores Nonconformity scores, `n * m` of them (`m` per row).
-#' @param n Number of calibration rows (or pooled scores when `m = 1`).
-#' @param m Scores per row.
-#' @param level Coverage level.
-#' @param correction `"stutz"` or `"ecdf"`, see [calibrate()].
-#' @param holdout For `"ecdf"`, one score per holdout row.
-#' @param what What `n` counts, for the warning.
-#' @param left_out Calibration rows left out and why (such as `"3 with a missing covariate
-#'   (x1: 3)"`), for the warning.
-#' @return The threshold `q`, or `Inf` (with a warning) when there are too few
-#'   scores for the level.
-#' @noRd
-conformal_threshold <- function(scores, n, m, level, correction = "stutz",
-                                holdout = NULL, what = "calibration rows", left_out = NULL) {
-  alpha <- 1 - level
-  # Rows needed so that floor(alpha * (n + 1)) >= 1; the fuzz absorbs 1 - 0.9 != 0.1.
-  needed <- ceiling(1 / alpha - 1 - 1e-8)
-  total <- n * m
-  sorted <- sort(scores)
-  if (correction == "stutz") {
-    k <- floor(alpha * m * (n + 1) + 1e-8) - m + 1
-    if (k < 1) return(too_small(needed, n, level, what, left_out))
-    return(sorted[total - k + 1])
-  }
-  n_hold <- length(holdout)
-  r <- floor(alpha * (n_hold + 1) + 1e-8)
-  if (r < 1) {
-    # Half the rows (rounded up) form the holdout, so 2 * needed - 1 suffice.
-    return(too_small(2 * needed - 1, n + n_hold, level, what, left_out))
-  }
-  # The averaged p-value (m + count) / (m (n + 1)) is monotone in count =
-  # #{scores >= s}, so compare counts: keep s with count >= the r-th smallest
-  # holdout count.
-  counts <- total - findInterval(holdout, sorted, left.open = TRUE)
-  c_r <- sort(counts)[r]
-  if (c_r < 1) {
-    cli::cli_warn(c("The ECDF-corrected threshold at level {level} is infinite.",
-                    i = "Holdout scores exceed every calibration score; use more calibration rows."), class = c("ncam_warning_small_calibration", "ncam_warning"))
-    return(Inf)
-  }
-  sorted[total - c_r + 1]
-}
-
-too_small <- function(needed, n, level, what, left_out = NULL) {
-  cli::cli_warn(c("The calibration set is too small for level {level}: intervals are infinite.",
-                  i = "Level {level} needs at least {needed} {what}; {cli::qty(n)}there {?is/are} {n}.",
-                  if (length(left_out)) c(i = "Rows of {.arg data} left out of the calibration: {left_out}.")),
-                class = c("ncam_warning_small_calibration", "ncam_warning"))
-  Inf
+# ncam_posterior() calls the rows it reads `newdata`: its warning about levels not seen in
+# training is given again naming calibrate()'s `data`.
+unseen_levels_of_data <- function(expr, n_rows) {
+  withCallingHandlers(expr, ncam_warning_unseen_level = function(w) {
+    warn_unseen_rows(length(w$rows), n_rows, "{.arg data}", w$details, rows = w$rows, levels = w$levels)
+    invokeRestart("muffleWarning")
+  })
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -59,7 +59,8 @@
 #'   [ncam_threads()]'s default otherwise.
 #' @param verbose Show a progress bar with the rows scored and the time left (for file inputs;
 #'   a function input shows the rows scored).
-#' @param ... Arguments of the `predict()` method, such as `interval` and `level`.
+#' @param ... Arguments of the `predict()` method, such as `interval` and `level` (these two
+#'   are checked before any input is read).
 #' @return With `output = NULL`, a tibble with one row per input row, in input order: the
 #'   `keep` columns, then the columns of `predict()`. With a folder, invisibly, a tibble with
 #'   one row per output file: `input`, `output` and `rows`.
@@ -295,6 +296,9 @@ check_predict_args <- function(object, args, call = parent.frame()) {
                  i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
                call = call)
   }
+  # Checked before any file is read, where the method would blame the first rows.
+  if ("level" %in% names(args)) check_scalar_level(args$level, call)
+  if ("interval" %in% names(args)) match_choice(args$interval, c("none", "credible", "prediction"), "interval", call)
   no_interval <- is.null(args$interval) || identical(args$interval, "none")
   if (!inherits(object, "ncam_calibration") && "level" %in% names(args) && no_interval) {
     warn_level_without_interval(call)

@@ -42,7 +42,8 @@ generics::augment
 #'   under Value in [ncam()]; required for a calibration object.
 #' @param interval For `augment.ncam()`: `"none"`, `"credible"` or
 #'   `"prediction"`, passed to [predict.ncam()].
-#' @param use_reference,threads For `augment.ncam()`: passed to [predict.ncam()].
+#' @param use_reference For `augment.ncam()`: passed to [predict.ncam()].
+#' @param threads For `augment()`: passed to `predict()`; see [ncam_threads()].
 #' @param level Coverage level of the interval, strictly between 0 and 1. For
 #'   `augment()` of a calibration object it defaults to the level given to
 #'   [calibrate()]; for its `tidy()` it is the levels to tabulate.
@@ -195,10 +196,10 @@ print.summary.ncam_calibration <- function(x, ...) {
 
 #' @rdname ncam-tidy
 #' @export
-augment.ncam_calibration <- function(x, newdata, level = x$level, ...) {
+augment.ncam_calibration <- function(x, newdata, level = x$level, threads = NULL, ...) {
   check_dots_empty_hinted(c(calibrated_interval_hint, augment_data_hint))
   check_augment_newdata(newdata, missing(newdata))
-  pred <- stats::predict(x, newdata, level = level)
+  pred <- stats::predict(x, newdata, level = level, threads = threads)
   bind_predictions(newdata, pred)
 }
 

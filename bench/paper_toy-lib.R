@@ -209,8 +209,10 @@ run_conformal <- function(fit, d, split, seed, m = 50) {
   one <- function(pred) unlist(evaluate_fusion(pred, test$truth)[c("coverage", "mean_width")])
   out <- list(credible = one(predict(fit, test, interval = "credible", level = 0.9, threads = 1L)))
   for (method in c("split", "mc_model", "mc_empirical", "sensor_anchored")) {
-    cb <- calibrate(fit, cal, method = method, level = 0.9, m = m,
-                    reference = if (method == "split") "truth", seed = seed, threads = 1L)
+    # The Monte Carlo arguments only for the methods that draw.
+    draws <- if (method %in% c("mc_model", "mc_empirical")) list(m = m, seed = seed)
+    cb <- do.call(calibrate, c(list(fit, cal, method = method, level = 0.9,
+                                    reference = if (method == "split") "truth", threads = 1L), draws))
     out[[method]] <- one(predict(cb, test, threads = 1L))
   }
   out

@@ -19,11 +19,11 @@ for (r in seq_len(R)) {
   fit <- ncam(s0 + s1 + s2 + s3 ~ x, data = tr, anchor = "s0", hidden = c(16L, 16L), epochs = 300L,
               learn_rate = 0.003, batch_size = 128L, seed = r, threads = 1)
   cals <- list(
-    split_truth = calibrate(fit, ca, method = "split", reference = "theta", seed = r),
-    split_newanchor = calibrate(fit, ca, method = "split", reference = "anchor_new", seed = r),
+    split_truth = calibrate(fit, ca, method = "split", reference = "theta"),
+    split_newanchor = calibrate(fit, ca, method = "split", reference = "anchor_new"),
     mc_model = calibrate(fit, ca, method = "mc_model", m = 50, seed = r),
     mc_model_ecdf = calibrate(fit, ca, method = "mc_model", m = 50, seed = r, correction = "ecdf"),
-    sensor_anchored = calibrate(fit, ca, method = "sensor_anchored", seed = r),
+    sensor_anchored = calibrate(fit, ca, method = "sensor_anchored"),
     mc_empirical = calibrate(fit, ca, method = "mc_empirical", m = 50, seed = r))
   for (lev in levels) {
     add(r, "anchored", "credible", "theta", lev, suppressWarnings(predict(fit, te, interval = "credible", level = lev)), te$theta, te$x)

@@ -28,7 +28,7 @@ for (r in seq_len(R)) {
       ref_split = list(suppressWarnings(predict(suppressMessages(calibrate(fitr, ca)), te)), te$anchor_new),
       anch_credible = list(suppressWarnings(predict(fita, te, interval = "credible", level = 0.9)), te$theta),
       anch_mc_model = list(suppressWarnings(predict(calibrate(fita, ca, method = "mc_model", seed = r), te)), te$theta),
-      anch_split_truth = list(suppressWarnings(predict(calibrate(fita, ca, method = "split", reference = "theta", seed = r), te)), te$theta))
+      anch_split_truth = list(suppressWarnings(predict(calibrate(fita, ca, method = "split", reference = "theta"), te)), te$theta))
     for (nm in names(outs)) {
       p <- outs[[nm]][[1]]; y <- outs[[nm]][[2]]
       res[[length(res) + 1]] <- data.frame(rep = r, split = sp_kind, method = nm, level = 0.9,

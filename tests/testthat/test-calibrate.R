@@ -40,6 +40,27 @@ test_that("too few calibration rows give Inf with a warning naming the rows need
   expect_identical(q, Inf)
 })
 
+test_that("the rows a level needs are counted as for the level written, and agree with the threshold", {
+  # By hand: the smallest n with floor((1 - level) * (n + 1)) >= 1, i.e. n = 1 / (1 - level) - 1.
+  hand <- c("0.5" = 1, "0.8" = 4, "0.9" = 9, "0.95" = 19, "0.99" = 99, "0.999" = 999)
+  for (level in names(hand)) {
+    expect_identical(rows_needed(as.numeric(level)), hand[[level]])
+    needed <- hand[[level]]
+    expect_no_warning(conformal_threshold(seq_len(needed), needed, 1, as.numeric(level)))
+    expect_warning(conformal_threshold(seq_len(needed - 1), needed - 1, 1, as.numeric(level)),
+                   class = "ncam_warning_small_calibration")
+  }
+  expect_identical(rows_needed(2 / 3), 2)  # floor((1 / 3) * 3) = 1
+  # The double nearest 1 - 1e-10 is 1 - 1.0000000827e-10, 1 / (1 - level) - 1 = 9999999172.
+  expect_identical(rows_needed(1 - 1e-10), 9999999999)
+  # 1 - 1e-9 likewise (999999917); the threshold agrees: rank 1 from that many rows on (the
+  # scores themselves are beside the point here).
+  expect_warning(conformal_threshold(numeric(0), 999999998, 1, 1 - 1e-9), "at least 999999999 calibration rows")
+  expect_no_warning(conformal_threshold(numeric(0), 999999999, 1, 1 - 1e-9))
+  # A product that is whole in decimals but not in doubles: 0.29 * 100 < 29.
+  expect_equal(conformal_threshold(1:99, 99, 1, 0.71), 71)
+})
+
 test_that("the too-small warning has a class, from calibrate() and from predict()", {
   expect_warning(conformal_threshold(1:8, n = 8, m = 1, level = 0.9),
                  class = "ncam_warning_small_calibration")
@@ -127,7 +148,8 @@ coverage_tolerance <- function(level, n_test, n_cal) {
 test_that("split conformal and MC-CP cover the truth at the nominal level", {
   tol <- coverage_tolerance(0.9, nrow(test_data), nrow(cal_data))
   for (method in c("split", "mc_model")) {
-    cal <- calibrate(fit, cal_data, method = method, reference = if (method == "split") "truth", m = 20, seed = 2)
+    cal <- if (method == "split") calibrate(fit, cal_data, method = method, reference = "truth") else
+      calibrate(fit, cal_data, method = method, m = 20, seed = 2)
     ev <- evaluate_fusion(predict(cal, test_data), test_data$truth)
     expect_lt(abs(ev$coverage - 0.9), tol)
     expect_equal(ev$n, nrow(test_data))
@@ -143,8 +165,9 @@ test_that("a calibration drawing more scores than memory allows is refused befor
                "at most 10000", fixed = TRUE)
   expect_error(calibrate(fit, cal_data, method = "mc_model", m = 1e9, seed = 1), "would draw 1e+12 scores",
                fixed = TRUE)
-  # Split conformal scores the labelled rows, one each, whatever m says.
-  expect_s3_class(calibrate(fit, cal_data, method = "split", reference = "truth", m = 1e9), "ncam_calibration")
+  # Split conformal draws nothing: m is refused rather than checked against the limit.
+  expect_error(calibrate(fit, cal_data, method = "split", reference = "truth", m = 1e9),
+               "`m` applies to the Monte Carlo methods", fixed = TRUE)
 })
 
 test_that("MC-CP (model) width agrees with the credible interval", {
@@ -207,6 +230,25 @@ test_that("sensor-anchored scores are the bias-corrected readings' residuals", {
   expect_length(cal$scores, 3 * 200 - 20 - 15)
   N <- length(cal$scores)
   expect_equal(cal$quantile, sort(s)[ceiling(0.9 * (N + 1))])
+})
+
+test_that("sensor-anchored calibration counts rows, not pooled scores, towards the rows a level needs", {
+  small <- "ncam_warning_small_calibration"
+  # 3 rows give 9 pooled scores, but level 0.9 needs 9 rows (floor(0.1 * (n + 1)) >= 1).
+  w <- expect_warning(cal <- calibrate(fit, cal_data[1:3, ], method = "sensor_anchored"), class = small)
+  expect_match(conditionMessage(w), "needs at least 9 calibration rows; there are 3", fixed = TRUE)
+  expect_identical(cal$quantile, Inf)
+  expect_identical(glance(cal)$n_calibration, 3L)
+  # 33 rows (99 scores) are too few for 0.99, which needs 99 rows ...
+  cal <- calibrate(fit, cal_data[1:33, ], method = "sensor_anchored")
+  w <- expect_warning(out <- predict(cal, test_data[1:2, ], level = 0.99), class = small)
+  expect_match(conditionMessage(w), "needs at least 99 calibration rows; there are 33", fixed = TRUE)
+  expect_identical(out$.pred_upper, c(Inf, Inf))
+  # ... and enough for 0.9, where the threshold is the pooled set's: the
+  # ceiling(0.9 * (99 + 1)) = 90th smallest of the 99 scores.
+  expect_equal(cal$quantile, sort(cal$scores)[90])
+  expect_identical(glance(cal)$n_calibration, 33L)
+  expect_warning(tidy(cal, level = 0.99), class = small)
 })
 
 test_that("missing readings: MC-CP (model) keeps rows without readings, empirical skips them", {
@@ -357,7 +399,7 @@ test_that("an unseeded Monte Carlo calibration keeps the seed it drew, which rep
   expect_false(identical(calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn + 1L)$scores,
                          calibrate(fit, cal_data[1:100, ], m = 5, seed = drawn)$scores))
   # "split" draws nothing, and keeps no seed.
-  split <- calibrate(fit, cal_data[1:100, ], method = "split", reference = "truth", seed = 4)
+  split <- calibrate(fit, cal_data[1:100, ], method = "split", reference = "truth")
   expect_null(split$seed)
   expect_no_match(paste(capture.output(print(split)), collapse = "\n"), "Seed")
 })
@@ -406,10 +448,13 @@ test_that("the in-sample warning of a label-free fit does not say a reference tr
   toy <- simulate_toy(300, seed = 1)
   fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, hidden = 4, epochs = 10,
                                seed = 1, threads = 1), classes = c("ncam_warning_not_converged", "ncam_warning_clamp"))
-  w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", seed = 1, threads = 1),
+  w <- expect_warning(calibrate(fit, toy, method = "split", reference = "truth", threads = 1),
                       class = "ncam_warning_in_sample_calibration")
-  expect_match(conditionMessage(w), "trained on those rows")
+  expect_match(conditionMessage(w), "never saw their reference readings, but was fitted to their sensor readings")
   expect_no_match(conditionMessage(w), "reference readings trained")
+  # Its reference readings cannot be held out of a fit that never read them: held-out rows can.
+  expect_no_match(conditionMessage(w), "set them to")
+  expect_match(conditionMessage(w), "Calibrate on rows held out of the fit")
 })
 
 test_that("label-free calibration on training rows warns, except mc_model whose scores cannot tell", {
@@ -418,15 +463,15 @@ test_that("label-free calibration on training rows warns, except mc_model whose 
   fit <- quick_fit(train)
   in_sample <- "ncam_warning_in_sample_calibration"
   for (method in c("mc_empirical", "sensor_anchored")) {
-    w <- expect_warning(calibrate(fit, train, method = method, m = 5, seed = 1), class = in_sample)
+    w <- expect_warning(calibrate(fit, train, method = method), class = in_sample)
     expect_match(conditionMessage(w), "`data` is the data `object` was fitted to: the model was fitted to their sensor readings")
     expect_no_match(conditionMessage(w), "reference")
     # Part of the training rows, found in the fit's data, are counted.
-    w <- expect_warning(calibrate(fit, rbind(train[1:30, ], toy[201:250, ]), method = method, m = 5, seed = 1),
+    w <- expect_warning(calibrate(fit, rbind(train[1:30, ], toy[201:250, ]), method = method),
                         class = in_sample)
     expect_match(conditionMessage(w), "30 of the 80 rows of `data` are rows `object` was fitted to")
     expect_match(conditionMessage(w), "rows held out of the fit")
-    expect_no_warning(calibrate(fit, toy[201:300, ], method = method, m = 5, seed = 1))
+    expect_no_warning(calibrate(fit, toy[201:300, ], method = method))
   }
   # mc_model scores follow |N(0, 1)| on any rows: the threshold on training rows is that on new
   # rows (same seed, same number of rows), so no warning.

@@ -132,6 +132,27 @@ test_that("bad input gives errors naming the argument, file and rows", {
   }
 })
 
+test_that("a bad level or interval is refused before any file is read", {
+  fx <- chunk_fixture()
+  cal <- calibrate(fx$fit, fx$toy[1:100, ], m = 2, seed = 1)
+  read <- 0L
+  counting_reader <- function(path) {
+    read <<- read + 1L
+    utils::read.csv(path)
+  }
+  for (err in list(expect_error(predict_chunks(cal, fx$files, reader = counting_reader, level = 95, verbose = FALSE)),
+                   expect_error(predict_chunks(fx$fit, fx$files, reader = counting_reader, interval = "credible",
+                                               level = 95, verbose = FALSE)))) {
+    expect_match(conditionMessage(err), "`level` must be a number strictly between 0 and 1, not 95.", fixed = TRUE)
+    expect_no_match(conditionMessage(err), "rows")
+  }
+  expect_error(predict_chunks(cal, fx$files, reader = counting_reader, level = c(0.8, 0.9), verbose = FALSE),
+               "`level` must be a single number")
+  expect_error(predict_chunks(fx$fit, fx$files, reader = counting_reader, interval = "bogus", verbose = FALSE),
+               "`interval` must be one of")
+  expect_identical(read, 0L)
+})
+
 test_that("a folder as input, and repeated or clashing keep columns, are refused by name", {
   fx <- chunk_fixture()
   expect_error(predict_chunks(fx$fit, c(fx$files[1], fx$dir)),

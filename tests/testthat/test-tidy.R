@@ -156,6 +156,9 @@ test_that("augment() on a calibration adds the conformal interval at the request
   expect_equal((out$.pred - out$.pred_lower) / out$.pred_sd, rep(q, 50))
   # The default level is the calibration's.
   expect_identical(augment(cal, newdata)$.pred_upper, predict(cal, newdata)$.pred_upper)
+  # `threads` goes to predict(), as augment() of a model passes it.
+  expect_identical(augment(cal, newdata, threads = 1)$.pred_upper, predict(cal, newdata, threads = 1)$.pred_upper)
+  expect_error(augment(cal, newdata, threads = 0), "`threads`")
 })
 
 test_that("glance() of a calibration gives its method, level and quantile", {

@@ -1,0 +1,88 @@
+# calibrate()'s inputs: a reference column in units, and arguments that a method does not use.
+
+test_that("split conformal reads a reference column in other units in the units of the estimate", {
+  skip_if_not_installed("units")
+  toy <- simulate_toy(300, seed = 1)
+  for (v in c("sensor_0", "sensor_1", "sensor_2")) toy[[v]] <- units::set_units(toy[[v]], "ug/m3", mode = "standard")
+  toy$truth_mg <- units::set_units(units::set_units(toy$truth, "ug/m3", mode = "standard"), "mg/m3")
+  toy$truth_ppb <- units::set_units(toy$truth, "ppb", mode = "standard")
+  fit <- quick_fit(toy[1:200, ])
+  d <- toy[201:300, ]
+  plain <- calibrate(fit, d, method = "split", reference = "truth")
+  in_mg <- calibrate(fit, d, method = "split", reference = "truth_mg")
+  # The mg/m3 values are the ug/m3 ones divided by 1000: converted back, the same scores.
+  expect_equal(in_mg$scores, plain$scores)
+  expect_equal(in_mg$quantile, plain$quantile)
+  expect_error(calibrate(fit, d, method = "split", reference = "truth_ppb"),
+               "Column truth_ppb of `data` (named by `reference`) is in \"ppb\", which cannot be converted to \"ug/m3\"",
+               fixed = TRUE)
+})
+
+test_that("a reference column in units beside a fit to plain numbers is an error, as in predict()", {
+  skip_if_not_installed("units")
+  toy <- simulate_toy(300, seed = 1)
+  fit <- quick_fit(toy[1:200, ])
+  d <- toy[201:300, ]
+  d$truth <- units::set_units(d$truth, "ug/m3", mode = "standard")
+  expect_error(calibrate(fit, d, method = "split", reference = "truth"),
+               "Column truth of `data` (named by `reference`) is in \"ug/m3\", but the model was fitted to plain numbers",
+               fixed = TRUE)
+})
+
+test_that("the warning about levels not seen in training names calibrate()'s `data`", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$site <- rep(c("a", "b", "c"), length.out = 300)
+  fit <- quick_fit(toy[1:200, ][toy$site[1:200] != "c", ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site, hidden = 4L)
+  d <- toy[201:300, ]
+  w <- expect_warning(cal <- calibrate(fit, d, method = "split", reference = "truth"),
+                      class = "ncam_warning_unseen_level")
+  n_c <- sum(d$site == "c")
+  expect_match(conditionMessage(w), paste(n_c, "of 100 rows of `data` have a level"), fixed = TRUE)
+  expect_no_match(conditionMessage(w), "newdata")
+  rows_c <- which(d$site == "c")
+  expect_match(conditionMessage(w), paste0("Column site: \"c\" in ", n_c, " rows: ", toString(rows_c[1:5]), ", ..."),
+               fixed = TRUE)
+  expect_identical(w$rows, rows_c)
+  expect_identical(cal$n, 100L - n_c)
+})
+
+test_that("the small-calibration warning counts rows left out for an unseen level or values beyond range", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$site <- rep(c("a", "b", "c"), length.out = 300)
+  fit <- quick_fit(toy[1:200, ][toy$site[1:200] != "c", ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site, hidden = 4L)
+  # 6 rows of sites a and b, of which 2 far beyond the training values of x1, and 12 of site c.
+  d <- rbind(toy[201:300, ][toy$site[201:300] != "c", ][1:6, ], toy[201:300, ][toy$site[201:300] == "c", ][1:12, ])
+  d$x1[1:2] <- 1e50
+  small <- NULL
+  withCallingHandlers(calibrate(fit, d, method = "split", reference = "truth"),
+                      ncam_warning_small_calibration = function(w) {
+                        small <<- w
+                        invokeRestart("muffleWarning")
+                      },
+                      ncam_warning_unseen_level = function(w) invokeRestart("muffleWarning"),
+                      ncam_warning_beyond_range = function(w) invokeRestart("muffleWarning"))
+  expect_s3_class(small, "ncam_warning_small_calibration")
+  expect_match(conditionMessage(small), "needs at least 9 calibration rows; there are 4", fixed = TRUE)
+  expect_match(conditionMessage(small),
+               "left out of the calibration: 12 with a level of a factor covariate not seen in training and 2 with values beyond what the networks compute with",
+               fixed = TRUE)
+})
+
+test_that("the arguments of the Monte Carlo draws are refused by the methods that draw nothing", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- quick_fit(toy[1:200, ])
+  d <- toy[201:300, ]
+  for (method in c("split", "sensor_anchored")) {
+    reference <- if (method == "split") "truth"
+    expect_error(calibrate(fit, d, method = method, reference = reference, m = 20),
+                 paste0("`m` applies to the Monte Carlo methods (\"mc_model\", \"mc_empirical\"), not \"", method, "\""),
+                 fixed = TRUE)
+    expect_error(calibrate(fit, d, method = method, reference = reference, seed = 1), "`seed` applies", fixed = TRUE)
+    expect_error(calibrate(fit, d, method = method, reference = reference, m = 5, seed = 1, correction = "ecdf"),
+                 "`m`, `seed`, and `correction` apply", fixed = TRUE)
+    # NULL, the default, asks for nothing.
+    expect_s3_class(calibrate(fit, d, method = method, reference = reference, seed = NULL), "ncam_calibration")
+  }
+  # "split" chosen by default for a reference column refuses them too.
+  expect_error(calibrate(fit, d, reference = "truth", seed = 1), "not \"split\"", fixed = TRUE)
+})
