@@ -224,7 +224,7 @@ test_that("daily values stamped at midnight of another time zone are warned abou
                   .pred = 1:14, ref = 101:114)
   attr(d$date, "tzone") <- "America/New_York"
   expect_warning(shifted <- average_estimates(d, unit = "site", columns = "ref"),
-                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the wrong day",
+                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the day before",
                  class = "ncam_warning_period_offset")
   # The dating the warning is about: each value on the day before its own.
   expect_equal(shifted$date, rep(days - 1, 2))
