@@ -308,10 +308,8 @@ daily_means <- function(obs, step, completeness, columns = c("est", "ref"), tota
     spare <- 0
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
-  daily <- block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns,
-                       totals, spare)
-  daily$time <- daily$day * 86400
-  daily
+  block_means(obs, c("unit", "day"), obs$day_seconds / step, completeness, columns, totals,
+              spare)
 }
 
 # Means of each of `columns` per block (rows sharing the `by` columns); a block with
@@ -388,6 +386,7 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
   # Units in order of first appearance, as the rows of the result.
   frame <- frame[order(match(frame$unit, names(steps))), ]
   rownames(frame) <- NULL
+  if (block == "24h") frame <- time_by_day(frame, tz)
   if ("ref" %in% columns && length(steps) >= 2L && any(names(steps) %in% jittered)) {
     attr(frame, "nominal_reference") <- nominal_reference_agreement(obs, steps, block,
                                                                     completeness, jittered, tz)

@@ -131,7 +131,10 @@
 #' (24-hour samples, daily or every third or sixth day, or a `Date` column with
 #' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
-#' `averaging = "24h"` gives those same rows. Daily rows of a POSIXct `date`
+#' `averaging = "24h"` gives those same rows; in the `"24h"` block each is of
+#' the calendar day it falls in, which it shares with the 24-hour means of the
+#' other units (daily rows stamped at midnight in New York beside hourly ones
+#' there). Daily rows of a POSIXct `date`
 #' that all lie the same time into their day, none at its start (days stamped
 #' 00:00 UTC shown in New York, 20:00 the day before), each fall in the day
 #' before: with `"24h"` asked, a warning of class `ncam_warning_period_offset`

@@ -89,3 +89,33 @@ test_that("references that differ on complete days make units not co-located, wi
   errors <- tapply(x$pm, list(day, x$unit), mean) - tapply(x$ref, list(day, x$unit), mean)
   expect_equal(all_row$rmse, sqrt(mean(errors^2)))
 })
+
+test_that("daily rows at local midnight share their days with an hourly unit's 24-hour means", {
+  # New York midnights are 05:00 (04:00 in summer) UTC; the hourly unit's days are the same
+  # local days, one of them the 23 hours of the spring clock change (10 March 2024).
+  days <- as.Date("2024-03-05") + 0:9
+  for (tz in c("America/New_York", "UTC", "")) {
+    withr::local_timezone("America/New_York")
+    hours <- seq(as.POSIXct("2024-03-05", tz = tz), as.POSIXct("2024-03-15", tz = tz),
+                 by = "hour")
+    hours <- hours[-length(hours)]
+    withr::local_seed(4)
+    ref <- 10 + 5 * sin(seq_along(hours) / 7)
+    hourly <- data.frame(date = hours, unit = "hourly", ref = ref,
+                         pm = ref + stats::rnorm(length(ref)))
+    local_day <- as.Date(format(hours, "%Y-%m-%d"))
+    expect_identical(unique(local_day), days)
+    day_ref <- as.vector(tapply(ref, local_day, mean))
+    day_pm <- as.vector(tapply(hourly$pm, local_day, mean))
+    daily <- data.frame(date = as.POSIXct(format(days), tz = tz), unit = "daily", ref = day_ref,
+                        pm = 1.1 * day_ref + stats::rnorm(10))
+    res <- quiet(rbind(hourly, daily), "pm", "ref", unit = "unit", averaging = "24h")
+    all_row <- res[res$unit == "all", ]
+    est <- cbind(day_pm, daily$pm)
+    expect_identical(all_row$n_precision, 10L)
+    expect_equal(all_row$sd, epa_sd(est))
+    expect_equal(all_row$cv, 100 * epa_sd(est) / mean(est))
+    expect_equal(all_row$rmse, sqrt(mean((est - day_ref)^2)))
+    expect_no_match(all_row$note, "share no day|co-located")
+  }
+})
