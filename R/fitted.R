@@ -104,7 +104,7 @@ data_fingerprint <- function(data, cols, block_rows = 65536L) {
       ok <- !is.na(x)
       acc <- acc + c(sum(ok), sum(x[ok]), sum(abs(x[ok])))
       hashes <- c(hashes, rlang::hash(x))
-      value_set <- value_multiset_hash(x, value_set)
+      value_set <- call_engine(value_multiset_hash(x, value_set))
     }
     blocks[[col]] <<- rlang::hash(hashes)
     value_sets[[col]] <<- paste(value_set, collapse = "")
