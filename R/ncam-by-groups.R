@@ -257,6 +257,28 @@ per_group_table <- function(x, summarise, ...) {
   tibble::as_tibble(do.call(rbind, parts))
 }
 
+# Each group's fit names its rows in its call, as ncam_by()'s `data` expression cut to the group
+# (`subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
+# fitting_data() finds them as for a fit of ncam(): fitted() and update() without data, and
+# calibrate()'s count of calibration rows that trained the fit, work while that data is
+# unchanged (its fingerprint tells). A `data` given as a value (do.call()) names no rows.
+name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
+  if (!is.language(data_expr)) return(fits)
+  for (k in which(!vapply(fits, is.null, logical(1)))) {
+    conditions <- lapply(names(keys), function(col) {
+      key <- keys[[col]][k]
+      call("==", as.name(col), if (is.factor(key)) as.character(key) else key)
+    })
+    fit <- fits[[k]]
+    fit$call$data <- call("subset", data_expr, Reduce(function(a, b) call("&", a, b), conditions),
+                          select = columns)
+    # The frames that ncam() registered under the fit's key, for data local to a function.
+    if (!is.null(fit$data_key)) fit$data_key <- remember_frame(formula_env, fit$call, fit$data_check)
+    fits[[k]] <- fit
+  }
+  fits
+}
+
 # Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
 per_model_only <- function(what) {
   use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else

@@ -18,9 +18,9 @@
 #'   or as integer (`data.table::fread()`'s `IDate`). Each group's fit depends only on its rows
 #'   and its seed, kept in column `.seed`, never on the plan, the number of workers or the
 #'   scheduling, and not on the number of threads (see [ncam_threads()]): `ncam(formula,
-#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it. The
-#'   futures also get parallel-safe random number streams (future.apply's `future.seed`),
-#'   derived from the same seed.
+#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it, as
+#'   the fit's call says (see Value). The futures also get parallel-safe random number streams
+#'   (future.apply's `future.seed`), derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
@@ -47,9 +47,12 @@
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
 #'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
-#'   `object_format` as in [ncam()]. A group's fit does not know its rows:
-#'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
-#'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
+#'   `object_format` as in [ncam()]. A group's fit names its rows in its call, as `data` cut
+#'   to the group (`subset(d, site == "north", select = <the other columns>)`), and finds them
+#'   there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
+#'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained
+#'   it, work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not:
+#'   give the group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
 #' @seealso [calibrate()] of the fits, for conformal intervals by group
 #'   ([calibrate.ncam_by()]); [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring
 #'   data larger than memory; [sensor_drift()] to check each group's sensors after the co-location.
@@ -160,6 +163,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
                     why), class = c("ncam_warning_group_not_fitted", "ncam_warning"))
     fits[failed] <- list(NULL)
   }
+  fits <- name_group_rows(fits, substitute(data), groups$keys, names(group_columns), environment(formula))
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
                                       fit = fits))
   do.call(tibble::new_tibble, c(list(out, nrow = length(tasks), by = by, class = "ncam_by"), made_by()))

@@ -1,5 +1,5 @@
 # calibrate() of fits by group (ncam_by()): each group's fit calibrated on its rows, with the
-# numbers of calibrating the groups one by one.
+# numbers of calibrating the groups one by one; and a group's fit finding its training rows.
 
 # The warnings of `expr`, every one of them, as conditions.
 all_warnings <- function(expr) {
@@ -181,4 +181,80 @@ test_that("a group's errors, warnings and messages name the group, classes kept"
   expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning_label_free_calibration")))
   expect_match(vapply(caught, conditionMessage, ""), "^Group site = (north|south): Method \"mc_model\"")
   expect_match(conditionMessage(caught[[2]]), "^Group site = south")
+})
+
+test_that("a group's fit finds its training rows: calibration on part of them warns as for ncam()", {
+  d <- by_cal_fixture()
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d, by = "site", reference = "ref",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  north <- d[d$site == "north", ]
+  alone <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = north, reference = "ref", hidden = 4L,
+                          epochs = 5L, seed = fits$.seed[1], threads = 1L))
+  in_sample <- "ncam_warning_in_sample_calibration"
+  w_alone <- expect_warning(calibrate(alone, north[1:300, ]), class = in_sample)
+  w_group <- expect_warning(calibrate(fits$fit[[1]], north[1:300, ]), class = in_sample)
+  expect_identical(conditionMessage(w_group), conditionMessage(w_alone))
+  expect_match(conditionMessage(w_group), "300 of the 300 rows of `data` with a reference reading")
+  # Through the table of fits, named by group; rows held out of the fit give no warning.
+  caught <- all_warnings(calibrate(fits, rbind(north[1:40, ], d[d$site == "south", ][1:60, ])))
+  expect_true(all(vapply(caught, inherits, logical(1), in_sample)))
+  expect_length(caught, 2L)
+  expect_match(conditionMessage(caught[[1]]), "^Group site = north: 40 of the 40 rows")
+  expect_match(conditionMessage(caught[[2]]), "^Group site = south: 60 of the 60 rows")
+  expect_no_warning(calibrate(fits$fit[[1]], transform(north[1:40, ], ref = ref + 1)))
+  # The call names the rows, so update() and fitted() need no data.
+  expect_identical(short_fit(update(fits$fit[[1]]))$params, fits$fit[[1]]$params)
+  expect_identical(fitted(fits$fit[[2]]), fitted(fits$fit[[2]], d[d$site == "south", ]))
+  # Once the data has changed, the rows cannot be found: no count, no error.
+  d$x1 <- d$x1 + 1
+  expect_no_warning(calibrate(fits$fit[[1]], north[1:300, ]), class = in_sample)
+})
+
+test_that("a group's fit finds its rows for data local to a function, and under a parallel plan", {
+  d <- by_cal_fixture()
+  inside <- function(rows) {
+    local_rows <- rows
+    fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = local_rows, by = "site",
+                              reference = "ref", hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+    w <- expect_warning(calibrate(fits$fit[[2]], local_rows[local_rows$site == "south", ][1:20, ]),
+                        class = "ncam_warning_in_sample_calibration")
+    expect_match(conditionMessage(w), "20 of the 20 rows")
+    fits
+  }
+  fits <- inside(d[1:600, ])
+  skip_if_not_installed("future.apply")
+  local({
+    local_two_workers("multisession")
+    parallel <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                                  reference = "ref", hidden = 4L, epochs = 5L, seed = 2))
+    expect_identical(parallel$fit[[1]]$params, fits$fit[[1]]$params)
+    train <- d[1:600, ]
+    parallel <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = train, by = "site",
+                                  reference = "ref", hidden = 4L, epochs = 5L, seed = 2))
+    expect_warning(calibrate(parallel$fit[[1]], train[train$site == "north", ][1:20, ]),
+                   "20 of the 20 rows", class = "ncam_warning_in_sample_calibration")
+  })
+})
+
+test_that("keys of every type name their rows exactly", {
+  d <- by_cal_fixture()[1:400, ]
+  in_sample <- "ncam_warning_in_sample_calibration"
+  keyed <- list(
+    number = c(0.1 + 0.2, 0.3)[match(d$site, c("north", "south"))],
+    factor = factor(d$site, levels = c("south", "north")),
+    date = as.Date("2022-01-01") + (d$site == "south"),
+    time = as.POSIXlt(as.POSIXct("2022-01-01", tz = "Europe/Paris") + 3600 * (d$site == "south"))
+  )
+  for (kind in names(keyed)) {
+    d$key <- keyed[[kind]]
+    data_by_key <- d[names(d) != "site"]
+    fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = data_by_key, by = "key",
+                              hidden = 4L, epochs = 3L, seed = 2, threads = 1L))
+    for (g in 1:2) {
+      rows <- data_by_key[data_by_key$key == fits$key[g], ]
+      expect_identical(fits$fit[[g]]$data_check$n, nrow(rows), info = kind)
+      expect_warning(calibrate(fits$fit[[g]], rows[1:30, ], method = "sensor_anchored"), "30 of the 30 rows",
+                     class = in_sample, info = kind)
+    }
+  }
 })
