@@ -130,7 +130,8 @@ max_calibration_scores <- 1e7
 #'   `"split"` on a model fitted with a reference); [ncam_warnings] lists every
 #'   class.
 #'
-#' @param object A fitted model from [ncam()].
+#' @param object A fitted model from [ncam()]; for fits by group from [ncam_by()], see
+#'   [calibrate.ncam_by()].
 #' @param data Calibration data: a data frame with the covariates and sensor
 #'   columns of the model (for example the calibration rows of
 #'   [split_blocks()]).
@@ -205,6 +206,7 @@ max_calibration_scores <- 1e7
 #' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+  if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
   check_ncam(object)
   check_data_frame(data)
   data <- match_units(object, data)

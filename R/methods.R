@@ -227,9 +227,9 @@ update.ncam <- function(object, formula., ..., evaluate = TRUE) {
   if (!evaluate) return(call)
   check_ncam(object)
   env <- parent.frame()
-  # ncam_by() and do.call() leave `data` in the call, which here would find utils::data().
+  # do.call() (into ncam() or ncam_by()) leaves `data` in the call, which here would find utils::data().
   if (is.symbol(call$data) && !is.data.frame(get0(as.character(call$data), envir = env))) {
-    ncam_abort(c("The call of this fit names its data {.code {deparse(call$data)}}, which is not a data frame here: the fit cannot be made again from its call (a fit made inside a function names its local data; fits of {.fn ncam_by} groups and of {.fn do.call} do not name theirs).",
+    ncam_abort(c("The call of this fit names its data {.code {deparse(call$data)}}, which is not a data frame here: the fit cannot be made again from its call (a fit made inside a function names its local data; fits made through {.fn do.call}, into {.fn ncam} or {.fn ncam_by}, do not name theirs).",
                  i = "Give the data: {.code update(fit, data = <the rows it was fitted to>)}."))
   }
   if (!"data" %in% names(extras)) {

@@ -48,8 +48,11 @@ check_unique_groups <- function(object, by, arg, call) {
   }
 }
 
+# The models of a table by group: its fits, or for a calibration its calibrations.
+group_models <- function(x) if (inherits(x, "ncam_by_calibration")) x$calibration else x$fit
+
 # Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
-has_fit <- function(x) !vapply(x$fit, is.null, logical(1))
+has_fit <- function(x) !vapply(group_models(x), is.null, logical(1))
 
 # "site = 3, unit = a" for each row of the key columns.
 group_labels <- function(keys) {
@@ -99,23 +102,26 @@ integer64_key_strings <- function(v) {
   ifelse(exact, sprintf("%.17g", as_double), digits)
 }
 
-# The group in `object` of each row of `keys` (the key columns of newdata), NA for a row
-# without a model: its key is no group's, or its group could not be fitted (errors = "skip"),
-# with one warning naming them. A key matches only a key of the same type: a Date given as
-# POSIXct never does. No row in any group is an error, most likely the wrong column or type.
-match_groups <- function(object, keys, call = parent.frame()) {
-  keys <- key_columns(keys, "newdata", call)
+# The group in `object` of each row of `keys` (the key columns of newdata, or of `arg`), NA for
+# a row without a model: its key is no group's, or its group could not be fitted (errors =
+# "skip"), with one warning naming them and saying what becomes of them (`outcome`). A key
+# matches only a key of the same type: a Date given as POSIXct never does. No row in any group is
+# an error, most likely the wrong column or type.
+match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_rows)}{?its/their} predictions are {.val NA}",
+                         call = parent.frame()) {
+  keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
-  type_hints <- key_type_hints(groups, keys)
+  type_hints <- key_type_hints(groups, keys, arg)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
   if (length(type_hints)) group[] <- NA_integer_
   digits <- key_digits(groups, keys)
-  exact_hint <- if (digits > 15L) c(i = "Number keys match exactly, to all 17 significant digits: round them the same way in {.arg data} and {.arg newdata}.")
+  fitted_data <- if (arg == "data") "the data of the fits" else "{.arg data}"
+  exact_hint <- if (digits > 15L) c(i = paste0("Number keys match exactly, to all 17 significant digits: round them the same way in ", fitted_data, " and {.arg {arg}}."))
   unknown <- is.na(group)
   if (all(unknown)) {
-    ncam_abort(c("No row of {.arg newdata} belongs to a group of {.arg object}.",
-                 x = "Keys in {.arg newdata}: {shown_labels(keys, digits = digits)}.",
+    ncam_abort(c("No row of {.arg {arg}} belongs to a group of {.arg object}.",
+                 x = "Keys in {.arg {arg}}: {shown_labels(keys, digits = digits)}.",
                  i = "Groups of {.arg object}: {shown_labels(groups, digits = digits)}.",
                  type_hints, exact_hint), call = call)
   }
@@ -124,7 +130,7 @@ match_groups <- function(object, keys, call = parent.frame()) {
   if (any(missing)) {
     n_rows <- sum(missing)
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
-    cli::cli_warn(c("{n_rows} row{?s} of {.arg newdata} belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): {cli::qty(n_rows)}{?its/their} predictions are {.val NA}.",
+    cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): ", outcome, "."),
                     i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
                     if (any(unknown)) c(type_hints, exact_hint)), class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
@@ -159,14 +165,14 @@ is_plain_double <- function(v) is.double(v) && !is.object(v)
 
 # For each key column whose type in newdata differs from the fit's, a bullet saying so and how
 # to convert it (text and factors compare by their labels, so they count as one type).
-key_type_hints <- function(groups, keys) {
+key_type_hints <- function(groups, keys, arg = "newdata") {
   hints <- character()
   for (col in names(keys)) {
     fitted <- key_type(groups[[col]])
     given <- key_type(keys[[col]])
     if (fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
     conversion <- key_conversion(groups[[col]], keys[[col]], col)
-    hint <- sprintf("Column `%s` is %s in `newdata` but %s in `object`%s.", col, key_type_name(given),
+    hint <- sprintf("Column `%s` is %s in `%s` but %s in `object`%s.", col, key_type_name(given), arg,
                     key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))
     hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
   }
@@ -199,6 +205,78 @@ key_conversion <- function(fitted, given, col) {
     text = ,
     factor = sprintf("as.character(%s)", col)
   )
+}
+
+# predict() of a table by group: each row of newdata scored by its group's model (a fit, or a
+# calibration), in order; rows of a group without one NA, with match_groups()'s warning; the
+# row warnings of the groups summed into one of each kind. `...` goes to the models' predict().
+predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent.frame()) {
+  by <- attr(object, "by")
+  check_columns(newdata, by, "object", data_arg = "newdata", call = call)
+  models <- group_models(object)
+  if (!any(has_fit(object))) {
+    # A subset of a fit by groups: its groups could not be fitted (errors = "skip"), or none.
+    ncam_abort(c(if (nrow(object) == 0L) "{.arg object} has no group, so no model to predict with." else
+                   "No group of {.arg object} has a model ({shown_labels(object[by])}): {cli::qty(nrow(object))}{?it/they} could not be fitted, so there is no model to predict with.",
+                 i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."),
+               call = call)
+  }
+  # The first fitted group's model gives the columns, for no rows or rows without a model.
+  template <- stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
+                             threads = threads)
+  if (nrow(newdata) == 0L) return(template)
+  group <- match_groups(object, newdata[by], call = call)
+  out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
+  flags <- no_row_flags
+  beyond <- part_tally()
+  for (g in unique(group[!is.na(group)])) {
+    rows <- which(group == g)
+    part <- score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
+                       input_rows = rows)
+    flags <- flags + row_flags(part$value, part$beyond)
+    beyond <- add_part_tallies(beyond, part$beyond)
+    for (col in names(out)) out[[col]][rows] <- part$value[[col]]
+  }
+  warn_part_totals(flags, nrow(newdata), "groups", beyond)
+  tibble::new_tibble(out, nrow = nrow(newdata))
+}
+
+# A table of each group's model (fit or calibration), `summarise` applied to it, behind the
+# group's `by` columns.
+per_group_table <- function(x, summarise, ...) {
+  check_dots_empty_hinted()
+  call <- rlang::caller_env()
+  if (inherits(x, "ncam_by_calibration")) check_ncam_by_calibration(x, "x", call) else check_ncam_by(x, "x", call)
+  by <- attr(x, "by")
+  models <- group_models(x)
+  parts <- lapply(which(has_fit(x)), function(g) {
+    table <- summarise(models[[g]])
+    keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
+    tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
+  })
+  tibble::as_tibble(do.call(rbind, parts))
+}
+
+# Each group's fit names its rows in its call, as ncam_by()'s `data` expression cut to the group
+# (`subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
+# fitting_data() finds them as for a fit of ncam(): fitted() and update() without data, and
+# calibrate()'s count of calibration rows that trained the fit, work while that data is
+# unchanged (its fingerprint tells). A `data` given as a value (do.call()) names no rows.
+name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
+  if (!is.language(data_expr)) return(fits)
+  for (k in which(!vapply(fits, is.null, logical(1)))) {
+    conditions <- lapply(names(keys), function(col) {
+      key <- keys[[col]][k]
+      call("==", as.name(col), if (is.factor(key)) as.character(key) else key)
+    })
+    fit <- fits[[k]]
+    fit$call$data <- call("subset", data_expr, Reduce(function(a, b) call("&", a, b), conditions),
+                          select = columns)
+    # The frames that ncam() registered under the fit's key, for data local to a function.
+    if (!is.null(fit$data_key)) fit$data_key <- remember_frame(formula_env, fit$call, fit$data_check)
+    fits[[k]] <- fit
+  }
+  fits
 }
 
 # Methods of one model, on the table of models: a pointer, not the tibble's NULL column.

@@ -18,9 +18,9 @@
 #'   or as integer (`data.table::fread()`'s `IDate`). Each group's fit depends only on its rows
 #'   and its seed, kept in column `.seed`, never on the plan, the number of workers or the
 #'   scheduling, and not on the number of threads (see [ncam_threads()]): `ncam(formula,
-#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it. The
-#'   futures also get parallel-safe random number streams (future.apply's `future.seed`),
-#'   derived from the same seed.
+#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it, as
+#'   the fit's call says (see Value). The futures also get parallel-safe random number streams
+#'   (future.apply's `future.seed`), derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
@@ -47,12 +47,15 @@
 #' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
 #'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
-#'   `object_format` as in [ncam()]. A group's fit does not know its rows:
-#'   `fitted()`, `residuals()` and `augment()` without `newdata` cannot find them, so give the
-#'   group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
-#' @seealso [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger
-#'   than memory; [sensor_drift()] to check
-#'   each group's sensors after the co-location.
+#'   `object_format` as in [ncam()]. A group's fit names its rows in its call, as `data` cut
+#'   to the group (`subset(d, site == "north", select = <the other columns>)`), and finds them
+#'   there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
+#'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained
+#'   it, work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not:
+#'   give the group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
+#' @seealso [calibrate()] of the fits, for conformal intervals by group
+#'   ([calibrate.ncam_by()]); [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring
+#'   data larger than memory; [sensor_drift()] to check each group's sensors after the co-location.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(c("north", "south"), each = 300)
@@ -160,6 +163,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
                     why), class = c("ncam_warning_group_not_fitted", "ncam_warning"))
     fits[failed] <- list(NULL)
   }
+  fits <- name_group_rows(fits, substitute(data), groups$keys, names(group_columns), environment(formula))
   out <- c(as.list(groups$keys), list(.n = lengths(groups$rows), .seed = seeds,
                                       fit = fits))
   do.call(tibble::new_tibble, c(list(out, nrow = length(tasks), by = by, class = "ncam_by"), made_by()))
@@ -232,32 +236,7 @@ NULL
 predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
   check_ncam_by(object)
   check_augment_newdata(newdata, missing(newdata))
-  by <- attr(object, "by")
-  check_columns(newdata, by, "object", data_arg = "newdata")
-  if (!any(has_fit(object))) {
-    # A subset of a fit by groups: its groups could not be fitted (errors = "skip"), or none.
-    ncam_abort(c(if (nrow(object) == 0L) "{.arg object} has no group, so no model to predict with." else
-                   "No group of {.arg object} has a model ({shown_labels(object[by])}): {cli::qty(nrow(object))}{?it/they} could not be fitted, so there is no model to predict with.",
-                 i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."))
-  }
-  # The first fitted group's model gives the columns, for no rows or rows without a model.
-  template <- stats::predict(object$fit[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
-                             threads = threads)
-  if (nrow(newdata) == 0L) return(template)
-  group <- match_groups(object, newdata[by])
-  out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
-  flags <- no_row_flags
-  beyond <- part_tally()
-  for (g in unique(group[!is.na(group)])) {
-    rows <- which(group == g)
-    part <- score_part(stats::predict(object$fit[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
-                       input_rows = rows)
-    flags <- flags + row_flags(part$value, part$beyond)
-    beyond <- add_part_tallies(beyond, part$beyond)
-    for (col in names(out)) out[[col]][rows] <- part$value[[col]]
-  }
-  warn_part_totals(flags, nrow(newdata), "groups", beyond)
-  tibble::new_tibble(out, nrow = nrow(newdata))
+  predict_by_group(object, newdata, ..., threads = threads)
 }
 
 #' @rdname ncam_by-predict
@@ -292,19 +271,6 @@ check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
   for (fit in fits[!vapply(fits, is.null, logical(1))]) check_object_format(fit, arg, call)
   check_unique_groups(object, by, arg, call)
   invisible(object)
-}
-
-# A table of each group's model, `summarise` applied to it, behind the group's `by` columns.
-per_group_table <- function(x, summarise, ...) {
-  check_dots_empty_hinted()
-  check_ncam_by(x, "x", call = rlang::caller_env())
-  by <- attr(x, "by")
-  parts <- lapply(which(has_fit(x)), function(g) {
-    table <- summarise(x$fit[[g]])
-    keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
-    tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
-  })
-  tibble::as_tibble(do.call(rbind, parts))
 }
 
 # Plan helpers, shared with predict_chunks() --------------------------------------------------

@@ -3,8 +3,9 @@
 
 # Objects every case may use, created lazily in the child so a case pays only for what it
 # touches: `toy` (300 rows of simulate_toy()), `fit` (a small converged ncam fit on it), `cal`
-# (its mc_model calibration), `base` (an ivw baseline) and `fast_fit()` (ncam() with small,
-# fast settings that converge silently on `toy`). Warnings while building them are muffled so
+# (its mc_model calibration), `base` (an ivw baseline), `toy_sites` (`toy` with a column `site`,
+# "a" and "b" in turn), `fits_by` (ncam_by() fits on it by site) and `fast_fit()` (ncam() with
+# small, fast settings that converge silently on `toy`). Warnings while building them are muffled so
 # that they are never taken for the case's own.
 fuzz_prelude <- r"(
 fast_fit <- function(formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = toy, ...) {
@@ -18,6 +19,9 @@ delayedAssign("fit", suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 +
                                            epochs = 10, learn_rate = 0.05, stop_iter = 1, seed = 1,
                                            threads = 1)))
 delayedAssign("cal", suppressWarnings(calibrate(fit, toy[201:300, ], seed = 1, threads = 1)))
+delayedAssign("toy_sites", transform(toy, site = rep(c("a", "b"), 150)))
+delayedAssign("fits_by", suppressWarnings(ncam_by(sensor_0 + sensor_1 ~ x1, toy_sites, by = "site", hidden = 4,
+                                                  epochs = 2, seed = 1, threads = 1)))
 delayedAssign("base", suppressWarnings(
   ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, method = "ivw")))
 )"
