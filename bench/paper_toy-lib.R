@@ -220,15 +220,19 @@ run_conformal <- function(fit, d, split, seed, m = 50) {
 
 # MC-CP (model) for several sample counts m on one fit, with the calibration time.
 run_mc_counts <- function(fit, d, split, seed, counts) {
+  # calibrate() keeps at most max_calibration_scores draws: at the largest m, the first rows of
+  # the (randomly ordered) calibration split that fit, the same rows for every m.
   cal <- d[split == "calibration", ]
+  cal <- cal[seq_len(min(nrow(cal), floor(ncam:::max_calibration_scores / max(counts)))), ]
   test <- d[split == "test", ]
-  do.call(rbind, lapply(counts, function(m) {
+  out <- do.call(rbind, lapply(counts, function(m) {
     t0 <- proc.time()[["elapsed"]]
     cb <- calibrate(fit, cal, method = "mc_model", level = 0.9, m = m, seed = seed, threads = 1L)
     seconds <- proc.time()[["elapsed"]] - t0
     e <- evaluate_fusion(predict(cb, test, threads = 1L), test$truth)
     data.frame(m = m, coverage = e$coverage, width = e$mean_width, seconds = seconds)
   }))
+  structure(out, calibration_rows = nrow(cal))
 }
 
 # Each anchor fit's errors beside its anchor sensor's raw errors on the same test rows, and the

@@ -286,7 +286,7 @@ conf_tab <- do.call(rbind, lapply(conf_methods, function(m) {
 }))
 print_table("Conformal intervals at level 0.9 (test split; calibrated on the calibration split, m = 50)", conf_tab,
             "credible = the fused posterior predictive interval; split uses the true labels of the calibration rows (oracle).")
-print_table(sprintf("MC-CP (model) sample count m (seed %d fit; %d calibration rows)", seeds_main[1], sum(splits[[1]] == "calibration")),
+print_table(sprintf("MC-CP (model) sample count m (seed %d fit; the first %d of its %d calibration rows, as many as m = %d allows)", seeds_main[1], attr(mc, "calibration_rows"), sum(splits[[1]] == "calibration"), max(mc_counts)),
             cbind(format(mc, digits = 4), paper_coverage = paper$mc$coverage, paper_width = paper$mc$width,
                   paper_seconds = paper$mc$seconds))
 
