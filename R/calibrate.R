@@ -221,12 +221,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   }
   method <- match_choice(method, c("mc_model", "split", "mc_empirical", "sensor_anchored"),
                          "method")
-  # Arguments of the draws, which the other methods would silently ignore.
-  unused <- c(if (!missing(m)) "m", if (!is.null(seed)) "seed", if (!missing(correction)) "correction")
-  if (length(unused) && !method %in% c("mc_model", "mc_empirical")) {
-    ncam_abort(c("{.arg {unused}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-                 i = "Leave {cli::qty(length(unused))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."))
-  }
+  refuse_draw_arguments(method, c(if (!missing(m)) "m", if (!is.null(seed)) "seed", if (!missing(correction)) "correction"))
   correction <- match_choice(correction, c("stutz", "ecdf"), "correction")
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
@@ -366,4 +361,13 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
                 n = length(cal_rows)))
   }
   list(scores = mc_scores(draw, post, sd_pred, rows, m), holdout = NULL, n = length(rows))
+}
+
+# Arguments of the draws (`given`: the names of those the user gave), which the methods that draw
+# nothing would silently ignore: an error for them.
+refuse_draw_arguments <- function(method, given, call = parent.frame()) {
+  if (!length(given) || method %in% c("mc_model", "mc_empirical")) return(invisible())
+  ncam_abort(c("{.arg {given}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
+               i = "Leave {cli::qty(length(given))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."),
+             call = call)
 }

@@ -100,12 +100,15 @@ calibrate.ncam_by <- function(object, data, method = NULL, level = 0.9, m = 50, 
     ncam_abort(c("{length(empty)} group{?s} of {.arg object} {?has/have} no row in {.arg data} to calibrate {?its/their} model{?s} on: {shown_labels(object[empty, by, drop = FALSE])}.",
                  i = "Add rows of {cli::qty(length(empty))}{?that group/those groups} to {.arg data}, or calibrate the other groups alone: {.code {others}}."))
   }
+  refuse_draw_arguments(method, c(if (!missing(m)) "m", if (!is.null(seed)) "seed", if (!missing(correction)) "correction"))
   draws <- method %in% c("mc_model", "mc_empirical")
   seeds <- if (draws) group_seeds(resolve_seed(seed), key_strings(key_columns(object[by], "object"))) else
     rep(NA_integer_, nrow(object))
   seeds[-modelled] <- NA_integer_
-  args <- list(method = method, level = level, m = m, reference = reference, threads = threads)
-  if (!missing(correction)) args$correction <- correction  # given, as calibrate() checks it
+  # Only the arguments given reach calibrate(), which refuses draw arguments for other methods.
+  args <- list(method = method, level = level, reference = reference, threads = threads)
+  if (!missing(m)) args$m <- m
+  if (!missing(correction)) args$correction <- correction
   labels <- group_labels(object[by])
   calibrations <- vector("list", nrow(object))
   for (g in modelled) {

@@ -258,7 +258,7 @@ per_group_table <- function(x, summarise, ...) {
 }
 
 # Each group's fit names its rows in its call, as ncam_by()'s `data` expression cut to the group
-# (`subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
+# (`base::subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
 # fitting_data() finds them as for a fit of ncam(): fitted() and update() without data, and
 # calibrate()'s count of calibration rows that trained the fit, work while that data is
 # unchanged (its fingerprint tells). A `data` given as a value (do.call()) names no rows.
@@ -270,8 +270,9 @@ name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
       call("==", as.name(col), if (is.factor(key)) as.character(key) else key)
     })
     fit <- fits[[k]]
-    fit$call$data <- call("subset", data_expr, Reduce(function(a, b) call("&", a, b), conditions),
-                          select = columns)
+    # base::subset, not whichever `subset` the formula's environment sees.
+    fit$call$data <- as.call(list(quote(base::subset), data_expr,
+                                  Reduce(function(a, b) call("&", a, b), conditions), select = columns))
     # The frames that ncam() registered under the fit's key, for data local to a function.
     if (!is.null(fit$data_key)) fit$data_key <- remember_frame(formula_env, fit$call, fit$data_check)
     fits[[k]] <- fit

@@ -48,7 +48,7 @@
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
 #'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
 #'   `object_format` as in [ncam()]. A group's fit names its rows in its call, as `data` cut
-#'   to the group (`subset(d, site == "north", select = <the other columns>)`), and finds them
+#'   to the group (`base::subset(d, site == "north", select = <the other columns>)`), and finds them
 #'   there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
 #'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained
 #'   it, work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not:

@@ -57,8 +57,10 @@ step_of_gaps <- function(gaps) {
   near <- gaps[abs(gaps - centre) < centre / 2]
   if (length(near)) centre <- mean(near)
   # Whole days apart, give or take a clock change (daily samples on an uneven schedule, dates
-  # with gaps): the step is their most common gap, never a mean between them.
-  if (all(abs(gaps - round(gaps / 86400) * 86400) %in% c(0, 3600))) {
+  # with gaps): the step is their most common gap, never a mean between them. Clock changes are
+  # rare: gaps of 23 and 25 hours in turn are no whole days.
+  off_day <- abs(gaps - round(gaps / 86400) * 86400)
+  if (all(off_day %in% c(0, 3600)) && mean(off_day == 0) > 0.5) {
     return(list(step = mode, kind = "regular", centre = centre))
   }
   nominal <- nominal_step(centre)

@@ -95,8 +95,12 @@ test_that("Monte Carlo methods: the same calibrations as group by group by hand,
   anchored <- calibrate(fits, cal_rows, method = "sensor_anchored", level = 0.8)
   expect_identical(anchored$calibration[[1]]$quantile,
                    calibrate(fits$fit[[1]], rows, method = "sensor_anchored", level = 0.8)$quantile)
-  expect_error(calibrate(fits, cal_rows, method = "split", correction = "ecdf"),
-               "Could not calibrate group site = north.*`correction` applies to the Monte Carlo methods")
+  # Arguments of the draws given with a method that draws nothing: one error, not a group's.
+  for (given in list(list(correction = "ecdf"), list(m = 5), list(seed = 1))) {
+    err <- expect_error(do.call(calibrate, c(list(fits, cal_rows, method = "split"), given)),
+                        sprintf("`%s` applies to the Monte Carlo methods", names(given)), class = "ncam_error")
+    expect_no_match(conditionMessage(err), "Could not calibrate group")
+  }
 })
 
 test_that("tidy() and glance() are each group's rows behind its keys", {

@@ -280,3 +280,10 @@ test_that("daily samples on an uneven schedule keep a whole-day step, as dates a
     expect_equal(out$.pred, ref)
   }
 })
+
+test_that("gaps of 23 and 25 hours in turn are not whole days: a 24-hour step, not 23", {
+  # By hand: the gaps wander around one day (mean 86400 s), none of them a whole day.
+  found <- ncam:::step_of_gaps(rep(c(23, 25), 20) * 3600)
+  expect_identical(found$step, 86400)
+  expect_identical(found$centre, mean(rep(c(23, 25), 20) * 3600))
+})
