@@ -190,17 +190,7 @@ glance.ncam_by_calibration <- function(x, ...) per_group_table(x, glance.ncam_ca
 # `by` naming its key columns and a list column `calibration` of calibrations (NULL for a group
 # without a model), one per group.
 check_ncam_by_calibration <- function(object, arg = "object", call = parent.frame()) {
-  check_object_format(object, arg, call)
-  by <- attr(object, "by")
-  calibrations <- if (is.data.frame(object) && "calibration" %in% names(object)) object[["calibration"]]
-  ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(calibrations) &&
-    all(vapply(calibrations, function(cal) is.null(cal) || inherits(cal, "ncam_calibration"), logical(1)))
-  if (!ok) {
-    ncam_abort(c("{.arg {arg}} is not a valid calibration of fits by group.",
-                 i = "It needs its {.code by} attribute, those key columns and a list column {.field calibration} of {.cls ncam_calibration} objects: calibrate the fits of {.fn ncam_by} again."),
-               call = call)
-  }
-  for (cal in calibrations[!vapply(calibrations, is.null, logical(1))]) check_calibration(cal, arg, call)
-  check_unique_groups(object, by, arg, call)
-  invisible(object)
+  check_group_table(object, "calibration", "ncam_calibration", check_calibration, arg, call,
+                    what = "a valid calibration of fits by group",
+                    fix = "It needs its {.code by} attribute, those key columns and a list column {.field calibration} of {.cls ncam_calibration} objects: calibrate the fits of {.fn ncam_by} again.")
 }

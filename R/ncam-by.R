@@ -258,17 +258,21 @@ glance.ncam_by <- function(x, ...) per_group_table(x, glance.ncam, ...)
 # key columns and a list column `fit` of ncam models (NULL for a group not fitted). A list
 # edited by hand or a damaged file gets this error, not a failure inside a method.
 check_ncam_by <- function(object, arg = "object", call = parent.frame()) {
+  check_group_table(object, "fit", "ncam", check_object_format, arg, call,
+                    what = "a valid result of {.fn ncam_by}",
+                    fix = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}.")
+}
+
+# A data frame of groups: attribute `by` naming its key columns, unique keys, and a list column
+# `column` of objects of class `class` (NULL for a group without one), each passing `check_each`.
+check_group_table <- function(object, column, class, check_each, arg, call, what, fix) {
   check_object_format(object, arg, call)
   by <- attr(object, "by")
-  fits <- if (is.data.frame(object) && "fit" %in% names(object)) object[["fit"]]
-  ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(fits) &&
-    all(vapply(fits, function(f) is.null(f) || inherits(f, "ncam"), logical(1)))
-  if (!ok) {
-    ncam_abort(c("{.arg {arg}} is not a valid result of {.fn ncam_by}.",
-                 i = "It needs its {.code by} attribute, those key columns and a list column {.field fit} of {.cls ncam} models: fit it again with {.fn ncam_by}."),
-               call = call)
-  }
-  for (fit in fits[!vapply(fits, is.null, logical(1))]) check_object_format(fit, arg, call)
+  items <- if (is.data.frame(object) && column %in% names(object)) object[[column]]
+  ok <- is.character(by) && length(by) > 0L && all(by %in% names(object)) && is.list(items) &&
+    all(vapply(items, function(item) is.null(item) || inherits(item, class), logical(1)))
+  if (!ok) ncam_abort(c(paste0("{.arg {arg}} is not ", what, "."), i = fix), call = call)
+  for (item in items[!vapply(items, is.null, logical(1))]) check_each(item, arg, call)
   check_unique_groups(object, by, arg, call)
   invisible(object)
 }

@@ -1,16 +1,6 @@
 # calibrate() of fits by group (ncam_by()): each group's fit calibrated on its rows, with the
 # numbers of calibrating the groups one by one; and a group's fit finding its training rows.
 
-# The warnings of `expr`, every one of them, as conditions.
-all_warnings <- function(expr) {
-  caught <- list()
-  withCallingHandlers(expr, warning = function(w) {
-    caught[[length(caught) + 1L]] <<- w
-    invokeRestart("muffleWarning")
-  })
-  caught
-}
-
 # Two sites, rows interleaved; reference readings for "split". Rows 1-600 train, 601-800
 # calibrate, 801-900 test.
 by_cal_fixture <- function() {
@@ -180,7 +170,7 @@ test_that("a group's errors, warnings and messages name the group, classes kept"
   expect_message(calibrate(fits, cal_rows), "Group site = north: 7 rows of `data` without a reference value")
   cal_rows$ref[cal_rows$site == "south"] <- NA
   expect_error(suppressMessages(calibrate(fits, cal_rows)), "Could not calibrate group site = south")
-  caught <- all_warnings(calibrate(fits, d[601:800, ], method = "mc_model", m = 5, seed = 1))
+  caught <- caught_warnings(calibrate(fits, d[601:800, ], method = "mc_model", m = 5, seed = 1))
   expect_length(caught, 2L)
   expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning_label_free_calibration")))
   expect_match(vapply(caught, conditionMessage, ""), "^Group site = (north|south): Method \"mc_model\"")
@@ -200,7 +190,7 @@ test_that("a group's fit finds its training rows: calibration on part of them wa
   expect_identical(conditionMessage(w_group), conditionMessage(w_alone))
   expect_match(conditionMessage(w_group), "300 of the 300 rows of `data` with a reference reading")
   # Through the table of fits, named by group; rows held out of the fit give no warning.
-  caught <- all_warnings(calibrate(fits, rbind(north[1:40, ], d[d$site == "south", ][1:60, ])))
+  caught <- caught_warnings(calibrate(fits, rbind(north[1:40, ], d[d$site == "south", ][1:60, ])))
   expect_true(all(vapply(caught, inherits, logical(1), in_sample)))
   expect_length(caught, 2L)
   expect_match(conditionMessage(caught[[1]]), "^Group site = north: 40 of the 40 rows")

@@ -78,16 +78,6 @@ test_that("a newly classed warning is caught by its class", {
                  class = "ncam_warning_not_identified")
 })
 
-# The warnings `expr` gives, muffled, as conditions.
-caught_warnings <- function(expr) {
-  caught <- list()
-  withCallingHandlers(expr, warning = function(w) {
-    caught[[length(caught) + 1L]] <<- w
-    invokeRestart("muffleWarning")
-  })
-  caught
-}
-
 # Every warning caught has the common class, and among them is one of class `expected`.
 expect_all_ncam_warnings <- function(caught, expected) {
   classes <- lapply(caught, class)
