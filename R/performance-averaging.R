@@ -189,7 +189,7 @@ clock_columns <- function(time, tz) {
   offset[is.na(offset)] <- 0
   day <- as.numeric(as.Date(time, tz = tz))
   days <- unique(day)
-  starts <- as.numeric(day_start(as.Date(c(days, days + 1), origin = "1970-01-01"), tz))
+  starts <- as.numeric(day_start(c(days, days + 1), tz))
   span <- starts[length(days) + seq_along(days)] - starts[seq_along(days)]
   shift <- offset %% 3600
   list(day = day, hour = floor((seconds + shift) / 3600) * 3600 - shift,

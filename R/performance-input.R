@@ -83,7 +83,7 @@ warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
   if (length(daily) < 2L) return(invisible())
   time <- as.POSIXct(time[daily])
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  offset <- obs$time[daily] - as.numeric(day_start(as.Date(obs$day[daily], origin = "1970-01-01"), tz))
+  offset <- obs$time[daily] - as.numeric(day_start(obs$day[daily], tz))
   if (!stamps_off_day_start(offset)) return(invisible())
   zone <- zone_phrase(tz)
   cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone {if (stats::median(offset) > 43200) 'are dated by the day before here' else 'cover days shifted by that much from the days here'}.",

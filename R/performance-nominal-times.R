@@ -59,7 +59,7 @@ time_by_day <- function(frame, tz) {
   alone <- !(duplicated(frame[c("unit", "day")]) |
                duplicated(frame[c("unit", "day")], fromLast = TRUE))
   days <- unique(frame$day[alone])
-  starts <- as.numeric(day_start(as.Date(days, origin = "1970-01-01"), tz))
+  starts <- as.numeric(day_start(days, tz))
   frame$time[alone] <- starts[match(frame$day[alone], days)]
   frame
 }

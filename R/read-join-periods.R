@@ -20,12 +20,14 @@ period_start <- function(time, period) {
     return(as.POSIXct(seconds, origin = "1970-01-01", tz = tz))
   }
   day <- as.numeric(as.Date(format(time, "%Y-%m-%d", tz = tz)))
-  day_start(as.Date(floor(day / period$days) * period$days, origin = "1970-01-01"), tz)
+  day_start(floor(day / period$days) * period$days, tz)
 }
 
-# The first instant of each calendar day in `tz`: local midnight, or where a clock change skips
-# midnight (Santiago, Havana, Beirut) the first time that exists, e.g. 01:00.
+# The first instant of each calendar day in `tz` (`day`: dates, or day numbers since 1970-01-01):
+# local midnight, or where a clock change skips midnight (Santiago, Havana, Beirut) the first
+# time that exists, e.g. 01:00.
 day_start <- function(day, tz) {
+  if (!inherits(day, "Date")) day <- as.Date(day, origin = "1970-01-01")
   start <- as.POSIXct(format(day), tz = tz)
   skipped <- which(!is.na(day) & (is.na(start) | format(start, "%Y-%m-%d", tz = tz) != format(day)))
   if (length(skipped)) {
