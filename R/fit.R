@@ -100,7 +100,7 @@
 #'   `validation = split[fit_rows] == "validation"` (see [split_blocks()]).
 #' @param stop_iter Stop after this many epochs without improvement of the validation NLL (rows'
 #'   NLLs capped at their median plus 10 MADs (`stats::mad()`, scaled to a normal sd): a spike's grows without bound as the model grows
-#'   confident); the best epoch's weights are kept. `0` never stops early.
+#'   confident); the best epoch's weights are kept. `0`, or no validation rows, never stops early.
 #' @param lambda_var Weight of the variance penalty (used for both the prior and the sensors).
 #' @param sigma_y2 Variance of the true value around \eqn{\Theta} (the aleatoric term added to
 #'   the predictive variance), as a fraction of the variance of the anchor's readings on the

@@ -61,7 +61,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
                           if (has_val) sprintf(", val %.4g", val) else "")
       cli::cli_progress_update()
     }
-    if (stop_iter > 0L && since_best >= stop_iter) {
+    # Without validation rows every epoch runs: the training NLL, averaged over minibatches
+    # while the weights move, is too noisy to stop on (it only picks the best epoch).
+    if (has_val && stop_iter > 0L && since_best >= stop_iter) {
       stopped_early <- epoch < epochs
       break
     }

@@ -235,6 +235,20 @@ test_that("early stopping keeps the best epoch's weights and records the history
   expect_true(all(is.finite(h$train_nll)))
 })
 
+test_that("without validation rows every epoch runs and the lowest training NLL picks the weights", {
+  # Review 27: validation = 0 stopped after stop_iter epochs without a lower training NLL,
+  # though the help and the warning say it trains without early stopping.
+  toy <- simulate_toy(n = 1000, seed = 7)
+  for (validation in c(0, 0.0001)) {
+    fit <- suppressWarnings(quick_fit(toy, epochs = 40L, stop_iter = 2L, learn_rate = 0.05, validation = validation),
+                            classes = "ncam_warning_no_validation_rows")
+    expect_identical(fit$epochs_run, 40L)
+    expect_false(fit$stopped_early)
+    expect_identical(nrow(fit$history), 40L)
+    expect_equal(fit$best_epoch, which.min(fit$history$train_nll))
+  }
+})
+
 test_that("parameterizations: unanchored frees every sensor, no_bias fixes them all", {
   toy <- simulate_toy(n = 800, seed = 8)
   un <- quick_fit(toy, anchor = NULL, parameterization = "unanchored")
