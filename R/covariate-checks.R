@@ -353,7 +353,7 @@ same_scale <- function(from, to) {
 
 refuse_readings_without_units <- function(plain, converted, goal, goal_column, call) {
   shown <- paste0(names(converted), " (", converted, ")")
-  ncam_abort(c("{cli::qty(length(plain))}Reading column{?s} {.field {plain}} {?has/have} no units, beside readings converted to {.val {goal}} (the units of {.field {goal_column}}) from other units: {shown}.",
+  ncam_abort(c("{cli::qty(length(plain))}Reading column{?s} {.field {plain}} of {.arg data} {?has/have} no units, beside readings converted to {.val {goal}} (the units of {.field {goal_column}}) from other units: {shown}.",
                x = "{cli::qty(length(plain))}The unit of {?its/their} numbers is not known, so neither is whether {?it matches/they match} the converted readings.",
                i = "{cli::qty(length(plain))}Give {?it/them} the units {?it is/they are} in (with {.fn units::set_units}), or convert every reading column to one unit yourself and give none of them units (with {.fn units::drop_units})."),
              call = call)

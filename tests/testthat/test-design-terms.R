@@ -280,7 +280,7 @@ test_that("reading columns without units are refused beside converted readings, 
   mixed <- d
   mixed$opc <- units::set_units(d$opc / 1000, "mg/m3")
   mixed$ref <- units::set_units(d$ref, "ug/m3")
-  expect_error(fit_in(mixed), paste("pa_a and pa_b have no units, beside readings converted to \"mg/m3\"",
+  expect_error(fit_in(mixed), paste("pa_a and pa_b of `data` have no units, beside readings converted to \"mg/m3\"",
                                     "\\(the units of opc\\) from other units: ref \\(ug/m3\\)"))
   # A change of spelling converts no number: plain columns beside it are taken to be in the unit,
   # and the fit is that of the plain numbers.
@@ -329,7 +329,7 @@ test_that("reading columns without units are refused beside converted readings, 
   # With opc in mg/m3, converted to pa_b's ug/m3, pa_a's numbers could be in either: refused.
   sensors_mixed <- sensors_same
   sensors_mixed$opc <- units::set_units(sensors_same$opc, "mg/m3")
-  expect_error(ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_mixed, "mean"), "pa_a has no units, beside readings converted")
+  expect_error(ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_mixed, "mean"), "pa_a of `data` has no units, beside readings converted")
 })
 
 test_that("factor() of text holding numbers (site codes) is taken as labels; bare, it is refused with the fix", {
