@@ -50,9 +50,14 @@
 #'   without one (as with a `reference`), of the first sensor on the formula's left; if that column
 #'   has none, of the first sensor (then the reference) that has. Estimates are in that unit
 #'   (`fit$units`, named by `print()`), even where the reference was in another, and new data are
-#'   read in it (plain numbers too). Units of another quantity (ppb beside ug/m3) are an error. Sensor and
-#'   reference columns without units beside them are taken to be in it, with warning `ncam_warning_readings_without_units`
-#'   where that matters (readings were converted, or the estimates are on such a column's scale): give them units.
+#'   read in it; plain numbers of new data too, except in a column that was converted (its
+#'   units as given are kept in `attr(fit$units, "given")`): those need units (see
+#'   [predict.ncam()]). Units of another quantity (ppb beside ug/m3) are an error. So are sensor
+#'   or reference columns without units beside readings whose numbers were converted: their unit
+#'   is not known, so neither is whether they match the converted readings; give them units, or
+#'   convert every reading column yourself and give none units. Beside columns with units all in
+#'   one unit, plain ones are taken to be in it (nothing is converted), with warning
+#'   `ncam_warning_readings_without_units` where the estimates are on such a column's scale.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location

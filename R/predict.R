@@ -97,7 +97,11 @@
 #'   a model fitted with `transform = "log"`, as plain numbers; with readings in units (the units
 #'   package), in the one unit [ncam()] converted them to (see its `data`; `fit$units`, named by
 #'   `print(fit)`): with a `reference`, the first sensor's when it has units, not the reference's;
-#'   a reading column without units beside them was taken to be in it. A model fitted with `unit` offsets needs the unit
+#'   a reading column without units beside them was taken to be in it. A column of `newdata` in
+#'   other units than the fit's is converted; plain numbers are taken to be in the fit's units,
+#'   except in a column the fit converted (`opc` given in mg/m3, fused in ug/m3; its units as
+#'   given are `attr(fit$units, "given")`): they could be in either unit, so such a column must
+#'   have units. A model fitted with `unit` offsets needs the unit
 #'   column in `newdata` (see `unit` in [ncam()]); so do [calibrate()] and [predict_chunks()].
 #' @examples
 #' # Three sensors beside a reference monitor for their first four weeks (`colocation`,

@@ -55,6 +55,9 @@ min_offset_units <- 3L
 # `new_unit_variance` (shrunk_offsets()), all in the model's units (log units for
 # transform = "log"). Differences are of the estimate from the low-cost sensors alone.
 estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.frame()) {
+  # The reference in the estimate's units: given in mg/m3 beside sensors in ug/m3, its numbers
+  # as given made every offset minus the estimate.
+  data <- match_units(fit, data, call)
   units <- unit_values(data, unit, "data", call)
   labelled <- rows[!is.na(data[[fit$reference]][rows]) & !is.na(units[rows])]
   post <- ncam_posterior(fit, data[labelled, , drop = FALSE], threads, call = call)

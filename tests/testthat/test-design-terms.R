@@ -247,8 +247,13 @@ test_that("sensors and reference with units are fused in one unit; units of anot
   rows <- 500:720
   expect_equal(predict(fit_mixed, same[rows, ])$.pred, predict(fit_same, same[rows, ])$.pred, tolerance = 1e-5)
   expect_equal(predict(fit_mixed, mixed[rows, ])$.pred, predict(fit_mixed, same[rows, ])$.pred, tolerance = 1e-10)
-  plain <- as.data.frame(lapply(same[rows, ], function(v) if (inherits(v, "units")) as.numeric(v) else v))
+  # Plain numbers of the columns given in the fused unit are read in it; those of opc, given in
+  # ng/m3 and fused in ug/m3, could be in either: refused (test-predict-units.R).
+  plain <- same[rows, ]
+  for (s in c("pa_a", "pa_b")) plain[[s]] <- as.numeric(plain[[s]])
   expect_equal(predict(fit_mixed, plain)$.pred, predict(fit_same, same[rows, ])$.pred, tolerance = 1e-5)
+  plain$opc <- as.numeric(plain$opc)
+  expect_error(predict(fit_mixed, plain), "opc of `newdata` has no units.*\"ng/m3\", converted to \"ug/m3\"")
   ppb <- same
   ppb$opc <- units::set_units(as.numeric(ppb$opc), "ppb")
   expect_error(fit_in(ppb), "opc.*\"ppb\".*cannot be converted to \"ug/m3\", the units of pa_a")
@@ -257,11 +262,11 @@ test_that("sensors and reference with units are fused in one unit; units of anot
   expect_message(base <- ncam_baseline(pa_a + pa_b + opc ~ 1, mixed[1:300, ], "mean"), "opc \\(ng/m3\\)")
   base_same <- ncam_baseline(pa_a + pa_b + opc ~ 1, same[1:300, ], "mean")
   expect_equal(predict(base, mixed[301:320, ]), predict(base_same, same[301:320, ]), tolerance = 1e-12)
-  expect_false(isTRUE(all.equal(predict(base, mixed[301:320, ]),
-                                predict(base, lapply(mixed[301:320, ], as.numeric) |> as.data.frame()))))
+  expect_error(predict(base, lapply(mixed[301:320, ], as.numeric) |> as.data.frame()),
+               "opc of `newdata` has no units.*\"ng/m3\", converted to \"ug/m3\"")
 })
 
-test_that("reading columns without units beside ones with units are taken to be in their unit, with a warning where it matters", {
+test_that("reading columns without units are refused beside converted readings, else taken to be in their unit", {
   skip_if_not_installed("units")
   d <- simulate_colocation(days = 30, seed = 1)
   fit_in <- function(data) {
@@ -270,12 +275,21 @@ test_that("reading columns without units beside ones with units are taken to be 
   }
   rows <- 500:720
   # opc in mg/m3 and the reference in ug/m3 with units, pa_a and pa_b as plain ug/m3 numbers: the
-  # reference goes to opc's mg/m3, 1000 times below pa_a and pa_b, which are taken to be in it.
+  # reference would go to opc's mg/m3, 1000 times below pa_a and pa_b, taken to be in it (the
+  # estimates came out 1000 times the reference's). Their unit is not known: an error.
   mixed <- d
   mixed$opc <- units::set_units(d$opc / 1000, "mg/m3")
   mixed$ref <- units::set_units(d$ref, "ug/m3")
-  expect_warning(fit_in(mixed), "pa_a and pa_b have no units.*taken to be in \"mg/m3\"",
-                 class = "ncam_warning_readings_without_units")
+  expect_error(fit_in(mixed), paste("pa_a and pa_b of `data` have no units, beside readings converted to \"mg/m3\"",
+                                    "\\(the units of opc\\) from other units: ref \\(ug/m3\\)"))
+  # A change of spelling converts no number: plain columns beside it are taken to be in the unit,
+  # and the fit is that of the plain numbers.
+  spelled <- d
+  spelled$opc <- units::set_units(d$opc, "\u00b5g/m3")
+  spelled$ref <- units::set_units(d$ref, "ug/m^3")
+  expect_no_warning(fit_spelled <- fit_in(spelled), class = "ncam_warning_readings_without_units")
+  expect_null(attr(fit_spelled$units, "given"))
+  expect_equal(predict(fit_spelled, d[rows, ])$.pred, predict(fit_in(d), d[rows, ])$.pred, tolerance = 1e-10)
   # Given their units, they are converted with the others to pa_a's ug/m3: the same fit as on
   # numbers converted by hand, and print() says the unit.
   labelled <- mixed
@@ -303,14 +317,19 @@ test_that("reading columns without units beside ones with units are taken to be 
   expect_equal(predict(fit_ref, d[rows, ])$.pred, predict(fit_hand, by_hand[rows, ])$.pred, tolerance = 1e-5)
   # A plain reference beside sensors with units: the estimates, on its scale, are taken to be in theirs.
   plain_ref <- labelled
+  plain_ref$opc <- units::set_units(d$opc, "ug/m3")
   plain_ref$ref <- d$ref
   expect_warning(fit_in(plain_ref), "ref has no units.*taken to be in \"ug/m3\"", class = "ncam_warning_readings_without_units")
-  # Baselines: pa_a is averaged with pa_b and opc converted to pa_b's ug/m3 (the first sensor with units).
-  sensors_mixed <- mixed[1:300, ]
-  sensors_mixed$pa_b <- units::set_units(d$pa_b[1:300], "ug/m3")
-  expect_warning(base <- suppressMessages(ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_mixed, "mean")),
+  # Baselines: pa_a is averaged with pa_b and opc in their ug/m3 (the first sensor with units).
+  sensors_same <- d[1:300, ]
+  for (s in c("pa_b", "opc")) sensors_same[[s]] <- units::set_units(d[[s]][1:300], "ug/m3")
+  expect_warning(base <- ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_same, "mean"),
                  "pa_a has no units.*\"ug/m3\"", class = "ncam_warning_readings_without_units")
-  expect_equal(predict(base, sensors_mixed)$.pred, rowMeans(d[1:300, c("pa_a", "pa_b", "opc")], na.rm = TRUE), tolerance = 1e-10)
+  expect_equal(predict(base, sensors_same)$.pred, rowMeans(d[1:300, c("pa_a", "pa_b", "opc")], na.rm = TRUE), tolerance = 1e-10)
+  # With opc in mg/m3, converted to pa_b's ug/m3, pa_a's numbers could be in either: refused.
+  sensors_mixed <- sensors_same
+  sensors_mixed$opc <- units::set_units(sensors_same$opc, "mg/m3")
+  expect_error(ncam_baseline(pa_a + pa_b + opc ~ 1, sensors_mixed, "mean"), "pa_a of `data` has no units, beside readings converted")
 })
 
 test_that("factor() of text holding numbers (site codes) is taken as labels; bare, it is refused with the fix", {

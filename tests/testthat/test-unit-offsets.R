@@ -285,6 +285,23 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   expect_lt(rmse(predict(fit, later)$.pred), 0.7 * rmse(predict(pooled, later)$.pred))
 })
 
+test_that("a reference in other units than the sensors gives offsets in the estimate's units", {
+  skip_if_not_installed("units")
+  d <- unit_data()
+  in_units <- d
+  for (s in c("s1", "s2")) in_units[[s]] <- units::set_units(d[[s]], "ug/m3")
+  in_units$ref <- units::set_units(d$ref / 1000, "mg/m3")  # converted to the sensors' ug/m3
+  fit <- suppressMessages(unit_fit(in_units, unit = "site"))
+  # By hand, in ug/m3: the reference less the sensors' own estimate, per site. Before, the mg/m3
+  # numbers were taken as they are: every mean difference was about minus the estimate.
+  labelled <- d[!is.na(d$ref), ]
+  alone <- suppressWarnings(predict(fit, transform(in_units[!is.na(d$ref), ], site = NA))$.pred,
+                            classes = "ncam_warning_unknown_unit")
+  means <- tapply(labelled$ref - alone, labelled$site, mean)
+  expect_equal(fit$unit_offsets$table$mean_difference, unname(as.vector(means)), tolerance = 1e-10)
+  expect_gt(max(abs(means)), 1)
+})
+
 test_that("unit needs a reference, reference rows at 3 or more units, and a column that is not a sensor", {
   d <- unit_data()
   expect_error(ncam(s1 + s2 ~ rh, d, unit = "site"), "give `reference` too")
