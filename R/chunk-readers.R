@@ -155,7 +155,7 @@ numbers_from_text <- function(chunk, numeric_columns, path, before) {
     text <- chunk[[col]]
     value <- suppressWarnings(as.numeric(text))
     unread <- which(is.na(value))
-    bad <- unread[!is_missing_number_text(text[unread])]
+    bad <- unread[!is_missing_value_text(text[unread])]
     if (length(bad)) {
       ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + bad[1]} is {.val {text[bad[1]]}}.",
                    i = "The first chunk read it as numbers, which fixes the column types. Write a number there, or leave the field empty for a missing one."),
