@@ -358,7 +358,7 @@ test_that("hexadecimal in a numeric column is refused in every chunk, as the rea
 
 test_that("infinite numbers are refused in every chunk, naming the column, value and data row", {
   fx <- chunk_fixture()
-  # x1 is a covariate of the model; truth a column it does not read.
+  # x1 is a covariate of the model, sensor_2 one of its sensors.
   with_field <- function(lines, row, column, value) {
     fields <- strsplit(lines[row + 1], ",", fixed = TRUE)[[1]]
     fields[match(column, gsub("\"", "", strsplit(lines[1], ",", fixed = TRUE)[[1]]))] <- value
@@ -370,7 +370,7 @@ test_that("infinite numbers are refused in every chunk, naming the column, value
   quoted <- readLines(quoted)
   # Row 2 lies in the first chunk, which fixes the types; row 250 in the second.
   cases <- list(list(plain, 2, "x1", "Inf"), list(plain, 250, "x1", "-Inf"), list(plain, 250, "x1", "inf"),
-                list(plain, 250, "x1", "Infinity"), list(plain, 2, "x1", "1e999"), list(plain, 250, "truth", "-inf"),
+                list(plain, 250, "x1", "Infinity"), list(plain, 2, "x1", "1e999"), list(plain, 250, "sensor_2", "-inf"),
                 list(quoted, 2, "x1", "\"-Infinity\""), list(quoted, 250, "x1", "\"Inf\""))
   for (case in cases) {
     lines <- with_field(case[[1]], case[[2]], case[[3]], case[[4]])
@@ -410,6 +410,43 @@ test_that("infinite numbers are refused in every chunk, naming the column, value
   got <- predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, keep = "truth", reader = with_truth, verbose = FALSE)
   expect_identical(got$truth[250], Inf)
   expect_identical(got$.pred, stats::predict(fx$fit, d)$.pred)
+})
+
+test_that("infinite numbers and hexadecimal text in columns the model does not read never stop it", {
+  fx <- chunk_fixture()
+  d <- utils::read.csv(fx$files[1])
+  # truth is kept, x3 and note are read by no one; rows 2 and 250 lie in the first and second chunk.
+  d$truth[c(2, 250)] <- c(Inf, -Inf)
+  d$x3[250] <- Inf
+  d$note <- 1
+  plain <- file.path(fx$dir, "unread.csv")
+  utils::write.csv(d, plain, row.names = FALSE)
+  lines <- sub(",1$", ",0x1A", readLines(plain))
+  lines[251] <- sub("-Inf", "-infinity", lines[251], fixed = TRUE)
+  expect_identical(utils::read.csv(text = lines)$note[1], 26)
+  expect_identical(utils::read.csv(text = lines)$truth[c(2, 250)], c(Inf, -Inf))
+  expected <- stats::predict(fx$fit, d)$.pred
+  quoted <- file.path(fx$dir, "unread_quoted.csv")
+  utils::write.csv(format(d, digits = 15), quoted, row.names = FALSE)
+  for (ext in c("", ".gz", ".bz2", "quoted")) {
+    path <- if (ext == "quoted") quoted else file.path(fx$dir, paste0("unread.csv", ext))
+    if (ext != "quoted") {
+      con <- switch(ext, .gz = gzfile(path, "w"), .bz2 = bzfile(path, "w"), file(path, "w"))
+      writeLines(lines, con)
+      close(con)
+    }
+    got <- predict_chunks(fx$fit, path, chunk_rows = 128, keep = "truth", verbose = FALSE)
+    expect_identical(got$truth[c(2, 250)], c(Inf, -Inf), info = ext)
+    expect_equal(got$.pred, expected, tolerance = 1e-12, info = ext)
+  }
+  # The same text in x1, a covariate, is still refused, named with its data row.
+  fields <- strsplit(lines[251], ",", fixed = TRUE)[[1]]
+  fields[3] <- "-infinity"
+  lines[251] <- paste(fields, collapse = ",")
+  writeLines(lines, plain)
+  expect_error(predict_chunks(fx$fit, plain, chunk_rows = 128, keep = "truth", verbose = FALSE),
+               "Column x1 of .*unread.csv.* is not a finite number: data row 250 is \"-infinity\"",
+               class = "ncam_chunk_not_numeric")
 })
 
 test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {
