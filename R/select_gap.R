@@ -269,6 +269,10 @@ gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   if (length(spacing) < 2L) {
     ncam_abort("{.arg date} needs at least 3 distinct times.", call = call)
   }
+  # The median spacing, not the time step of sensor_performance() and join_reference()
+  # (step_of_gaps()), which counts records per hour or day: its most common gap of a few
+  # irregular times is any one of them (the smallest when all differ), a grid step far too
+  # short for the other times.
   step <- stats::median(whole_second_gaps(spacing))
   cell <- round((secs - secs[1]) / step)
   # A new grid point wherever the group or the cell changes; average within.
