@@ -381,6 +381,13 @@ bind_parts <- function(parts) {
   if (length(parts) == 0L) return(tibble::tibble())
   columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
     pieces <- unname(lapply(parts, function(p) p[[col]]))
+    # A chunk missing a column throughout may hold it as logical NA: such pieces take the class
+    # of the others, as c() of NA and dates would give numbers.
+    blank <- vapply(pieces, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    if (any(blank) && !all(blank)) {
+      typed <- pieces[!blank][[1]]
+      pieces[blank] <- lapply(pieces[blank], function(v) typed[rep(NA_integer_, length(v))])
+    }
     # c() of a factor and text would give the factor's codes: such a column becomes text.
     factors <- vapply(pieces, is.factor, logical(1))
     if (any(factors) && !all(factors)) pieces <- lapply(pieces, function(v) if (is.factor(v)) as.character(v) else v)

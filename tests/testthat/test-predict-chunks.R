@@ -255,6 +255,28 @@ test_that("NaN in a CSV file is a missing value in every chunk, quoted or not, a
   }
 })
 
+test_that("kept dates and times stay dates and times when a chunk has none", {
+  fx <- chunk_fixture()
+  first <- fx$toy[1:128, ]
+  second <- fx$toy[129:300, ]
+  # Missing throughout the first chunk, as logical NA; dates and local times in the second.
+  first$day <- NA
+  first$time <- NA
+  second$day <- as.Date("2024-03-30") + seq_len(nrow(second))
+  second$time <- as.POSIXct("2024-03-31 01:30", tz = "Europe/Paris") + 3600 * seq_len(nrow(second))
+  parts <- list(first, second)
+  i <- 0
+  got <- predict_chunks(fx$fit, function() if ((i <<- i + 1) <= 2) parts[[i]], keep = c("day", "time"),
+                        verbose = FALSE)
+  expect_s3_class(got$day, "Date")
+  expect_identical(format(got$day[c(128, 129, 300)]), c(NA, "2024-03-31", "2024-09-18"))
+  expect_s3_class(got$time, "POSIXct")
+  # 01:30 CET plus an hour is 03:30 CEST (the clocks go forward at 02:00), 01:30 UTC.
+  expect_identical(as.numeric(got$time[129]), as.numeric(as.POSIXct("2024-03-31 01:30", tz = "UTC")))
+  expect_true(all(is.na(got$day[1:128])) && all(is.na(got$time[1:128])))
+  expect_equal(got$.pred, stats::predict(fx$fit, fx$toy[1:300, ])$.pred, tolerance = 1e-6)
+})
+
 test_that("a generator that returns no chunk gives the columns of a prediction with no rows", {
   fx <- chunk_fixture()
   want <- stats::predict(fx$fit, fx$toy[0, ], interval = "credible")
