@@ -211,11 +211,20 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
   }
 }
 
-# The columns predict() reads, with the arguments `predict_args`: the sensors, the variables of
-# the covariates and, with `use_reference = TRUE`, the reference.
+# The columns predict() reads as numbers, with the arguments `predict_args`: the sensors, the
+# variables of the covariates and, with `use_reference = TRUE`, the reference.
 columns_predict_reads <- function(object, predict_args) {
   model <- if (inherits(object, "ncam_calibration")) object$model else object
   c(model$sensors, model_columns(model$terms), if (isTRUE(predict_args$use_reference)) model$reference)
+}
+
+# The `strict` columns of csv_chunks() for a task of predict_chunks(): infinite numbers in those
+# predict() reads as numbers; hexadecimal text there, in the unit column of a fit with unit
+# offsets (a code read as a number would be an unknown unit) and in the kept columns.
+strict_csv_columns <- function(task) {
+  model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
+  read <- columns_predict_reads(task$object, task$predict_args)
+  list(finite = read, decimal = c(read, model$unit_offsets$unit, task$keep))
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet

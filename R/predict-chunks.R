@@ -33,10 +33,10 @@
 #'   empty throughout a chunk is read as missing numbers.
 #'   Infinite numbers (`Inf`, `-inf`, `Infinity`, `1e999`) in a column the model reads (its
 #'   sensors, the variables of its covariates, the reference with `use_reference = TRUE`), and
-#'   hexadecimal text such as `0x1A`, which read.csv() reads as 26, there and in the `keep`
-#'   columns, are an error naming the column, the value and its data row, as in the package's
-#'   readers. Other columns are read as read.csv() reads them and never stop a prediction (a
-#'   kept column passes `Inf` through). The `keep`
+#'   hexadecimal text such as `0x1A`, which read.csv() reads as 26, there, in the `unit` column
+#'   of a fit with unit offsets and in the `keep` columns, are an error naming the column, the
+#'   value and its data row, as in the package's readers. Other columns are read as read.csv()
+#'   reads them and never stop a prediction (a kept column passes `Inf` through). The `keep`
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
@@ -207,8 +207,7 @@ score_file_block <- function(task) {
 }
 
 score_one_file <- function(path, out, task) {
-  read <- columns_predict_reads(task$object, task$predict_args)
-  chunks <- open_chunks(path, task$chunk_rows, task$reader, list(finite = read, decimal = c(read, task$keep)))
+  chunks <- open_chunks(path, task$chunk_rows, task$reader, strict_csv_columns(task))
   on.exit(chunks$close(), add = TRUE)
   part <- if (!is.null(out)) part_output(out)
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)

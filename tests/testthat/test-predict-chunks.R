@@ -471,6 +471,28 @@ test_that("infinite numbers and hexadecimal text in columns the model does not r
                class = "ncam_chunk_not_numeric")
 })
 
+test_that("hexadecimal unit codes are refused in the unit column of a fit with unit offsets", {
+  withr::local_seed(4)
+  sites <- c("0x1A", "0x2B", "0x3C")
+  d <- do.call(rbind, lapply(seq_along(sites), function(k) {
+    truth <- stats::rlnorm(100, log(10), 0.4)
+    data.frame(site = sites[k], rh = stats::runif(100, 30, 90), s1 = truth + k + stats::rnorm(100),
+               s2 = truth + k + stats::rnorm(100), ref = ifelse(1:100 <= 40, truth + stats::rnorm(100, sd = 0.3), NA))
+  }))
+  fit <- suppressWarnings(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "site", hidden = 4L, epochs = 5L,
+                               seed = 1, threads = 1))
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "sites.csv")
+  utils::write.csv(d, path, row.names = FALSE, quote = FALSE)
+  # read.csv() reads 0x1A as 26, a unit the fit does not know: its offset would be lost.
+  expect_identical(utils::read.csv(path)$site[1], 26)
+  expect_error(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE),
+               "Column site of .*sites.csv.* is not numeric: data row 1 is \"0x1A\"", class = "ncam_chunk_not_numeric")
+  got <- predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE,
+                        reader = function(p) utils::read.csv(p, colClasses = c(site = "character")))
+  expect_equal(got$.pred, stats::predict(fit, d)$.pred, tolerance = 1e-12)
+})
+
 test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {
   fx <- chunk_fixture()
   d <- utils::read.csv(fx$files[1])
