@@ -3,13 +3,15 @@
 
 # Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
 # the file read so far (0 when unknown, as for compressed files), close() frees the file.
-open_chunks <- function(path, chunk_rows, reader) {
+# `strict`: the columns where a CSV file's infinite numbers (`finite`) and hexadecimal text
+# (`decimal`) are an error (see csv_chunks()).
+open_chunks <- function(path, chunk_rows, reader, strict) {
   chunks <- if (!is.null(reader)) {
     whole_file_chunks(path, chunk_rows, reader)
   } else if (grepl("\\.parquet$", path, ignore.case = TRUE)) {
     parquet_chunks(path, chunk_rows)
   } else {
-    csv_chunks(path, chunk_rows)
+    csv_chunks(path, chunk_rows, strict)
   }
   # read.csv() reads "NaN" as NaN, and so may a reader; downstream, NA is the missing value.
   next_chunk <- chunks$next_chunk
@@ -24,7 +26,11 @@ nan_as_na <- function(chunk) {
   chunk
 }
 
-csv_chunks <- function(path, chunk_rows) {
+# Infinite numbers are refused in the columns predict() reads (`strict$finite`), as it refuses
+# them, but with the value and row as written; hexadecimal text, which read.csv() reads as a number
+# ("0x1A" as 26), there and in the kept columns (`strict$decimal`), which it would silently
+# change. Other columns are read as read.csv() reads them: they are not the model's business.
+csv_chunks <- function(path, chunk_rows, strict) {
   con <- file(path, "r")  # also reads gzip, bzip2 and xz files
   header <- sub("^\xef\xbb\xbf", "", readLines(con, n = 1L, warn = FALSE), useBytes = TRUE)
   if (!length(header) || !nzchar(trimws(header))) {
@@ -82,14 +88,15 @@ csv_chunks <- function(path, chunk_rows) {
     }
     if (!as_text) {
       text <- readBin(twin, "raw", seek(con) - start)
-      infinite <- any(vapply(chunk, function(v) is.double(v) && any(is.infinite(v)), logical(1)))
+      finite <- chunk[intersect(strict$finite, names(chunk))]
+      infinite <- any(vapply(finite, function(v) is.double(v) && any(is.infinite(v)), logical(1)))
       as_text <- infinite || length(grepRaw("0x", text, fixed = TRUE)) + length(grepRaw("0X", text, fixed = TRUE)) > 0L
       if (as_text) {
         text_con <- textConnection(rawToChar(text))
         chunk <- tryCatch(read_rows(text_con, "character"), finally = close(text_con))
       }
     }
-    if (as_text) chunk <- types_from_text(chunk, classes, path, rows_read)
+    if (as_text) chunk <- types_from_text(chunk, classes, path, rows_read, strict)
     chunk <- logicals_from_text(chunk, names(classes)[classes %in% "logical"], chunk_rows, rows_read)
     rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
@@ -114,16 +121,16 @@ csv_chunks <- function(path, chunk_rows) {
 
 # A chunk read all as text, typed as read.csv() would have typed it: columns of no type yet (all
 # of the first chunk's) by utils::type.convert(), those the first chunk fixed as numbers by
-# numbers_from_text(); hexadecimal and infinite numbers are refused in both (`before` rows
-# precede the chunk).
-types_from_text <- function(chunk, classes, path, before) {
+# numbers_from_text(); hexadecimal and infinite numbers are refused in both, in the `strict`
+# columns of csv_chunks() (`before` rows precede the chunk).
+types_from_text <- function(chunk, classes, path, before, strict) {
   untyped <- if (identical(classes, NA)) names(chunk) else names(classes)[is.na(classes)]
   for (col in untyped) {
     value <- utils::type.convert(chunk[[col]], as.is = TRUE, na.strings = character())
-    if (is.numeric(value)) refuse_unreadable_numbers(chunk[[col]], value, col, path, before)
+    if (is.numeric(value)) refuse_unreadable_numbers(chunk[[col]], value, col, path, before, strict)
     chunk[[col]] <- value
   }
-  numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path, before)
+  numbers_from_text(chunk, names(classes)[classes %in% "numeric"], path, before, strict)
 }
 
 # Columns that the first chunk fixed as logical (a text column whose first chunk held only T,
@@ -148,20 +155,21 @@ logicals_from_text <- function(chunk, logical_columns, chunk_rows, before) {
 }
 
 # Columns read as text that the first chunk had as numbers, converted as read.csv() would (an
-# empty field, spaces, NA and NaN are missing), but for hexadecimal and infinite numbers, which
-# the readers refuse too; other text that is not a number is an error rather than a silent NA.
-numbers_from_text <- function(chunk, numeric_columns, path, before) {
+# empty field, spaces, NA and NaN are missing), but for hexadecimal and infinite numbers in the
+# `strict` columns, which the readers refuse too; other text that is not a number is an error
+# rather than a silent NA.
+numbers_from_text <- function(chunk, numeric_columns, path, before, strict) {
   for (col in numeric_columns) {
     text <- chunk[[col]]
     value <- suppressWarnings(as.numeric(text))
     unread <- which(is.na(value))
-    bad <- unread[!is_missing_number_text(text[unread])]
+    bad <- unread[!is_missing_value_text(text[unread])]
     if (length(bad)) {
       ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + bad[1]} is {.val {text[bad[1]]}}.",
                    i = "The first chunk read it as numbers, which fixes the column types. Write a number there, or leave the field empty for a missing one."),
                  class = "ncam_chunk_not_numeric", call = NULL)
     }
-    refuse_unreadable_numbers(text, value, col, path, before)
+    refuse_unreadable_numbers(text, value, col, path, before, strict)
     value[unread] <- NA
     chunk[[col]] <- value
   }
@@ -170,21 +178,21 @@ numbers_from_text <- function(chunk, numeric_columns, path, before) {
 
 # as.numeric(), scan() and type.convert() read hexadecimal ("0x1A" as 26), in which no reading
 # is written, and "Inf", "-inf", "Infinity" or 1e999 as infinite, which no reading is and
-# predict() refuses: an error naming the column, the value and its data row, as the readers give.
-refuse_unreadable_numbers <- function(text, value, col, path, before) {
+# predict() refuses: in the `strict` columns of csv_chunks(), an error naming the column, the
+# value and its data row, as the readers give.
+refuse_unreadable_numbers <- function(text, value, col, path, before, strict) {
   written <- if (make.names(col) == col) col else paste0("`", col, "`")
-  as_text <- "read it as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}"
   # Of the letters R reads in numbers (e, Inf, NaN, hexadecimal digits), only hexadecimal has x.
-  hex <- which(!is.na(value) & grepl("[xX]", text, perl = TRUE))
+  hex <- if (col %in% strict$decimal) which(!is.na(value) & grepl("[xX]", text, perl = TRUE)) else integer()
   if (length(hex)) {
     ncam_abort(c("Column {.field {col}} of {.file {path}} is not numeric: data row {before + hex[1]} is {.val {text[hex[1]]}}.",
-                 i = paste0("Hexadecimal text is not read as a number, as in ncam's readers ({.fn utils::read.csv} reads it as {value[hex[1]]}). If the column holds codes, ", as_text, ".")),
+                 i = "Hexadecimal text is not read as a number, as in ncam's readers ({.fn utils::read.csv} reads it as {value[hex[1]]}). If the column holds codes, read it as text with {.code reader = function(p) utils::read.csv(p, colClasses = c({written} = \"character\"))}."),
                class = "ncam_chunk_not_numeric", call = NULL)
   }
-  infinite <- which(is.infinite(value))
+  infinite <- if (col %in% strict$finite) which(is.infinite(value)) else integer()
   if (length(infinite)) {
     ncam_abort(c("Column {.field {col}} of {.file {path}} is not a finite number: data row {before + infinite[1]} is {.val {text[infinite[1]]}}{if (length(infinite) > 1) paste0(' (', length(infinite), ' such rows in this chunk)')}.",
-                 i = paste0("{.fn utils::read.csv} reads it as {value[infinite[1]]}, which is not a reading: ncam's readers refuse it, and {.fn predict} refuses infinite readings and covariates. Write the reading there, or leave the field empty for a missing one; if the column is not one the model reads, ", as_text, ".")),
+                 i = "{.fn utils::read.csv} reads it as {value[infinite[1]]}, which is not a reading: the model reads this column, and {.fn predict} refuses infinite readings and covariates. Write the reading there, or leave the field empty for a missing one."),
                class = "ncam_chunk_not_numeric", call = NULL)
   }
 }
@@ -193,9 +201,7 @@ refuse_unreadable_numbers <- function(text, value, col, path, before) {
 # is read), in the columns predict() reads: it refuses them too, but names the row within the
 # chunk; this names the row of the input. `first_row` is the input row of the chunk's first.
 refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, source) {
-  model <- if (inherits(object, "ncam_calibration")) object$model else object
-  read <- c(model$sensors, model_columns(model$terms), if (isTRUE(predict_args$use_reference)) model$reference)
-  for (col in intersect(read, names(chunk))) {
+  for (col in intersect(columns_predict_reads(object, predict_args), names(chunk))) {
     infinite <- if (is.double(chunk[[col]])) which(is.infinite(chunk[[col]])) else integer()
     if (length(infinite) == 0L) next
     value <- as.double(chunk[[col]][infinite[1]])
@@ -203,6 +209,22 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
                  i = "{.fn predict} refuses infinite readings and covariates. Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
                class = "ncam_chunk_not_numeric", call = NULL)
   }
+}
+
+# The columns predict() reads as numbers, with the arguments `predict_args`: the sensors, the
+# variables of the covariates and, with `use_reference = TRUE`, the reference.
+columns_predict_reads <- function(object, predict_args) {
+  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  c(model$sensors, model_columns(model$terms), if (isTRUE(predict_args$use_reference)) model$reference)
+}
+
+# The `strict` columns of csv_chunks() for a task of predict_chunks(): infinite numbers in those
+# predict() reads as numbers; hexadecimal text there, in the unit column of a fit with unit
+# offsets (a code read as a number would be an unknown unit) and in the kept columns.
+strict_csv_columns <- function(task) {
+  model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
+  read <- columns_predict_reads(task$object, task$predict_args)
+  list(finite = read, decimal = c(read, model$unit_offsets$unit, task$keep))
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet

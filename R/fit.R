@@ -271,49 +271,6 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit
 }
 
-# ncam()'s checks of the arguments that need no data, one per argument, in the order ncam()
-# applies them; each returns the value as ncam() uses it. ncam_by() applies them once to the
-# arguments it hands to every group's fit, where an error would repeat in each group.
-fit_argument_rules <- list(
-  parameterization = function(x, call) match_choice(x, parameterizations, "parameterization", call = call),
-  transform = function(x, call) match_choice(x, c("none", "log"), "transform", call = call),
-  control = function(x, call) check_control(x, call = call),
-  verbose = function(x, call) check_flag(x, "verbose", call = call),
-  epochs = function(x, call) check_number(x, "epochs", min = 1, max = 1e6, integer = TRUE, call = call),
-  stop_iter = function(x, call) check_number(x, "stop_iter", min = 0, max = 1e6, integer = TRUE, call = call),
-  lambda_var = function(x, call) check_number(x, "lambda_var", min = 0, call = call),
-  sigma_y2 = function(x, call) check_number(x, "sigma_y2", min = 0, call = call),
-  # The optimiser's settings are checked where they are made.
-  learn_rate = function(x, call) new_adam_settings(learn_rate = x, call = call)$learn_rate,
-  batch_size = function(x, call) new_adam_settings(batch_size = x, call = call)$batch_size,
-  hidden = function(x, call) {
-    check_hidden(x, call = call)
-    x
-  },
-  unit = function(x, call) {
-    if (!is.null(x)) check_string(x, "unit", call = call)
-    x
-  },
-  threads = function(x, call) resolve_threads(x, call = call),
-  seed = function(x, call) resolve_seed(x, call = call)
-)
-
-# `args` (a named list of arguments of ncam()) with each argument that has a rule checked and
-# resolved by it; errors name `call`.
-check_fit_arguments <- function(args, call) {
-  for (arg in intersect(names(fit_argument_rules), names(args))) {
-    args[arg] <- list(fit_argument_rules[[arg]](args[[arg]], call))
-  }
-  args
-}
-
-check_fit_formula <- function(formula, call = parent.frame()) {
-  if (!inherits(formula, "formula") || length(formula) != 3L) {
-    ncam_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.",
-               call = call)
-  }
-}
-
 # The sensors on the left of `formula`, which must be distinct columns of `data` and at least
 # two unless there is a `reference`.
 fit_sensors <- function(formula, data, reference, call = parent.frame()) {

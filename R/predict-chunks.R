@@ -31,9 +31,12 @@
 #'   numbers, also where quotes first appear in a later chunk of an uncompressed file; a
 #'   compressed file must quote its numbers from its first line or not at all); a column
 #'   empty throughout a chunk is read as missing numbers.
-#'   Hexadecimal text such as `0x1A`, which read.csv() reads as 26, and infinite numbers
-#'   (`Inf`, `-inf`, `Infinity`, `1e999`), are an error in any numeric column, naming the
-#'   column, the value and its data row, as in the package's readers. The `keep`
+#'   Infinite numbers (`Inf`, `-inf`, `Infinity`, `1e999`) in a column the model reads (its
+#'   sensors, the variables of its covariates, the reference with `use_reference = TRUE`), and
+#'   hexadecimal text such as `0x1A`, which read.csv() reads as 26, there, in the `unit` column
+#'   of a fit with unit offsets and in the `keep` columns, are an error naming the column, the
+#'   value and its data row, as in the package's readers. Other columns are read as read.csv()
+#'   reads them and never stop a prediction (a kept column passes `Inf` through). The `keep`
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
@@ -204,7 +207,7 @@ score_file_block <- function(task) {
 }
 
 score_one_file <- function(path, out, task) {
-  chunks <- open_chunks(path, task$chunk_rows, task$reader)
+  chunks <- open_chunks(path, task$chunk_rows, task$reader, strict_csv_columns(task))
   on.exit(chunks$close(), add = TRUE)
   part <- if (!is.null(out)) part_output(out)
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
@@ -377,6 +380,13 @@ bind_parts <- function(parts) {
   if (length(parts) == 0L) return(tibble::tibble())
   columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
     pieces <- unname(lapply(parts, function(p) p[[col]]))
+    # A chunk missing a column throughout may hold it as logical NA: such pieces take the class
+    # of the others, as c() of NA and dates would give numbers.
+    blank <- vapply(pieces, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    if (any(blank) && !all(blank)) {
+      typed <- pieces[!blank][[1]]
+      pieces[blank] <- lapply(pieces[blank], function(v) typed[rep(NA_integer_, length(v))])
+    }
     # c() of a factor and text would give the factor's codes: such a column becomes text.
     factors <- vapply(pieces, is.factor, logical(1))
     if (any(factors) && !all(factors)) pieces <- lapply(pieces, function(v) if (is.factor(v)) as.character(v) else v)

@@ -158,7 +158,7 @@ drop_repeated_rows <- function(raw, keys, label, call = parent.frame()) {
 # line that does not. Spaces name nothing, and neither do NA and NaN (pandas writes a missing ID
 # as NaN), which would otherwise become an ID of their own.
 check_filled <- function(raw, col, label, call = parent.frame()) {
-  missing <- which(is_missing_number_text(raw[[col]]))
+  missing <- which(is_missing_value_text(raw[[col]]))
   if (length(missing) == 0L) return(invisible())
   row <- missing[1]
   text <- raw[[col]][row]
@@ -184,7 +184,7 @@ as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   if (inherits(x, "integer64")) return(integer64_to_double(x, col, call))
   if (is.numeric(x)) return(replace(as.double(x), is.nan(x), NA))
   out <- decimal_numbers(x)
-  bad <- which((is.na(out) & !is_missing_number_text(x)) | is.infinite(out))
+  bad <- which((is.na(out) & !is_missing_value_text(x)) | is.infinite(out))
   if (length(bad) > 0L) {
     ncam_abort("Column {.val {col}} of {.file {path}} is not numeric: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
                call = call)
@@ -192,10 +192,11 @@ as_number <- function(x, col, path, lines = NULL, call = parent.frame()) {
   out
 }
 
-# Text that read.csv() reads as a missing number: NA, an empty field or spaces alone, and NaN in
-# any case or sign ("NaN" from MATLAB, "nan" from numpy). Readers return NA for all of them:
-# downstream, NA is the missing value.
-is_missing_number_text <- function(text) {
+# Whether each text stands for a missing value, in a numeric column or an ID column alike: NA,
+# an empty field or spaces alone, and NaN in any case or sign ("NaN" from MATLAB, "nan" from
+# numpy, a missing ID from pandas). Readers return NA for all of them: downstream, NA is the
+# missing value.
+is_missing_value_text <- function(text) {
   text <- trimws(text)
   is.na(text) | !nzchar(text) | text == "NA" | grepl("^[+-]?nan$", text, ignore.case = TRUE)
 }

@@ -155,7 +155,7 @@ senseurcity_colocated <- function(dir, call) {
   # An ID of spaces, NA or NaN names no box.
   box <- lapply(c(lcs1 = "lcs1_id", lcs2 = "lcs2_id"), function(col) {
     id <- trimws(raw[[col]])
-    id[is_missing_number_text(id)] <- NA_character_
+    id[is_missing_value_text(id)] <- NA_character_
     id
   })
   pm25 <- lapply(c(lcs1 = "lcs1_pm25", lcs2 = "lcs2_pm25"), num)

@@ -112,8 +112,7 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
   secs <- NULL
   if (!is.null(date)) {
     if (length(date) != nrow(x)) {
-      ncam_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has
-                      {nrow(x)} row{?s}.")
+      ncam_abort("{.arg date} has {length(date)} element{?s} but {.arg residuals} has {nrow(x)} row{?s}.")
     }
     secs <- date_seconds(date, "date")
   }
@@ -238,11 +237,12 @@ gap_group_codes <- function(group, n, call = parent.frame()) {
   match(group, unique(group))
 }
 
-# The rows of `x` as series on a regular grid, sorted by group then grid
-# index `cell`: without times a group's rows in order; with times (seconds)
-# the nearest point of a grid whose step is the median spacing of the distinct
-# times within groups, averaging rows that share a grid point. Only occupied
-# grid points are kept, so a sparse time axis costs nothing here.
+# The rows of `x` as series on a regular grid, sorted by group then grid index `cell`: without
+# times a group's rows in order; with times (seconds) the nearest point of a grid whose step is
+# the median spacing of the distinct times within groups, averaging rows that share a grid point.
+# Not step_of_gaps(), the step sensor_performance() counts records by: its most common gap of a
+# few irregular times is any one of them (the smallest when all differ), a far too short step.
+# Only occupied grid points are kept, so a sparse time axis costs nothing here.
 gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   ord <- if (is.null(secs)) order(group) else order(group, secs)
   group <- group[ord]

@@ -255,6 +255,28 @@ test_that("NaN in a CSV file is a missing value in every chunk, quoted or not, a
   }
 })
 
+test_that("kept dates and times stay dates and times when a chunk has none", {
+  fx <- chunk_fixture()
+  first <- fx$toy[1:128, ]
+  second <- fx$toy[129:300, ]
+  # Missing throughout the first chunk, as logical NA; dates and local times in the second.
+  first$day <- NA
+  first$time <- NA
+  second$day <- as.Date("2024-03-30") + seq_len(nrow(second))
+  second$time <- as.POSIXct("2024-03-31 01:30", tz = "Europe/Paris") + 3600 * seq_len(nrow(second))
+  parts <- list(first, second)
+  i <- 0
+  got <- predict_chunks(fx$fit, function() if ((i <<- i + 1) <= 2) parts[[i]], keep = c("day", "time"),
+                        verbose = FALSE)
+  expect_s3_class(got$day, "Date")
+  expect_identical(format(got$day[c(128, 129, 300)]), c(NA, "2024-03-31", "2024-09-18"))
+  expect_s3_class(got$time, "POSIXct")
+  # 01:30 CET plus an hour is 03:30 CEST (the clocks go forward at 02:00), 01:30 UTC.
+  expect_identical(as.numeric(got$time[129]), as.numeric(as.POSIXct("2024-03-31 01:30", tz = "UTC")))
+  expect_true(all(is.na(got$day[1:128])) && all(is.na(got$time[1:128])))
+  expect_equal(got$.pred, stats::predict(fx$fit, fx$toy[1:300, ])$.pred, tolerance = 1e-6)
+})
+
 test_that("a generator that returns no chunk gives the columns of a prediction with no rows", {
   fx <- chunk_fixture()
   want <- stats::predict(fx$fit, fx$toy[0, ], interval = "credible")
@@ -358,7 +380,7 @@ test_that("hexadecimal in a numeric column is refused in every chunk, as the rea
 
 test_that("infinite numbers are refused in every chunk, naming the column, value and data row", {
   fx <- chunk_fixture()
-  # x1 is a covariate of the model; truth a column it does not read.
+  # x1 is a covariate of the model, sensor_2 one of its sensors.
   with_field <- function(lines, row, column, value) {
     fields <- strsplit(lines[row + 1], ",", fixed = TRUE)[[1]]
     fields[match(column, gsub("\"", "", strsplit(lines[1], ",", fixed = TRUE)[[1]]))] <- value
@@ -370,7 +392,7 @@ test_that("infinite numbers are refused in every chunk, naming the column, value
   quoted <- readLines(quoted)
   # Row 2 lies in the first chunk, which fixes the types; row 250 in the second.
   cases <- list(list(plain, 2, "x1", "Inf"), list(plain, 250, "x1", "-Inf"), list(plain, 250, "x1", "inf"),
-                list(plain, 250, "x1", "Infinity"), list(plain, 2, "x1", "1e999"), list(plain, 250, "truth", "-inf"),
+                list(plain, 250, "x1", "Infinity"), list(plain, 2, "x1", "1e999"), list(plain, 250, "sensor_2", "-inf"),
                 list(quoted, 2, "x1", "\"-Infinity\""), list(quoted, 250, "x1", "\"Inf\""))
   for (case in cases) {
     lines <- with_field(case[[1]], case[[2]], case[[3]], case[[4]])
@@ -410,6 +432,65 @@ test_that("infinite numbers are refused in every chunk, naming the column, value
   got <- predict_chunks(fx$fit, fx$files[1], chunk_rows = 128, keep = "truth", reader = with_truth, verbose = FALSE)
   expect_identical(got$truth[250], Inf)
   expect_identical(got$.pred, stats::predict(fx$fit, d)$.pred)
+})
+
+test_that("infinite numbers and hexadecimal text in columns the model does not read never stop it", {
+  fx <- chunk_fixture()
+  d <- utils::read.csv(fx$files[1])
+  # truth is kept, x3 and note are read by no one; rows 2 and 250 lie in the first and second chunk.
+  d$truth[c(2, 250)] <- c(Inf, -Inf)
+  d$x3[250] <- Inf
+  d$note <- 1
+  plain <- file.path(fx$dir, "unread.csv")
+  utils::write.csv(d, plain, row.names = FALSE)
+  lines <- sub(",1$", ",0x1A", readLines(plain))
+  lines[251] <- sub("-Inf", "-infinity", lines[251], fixed = TRUE)
+  expect_identical(utils::read.csv(text = lines)$note[1], 26)
+  expect_identical(utils::read.csv(text = lines)$truth[c(2, 250)], c(Inf, -Inf))
+  expected <- stats::predict(fx$fit, d)$.pred
+  quoted <- file.path(fx$dir, "unread_quoted.csv")
+  utils::write.csv(format(d, digits = 15), quoted, row.names = FALSE)
+  for (ext in c("", ".gz", ".bz2", "quoted")) {
+    path <- if (ext == "quoted") quoted else file.path(fx$dir, paste0("unread.csv", ext))
+    if (ext != "quoted") {
+      con <- switch(ext, .gz = gzfile(path, "w"), .bz2 = bzfile(path, "w"), file(path, "w"))
+      writeLines(lines, con)
+      close(con)
+    }
+    got <- predict_chunks(fx$fit, path, chunk_rows = 128, keep = "truth", verbose = FALSE)
+    expect_identical(got$truth[c(2, 250)], c(Inf, -Inf), info = ext)
+    expect_equal(got$.pred, expected, tolerance = 1e-12, info = ext)
+  }
+  # The same text in x1, a covariate, is still refused, named with its data row.
+  fields <- strsplit(lines[251], ",", fixed = TRUE)[[1]]
+  fields[3] <- "-infinity"
+  lines[251] <- paste(fields, collapse = ",")
+  writeLines(lines, plain)
+  expect_error(predict_chunks(fx$fit, plain, chunk_rows = 128, keep = "truth", verbose = FALSE),
+               "Column x1 of .*unread.csv.* is not a finite number: data row 250 is \"-infinity\"",
+               class = "ncam_chunk_not_numeric")
+})
+
+test_that("hexadecimal unit codes are refused in the unit column of a fit with unit offsets", {
+  withr::local_seed(4)
+  sites <- c("0x1A", "0x2B", "0x3C")
+  d <- do.call(rbind, lapply(seq_along(sites), function(k) {
+    truth <- stats::rlnorm(100, log(10), 0.4)
+    data.frame(site = sites[k], rh = stats::runif(100, 30, 90), s1 = truth + k + stats::rnorm(100),
+               s2 = truth + k + stats::rnorm(100), ref = ifelse(1:100 <= 40, truth + stats::rnorm(100, sd = 0.3), NA))
+  }))
+  fit <- suppressWarnings(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "site", hidden = 4L, epochs = 5L,
+                               seed = 1, threads = 1))
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "sites.csv")
+  utils::write.csv(d, path, row.names = FALSE, quote = FALSE)
+  # read.csv() reads 0x1A as 26, a unit the fit does not know: its offset would be lost.
+  expect_identical(utils::read.csv(path)$site[1], 26)
+  expect_error(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE),
+               "Column site of .*sites.csv.* is not numeric: data row 1 is \"0x1A\"", class = "ncam_chunk_not_numeric")
+  got <- predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE,
+                        reader = function(p) utils::read.csv(p, colClasses = c(site = "character")))
+  expect_equal(got$.pred, stats::predict(fit, d)$.pred, tolerance = 1e-12)
 })
 
 test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {

@@ -129,6 +129,25 @@ test_that("irregular times give about the ACF of the process at the grid step", 
   expect_equal(g$acf$acf[2], exp(-g$step / 3600 / 6), tolerance = 0.1)
 })
 
+test_that("the grid step is the median spacing of daily, hourly and irregular times", {
+  set.seed(8)
+  r <- rnorm(60)
+  days <- as.Date("2024-03-01") + 0:59
+  expect_identical(select_gap(r, date = days, max_lag = 5)$step, 86400)
+  # Local midnights across a clock change: gaps of 23 and 25 hours among days.
+  midnights <- as.POSIXct(format(days), tz = "Europe/Paris")
+  g <- select_gap(r, date = midnights, max_lag = 5)
+  expect_identical(g$step, 86400)
+  expect_identical(units(g$gap), "days")
+  hours <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * c(0:29, 31:60)
+  expect_identical(select_gap(r, date = hours, max_lag = 5)$step, 3600)
+  # 60 irregular times, all gaps different whole seconds: the median gap, never one gap that is
+  # most common by a tie (such as the smallest).
+  gaps <- sample(600:7200, 59)
+  g <- select_gap(r, date = as.POSIXct("2024-01-01", tz = "UTC") + c(0, cumsum(gaps)), max_lag = 5)
+  expect_equal(g$step, sort(gaps)[30])
+})
+
 test_that("missing residuals are allowed and a never-entering ACF warns", {
   x <- ar1(0.2, 1900, seed = 1)
   x[c(3, 50, 51)] <- NA
