@@ -1,5 +1,5 @@
 # Hourly and daily means of estimates with intervals: the periods and completeness rule of
-# sensor_performance() (R/performance-averaging.R), the bounds averaged as for errors that move
+# sensor_performance() (R/performance-block-means.R), the bounds averaged as for errors that move
 # together.
 
 #' Hourly or daily means of estimates, with their intervals

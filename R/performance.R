@@ -1,7 +1,7 @@
 # Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
 # notes on units failing alone (input checks in R/performance-input.R, thresholds and the
 # pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
-# and 1-hour and 24-hour means in R/performance-averaging.R).
+# in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R).
 
 #' Performance of sensor estimates against a reference
 #'
