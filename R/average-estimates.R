@@ -62,11 +62,13 @@
 #' other time step (such as 7 minutes, or daily data for `"1h"`) is an error.
 #'
 #' Daily rows (data one or more days apart) of a POSIXct `date` column that all
-#' lie the same time into their day, none at its start, such as days stamped at
-#' 00:00 UTC shown in New York (20:00 the day before), would each be dated by
-#' the previous day: a warning of class `ncam_warning_period_offset` says so, as
-#' in [join_reference()]. Give such a column in the zone whose midnights it
-#' holds, or as a Date.
+#' lie the same time into their day, none at its start, are likely days of
+#' another time zone, each dated by the day its stamp falls in: days stamped at
+#' 00:00 UTC shown in New York (20:00 the day before) by the day before the one
+#' they mostly cover, shown in Tokyo (09:00) by the day they mostly cover, less
+#' its first 9 hours. A warning of class `ncam_warning_period_offset` says
+#' which, as in [join_reference()]. Give such a column in the zone whose
+#' midnights it holds, or as a Date.
 #'
 #' Missing-value codes (-999, -9999) are read as `NA` with a warning, as
 #' [sensor_performance()] does; columns with units (the \pkg{units} package)

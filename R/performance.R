@@ -134,11 +134,11 @@
 #' `averaging = "24h"` gives those same rows; in the `"24h"` block each is of
 #' the calendar day it falls in, which it shares with the 24-hour means of the
 #' other units (daily rows stamped at midnight in New York beside hourly ones
-#' there). Daily rows of a POSIXct `date`
-#' that all lie the same time into their day, none at its start (days stamped
-#' 00:00 UTC shown in New York, 20:00 the day before), each fall in the day
-#' before: with `"24h"` asked, a warning of class `ncam_warning_period_offset`
-#' says so, as in [average_estimates()]. A time step above one day that is
+#' there). Daily rows of a POSIXct `date` that all lie the same time into their
+#' day, none at its start, are likely days of another time zone: with `"24h"`
+#' asked, a warning of class `ncam_warning_period_offset` says which day each
+#' falls in, as in [average_estimates()] (00:00 UTC in New York, 20:00, the day
+#' before the one it mostly covers; in Tokyo, 09:00, the one it mostly covers). A time step above one day that is
 #' not a whole number of days is judged as given (with no targets). A unit
 #' whose time step neither divides a day nor is a whole number of days (such as
 #' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA

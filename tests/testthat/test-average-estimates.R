@@ -224,7 +224,7 @@ test_that("daily values stamped at midnight of another time zone are warned abou
                   .pred = 1:14, ref = 101:114)
   attr(d$date, "tzone") <- "America/New_York"
   expect_warning(shifted <- average_estimates(d, unit = "site", columns = "ref"),
-                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the day before",
+                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the day before the one it mostly covers",
                  class = "ncam_warning_period_offset")
   # The dating the warning is about: each value on the day before its own.
   expect_equal(shifted$date, rep(days - 1, 2))
@@ -246,6 +246,24 @@ test_that("daily values stamped at midnight of another time zone are warned abou
   hours <- data.frame(date = seq(as.POSIXct("2023-04-20", tz = "UTC"), by = "hour", length.out = 72), .pred = 1)
   attr(hours$date, "tzone") <- "America/New_York"
   expect_no_warning(average_estimates(hours))
+})
+
+test_that("days of another zone stamped before noon are said to be dated by the day they mostly cover", {
+  # UTC days shown in Tokyo (09:00): 15 of each value's 24 hours lie in the day it is dated by.
+  days <- as.Date("2024-01-10") + 0:5
+  d <- data.frame(date = as.POSIXct(format(days), tz = "UTC"), .pred = 1:6)
+  attr(d$date, "tzone") <- "Asia/Tokyo"
+  w <- caught_warnings(out <- average_estimates(d))
+  expect_length(w, 1L)
+  expect_s3_class(w[[1]], "ncam_warning_period_offset")
+  expect_match(conditionMessage(w[[1]]), "9 hours into its day in time zone Asia/Tokyo.*2024-01-10 09:00 JST.*is dated by the day it mostly covers, though not its first 9 hours")
+  expect_no_match(conditionMessage(w[[1]]), "day before")
+  expect_equal(out$date, days)
+  # New York at 19:00 (EST): each dated by the day before the one it mostly covers.
+  attr(d$date, "tzone") <- "America/New_York"
+  expect_warning(out <- average_estimates(d), "19 hours into its day.*dated by the day before the one it mostly covers\\.",
+                 class = "ncam_warning_period_offset")
+  expect_equal(out$date, days - 1)
 })
 
 test_that("the shared PurpleAir/AQS days shown in another time zone are warned about", {
