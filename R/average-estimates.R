@@ -45,9 +45,13 @@
 #' time step is, for regular data, the most common gap between its time stamps; a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
 #' incomplete periods. Time stamps that wander around a step (1-minute data
-#' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message,
-#' and their periods count as complete with one record fewer than their share (of 4 or more),
-#' as in [sensor_performance()] (see its Time step); stamps that scatter around
+#' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message;
+#' of a step that divides an hour, their hours count as complete with one record fewer than their share (of 4 or more),
+#' as in [sensor_performance()] (see its Time step); of other steps (hourly, 3-hourly), each is
+#' taken at its nominal time (below) before forming days, so that `"24h"`
+#' gives the daily means of the `"1h"` means: a reading stamped 23:58 for
+#' the hour from 00:00 counts in the day that hour starts, and two at one
+#' nominal hour make one mean. Stamps that scatter around
 #' no such step take the mean of their gaps near the median, as there. Data already at the
 #' averaging (hourly data and `"1h"`, daily data, also a whole number of days
 #' apart, and `"24h"`) give one row per

@@ -20,11 +20,19 @@ hourly_means <- function(obs, step, completeness, columns = c("est", "ref"), tot
 # Data of a step below one hour that divides it first become 1-hour means, as in the EPA
 # reports: a day then needs `completeness` of its hours (24, or 23 or 25 on a clock change),
 # each hour that of its records; `spare` applies to the stage that counts records, not hours.
+# Readings an hour or more apart of the `jittered` units are first taken at their nominal times
+# in zone `tz` (snap_jittered(); two there make one mean), as the "1h" block of
+# average_estimates() takes hourly ones, so that days of hours agree with days of its 1-hour
+# means: a reading stamped 23:58 for the hour from 00:00 is of the next day.
 daily_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL,
-                        spare = 0) {
+                        spare = 0, jittered = character(), tz = "") {
   if (step < 3600 && 3600 %% step == 0) {
     obs <- hourly_means(obs, step, completeness, columns, totals, spare)
     step <- 3600
+    spare <- 0
+  } else if (any(obs$unit %in% jittered)) {
+    obs <- block_means(snap_jittered(obs, jittered, step, tz, shared = "move"), c("unit", "time"),
+                       rep(1, nrow(obs)), completeness, columns, totals)
     spare <- 0
   }
   # A local day holds as many records as fit its length, not always 24 hours' worth.
@@ -76,7 +84,8 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 # the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
 # or with `average_given` have them averaged per period, one record expected (two readings in
 # one hour, such as one stamped a second early, become one mean). Units named in `jittered`
-# have complete periods with one record fewer (block_means()); already at the block's
+# have complete periods with one record fewer (block_means()) at a step below an hour, their
+# readings an hour or more apart form days at their nominal times (daily_means()); already at the block's
 # averaging, their stamps are taken at their nominal hour or day (snap_jittered() in zone `tz`),
 # where other units' periods start: a stamp at 05:57 of hourly readings around the hour is the
 # reading of 06:00, not a second one of the hour from 05:00. With `ref` among `columns`, the
@@ -91,9 +100,11 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
   row_step <- unname(steps)[match(obs$unit, names(steps))]
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
-    if (step < span) {
-      means <- if (block == "1h") hourly_means else daily_means
-      means(rows, step, completeness, columns, totals, spare = as.numeric(rows$unit %in% jittered))
+    spare <- as.numeric(rows$unit %in% jittered)
+    if (step < span && block == "1h") {
+      hourly_means(rows, step, completeness, columns, totals, spare)
+    } else if (step < span) {
+      daily_means(rows, step, completeness, columns, totals, spare, jittered, tz)
     } else if (average_given) {
       rows <- snap_jittered(rows, jittered, span, tz, shared = "move")
       by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")

@@ -217,6 +217,44 @@ test_that("bad input is an error naming the column and rows", {
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
 
+test_that("24-hour means of jittered hourly data are the daily means of their 1-hour means", {
+  # Four days of hourly readings stamped up to 3 minutes off the hour; each midnight's reading
+  # is stamped 23:58 the day before. By hand: a reading is of the hour nearest its stamp and of
+  # that hour's day.
+  hours <- seq(as.POSIXct("2024-03-01", tz = "Europe/Paris"), by = "hour", length.out = 96)
+  jitter <- rep(c(-2, 3, -1, 2, 1, -3), length.out = 96) * 60
+  values <- (1:96) %% 7 + (1:96) / 10
+  d <- data.frame(date = hours + jitter, .pred = values, ref = values + 1)
+  expect_identical(format(d$date[c(1, 25, 49, 73)], "%H:%M"), rep("23:58", 4))
+  day <- as.Date(format(hours, "%Y-%m-%d"))
+  out <- suppressMessages(average_estimates(d, columns = "ref"))
+  expect_equal(out$date, unique(day))
+  expect_equal(out$.pred, unname(as.vector(tapply(values, day, mean))))
+  expect_equal(out$ref, unname(as.vector(tapply(values + 1, day, mean))))
+  expect_identical(out$.n_estimates, rep(24L, 4))
+  hourly <- suppressMessages(average_estimates(d, "1h", columns = "ref"))
+  two_stage <- suppressMessages(average_estimates(hourly[c("date", ".pred", "ref")], columns = "ref"))
+  expect_equal(out[c("date", ".pred", "ref")], two_stage[c("date", ".pred", "ref")])
+  # A day missing one of its hours is complete at 0.75, not at 1 (23 of 24), either way.
+  gap <- d[-30, ]
+  for (completeness in c(0.75, 1)) {
+    one <- suppressMessages(average_estimates(gap, completeness = completeness))
+    by_hour <- suppressMessages(average_estimates(gap, "1h"))
+    two <- suppressMessages(average_estimates(by_hour[c("date", ".pred")], completeness = completeness))
+    expect_equal(one$.pred, two$.pred)
+    expected <- tapply(values[-30], day[-30], mean)
+    if (completeness == 1) expected[2] <- NA
+    expect_equal(one$.pred, unname(as.vector(expected)))
+  }
+  # A second reading of one nominal hour (00:00 of day 3 read again at 00:02) is averaged with
+  # the first there, as in its 1-hour mean, before the day's mean.
+  again <- rbind(d, data.frame(date = hours[49] + 120, .pred = 100, ref = 0))
+  out <- suppressMessages(average_estimates(again))
+  expected <- tapply(values, day, mean)
+  expected[3] <- (sum(values[50:72]) + mean(c(values[49], 100))) / 24
+  expect_equal(out$.pred, unname(as.vector(expected)))
+})
+
 test_that("daily values stamped at midnight of another time zone are warned about", {
   # Days stamped at 00:00 UTC, shown in New York: 20:00 (EDT) of the day before.
   days <- as.Date("2023-04-20") + 0:6

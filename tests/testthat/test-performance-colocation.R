@@ -90,6 +90,30 @@ test_that("references that differ on complete days make units not co-located, wi
   expect_equal(all_row$rmse, sqrt(mean(errors^2)))
 })
 
+test_that("a unit at another site whose reference is complete on no day is compared hour by hour", {
+  hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 24 * 7)
+  withr::local_seed(16)
+  ref <- 12 + 6 * sin(seq_along(hours) / 8) + stats::rexp(length(hours), 0.3)
+  x <- do.call(rbind, lapply(1:3, function(i) {
+    data.frame(date = hours, unit = letters[i], ref = ref + 2 * (i == 3),
+               pm = ref + stats::rnorm(length(hours)))
+  }))
+  # Unit c, beside a reference 2 higher, lacks its 12:00 record every day: its days are
+  # complete at 0.75 (23 of 24 hours), its reference on none, so the days compare a and b only.
+  x <- x[!(x$unit == "c" & format(x$date, "%H") == "12"), ]
+  res <- quiet(x, "pm", "ref", unit = "unit", averaging = "24h")
+  all_row <- res[res$unit == "all", ]
+  expect_identical(res$n[res$unit == "c"], 7L)
+  expect_true(is.na(all_row$sd))
+  expect_true(is.na(all_row$cv))
+  # By hand: c shares 161 of the 168 hours (7 x 23), at each 2 above a and b.
+  expect_match(all_row$note, "references differ at 161 of 168 shared times of the rows as given (by up to 2)",
+               fixed = TRUE)
+  # Units a and b beside one reference, with c gone, stay co-located.
+  both <- quiet(x[x$unit != "c", ], "pm", "ref", unit = "unit", averaging = "24h")
+  expect_false(is.na(both$sd[both$unit == "all"]))
+})
+
 test_that("daily rows at local midnight share their days with an hourly unit's 24-hour means", {
   # New York midnights are 05:00 (04:00 in summer) UTC; the hourly unit's days are the same
   # local days, one of them the 23 hours of the spring clock change (10 March 2024).

@@ -111,21 +111,28 @@ test_that("jittered 2-minute and 10-minute data keep their step, not a finer one
   }
 })
 
-test_that("jittered hourly and daily data keep their step, a day complete with one hour fewer", {
+test_that("jittered hourly data form days of their nominal hours; daily data keep their step", {
   hourly <- jittered_minutes(hours = 240, step = 3600, jitter = 20, seed = 4)
-  day <- format(hourly$date, "%Y-%m-%d", tz = "UTC")
+  # By hand: each reading is of the hour nearest its stamp (20 s off at most), and of that
+  # hour's day, which for a stamp before midnight is the next one.
+  nominal <- .POSIXct(round(as.numeric(hourly$date) / 3600) * 3600, tz = "UTC")
+  day <- format(nominal, "%Y-%m-%d", tz = "UTC")
+  expect_true(any(day != format(hourly$date, "%Y-%m-%d", tz = "UTC")))
   counts <- table(day)
-  # A day whose first stamp fell in the day before holds 23 hours: complete even at
-  # completeness 1.
-  expect_true(any(counts == 23L))
   d <- data.frame(date = hourly$date, .pred = hourly$est)
   out <- suppressMessages(average_estimates(d, completeness = 1))
   by_day <- tapply(d$.pred, day, mean)
-  by_day[counts < 23L] <- NA
+  by_day[counts < 24L] <- NA
+  expect_equal(out$date, as.Date(names(counts)))
   expect_equal(out$.pred, unname(as.numeric(by_day)))
   res <- suppressMessages(sensor_performance(hourly, "est", "ref", averaging = c("as_given", "24h")))
   expect_identical(res$time_step, c("1 hour", "24 hours"))
-  expect_identical(res$n[2], sum(counts >= 18L))
+  complete <- counts >= 18L
+  expect_identical(res$n[2], sum(complete))
+  est_day <- tapply(hourly$est, day, mean)[complete]
+  ref_day <- tapply(hourly$ref, day, mean)[complete]
+  expect_equal(res$mbe[2], mean(est_day - ref_day))
+  expect_equal(res$rmse[2], sqrt(mean((est_day - ref_day)^2)))
   # Daily samples collected up to half an hour off midnight, never across it.
   days <- as.POSIXct("2024-01-01 00:30", tz = "UTC") + 86400 * (0:19) +
     withr::with_seed(5, stats::runif(20, -1500, 1500))
