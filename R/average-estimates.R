@@ -59,11 +59,14 @@
 #' the hour from 05:00; two readings in one period, such as one stamped a second
 #' early, are averaged). Such data whose stamps wander around their step
 #' (hourly readings stamped 05:57, 07:03, 08:01, ...) are each taken at their
-#' nominal time, the hour (or, for `"24h"`, the day) nearest on the local clock,
-#' counted from the unit's phase as in [sensor_performance()] (see its
-#' Co-location of units with jittered time stamps): the reading stamped 05:57
-#' is that of the hour from 06:00, not a second one of the hour from 05:00. Any
-#' other time step (such as 7 minutes, or daily data for `"1h"`) is an error.
+#' nominal time, the time nearest on the local clock at the unit's phase, the
+#' mean position of its stamps within the hour (or, for `"24h"`, the day)
+#' rounded to a quarter hour, as in [sensor_performance()] (see its
+#' Co-location of units with jittered time stamps): of stamps around the hour,
+#' the reading stamped 05:57 is that of the hour from 06:00, not a second one
+#' of the hour from 05:00; stamps around :48 to :52 take :45, each in the hour
+#' of its stamp (05:50 in the hour from 05:00). Any other time step (such as 7
+#' minutes, or daily data for `"1h"`) is an error.
 #'
 #' Daily rows (data one or more days apart) of a POSIXct `date` column that all
 #' lie the same time into their day, none at its start, are likely days of

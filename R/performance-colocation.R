@@ -12,8 +12,13 @@
 #' time. A stamp's nominal time is the time nearest it, on the local clock (in
 #' the time zone of the `date` column), at the unit's phase: the mean position
 #' of its stamps within the step, rounded to a quarter step, at most a quarter
-#' hour. On the local clock, daily stamps around midnight in a zone with summer
-#' time keep their day in winter and summer alike. The units are
+#' hour. So hourly stamps around :57 take the next hour's :00 (05:57 is the
+#' reading of 06:00), while stamps around :48 to :52 take :45 and stay in the
+#' hour of their stamp. On the local clock, daily stamps around midnight in a
+#' zone with summer time keep their day in winter and summer alike; a unit has
+#' a phase for each offset from UTC that differs by part of its step, so that
+#' readings every elapsed hour in Lord Howe (on the hour in summer, UTC+11, on
+#' the half hour in winter, UTC+10:30) each keep their hour. The units are
 #' co-located when their references agree in either comparison and the one on
 #' nominal times compares every unit the other does; units at different sites
 #' differ in both. In the `"1h"` block the rows of hourly units with such

@@ -7,17 +7,22 @@
 # their step (`step`, per stamp): the multiple of the step nearest it on the local clock of zone
 # `tz`, counted from the unit's phase, the circular mean of its local stamps modulo the step. The
 # phase is rounded to a quarter step, at most a quarter hour, so that stamps around the clock's
-# hour take it. On the local clock, as the hours and days of the blocks are: daily stamps at
-# local midnight in a zone with summer time lie an hour apart in UTC between summer and winter,
-# and a phase taken there would move the winter ones into the day before.
+# hour take it; hourly stamps around :48 to :52 take :45, and so stay in their stamp's hour. On
+# the local clock, as the hours and days of the blocks are: daily stamps at local midnight in a
+# zone with summer time lie an hour apart in UTC between summer and winter, and a phase taken
+# there would move the winter ones into the day before. A unit has a phase per offset from UTC
+# modulo its step: readings every elapsed hour lie on the hour in Lord Howe's summer (UTC+11)
+# and on the half hour in its winter (UTC+10:30), half a step apart, where one phase would send
+# half of them to the neighbouring hour.
 nominal_times <- function(time, unit, step, tz) {
   offset <- as.POSIXlt(.POSIXct(time, tz), tz = tz)$gmtoff
   if (is.null(offset)) offset <- 0
   offset[is.na(offset)] <- 0
   local <- time + offset
   turn <- 2 * pi * (local %% step) / step
-  sums <- rowsum(cbind(sin(turn), cos(turn)), unit)
-  phase <- (atan2(sums[, 1], sums[, 2]) / (2 * pi))[match(unit, rownames(sums))] * step
+  phase_group <- paste(unit, offset %% step, sep = "\r")
+  sums <- rowsum(cbind(sin(turn), cos(turn)), phase_group)
+  phase <- (atan2(sums[, 1], sums[, 2]) / (2 * pi))[match(phase_group, rownames(sums))] * step
   grain <- pmin(step / 4, 900)
   phase <- grain * round(phase / grain)
   # Back from the local clock by the stamp's own offset: an hourly stamp at 01:58 before a
