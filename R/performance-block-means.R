@@ -117,7 +117,7 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
   # Units in order of first appearance, as the rows of the result.
   frame <- frame[order(match(frame$unit, names(steps))), ]
   rownames(frame) <- NULL
-  if (block == "24h") frame <- time_by_day(frame, tz)
+  frame <- time_by_period(frame, block, tz)
   if ("ref" %in% columns && length(steps) >= 2L && any(names(steps) %in% jittered)) {
     attr(frame, "nominal_reference") <- nominal_reference_agreement(obs, steps, block,
                                                                     completeness, jittered, tz)

@@ -1,7 +1,7 @@
 # The nominal times of time stamps that wander around their step (unit_time_steps()), on the
 # local clock: for the rows as given of sensor_performance()'s blocks and average_estimates()
 # (block_frame()), and for comparing jittered units' references (nominal_reference_agreement());
-# and the local days the rows of the 24-hour block are timed at.
+# and the hours and local days the rows of the 1-hour and 24-hour blocks are timed at.
 
 # The nominal time (seconds) of each stamp `time` of units `unit` whose stamps wander around
 # their step (`step`, per stamp): the multiple of the step nearest it on the local clock of zone
@@ -55,14 +55,20 @@ snap_jittered <- function(rows, jittered, step, tz, shared = c("move", "keep", "
   rows
 }
 
-# The rows of a "24h" block timed at the start of their local day in zone `tz`, so that the
-# units share days: daily rows as given keep their stamps (local midnight in New York, 05:00
-# UTC), while the means of finer units keep the time of a day's first record. Two rows of a
-# unit in one day (a jittered stamp that keeps its own, snap_jittered()) keep their times: a
-# stamp lies within its day, so it is no other day's start.
-time_by_day <- function(frame, tz) {
-  alone <- !(duplicated(frame[c("unit", "day")]) |
-               duplicated(frame[c("unit", "day")], fromLast = TRUE))
+# The rows of a "1h" or "24h" block (`block`) timed at the start of their hour or local day in
+# zone `tz`, so that the units share periods: hourly rows as given may be stamped 05:30, daily
+# ones at 05:00 UTC (midnight in New York), and the means of finer units by the first record of
+# their period. Two rows of a unit in one period (a jittered stamp that keeps its own,
+# snap_jittered()) keep their times: a stamp lies within its period, so it is no other period's
+# start.
+time_by_period <- function(frame, block, tz) {
+  period <- c("1h" = "hour", "24h" = "day")[[block]]
+  alone <- !(duplicated(frame[c("unit", period)]) |
+               duplicated(frame[c("unit", period)], fromLast = TRUE))
+  if (block == "1h") {
+    frame$time[alone] <- frame$hour[alone]
+    return(frame)
+  }
   days <- unique(frame$day[alone])
   starts <- as.numeric(day_start(days, tz))
   frame$time[alone] <- starts[match(frame$day[alone], days)]

@@ -101,7 +101,8 @@
 #' otherwise it is missing. The hours are spans of elapsed time starting on the
 #' local clock's hour (in the time zone of the `date` column), so the two 01:00
 #' hours of an autumn clock change are two hours, and the day of the spring
-#' change has 23. Hourly units' rows are taken as they stand. Every `"1h"` row
+#' change has 23. Hourly units' rows are taken as they stand, timed at the
+#' start of their hour (05:30 at 05:00) as finer units' means are. Every `"1h"` row
 #' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
 #' targets are not (their `pass_*` are NA). A unit whose time step does not
 #' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour

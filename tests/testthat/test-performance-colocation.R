@@ -55,6 +55,28 @@ test_that("a 1-minute unit beside an hourly one is co-located in the 1-hour bloc
   expect_match(given$note, "not co-located: their references differ at 12 of 12 shared times")
 })
 
+test_that("an hourly unit stamped on the half hour shares the 1-hour block's hours with a 10-minute one", {
+  tens <- seq(as.POSIXct("2024-07-01", tz = "UTC"), by = "10 min", length.out = 6 * 24)
+  withr::local_seed(3)
+  ref <- 30 + 10 * sin(seq_along(tens) / 20) + stats::rnorm(length(tens))
+  fast <- data.frame(date = tens, unit = "fast", ref = ref, o3 = ref + stats::rnorm(length(ref)))
+  hour <- format(tens, "%H", tz = "UTC")
+  # The hourly unit, stamped 00:30, 01:30, ..., carries the reference's mean of each hour.
+  hourly_ref <- as.vector(tapply(ref, hour, mean))
+  slow <- data.frame(date = tens[!duplicated(hour)] + 1800, unit = "slow", ref = hourly_ref,
+                     o3 = 1.1 * hourly_ref + stats::rnorm(24))
+  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  one_h <- res[res$unit == "all", ]
+  # By hand: the 24 hours from 00:00, each the mean of 6 ten-minute values beside the hourly row.
+  est <- cbind(as.vector(tapply(fast$o3, hour, mean)), slow$o3)
+  expect_identical(one_h$n_precision, 24L)
+  expect_equal(one_h$sd, epa_sd(est))
+  expect_equal(one_h$cv, 100 * epa_sd(est) / mean(est))
+  expect_equal(one_h$rmse, sqrt(mean((est - hourly_ref)^2)))
+  expect_no_match(one_h$note, "share no hour|co-located")
+  expect_identical(res$n[res$unit != "all"], c(24L, 24L))
+})
+
 test_that("units with one reference joined to one of them keep their precision", {
   hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 72)
   withr::local_seed(3)
