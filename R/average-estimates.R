@@ -1,5 +1,5 @@
 # Hourly and daily means of estimates with intervals: the periods and completeness rule of
-# sensor_performance() (R/performance-averaging.R), the bounds averaged as for errors that move
+# sensor_performance() (R/performance-block-means.R), the bounds averaged as for errors that move
 # together.
 
 #' Hourly or daily means of estimates, with their intervals
@@ -45,9 +45,13 @@
 #' time step is, for regular data, the most common gap between its time stamps; a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
 #' incomplete periods. Time stamps that wander around a step (1-minute data
-#' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message,
-#' and their periods count as complete with one record fewer than their share (of 4 or more),
-#' as in [sensor_performance()] (see its Time step); stamps that scatter around
+#' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message;
+#' of a step that divides an hour, their hours count as complete with one record fewer than their share (of 4 or more),
+#' as in [sensor_performance()] (see its Time step); of other steps (hourly, 3-hourly), each is
+#' taken at its nominal time (below) before forming days, so that `"24h"`
+#' gives the daily means of the `"1h"` means: a reading stamped 23:58 for
+#' the hour from 00:00 counts in the day that hour starts, and two at one
+#' nominal hour make one mean. Stamps that scatter around
 #' no such step take the mean of their gaps near the median, as there. Data already at the
 #' averaging (hourly data and `"1h"`, daily data, also a whole number of days
 #' apart, and `"24h"`) give one row per
@@ -55,18 +59,23 @@
 #' the hour from 05:00; two readings in one period, such as one stamped a second
 #' early, are averaged). Such data whose stamps wander around their step
 #' (hourly readings stamped 05:57, 07:03, 08:01, ...) are each taken at their
-#' nominal time, the hour (or, for `"24h"`, the day) nearest on the local clock,
-#' counted from the unit's phase as in [sensor_performance()] (see its
-#' Co-location of units with jittered time stamps): the reading stamped 05:57
-#' is that of the hour from 06:00, not a second one of the hour from 05:00. Any
-#' other time step (such as 7 minutes, or daily data for `"1h"`) is an error.
+#' nominal time, the time nearest on the local clock at the unit's phase, the
+#' mean position of its stamps within the hour (or, for `"24h"`, the day)
+#' rounded to a quarter hour, as in [sensor_performance()] (see its
+#' Co-location of units with jittered time stamps): of stamps around the hour,
+#' the reading stamped 05:57 is that of the hour from 06:00, not a second one
+#' of the hour from 05:00; stamps around :48 to :52 take :45, each in the hour
+#' of its stamp (05:50 in the hour from 05:00). Any other time step (such as 7
+#' minutes, or daily data for `"1h"`) is an error.
 #'
 #' Daily rows (data one or more days apart) of a POSIXct `date` column that all
-#' lie the same time into their day, none at its start, such as days stamped at
-#' 00:00 UTC shown in New York (20:00 the day before), would each be dated by
-#' the previous day: a warning of class `ncam_warning_period_offset` says so, as
-#' in [join_reference()]. Give such a column in the zone whose midnights it
-#' holds, or as a Date.
+#' lie the same time into their day, none at its start, are likely days of
+#' another time zone, each dated by the day its stamp falls in: days stamped at
+#' 00:00 UTC shown in New York (20:00 the day before) by the day before the one
+#' they mostly cover, shown in Tokyo (09:00) by the day they mostly cover, less
+#' its first 9 hours. A warning of class `ncam_warning_period_offset` says
+#' which, as in [join_reference()]. Give such a column in the zone whose
+#' midnights it holds, or as a Date.
 #'
 #' Missing-value codes (-999, -9999) are read as `NA` with a warning, as
 #' [sensor_performance()] does; columns with units (the \pkg{units} package)

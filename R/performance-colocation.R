@@ -3,25 +3,33 @@
 # presume co-located units.
 
 #' @section Co-location of units with jittered time stamps:
-#' The 1-hour and 24-hour means of a unit whose time stamps wander around its
-#' step (see Time step in Details) each hold the readings of its own stamps, so
-#' that two such units beside one reference can have daily reference means that
-#' differ slightly (one day holds 23 hours and an hour of the next day, the
-#' other's 24). Their references are then also compared with each stamp taken at
-#' its nominal time: the multiple of the unit's step nearest it on the local
-#' clock (in the time zone of the `date` column), counted from the unit's phase
-#' (the mean position of its stamps within the step, rounded to a quarter step,
-#' at most a quarter hour), leaving out stamps of a unit that share one nominal
-#' time. On the local clock, daily stamps around midnight in a zone with summer
-#' time keep their day in winter and summer alike. The units are co-located
-#' when their references agree in either comparison and the one on nominal
-#' times compares every unit the other does; units at different sites differ in
-#' both. In the `"1h"` block the rows of hourly units with such stamps, and in
-#' the `"24h"` block those of daily units, taken as they stand, are timed at
-#' their nominal hour or day, so that they share periods with the other units
-#' (a stamp that shares its nominal time with another of its unit's keeps its
-#' own). The means, and so the metrics, still take each reading of a finer step
-#' in the hour or day of its own stamp.
+#' The 1-hour means of a unit whose time stamps wander around a step that
+#' divides an hour (see Time step in Details) hold the readings of their own
+#' stamps, so that two such units beside one reference can have hourly and
+#' daily reference means that differ slightly (one hour holds 59 minutes, the
+#' other's 60). Their references are then also compared with each stamp taken
+#' at its nominal time, leaving out stamps of a unit that share one nominal
+#' time. A stamp's nominal time is the time nearest it, on the local clock (in
+#' the time zone of the `date` column), at the unit's phase: the mean position
+#' of its stamps within the step, rounded to a quarter step, at most a quarter
+#' hour. So hourly stamps around :57 take the next hour's :00 (05:57 is the
+#' reading of 06:00), while stamps around :48 to :52 take :45 and stay in the
+#' hour of their stamp. On the local clock, daily stamps around midnight in a
+#' zone with summer time keep their day in winter and summer alike; a unit has
+#' a phase for each offset from UTC that differs by part of its step, so that
+#' readings every elapsed hour in Lord Howe (on the hour in summer, UTC+11, on
+#' the half hour in winter, UTC+10:30) each keep their hour. The units are
+#' co-located when their references agree in either comparison and the one on
+#' nominal times compares every unit the other does; units at different sites
+#' differ in both. In the `"1h"` block the rows of hourly units with such
+#' stamps, and in the `"24h"` block those of daily units, taken as they stand,
+#' are timed at their nominal hour or day, so that they share periods with the
+#' other units (a stamp that shares its nominal time with another of its
+#' unit's keeps its own). Readings of a step that does not divide an hour
+#' (hourly, 3-hourly) form the 24-hour means at their nominal times (two at
+#' one nominal time are averaged first), so that a reading stamped 23:58 for
+#' the hour from 00:00 counts in the day that hour starts, and a complete day
+#' holds all its nominal times.
 #' @rdname sensor_performance
 #' @name sensor_performance
 NULL
@@ -48,7 +56,8 @@ reference_agreement <- function(frame) {
 # the reference_agreement() of those rows: 55 of 60 minutes make an hour's mean differ from
 # another unit's 60), and, for a block with jittered units, also as the frame's attribute
 # `nominal_reference` (nominal_reference_agreement()) compares them on their nominal times;
-# references never compared leave the units taken as co-located, said in the note.
+# a unit with a reference complete in no shared period is compared at those times too.
+# References never compared leave the units taken as co-located, said in the note.
 judge_colocation <- function(frame, raw, period) {
   units <- unique(frame$unit)
   yes <- list(colocated = TRUE, note = NA_character_)
@@ -73,6 +82,16 @@ judge_colocation <- function(frame, raw, period) {
     check <- nominal
     where <- sprintf("shared %ss on the nominal time grid", nominal$period)
   }
+  # A unit whose reference is complete in no shared period (one lacking an hour every day) would
+  # go unchecked: then the times of the rows as given, or for jittered units the nominal times,
+  # decide, when they compare it and every unit compared so far.
+  unseen <- setdiff(unique(frame$unit[!is.na(frame$ref)]), check$units)
+  wider <- Filter(function(alt) !is.null(alt) && all(c(check$units, unseen) %in% alt$units),
+                  list(c(raw, where = "shared times of the rows as given"), nominal$times))
+  if (check$shared > 0L && length(unseen) && length(wider)) {
+    check <- wider[[1]]
+    where <- check$where
+  }
   if (check$shared == 0L) {
     with_reference <- unique(frame$unit[!is.na(frame$ref)])
     why <- if (length(with_reference) == 1L) {
@@ -94,13 +113,16 @@ judge_colocation <- function(frame, raw, period) {
 # jittered day then holds the same 24 hours as another unit's, where by its stamps it may hold
 # 23 of them and an hour of the next day. Stamps of a unit that share a nominal time are left
 # out (snap_jittered()). Compared at the block's periods, else at the nominal times; `period`
-# says which. `obs`: performance_input(); `steps`: the units' steps, of the block's units only.
+# says which, and `times` holds the comparison at the nominal times (with `where`, for the note).
+# `obs`: performance_input(); `steps`: the units' steps, of the block's units only.
 nominal_reference_agreement <- function(obs, steps, block, completeness, jittered, tz) {
   obs <- obs[obs$unit %in% names(steps), setdiff(names(obs), "est")]
   obs <- snap_jittered(obs, jittered, unname(steps)[match(obs$unit, names(steps))], tz,
                        shared = "drop")
   check <- reference_agreement(block_frame(obs, steps, block, completeness, tz, columns = "ref"))
   check$period <- c("1h" = "hour", "24h" = "day")[[block]]
-  if (check$shared == 0L) check <- c(reference_agreement(obs), period = "time")
+  times <- c(reference_agreement(obs), period = "time", where = "shared times on the nominal time grid")
+  if (check$shared == 0L) check <- times
+  check$times <- times
   check
 }

@@ -72,11 +72,9 @@ timed_units <- function(data, date, unit, call = parent.frame()) {
 }
 
 # Daily (or n-daily) rows stamped all the same time into their local day, none at its start, as
-# join_reference() warns (warn_period_offset()): values stamped at midnight of another time zone
-# (00:00 UTC is 20:00 the day before in New York), each dated by the day before (east of that
-# zone, a window shifted from the day here). For the 24-hour periods of average_estimates() and
-# sensor_performance(); `time`: the column named `date`,
-# `obs`: timed_units() columns of its rows, `steps`: the units' steps.
+# join_reference() warns (warn_stamps_off_day_start()): values stamped at midnight of another
+# time zone. For the 24-hour periods of average_estimates() and sensor_performance(); `time`: the
+# column named `date`, `obs`: timed_units() columns of its rows, `steps`: the units' steps.
 warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
   if (!inherits(time, "POSIXt")) return(invisible())
   daily <- which(vapply(steps, whole_day_step, logical(1))[obs$unit])
@@ -85,10 +83,10 @@ warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
   tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
   offset <- obs$time[daily] - as.numeric(day_start(obs$day[daily], tz))
   if (!stamps_off_day_start(offset)) return(invisible())
-  zone <- zone_phrase(tz)
-  cli::cli_warn(c("Every daily row of {.arg data} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its day in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone {if (stats::median(offset) > 43200) 'are dated by the day before here' else 'cover days shifted by that much from the days here'}.",
-                  i = "Each is taken as the value of the day it falls in. If the stamps are the starts of days elsewhere, give column {.val {date}} in that zone (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
-                class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
+  warn_stamps_off_day_start(offset, time, cli::format_inline("Every daily row of {.arg data}"), 1,
+                            "dated by",
+                            cli::format_inline("Give column {.val {date}} in the zone whose midnights it holds (such as {.code attr(data[[\"{date}\"]], \"tzone\") <- \"UTC\"}) or as {.cls Date}."),
+                            call)
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt

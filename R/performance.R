@@ -1,7 +1,7 @@
 # Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
 # notes on units failing alone (input checks in R/performance-input.R, thresholds and the
 # pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
-# and 1-hour and 24-hour means in R/performance-averaging.R).
+# in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R).
 
 #' Performance of sensor estimates against a reference
 #'
@@ -46,9 +46,9 @@
 #' reference values decide, compared at the periods where two units both have a
 #' complete reference (every expected record of the hour or day present, so
 #' that the two means cover the same records) or, in a 1-hour or 24-hour block
-#' without such a period, at the times the rows as given share: units whose
-#' references differ there (beyond rounding) are not co-located, and `note`
-#' says at how many periods and by how much. So an hourly unit stamped on the
+#' without such a period, or for a unit complete in none (one lacking an hour a
+#' day), at the times the rows as given share: units whose references differ
+#' there (beyond rounding) are not co-located, and `note` says where and by how much. So an hourly unit stamped on the
 #' half hour beside one stamped on the hour is co-located in the 24-hour block,
 #' and a 1-minute unit beside an hourly one, each carrying the reference at its
 #' own resolution, in the 1-hour block (not as given, where a one-minute
@@ -78,18 +78,18 @@
 #' divides an hour (in whole seconds) or a day (in whole minutes), or is whole
 #' days, within 2.5 % of their mean gap of about one step (gaps of two steps
 #' or more, from missed records or breaks, left out), when most of the gaps lie
-#' within half a step of it; a message says so. Their readings also stay in the
-#' hour of their own stamp, so a complete hour of such 1-minute data holds 59
-#' to 61 of them: for these units an hour (or, for data averaged per day
-#' directly, a day) with one record fewer than its share counts as complete,
-#' also at `completeness = 1`, when that share is 4 records or more. Gaps that scatter around no such step
+#' within half a step of it; a message says so. Readings of a step that divides
+#' an hour stay in the hour of their own stamp, so a complete hour of 1-minute
+#' data holds 59 to 61: for these units an hour with one record fewer than its
+#' share counts as complete, also at `completeness = 1`, when that share is 4
+#' records or more. Readings of other steps (hourly, 3-hourly) form days at their
+#' nominal times (see Co-location of units with jittered time stamps). Gaps that scatter around no such step
 #' (7-minute data with jitter, readings at random times) take as their step the
 #' mean of the gaps within half the median gap of it (their most common gap
 #' would be any one of them), as in [join_reference()], but gaps of whole days
 #' (24-hour samples on an uneven schedule) keep their most common gap; the warning or
 #' error on a step that divides no hour or day says that they scatter. `time_step` gives the step on the unit's `"as_given"`
-#' rows; the
-#' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
+#' rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
 #' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
@@ -101,7 +101,8 @@
 #' otherwise it is missing. The hours are spans of elapsed time starting on the
 #' local clock's hour (in the time zone of the `date` column), so the two 01:00
 #' hours of an autumn clock change are two hours, and the day of the spring
-#' change has 23. Hourly units' rows are taken as they stand. Every `"1h"` row
+#' change has 23. Hourly units' rows are taken as they stand, timed at the
+#' start of their hour (05:30 at 05:00) as finer units' means are. Every `"1h"` row
 #' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
 #' targets are not (their `pass_*` are NA). A unit whose time step does not
 #' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour
@@ -134,11 +135,11 @@
 #' `averaging = "24h"` gives those same rows; in the `"24h"` block each is of
 #' the calendar day it falls in, which it shares with the 24-hour means of the
 #' other units (daily rows stamped at midnight in New York beside hourly ones
-#' there). Daily rows of a POSIXct `date`
-#' that all lie the same time into their day, none at its start (days stamped
-#' 00:00 UTC shown in New York, 20:00 the day before), each fall in the day
-#' before: with `"24h"` asked, a warning of class `ncam_warning_period_offset`
-#' says so, as in [average_estimates()]. A time step above one day that is
+#' there). Daily rows of a POSIXct `date` that all lie the same time into their
+#' day, none at its start, are likely days of another time zone: with `"24h"`
+#' asked, a warning of class `ncam_warning_period_offset` says which day each
+#' falls in, as in [average_estimates()] (00:00 UTC in New York, 20:00, the day
+#' before the one it mostly covers; in Tokyo, 09:00, the one it mostly covers). A time step above one day that is
 #' not a whole number of days is judged as given (with no targets). A unit
 #' whose time step neither divides a day nor is a whole number of days (such as
 #' 7 minutes, or 36 hours) has no 24-hour means: its `"24h"` row has `n = 0`, NA

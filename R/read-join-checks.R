@@ -113,16 +113,38 @@ zone_phrase <- function(tz) {
 }
 
 # Daily (or longer) periods of a table with one reading per period, every reading stamped the
-# same time into its period (to an hour) and none at its start: daily values stamped at midnight of another
-# time zone (00:00 UTC is 19:00 the day before in New York), each paired with the wrong day.
+# same time into its period (to an hour) and none at its start: daily values stamped at midnight
+# of another time zone, each paired with the mean of the period it falls in.
 warn_period_offset <- function(time, start, step, period, arg, call) {
   if (period$days == 0 || length(time) < 2L || !all(is.finite(step))) return(invisible())
   if (stats::median(step) < 0.9 * period$days * 86400) return(invisible())
   offset <- as.numeric(time) - as.numeric(start)
   if (!stamps_off_day_start(offset)) return(invisible())
+  warn_stamps_off_day_start(offset, time, cli::format_inline("Every reading of {.arg {arg}}"),
+                            period$days, "paired with the other table's mean of",
+                            cli::format_inline("Read the table in the zone whose midnights it holds (or give its times as {.cls Date}), so that its days are those of the other table."),
+                            call)
+}
+
+# The warning of stamps all `offset` seconds into their period of `days` days in the zone of
+# `time`, none at its start, worded once for join_reference() (warn_period_offset()) and
+# sensor_performance() and average_estimates() (warn_days_offset()). A value stamped at the start
+# of a day elsewhere covers the day from its stamp: 00:00 UTC, 19:00 or 20:00 the day before in
+# New York, mostly the day after its stamp's, which it is `taken` ("dated by") the day before
+# of; 09:00 in Tokyo, mostly its stamp's own day, 9 hours late. `subject`: the rows, such as
+# "Every reading of `reference`", and `fix`, the hint, formatted already.
+warn_stamps_off_day_start <- function(offset, time, subject, days, taken, fix, call) {
+  period <- if (days == 1) "day" else paste0(days, "-day period")
+  span <- if (days == 1) "24 hours" else format_period(days * 86400)
+  shift <- paste0(format_period(offset[1]), if (diff(range(offset)) > 0) " (to an hour)")
+  mostly <- if (stats::median(offset) > days * 43200) {
+    "the {period} before the one it mostly covers"
+  } else {
+    "the {period} it mostly covers, though not its first {shift}"
+  }
   zone <- zone_phrase(attr(time, "tzone"))
-  cli::cli_warn(c("Every reading of {.arg {arg}} lies {format_period(offset[1])}{if (diff(range(offset)) > 0) ' (to an hour)'} into its {format_period(period$days * 86400)} period in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): values stamped at the start of days in another time zone are paired with the wrong day here.",
-                  i = "Each is taken as the mean of the period it falls in. If the stamps are the starts of days elsewhere, read the table in that zone (or give its times as {.cls Date}), so that its days are those of the sensors."),
+  cli::cli_warn(c(paste0("{subject} lies {shift} into its {period} in {zone}, none at its start (e.g. {format(time[1], '%Y-%m-%d %H:%M', usetz = TRUE)}): if the stamps are the starts of days in another time zone, each value covers the {span} from its stamp and is {taken} ", mostly, "."),
+                  i = "{fix}"),
                 class = c("ncam_warning_period_offset", "ncam_warning"), call = call)
 }
 

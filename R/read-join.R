@@ -90,7 +90,8 @@
 #' `ncam_warning_no_overlap` gives the time spans of both tables. With periods of
 #' days, a table with one reading per period whose readings all lie the same time
 #' into their day, none at its start (daily values stamped at midnight of another
-#' time zone, paired with the wrong day), gives a warning of class
+#' time zone: after noon, each paired with the day before the one it mostly
+#' covers), gives a warning of class
 #' `ncam_warning_period_offset`. A table whose readings come about once per
 #' period, yet with two in some periods (times just before a period's start,
 #' from a clock running early), gives a warning of class

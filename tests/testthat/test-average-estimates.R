@@ -217,6 +217,44 @@ test_that("bad input is an error naming the column and rows", {
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
 
+test_that("24-hour means of jittered hourly data are the daily means of their 1-hour means", {
+  # Four days of hourly readings stamped up to 3 minutes off the hour; each midnight's reading
+  # is stamped 23:58 the day before. By hand: a reading is of the hour nearest its stamp and of
+  # that hour's day.
+  hours <- seq(as.POSIXct("2024-03-01", tz = "Europe/Paris"), by = "hour", length.out = 96)
+  jitter <- rep(c(-2, 3, -1, 2, 1, -3), length.out = 96) * 60
+  values <- (1:96) %% 7 + (1:96) / 10
+  d <- data.frame(date = hours + jitter, .pred = values, ref = values + 1)
+  expect_identical(format(d$date[c(1, 25, 49, 73)], "%H:%M"), rep("23:58", 4))
+  day <- as.Date(format(hours, "%Y-%m-%d"))
+  out <- suppressMessages(average_estimates(d, columns = "ref"))
+  expect_equal(out$date, unique(day))
+  expect_equal(out$.pred, unname(as.vector(tapply(values, day, mean))))
+  expect_equal(out$ref, unname(as.vector(tapply(values + 1, day, mean))))
+  expect_identical(out$.n_estimates, rep(24L, 4))
+  hourly <- suppressMessages(average_estimates(d, "1h", columns = "ref"))
+  two_stage <- suppressMessages(average_estimates(hourly[c("date", ".pred", "ref")], columns = "ref"))
+  expect_equal(out[c("date", ".pred", "ref")], two_stage[c("date", ".pred", "ref")])
+  # A day missing one of its hours is complete at 0.75, not at 1 (23 of 24), either way.
+  gap <- d[-30, ]
+  for (completeness in c(0.75, 1)) {
+    one <- suppressMessages(average_estimates(gap, completeness = completeness))
+    by_hour <- suppressMessages(average_estimates(gap, "1h"))
+    two <- suppressMessages(average_estimates(by_hour[c("date", ".pred")], completeness = completeness))
+    expect_equal(one$.pred, two$.pred)
+    expected <- tapply(values[-30], day[-30], mean)
+    if (completeness == 1) expected[2] <- NA
+    expect_equal(one$.pred, unname(as.vector(expected)))
+  }
+  # A second reading of one nominal hour (00:00 of day 3 read again at 00:02) is averaged with
+  # the first there, as in its 1-hour mean, before the day's mean.
+  again <- rbind(d, data.frame(date = hours[49] + 120, .pred = 100, ref = 0))
+  out <- suppressMessages(average_estimates(again))
+  expected <- tapply(values, day, mean)
+  expected[3] <- (sum(values[50:72]) + mean(c(values[49], 100))) / 24
+  expect_equal(out$.pred, unname(as.vector(expected)))
+})
+
 test_that("daily values stamped at midnight of another time zone are warned about", {
   # Days stamped at 00:00 UTC, shown in New York: 20:00 (EDT) of the day before.
   days <- as.Date("2023-04-20") + 0:6
@@ -224,7 +262,7 @@ test_that("daily values stamped at midnight of another time zone are warned abou
                   .pred = 1:14, ref = 101:114)
   attr(d$date, "tzone") <- "America/New_York"
   expect_warning(shifted <- average_estimates(d, unit = "site", columns = "ref"),
-                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the day before",
+                 "20 hours into its day in time zone America/New_York.*2023-04-19 20:00 EDT.*dated by the day before the one it mostly covers",
                  class = "ncam_warning_period_offset")
   # The dating the warning is about: each value on the day before its own.
   expect_equal(shifted$date, rep(days - 1, 2))
@@ -246,6 +284,24 @@ test_that("daily values stamped at midnight of another time zone are warned abou
   hours <- data.frame(date = seq(as.POSIXct("2023-04-20", tz = "UTC"), by = "hour", length.out = 72), .pred = 1)
   attr(hours$date, "tzone") <- "America/New_York"
   expect_no_warning(average_estimates(hours))
+})
+
+test_that("days of another zone stamped before noon are said to be dated by the day they mostly cover", {
+  # UTC days shown in Tokyo (09:00): 15 of each value's 24 hours lie in the day it is dated by.
+  days <- as.Date("2024-01-10") + 0:5
+  d <- data.frame(date = as.POSIXct(format(days), tz = "UTC"), .pred = 1:6)
+  attr(d$date, "tzone") <- "Asia/Tokyo"
+  w <- caught_warnings(out <- average_estimates(d))
+  expect_length(w, 1L)
+  expect_s3_class(w[[1]], "ncam_warning_period_offset")
+  expect_match(conditionMessage(w[[1]]), "9 hours into its day in time zone Asia/Tokyo.*2024-01-10 09:00 JST.*is dated by the day it mostly covers, though not its first 9 hours")
+  expect_no_match(conditionMessage(w[[1]]), "day before")
+  expect_equal(out$date, days)
+  # New York at 19:00 (EST): each dated by the day before the one it mostly covers.
+  attr(d$date, "tzone") <- "America/New_York"
+  expect_warning(out <- average_estimates(d), "19 hours into its day.*dated by the day before the one it mostly covers\\.",
+                 class = "ncam_warning_period_offset")
+  expect_equal(out$date, days - 1)
 })
 
 test_that("the shared PurpleAir/AQS days shown in another time zone are warned about", {

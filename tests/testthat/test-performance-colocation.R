@@ -55,6 +55,28 @@ test_that("a 1-minute unit beside an hourly one is co-located in the 1-hour bloc
   expect_match(given$note, "not co-located: their references differ at 12 of 12 shared times")
 })
 
+test_that("an hourly unit stamped on the half hour shares the 1-hour block's hours with a 10-minute one", {
+  tens <- seq(as.POSIXct("2024-07-01", tz = "UTC"), by = "10 min", length.out = 6 * 24)
+  withr::local_seed(3)
+  ref <- 30 + 10 * sin(seq_along(tens) / 20) + stats::rnorm(length(tens))
+  fast <- data.frame(date = tens, unit = "fast", ref = ref, o3 = ref + stats::rnorm(length(ref)))
+  hour <- format(tens, "%H", tz = "UTC")
+  # The hourly unit, stamped 00:30, 01:30, ..., carries the reference's mean of each hour.
+  hourly_ref <- as.vector(tapply(ref, hour, mean))
+  slow <- data.frame(date = tens[!duplicated(hour)] + 1800, unit = "slow", ref = hourly_ref,
+                     o3 = 1.1 * hourly_ref + stats::rnorm(24))
+  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  one_h <- res[res$unit == "all", ]
+  # By hand: the 24 hours from 00:00, each the mean of 6 ten-minute values beside the hourly row.
+  est <- cbind(as.vector(tapply(fast$o3, hour, mean)), slow$o3)
+  expect_identical(one_h$n_precision, 24L)
+  expect_equal(one_h$sd, epa_sd(est))
+  expect_equal(one_h$cv, 100 * epa_sd(est) / mean(est))
+  expect_equal(one_h$rmse, sqrt(mean((est - hourly_ref)^2)))
+  expect_no_match(one_h$note, "share no hour|co-located")
+  expect_identical(res$n[res$unit != "all"], c(24L, 24L))
+})
+
 test_that("units with one reference joined to one of them keep their precision", {
   hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 72)
   withr::local_seed(3)
@@ -88,6 +110,30 @@ test_that("references that differ on complete days make units not co-located, wi
   day <- as.Date(x$date, tz = "UTC")
   errors <- tapply(x$pm, list(day, x$unit), mean) - tapply(x$ref, list(day, x$unit), mean)
   expect_equal(all_row$rmse, sqrt(mean(errors^2)))
+})
+
+test_that("a unit at another site whose reference is complete on no day is compared hour by hour", {
+  hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 24 * 7)
+  withr::local_seed(16)
+  ref <- 12 + 6 * sin(seq_along(hours) / 8) + stats::rexp(length(hours), 0.3)
+  x <- do.call(rbind, lapply(1:3, function(i) {
+    data.frame(date = hours, unit = letters[i], ref = ref + 2 * (i == 3),
+               pm = ref + stats::rnorm(length(hours)))
+  }))
+  # Unit c, beside a reference 2 higher, lacks its 12:00 record every day: its days are
+  # complete at 0.75 (23 of 24 hours), its reference on none, so the days compare a and b only.
+  x <- x[!(x$unit == "c" & format(x$date, "%H") == "12"), ]
+  res <- quiet(x, "pm", "ref", unit = "unit", averaging = "24h")
+  all_row <- res[res$unit == "all", ]
+  expect_identical(res$n[res$unit == "c"], 7L)
+  expect_true(is.na(all_row$sd))
+  expect_true(is.na(all_row$cv))
+  # By hand: c shares 161 of the 168 hours (7 x 23), at each 2 above a and b.
+  expect_match(all_row$note, "references differ at 161 of 168 shared times of the rows as given (by up to 2)",
+               fixed = TRUE)
+  # Units a and b beside one reference, with c gone, stay co-located.
+  both <- quiet(x[x$unit != "c", ], "pm", "ref", unit = "unit", averaging = "24h")
+  expect_false(is.na(both$sd[both$unit == "all"]))
 })
 
 test_that("daily rows at local midnight share their days with an hourly unit's 24-hour means", {

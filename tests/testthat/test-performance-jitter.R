@@ -111,21 +111,28 @@ test_that("jittered 2-minute and 10-minute data keep their step, not a finer one
   }
 })
 
-test_that("jittered hourly and daily data keep their step, a day complete with one hour fewer", {
+test_that("jittered hourly data form days of their nominal hours; daily data keep their step", {
   hourly <- jittered_minutes(hours = 240, step = 3600, jitter = 20, seed = 4)
-  day <- format(hourly$date, "%Y-%m-%d", tz = "UTC")
+  # By hand: each reading is of the hour nearest its stamp (20 s off at most), and of that
+  # hour's day, which for a stamp before midnight is the next one.
+  nominal <- .POSIXct(round(as.numeric(hourly$date) / 3600) * 3600, tz = "UTC")
+  day <- format(nominal, "%Y-%m-%d", tz = "UTC")
+  expect_true(any(day != format(hourly$date, "%Y-%m-%d", tz = "UTC")))
   counts <- table(day)
-  # A day whose first stamp fell in the day before holds 23 hours: complete even at
-  # completeness 1.
-  expect_true(any(counts == 23L))
   d <- data.frame(date = hourly$date, .pred = hourly$est)
   out <- suppressMessages(average_estimates(d, completeness = 1))
   by_day <- tapply(d$.pred, day, mean)
-  by_day[counts < 23L] <- NA
+  by_day[counts < 24L] <- NA
+  expect_equal(out$date, as.Date(names(counts)))
   expect_equal(out$.pred, unname(as.numeric(by_day)))
   res <- suppressMessages(sensor_performance(hourly, "est", "ref", averaging = c("as_given", "24h")))
   expect_identical(res$time_step, c("1 hour", "24 hours"))
-  expect_identical(res$n[2], sum(counts >= 18L))
+  complete <- counts >= 18L
+  expect_identical(res$n[2], sum(complete))
+  est_day <- tapply(hourly$est, day, mean)[complete]
+  ref_day <- tapply(hourly$ref, day, mean)[complete]
+  expect_equal(res$mbe[2], mean(est_day - ref_day))
+  expect_equal(res$rmse[2], sqrt(mean((est_day - ref_day)^2)))
   # Daily samples collected up to half an hour off midnight, never across it.
   days <- as.POSIXct("2024-01-01 00:30", tz = "UTC") + 86400 * (0:19) +
     withr::with_seed(5, stats::runif(20, -1500, 1500))
@@ -247,6 +254,45 @@ test_that("hourly readings stamped up to 5 minutes off the hour each keep their 
   expect_equal(out$date, nearest)
   expect_equal(out$.pred, replace(1:48, 11, mean(c(11, 100))))
   expect_identical(out$.n_estimates, replace(rep(1L, 48), 11, 2L))
+})
+
+test_that("jittered hourly stamps take the quarter hour nearest their mean minute: :48 to :52 keep their hour", {
+  start <- as.POSIXct("2024-03-01", tz = "UTC")
+  wobble <- rep(c(-60, 60, -30, 30), 12)
+  for (minute in c(48, 50, 52, 53, 57)) {
+    stamps <- start + 3600 * (0:47) + 60 * minute + wobble
+    out <- suppressMessages(average_estimates(data.frame(date = stamps, .pred = 1:48), "1h"))
+    # By hand: around :48 to :52 the nominal times are at :45, in the stamps' own hours; from
+    # :53 at the next hour's :00, the hour from which each is then dated.
+    own_hour <- .POSIXct(floor(as.numeric(start + 3600 * (0:47) + 60 * minute) / 3600) * 3600, tz = "UTC")
+    expected <- if (minute <= 52) own_hour else own_hour + 3600
+    expect_equal(out$date, expected)
+    expect_equal(out$.pred, 1:48)
+  }
+})
+
+test_that("hourly readings across Lord Howe's half-hour clock change keep one reading per hour", {
+  # Every elapsed hour (on the UTC hour), up to 3 minutes off, across the change of 7 April 2024
+  # (02:00 at UTC+11 back to 01:30 at UTC+10:30): on the hour locally before it, on the half
+  # hour after. By hand: each reading is of the local clock hour holding its slot.
+  tz <- "Australia/Lord_Howe"
+  slots <- as.POSIXct("2024-04-02", tz = "UTC") + 3600 * (0:239)
+  attr(slots, "tzone") <- tz
+  expect_setequal(format(slots, "%M"), c("00", "30"))
+  d <- data.frame(date = slots + rep(c(-180, 120, -60, 150, -120, 60), 40), .pred = 1:240)
+  out <- suppressMessages(average_estimates(d, "1h"))
+  hour_start <- slots - 60 * as.numeric(format(slots, "%M"))
+  expect_equal(as.numeric(out$date), as.numeric(hour_start))
+  expect_equal(out$.pred, 1:240)
+  expect_identical(out$.n_estimates, rep(1L, 240))
+  # Days of 24 hours (24.5 on 7 April) of local clock time; the first (13 hours) and last (11)
+  # short of 75 %.
+  day <- as.Date(format(slots, "%Y-%m-%d"))
+  days <- suppressMessages(average_estimates(d))
+  expected <- tapply(1:240, day, mean)
+  expected[table(day) < 18] <- NA
+  expect_equal(days$date, unique(day))
+  expect_equal(days$.pred, unname(as.vector(expected)))
 })
 
 test_that("daily readings jittered around local midnight keep their day across a clock change", {

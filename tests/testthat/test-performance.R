@@ -303,6 +303,26 @@ test_that("24-hour samples every third day are judged as 24-hour values", {
   expect_true(is.na(odd$pass_slope))
 })
 
+test_that("the warning on days of another zone says which day each is dated by, before and after noon", {
+  days <- as.Date("2024-01-10") + 0:5
+  for (zone in c("Asia/Tokyo", "America/New_York")) {
+    d <- data.frame(date = as.POSIXct(format(days), tz = "UTC"), ref = 1:6, est = 1:6 + 0.5)
+    attr(d$date, "tzone") <- zone
+    w <- caught_warnings(suppressMessages(sensor_performance(d, "est", "ref", averaging = "24h")))
+    expect_length(w, 1L)
+    expect_s3_class(w[[1]], "ncam_warning_period_offset")
+    msg <- conditionMessage(w[[1]])
+    if (zone == "Asia/Tokyo") {
+      # 09:00 to 09:00: 15 hours of the Tokyo day it is dated by.
+      expect_match(msg, "9 hours into its day in time zone Asia/Tokyo.*2024-01-10 09:00 JST.*covers the 24 hours from its stamp and is dated by the day it mostly covers, though not its first 9 hours")
+      expect_no_match(msg, "day before")
+    } else {
+      # 19:00 (EST) to 19:00: 19 hours of the day after the one it is dated by.
+      expect_match(msg, "19 hours into its day in time zone America/New_York.*2024-01-09 19:00 EST.*is dated by the day before the one it mostly covers\\.")
+    }
+  }
+})
+
 test_that("24-hour days follow the time zone of the date column", {
   hours <- seq(as.POSIXct("2024-05-01", tz = "America/New_York"), by = "hour", length.out = 96)
   obs <- data.frame(date = hours, ref = seq_along(hours), est = seq_along(hours) + 1)

@@ -351,7 +351,7 @@ test_that("daily values stamped at midnight of another time zone are warned abou
   sensors <- data.frame(date = hours, pm = rep(c(10, 20, 30), each = 24))
   utc_days <- data.frame(date = as.POSIXct(c("2019-08-01", "2019-08-02", "2019-08-03"), tz = "UTC"), ref = c(10, 20, 30))
   expect_warning(shifted <- join_reference(sensors, utc_days, average = "1 day"),
-                 "reference.*19 hours into its 1 day period in time zone Etc/GMT\\+5", class = "ncam_warning_period_offset")
+                 "reference.*19 hours into its day in time zone Etc/GMT\\+5", class = "ncam_warning_period_offset")
   expect_identical(shifted$ref, c(20, 30, NA))  # the pairing the warning is about
   # The same days as Date, or stamped at local midnight, are paired day by day, without a warning.
   as_dates <- data.frame(date = as.Date(c("2019-08-01", "2019-08-02", "2019-08-03")), ref = c(10, 20, 30))
@@ -363,6 +363,35 @@ test_that("daily values stamped at midnight of another time zone are warned abou
   ny <- data.frame(date = ny_hours, pm = 1)
   utc_ny <- data.frame(date = as.POSIXct(sprintf("2022-03-1%d", 1:6), tz = "UTC"), ref = 1:6)
   expect_warning(join_reference(ny, utc_ny, average = "1 day"), "to an hour", class = "ncam_warning_period_offset")
+})
+
+test_that("the warning on days of another zone says which day each is paired with, before and after noon", {
+  days <- as.Date("2024-01-10") + 0:3
+  # UTC days shown in Tokyo (09:00): each value covers 09:00 to 09:00, 15 of its 24 hours in
+  # the Tokyo day it is stamped in, with whose mean it is paired.
+  tokyo_hours <- seq(as.POSIXct("2024-01-10", tz = "Asia/Tokyo"), by = "hour", length.out = 96)
+  tokyo <- data.frame(date = tokyo_hours, pm = rep(c(10, 20, 30, 40), each = 24))
+  utc_days <- data.frame(date = as.POSIXct(format(days), tz = "UTC"), ref = 1:4)
+  attr(utc_days$date, "tzone") <- "Asia/Tokyo"
+  expect_warning(out <- join_reference(tokyo, utc_days, average = "1 day"),
+                 "9 hours into its day in time zone Asia/Tokyo.*2024-01-10 09:00 JST.*covers the 24 hours from its stamp and is paired with the other table's mean of the day it mostly covers, though not its first 9 hours",
+                 class = "ncam_warning_period_offset")
+  # Tokyo day by Tokyo day: each value beside the mean of the day it mostly covers.
+  expect_equal(out$pm, c(10, 20, 30, 40))
+  expect_equal(out$ref, c(1, 2, 3, 4))
+  msg <- conditionMessage(caught_warnings(join_reference(tokyo, utc_days, average = "1 day"))[[1]])
+  expect_no_match(msg, "day before|wrong day")
+  # UTC days shown in New York (19:00, EST): each covers 19:00 to 19:00, 19 hours of the next
+  # New York day, yet is paired with the mean of the day it is stamped in.
+  ny_hours <- seq(as.POSIXct("2024-01-09", tz = "America/New_York"), by = "hour", length.out = 120)
+  ny <- data.frame(date = ny_hours, pm = rep(c(10, 20, 30, 40, 50), each = 24))
+  attr(utc_days$date, "tzone") <- "America/New_York"
+  expect_warning(out <- join_reference(ny, utc_days, average = "1 day"),
+                 "19 hours into its day in time zone America/New_York.*2024-01-09 19:00 EST.*is paired with the other table's mean of the day before the one it mostly covers\\.",
+                 class = "ncam_warning_period_offset")
+  # Value 1 (UTC 10 January, mostly New York's 10th) beside the mean of the 9th.
+  expect_equal(out$pm, c(10, 20, 30, 40, 50))
+  expect_equal(out$ref, c(1, 2, 3, 4, NA))
 })
 
 test_that("daily values stamped at the end of the day are not taken for another time zone", {
