@@ -54,9 +54,14 @@ group_models <- function(x) if (inherits(x, "ncam_by_calibration")) x$calibratio
 # Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
 has_fit <- function(x) !vapply(group_models(x), is.null, logical(1))
 
-# "site = 3, unit = a" for each row of the key columns.
+# "site = 3, unit = a" for each row of the key columns; plain numbers with the digits that tell
+# them apart (0.1 + 0.2 and 0.3, both "0.3" in 15 digits).
 group_labels <- function(keys) {
-  do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
+  digits <- key_digits(keys, keys)
+  do.call(paste, c(lapply(names(keys), function(col) {
+    v <- keys[[col]]
+    paste(col, "=", if (digits > 15L && is_plain_double(v)) sprintf("%.*g", digits, v) else v)
+  }), sep = ", "))
 }
 
 # Key columns as they are compared: a POSIXlt as the POSIXct instants it denotes (keyed by its
@@ -70,6 +75,14 @@ key_columns <- function(keys, arg, call = parent.frame()) {
                    i = "Make it a plain column first, such as with {.code unlist()}."), call = call)
     }
     if (inherits(keys[[col]], "POSIXlt")) keys[[col]] <- as.POSIXct(keys[[col]])
+    # -0 equals 0 but is written "-0": made 0, so that both are one group. Not integer64, whose
+    # NA has the bits of -0.
+    if (typeof(keys[[col]]) == "double" && !inherits(keys[[col]], "integer64")) {
+      plain <- unclass(keys[[col]])
+      plain[which(plain == 0)] <- 0
+      attributes(plain) <- attributes(keys[[col]])
+      keys[[col]] <- plain
+    }
     if (inherits(keys[[col]], "integer64") && !requireNamespace("bit64", quietly = TRUE)) {
       ncam_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
                    i = "Install {.pkg bit64}: without it, R reads the column's bits, not its values."),
@@ -258,17 +271,14 @@ per_group_table <- function(x, summarise, ...) {
 }
 
 # Each group's fit names its rows in its call, as ncam_by()'s `data` expression cut to the group
-# (`base::subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
+# (`base::subset(d, site == "north", select = c(...))`, each key written by key_literal()), so that
 # fitting_data() finds them as for a fit of ncam(): fitted() and update() without data, and
 # calibrate()'s count of calibration rows that trained the fit, work while that data is
 # unchanged (its fingerprint tells). A `data` given as a value (do.call()) names no rows.
 name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
   if (!is.language(data_expr)) return(fits)
   for (k in which(!vapply(fits, is.null, logical(1)))) {
-    conditions <- lapply(names(keys), function(col) {
-      key <- keys[[col]][k]
-      call("==", as.name(col), if (is.factor(key)) as.character(key) else key)
-    })
+    conditions <- lapply(names(keys), function(col) call("==", as.name(col), key_literal(keys[[col]][k])))
     fit <- fits[[k]]
     # base::subset, not whichever `subset` the formula's environment sees.
     fit$call$data <- as.call(list(quote(base::subset), data_expr,
@@ -278,6 +288,29 @@ name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
     fits[[k]] <- fit
   }
   fits
+}
+
+# A group's key as code that, printed and parsed back (as a user copies the call), gives the
+# value exactly: a call prints numbers in 15 digits (0.1 + 0.2 as 0.3) and without their class
+# (a Date as its day number, an integer64 as the double of its bits).
+key_literal <- function(key) {
+  if (is.factor(key)) return(as.character(key))
+  if (inherits(key, "integer64")) return(as.call(list(quote(bit64::as.integer64), as.character(key))))
+  # base::, as for base::subset: not whatever the formula's environment sees.
+  readable <- if (inherits(key, "Date")) as.call(list(quote(base::as.Date), format(key))) else
+    if (inherits(key, "POSIXct")) {
+      # In the key's own time zone (a time in another would warn in `==`); a local one in UTC.
+      tz <- c(attr(key, "tzone"), "")[1]
+      if (!nzchar(tz)) tz <- "UTC"
+      as.call(list(quote(base::as.POSIXct), format(key, "%Y-%m-%d %H:%M:%S", tz = tz), tz = tz))
+    }
+  # A day or second with a fraction (or an hour a clock change repeats) is written as its
+  # number, which compares equal.
+  if (!is.null(readable) && isTRUE(as.double(eval(readable, baseenv())) == as.double(key))) return(readable)
+  if (!is.double(key)) return(as.vector(key))
+  number <- as.double(key)
+  if (identical(as.double(sprintf("%.15g", number)), number)) return(number)
+  as.call(list(quote(base::as.double), sprintf("%.17g", number)))
 }
 
 # Methods of one model, on the table of models: a pointer, not the tibble's NULL column.

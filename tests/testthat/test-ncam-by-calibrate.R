@@ -230,15 +230,23 @@ test_that("a group's fit finds its rows for data local to a function, and under 
   })
 })
 
-test_that("keys of every type name their rows exactly", {
+test_that("keys of every type name their rows exactly, in the call as printed too", {
   d <- by_cal_fixture()[1:400, ]
   in_sample <- "ncam_warning_in_sample_calibration"
+  south <- d$site == "south"
   keyed <- list(
     number = c(0.1 + 0.2, 0.3)[match(d$site, c("north", "south"))],
+    thirds = ifelse(south, 1 / 3, -0),
+    text = d$site,
     factor = factor(d$site, levels = c("south", "north")),
-    date = as.Date("2022-01-01") + (d$site == "south"),
-    time = as.POSIXlt(as.POSIXct("2022-01-01", tz = "Europe/Paris") + 3600 * (d$site == "south"))
+    date = as.Date("2022-01-01") + south,
+    time = as.POSIXlt(as.POSIXct("2022-01-01", tz = "Europe/Paris") + 3600 * south),
+    local_time = as.POSIXct("2022-01-01 12:00") + 60 * south,
+    fraction_of_second = as.POSIXct("2022-01-01", tz = "UTC") + 0.123456789 + south
   )
+  if (requireNamespace("bit64", quietly = TRUE)) {
+    keyed$integer64 <- bit64::as.integer64(c("9007199254740993", "2"))[1 + south]
+  }
   for (kind in names(keyed)) {
     d$key <- keyed[[kind]]
     data_by_key <- d[names(d) != "site"]
@@ -249,6 +257,10 @@ test_that("keys of every type name their rows exactly", {
       expect_identical(fits$fit[[g]]$data_check$n, nrow(rows), info = kind)
       expect_warning(calibrate(fits$fit[[g]], rows[1:30, ], method = "sensor_anchored"), "30 of the 30 rows",
                      class = in_sample, info = kind)
+      # The call as printed (copied by a user) selects the same rows: a number printed in 15
+      # digits, a Date printed as its day number, would not.
+      printed <- str2lang(paste(utils::capture.output(print(fits$fit[[g]]$call$data)), collapse = "\n"))
+      expect_identical(eval(printed), rows[names(rows) != "key"], info = kind)
     }
   }
 })
