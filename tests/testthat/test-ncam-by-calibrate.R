@@ -170,6 +170,9 @@ test_that("a group's errors, warnings and messages name the group, classes kept"
   expect_message(calibrate(fits, cal_rows), "Group site = north: 7 rows of `data` without a reference value")
   cal_rows$ref[cal_rows$site == "south"] <- NA
   expect_error(suppressMessages(calibrate(fits, cal_rows)), "Could not calibrate group site = south")
+  # A group's error about its rows names calibrate()'s `data`.
+  err <- expect_error(calibrate(fits, d[601:800, names(d) != "x1"]), "Could not calibrate group site = north")
+  expect_match(conditionMessage(err), "`data` lacks column \"x1\" used by the model", fixed = TRUE)
   caught <- caught_warnings(calibrate(fits, d[601:800, ], method = "mc_model", m = 5, seed = 1))
   expect_length(caught, 2L)
   expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning_label_free_calibration")))
