@@ -125,6 +125,9 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
   keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
+  # A missing key is written "NA", as is the text "NA": such a row has no group.
+  missing_key <- Reduce(`|`, lapply(keys, is.na))
+  group[missing_key] <- NA_integer_
   type_hints <- key_type_hints(groups, keys, arg)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
   if (length(type_hints)) group[] <- NA_integer_
@@ -145,7 +148,9 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
     cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): ", outcome, "."),
                     i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
-                    if (any(unknown)) c(type_hints, exact_hint)), class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
+                    if (any(unknown)) c(type_hints, exact_hint),
+                    i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
+                class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
   group[failed] <- NA
   group
@@ -234,24 +239,48 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
                  i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."),
                call = call)
   }
-  # The first fitted group's model gives the columns, for no rows or rows without a model.
-  template <- stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
-                             threads = threads)
+  # The first fitted group's model gives the columns, for no rows or rows without a model. A
+  # calibration too small for the level is said by each group that has rows, naming it.
+  template <- suppressWarnings(stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
+                                              threads = threads), classes = "ncam_warning_small_calibration")
   if (nrow(newdata) == 0L) return(template)
   group <- match_groups(object, newdata[by], call = call)
+  labels <- group_labels(object[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   flags <- no_row_flags
   beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
-    part <- score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
-                       input_rows = rows)
+    # Row warnings are summed over the groups; the others name their group.
+    part <- with_group_name(score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
+                                       input_rows = rows), labels[g])
     flags <- flags + row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
   warn_part_totals(flags, nrow(newdata), "groups", beyond)
   tibble::new_tibble(out, nrow = nrow(newdata))
+}
+
+# `expr` with its warnings and messages given again behind the group's name (`label`), their
+# classes and fields kept, so that handlers for a class catch them as from one model.
+with_group_name <- function(expr, label) {
+  named <- function(cnd) {
+    cnd$message[1] <- paste0("Group ", label, ": ", cnd$message[1])
+    cnd["call"] <- list(NULL)
+    cnd
+  }
+  withCallingHandlers(expr,
+    warning = function(w) {
+      w <- named(w)
+      warning(w)  # a symbol: the check of warning classes sees a condition passed on
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      message(named(m))
+      invokeRestart("muffleMessage")
+    }
+  )
 }
 
 # A table of each group's model (fit or calibration), `summarise` applied to it, behind the
@@ -262,8 +291,9 @@ per_group_table <- function(x, summarise, ...) {
   if (inherits(x, "ncam_by_calibration")) check_ncam_by_calibration(x, "x", call) else check_ncam_by(x, "x", call)
   by <- attr(x, "by")
   models <- group_models(x)
+  labels <- group_labels(x[by])
   parts <- lapply(which(has_fit(x)), function(g) {
-    table <- summarise(models[[g]])
+    table <- with_group_name(summarise(models[[g]]), labels[g])
     keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
     tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
   })

@@ -213,8 +213,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
 #' @param ... Arguments of [predict.ncam()], such as `interval` and `level`.
 #' @param threads Number of threads; see [ncam_threads()].
 #' @return `predict()`: the tibble of [predict.ncam()], one row per row of `newdata`, in
-#'   order; rows of a group without a model (a key no group has, or a group that could not
-#'   be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
+#'   order; rows of a group without a model (a key no group has, a missing key, or a group
+#'   that could not be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
 #'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
 #'   naming the groups, the keys and the conversion; so is an `object` with two models for
 #'   one group (two results bound together), in every method.

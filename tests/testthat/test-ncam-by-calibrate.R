@@ -140,6 +140,56 @@ test_that("rows and groups without a partner: left out with a warning, or an err
   expect_error(calibrate(fits, cal_rows, method = "jackknife"), "`method` must be one of")
 })
 
+test_that("a row with a missing key has no group, even beside a group named \"NA\"", {
+  d <- by_cal_fixture()
+  d$site[d$site == "south"] <- "NA"
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  cal_rows <- d[601:800, ]
+  unkeyed <- cal_rows
+  unkeyed$site[1:6] <- NA  # 3 rows of each site
+  w <- expect_warning(cals <- calibrate(fits, unkeyed, method = "sensor_anchored"), class = "ncam_warning_no_group_model")
+  expect_match(conditionMessage(w), "6 rows of `data` belong to 1 group without a model (site = NA)", fixed = TRUE)
+  expect_match(conditionMessage(w), "6 of them have a missing key, `NA`", fixed = TRUE)
+  expect_identical(cals$site, c("NA", "north"))
+  expect_identical(cals$.n, c(97L, 97L))
+  kept <- cal_rows[-(1:6), ]
+  expect_identical(cals$calibration[[1]]$scores,
+                   calibrate(fits$fit[[1]], kept[kept$site == "NA", names(kept) != "site"], method = "sensor_anchored")$scores)
+  test <- d[801:804, ]
+  test$site[2] <- NA
+  w <- expect_warning(got <- predict(cals, test), "missing key", class = "ncam_warning_no_group_model")
+  expect_true(is.na(got$.pred[2]))
+  expect_identical(got$.pred[-2], predict(cals, test[-2, ])$.pred)
+})
+
+test_that("a group calibrated on too few rows: predict() warns for it when it has rows, naming it", {
+  d <- by_cal_fixture()
+  d$site <- ifelse(d$site == "north", 0.1 + 0.2, 0.3)  # groups that print alike in 15 digits
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  expect_identical(fits$site, c(0.29999999999999999, 0.30000000000000004))
+  cal_rows <- d[601:800, ]
+  few <- rbind(cal_rows[cal_rows$site == 0.3, ][1:5, ], cal_rows[cal_rows$site != 0.3, ])
+  small <- "ncam_warning_small_calibration"
+  w <- expect_warning(cals <- calibrate(fits, few, method = "sensor_anchored"), class = small)
+  expect_match(conditionMessage(w), "^Group site = 0.29999999999999999: The calibration set is too small for level 0.9")
+  test <- d[801:900, ]
+  # Rows of the other group alone: no warning, finite intervals.
+  other <- test[test$site != 0.3, ]
+  expect_no_warning(got <- predict(cals, other))
+  expect_true(all(is.finite(got$.pred_upper)))
+  caught <- caught_warnings(got <- predict(cals, test))
+  expect_length(caught, 1L)
+  expect_s3_class(caught[[1]], small)
+  expect_match(conditionMessage(caught[[1]]), "^Group site = 0.29999999999999999: The calibration set is too small")
+  expect_identical(is.infinite(got$.pred_upper), test$site == 0.3)
+  # A calibration read back from a file predicts the same.
+  file <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(cals, file)
+  expect_identical(predict(readRDS(file), other), predict(cals, other))
+})
+
 test_that("a group left without a model by errors = \"skip\" has no calibration, and predicts NA", {
   d <- by_cal_fixture()
   train <- d[1:600, ]
