@@ -209,7 +209,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
   check_ncam(object)
   check_data_frame(data)
-  data <- match_units(object, data)
+  data <- in_words_of_data(match_units(object, data))
   if (nrow(data) == 0L) ncam_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   if (is.null(method)) {
     # Reference readings, where there are any, are the labels that can correct the model.
@@ -284,7 +284,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, unseen_levels_of_data(ncam_posterior(object, data, threads), nrow(data)))
+  post <- label_variance(object, in_words_of_data(ncam_posterior(object, data, threads)))
   # Rows beyond the networks' range or with an unseen level have their own warnings, those
   # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
@@ -323,13 +323,25 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out
 }
 
-# ncam_posterior() calls the rows it reads `newdata`: its warning about levels not seen in
-# training is given again naming calibrate()'s `data`.
-unseen_levels_of_data <- function(expr, n_rows) {
-  withCallingHandlers(expr, ncam_warning_unseen_level = function(w) {
-    warn_unseen_rows(length(w$rows), n_rows, "{.arg data}", w$details, rows = w$rows, levels = w$levels)
-    invokeRestart("muffleWarning")
-  })
+# ncam_posterior() and match_units() call the rows they read `newdata`: their errors, warnings
+# and messages are given again naming calibrate()'s `data`, classes and fields kept.
+in_words_of_data <- function(expr) {
+  renamed <- function(cnd) {
+    cnd$message[] <- gsub("`newdata`", "`data`", cnd$message, fixed = TRUE)
+    cnd
+  }
+  withCallingHandlers(expr,
+    warning = function(w) {
+      w <- renamed(w)
+      warning(w)  # a symbol: the check of warning classes sees a condition passed on
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      message(renamed(m))
+      invokeRestart("muffleMessage")
+    },
+    error = function(e) rlang::cnd_signal(renamed(e))
+  )
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -17,7 +17,8 @@
 #' chooses it on the whole of `data`: `"split"` with reference readings (`reference`, or the
 #' fits' reference column with an observed value in `data`), otherwise `"mc_model"`.
 #'
-#' Rows of `data` whose key is no group's, or is a group's left without a model by
+#' Rows of `data` whose key is missing (`NA`, which is no group's, not even that of the text
+#' `"NA"`) or is no group's, or is a group's left without a model by
 #' `errors = "skip"`, are left out with a warning of class `ncam_warning_no_group_model`
 #' naming them. A group with a model but no row in `data` is an error naming it: add rows of
 #' it, or calibrate the other groups alone (`calibrate(fits[-i, ], data)`). An error in a
@@ -51,7 +52,9 @@
 #'
 #'   `predict()`: the tibble of [predict.ncam_calibration()], one row per row of `newdata`, in
 #'   order; rows of a group without a calibration get `NA`, with a warning naming the groups,
-#'   as in [predict.ncam_by()]. `augment()`: `newdata` with those columns added. `tidy()` and
+#'   as in [predict.ncam_by()]. A group's own warnings (such as `ncam_warning_small_calibration`
+#'   for a calibration too small for `level`) name it, and come only when `newdata` has rows
+#'   of it. `augment()`: `newdata` with those columns added. `tidy()` and
 #'   `glance()`: the `by` columns followed by the rows of [tidy.ncam_calibration()] or
 #'   [glance.ncam_calibration()] for each group with a calibration, groups in the order of `x`.
 #' @seealso [calibrate()] for the methods and their coverage; [ncam_by()].
@@ -138,23 +141,8 @@ by_group_method <- function(fits, data, method, reference) {
 # kept, so that handlers for a class catch them as from calibrate()); an error stops the call,
 # naming the group.
 calibrate_group <- function(fit, rows, label, args) {
-  name_group <- function(cnd) {
-    cnd$message[1] <- paste0("Group ", label, ": ", cnd$message[1])
-    cnd["call"] <- list(NULL)
-    cnd
-  }
   withCallingHandlers(
-    do.call(calibrate, c(list(fit, rows), args)),
-    warning = function(w) {
-      named <- name_group(w)
-      warning(named)
-      invokeRestart("muffleWarning")
-    },
-    message = function(m) {
-      named <- name_group(m)
-      message(named)
-      invokeRestart("muffleMessage")
-    },
+    with_group_name(do.call(calibrate, c(list(fit, rows), args)), label),
     error = function(e) ncam_abort("Could not calibrate group {label}.", parent = e, call = NULL)
   )
 }

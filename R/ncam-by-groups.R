@@ -54,9 +54,14 @@ group_models <- function(x) if (inherits(x, "ncam_by_calibration")) x$calibratio
 # Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
 has_fit <- function(x) !vapply(group_models(x), is.null, logical(1))
 
-# "site = 3, unit = a" for each row of the key columns.
+# "site = 3, unit = a" for each row of the key columns; plain numbers with the digits that tell
+# them apart (0.1 + 0.2 and 0.3, both "0.3" in 15 digits).
 group_labels <- function(keys) {
-  do.call(paste, c(lapply(names(keys), function(col) paste(col, "=", keys[[col]])), sep = ", "))
+  digits <- key_digits(keys, keys)
+  do.call(paste, c(lapply(names(keys), function(col) {
+    v <- keys[[col]]
+    paste(col, "=", if (digits > 15L && is_plain_double(v)) sprintf("%.*g", digits, v) else v)
+  }), sep = ", "))
 }
 
 # Key columns as they are compared: a POSIXlt as the POSIXct instants it denotes (keyed by its
@@ -70,6 +75,14 @@ key_columns <- function(keys, arg, call = parent.frame()) {
                    i = "Make it a plain column first, such as with {.code unlist()}."), call = call)
     }
     if (inherits(keys[[col]], "POSIXlt")) keys[[col]] <- as.POSIXct(keys[[col]])
+    # -0 equals 0 but is written "-0": made 0, so that both are one group. Not integer64, whose
+    # NA has the bits of -0.
+    if (typeof(keys[[col]]) == "double" && !inherits(keys[[col]], "integer64")) {
+      plain <- unclass(keys[[col]])
+      plain[which(plain == 0)] <- 0
+      attributes(plain) <- attributes(keys[[col]])
+      keys[[col]] <- plain
+    }
     if (inherits(keys[[col]], "integer64") && !requireNamespace("bit64", quietly = TRUE)) {
       ncam_abort(c("Group column {.field {col}} of {.arg {arg}} is an {.cls integer64} column but package {.pkg bit64} is not installed.",
                    i = "Install {.pkg bit64}: without it, R reads the column's bits, not its values."),
@@ -112,6 +125,9 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
   keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
+  # A missing key is written "NA", as is the text "NA": such a row has no group.
+  missing_key <- Reduce(`|`, lapply(keys, is.na))
+  group[missing_key] <- NA_integer_
   type_hints <- key_type_hints(groups, keys, arg)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
   if (length(type_hints)) group[] <- NA_integer_
@@ -132,7 +148,9 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
     cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): ", outcome, "."),
                     i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
-                    if (any(unknown)) c(type_hints, exact_hint)), class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
+                    if (any(unknown)) c(type_hints, exact_hint),
+                    i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
+                class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
   group[failed] <- NA
   group
@@ -221,24 +239,48 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
                  i = if (nrow(object) > 0L) "{.fn ncam_by} with {.code errors = \"skip\"} warned why each group could not be fitted."),
                call = call)
   }
-  # The first fitted group's model gives the columns, for no rows or rows without a model.
-  template <- stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
-                             threads = threads)
+  # The first fitted group's model gives the columns, for no rows or rows without a model. A
+  # calibration too small for the level is said by each group that has rows, naming it.
+  template <- suppressWarnings(stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
+                                              threads = threads), classes = "ncam_warning_small_calibration")
   if (nrow(newdata) == 0L) return(template)
   group <- match_groups(object, newdata[by], call = call)
+  labels <- group_labels(object[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   flags <- no_row_flags
   beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
-    part <- score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
-                       input_rows = rows)
+    # Row warnings are summed over the groups; the others name their group.
+    part <- with_group_name(score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
+                                       input_rows = rows), labels[g])
     flags <- flags + row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
   warn_part_totals(flags, nrow(newdata), "groups", beyond)
   tibble::new_tibble(out, nrow = nrow(newdata))
+}
+
+# `expr` with its warnings and messages given again behind the group's name (`label`), their
+# classes and fields kept, so that handlers for a class catch them as from one model.
+with_group_name <- function(expr, label) {
+  named <- function(cnd) {
+    cnd$message[1] <- paste0("Group ", label, ": ", cnd$message[1])
+    cnd["call"] <- list(NULL)
+    cnd
+  }
+  withCallingHandlers(expr,
+    warning = function(w) {
+      w <- named(w)
+      warning(w)  # a symbol: the check of warning classes sees a condition passed on
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      message(named(m))
+      invokeRestart("muffleMessage")
+    }
+  )
 }
 
 # A table of each group's model (fit or calibration), `summarise` applied to it, behind the
@@ -249,8 +291,9 @@ per_group_table <- function(x, summarise, ...) {
   if (inherits(x, "ncam_by_calibration")) check_ncam_by_calibration(x, "x", call) else check_ncam_by(x, "x", call)
   by <- attr(x, "by")
   models <- group_models(x)
+  labels <- group_labels(x[by])
   parts <- lapply(which(has_fit(x)), function(g) {
-    table <- summarise(models[[g]])
+    table <- with_group_name(summarise(models[[g]]), labels[g])
     keys <- lapply(x[by], function(col) rep(col[g], nrow(table)))
     tibble::new_tibble(c(keys, as.list(table)), nrow = nrow(table))
   })
@@ -258,17 +301,14 @@ per_group_table <- function(x, summarise, ...) {
 }
 
 # Each group's fit names its rows in its call, as ncam_by()'s `data` expression cut to the group
-# (`base::subset(d, site == "north", select = c(...))`, the key values stored exactly), so that
+# (`base::subset(d, site == "north", select = c(...))`, each key written by key_literal()), so that
 # fitting_data() finds them as for a fit of ncam(): fitted() and update() without data, and
 # calibrate()'s count of calibration rows that trained the fit, work while that data is
 # unchanged (its fingerprint tells). A `data` given as a value (do.call()) names no rows.
 name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
   if (!is.language(data_expr)) return(fits)
   for (k in which(!vapply(fits, is.null, logical(1)))) {
-    conditions <- lapply(names(keys), function(col) {
-      key <- keys[[col]][k]
-      call("==", as.name(col), if (is.factor(key)) as.character(key) else key)
-    })
+    conditions <- lapply(names(keys), function(col) call("==", as.name(col), key_literal(keys[[col]][k])))
     fit <- fits[[k]]
     # base::subset, not whichever `subset` the formula's environment sees.
     fit$call$data <- as.call(list(quote(base::subset), data_expr,
@@ -278,6 +318,29 @@ name_group_rows <- function(fits, data_expr, keys, columns, formula_env) {
     fits[[k]] <- fit
   }
   fits
+}
+
+# A group's key as code that, printed and parsed back (as a user copies the call), gives the
+# value exactly: a call prints numbers in 15 digits (0.1 + 0.2 as 0.3) and without their class
+# (a Date as its day number, an integer64 as the double of its bits).
+key_literal <- function(key) {
+  if (is.factor(key)) return(as.character(key))
+  if (inherits(key, "integer64")) return(as.call(list(quote(bit64::as.integer64), as.character(key))))
+  # base::, as for base::subset: not whatever the formula's environment sees.
+  readable <- if (inherits(key, "Date")) as.call(list(quote(base::as.Date), format(key))) else
+    if (inherits(key, "POSIXct")) {
+      # In the key's own time zone (a time in another would warn in `==`); a local one in UTC.
+      tz <- c(attr(key, "tzone"), "")[1]
+      if (!nzchar(tz)) tz <- "UTC"
+      as.call(list(quote(base::as.POSIXct), format(key, "%Y-%m-%d %H:%M:%S", tz = tz), tz = tz))
+    }
+  # A day or second with a fraction (or an hour a clock change repeats) is written as its
+  # number, which compares equal.
+  if (!is.null(readable) && isTRUE(as.double(eval(readable, baseenv())) == as.double(key))) return(readable)
+  if (!is.double(key)) return(as.vector(key))
+  number <- as.double(key)
+  if (identical(as.double(sprintf("%.15g", number)), number)) return(number)
+  as.call(list(quote(base::as.double), sprintf("%.17g", number)))
 }
 
 # Methods of one model, on the table of models: a pointer, not the tibble's NULL column.

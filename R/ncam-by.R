@@ -31,7 +31,7 @@
 #' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
 #'   leaves them out, and naming one in `formula` is an error.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is
-#'   an error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`), 64-bit integers
+#'   an error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`; `-0` is `0`), 64-bit integers
 #'   (bit64's `integer64`, as from `data.table::fread()`) exactly; date-times by instant, so a
 #'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column
 #'   is an error.
@@ -48,7 +48,9 @@
 #'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
 #'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
 #'   `object_format` as in [ncam()]. A group's fit names its rows in its call, as `data` cut
-#'   to the group (`base::subset(d, site == "north", select = <the other columns>)`), and finds them
+#'   to the group (`base::subset(d, site == "north", select = <the other columns>)`, each key
+#'   written so that the call as printed gives it exactly: `base::as.double("0.30000000000000004")`,
+#'   `base::as.Date("2024-05-01")`), and finds them
 #'   there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
 #'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained
 #'   it, work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not:
@@ -211,8 +213,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
 #' @param ... Arguments of [predict.ncam()], such as `interval` and `level`.
 #' @param threads Number of threads; see [ncam_threads()].
 #' @return `predict()`: the tibble of [predict.ncam()], one row per row of `newdata`, in
-#'   order; rows of a group without a model (a key no group has, or a group that could not
-#'   be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
+#'   order; rows of a group without a model (a key no group has, a missing key, or a group
+#'   that could not be fitted) get `NA`, with a warning naming the groups. When no row has a group, as with a
 #'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
 #'   naming the groups, the keys and the conversion; so is an `object` with two models for
 #'   one group (two results bound together), in every method.

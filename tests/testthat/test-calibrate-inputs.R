@@ -1,4 +1,5 @@
-# calibrate()'s inputs: a reference column in units, and arguments that a method does not use.
+# calibrate()'s inputs: a reference column in units, arguments that a method does not use, and `data`
+# named as such in the messages about its rows.
 
 test_that("split conformal reads a reference column in other units in the units of the estimate", {
   skip_if_not_installed("units")
@@ -85,4 +86,40 @@ test_that("the arguments of the Monte Carlo draws are refused by the methods tha
   }
   # "split" chosen by default for a reference column refuses them too.
   expect_error(calibrate(fit, d, reference = "truth", seed = 1), "not \"split\"", fixed = TRUE)
+})
+
+test_that("errors and warnings about the rows of calibrate() name `data`, the argument given", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$k <- 1
+  fit <- short_fit(quick_fit(toy[1:200, ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + k, hidden = 4L),
+                   also = "ncam_warning_dropped_covariate")
+  d <- toy[201:300, ]
+  names_data <- function(cnd) {
+    expect_no_match(conditionMessage(cnd), "newdata")
+    invisible(cnd)
+  }
+  calibrate_mc <- function(rows) calibrate(fit, rows, m = 5, seed = 1)
+  names_data(expect_error(calibrate_mc(d[names(d) != "sensor_1"]), "`data` lacks column \"sensor_1\"", fixed = TRUE))
+  names_data(expect_error(calibrate_mc(d[names(d) != "x1"]), "`data` lacks column \"x1\"", fixed = TRUE))
+  names_data(expect_error(calibrate_mc(transform(d, x1 = as.character(x1))), "Column x1 of `data` is text"))
+  names_data(expect_error(calibrate_mc(transform(d, x1 = as.Date("2024-01-01") + x1)), "Column x1 of `data` is a date-time"))
+  names_data(expect_warning(calibrate_mc(transform(d, k = 2)), "100 rows of `data` have other values",
+                            class = "ncam_warning_constant_covariate"))
+  names_data(expect_warning(calibrate_mc(transform(d, sensor_1 = replace(sensor_1, 3, -999))),
+                            "1 reading of `data` treated as missing as gross outliers", class = "ncam_warning_spikes"))
+  names_data(expect_warning(calibrate_mc(transform(d, x1 = replace(x1, 3, 1e50))),
+                            "1 row of `data` has a value so far outside the training data", class = "ncam_warning_beyond_range"))
+  skip_if_not_installed("units")
+  names_data(expect_error(calibrate_mc(transform(d, sensor_1 = units::set_units(sensor_1, "ug/m3", mode = "standard"))),
+                          "Column sensor_1 of `data` is in \"ug/m3\", but the model was fitted to plain numbers", fixed = TRUE))
+})
+
+test_that("the warning about units without an offset names calibrate()'s `data`", {
+  toy <- simulate_toy(300, seed = 2)
+  toy$u <- rep(c("a", "b", "c"), 100)
+  fit <- quick_fit(toy[1:200, ], formula = sensor_0 + sensor_1 + sensor_2 ~ x1, reference = "truth", unit = "u",
+                   anchor = NULL, hidden = 4L)
+  w <- expect_warning(calibrate(fit, transform(toy[201:300, ], u = "z")),
+                      "100 rows of `data` have 1 unit of u without reference rows", class = "ncam_warning_unknown_unit")
+  expect_no_match(conditionMessage(w), "newdata")
 })

@@ -140,6 +140,56 @@ test_that("rows and groups without a partner: left out with a warning, or an err
   expect_error(calibrate(fits, cal_rows, method = "jackknife"), "`method` must be one of")
 })
 
+test_that("a row with a missing key has no group, even beside a group named \"NA\"", {
+  d <- by_cal_fixture()
+  d$site[d$site == "south"] <- "NA"
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  cal_rows <- d[601:800, ]
+  unkeyed <- cal_rows
+  unkeyed$site[1:6] <- NA  # 3 rows of each site
+  w <- expect_warning(cals <- calibrate(fits, unkeyed, method = "sensor_anchored"), class = "ncam_warning_no_group_model")
+  expect_match(conditionMessage(w), "6 rows of `data` belong to 1 group without a model (site = NA)", fixed = TRUE)
+  expect_match(conditionMessage(w), "6 of them have a missing key, `NA`", fixed = TRUE)
+  expect_identical(cals$site, c("NA", "north"))
+  expect_identical(cals$.n, c(97L, 97L))
+  kept <- cal_rows[-(1:6), ]
+  expect_identical(cals$calibration[[1]]$scores,
+                   calibrate(fits$fit[[1]], kept[kept$site == "NA", names(kept) != "site"], method = "sensor_anchored")$scores)
+  test <- d[801:804, ]
+  test$site[2] <- NA
+  w <- expect_warning(got <- predict(cals, test), "missing key", class = "ncam_warning_no_group_model")
+  expect_true(is.na(got$.pred[2]))
+  expect_identical(got$.pred[-2], predict(cals, test[-2, ])$.pred)
+})
+
+test_that("a group calibrated on too few rows: predict() warns for it when it has rows, naming it", {
+  d <- by_cal_fixture()
+  d$site <- ifelse(d$site == "north", 0.1 + 0.2, 0.3)  # groups that print alike in 15 digits
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  expect_identical(fits$site, c(0.29999999999999999, 0.30000000000000004))
+  cal_rows <- d[601:800, ]
+  few <- rbind(cal_rows[cal_rows$site == 0.3, ][1:5, ], cal_rows[cal_rows$site != 0.3, ])
+  small <- "ncam_warning_small_calibration"
+  w <- expect_warning(cals <- calibrate(fits, few, method = "sensor_anchored"), class = small)
+  expect_match(conditionMessage(w), "^Group site = 0.29999999999999999: The calibration set is too small for level 0.9")
+  test <- d[801:900, ]
+  # Rows of the other group alone: no warning, finite intervals.
+  other <- test[test$site != 0.3, ]
+  expect_no_warning(got <- predict(cals, other))
+  expect_true(all(is.finite(got$.pred_upper)))
+  caught <- caught_warnings(got <- predict(cals, test))
+  expect_length(caught, 1L)
+  expect_s3_class(caught[[1]], small)
+  expect_match(conditionMessage(caught[[1]]), "^Group site = 0.29999999999999999: The calibration set is too small")
+  expect_identical(is.infinite(got$.pred_upper), test$site == 0.3)
+  # A calibration read back from a file predicts the same.
+  file <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(cals, file)
+  expect_identical(predict(readRDS(file), other), predict(cals, other))
+})
+
 test_that("a group left without a model by errors = \"skip\" has no calibration, and predicts NA", {
   d <- by_cal_fixture()
   train <- d[1:600, ]
@@ -170,6 +220,9 @@ test_that("a group's errors, warnings and messages name the group, classes kept"
   expect_message(calibrate(fits, cal_rows), "Group site = north: 7 rows of `data` without a reference value")
   cal_rows$ref[cal_rows$site == "south"] <- NA
   expect_error(suppressMessages(calibrate(fits, cal_rows)), "Could not calibrate group site = south")
+  # A group's error about its rows names calibrate()'s `data`.
+  err <- expect_error(calibrate(fits, d[601:800, names(d) != "x1"]), "Could not calibrate group site = north")
+  expect_match(conditionMessage(err), "`data` lacks column \"x1\" used by the model", fixed = TRUE)
   caught <- caught_warnings(calibrate(fits, d[601:800, ], method = "mc_model", m = 5, seed = 1))
   expect_length(caught, 2L)
   expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning_label_free_calibration")))
@@ -230,15 +283,23 @@ test_that("a group's fit finds its rows for data local to a function, and under 
   })
 })
 
-test_that("keys of every type name their rows exactly", {
+test_that("keys of every type name their rows exactly, in the call as printed too", {
   d <- by_cal_fixture()[1:400, ]
   in_sample <- "ncam_warning_in_sample_calibration"
+  south <- d$site == "south"
   keyed <- list(
     number = c(0.1 + 0.2, 0.3)[match(d$site, c("north", "south"))],
+    thirds = ifelse(south, 1 / 3, -0),
+    text = d$site,
     factor = factor(d$site, levels = c("south", "north")),
-    date = as.Date("2022-01-01") + (d$site == "south"),
-    time = as.POSIXlt(as.POSIXct("2022-01-01", tz = "Europe/Paris") + 3600 * (d$site == "south"))
+    date = as.Date("2022-01-01") + south,
+    time = as.POSIXlt(as.POSIXct("2022-01-01", tz = "Europe/Paris") + 3600 * south),
+    local_time = as.POSIXct("2022-01-01 12:00") + 60 * south,
+    fraction_of_second = as.POSIXct("2022-01-01", tz = "UTC") + 0.123456789 + south
   )
+  if (requireNamespace("bit64", quietly = TRUE)) {
+    keyed$integer64 <- bit64::as.integer64(c("9007199254740993", "2"))[1 + south]
+  }
   for (kind in names(keyed)) {
     d$key <- keyed[[kind]]
     data_by_key <- d[names(d) != "site"]
@@ -249,6 +310,10 @@ test_that("keys of every type name their rows exactly", {
       expect_identical(fits$fit[[g]]$data_check$n, nrow(rows), info = kind)
       expect_warning(calibrate(fits$fit[[g]], rows[1:30, ], method = "sensor_anchored"), "30 of the 30 rows",
                      class = in_sample, info = kind)
+      # The call as printed (copied by a user) selects the same rows: a number printed in 15
+      # digits, a Date printed as its day number, would not.
+      printed <- str2lang(paste(utils::capture.output(print(fits$fit[[g]]$call$data)), collapse = "\n"))
+      expect_identical(eval(printed), rows[names(rows) != "key"], info = kind)
     }
   }
 })

@@ -525,3 +525,23 @@ test_that("validation given as rows of data gives each group its own rows of it"
   expect_warning(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 3L, seed = 7, validation = only_site_2)),
                  "Group site = 1: none of its rows is among the `validation` rows", class = "ncam_warning_no_validation_rows")
 })
+
+test_that("0 and -0 are one group, keyed 0, and rows of either go to its model", {
+  toy <- by_fixture()[c("sensor_0", "sensor_1", "sensor_2", "x1")]
+  toy$g <- rep(c(0, -0, 1), 150)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "g", hidden = 4L, epochs = 3L, seed = 4, threads = 1L))
+  expect_identical(fits$g, c(0, 1))
+  expect_identical(1 / fits$g[1], Inf)  # +0, whichever came first
+  expect_identical(fits$.n, c(300L, 150L))
+  # The same group, seed and fit as with every key written 0.
+  plus <- short_fit(ncam_by(by_formula, transform(toy, g = abs(g)), by = "g", hidden = 4L, epochs = 3L, seed = 4,
+                            threads = 1L))
+  expect_identical(fits$.seed, plus$.seed)
+  expect_identical(fits$fit[[1]]$params, plus$fit[[1]]$params)
+  new <- toy[1:4, ]  # keys 0, -0, 1, 0
+  expect_no_warning(got <- stats::predict(fits, new))
+  expect_identical(got$.pred[c(1, 2, 4)], stats::predict(fits$fit[[1]], new[c(1, 2, 4), ])$.pred)
+  expect_identical(got$.pred[3], stats::predict(fits$fit[[2]], new[3, ])$.pred)
+  # The group's call finds its rows, of both keys (the formula is written here, where `toy` is).
+  expect_identical(fitted(fits$fit[[1]]), fitted(fits$fit[[1]], toy[toy$g == 0, ]))
+})
