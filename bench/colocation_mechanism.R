@@ -25,7 +25,8 @@ options(width = 200)
 #
 # Section 13 lets the prior differ on the co-location rows; section 14 adds a shrunk per-site
 # offset from each site's co-location days to lm and to ncam(); section 15 places the same number
-# of labelled days at the start, at both ends or evenly over each site's record.
+# of labelled days at the start, at both ends or evenly over each site's record; section 16
+# averages ncam() with lm, to see whether their errors differ enough for a blend to win.
 #
 # Run (about 11 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_mechanism.R > bench/colocation_mechanism.out
 
@@ -504,3 +505,21 @@ print(do.call(rbind, lapply(names(placements), function(placement) {
              ncam_cov90 = f3(mean(vapply(runs, function(p) cover_rows(p$.pred_lower, p$.pred_upper, d$ref[scored]), numeric(1)))),
              lm_cov90 = f3(cover_rows(lm_placed[, "lwr"], lm_placed[, "upr"], d$ref[scored])))
 })), row.names = FALSE, right = FALSE)
+
+# 16. Do ncam() and lm err on different days? If so, their average (or a blend weighted on the
+# labelled days) would beat both. The fits of section 11, seeds 1-5; the blend weight w is
+# least squares of the labelled days' residual of lm on (ncam - lm) there, where ncam has seen
+# the reference, so w is fitted in sample.
+cat("\n16. ncam() and lm blended (fits of section 11, seeds 1-5):\n")
+lm_labelled <- stats::predict(lm_fit, labelled)
+blends <- do.call(rbind, lapply(1:5, function(seed) {
+  fit <- suppressWarnings(ncam(short_formula, data = train, reference = "ref", seed = seed, threads = 1))
+  gap_labelled <- suppressWarnings(stats::predict(fit, labelled)$.pred, classes = "ncam_warning_extrapolation") - lm_labelled
+  w <- unname(stats::coef(stats::lm(I(labelled$ref - lm_labelled) ~ 0 + gap_labelled)))
+  pred <- ncam_runs[[seed]]$pred
+  data.frame(seed = seed, ncam = rmse(pred, test$ref), lm = lm_rmse,
+             error_correlation = stats::cor(pred - test$ref, lm_run$pred - test$ref),
+             average = rmse((pred + lm_run$pred) / 2, test$ref),
+             blend_weight = w, blend = rmse(lm_run$pred + w * (pred - lm_run$pred), test$ref))
+}))
+print(rbind(blends, data.frame(seed = "mean", t(colMeans(blends[-1])))), digits = 4, row.names = FALSE)
