@@ -192,14 +192,14 @@
 #' `time_step` equals the averaging the target is specified for (24 hours for
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
-#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column
-#' `unit` of [performance_targets()]). A plain numeric column is taken to be in
-#' them. A column of class `"units"` (the units package), `estimate` or
-#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3),
-#' and it is an error when it cannot be (ppb against the ug/m3 of PM2.5, or
-#' ug/m3 against the ppb of O3: that needs the molar mass, temperature and
-#' pressure); then the units are dropped. `limit_value` and
-#' `reference_uncertainty` are in the targets' units.
+#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column `unit` of
+#' [performance_targets()]). A column of class `"units"` (the units package), `estimate` or
+#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3), and it is an
+#' error when it cannot be (ppb against the ug/m3 of PM2.5, or ug/m3 against the ppb of O3:
+#' that needs the molar mass, temperature and pressure); then the units are dropped. A plain
+#' numeric column is taken to be in them, but beside a column whose numbers are converted it
+#' is an error: its unit is unknown (the estimates of a fit on mg/m3 readings are plain mg/m3
+#' numbers). `limit_value` and `reference_uncertainty` are in the targets' units.
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
