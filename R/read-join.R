@@ -263,7 +263,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
       present <- rowsum(as.numeric(!is.na(x)), group, reorder = FALSE)[, 1]
       total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
       mean <- total / present
-      mean[present == 0 | present < completeness * expected] <- NA_real_
+      mean[present == 0 | present < records_needed(completeness, expected)] <- NA_real_
       mean <- unname(mean)
       # A column of the units package keeps its units (its class, without loading the package).
       if (inherits(x, "units")) mean <- structure(mean, units = attr(x, "units"), class = "units")
