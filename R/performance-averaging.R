@@ -39,18 +39,16 @@ series_time_steps <- function(seconds, series) {
        centre = vapply(found, `[[`, numeric(1), "centre"))
 }
 
-# The time step of gaps (seconds, whole_second_gaps()): the most common gap when most of the
-# gaps of about one step are exactly it (regular data, also with records missing, which a
-# median gap would lengthen); else nominal_step(), "jittered", for stamps that wander around a
-# step that divides an hour or a day; else, "irregular", the mean of the gaps near their median
-# (their most common gap would be any one of them), but for gaps of whole days, "regular".
+# The time step of gaps (seconds, whole_second_gaps()): the most common gap when it is a
+# regular step (regular_step()); else nominal_step(), "jittered", for stamps that wander around
+# a step that divides an hour or a day; else, "irregular", the mean of the gaps near their
+# median (their most common gap would be any one of them), but for gaps of whole days, "regular".
 # `centre`: the mean gap of about one step.
 step_of_gaps <- function(gaps) {
   gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
   mode <- most_common_gap(gaps)
   if (is.na(mode)) return(list(step = NA_real_, kind = "regular", centre = NA_real_))
-  one_step <- gaps[gaps > mode / 2 & gaps < 1.5 * mode]
-  if (mean(one_step == mode) > 0.5) return(list(step = mode, kind = "regular", centre = mode))
+  if (regular_step(gaps, mode)) return(list(step = mode, kind = "regular", centre = mode))
   # Missed records and breaks are several steps long: the others are one step each, and their
   # mean is the step at which records come (jitter cancels in it).
   centre <- stats::median(gaps)
@@ -69,6 +67,19 @@ step_of_gaps <- function(gaps) {
     return(list(step = nominal, kind = "jittered", centre = centre))
   }
   list(step = centre, kind = "irregular", centre = centre)
+}
+
+# Whether the most common of `gaps`, `mode`, is their step: most of the gaps of about one step
+# are exactly it (regular data, also with records missing, which a median gap would lengthen),
+# it is at least `min_step_share` of all gaps and most gaps are whole multiples of it (records
+# missed). Gaps that all differ (readings at random times) have as most common gap merely their
+# smallest: 14 s among gaps of about an hour, alone of its size, is no step.
+min_step_share <- 0.1
+
+regular_step <- function(gaps, mode) {
+  one_step <- gaps[gaps > mode / 2 & gaps < 1.5 * mode]
+  multiple <- abs(gaps / mode - round(gaps / mode)) * mode < 1e-6
+  mean(one_step == mode) > 0.5 && mean(gaps == mode) >= min_step_share && mean(multiple) > 0.5
 }
 
 # The step that divides an hour (in whole seconds), or a day (in whole minutes), or is whole

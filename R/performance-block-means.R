@@ -40,6 +40,11 @@ daily_means <- function(obs, step, completeness, columns = c("est", "ref"), tota
               spare)
 }
 
+# The records a period of `expected` records needs at `completeness`, at 10 significant digits:
+# in floating point 0.56 * 25 is 14.000000000000002, and a day of 14 of its 25 hours would fall
+# short (0.55 * 720 and 0.07 * 3600 likewise). Also for join_reference()'s periods.
+records_needed <- function(completeness, expected) signif(completeness * expected, 10)
+
 # Means of each of `columns` per block (rows sharing the `by` columns); a block with
 # fewer than `completeness` of its `expected` records (given per row, the same within a
 # block) gets NA for that column. `totals`: columns summed, not averaged (counts of rows).
@@ -60,7 +65,7 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
   # rowsum() sorts by group, numbered in order of first appearance, as are `first` rows.
   expected <- expected[first]
   complete <- expected - rep_len(spare, length(first))[first] * (expected >= min_spared_records)
-  needed <- pmin(completeness * expected, complete)
+  needed <- pmin(records_needed(completeness, expected), complete)
   block_mean <- function(v) {
     present <- !is.na(v)
     sums <- rowsum(cbind(present, ifelse(present, v, 0)), group, reorder = TRUE)

@@ -112,7 +112,9 @@ date_column <- function(data, date, call = parent.frame()) {
 
 # Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
 # PM2.5, ppb for O3): mg/m3 judged against targets in ug/m3 would pass an RMSE of 7 mg/m3.
-# A plain numeric column is taken to be in those units already.
+# A plain numeric column is taken to be in those units, unless the other column's numbers are
+# converted: then its unit is unknown (mg/m3 numbers of a fit on mg/m3 readings read as ug/m3
+# gave a slope of 0.001), and that is an error.
 in_target_units <- function(data, columns, to, call) {
   carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
   if (!any(carry)) return(data)
@@ -125,6 +127,7 @@ in_target_units <- function(data, columns, to, call) {
                           with {.code as.numeric()} if the values are already in the targets'
                           units ({to})."), call = call)
   }
+  plain <- columns[!carry]
   for (arg in names(columns)[carry]) {
     col <- columns[[arg]]
     from <- as.character(units(data[[col]]))
@@ -142,14 +145,31 @@ in_target_units <- function(data, columns, to, call) {
                    i = "Give the column units of the same quantity as {.val {to}}, such
                             as with {.fn units::set_units}."), call = call)
     }
-    plain <- columns[!carry]
-    cli::cli_inform(c("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to
-                       {to}, the units of the targets.",
-                      i = if (length(plain)) "Column {.val {plain}}, without units, is taken
-                                              to be in {to}."))
+    # A change of spelling (ug/m^3) leaves the numbers, and a plain column beside, as they are.
+    if (length(plain) && !same_scale(from, to)) {
+      refuse_plain_beside_converted(plain, col, arg, from, to, call)
+    }
+    cli::cli_inform("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to {to},
+                     the units of the targets.")
     data[[col]] <- converted
   }
   data
+}
+
+# A plain estimate or reference column (`plain`, named by its argument) beside column `col`
+# (from argument `arg`), whose numbers are converted from `from` to `to`: the plain numbers
+# could be in either (predict() gives plain numbers in the unit of the fit's readings).
+refuse_plain_beside_converted <- function(plain, col, arg, from, to, call) {
+  plain_arg <- names(plain)
+  ncam_abort(c("Column {.val {plain}} (from {.arg {plain_arg}}) has no units, beside column
+                {.val {col}} (from {.arg {arg}}) converted from {.val {from}} to {.val {to}},
+                the units of the targets.",
+               x = "The unit of its numbers is not known, so neither is whether they match those
+                    of {.val {col}} ({.fn predict} gives plain numbers in the units of the
+                    fit's readings).",
+               i = "Give it the units it is in, such as with {.code data${plain} <-
+                    units::set_units(data${plain}, \"{from}\", mode = \"standard\")}, or give
+                    both columns as plain numbers in {to}."), call = call)
 }
 
 numeric_column <- function(x, column, arg, call) {

@@ -65,19 +65,19 @@
 #' Co-location; such as units at different sites) `sd` and `cv` are NA and
 #' `note` says why.
 #'
-#' **Time step**: each unit's time step is, for regular data, the most common
-#' gap between its consecutive time stamps (a unit with one time stamp takes the step of all
-#' units' gaps), so an hourly unit beside a 10-minute one is judged at its
-#' own step. A gap within 0.45 seconds and 5 % of a whole number of seconds
-#' counts as that number, so that readings stamped a fraction of a second off
-#' a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
-#' and their 1-hour and 24-hour means; the times themselves are not moved (a
-#' reading stamped at 00:59:59.9 counts in the hour from 00:00). Time stamps
-#' that wander by more (a logger stamping 12:00:07, 12:01:05, 12:02:09, ...),
-#' so that no gap is most of the gaps of about one step, take the step that
-#' divides an hour (in whole seconds) or a day (in whole minutes), or is whole
-#' days, within 2.5 % of their mean gap of about one step (gaps of two steps
-#' or more, from missed records or breaks, left out), when most of the gaps lie
+#' **Time step**: each unit's time step is, for regular data, the most common gap between its
+#' consecutive time stamps (a unit with one time stamp takes the step of all units' gaps), so
+#' an hourly unit beside a 10-minute one is judged at its own step; that gap must be at least a
+#' tenth of the gaps and most gaps whole multiples of it (readings at random times, whose gaps
+#' all differ, have as most common gap merely their smallest). A gap within 0.45 seconds and
+#' 5 % of a whole number of seconds counts as that number, so that readings stamped a fraction
+#' of a second off a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
+#' and their 1-hour and 24-hour means; the times themselves are not moved (a reading stamped
+#' at 00:59:59.9 counts in the hour from 00:00). Time stamps that wander by more (a logger
+#' stamping 12:00:07, 12:01:05, 12:02:09, ...), so that no gap is most of the gaps of about
+#' one step, take the step that divides an hour (in whole seconds) or a day (in whole
+#' minutes), or is whole days, within 2.5 % of their mean gap of about one step (gaps of two
+#' steps or more, from missed records or breaks, left out), when most of the gaps lie
 #' within half a step of it; a message says so. Readings of a step that divides
 #' an hour stay in the hour of their own stamp, so a complete hour of 1-minute
 #' data holds 59 to 61: for these units an hour with one record fewer than its
@@ -192,14 +192,14 @@
 #' `time_step` equals the averaging the target is specified for (24 hours for
 #' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
-#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column
-#' `unit` of [performance_targets()]). A plain numeric column is taken to be in
-#' them. A column of class `"units"` (the units package), `estimate` or
-#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3),
-#' and it is an error when it cannot be (ppb against the ug/m3 of PM2.5, or
-#' ug/m3 against the ppb of O3: that needs the molar mass, temperature and
-#' pressure); then the units are dropped. `limit_value` and
-#' `reference_uncertainty` are in the targets' units.
+#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column `unit` of
+#' [performance_targets()]). A column of class `"units"` (the units package), `estimate` or
+#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3), and it is an
+#' error when it cannot be (ppb against the ug/m3 of PM2.5, or ug/m3 against the ppb of O3:
+#' that needs the molar mass, temperature and pressure); then the units are dropped. A plain
+#' numeric column is taken to be in them, but beside a column whose numbers are converted it
+#' is an error: its unit is unknown (the estimates of a fit on mg/m3 readings are plain mg/m3
+#' numbers). `limit_value` and `reference_uncertainty` are in the targets' units.
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor

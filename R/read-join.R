@@ -12,7 +12,8 @@
 #'   readings expected in the period; the expected count is the period length
 #'   over the series' time step, and at least one. The step is found as
 #'   [sensor_performance()] finds it: the most common gap between the series'
-#'   distinct times, or the step that divides an hour or a day that its stamps
+#'   distinct times (when it is a tenth of the gaps or more and most gaps are
+#'   whole multiples of it), or the step that divides an hour or a day that its stamps
 #'   wander around, so a logger that lost half its records at random (rows
 #'   missing) still expects the full count of its step, not half of it; for
 #'   times that scatter around no such step, the mean of the gaps near their
@@ -263,7 +264,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
       present <- rowsum(as.numeric(!is.na(x)), group, reorder = FALSE)[, 1]
       total <- rowsum(ifelse(is.na(x), 0, as.double(x)), group, reorder = FALSE)[, 1]
       mean <- total / present
-      mean[present == 0 | present < completeness * expected] <- NA_real_
+      mean[present == 0 | present < records_needed(completeness, expected)] <- NA_real_
       mean <- unname(mean)
       # A column of the units package keeps its units (its class, without loading the package).
       if (inherits(x, "units")) mean <- structure(mean, units = attr(x, "units"), class = "units")

@@ -46,6 +46,21 @@ test_that("a lower completeness keeps a day that the default drops", {
   expect_equal(average_estimates(d, completeness = 0.7)$.pred, mean(d$.pred[8:24]))
 })
 
+test_that("an hour holding exactly its completeness share of records counts", {
+  # 1-second data: 252 of an hour's 3600 records are 0.07 of it exactly, which in floating point
+  # is 252.00000000000003: the hour counts; with 251 records it does not.
+  secs <- as.POSIXct("2024-03-01", tz = "UTC") + 0:(3 * 3600 - 1)
+  hour <- format(secs, "%H", tz = "UTC")
+  for (kept in c(252, 251)) {
+    on <- hour != "01" | cumsum(hour == "01") <= kept
+    d <- data.frame(date = secs[on], .pred = seq_along(secs)[on])
+    out <- average_estimates(d, averaging = "1h", completeness = 0.07)
+    by_hand <- as.vector(tapply(d$.pred, hour[on], mean))
+    expect_identical(out$.n_estimates, c(3600L, as.integer(kept), 3600L))
+    expect_equal(out$.pred, if (kept == 252) by_hand else replace(by_hand, 2, NA))
+  }
+})
+
 test_that("averaged bounds cover a mean of comonotone errors at the rows' level, for any shape", {
   set.seed(5)
   days <- 3000

@@ -131,6 +131,46 @@ test_that("1-hour means follow the local clock on a daylight-saving change", {
   expect_equal(res$rmse, sqrt(mean((hourly$est - hourly$ref)^2)))
 })
 
+test_that("a period holding exactly its completeness share of records counts", {
+  # Berlin, 27 October 2024: 25 hours (02:00 twice). 14 of them are 0.56 of 25 exactly, which
+  # in floating point is 14.000000000000002: the day must count; with 13 hours it must not.
+  tz <- "Europe/Berlin"
+  hours <- seq(as.POSIXct("2024-10-25", tz = tz), as.POSIXct("2024-10-28 23:00", tz = tz),
+               by = "hour")
+  day <- format(hours, "%Y-%m-%d", tz = tz)
+  expect_identical(as.vector(table(day)), c(24L, 24L, 25L, 24L))
+  obs <- data.frame(date = hours, ref = 10 + seq_along(hours) %% 7)
+  obs$est <- 1.2 * obs$ref + seq_along(hours) %% 3
+  day_means <- function(d) {
+    key <- format(d$date, "%Y-%m-%d", tz = tz)
+    data.frame(est = as.vector(tapply(d$est, key, mean)), ref = as.vector(tapply(d$ref, key, mean)))
+  }
+  fourteen <- obs[day != "2024-10-27" | cumsum(day == "2024-10-27") <= 14, ]
+  res <- quiet_performance(fourteen, "est", "ref", averaging = "24h", completeness = 0.56)
+  daily <- day_means(fourteen)
+  expect_identical(res$n, 4L)
+  expect_equal(res$mbe, mean(daily$est - daily$ref))
+  thirteen <- obs[day != "2024-10-27" | cumsum(day == "2024-10-27") <= 13, ]
+  res <- quiet_performance(thirteen, "est", "ref", averaging = "24h", completeness = 0.56)
+  daily <- day_means(thirteen)[-3, ]
+  expect_identical(res$n, 3L)
+  expect_equal(res$mbe, mean(daily$est - daily$ref))
+  # 5-second data: 396 of an hour's 720 records are 0.55 of it exactly (0.55 * 720 is
+  # 396.00000000000006 in floating point); the second hour keeps its first 396.
+  secs <- as.POSIXct("2024-07-01", tz = "UTC") + 5 * (0:(4 * 720 - 1))
+  obs <- data.frame(date = secs, ref = 30 + seq_along(secs) %% 11)
+  obs$est <- obs$ref + 1 + seq_along(secs) %% 4
+  hour <- format(secs, "%H", tz = "UTC")
+  for (kept in c(396, 395)) {
+    d <- obs[hour != "01" | cumsum(hour == "01") <= kept, ]
+    res <- quiet_performance(d, "est", "ref", pollutant = "o3", averaging = "1h",
+                             completeness = 0.55)
+    hourly <- hand_hourly(d$est, d$ref, format(d$date, "%H", tz = "UTC"), 396)
+    expect_identical(res$n, if (kept == 396) 4L else 3L)
+    expect_equal(res$mbe, mean(hourly$est - hourly$ref))
+  }
+})
+
 test_that("a unit at 7-minute steps beside a 1-minute one has no 1-hour means", {
   a <- one_minute_ozone(hours = 12)
   a$unit <- "a"

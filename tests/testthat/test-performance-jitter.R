@@ -213,6 +213,60 @@ test_that("scattered gaps take their mean gap near the median as the step, whate
   expect_true(any(is.na(out$est)) && !all(is.na(out$est)))
 })
 
+test_that("a most common gap that is no real share of the gaps is not taken as a regular step", {
+  # Readings at random whole seconds, about an hour apart: the 39 gaps all differ, so their
+  # "most common" gap is merely the smallest, 14 s. By hand: no step, the mean of the gaps
+  # within half the median of it.
+  seconds <- round(cumsum(withr::with_seed(2, stats::rexp(40, 1 / 3600))))
+  gaps <- diff(seconds)
+  expect_identical(anyDuplicated(gaps), 0L)
+  expect_identical(min(gaps), 14)
+  centre <- mean(gaps[abs(gaps - median(gaps)) < median(gaps) / 2])
+  found <- ncam:::step_of_gaps(gaps)
+  expect_identical(found$kind, "irregular")
+  expect_equal(found$step, centre)
+  # join_reference() expects one reading an hour at that step (3600 / 2663 rounds to 1), not
+  # the 257 of a 14-second step that left every hour short: each hour with a reading counts.
+  date <- as.POSIXct("2024-01-01", tz = "UTC") + seconds
+  hour <- as.POSIXct(floor(as.numeric(date) / 3600) * 3600, origin = "1970-01-01", tz = "UTC")
+  expect_identical(round(3600 / centre), 1)
+  out <- join_reference(data.frame(date = date, pm = seq_along(date)),
+                        data.frame(date = sort(unique(hour)), ref = 1))
+  expect_equal(out$pm, as.vector(tapply(seq_along(date), as.numeric(hour), mean)))
+  # sensor_performance() gives that mean gap as the step, and says the gaps scatter.
+  d <- data.frame(date = date, est = seq_along(date) + 1, ref = seq_along(date))
+  expect_warning(res <- sensor_performance(d, "est", "ref"),
+                 paste0("scatter \\(mean gap ", prettyNum(signif(centre, 4)), " seconds\\)"),
+                 class = "ncam_warning_uneven_step")
+  expect_identical(res$time_step[1], paste(prettyNum(signif(centre, 4)), "seconds"))
+
+  # Hourly readings stamped up to 5 minutes off the hour over 3 days, one read twice, 14 s
+  # apart: the one gap of 14 s was taken as a regular step, so no day had its 6171 records.
+  # They wander around an hour: by hand, each reading at its nearest hour (the two there
+  # averaged), each day the mean of its 24 hours.
+  slots <- as.POSIXct("2024-07-01", tz = "UTC") + 3600 * (0:71)
+  stamps <- slots + withr::with_seed(7, stats::runif(72, -300, 300))
+  d <- data.frame(date = c(stamps, stamps[30] + 14), ref = c(10 + (0:71) %% 9, 30))
+  d$est <- 1.2 * d$ref + c((0:71) %% 4, 0)
+  gaps <- diff(sort(as.numeric(d$date)))
+  expect_identical(min(gaps), 14)
+  expect_identical(anyDuplicated(round(gaps, 3)), 0L)
+  run <- with_messages(sensor_performance(d, "est", "ref"))
+  expect_match(run$messages, "wander around a step of 1 hour")
+  res <- run$value
+  nominal <- round(as.numeric(d$date) / 3600) * 3600
+  hourly <- data.frame(est = as.vector(tapply(d$est, nominal, mean)),
+                       ref = as.vector(tapply(d$ref, nominal, mean)),
+                       day = as.vector(tapply(floor(nominal / 86400), nominal, unique)))
+  daily <- data.frame(est = as.vector(tapply(hourly$est, hourly$day, mean)),
+                      ref = as.vector(tapply(hourly$ref, hourly$day, mean)))
+  expect_identical(as.vector(table(hourly$day)), c(24L, 24L, 24L))
+  by_day <- res[res$averaging == "24h", ]
+  expect_identical(by_day$n, 3L)
+  expect_equal(by_day$slope, unname(stats::coef(stats::lm(est ~ ref, daily))[2]))
+  expect_equal(by_day$mbe, mean(daily$est - daily$ref))
+})
+
 test_that("a coarse jittered step spares no record: half of a half-hourly hour is not complete", {
   # Stamps at :10 and :40 of 240 hours, each up to 5 minutes off (never across an hour); in the
   # last 120 hours only the :10 ones. By hand: the first hours hold 2 of 2, the last 1 of 2.

@@ -85,6 +85,7 @@ test_that("missing-value codes are read as NA, with the readers' warning", {
   in_mg <- coded
   in_mg$est <- units::set_units(obs$est / 1000, "mg/m3")
   in_mg$est[20] <- units::set_units(-999, "mg/m3")
+  in_mg$ref <- units::set_units(coded$ref, "ug/m3")
   expect_warning(res_mg <- sensor_performance(in_mg, "est", "ref", averaging = "as_given", limit_value = 20),
                  "2 values are missing-value codes", class = "ncam_warning_missing_code")
   expect_equal(res_mg$rmse, res$rmse)
@@ -744,12 +745,26 @@ test_that("columns with units are converted to the units of the targets", {
   both_mg$est <- units::set_units(est_ug / 1000, "mg/m3", mode = "standard")
   again <- suppressMessages(sensor_performance(both_mg, "est", "ref", averaging = "as_given"))
   expect_equal(again$rmse, rmse)
-  # A units column beside a plain one: it is converted, the plain one taken to be in ug/m3.
+  # A plain column beside one whose numbers are converted: its unit is unknown, an error. The
+  # plain mg/m3 estimates of a fit on mg/m3 readings were read as ug/m3 (a slope of 0.0011).
   plain <- obs
-  plain$est <- est_ug
-  expect_message(alone <- sensor_performance(plain, "est", "ref", averaging = "as_given"),
-                 "\"est\", without units, is taken to be in ug/m3")
+  plain$est <- est_ug / 1000
+  expect_error(sensor_performance(plain, "est", "ref", averaging = "as_given"),
+               paste("\"est\" \\(from `estimate`\\) has no units, beside column \"ref\"",
+                     "\\(from `reference`\\) converted from \"mg/m3\" to \"ug/m3\""),
+               class = "rlang_error")
+  plain$ref <- ref_ug / 1000
+  plain$est <- units::set_units(est_ug / 1000, "mg/m3", mode = "standard")
+  expect_error(sensor_performance(plain, "est", "ref"),
+               "\"ref\" \\(from `reference`\\) has no units.*units::set_units\\(data\\$ref, \"mg/m3\"",
+               class = "rlang_error")
+  # Beside a column in the targets' units nothing is converted: the plain one is taken to be in
+  # them, silently.
+  plain$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
+  plain$ref <- ref_ug
+  expect_no_message(alone <- sensor_performance(plain, "est", "ref", averaging = "as_given"))
   expect_equal(alone$slope, res$slope)
+  expect_equal(alone$rmse, rmse)
   # O3: ppm to the ppb of its targets (1 ppm = 1000 ppb).
   o3 <- data.frame(date = as.POSIXct("2024-06-01", tz = "UTC") + 3600 * (0:29))
   o3$ref <- units::set_units(ref_ug, "ppb", mode = "standard")
@@ -828,7 +843,9 @@ test_that("a units column is converted when the units package is installed but n
   # As after readRDS() in a fresh session: the column has class "units", the package is not loaded.
   out <- callr::r(function() {
     mg <- structure(list(numerator = "mg", denominator = "m3"), class = "symbolic_units")
-    d <- data.frame(date = as.Date("2024-01-01") + 0:39, ref = 1000 * (1:40))
+    ug <- structure(list(numerator = "ug", denominator = "m3"), class = "symbolic_units")
+    d <- data.frame(date = as.Date("2024-01-01") + 0:39)
+    d$ref <- structure(1000 * (1:40), units = ug, class = "units")
     d$est <- structure(as.double(1:40), units = mg, class = "units")
     list(units_loaded = isNamespaceLoaded("units"),
          performance = suppressMessages(ncam::sensor_performance(d, "est", "ref")))

@@ -42,6 +42,35 @@ test_that("a reference offline for most hours at random is still hourly", {
   expect_identical(out$ref, ifelse(online, 10 * seq_along(hours), NA))
 })
 
+test_that("a period holding exactly its completeness share of readings counts", {
+  # Berlin, 27 October 2024 has 25 hours; 14 of them are 0.56 of 25 exactly (14.000000000000002
+  # in floating point): that day's mean counts, with 13 hours it does not.
+  tz <- "Europe/Berlin"
+  hours <- seq(as.POSIXct("2024-10-26", tz = tz), as.POSIXct("2024-10-28 23:00", tz = tz),
+               by = "hour")
+  day <- format(hours, "%Y-%m-%d", tz = tz)
+  expect_identical(as.vector(table(day)), c(24L, 25L, 24L))
+  reference <- data.frame(date = as.Date(c("2024-10-26", "2024-10-27", "2024-10-28")), ref = 1:3)
+  for (kept in c(14, 13)) {
+    on <- day != "2024-10-27" | cumsum(day == "2024-10-27") <= kept
+    sensors <- data.frame(date = hours[on], pm = seq_along(hours)[on])
+    out <- join_reference(sensors, reference, average = "1 day", completeness = 0.56)
+    by_hand <- as.vector(tapply(sensors$pm, day[on], mean))
+    expect_equal(out$pm, if (kept == 14) by_hand else replace(by_hand, 2, NA))
+  }
+  # 5-second readings: 396 of an hour's 720 are 0.55 of it exactly; 395 are not enough.
+  secs <- as.POSIXct("2024-07-01", tz = "UTC") + 5 * (0:(3 * 720 - 1))
+  hour <- format(secs, "%H", tz = "UTC")
+  reference <- data.frame(date = as.POSIXct("2024-07-01", tz = "UTC") + 3600 * 0:2, ref = 1:3)
+  for (kept in c(396, 395)) {
+    on <- hour != "01" | cumsum(hour == "01") <= kept
+    out <- join_reference(data.frame(date = secs[on], pm = seq_along(secs)[on]), reference,
+                          completeness = 0.55)
+    by_hand <- as.vector(tapply(seq_along(secs)[on], hour[on], mean))
+    expect_equal(out$pm, if (kept == 396) by_hand else replace(by_hand, 2, NA))
+  }
+})
+
 # Hourly sensors in New York for January 2024, reading the day of the month plus the hour / 100,
 # and a 24-hour reference sample every third day (1, 4, ..., 28 January).
 ny_hours <- seq(as.POSIXct("2024-01-01", tz = "America/New_York"),
