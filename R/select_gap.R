@@ -240,8 +240,8 @@ gap_group_codes <- function(group, n, call = parent.frame()) {
 # The rows of `x` as series on a regular grid, sorted by group then grid index `cell`: without
 # times a group's rows in order; with times (seconds) the nearest point of a grid whose step is
 # the median spacing of the distinct times within groups, averaging rows that share a grid point.
-# Not step_of_gaps(), the step sensor_performance() counts records by: its most common gap of a
-# few irregular times is any one of them (the smallest when all differ), a far too short step.
+# Not step_of_gaps(), the step sensor_performance() counts records by: that takes the most
+# common gap when it is common enough, while the grid here is defined by the median.
 # Only occupied grid points are kept, so a sparse time axis costs nothing here.
 gap_grid <- function(x, secs, group, date, grouped, call = parent.frame()) {
   ord <- if (is.null(secs)) order(group) else order(group, secs)
