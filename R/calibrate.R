@@ -327,7 +327,9 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 # and messages are given again naming calibrate()'s `data`, classes and fields kept.
 in_words_of_data <- function(expr) {
   renamed <- function(cnd) {
-    cnd$message[] <- gsub("`newdata`", "`data`", cnd$message, fixed = TRUE)
+    in_data <- function(text) gsub("newdata$", "data$", gsub("`newdata`", "`data`", text, fixed = TRUE), fixed = TRUE)
+    cnd$message[] <- in_data(cnd$message)
+    if (is.character(cnd$body)) cnd$body[] <- in_data(cnd$body)  # the bullets of an rlang error
     cnd
   }
   withCallingHandlers(expr,

@@ -39,7 +39,7 @@ test_that("a fit keeps the units it converted from, and refuses plain numbers in
   expect_error(fitted(fx$fit, fx$plain_opc), plain_opc_error)
   expect_error(residuals(fx$fit, fx$plain_opc), plain_opc_error)
   expect_error(sensor_params(fx$fit, fx$plain_opc), plain_opc_error)
-  expect_error(calibrate(fx$fit, fx$plain_opc, method = "split"), "opc of `newdata` has no units")
+  expect_error(calibrate(fx$fit, fx$plain_opc, method = "split"), "opc of `data` has no units.*units::set_units\\(data\\$opc")
 })
 
 test_that("the units converted from survive saveRDS() and readRDS()", {
