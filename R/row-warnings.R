@@ -49,9 +49,7 @@ warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.val NA}."),
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
                   i = "Leave those rows out, or refit on data with training rows of those levels."),
-                class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels,
-                # For giving it again under the caller's name of the rows (calibrate()'s `data`).
-                details = details)
+                class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels)
 }
 
 # "rows 3, 10, 250, ..." for the first rows of `n` (row numbers of the call's newdata).
