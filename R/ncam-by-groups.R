@@ -271,9 +271,10 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
   beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
-    # Row warnings are summed over the groups; the others name their group.
-    part <- with_group_name(score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
-                                       input_rows = rows), labels[g])
+    # Row warnings are summed over the groups; the others name their group, and rows of newdata.
+    part <- with_group_name(score_part(
+      with_input_rows(rows, stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)),
+      input_rows = rows), labels[g])
     flags <- flags + row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]

@@ -207,7 +207,9 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
 #' Predictions and augmented data from fits by group
 #'
 #' Each row of `newdata` is scored by the model of its group (the `by` columns of
-#' [ncam_by()]); the result keeps the rows of `newdata` in order.
+#' [ncam_by()]); the result keeps the rows of `newdata` in order. A group's warnings and
+#' errors name it, and the rows they name are rows of `newdata` (as are those of
+#' [sensor_drift()] on fits by group).
 #'
 #' @param object,x A result of [ncam_by()].
 #' @param newdata A data frame with the `by` columns and the sensor and covariate columns of
