@@ -12,9 +12,11 @@
 # stopping 0.90 either way), milder, but the rows are still not exchangeable with new ones.
 # "mc_model" draws its labels from the model, so its scores follow |N(0, 1)| on any rows: no
 # warning.
+# `data` is calibrate()'s as given, before match_units() converted its columns: the fit's
+# fingerprint holds its data in the units given (opc in mg/m3, fused in ug/m3).
 warn_in_sample_calibration <- function(object, data, method, rows, call = parent.frame()) {
   if (method == "mc_model") return(invisible())
-  whole <- is_fitting_data(object, data, in_order = FALSE)
+  whole <- is_fitting_data(object, in_training_units(object, data), in_order = FALSE)
   # A reference fit learned about the reference only from its rows with a reference reading.
   trained <- if (!whole) count_fitted_rows(object, data, rows) else
     if (method == "split" && !is.null(object$reference)) sum(!is.na(data[[object$reference]][rows])) else NA_integer_
@@ -38,4 +40,19 @@ warn_in_sample_calibration <- function(object, data, method, rows, call = parent
   }
   cli::cli_warn(c(paste0(which_rows, why), i = fix), class = c("ncam_warning_in_sample_calibration", "ncam_warning"),
                 call = call)
+}
+
+# The columns of `data` with units in the units the fit's data gave them (a sensor it converted,
+# opc in mg/m3 fused in ug/m3, back in mg/m3; the others in their fused units): the same data
+# given in other units of the same quantity has the fit's fingerprint, to its tolerance.
+in_training_units <- function(object, data) {
+  trained <- object$units
+  converted <- attr(trained, "given")
+  trained[names(converted)] <- converted
+  for (v in intersect(names(trained), names(data))) {
+    if (inherits(data[[v]], "units") && !identical(unit_text(data[[v]]), trained[[v]])) {
+      data[[v]] <- units::set_units(data[[v]], trained[[v]], mode = "standard")
+    }
+  }
+  data
 }

@@ -59,7 +59,9 @@ max_calibration_scores <- 1e7
 #' scores are smaller and the intervals too narrow: a warning of class
 #' `ncam_warning_in_sample_calibration` says so when `data` is the fit's data,
 #' or counts the rows equal in every column to a row of it when that data can
-#' be found as by [fitted.ncam()]. `"mc_model"` draws its labels from the model,
+#' be found as by [fitted.ncam()] (the model's columns with units compared in
+#' the units it fuses, so a sensor given in mg/m3 to the fit and in ug/m3 to
+#' `calibrate()` is the same data). `"mc_model"` draws its labels from the model,
 #' so its scores follow \eqn{|N(0, 1)|}{|N(0, 1)|} on any rows: no warning.
 #' A model fitted without a reference never saw the reference readings
 #' `"split"` scores against: its training rows are fitted closer to the truth
@@ -209,6 +211,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
   check_ncam(object)
   check_data_frame(data)
+  data_as_given <- data  # to find the rows that trained the fit, before match_units() converts them
   data <- in_words_of_data(match_units(object, data))
   if (nrow(data) == 0L) ncam_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   if (is.null(method)) {
@@ -257,7 +260,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       ncam_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
     }
     labelled <- which(!is.na(reference_values))
-    warn_in_sample_calibration(object, data, method, labelled)
+    warn_in_sample_calibration(object, data_as_given, method, labelled)
     if (unlabelled > 0L) {
       cli::cli_inform("{unlabelled} row{?s} of {.arg data} without a reference value ({.field {reference}}) {cli::qty(unlabelled)}{?is/are} left out of the calibration.")
     }
@@ -282,7 +285,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
                   class = c("ncam_warning_label_free_calibration", "ncam_warning"))
   }
 
-  if (method != "split") warn_in_sample_calibration(object, data, method, seq_len(nrow(data)))
+  if (method != "split") warn_in_sample_calibration(object, data_as_given, method, seq_len(nrow(data)))
 
   post <- label_variance(object, in_words_of_data(ncam_posterior(object, data, threads)))
   # Rows beyond the networks' range or with an unseen level have their own warnings, those

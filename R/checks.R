@@ -254,7 +254,7 @@ check_finite_columns <- function(cols, what, call = parent.frame()) {
   lines <- unlist(lapply(names(cols), function(col) {
     rows <- which(is.infinite(cols[[col]]))
     if (!length(rows)) return(NULL)
-    shown <- utils::head(rows, 5)
+    shown <- input_rows(utils::head(rows, 5))
     cli::format_inline("{what} {.field {col}} has {cli::qty(length(rows))}{?an/} infinite value{?s} in row{?s} {shown}{if (length(rows) > 5) ', ...' else ''}.")
   }))
   lines <- gsub("([{}])", "\\1\\1", lines)  # already formatted: braces in names stay text

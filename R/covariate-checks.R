@@ -110,7 +110,7 @@ check_covariate_magnitude <- function(cols, call = parent.frame()) {
   for (v in names(cols)) {
     big <- rows_outside(cols[[v]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
-      where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(utils::head(big, 5), collapse = ", "),
+      where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(input_rows(utils::head(big, 5)), collapse = ", "),
                       if (length(big) > 5L) ", ..." else "")
       ncam_abort(c("Covariate {.field {v}} has {if (length(big) == 1L) 'a value' else 'values'} as large as {signif(max(abs(cols[[v]][big])), 3)} in {where}: too large to compute with in double precision.",
                    i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.val NA}."),

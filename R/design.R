@@ -80,7 +80,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
   if (length(not_positive)) {
     details <- vapply(names(not_positive), function(s) {
       rows <- not_positive[[s]]
-      shown <- paste0(paste(utils::head(rows, 5), collapse = ", "), if (length(rows) > 5) ", ..." else "")
+      shown <- paste0(paste(input_rows(utils::head(rows, 5)), collapse = ", "), if (length(rows) > 5) ", ..." else "")
       if (length(rows) == 1L) sprintf("%s: row %s", s, shown) else sprintf("%s: %d rows (%s)", s, length(rows), shown)
     }, character(1))
     # In training an error naming every column at once, so that one pass fixes them all.
@@ -114,7 +114,7 @@ check_reading_magnitude <- function(cols, label = "Sensor column", call = parent
   for (s in names(cols)) {
     big <- rows_outside(cols[[s]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
-      ncam_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {big[1]}: too large to compute with in double precision.",
+      ncam_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {input_rows(big[1])}: too large to compute with in double precision.",
                    i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
     }
   }
@@ -315,7 +315,7 @@ warn_constant_covariates <- function(object, x, newdata, call) {
     if (is.character(value)) column <- as.character(column)
     other <- which(!is.na(column) & column != value)
     if (length(other)) {
-      cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {other[1]}: {column[other[1]]}), which the predictions ignore.",
+      cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {input_rows(other[1])}: {column[other[1]]}), which the predictions ignore.",
                       i = "Fit on data where {.field {name}} varies for the model to use it."),
                     class = c("ncam_warning_constant_covariate", "ncam_warning"), call = call)
     }

@@ -175,8 +175,9 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     }
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
-      part <- drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
-                         rep("group", length(rows)), tolerance, threads, call)
+      # Messages name rows of newdata, not of the group's share of it.
+      part <- with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
+                                               rep("group", length(rows)), tolerance, threads, call))
       keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
       cbind(keys, part[names(part) != "unit"])
     })

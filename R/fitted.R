@@ -217,10 +217,13 @@ data_change <- function(object, data) {
 # every column the two data frames share (time stamps among them, also as text or day numbers,
 # so that equal readings on other days do not count; a Date and a POSIXct compared as
 # instants); NA when that data cannot be found. For a model fitted with a reference, only its
-# rows with a reference reading count: the others taught it nothing about the reference.
+# rows with a reference reading count: the others taught it nothing about the reference. The
+# model's columns with units are compared in the units it fuses, converted alike on both sides
+# (opc given in mg/m3 to the fit and in ug/m3 to calibrate() holds the same rows).
 count_fitted_rows <- function(object, data, rows) {
-  fitted <- tryCatch(fitting_data(object), error = function(e) NULL)
+  fitted <- tryCatch(match_units(object, fitting_data(object)), error = function(e) NULL)
   if (is.null(fitted)) return(NA_integer_)
+  data <- match_units(object, data)
   if (!is.null(object$reference)) fitted <- fitted[!is.na(fitted[[object$reference]]), , drop = FALSE]
   shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]), intersect(names(data), names(fitted)))
   if (!all(colnames(object$data_check$sums) %in% shared)) return(NA_integer_)

@@ -13,9 +13,10 @@
 #' columns>, seed = .seed, ...)` with the other arguments as given: the same numbers as
 #' calibrating the groups one by one, and the same warnings and messages, each naming its
 #' group (such as `ncam_warning_in_sample_calibration` for calibration rows that trained the
-#' group's fit). `method`, when not given, is chosen once for all groups as [calibrate()]
-#' chooses it on the whole of `data`: `"split"` with reference readings (`reference`, or the
-#' fits' reference column with an observed value in `data`), otherwise `"mc_model"`.
+#' group's fit) and numbering rows as rows of `data`, not of the group's share of it.
+#' `method`, when not given, is chosen once for all groups as [calibrate()] chooses it on the
+#' whole of `data`: `"split"` with reference readings (`reference`, or the fits' reference
+#' column with an observed value in `data`), otherwise `"mc_model"`.
 #'
 #' Rows of `data` whose key is missing (`NA`, which is no group's, not even that of the text
 #' `"NA"`) or is no group's, or is a group's left without a model by
@@ -115,9 +116,9 @@ calibrate.ncam_by <- function(object, data, method = NULL, level = 0.9, m = 50, 
   labels <- group_labels(object[by])
   calibrations <- vector("list", nrow(object))
   for (g in modelled) {
-    rows <- data[which(group == g), !names(data) %in% by, drop = FALSE]
-    calibrations[g] <- list(calibrate_group(object$fit[[g]], rows, labels[g],
-                                            c(args, list(seed = if (draws) seeds[g]))))
+    rows <- which(group == g)
+    calibrations[g] <- list(calibrate_group(object$fit[[g]], data[rows, !names(data) %in% by, drop = FALSE], rows,
+                                            labels[g], c(args, list(seed = if (draws) seeds[g]))))
   }
   out <- c(as.list(object[by]), list(.n = n_rows, .seed = seeds, calibration = calibrations))
   do.call(tibble::new_tibble, c(list(out, nrow = nrow(object), by = by, class = "ncam_by_calibration"),
@@ -137,12 +138,13 @@ by_group_method <- function(fits, data, method, reference) {
   if (!is.null(reference) || any(observed)) "split" else "mc_model"
 }
 
-# One group's calibrate(): its warnings and messages name the group (their classes and fields
-# kept, so that handlers for a class catch them as from calibrate()); an error stops the call,
-# naming the group.
-calibrate_group <- function(fit, rows, label, args) {
+# One group's calibrate() on its rows of `data` (`group_data`, rows `rows` of `data`): its
+# warnings and messages name the group (their classes and fields kept, so that handlers for a
+# class catch them as from calibrate()) and rows of `data`; an error stops the call, naming the
+# group.
+calibrate_group <- function(fit, group_data, rows, label, args) {
   withCallingHandlers(
-    with_group_name(do.call(calibrate, c(list(fit, rows), args)), label),
+    with_group_name(with_input_rows(rows, do.call(calibrate, c(list(fit, group_data), args))), label),
     error = function(e) ncam_abort("Could not calibrate group {label}.", parent = e, call = NULL)
   )
 }

@@ -89,7 +89,27 @@ key_columns <- function(keys, arg, call = parent.frame()) {
                  call = call)
     }
   }
+  refuse_key_separator(keys, arg, call)
   keys
+}
+
+# key_strings() joins the keys of several columns with "\r": text holding it would make two keys
+# one string (("a\rb", "c") and ("a", "b\rc")), so two groups one, silently. An error instead of
+# another separator, which would change every key string and with it the seed of every group.
+refuse_key_separator <- function(keys, arg, call) {
+  if (length(keys) < 2L) return(invisible())
+  for (col in names(keys)) {
+    v <- keys[[col]]
+    if (!is.factor(v) && typeof(v) %in% c("double", "integer", "logical")) next  # written without it
+    bad <- which(grepl("\r", as.character(v), fixed = TRUE))
+    if (!length(bad)) next
+    shown <- paste0(toString(utils::head(bad, 5)), if (length(bad) > 5) ", ...")
+    fix <- sprintf("%s$%s <- gsub(\"\\r\", \" \", %s$%s, fixed = TRUE)", arg, col, arg, col)
+    ncam_abort(c("Group column {.field {col}} of {.arg {arg}} holds a carriage return ({.code \\r}) in {length(bad)} row{?s} ({shown}).",
+                 x = "The keys of several {.arg by} columns are joined by that character: keys {.code (\"a\\rb\", \"c\")} and {.code (\"a\", \"b\\rc\")} would be one group.",
+                 i = "Replace the character in {.field {col}}, such as with {.code {fix}}, in the data of the fits and in new data alike."),
+               call = call)
+  }
 }
 
 # One string per row of the key columns (from key_columns()), equal exactly when all keys are
@@ -251,9 +271,10 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
   beyond <- part_tally()
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
-    # Row warnings are summed over the groups; the others name their group.
-    part <- with_group_name(score_part(stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads),
-                                       input_rows = rows), labels[g])
+    # Row warnings are summed over the groups; the others name their group, and rows of newdata.
+    part <- with_group_name(score_part(
+      with_input_rows(rows, stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)),
+      input_rows = rows), labels[g])
     flags <- flags + row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]

@@ -34,7 +34,9 @@
 #'   an error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`; `-0` is `0`), 64-bit integers
 #'   (bit64's `integer64`, as from `data.table::fread()`) exactly; date-times by instant, so a
 #'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column
-#'   is an error.
+#'   is an error, and so, with several `by` columns, is text holding a carriage return
+#'   (`"\r"`, which joins their keys), here and in the data of `predict()`, `calibrate()` and
+#'   `sensor_drift()`: replace the character.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
 #'   group; named. A `validation` given as rows of `data` (a logical vector, or row numbers)
 #'   gives each group its own rows of it.
@@ -205,7 +207,9 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
 #' Predictions and augmented data from fits by group
 #'
 #' Each row of `newdata` is scored by the model of its group (the `by` columns of
-#' [ncam_by()]); the result keeps the rows of `newdata` in order.
+#' [ncam_by()]); the result keeps the rows of `newdata` in order. A group's warnings and
+#' errors name it, and the rows they name are rows of `newdata` (as are those of
+#' [sensor_drift()] on fits by group).
 #'
 #' @param object,x A result of [ncam_by()].
 #' @param newdata A data frame with the `by` columns and the sensor and covariate columns of

@@ -4,6 +4,25 @@
 # predict_chunks() and predict() on ncam_by() fits muffle those of their parts and give one of
 # each with the totals.
 
+# Row numbers in messages are rows of the data the user passed. ncam_by()'s predict(),
+# calibrate() and sensor_drift() give each group's model the group's rows alone: while one is
+# scored (with_input_rows()), its row i is the input's row `rows[i]`, and each message naming
+# rows numbers them with input_rows(). Row fields of conditions (`rows`) stay the part's own,
+# for the code that reads them (score_part()).
+input_row_map <- new.env(parent = emptyenv())
+
+with_input_rows <- function(rows, expr) {
+  outer <- input_row_map$rows
+  on.exit(input_row_map$rows <- outer)
+  input_row_map$rows <- input_rows(rows)  # a part of a part: rows of the whole input
+  expr
+}
+
+input_rows <- function(rows) {
+  map <- input_row_map$rows
+  if (is.null(map)) rows else map[rows]
+}
+
 # Per covariate, how many of the rows without a prediction have it missing.
 missing_covariate_counts <- function(object, newdata, no_prediction) {
   if (!any(no_prediction)) return(integer(0))
@@ -28,7 +47,7 @@ warn_unseen_levels <- function(unseen, newdata) {
   details <- vapply(names(unseen), function(v) {
     u <- unseen[[v]]
     what <- if (v %in% names(newdata)) "Column" else "Term"
-    shown <- paste0(paste(utils::head(u$rows, 5), collapse = ", "), if (length(u$rows) > 5L) ", ..." else "")
+    shown <- paste0(paste(input_rows(utils::head(u$rows, 5)), collapse = ", "), if (length(u$rows) > 5L) ", ..." else "")
     sprintf("%s %s: %s in %s (seen in training: %s)", what, plain_names(v), quoted(u$levels),
             if (length(u$rows) == 1L) paste("row", shown) else paste(length(u$rows), "rows:", shown), quoted(u$seen))
   }, character(1))
@@ -49,14 +68,12 @@ warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.val NA}."),
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
                   i = "Leave those rows out, or refit on data with training rows of those levels."),
-                class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels,
-                # For giving it again under the caller's name of the rows (calibrate()'s `data`).
-                details = details)
+                class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels)
 }
 
 # "rows 3, 10, 250, ..." for the first rows of `n` (row numbers of the call's newdata).
 first_rows_text <- function(first_rows, n) {
-  paste0(if (n == 1L) "row " else "rows ", paste(first_rows, collapse = ", "), if (n > length(first_rows)) ", ..." else "")
+  paste0(if (n == 1L) "row " else "rows ", paste(input_rows(first_rows), collapse = ", "), if (n > length(first_rows)) ", ..." else "")
 }
 
 # Values in double quotes, listed with commas (at most 10).

@@ -276,7 +276,8 @@ screen_new_spikes <- function(object, readings, call) {
   if (length(hit)) {
     # The rows go with the warning, for predict() on parts (groups, chunks) to number them.
     rows <- screened$rows[hit]
-    warn_new_spikes(lengths(rows), lapply(rows, utils::head, 5L), threshold, "{.arg newdata}", call, rows = rows)
+    shown <- lapply(rows, function(r) input_rows(utils::head(r, 5L)))
+    warn_new_spikes(lengths(rows), shown, threshold, "{.arg newdata}", call, rows = rows)
   }
   screened$readings
 }

@@ -123,3 +123,36 @@ test_that("the warning about units without an offset names calibrate()'s `data`"
                       "100 rows of `data` have 1 unit of u without reference rows", class = "ncam_warning_unknown_unit")
   expect_no_match(conditionMessage(w), "newdata")
 })
+
+test_that("calibration rows that trained a fit to a converted units column warn as with one unit", {
+  skip_if_not_installed("units")
+  d <- simulate_colocation(days = 30, seed = 1)
+  given <- d
+  for (s in c("pa_a", "pa_b", "ref")) given[[s]] <- units::set_units(d[[s]], "ug/m3")
+  given$opc <- units::set_units(d$opc / 1000, "mg/m3")  # converted to ug/m3 by the fit
+  fit <- suppressMessages(short_fit(ncam(pa_a + pa_b + opc ~ rh, given[1:500, ], reference = "ref", hidden = 4L,
+                                         epochs = 10L, seed = 1, threads = 1),
+                                    also = c("ncam_warning_clamp", "ncam_warning_units")))
+  in_sample <- "ncam_warning_in_sample_calibration"
+  labelled <- sum(!is.na(d$ref[1:300]))
+  # Before, calibrate() converted opc before looking for the fit's rows, and found none of them.
+  w <- expect_warning(suppressMessages(calibrate(fit, given[1:300, ], method = "split")), class = in_sample)
+  expect_match(conditionMessage(w), sprintf("%d of the %d rows of `data` with a reference reading are rows", labelled, labelled))
+  # Only rows with a reference reading taught a reference fit: so many of the 300 count.
+  w <- expect_warning(suppressWarnings(calibrate(fit, given[1:300, ], method = "mc_empirical", m = 2, seed = 1),
+                                       classes = "ncam_warning_label_free_calibration"), class = in_sample)
+  expect_match(conditionMessage(w), sprintf("%d of the 300 rows of `data` are rows", labelled))
+  # The whole of the fit's data, in another order, is found by its fingerprint.
+  w <- expect_warning(suppressWarnings(calibrate(fit, given[500:1, ], method = "mc_empirical", m = 2, seed = 1),
+                                       classes = "ncam_warning_label_free_calibration"), class = in_sample)
+  expect_match(conditionMessage(w), "`data` is the data `object` was fitted to")
+  # opc given in the units it is fused in is the same data, rows and whole.
+  in_ug <- given
+  in_ug$opc <- units::set_units(in_ug$opc, "ug/m3")
+  w <- expect_warning(suppressMessages(calibrate(fit, in_ug[1:300, ], method = "split")), class = in_sample)
+  expect_match(conditionMessage(w), sprintf("%d of the %d rows", labelled, labelled))
+  w <- expect_warning(suppressWarnings(calibrate(fit, in_ug[500:1, ], method = "mc_empirical", m = 2, seed = 1),
+                                       classes = "ncam_warning_label_free_calibration"), class = in_sample)
+  expect_match(conditionMessage(w), "`data` is the data `object` was fitted to")
+  expect_no_warning(suppressMessages(calibrate(fit, given[501:720, ], method = "split")), class = in_sample)
+})

@@ -317,3 +317,19 @@ test_that("keys of every type name their rows exactly, in the call as printed to
     }
   }
 })
+
+test_that("a group's fit to a converted units column finds its training rows, as with one unit", {
+  skip_if_not_installed("units")
+  d <- by_cal_fixture()
+  for (s in c("sensor_0", "sensor_2", "ref")) d[[s]] <- units::set_units(d[[s]], "ug/m3")
+  d$sensor_1 <- units::set_units(as.numeric(d$sensor_1) / 1000, "mg/m3")  # converted to ug/m3 by the fits
+  fits <- suppressMessages(short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site",
+                                             reference = "ref", hidden = 4L, epochs = 5L, seed = 2, threads = 1L)))
+  # Before, each group's calibrate() converted sensor_1 before looking for its fit's rows: none found.
+  caught <- caught_warnings(calibrate(fits, d[1:100, ], method = "split"))
+  expect_true(all(vapply(caught, inherits, logical(1), "ncam_warning_in_sample_calibration")))
+  expect_length(caught, 2L)
+  expect_match(conditionMessage(caught[[1]]), "^Group site = north: 50 of the 50 rows")
+  expect_match(conditionMessage(caught[[2]]), "^Group site = south: 50 of the 50 rows")
+  expect_no_warning(calibrate(fits, d[601:800, ], method = "split"))
+})

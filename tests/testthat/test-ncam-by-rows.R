@@ -1,0 +1,126 @@
+# Rows of ncam_by() fits: group keys of several columns that text could merge, and the row
+# numbers that predict(), calibrate() and sensor_drift() name, which are rows of the data given
+# to them, not of a group's share of it.
+
+rows_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1 + kind
+
+# Two sites, rows interleaved (odd rows north, even rows south), and a text covariate `kind`
+# that is "a" on every training row, so that the fits leave it out.
+rows_fixture <- function() {
+  toy <- simulate_toy(n = 800, seed = 1)
+  toy$site <- rep(c("north", "south"), 400)
+  toy$kind <- "a"
+  fits <- short_fit(ncam_by(rows_formula, data = toy[1:600, ], by = "site", hidden = 4L, epochs = 5L,
+                            seed = 1, threads = 1L),
+                    also = "ncam_warning_dropped_covariate")
+  list(toy = toy, fits = fits, new = toy[601:700, ])
+}
+
+test_that("keys holding the separator of several key columns are refused, not merged into one group", {
+  toy <- simulate_toy(n = 400, seed = 1)
+  toy$a <- rep(c("a\rb", "a"), 200)
+  toy$b <- rep(c("c", "b\rc"), 200)
+  # Before, ("a\rb", "c") and ("a", "b\rc") were one group of 400 rows, silently.
+  err <- expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = c("a", "b"),
+                              hidden = 4L, epochs = 3L, seed = 1, threads = 1L),
+                      "Group column a of `data` holds a carriage return (`\\r`) in 200 rows (1, 3, 5, 7, 9, ...)",
+                      fixed = TRUE)
+  expect_match(conditionMessage(err), "data$a <- gsub(\"\\r\", \" \", data$a, fixed = TRUE)", fixed = TRUE)
+  toy$a <- factor(toy$a)
+  expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = c("b", "a"), hidden = 4L, epochs = 3L,
+                       seed = 1, threads = 1L),
+               "Group column b of `data` holds a carriage return (`\\r`) in 200 rows (2, 4, 6, 8, 10, ...)",
+               fixed = TRUE)
+  # One key column is not joined to another: its keys stay apart.
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "a", hidden = 4L, epochs = 3L,
+                            seed = 1, threads = 1L))
+  expect_identical(as.character(fits$a), c("a", "a\rb"))
+  expect_identical(fits$.n, c(200L, 200L))
+})
+
+test_that("new rows with a key holding the separator are refused by predict(), calibrate() and sensor_drift()", {
+  toy <- simulate_toy(n = 600, seed = 1)
+  toy$a <- rep(c("x", "y"), 300)
+  toy$b <- rep(c("c", "d"), 300)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy[1:400, ], by = c("a", "b"), hidden = 4L,
+                            epochs = 3L, seed = 1, threads = 1L))
+  new <- toy[401:600, ]
+  new$b[c(3, 8)] <- "c\rd"
+  new$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(nrow(new))
+  expect_error(predict(fits, new), "Group column b of `newdata` holds a carriage return (`\\r`) in 2 rows (3, 8)",
+               fixed = TRUE)
+  expect_error(augment(fits, new), "Group column b of `newdata` holds a carriage return", fixed = TRUE)
+  expect_error(calibrate(fits, new, m = 2, seed = 1),
+               "Group column b of `data` holds a carriage return (`\\r`) in 2 rows (3, 8)", fixed = TRUE)
+  expect_error(sensor_drift(fits, new), "Group column b of `newdata` holds a carriage return (`\\r`) in 2 rows (3, 8)",
+               fixed = TRUE)
+})
+
+test_that("predict() of fits by group names rows of newdata, not of the group's share of it", {
+  fx <- rows_fixture()
+  new <- fx$new
+  new$kind[10] <- "b"  # the 5th south row
+  w <- expect_warning(predict(fx$fits, new), class = "ncam_warning_constant_covariate")
+  expect_match(conditionMessage(w), "Group site = south: .*1 row of `newdata` has other values \\(row 10: b\\)")
+  # Errors about a row name it in newdata too (it was the group's row 10).
+  inf_reading <- fx$new
+  inf_reading$sensor_1[20] <- Inf
+  expect_error(predict(fx$fits, inf_reading), "Sensor column sensor_1 has an infinite value in row 20.", fixed = TRUE)
+  huge <- fx$new
+  huge$x1[20] <- 1e200
+  expect_error(predict(fx$fits, huge), "Covariate x1 has a value as large as 1e+200 in row 20", fixed = TRUE)
+  # A calibration's predict() goes the same way.
+  cal <- calibrate(fx$fits, fx$toy[701:800, ], m = 2, seed = 1)
+  w <- expect_warning(predict(cal, new), class = "ncam_warning_constant_covariate")
+  expect_match(conditionMessage(w), "\\(row 10: b\\)")
+})
+
+test_that("a log fit by group names rows of newdata with readings <= 0", {
+  toy <- simulate_toy(n = 400, seed = 1)
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) toy[[s]] <- exp(toy[[s]] / 10)
+  toy$site <- rep(c("north", "south"), 200)
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy[1:300, ], by = "site", transform = "log",
+                            hidden = 4L, epochs = 3L, seed = 1, threads = 1L),
+                    also = "ncam_warning_clamp")
+  new <- toy[301:400, ]
+  new$sensor_2[c(4, 8)] <- 0  # the south rows 2 and 4
+  w <- expect_warning(predict(fits, new), class = "ncam_warning_nonpositive_reading")
+  expect_match(conditionMessage(w), "sensor_2: 2 rows (4, 8)", fixed = TRUE)
+})
+
+test_that("calibrate() of fits by group names rows of its `data`", {
+  fx <- rows_fixture()
+  d <- fx$toy[701:800, ]
+  d$kind[10] <- "b"
+  d$sensor_1[c(13, 17)] <- 1e6  # spikes in the north rows 7 and 9
+  caught <- caught_warnings(calibrate(fx$fits, d, m = 2, seed = 1))
+  classes <- vapply(caught, function(w) class(w)[1], "")
+  constant <- caught[[which(classes == "ncam_warning_constant_covariate")]]
+  expect_match(conditionMessage(constant), "^Group site = south: .*1 row of `data` has other values \\(row 10: b\\)")
+  spikes <- caught[[which(classes == "ncam_warning_spikes")]]
+  expect_match(conditionMessage(spikes), "^Group site = north: 2 readings of `data` .*sensor_1 \\(rows 13, 17\\)")
+})
+
+test_that("calibrate() of fits by group names rows of `data` with a level not seen in training", {
+  toy <- simulate_toy(n = 600, seed = 1)
+  toy$site <- rep(c("north", "south"), 300)
+  toy$kind <- rep(c("a", "a", "b", "b"), 150)
+  fits <- short_fit(ncam_by(rows_formula, data = toy[1:400, ], by = "site", hidden = 4L, epochs = 3L, seed = 1,
+                            threads = 1L))
+  d <- toy[401:600, ]
+  d$kind[c(6, 12)] <- "c"  # the south rows 3 and 6
+  w <- expect_warning(calibrate(fits, d, m = 2, seed = 1), class = "ncam_warning_unseen_level")
+  expect_match(conditionMessage(w), "^Group site = south: 2 of 100 rows of `data`")
+  expect_match(conditionMessage(w), "Column kind: \"c\" in 2 rows: 6, 12", fixed = TRUE)
+})
+
+test_that("sensor_drift() of fits by group names rows of newdata", {
+  fx <- rows_fixture()
+  new <- fx$new
+  new$kind[10] <- "b"
+  new$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * seq_len(nrow(new))
+  caught <- caught_warnings(sensor_drift(fx$fits, new))
+  constant <- Filter(function(w) inherits(w, "ncam_warning_constant_covariate"), caught)
+  expect_length(constant, 1L)
+  expect_match(conditionMessage(constant[[1]]), "\\(row 10: b\\)")
+})
