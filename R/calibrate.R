@@ -329,24 +329,12 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 # ncam_posterior() and match_units() call the rows they read `newdata`: their errors, warnings
 # and messages are given again naming calibrate()'s `data`, classes and fields kept.
 in_words_of_data <- function(expr) {
-  renamed <- function(cnd) {
-    in_data <- function(text) gsub("newdata$", "data$", gsub("`newdata`", "`data`", text, fixed = TRUE), fixed = TRUE)
+  in_data <- function(text) gsub("newdata$", "data$", gsub("`newdata`", "`data`", text, fixed = TRUE), fixed = TRUE)
+  with_conditions_edited(expr, function(cnd) {
     cnd$message[] <- in_data(cnd$message)
     if (is.character(cnd$body)) cnd$body[] <- in_data(cnd$body)  # the bullets of an rlang error
     cnd
-  }
-  withCallingHandlers(expr,
-    warning = function(w) {
-      w <- renamed(w)
-      warning(w)  # a symbol: the check of warning classes sees a condition passed on
-      invokeRestart("muffleWarning")
-    },
-    message = function(m) {
-      message(renamed(m))
-      invokeRestart("muffleMessage")
-    },
-    error = function(e) rlang::cnd_signal(renamed(e))
-  )
+  }, errors = TRUE)
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

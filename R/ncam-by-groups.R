@@ -286,22 +286,11 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
 # `expr` with its warnings and messages given again behind the group's name (`label`), their
 # classes and fields kept, so that handlers for a class catch them as from one model.
 with_group_name <- function(expr, label) {
-  named <- function(cnd) {
+  with_conditions_edited(expr, function(cnd) {
     cnd$message[1] <- paste0("Group ", label, ": ", cnd$message[1])
     cnd["call"] <- list(NULL)
     cnd
-  }
-  withCallingHandlers(expr,
-    warning = function(w) {
-      w <- named(w)
-      warning(w)  # a symbol: the check of warning classes sees a condition passed on
-      invokeRestart("muffleWarning")
-    },
-    message = function(m) {
-      message(named(m))
-      invokeRestart("muffleMessage")
-    }
-  )
+  })
 }
 
 # A table of each group's model (fit or calibration), `summarise` applied to it, behind the

@@ -273,3 +273,21 @@ warn_beyond_range_total <- function(beyond, n_rows, of) {
                   i = "Check those rows for a unit or parsing error, or leave them out."),
                 class = c("ncam_warning_beyond_range", "ncam_warning"), call = NULL, counts = beyond$counts)
 }
+
+# `expr` with its warnings and messages (and errors, with `errors = TRUE`) signalled again after
+# `edit`, their classes and fields kept, so that handlers for a class still catch them.
+with_conditions_edited <- function(expr, edit, errors = FALSE) {
+  resignal_error <- if (errors) function(e) rlang::cnd_signal(edit(e)) else function(e) NULL
+  withCallingHandlers(expr,
+    warning = function(w) {
+      w <- edit(w)
+      warning(w)  # a symbol: the check of warning classes sees a condition passed on
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      message(edit(m))
+      invokeRestart("muffleMessage")
+    },
+    error = resignal_error
+  )
+}
