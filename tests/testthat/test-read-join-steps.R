@@ -184,3 +184,17 @@ test_that("periods of several days refuse sparse readings at midnights, on their
   expect_equal(out$ref[paired], c(2, 7))
   expect_equal(out$pm[paired], c(4, 7) + 0.115)
 })
+
+test_that("a 1-minute logger keeping few of its records keeps its 1-minute step", {
+  # Diff review 27: a rule asking the step to be a tenth of the gaps took 8 % kept records for
+  # an irregular series of a ~480-second step, and hours of 6 to 11 records passed as complete.
+  withr::local_seed(1)
+  start <- as.POSIXct("2024-03-01", tz = "UTC")
+  kept <- sort(sample(14400, 1152))
+  sensor <- data.frame(date = start + 60 * (kept - 1), pm = 10 + stats::rnorm(1152))
+  hours <- data.frame(date = start + 3600 * (0:239), ref = 10)
+  joined <- join_reference(sensor, hours, completeness = 0.75)
+  per_hour <- tabulate((kept - 1) %/% 60 + 1, nbins = 240)
+  expect_identical(max(per_hour) < 45, TRUE)  # no hour holds 75 % of its 60 minutes
+  expect_true(all(is.na(joined$pm)))
+})
