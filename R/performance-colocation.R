@@ -82,15 +82,25 @@ judge_colocation <- function(frame, raw, period) {
     check <- nominal
     where <- sprintf("shared %ss on the nominal time grid", nominal$period)
   }
-  # A unit whose reference is complete in no shared period (one lacking an hour every day) would
-  # go unchecked: then the times of the rows as given, or for jittered units the nominal times,
-  # decide, when they compare it and every unit compared so far.
+  # A unit whose reference is complete in no shared period (one lacking an hour every day, or a
+  # 1-minute unit lacking a minute every hour) is compared at the times of the rows as given (or
+  # for jittered units the nominal times), when they compare it and every unit compared so far.
+  # There a 1-minute unit's readings may meet an hourly unit's means, which differ at the
+  # hourly stamps only: a reference differing at most of the shared times is another's, one
+  # differing at few is taken as co-located, with a note naming it.
   unseen <- setdiff(unique(frame$unit[!is.na(frame$ref)]), check$units)
   wider <- Filter(function(alt) !is.null(alt) && all(c(check$units, unseen) %in% alt$units),
                   list(c(raw, where = "shared times of the rows as given"), nominal$times))
+  unseen_note <- NULL
   if (check$shared > 0L && length(unseen) && length(wider)) {
-    check <- wider[[1]]
-    where <- check$where
+    if (wider[[1]]$differ > wider[[1]]$shared / 2) {
+      check <- wider[[1]]
+      where <- check$where
+    } else {
+      unseen_note <- sprintf("reference of unit%s %s, complete in no shared %s, differs at %d of %d %s: taken as co-located",
+                             if (length(unseen) > 1L) "s" else "", paste(unseen, collapse = ", "), period,
+                             wider[[1]]$differ, wider[[1]]$shared, wider[[1]]$where)
+    }
   }
   if (check$shared == 0L) {
     with_reference <- unique(frame$unit[!is.na(frame$ref)])
@@ -102,7 +112,7 @@ judge_colocation <- function(frame, raw, period) {
     yes$note <- sprintf("co-location not checked (%s): units taken as co-located", why)
     return(yes)
   }
-  if (check$differ == 0L) return(yes)
+  if (check$differ == 0L) return(list(colocated = TRUE, note = if (is.null(unseen_note)) NA_character_ else unseen_note))
   note <- sprintf("units not co-located: their references differ at %d of %d %s (by up to %s)",
                   check$differ, check$shared, where, format(signif(check$by, 3)))
   list(colocated = FALSE, note = paste0(note, "; ", pooled))

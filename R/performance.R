@@ -47,8 +47,8 @@
 #' complete reference (every expected record of the hour or day present, so
 #' that the two means cover the same records) or, in a 1-hour or 24-hour block
 #' without such a period, or for a unit complete in none (one lacking an hour a
-#' day), at the times the rows as given share: units whose references differ
-#' there (beyond rounding) are not co-located, and `note` says where and by how much. So an hourly unit stamped on the
+#' day), at the times the rows as given share: units whose references differ there (beyond
+#' rounding; for a unit complete in none, at most of them) are not co-located, and `note` says where and by how much. So an hourly unit stamped on the
 #' half hour beside one stamped on the hour is co-located in the 24-hour block,
 #' and a 1-minute unit beside an hourly one, each carrying the reference at its
 #' own resolution, in the 1-hour block (not as given, where a one-minute

@@ -165,3 +165,24 @@ test_that("daily rows at local midnight share their days with an hourly unit's 2
     expect_no_match(all_row$note, "share no day|co-located")
   }
 })
+
+test_that("a 1-minute unit lacking a minute every hour stays co-located beside an hourly one", {
+  # Diff review 27: compared at the times of the rows as given, its 1-minute references met the
+  # hourly unit's means at the 12 hourly stamps, and the three units were called not co-located.
+  minutes <- seq(as.POSIXct("2024-07-01", tz = "UTC"), by = "min", length.out = 60 * 12)
+  withr::local_seed(2)
+  ref <- 30 + 10 * sin(seq_along(minutes) / 100) + stats::rnorm(length(minutes))
+  hour <- format(minutes, "%H", tz = "UTC")
+  fast1 <- data.frame(date = minutes, unit = "fast1", ref = ref, o3 = ref + stats::rnorm(length(ref)))
+  fast2 <- data.frame(date = minutes, unit = "fast2", ref = ref, o3 = ref + stats::rnorm(length(ref)))
+  fast2 <- fast2[format(minutes, "%M") != "37", ]
+  hourly_ref <- as.vector(tapply(ref, hour, mean))
+  slow <- data.frame(date = minutes[!duplicated(hour)], unit = "slow", ref = hourly_ref,
+                     o3 = 1.1 * hourly_ref + stats::rnorm(12))
+  res <- quiet(rbind(fast1, fast2, slow), "o3", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  all_row <- res[res$unit == "all", ]
+  hourly <- function(u) as.vector(tapply(u$o3, format(u$date, "%H", tz = "UTC"), mean))
+  expect_equal(all_row$sd, epa_sd(cbind(hourly(fast1), hourly(fast2), slow$o3)))
+  expect_match(all_row$note, "reference of unit fast2, complete in no shared hour, differs at 12 of 708 shared times",
+               fixed = TRUE)
+})
