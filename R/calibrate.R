@@ -154,7 +154,8 @@ max_calibration_scores <- 1e7
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
 #'   Plain numbers are taken to be in the units of the estimate (see Value in
-#'   [predict.ncam()]); a column with units (units package) is converted to
+#'   [predict.ncam()]), and refused when the fit converted the model's reference
+#'   from other units; a column with units (units package) is converted to
 #'   them, as `predict()` converts the model's columns: an error when it cannot
 #'   be (ppb for an estimate in ug/m3), or when the model was fitted to plain
 #'   numbers and so does not know the units of its estimate.

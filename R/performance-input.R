@@ -166,9 +166,9 @@ refuse_plain_beside_converted <- function(plain, col, arg, from, to, call) {
                 the units of the targets.",
                x = "The unit of its numbers is not known, so neither is whether they match those
                     of {.val {col}} ({.fn predict} gives plain numbers in the units of the
-                    fit's readings).",
+                    fit, {.code fit$units}, which may differ from {.val {from}}).",
                i = "Give it the units it is in, such as with {.code data${plain} <-
-                    units::set_units(data${plain}, \"{from}\", mode = \"standard\")}, or give
+                    units::set_units(data${plain}, <its unit>, mode = \"standard\")}, or give
                     both columns as plain numbers in {to}."), call = call)
 }
 

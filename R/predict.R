@@ -26,7 +26,8 @@
 #'   level, also one of the factor's levels that no training row had (only on validation rows,
 #'   or rows without a reading), has no prediction (see Value). Columns with units
 #'   (units package) are converted to the units they had in the fit (an error when they cannot
-#'   be); a plain number is taken to be in those units.
+#'   be); a plain number is taken to be in the units of the estimate, and refused in a column
+#'   the fit converted from other units (opc given in mg/m3 to a fit in ug/m3).
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
 #'   true value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of
 #'   \eqn{\Theta} plus `sigma_y2`, the paper's small aleatoric variance of the true value
