@@ -38,7 +38,9 @@
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
 #'   covariate cannot be used for training and are left out of it with a warning; their
-#'   predictions are `NA`.
+#'   predictions are `NA`. A missing-value code in a numeric covariate (-999, -9999, 9999 and
+#'   the like) beyond its other values and more than 10 robust spreads (MADs) from their median
+#'   is an error: set it to `NA` first.
 #'
 #' @section Warnings: each warning has a class, so that code fitting many models (loops over
 #'   sites, [ncam_by()]) can catch or muffle one kind, e.g.
