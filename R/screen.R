@@ -88,6 +88,17 @@ check_not_constant <- function(v, sensor, call) {
   }
 }
 
+# A reference reading one value on every training row where it is observed (`v`, those
+# readings) calibrates nothing: most often a missing-value code, which the spike screen cannot
+# tell in a column without spread.
+check_reference_varies <- function(v, reference, call) {
+  if (length(v) >= 2L && all(v == v[1])) {
+    ncam_abort(c("Reference column {.field {reference}} reads {signif(v[1], 6)} on every training row where it is observed: a constant calibrates nothing.",
+                 i = "A missing-value code? Set such values to {.val NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA}); if no reading is left, leave out {.arg reference} for a label-free fit."),
+               call = call)
+  }
+}
+
 # Two sensors that are exact linear functions of each other wherever both read (a column
 # entered twice, a copy shifted by a constant, or logged again in other units) are one sensor:
 # the model would take them as independent confirmations.
