@@ -227,15 +227,17 @@ plot_scatter <- function(source, newdata, reference, call) {
     plot_theme()
 }
 
-# With groups, one line per group beside the line of all rows.
+# With groups, one line per group beside the line of all rows. newdata is predicted once per
+# level: what its rows warn of (groups without a model, spikes) is said once.
 plot_coverage <- function(source, newdata, reference, levels, interval, call) {
-  rows <- reference_rows(source, newdata, reference, call)
+  once <- muffle_repeated_warnings()
+  rows <- withCallingHandlers(reference_rows(source, newdata, reference, call), warning = once)
   ref <- newdata[[reference]][rows$usable]
   group <- if (is.null(rows$group)) rep("all rows", length(ref)) else rows$group
-  inside <- without_part_warnings(lapply(levels, function(level) {  # reference_rows() warned
+  inside <- withCallingHandlers(without_part_warnings(lapply(levels, function(level) {  # reference_rows() warned
     pred <- source$predict(newdata, interval = interval, level = level)[rows$usable, ]
     ref >= pred$.pred_lower & ref <= pred$.pred_upper
-  }))
+  })), warning = once)
   coverage_of <- function(keep, name) {
     data.frame(nominal = levels, curve = name,
                empirical = vapply(inside, function(hit) mean(hit[keep]), numeric(1)))
@@ -268,6 +270,16 @@ plot_coverage <- function(source, newdata, reference, levels, interval, call) {
                   caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped, "pair")),
                                   collapse = "\n")) +
     plot_theme()
+}
+
+# A calling handler for warnings that muffles each one whose class and message it has seen.
+muffle_repeated_warnings <- function() {
+  seen <- character()
+  function(w) {
+    key <- paste(class(w)[1], conditionMessage(w))
+    if (key %in% seen) invokeRestart("muffleWarning")
+    seen <<- c(seen, key)
+  }
 }
 
 # Rows of a prediction far outside the calibration range; a baseline's have no such column.

@@ -152,6 +152,41 @@ check_string <- function(x, arg, call = parent.frame()) {
   invisible(x)
 }
 
+# An argument that names one column: a single string. The column's values instead of its name
+# (`reference = d$ref`) would otherwise fail deep inside with an error that names neither;
+# `example` is a plausible name for the fix.
+check_column_name <- function(x, arg, example, call = parent.frame()) {
+  if (is.character(x) && length(x) == 1L && !is.na(x) && nzchar(x)) return(invisible(x))
+  given <- if (is.character(x) && length(x) == 1L) encodeString(x, quote = "\"") else
+    cli::format_inline("{.obj_type_friendly {x}}")
+  values <- if (length(x) > 1L) " (the column's values?)" else ""
+  ncam_abort(c("{.arg {arg}} must be a single column name, not {given}{values}.",
+               i = "Give the column's name, such as {.code {arg} = \"{example}\"}."),
+             call = call)
+}
+
+# A column of readings must hold numbers. Text is most often numbers with a few entries that are
+# not ("<LOD", "12,5"): the error names the first of those, and how to convert the column.
+# `label` names the column's role ("Sensor column", "Reference column").
+check_numeric_readings <- function(v, column, label, call = parent.frame()) {
+  if (is.numeric(v)) return(invisible(v))
+  if (!is.character(v) && !is.factor(v)) {
+    ncam_abort("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
+  }
+  text <- as.character(v)
+  convert <- sprintf(if (is.factor(v)) "as.numeric(as.character(data$%s))" else "as.numeric(data$%s)", column)
+  bad <- which(!is_missing_value_text(text) & is.na(decimal_numbers(text)))
+  if (!length(bad)) {
+    ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: it holds numbers stored as text.",
+                 i = "Convert it: {.code data${column} <- {convert}}."), call = call)
+  }
+  shown <- utils::head(bad, 3L)
+  entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", shown, ")", collapse = ", ")
+  ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
+               i = "Correct those entries or set them to {.val NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.val NA})."),
+             call = call)
+}
+
 # Every name in `cols` must be a column of `data`. `arg` names what asked for the columns;
 # `data_arg`, when given, is the data frame that lacks them (such as `newdata`).
 check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NULL) {

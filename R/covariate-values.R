@@ -14,6 +14,7 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
       ncam_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
                    i = "Leave it out of the formula, or give its values."), call = call)
     }
+    check_covariate_codes(col, v, call)
     if (is.factor(col) && anyNA(levels(col))) {
       # addNA(): predict() could not code such a level again, so the rows get a named one.
       ncam_abort(c("Covariate {.field {v}} is a factor with {.val NA} as a level (as {.fn addNA} makes).",
@@ -45,6 +46,39 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
     }
   }
 }
+
+# Missing-value codes (-999, ...; as the readers know them, and the same with a plus sign) in a
+# numeric covariate, beyond its other values and far from them: standardised as numbers, a -999
+# among humidities squashes their spread tenfold, and training rows at -999 blind predict()'s
+# check of extrapolation. A code within the other values (a pressure of 999 hPa) is a measurement,
+# as is one near them; a tail of real values (counts) reaches the code, a code lies beyond it.
+check_covariate_codes <- function(col, v, call) {
+  if (!is.numeric(col)) return(invisible())
+  x <- as.double(unclass(col))
+  is_code <- x %in% c(missing_value_codes, -missing_value_codes)
+  if (!any(is_code)) return(invisible())
+  codes <- unique(x[is_code])
+  others <- x[!is_code & !is.na(x)]
+  centre <- if (length(others)) stats::median(others) else NA_real_
+  within <- if (length(others)) codes >= min(others) & codes <= max(others) else FALSE
+  near <- within | abs(codes - centre) <= code_spreads * robust_spread(others)
+  # With no other value, or none that vary, every code is far.
+  far <- codes[is.na(near) | !near]
+  if (!length(far)) return(invisible())
+  rows <- which(x %in% far)
+  shown <- paste0(paste(utils::head(rows, 5L), collapse = ", "), if (length(rows) > 5L) ", ..." else "")
+  test <- if (length(far) == 1L) paste("==", far) else sprintf("%%in%% c(%s)", paste(far, collapse = ", "))
+  range_text <- if (length(others)) sprintf("beyond its other values (%s to %s) and ", signif(min(others), 3), signif(max(others), 3)) else ""
+  ncam_abort(c("Covariate {.field {v}} holds {.val {far}} on {length(rows)} row{?s} ({shown}), {range_text}more than {code_spreads} robust spreads from their median ({signif(centre, 3)}): a missing-value code, not a measurement.",
+               i = "Standardised as a number, it would squash the covariate's other values together. Set it to {.val NA} first, such as with {.code data${v}[data${v} {test}] <- NA}: rows with a missing covariate are left out of training."),
+             call = call)
+}
+
+# Robust spreads (MADs) from the median of a covariate's other values beyond which a code is
+# not a measurement: 6.7 sds of normal values. The sensors' spike screen allows 50, for the
+# pollution events of skewed readings; a humidity of -999 lies only 40 MADs from uniform
+# humidities between 20 and 90 %.
+code_spreads <- 10
 
 # The variables of `expr` (the formula's variables) that appear only inside factor(),
 # as.factor(), ordered(), as.ordered() or interaction(): the formula says they are labels.

@@ -59,9 +59,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     v <- data[[s]]
     # A column with no reading at all is read as logical by read.csv() and friends.
     if (is.logical(v) && all(is.na(v))) v <- as.double(v)
-    if (!is.numeric(v)) {
-      ncam_abort("{label} {.field {s}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
-    }
+    check_numeric_readings(v, s, label, call)
     if (training && all(is.na(v))) {
       ncam_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)
     }

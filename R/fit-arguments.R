@@ -20,6 +20,10 @@ fit_argument_rules <- list(
     check_hidden(x, call = call)
     x
   },
+  reference = function(x, call) {
+    if (!is.null(x)) check_column_name(x, "reference", "ref", call = call)
+    x
+  },
   unit = function(x, call) {
     if (!is.null(x)) check_string(x, "unit", call = call)
     x
@@ -38,6 +42,11 @@ check_fit_arguments <- function(args, call) {
 }
 
 check_fit_formula <- function(formula, call = parent.frame()) {
+  if (is.character(formula) && length(formula) == 1L && !is.na(formula)) {
+    ncam_abort(c("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}, not a string.",
+                 i = "Convert the text first: {.code stats::as.formula(\"{formula}\")}."),
+               call = call)
+  }
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     ncam_abort("{.arg formula} must be a two-sided formula such as {.code a + b ~ rh + temp}.",
                call = call)

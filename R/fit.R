@@ -26,12 +26,21 @@
 #'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08} and
 #'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings; when
 #'   co-located sensors agree more closely than that, [summary.ncam()] shows noise levels at the
-#'   floor, and a wider `logvar_range` lets them go lower.
+#'   floor, and a wider `logvar_range` lets them go lower. Every sensor starts the fit at the
+#'   anchor's level (gain 1, offset 0 on the working scale), and training may not reach an offset
+#'   of many of the anchor's standard deviations: fits degraded from about 6 and failed from about
+#'   8 (`bench/anchor_distance.R`), quietly. A sensor whose median lies more than 5 of them from
+#'   the anchor's mean gets warning `ncam_warning_far_from_anchor`, naming the baseline to
+#'   subtract before fitting (the difference of the medians; or the sensor's mean difference from
+#'   the anchor on rows where both read); convert raw signals (mV, counts) to the anchor's units
+#'   first. A wider `logvar_range` does not help there.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
 #'   covariate cannot be used for training and are left out of it with a warning; their
-#'   predictions are `NA`.
+#'   predictions are `NA`. A missing-value code in a numeric covariate (-999, -9999, 9999 and
+#'   the like) beyond its other values and more than 10 robust spreads (MADs) from their median
+#'   is an error: set it to `NA` first.
 #'
 #' @section Warnings: each warning has a class, so that code fitting many models (loops over
 #'   sites, [ncam_by()]) can catch or muffle one kind, e.g.

@@ -51,8 +51,8 @@ check_readings <- function(readings, rows, call = parent.frame()) {
     if (ratio > max_spread_ratio) {
       hi <- names(which.max(spreads[ok]))
       lo <- names(which.min(spreads[ok]))
-      cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3)?",
-                      i = "Convert every sensor to one unit before fitting; a gain of {signif(ratio, 2)} is rarely physical."),
+      cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3), or is one a raw signal (mV, counts)?",
+                      i = "Convert every sensor to one unit before fitting, and raw signals to the anchor's units (such as by a linear fit to the anchor on rows where both read); a gain of {signif(ratio, 2)} is rarely physical."),
                     class = c("ncam_warning_units", "ncam_warning"), call = call)
     }
   }
@@ -85,6 +85,17 @@ check_not_constant <- function(v, sensor, call) {
   if (length(v) >= 2L && all(v == v[1])) {
     ncam_abort(c("Sensor column {.field {sensor}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
                  i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
+  }
+}
+
+# A reference reading one value on every training row where it is observed (`v`, those
+# readings) calibrates nothing: most often a missing-value code, which the spike screen cannot
+# tell in a column without spread.
+check_reference_varies <- function(v, reference, call) {
+  if (length(v) >= 2L && all(v == v[1])) {
+    ncam_abort(c("Reference column {.field {reference}} reads {signif(v[1], 6)} on every training row where it is observed: a constant calibrates nothing.",
+                 i = "A missing-value code? Set such values to {.val NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA}); if no reading is left, leave out {.arg reference} for a label-free fit."),
+               call = call)
   }
 }
 
@@ -304,9 +315,12 @@ warn_spikes <- function(counts, threshold, call) {
                 class = c("ncam_warning_spikes", "ncam_warning"), call = call)
 }
 
-# After training: not converged, a loss that never beat the untrained model (a learning rate
-# too large), noise levels decided by the clamp.
+# After training: sensors too far from the anchor's level to be reached, not converged, a loss
+# that never beat the untrained model (a learning rate too large), noise levels decided by the
+# clamp (then by a sensor's level, when one is that far off).
 check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
+  far <- sensors_far_from_anchor(fit)
+  warn_far_from_anchor(fit, far, call)
   epochs <- fit$settings$epochs
   if (fit$best_epoch == fit$epochs_run && fit$epochs_run == epochs && epochs > 1L) {
     cli::cli_warn(c("Not converged: the best epoch is the last one ({epochs}), so the fit was still improving.",
@@ -330,7 +344,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   low <- clamped_share["low", ] > max_clamped_share
   if (any(low)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[low]}} sits at the lower log-variance clamp on {paste0(round(100 * clamped_share['low', low]), '%')} of the rows: there it comes from the clamp, not from the data.",
-                    i = if (identical(colnames(clamped_share)[low], fit$reference))
+                    i = if (length(far)) far_clamp_advice(far) else if (identical(colnames(clamped_share)[low], fit$reference))
                       "The reference agrees with the estimate from the sensors more closely than the clamp allows, so its noise is the clamp's, larger than the data would make it, and {.code interval = \"prediction\"} a little wider; to learn it, widen the clamp, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}." else
                       "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
                   class = c("ncam_warning_clamp", "ncam_warning"), call = call)
@@ -338,7 +352,8 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   high <- clamped_share["high", ] > max_clamped_share
   if (any(high)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[high]}} sits at the upper log-variance clamp on {paste0(round(100 * clamped_share['high', high]), '%')} of the rows: there it comes from the clamp, not from the data.",
-                    i = "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {?it/them} out."),
+                    i = if (length(far)) far_clamp_advice(far) else
+                      "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {cli::qty(sum(high))}{?it/them} out."),
                   class = c("ncam_warning_clamp", "ncam_warning"), call = call)
   }
   invisible(NULL)

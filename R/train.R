@@ -123,9 +123,14 @@ min_reference_rows <- 20L
 # the co-location rows (a time split of a short co-location) leaves too few. Enough of them
 # may still be too few for credible intervals (warn_few_reference_rows()).
 check_reference_training_rows <- function(ref, rows, reference, call = parent.frame()) {
-  n_train <- sum(!is.na(ref[rows$train]))
+  observed <- ref[rows$train]
+  observed <- observed[!is.na(observed)]
+  n_train <- length(observed)
   n_validation <- sum(!is.na(ref[rows$validation]))
-  if (n_train >= min_reference_rows) return(warn_few_reference_rows(n_train + n_validation, reference))
+  if (n_train >= min_reference_rows) {
+    check_reference_varies(observed, reference, call)
+    return(warn_few_reference_rows(n_train + n_validation, reference))
+  }
   ncam_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
                i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
              call = call)

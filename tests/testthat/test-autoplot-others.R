@@ -58,6 +58,22 @@ test_that("per-group coverage lines use each group's own model", {
   expect_setequal(levels(p$data$curve), c("all rows", "site = north", "site = south"))
 })
 
+test_that("per-group pictures warn once of rows in a group without a model, as predict() does", {
+  toy <- others_toy
+  toy$site[1] <- "tiny"  # one row: its group cannot be fitted
+  skipped <- suppressWarnings(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, by = "site",
+                                      anchor = "sensor_0", hidden = 4, epochs = 2, seed = 3, threads = 1, errors = "skip"),
+                              classes = c("ncam_warning_group_not_fitted", "ncam_warning_not_converged", "ncam_warning_clamp"))
+  expect_null(skipped$fit[[match("tiny", skipped$site)]])
+  from_predict <- caught_warnings(stats::predict(skipped, toy))
+  expect_length(from_predict, 1L)
+  expect_s3_class(from_predict[[1]], "ncam_warning_no_group_model")
+  for (type in c("coverage", "scatter", "series")) {
+    from_plot <- caught_warnings(ggplot2::autoplot(skipped, type, newdata = toy, reference = "truth"))
+    expect_identical(lapply(from_plot, conditionMessage), lapply(from_predict, conditionMessage), info = type)
+  }
+})
+
 test_that("the per-group loss plot draws every group's history and best epoch", {
   p <- ggplot2::autoplot(others_by)
   lines <- layer_data_of(p, "GeomLine")

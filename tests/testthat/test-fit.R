@@ -587,9 +587,10 @@ test_that("a fit with an infinite weight or an invalid sigma_y2 is not a usable 
 })
 
 test_that("every argument of ncam() that needs no data has one rule, shared with ncam_by()", {
-  # anchor and reference are checked against the formula's sensors, validation against the rows.
+  # anchor is checked against the formula's sensors, validation against the rows; reference is a
+  # single name by its rule, then checked against the sensors and the data.
   expect_setequal(names(ncam:::fit_argument_rules),
-                  setdiff(names(formals(ncam)), c("formula", "data", "anchor", "reference", "validation")))
+                  setdiff(names(formals(ncam)), c("formula", "data", "anchor", "validation")))
   expect_identical(ncam:::check_fit_arguments(list(parameterization = c("anchored", "unanchored", "no_bias"),
                                                    seed = 3.0, batch_size = 64, hidden = 4), call = NULL),
                    list(parameterization = "anchored", seed = 3L, batch_size = 64L, hidden = 4))

@@ -116,3 +116,37 @@ test_that("rows with a level not seen in training are NA with their own warning,
   expect_match(warnings[2], "3 of 400 rows have a missing covariate", fixed = TRUE)
   expect_identical(is.na(by_group$.n_sensors), is.na(pred$.n_sensors))
 })
+
+test_that("a missing-value code in a numeric covariate is refused, naming its rows, as far as it lies from the rest", {
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  fit_on <- function(d) short_fit(ncam(s1 + s2 + s3 ~ rh + temp, data = d, hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  d <- missing_data()
+  coded <- c(4, 17, 90, 91, 200, 333)
+  d$rh[coded] <- -999
+  refused <- flat(expect_error(fit_on(d), class = "ncam_error"))
+  # Independently: the range and median of the other humidities, shown to 3 digits.
+  others <- d$rh[-coded]
+  expect_match(refused, sprintf("Covariate rh holds -999 on 6 rows (4, 17, 90, 91, 200, ...), beyond its other values (%s to %s) and more than 10 robust spreads from their median (%s): a missing-value code, not a measurement.",
+                                signif(min(others), 3), signif(max(others), 3), signif(stats::median(others), 3)), fixed = TRUE)
+  expect_match(refused, "`data$rh[data$rh == -999] <- NA`", fixed = TRUE)
+  # Positive codes and several codes at once; text covariates are not numbers to check.
+  d <- missing_data()
+  d$temp[c(2, 3)] <- c(9999, -9999)
+  expect_match(flat(expect_error(fit_on(d))), "Covariate temp holds 9999 and -9999 on 2 rows \\(2, 3\\).*`data\\$temp\\[data\\$temp %in% c\\(9999, -9999\\)\\] <- NA`")
+  # As NA the rows are left out of training, with the missing-covariate warning.
+  d$temp[c(2, 3)] <- NA
+  expect_warning(fit_on(d), "2 rows with a missing covariate", class = "ncam_warning_missing_covariate")
+  # A value equal to a code among the covariate's other values is a measurement, and so is one
+  # beyond them but near (a pressure of 999 hPa), or at the end of a long tail (counts).
+  d <- missing_data()
+  d$temp <- d$temp * 100 - 1500
+  d$temp[7] <- -999
+  expect_no_error(fit_on(d))
+  d$temp <- stats::runif(nrow(d), 1000, 1030)
+  d$temp[7] <- 999
+  expect_no_error(fit_on(d))
+  d$temp <- stats::rexp(nrow(d), 1 / 300)
+  d$temp[7] <- 9999
+  d$temp[8] <- 12000
+  expect_no_error(fit_on(d))
+})

@@ -66,6 +66,42 @@ test_that("reference errors name the cause", {
   expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
 })
 
+test_that("a reference given as values, a column of text, a constant reference and a formula as text say what to do", {
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  d <- coloc_data(300, 3, 100)
+  # The column's values, or NA, instead of its name: not an internal error of vctrs.
+  by_value <- expect_error(ncam(s1 + s2 ~ rh, tibble::as_tibble(d), reference = d$ref), class = "ncam_error")
+  expect_match(flat(by_value), "`reference` must be a single column name, not a double vector (the column's values?). i Give the column's name, such as `reference = \"ref\"`.",
+               fixed = TRUE)
+  expect_match(flat(expect_error(ncam(s1 + s2 ~ rh, d, reference = NA))), "`reference` must be a single column name, not `NA`",
+               fixed = TRUE)
+  d$site <- rep(1:2, 150)
+  expect_error(ncam_by(s1 + s2 ~ rh, d, by = "site", reference = d$ref), "`reference` must be a single column name")
+  # Text: the first entries that are not numbers, and the conversion.
+  d$chr <- as.character(d$ref)
+  d$chr[c(5, 8, 9, 12)] <- c("<LOD", "12,5", "n/a", "0x1A")
+  text <- flat(expect_error(ncam(s1 + s2 ~ rh, d, reference = "chr")))
+  expect_match(text, "Reference column chr must be numeric, not a character vector: 4 entries are not a number, the first \"<LOD\" (row 5), \"12,5\" (row 8), \"n/a\" (row 9).",
+               fixed = TRUE)
+  expect_match(text, "`data$chr <- as.numeric(data$chr)`", fixed = TRUE)
+  d$txt <- as.character(d$s1)
+  expect_match(flat(expect_error(ncam(txt + s2 ~ rh, d, reference = "ref"))),
+               "Sensor column txt must be numeric, not a character vector: it holds numbers stored as text. i Convert it: `data$txt <- as.numeric(data$txt)`.",
+               fixed = TRUE)
+  d$fac <- factor(d$s1)
+  expect_match(flat(expect_error(ncam(fac + s2 ~ rh, d, reference = "ref"))), "as.numeric(as.character(data$fac))", fixed = TRUE)
+  # A reference at a missing-value code wherever it is observed is the reference's fault.
+  d$code <- ifelse(is.na(d$ref), NA, -999)
+  constant <- flat(expect_error(ncam(s1 + s2 ~ rh, d, reference = "code")))
+  expect_match(constant, "Reference column code reads -999 on every training row where it is observed", fixed = TRUE)
+  expect_match(constant, "`data$code[data$code == -999] <- NA`); if no reading is left, leave out `reference` for a label-free fit.",
+               fixed = TRUE)
+  expect_no_match(constant, "formula")
+  expect_match(flat(expect_error(ncam("s1 + s2 ~ rh", d, reference = "ref"))),
+               "`formula` must be a two-sided formula such as `a + b ~ rh + temp`, not a string. i Convert the text first: `stats::as.formula(\"s1 + s2 ~ rh\")`.",
+               fixed = TRUE)
+})
+
 test_that("a short co-location warns that credible intervals ignore the calibration's error", {
   # 199 reference rows, training and validation together, warn; 200 do not.
   # Not through fit_ref(): short_fit() muffles this very warning.
