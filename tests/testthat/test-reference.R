@@ -54,7 +54,8 @@ test_that("reference errors name the cause", {
   d$chr <- as.character(d$ref)
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "chr"), "must be numeric")
   d$none <- NA_real_
-  expect_error(ncam(s1 + s2 ~ rh, d, reference = "none"), "never observed")
+  err <- expect_error(ncam(s1 + s2 ~ rh, d, reference = "none"), "never observed")
+  expect_match(gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err))), "never observed.*time zone.*label-free fit")
   d$few <- NA_real_
   d$few[1:5] <- 1:5
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "few"), "at least 20")
