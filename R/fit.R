@@ -354,7 +354,6 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
 # `reference` as far as the column names and the other arguments decide: a column of `data`
 # off the formula's left side, with no `anchor` (as given) and the anchored parameterization.
 check_reference <- function(reference, data, sensors, anchor, parameterization, call = parent.frame()) {
-  check_string(reference, "reference", call = call)
   if (reference %in% sensors) {
     ncam_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
                  i = "Leave the reference monitor off the formula: {.arg reference} makes it the anchor."),
