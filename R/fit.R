@@ -196,12 +196,13 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   # Stage 1, design: sensors, anchor, covariates. Readings and covariates are lists of
   # columns, the data's own when they are plain doubles: the engine reads them in place.
   sensors <- fit_sensors(formula, data, reference)
+  anchor_given <- anchor  # resolve_anchor() picks one when none is given; a reference refuses one given
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   # Readings with units in one unit; `data` itself stays as given, to be found again by fitted().
   in_units <- common_reading_units(data, sensors, anchor, reference)
   readings <- sensor_columns(in_units, sensors, transform)
   if (!is.null(reference)) {
-    readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = call$anchor,
+    readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = anchor_given,
                                                parameterization, transform))
     anchor <- reference
   }

@@ -50,6 +50,13 @@ test_that("reference errors name the cause", {
   expect_error(ncam(s1 + s2 ~ rh + ref, d, reference = "ref"), "ref cannot be both the reference and a covariate")
   expect_error(ncam(s1 + s2 ~ rh + s2, d, reference = "ref"), "s2 cannot be both a sensor and a covariate")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", anchor = "s1"), "must be .*NULL")
+  # An anchor held in a variable is judged by its value (the expression `no_anchor` was taken for one).
+  no_anchor <- NULL
+  quick <- function(...) suppressWarnings(ncam(s1 + s2 ~ rh, d, reference = "ref", hidden = integer(0), epochs = 3L,
+                                              seed = 1, threads = 1, ...))
+  expect_identical(predict(quick(anchor = no_anchor), d)$.pred, predict(quick(), d)$.pred)
+  some_anchor <- "s1"
+  expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", anchor = some_anchor), "must be .*NULL")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "nope"), "nope")
   d$chr <- as.character(d$ref)
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "chr"), "must be numeric")
