@@ -181,7 +181,7 @@ check_numeric_readings <- function(v, column, label, call = parent.frame()) {
                  i = "Convert it: {.code data${column} <- {convert}}."), call = call)
   }
   shown <- utils::head(bad, 3L)
-  entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", shown, ")", collapse = ", ")
+  entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", input_rows(shown), ")", collapse = ", ")
   ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
                i = "Correct those entries or set them to {.val NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.val NA})."),
              call = call)

@@ -66,7 +66,7 @@ check_covariate_codes <- function(col, v, call) {
   far <- codes[is.na(near) | !near]
   if (!length(far)) return(invisible())
   rows <- which(x %in% far)
-  shown <- paste0(paste(utils::head(rows, 5L), collapse = ", "), if (length(rows) > 5L) ", ..." else "")
+  shown <- paste0(paste(input_rows(utils::head(rows, 5L)), collapse = ", "), if (length(rows) > 5L) ", ..." else "")
   test <- if (length(far) == 1L) paste("==", far) else sprintf("%%in%% c(%s)", paste(far, collapse = ", "))
   range_text <- if (length(others)) sprintf("beyond its other values (%s to %s) and ", signif(min(others), 3), signif(max(others), 3)) else ""
   ncam_abort(c("Covariate {.field {v}} holds {.val {far}} on {length(rows)} row{?s} ({shown}), {range_text}more than {code_spreads} robust spreads from their median ({signif(centre, 3)}): a missing-value code, not a measurement.",

@@ -313,9 +313,9 @@ lean_call <- function(call) {
 # `data` the rows (the first 5) where it is missing; rows whose term is NA with its columns
 # present (log() of a negative value) are counted as such.
 warn_missing_training_covariates <- function(rows, data, terms) {
-  shown_rows <- function(r) paste0(paste(utils::head(r, 5), collapse = ", "), if (length(r) > 5) ", ..." else "")
+  shown_rows <- function(r) paste0(paste(input_rows(utils::head(r, 5)), collapse = ", "), if (length(r) > 5) ", ..." else "")
   counted <- function(label, r) {
-    sprintf("%s: %s", label, if (length(r) == 1L) paste("row", r) else sprintf("%d rows (%s)", length(r), shown_rows(r)))
+    sprintf("%s: %s", label, if (length(r) == 1L) paste("row", input_rows(r)) else sprintf("%d rows (%s)", length(r), shown_rows(r)))
   }
   details <- character()
   covered <- integer()
@@ -329,7 +329,7 @@ warn_missing_training_covariates <- function(rows, data, terms) {
   n <- length(rows)
   cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}:",
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details)))),
-                class = c("ncam_warning_missing_covariate", "ncam_warning"), rows = rows, call = NULL)
+                class = c("ncam_warning_missing_covariate", "ncam_warning"), rows = input_rows(rows), call = NULL)
 }
 
 # The reference instrument's readings, checked, as one more (anchor) sensor column; it needs

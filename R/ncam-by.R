@@ -8,7 +8,9 @@
 #' the plan set with [future::plan()]: one after the other in this process under the default
 #' `plan(sequential)`, on local cores with `plan(multisession)`, on other machines with
 #' `plan(cluster)`, on a scheduler with a `future.batchtools` plan. `predict()` and
-#' `augment()` route each row of new data to its group's model.
+#' `augment()` route each row of new data to its group's model. The warnings and errors of a
+#' group's fit name the group, and the rows they name are rows of `data`, not of the group's
+#' share of it.
 #'
 #' @section Reproducibility: each group's seed is derived from `seed` and the group's key
 #'   values alone (with `seed = NULL`, from one number drawn from R's current stream, so
@@ -141,7 +143,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   tasks <- lapply(seq_along(groups$rows), function(k) {
     # Without the `by` columns, constant within the group: `~ .` is then the other columns.
     list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
-         label = groups$labels[k], validation = validation_rows[groups$rows[[k]]])
+         label = groups$labels[k], validation = validation_rows[groups$rows[[k]]], rows = groups$rows[[k]])
   })
   fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
@@ -173,8 +175,9 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   do.call(tibble::new_tibble, c(list(out, nrow = length(tasks), by = by, class = "ncam_by"), made_by()))
 }
 
-# Worker side: one group's fit; errors and warnings say which group. ncam(seed = .seed)
-# fixes R's generator kind itself, so the fit is the same on any worker. With errors = "skip"
+# Worker side: one group's fit; errors and warnings say which group, and number rows as rows of
+# ncam_by()'s `data` (task$rows). ncam(seed = .seed) fixes R's generator kind itself, so the fit
+# is the same on any worker. With errors = "skip"
 # a failed fit returns its error condition, for the main side to report.
 fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd()) {
   if (errors == "skip") {
@@ -190,8 +193,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
     }
   }
   withCallingHandlers(
-    do.call(ncam, c(list(formula = formula, data = task$data), args,
-                    list(seed = task$seed, threads = threads))),
+    with_input_rows(task$rows, do.call(ncam, c(list(formula = formula, data = task$data), args,
+                                               list(seed = task$seed, threads = threads)))),
     warning = function(w) {
       # The same condition, classes, fields and bullets kept, its headline naming the group:
       # handlers for a class (ncam_warning_not_converged) catch it as from ncam().

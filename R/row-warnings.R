@@ -4,11 +4,12 @@
 # predict_chunks() and predict() on ncam_by() fits muffle those of their parts and give one of
 # each with the totals.
 
-# Row numbers in messages are rows of the data the user passed. ncam_by()'s predict(),
+# Row numbers in messages are rows of the data the user passed. ncam_by() and its predict(),
 # calibrate() and sensor_drift() give each group's model the group's rows alone: while one is
-# scored (with_input_rows()), its row i is the input's row `rows[i]`, and each message naming
-# rows numbers them with input_rows(). Row fields of conditions (`rows`) stay the part's own,
-# for the code that reads them (score_part()).
+# fitted or scored (with_input_rows()), its row i is the input's row `rows[i]`, and each message
+# naming rows numbers them with input_rows(). Row fields of conditions of scoring (`rows`) stay
+# the part's own, for the code that reads them (score_part()); that of the training warning
+# about missing covariates, which no code reads, is the input's, as its message.
 input_row_map <- new.env(parent = emptyenv())
 
 with_input_rows <- function(rows, expr) {

@@ -365,7 +365,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
 warn_repeated_training_rows <- function(data, rows, call = NULL) {
   repeated <- repeated_rows(data, rows)
   if (!length(repeated)) return(invisible())
-  cli::cli_warn(c("{length(repeated)} row{?s} of {.arg data} repeat{?s/} an earlier row in every column, the first being row {repeated[1]}: a copy weighs twice in training, and may sit on both sides of the validation split.",
+  cli::cli_warn(c("{length(repeated)} row{?s} of {.arg data} repeat{?s/} an earlier row in every column, the first being row {input_rows(repeated[1])}: a copy weighs twice in training, and may sit on both sides of the validation split.",
                   i = "Remove the copies (such as with {.fn unique}), or check the join or download that made them."),
                 class = c("ncam_warning_repeated_rows", "ncam_warning"), call = call)
 }

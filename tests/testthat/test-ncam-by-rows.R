@@ -1,5 +1,5 @@
 # Rows of ncam_by() fits: group keys of several columns that text could merge, and the row
-# numbers that predict(), calibrate() and sensor_drift() name, which are rows of the data given
+# numbers that ncam_by(), predict(), calibrate() and sensor_drift() name, which are rows of the data given
 # to them, not of a group's share of it.
 
 rows_formula <- sensor_0 + sensor_1 + sensor_2 ~ x1 + kind
@@ -123,4 +123,55 @@ test_that("sensor_drift() of fits by group names rows of newdata", {
   constant <- Filter(function(w) inherits(w, "ncam_warning_constant_covariate"), caught)
   expect_length(constant, 1L)
   expect_match(conditionMessage(constant[[1]]), "\\(row 10: b\\)")
+})
+
+test_that("the fits of ncam_by() name rows of `data`, not of the group's share of it", {
+  toy <- simulate_toy(n = 400, seed = 1)
+  toy$site <- rep(c("north", "south"), 200)
+  south <- which(toy$site == "south")
+  bad <- south[5]  # input row 10, the south group's row 5
+  fit_by <- function(d) ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, d, by = "site", hidden = 4L, epochs = 3L,
+                                seed = 1, threads = 1L)
+  missing_x1 <- toy
+  missing_x1$x1[c(bad, south[7])] <- NA
+  w <- expect_warning(short_fit(fit_by(missing_x1)), class = "ncam_warning_missing_covariate")
+  expect_match(conditionMessage(w), sprintf("^Group site = south: 2 rows with a missing covariate .*x1: 2 rows \\(%d, %d\\)",
+                                            bad, south[7]))
+  expect_identical(w$rows, c(bad, south[7]))  # the field too: rows of `data`
+  copied <- toy
+  copied[south[6], ] <- copied[bad, ]
+  w <- expect_warning(short_fit(fit_by(copied)), class = "ncam_warning_repeated_rows")
+  expect_match(conditionMessage(w), sprintf("the first being row %d:", south[6]))
+  code <- toy
+  code$x1[bad] <- -999
+  err <- expect_error(short_fit(fit_by(code)), "Could not fit group site = south")
+  expect_match(conditionMessage(err$parent), sprintf("holds -999 on 1 row (%d)", bad), fixed = TRUE)
+  text <- toy
+  text$sensor_1 <- as.character(text$sensor_1)
+  text$sensor_1[bad] <- "n/a?"
+  # The north group fails too (numbers stored as text), naming no row; with errors = "skip" each says why.
+  err <- expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, text, by = "site", hidden = 4L, epochs = 3L,
+                              seed = 1, threads = 1L, errors = "skip"), "No group could be fitted")
+  expect_match(conditionMessage(err), sprintf("site = south: .*the first \"n/a\\?\" \\(row %d\\)", bad))
+})
+
+test_that("unit offsets of a fit by group name rows of `data` with a covariate the fit left out", {
+  sites <- simulate_colocation(days = 20, sites = 4, seed = 1)
+  sites$unit <- sites$site
+  sites$site <- NULL
+  sites$region <- rep(c("east", "west"), length.out = nrow(sites))
+  sites$kind <- 1
+  sites$ref[1:20] <- NA
+  validation <- seq_len(nrow(sites)) %% 5 == 0
+  # A validation row with a reference reading in the west, the only one where kind is not 1:
+  # the estimate of the unit offsets, on the labelled rows alone, saw it.
+  bad <- which(validation & !is.na(sites$ref) & sites$region == "west")[4]
+  sites$kind[bad] <- 2
+  caught <- caught_warnings(ncam_by(pa_a + pa_b + opc ~ rh + kind, sites, by = "region", reference = "ref",
+                                    unit = "unit", validation = validation, hidden = 4L, epochs = 3L, seed = 1,
+                                    threads = 1L))
+  constant <- Filter(function(w) inherits(w, "ncam_warning_constant_covariate"), caught)
+  expect_length(constant, 1L)
+  expect_match(conditionMessage(constant[[1]]),
+               sprintf("^Group region = west: .*1 row of `data` has other values \\(row %d: 2\\)", bad))
 })
