@@ -69,8 +69,8 @@
 #' the model gives no estimate (a missing covariate), do not count.
 #'
 #' @param object For `sensor_drift()`, a model fitted by [ncam()], or fits by group from
-#'   [ncam_by()] (each row is checked against its group's model); for `autoplot()`, the table
-#'   `sensor_drift()` returns.
+#'   [ncam_by()] (each row is checked against its group's model; a group's warnings name it,
+#'   and rows of `newdata`); for `autoplot()`, the table `sensor_drift()` returns.
 #' @param newdata A data frame with the model's sensor and covariate columns and `date`; by
 #'   default the data the model was fitted to.
 #' @param date Name of the time column (`Date` or `POSIXct`, no missing values).
@@ -173,11 +173,12 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
                       i = "Groups with a model: {shown_labels(object[has_fit(object), unit_columns, drop = FALSE])}."),
                     class = c("ncam_warning_no_group_model", "ncam_warning"))
     }
+    labels <- group_labels(object[unit_columns])
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
-      # Messages name rows of newdata, not of the group's share of it.
-      part <- with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows],
-                                               rep("group", length(rows)), tolerance, threads, call))
+      # Warnings name the group, as predict()'s do, and rows of newdata, not of the group's share.
+      part <- with_group_name(with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows],
+                                                               starts[rows], rep("group", length(rows)), tolerance, threads, call)), labels[g])
       keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
       cbind(keys, part[names(part) != "unit"])
     })

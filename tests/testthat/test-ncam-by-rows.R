@@ -122,7 +122,8 @@ test_that("sensor_drift() of fits by group names rows of newdata", {
   caught <- caught_warnings(sensor_drift(fx$fits, new))
   constant <- Filter(function(w) inherits(w, "ncam_warning_constant_covariate"), caught)
   expect_length(constant, 1L)
-  expect_match(conditionMessage(constant[[1]]), "\\(row 10: b\\)")
+  # Named by its group, as predict()'s warnings are.
+  expect_match(conditionMessage(constant[[1]]), "^Group site = south: Covariate kind .*\\(row 10: b\\)")
 })
 
 test_that("the fits of ncam_by() name rows of `data`, not of the group's share of it", {
