@@ -327,23 +327,27 @@ as_time <- function(x, by, arg, tz, call = parent.frame()) {
   x
 }
 
-# Text key per row from the `keys` columns ("" for all rows when there are none). A missing
-# key matches only a missing key, not the text "NA".
+# Text key per row from the `keys` columns ("" for all rows when there are none), joined by
+# "\r". A backslash and "\r" in a key are escaped, so that keys ("a\rb", "c") and ("a", "b\rc")
+# stay two series; a missing key is "\\N", which no escaped text is: it matches only a missing
+# key, not the text "NA".
 series_key <- function(data, keys) {
   if (length(keys) == 0L) return(rep("", nrow(data)))
   parts <- lapply(keys, function(k) {
     x <- data[[k]]
     text <- key_text(if (inherits(x, "POSIXct")) as.numeric(x) else x)
-    ifelse(is.na(text), "\001", text)
+    text <- gsub("\r", "\\r", gsub("\\", "\\\\", text, fixed = TRUE), fixed = TRUE)
+    ifelse(is.na(text), "\\N", text)
   })
   do.call(paste, c(parts, sep = "\r"))
 }
 
 # Identifiers (site, unit, device) as text to match by; NA stays NA. Whole numbers are written
 # without exponent: site 100000 read as an integer in one table and as a double in another is
-# one site (as.character() gives "1e+05" for the double).
+# one site (as.character() gives "1e+05" for the double); -0 as 0, which it equals.
 key_text <- function(x) {
   if (!is.numeric(x)) return(as.character(x))
+  x[which(x == 0)] <- 0  # sprintf() writes -0 as "-0"
   ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), as.character(x))
 }
 

@@ -154,3 +154,37 @@ test_that("sensors in a fixed standard-time zone pair with AQS days of local sta
   # 1 July in New York summer time starts at 04:00 UTC, row 5.
   expect_identical(summer$pm[2:3], c(mean(5:28), mean(29:52)))
 })
+
+test_that("keys are told apart as values: text holding the separator, a missing key, -0", {
+  hours <- utc("2024-03-01 00:00") + 3600 * (0:2)
+  # Keys ("a\rb", "c") and ("a", "b\rc") were joined into one string: paired, and averaged as one series.
+  sensors <- data.frame(date = hours, site = "a\rb", unit = "c", pm = 1:3)
+  other <- data.frame(date = hours, site = "a", unit = "b\rc", ref = c(10, 20, 30))
+  for (average in list("1 hour", NULL)) {
+    expect_warning(out <- join_reference(sensors, other, keys = c("site", "unit"), average = average,
+                                         tolerance = "5 min"),
+                   class = "ncam_warning_no_overlap")
+    expect_identical(out$ref, rep(NA_real_, 3))
+  }
+  both <- rbind(sensors, data.frame(date = hours + 1800, site = "a", unit = "b\rc", pm = 101:103))
+  reference <- data.frame(date = hours, site = "a\rb", unit = "c", ref = c(10, 20, 30))
+  out <- join_reference(both, reference, keys = c("site", "unit"))
+  expect_identical(out$pm, c(1, 2, 3, 101, 102, 103))  # each series its own means (51 to 53 when merged)
+  expect_identical(out$ref, c(10, 20, 30, NA, NA, NA))
+  # A backslash is a character like any other.
+  slash <- data.frame(date = hours, site = "a\\", unit = "rb", pm = 1:3)
+  expect_warning(join_reference(slash, transform(reference, site = "a", unit = "\\rb"), keys = c("site", "unit")),
+                 class = "ncam_warning_no_overlap")
+  expect_identical(join_reference(slash, transform(reference, site = "a\\", unit = "rb"), keys = c("site", "unit"))$ref,
+                   c(10, 20, 30))
+  # A missing key matches a missing key only, whatever the text.
+  missing_site <- data.frame(date = hours, site = NA_character_, pm = 1:3)
+  expect_warning(join_reference(missing_site, data.frame(date = hours, site = "\001", ref = 1), keys = "site"),
+                 class = "ncam_warning_no_overlap")
+  expect_identical(join_reference(missing_site, data.frame(date = hours, site = NA, ref = 1:3), keys = "site")$ref,
+                   c(1, 2, 3))
+  # Site -0 is site 0 (it was written "-0", and left unpaired without a warning).
+  zero <- join_reference(data.frame(date = hours, site = 0, pm = 1:3), data.frame(date = hours, site = -0, ref = 4:6),
+                         keys = "site")
+  expect_identical(zero$ref, c(4, 5, 6))
+})
