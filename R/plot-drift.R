@@ -56,11 +56,11 @@ drift_plot_columns <- c("sensor", "period", "shift", "drift")
 # One id per run of consecutive periods of a unit and sensor with a shift: a line is not drawn
 # across a period without rows (more than the longest period between starts) or without a shift.
 drift_line_runs <- function(points, unit_columns, period) {
-  key <- do.call(paste, c(unname(as.list(points[c(unit_columns, "sensor")])), sep = "\r"))
+  key <- row_codes(points[c(unit_columns, "sensor")])
   seconds <- as.numeric(points$period) * if (inherits(points$period, "Date")) 86400 else 1
   # A table from before the period was kept: lines are not broken at gaps.
   longest <- if (is.null(period)) Inf else longest_period(period)
-  ord <- order(match(key, unique(key)), seconds)
+  ord <- order(key, seconds)  # units and sensors in order of first appearance
   key_o <- key[ord]
   seconds_o <- seconds[ord]
   has_shift <- !is.na(points$shift[ord])
@@ -69,6 +69,20 @@ drift_line_runs <- function(points, unit_columns, period) {
   runs <- integer(length(ord))
   runs[ord] <- cumsum(breaks)
   runs
+}
+
+# One code per row of the data frame `columns`, equal exactly when every column is (values as
+# comparable_values() compares them, NA matching NA), refined column by column through match()
+# as in repeated_rows(). Pasted as text, units 0.3 and 0.1 + 0.2 were one ("0.3").
+row_codes <- function(columns) {
+  code <- rep(1, nrow(columns))
+  for (column in columns) {
+    values <- comparable_values(column)
+    distinct <- unique(values)
+    refined <- (code - 1) * length(distinct) + match(values, distinct)
+    code <- match(refined, unique(refined))
+  }
+  code
 }
 
 # The longest a period can last, in seconds: calendar months of 31 days, quarters of 92, years

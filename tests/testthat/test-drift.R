@@ -533,3 +533,20 @@ test_that("periods of the session's clock carry its zone, subsets keep their col
   expect_identical(colour_of(dr[dr$sensor == "sensor_2", ], "sensor_2"), colour_of(dr, "sensor_2"))
   expect_false(identical(colour_of(dr, "sensor_2"), colour_of(dr, "sensor_0")))
 })
+
+test_that("the plot's lines break at a unit's gap also beside a unit whose key writes alike", {
+  skip_if_not_installed("ggplot2")
+  toy <- simulate_toy(n = 720, seed = 3)
+  toy$date <- as.Date("2024-01-01") + rep(0:359, each = 2)
+  toy$unit <- rep(c(0.3, 0.1 + 0.2), 360)  # both written "0.3" in 15 digits
+  fit <- drift_fit(toy[1:240, ])
+  gappy <- toy[!(toy$unit > 0.3 & format(toy$date, "%m") == "03"), ]  # no March for 0.1 + 0.2
+  drift <- sensor_drift(fit, gappy, unit = "unit", period = "month")
+  lines <- ggplot2::ggplot_build(ggplot2::autoplot(drift))$data[[2]]
+  runs <- vapply(split(lines$group, lines$PANEL), function(g) length(unique(g)), 1L)
+  # One line per sensor in the unit with every month; two (January-February, April on) in the other.
+  months <- split(as.numeric(format(gappy$date, "%m")), gappy$unit > 0.3)  # split() by text would merge them
+  gaps <- vapply(months, function(m) sum(diff(sort(unique(m))) > 1), 1)
+  expect_equal(sort(unname(runs)), sort(3 * (1 + unname(gaps))))
+  expect_equal(sort(unname(runs)), c(3, 6))
+})
