@@ -40,7 +40,7 @@
 #'   * A unit's bias moving after its co-location (drift, seasons it did not see). At SensEURCity
 #'     Antwerp's three stations, co-located in summer and scored until February
 #'     (`bench/unit_offsets.R`), the offsets err by 0.49 on the later months where `offset_sd` says
-#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.78 where it says 0.75.
+#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.79 where it says 0.76.
 #' @rdname ncam
 #' @name ncam
 NULL
