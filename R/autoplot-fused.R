@@ -28,7 +28,7 @@ fused_source <- function(object) {
     return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) group_labels(newdata[by]), model = first))
+                group_of = function(newdata) group_labels(newdata[by], beside = object[by]), model = first))
   }
   list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
        sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
