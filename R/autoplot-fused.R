@@ -28,7 +28,7 @@ fused_source <- function(object) {
     return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) group_labels(newdata[by]), model = first))
+                group_of = function(newdata) group_labels(newdata[by], beside = object[by]), model = first))
   }
   list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
        sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
@@ -50,6 +50,17 @@ plain_plot_data <- function(model, newdata, reference, call) {
   for (v in with_units) newdata[[v]] <- as.numeric(newdata[[v]])
   newdata
 }
+
+# The unit of the estimate, as print() names it: that of the readings, which the fit converted to
+# one unit, or NULL for plain numbers and for an unanchored fit, whose latent value is on no
+# reading's scale.
+estimate_unit <- function(model) {
+  if (identical(model$parameterization, "unanchored")) return(NULL)
+  readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
+  if (length(readings)) model$units[[readings[1]]]
+}
+# An axis title with the unit in brackets, "NCAM fused estimate (ug/m3)", or without one.
+with_unit <- function(label, unit) if (is.null(unit)) label else sprintf("%s (%s)", label, unit)
 
 # The readings were converted to one unit at the fit (that of the anchor, else the first sensor
 # with units), which is also the estimate's. `data_arg` names the data frame in messages.
@@ -171,7 +182,7 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                     alpha = series_guide) +
     marks +
     group_facets(source, ncol = if (length(unique(group)) <= 4L) 1L else 2L, scales = "free") +
-    ggplot2::labs(x = date, y = "Reading and estimate", colour = NULL,
+    ggplot2::labs(x = date, y = with_unit("Reading and estimate", estimate_unit(source$model)), colour = NULL,
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = sprintf("Raw sensors and the %s estimate", fused_label),
                   caption = dropped_caption(n_missing, "value")) +
@@ -221,7 +232,8 @@ plot_scatter <- function(source, newdata, reference, call) {
     ggplot2::scale_size_manual(values = stats::setNames(c(1.2, 2), c("inside", far_label())), guide = "none") +
     ggplot2::coord_equal(xlim = limits, ylim = limits) +
     group_facets(source) +
-    ggplot2::labs(x = sprintf("Reference (%s)", reference), y = paste(source$fused_label, "estimate"),
+    ggplot2::labs(x = sprintf("Reference (%s)", paste(c(reference, estimate_unit(source$model)), collapse = ", ")),
+                  y = with_unit(paste(source$fused_label, "estimate"), estimate_unit(source$model)),
                   title = "Fused estimate against the reference", subtitle = stats_txt,
                   caption = dropped_caption(rows$n_dropped, "pair")) +
     plot_theme()

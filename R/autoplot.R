@@ -34,6 +34,10 @@
 #'   `level`, with the diagonal of perfect calibration. For conformal
 #'   intervals use [calibrate()] and [augment()].
 #'
+#' Axes of readings and estimates name their unit (such as `Reference (ref, ug/m3)`) when the
+#' model was fitted to columns with units (units package; see `data` in [ncam()]): the unit of the
+#' estimate, as `print()` names it. Fitted to plain numbers, or unanchored, they name none.
+#'
 #' Missing values are left out of the picture and the caption says how many:
 #' in the series, each missing value breaks its own line (the others go on);
 #' in the sensors picture, rows with a missing value among its columns; in the
@@ -268,7 +272,8 @@ plot_sensors <- function(object, newdata, covariate, call) {
   check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
   params <- sensor_params(object, newdata)
   x <- newdata[[covariate]]
-  units <- if (identical(object$transform, "log")) "log reading units" else "reading units"
+  reading_unit <- c(estimate_unit(object), "reading units")[1]
+  units <- if (identical(object$transform, "log")) paste("log", reading_unit) else reading_unit
   parameter_labels <- c(gain = if (identical(object$transform, "log")) "Gain (log reading per log true value)" else
                           "Gain (reading per unit of true value)",
                         offset = sprintf("Offset (%s)", units),

@@ -60,8 +60,8 @@
 #'   `.pred` \eqn{= c_0 + c_1 z}, `.pred_sd` \eqn{= |c_1|} times the latent
 #'   posterior sd. `logLik()` is the PPCA likelihood of the complete training rows.
 #'   PPCA gives every sensor the same noise variance: with sensors of unequal noise
-#'   its weights and intervals are off (a review measured 93 % coverage at the 90 %
-#'   level on one-factor data); `"factor"` estimates each sensor's noise.
+#'   its weights and intervals are off (93 % coverage at the 90 % level on one-factor
+#'   data, `bench/coverage_sim/part4.R`); `"factor"` estimates each sensor's noise.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
 #'   the column `order` (one row per time: a time repeated among the `train`
 #'   rows is an error at the fit, among the rows of `newdata` in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},

@@ -107,7 +107,8 @@
 #'   consecutive periods (not counting pairs across a step in its level), too few to judge the
 #'   variation between periods. `shift` is in the
 #'   model's units: for `transform = "log"` a shift of 0.1 means about 10 % above the others.
-#'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked.
+#'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked, its axis in the
+#'   estimate's unit when the model was fitted to columns with units.
 #' @seealso [sensor_params()] for the sensor model at each row, [sensor_performance()] to judge
 #'   estimates against a reference.
 #' @examples
@@ -150,7 +151,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     unit_columns <- if (!is.null(unit)) unit
     names(out)[names(out) == "unit"] <- if (is.null(unit)) "" else unit
     out <- out[names(out) != ""]
-    transform <- object$transform
+    model <- object
   } else {
     # Each group's rows against its own model; the groups are the units.
     if (!is.null(unit)) {
@@ -164,7 +165,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     if (nrow(newdata) == 0L) {
       part <- drift_rows(first_fit, newdata, time, starts, character(0), tolerance, threads, call)
       return(finish_drift(cbind(as.data.frame(object[0L, unit_columns, drop = FALSE]), part[names(part) != "unit"]),
-                          alpha, first_fit$transform, unit_columns, period))
+                          alpha, first_fit, unit_columns, period))
     }
     # match_groups() warns in predict()'s words; here such rows are left unchecked.
     group <- suppressWarnings(match_groups(object, newdata[unit_columns]), classes = "ncam_warning_no_group_model")
@@ -183,7 +184,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
       cbind(keys, part[names(part) != "unit"])
     })
     out <- do.call(rbind, parts)
-    transform <- first_fit$transform
+    model <- first_fit
   }
   # One warning for the whole table, not one per group's model.
   untested <- unique(out$sensor[is.na(out$std_error) & out$n >= 3L])
@@ -192,7 +193,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
                   class = c("ncam_warning_few_periods", "ncam_warning"), call = call)
   }
-  finish_drift(out, alpha, transform, unit_columns, period)
+  finish_drift(out, alpha, model, unit_columns, period)
 }
 
 # The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
@@ -225,12 +226,13 @@ session_zone_name <- function(localtime = "/etc/localtime", timezone_file = "/et
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
-finish_drift <- function(out, alpha, transform, unit_columns, period) {
+finish_drift <- function(out, alpha, model, unit_columns, period) {
   out$drift <- stats::p.adjust(out$p_value, "holm") < alpha
   rownames(out) <- NULL
   out <- tibble::new_tibble(out, nrow = nrow(out), class = "ncam_drift")
   attr(out, "alpha") <- alpha
-  attr(out, "transform") <- transform
+  attr(out, "transform") <- model$transform
+  attr(out, "estimate_unit") <- estimate_unit(model)  # the unit of `shift`, for the plot
   attr(out, "unit_columns") <- unit_columns
   attr(out, "period") <- period
   # The sensors in the table's order, so that a subset of it keeps each sensor's colour.

@@ -94,7 +94,8 @@
 #'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 92 % of their readings
 #'   inside 90 % intervals). The reference's noise, learned without units, keeps the spread between
 #'   them: `"prediction"` intervals of known units are then conservative where units differ much (99.6 %
-#'   at 90 % for units biased by -3 to 3 in the tests; 91 % on PurpleAir's later days); [calibrate()]
+#'   at 90 % for simulated units biased by -3 to 3, `bench/unit_known_coverage.R`; 91 % on PurpleAir's
+#'   later days, `bench/unit_offsets.R`); [calibrate()]
 #'   with later reference rows recalibrates them, as far as those rows are like the days to come. Needs reference readings at 3 or more units, some with
 #'   two or more rows; `newdata` then needs the column. The offsets are in `fit$unit_offsets`, tabled by
 #'   `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not by `logLik()`.

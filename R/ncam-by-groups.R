@@ -54,14 +54,43 @@ group_models <- function(x) if (inherits(x, "ncam_by_calibration")) x$calibratio
 # Which groups have a model (with errors = "skip", a group that failed has fit = NULL).
 has_fit <- function(x) !vapply(group_models(x), is.null, logical(1))
 
-# "site = 3, unit = a" for each row of the key columns; plain numbers with the digits that tell
-# them apart (0.1 + 0.2 and 0.3, both "0.3" in 15 digits).
-group_labels <- function(keys) {
-  digits <- key_digits(keys, keys)
-  do.call(paste, c(lapply(names(keys), function(col) {
+# "site = 3, unit = a" for each row of the key columns. Plain numbers as number_labels() writes
+# them beside the same column of `beside` (keys shown with them, such as the groups of a fit);
+# text as it is, but quoted where it would read as a missing key or as quoted text, so that the
+# text "NA" is not taken for NA.
+group_labels <- function(keys, beside = NULL) {
+  label_rows(lapply(stats::setNames(nm = names(keys)), function(col) {
     v <- keys[[col]]
-    paste(col, "=", if (digits > 15L && is_plain_double(v)) sprintf("%.*g", digits, v) else v)
-  }), sep = ", "))
+    if (is_plain_double(v)) return(number_labels(v, if (is_plain_double(beside[[col]])) beside[[col]]))
+    if (!is.character(v) && !is.factor(v)) return(v)
+    text <- as.character(v)
+    quoted <- which(text == "NA" | startsWith(text, "\""))
+    text[quoted] <- encodeString(text[quoted], quote = "\"")
+    text
+  }))
+}
+
+label_rows <- function(written) {
+  do.call(paste, c(lapply(names(written), function(col) paste(col, "=", written[[col]])), sep = ", "))
+}
+
+# Plain numbers as R prints them (15 significant digits) and, where that writes different numbers
+# of `x` and `beside` alike (0.3 and 0.1 + 0.2, both "0.3"), those numbers with the fewest digits
+# that read back as each ("0.3" and "0.30000000000000004"), so that different keys read apart.
+number_labels <- function(x, beside = NULL) {
+  text <- as.character(x)
+  clash <- text %in% clashing_number_text(c(x, beside))
+  for (digits in 16:17) {
+    redo <- which(clash & as.numeric(text) != x)
+    text[redo] <- sprintf("%.*g", digits, x[redo])
+  }
+  text
+}
+
+# The texts of 15 significant digits that different numbers of `x` share.
+clashing_number_text <- function(x) {
+  text <- as.character(unique(x[!is.na(x)]))
+  unique(text[duplicated(text)])
 }
 
 # Key columns as they are compared: a POSIXlt as the POSIXct instants it denotes (keyed by its
@@ -151,14 +180,15 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
   type_hints <- key_type_hints(groups, keys, arg)
   # A Date is a number of days underneath: the number 18993 would find the group of 2022-01-01.
   if (length(type_hints)) group[] <- NA_integer_
-  digits <- key_digits(groups, keys)
+  print_alike <- any(vapply(names(keys), function(col) is_plain_double(keys[[col]]) && is_plain_double(groups[[col]]) &&
+                              length(clashing_number_text(c(keys[[col]], groups[[col]]))) > 0L, logical(1)))
   fitted_data <- if (arg == "data") "the data of the fits" else "{.arg data}"
-  exact_hint <- if (digits > 15L) c(i = paste0("Number keys match exactly, to all 17 significant digits: round them the same way in ", fitted_data, " and {.arg {arg}}."))
+  exact_hint <- if (print_alike) c(i = paste0("Number keys match exactly, to all 17 significant digits: round them the same way in ", fitted_data, " and {.arg {arg}}."))
   unknown <- is.na(group)
   if (all(unknown)) {
     ncam_abort(c("No row of {.arg {arg}} belongs to a group of {.arg object}.",
-                 x = "Keys in {.arg {arg}}: {shown_labels(keys, digits = digits)}.",
-                 i = "Groups of {.arg object}: {shown_labels(groups, digits = digits)}.",
+                 x = "Keys in {.arg {arg}}: {shown_labels(keys, beside = groups)}.",
+                 i = "Groups of {.arg object}: {shown_labels(groups, beside = keys)}.",
                  type_hints, exact_hint), call = call)
   }
   failed <- !unknown & !has_fit(object)[group]
@@ -166,8 +196,8 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
   if (any(missing)) {
     n_rows <- sum(missing)
     n_groups <- length(unique(key_strings(keys[missing, , drop = FALSE])))
-    cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], digits = digits)}): ", outcome, "."),
-                    i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], digits = digits)}; its groups: {shown_labels(groups, digits = digits)}.",
+    cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], beside = groups)}): ", outcome, "."),
+                    i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], beside = groups)}; its groups: {shown_labels(groups, beside = keys)}.",
                     if (any(unknown)) c(type_hints, exact_hint),
                     i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
                 class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
@@ -177,26 +207,18 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
 }
 
 # Distinct rows of key columns as the user would write them ('site = "north"; day = 2024-05-01'),
-# the first five and how many more; plain numbers with `digits` significant digits.
-shown_labels <- function(keys, most = 5L, digits = 15L) {
-  written <- lapply(keys, function(v) {
+# the first five and how many more; plain numbers as number_labels() writes them beside the
+# same column of `beside` (the keys named in the same message).
+shown_labels <- function(keys, most = 5L, beside = NULL) {
+  written <- lapply(stats::setNames(nm = names(keys)), function(col) {
+    v <- keys[[col]]
     if (is.character(v) || is.factor(v)) return(encodeString(as.character(v), quote = "\""))
-    if (digits > 15L && is_plain_double(v)) return(sprintf("%.*g", digits, v))
+    if (is_plain_double(v)) return(number_labels(v, if (is_plain_double(beside[[col]])) beside[[col]]))
     v
   })
-  labels <- unique(group_labels(written))
+  labels <- unique(label_rows(written))
   more <- length(labels) - most
   paste0(paste(utils::head(labels, most), collapse = "; "), if (more > 0L) sprintf("; and %d more", more))
-}
-
-# Significant digits (15 to 17) that write the different plain numbers of the key columns of
-# `groups` and `keys` differently: 0.1 + 0.2 and 0.3 are different keys, both "0.3" in 15.
-key_digits <- function(groups, keys) {
-  values <- unique(unlist(lapply(names(keys), function(col) {
-    if (is_plain_double(groups[[col]]) && is_plain_double(keys[[col]])) c(groups[[col]], keys[[col]])
-  })))
-  for (digits in 15:16) if (!anyDuplicated(sprintf("%.*g", digits, values))) return(digits)
-  17L
 }
 
 is_plain_double <- function(v) is.double(v) && !is.object(v)

@@ -27,7 +27,8 @@ autoplot.ncam_drift <- function(object, ...) {
   }
   # The colours of the other pictures, sensors in the model's order (as the table lists them).
   sensors <- union(attr(object, "sensors"), unique(as.character(points$sensor)))
-  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else "units of the fused value"
+  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else
+    c(attr(object, "estimate_unit"), "units of the fused value")[1]
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
     # A run of one period is a point only (ggplot2 would say its group has one observation).

@@ -46,7 +46,8 @@
 #'   autocorrelated (such as hourly) readings, a few hundred rows, the model's intervals can be
 #'   too narrow, as such rows teach it less than their number suggests: on EPA's Toucan data
 #'   ([read_toucan()]; three sensors, 233 usable reference hours in the first 10 days) 90 %
-#'   prediction intervals covered 0.77-0.81 of the later hours (three seeds). Hold some
+#'   prediction intervals covered 0.77-0.81 of the later hours (three seeds,
+#'   `bench/toucan_short_colocation.R`). Hold some
 #'   co-location rows out of the fit (their reference `NA` in its data) and give them to
 #'   [calibrate()] with `method = "split", reference = ` the reference column: there (fitted on
 #'   7 days, calibrated on the next 3) 0.95-0.96.
@@ -70,13 +71,13 @@
 #' more than `r 100 * extrapolation_warning_share` % of the range outside. Such rows are where a
 #' calibration fails first: on PurpleAir data with a short co-location period (the first 10 % of
 #' each site's days), 16 of 5090 later days lie that far outside; their root mean squared error
-#' was 12.0 ug/m3 against 2.16 inside the range, and 90 % prediction intervals covered 19 % of
+#' was 11.9 ug/m3 against 2.17 inside the range, and 90 % prediction intervals covered 20 % of
 #' them. On SensEURCity Antwerp, with the first 20 % of each station's hours as co-location and
-#' one fit per station without covariates, 218 of 12771 later hours: 11.8 against 2.89, covered
-#' 12 % (`bench/colocation.R` in the package's source repository). The vignette "SensEURCity
-#' Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap and station and hour
-#' of day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35 on the hours not
-#' warned about, covered 20.9 %.
+#' one fit per station without covariates, 218 of 12771 later hours: 11.8 against 2.90, covered
+#' 12 % (`bench/colocation.R` in the package's source repository; means over 5 seeds). The
+#' vignette "SensEURCity Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap
+#' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.46 against 3.38
+#' on the hours not warned about, covered 20.9 %.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or
 #'   with `interval = "prediction"` for a reading of the anchor; to compare with reference

@@ -344,11 +344,20 @@ series_key <- function(data, keys) {
 
 # Identifiers (site, unit, device) as text to match by; NA stays NA. Whole numbers are written
 # without exponent: site 100000 read as an integer in one table and as a double in another is
-# one site (as.character() gives "1e+05" for the double); -0 as 0, which it equals.
+# one site (as.character() gives "1e+05" for the double); -0 as 0, which it equals. Other
+# numbers with the fewest digits (15 to 17) that read back as each: as.character() writes 0.3
+# and 0.1 + 0.2 alike, which made two units one.
 key_text <- function(x) {
   if (!is.numeric(x)) return(as.character(x))
   x[which(x == 0)] <- 0  # sprintf() writes -0 as "-0"
-  ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), as.character(x))
+  text <- as.character(x)
+  if (is_plain_double(x)) {
+    for (digits in 16:17) {
+      redo <- which(as.numeric(text) != x)
+      text[redo] <- sprintf("%.*g", digits, x[redo])
+    }
+  }
+  ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), text)
 }
 
 require_columns <- function(data, cols, arg, call = parent.frame()) {

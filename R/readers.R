@@ -77,13 +77,13 @@ read_purpleair_aqs <- function(path) {
 #'   `INPUTS/LCS_df_all.Rda` and `INPUTS/ref_df_all.Rda`, pairing a box reading
 #'   with the reference station named by its `Location.ID` in the same hour.
 #'   This keeps every such hour, including about 2,400 the co-location tables
-#'   leave out, and they leave them out for a reason: most of those hours hold
+#'   leave out, and they leave them out for a reason: half of those hours hold
 #'   broken box readings, stuck at exactly 0 or in the thousands of ug/m3 while
 #'   the reference reads about 15 (a box at station R811 has a median of
-#'   over 2,000 there). Drop such hours before use (a box at exactly 0, or
-#'   far above the other box and the reference; `screen_outliers` of
-#'   [ncam_control()] catches a single box's spikes, not a box stuck for
-#'   days), or keep to `"colocated"`.
+#'   over 2,000 there; `bench/senseurcity_join.R`). Drop such hours before
+#'   use (a box at exactly 0, or far above the other box and the reference;
+#'   `screen_outliers` of [ncam_control()] catches a single box's spikes, not a
+#'   box stuck for days), or keep to `"colocated"`.
 #'
 #' Layout: one row per station and hour having a reference PM2.5 value and at
 #' least one box reading. A station's boxes are numbered in alphabetical order

@@ -16,13 +16,13 @@
 #'   The blocks follow the order of the rows: give each unit's rows in time order (earliest or
 #'   latest first; how the units' rows interleave does not matter). Rows out of time order mix days
 #'   and weeks in every block, and `offset_sd` comes out too small: at 18 PurpleAir sites with the
-#'   first 10 % of each site's days beside the reference, shuffled rows gave 0.54 to 0.66 times the
-#'   `offset_sd` of rows in order (the median over sites, in five shuffles). `ncam()` has no time
-#'   argument to sort them by, but a date-time column of `data` (`Date` or `POSIXct`) shows the
-#'   order: when no such column (among those varying within a unit) runs forwards or backwards
-#'   through each unit's reference rows, `ncam()` warns (class `ncam_warning_unit_time_order`),
-#'   naming the units out of order; sort the data and fit again. Without such a column (time as
-#'   numbers or text) the order cannot be checked.
+#'   first 10 % of each site's days beside the reference, shuffled rows gave 0.55 to 0.65 times the
+#'   `offset_sd` of rows in order (the median over sites, in five shuffles; `bench/unit_time_order.R`).
+#'   `ncam()` has no time argument to sort them by, but a date-time column of `data` (`Date` or
+#'   `POSIXct`) shows the order: when no such column (among those varying within a unit) runs
+#'   forwards or backwards through each unit's reference rows, `ncam()` warns (class
+#'   `ncam_warning_unit_time_order`), naming the units out of order; sort the data and fit again.
+#'   Without such a column (time as numbers or text) the order cannot be checked.
 #'
 #'   That noise also holds the wandering that units co-located at the same time share (the weather),
 #'   which the pooled model's level takes up rather than their offsets: `offset_sd` is then
@@ -40,7 +40,7 @@
 #'   * A unit's bias moving after its co-location (drift, seasons it did not see). At SensEURCity
 #'     Antwerp's three stations, co-located in summer and scored until February
 #'     (`bench/unit_offsets.R`), the offsets err by 0.49 on the later months where `offset_sd` says
-#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.78 where it says 0.75.
+#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.79 where it says 0.76.
 #' @rdname ncam
 #' @name ncam
 NULL

@@ -292,3 +292,36 @@ test_that("every picture reads columns with units as predict() does", {
   expect_error(ggplot2::autoplot(plot_fit, "coverage", newdata = plain_with_reference_units, reference = "truth"),
                "fitted to plain numbers, so the units of its estimate are not known")
 })
+
+test_that("axes of readings and estimates name the estimate's unit, and no unit for plain numbers", {
+  skip_if_not_installed("units")
+  in_unit <- function(d, unit) {
+    for (v in c("sensor_0", "sensor_1", "sensor_2", "truth")) d[[v]] <- units::set_units(d[[v]], unit, mode = "standard")
+    d
+  }
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = in_unit(plot_toy[1:200, ], "mg/m3"),
+                        hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  # The reference in ug/m3 is drawn in the estimate's mg/m3, as the axis says.
+  newdata <- in_unit(plot_test, "mg/m3")
+  newdata$truth <- units::set_units(newdata$truth, "ug/m3", mode = "standard")
+  scatter <- ggplot2::autoplot(fit, "scatter", newdata = newdata, reference = "truth")
+  expect_identical(scatter$labels[c("x", "y")], list(x = "Reference (truth, mg/m3)", y = "NCAM fused estimate (mg/m3)"))
+  expect_equal(layer_data_of(scatter, "GeomPoint")$x, plot_test$truth)
+  series <- ggplot2::autoplot(fit, "series", newdata = newdata, reference = "truth")
+  expect_identical(series$labels$y, "Reading and estimate (mg/m3)")
+  sensors <- ggplot2::autoplot(fit, "sensors", newdata = newdata)
+  strips <- sensors$facet$params$labeller(data.frame(parameter = c("gain", "offset", "noise")))[[1]]
+  expect_identical(unname(strips), c("Gain (reading per unit of true value)", "Offset (mg/m3)",
+                                     "Noise standard deviation (mg/m3)"))
+  base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, in_unit(plot_toy[1:200, ], "ug/m3"), "ivw")
+  expect_identical(ggplot2::autoplot(base, "scatter", newdata = in_unit(plot_test, "ug/m3"), reference = "truth")$labels$y,
+                   "IVW baseline estimate (ug/m3)")
+  # Plain numbers: no unit to name.
+  plain <- ggplot2::autoplot(plot_fit, "scatter", newdata = plot_test, reference = "truth")
+  expect_identical(plain$labels[c("x", "y")], list(x = "Reference (truth)", y = "NCAM fused estimate"))
+  # An unanchored fit's estimate is on no reading's scale.
+  unanchored <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = in_unit(plot_toy[1:200, ], "ug/m3"),
+                               parameterization = "unanchored", hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  expect_identical(ggplot2::autoplot(unanchored, "series", newdata = in_unit(plot_test, "ug/m3"))$labels$y,
+                   "Reading and estimate")
+})

@@ -222,6 +222,17 @@ test_that("autoplot draws one panel per unit", {
   expect_error(ggplot2::autoplot(empty), "no rows")
 })
 
+test_that("the drift plot's axis names the unit of the shift when the fit knows it", {
+  skip_if_not_installed("ggplot2")
+  skip_if_not_installed("units")
+  toy <- daily_toy(400)
+  expect_identical(ggplot2::autoplot(sensor_drift(drift_fit(toy), toy))$labels$y, "Shift (units of the fused value)")
+  for (v in c("sensor_0", "sensor_1", "sensor_2")) toy[[v]] <- units::set_units(toy[[v]], "ug/m3", mode = "standard")
+  drift <- sensor_drift(drift_fit(toy), toy)
+  expect_identical(ggplot2::autoplot(drift)$labels$y, "Shift (ug/m3)")
+  expect_identical(ggplot2::autoplot(drift[drift$sensor == "sensor_1", ])$labels$y, "Shift (ug/m3)")
+})
+
 test_that("autoplot of a drift table subset or renamed names the columns it lacks", {
   skip_if_not_installed("ggplot2")
   toy <- daily_toy(400)
