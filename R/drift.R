@@ -178,8 +178,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
       # Warnings name the group, as predict()'s do, and rows of newdata, not of the group's share.
-      part <- with_group_name(with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows],
-                                                               starts[rows], rep("group", length(rows)), tolerance, threads, call)), labels[g])
+      part <- with_group_name(with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows], rep("group", length(rows)), tolerance, threads, call)), labels[g])
       keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
       cbind(keys, part[names(part) != "unit"])
     })
