@@ -24,6 +24,16 @@
 #'   keeps a core busy, threads that wait for each other at every batch can be several times
 #'   slower than one thread. The fitted model does not depend on it (results are identical
 #'   whatever the thread count); `FALSE` keeps `threads` throughout, for timing studies.
+#' @param sensor_start Where training starts each sensor's gain and offset, in fits with an
+#'   anchor: `"anchor_level"` at the anchor's (gain 1, offset 0 on the working scale, see
+#'   [ncam()]); `"own_level"` at the sensor's own, where its readings sit against the anchor's
+#'   on the rows where both read (the ratio of their standard deviations and the difference of
+#'   their means); `"auto"` (the default) at the anchor's level unless the sensor's own lies
+#'   beyond 3 of the anchor's standard deviations or its gain beyond a factor of 3. A fit
+#'   started at the anchor's level does not reach a sensor far from it (a raw signal in mV, a
+#'   large baseline); started at its own level it does, but on the PurpleAir short co-location
+#'   of `vignette("colocation")` it ended worse where the anchor's level was within reach
+#'   (`bench/sensor_start.R`).
 #' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
 #'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
 #'   with its meaning, `clip_norm` as given.
@@ -33,7 +43,8 @@
 #' @export
 ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0, clip_norm = Inf,
                          logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0,
-                         screen_outliers = 50, adapt_threads = TRUE) {
+                         screen_outliers = 50, adapt_threads = TRUE,
+                         sensor_start = c("auto", "anchor_level", "own_level")) {
   check_number(beta1, "beta1", min = 0, max = 1 - 1e-12)
   check_number(beta2, "beta2", min = 0, max = 1 - 1e-12)
   check_number(eps, "eps", min = 0)
@@ -51,7 +62,8 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
                  clip_norm = if (is.finite(clip_norm)) clip_norm else 0,
                  logvar_range = as.numeric(logvar_range),
                  precision = match_choice(precision, precisions, "precision"),
-                 min_delta = min_delta, screen_outliers = screen_outliers, adapt_threads = adapt_threads),
+                 min_delta = min_delta, screen_outliers = screen_outliers, adapt_threads = adapt_threads,
+                 sensor_start = match_choice(sensor_start, sensor_starts, "sensor_start")),
             class = "ncam_control")
 }
 
@@ -74,12 +86,15 @@ print.ncam_control <- function(x, ...) {
     c("precision", x$precision, "precision of the networks"),
     c("min_delta", format(x$min_delta), "smallest validation NLL decrease that counts"),
     c("screen_outliers", screen, "robust spreads beyond which a reading is a spike"),
-    c("adapt_threads", format(x$adapt_threads), "switch to one thread when it is faster")
+    c("adapt_threads", format(x$adapt_threads), "switch to one thread when it is faster"),
+    c("sensor_start", x$sensor_start, "where training starts each sensor's gain and offset")
   )
   cat("ncam optimiser settings (ncam_control)\n")
   cat(paste0("  ", format(rows[, 1]), "  ", format(rows[, 2]), "  ", rows[, 3], "\n"), sep = "")
   invisible(x)
 }
+
+sensor_starts <- c("auto", "anchor_level", "own_level")
 
 # A control object as ncam() reads it: one edited after ncam_control() made it (ctrl$beta1 <- 5,
 # ctrl$precision <- "half") goes through ncam_control()'s checks again, and is returned as

@@ -26,14 +26,15 @@
 #'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08} and
 #'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings; when
 #'   co-located sensors agree more closely than that, [summary.ncam()] shows noise levels at the
-#'   floor, and a wider `logvar_range` lets them go lower. Every sensor starts the fit at the
-#'   anchor's level (gain 1, offset 0 on the working scale), and training may not reach an offset
-#'   of many of the anchor's standard deviations: fits degraded from about 6 and failed from about
-#'   8 (`bench/anchor_distance.R`), quietly. A sensor whose median lies more than 5 of them from
-#'   the anchor's mean gets warning `ncam_warning_far_from_anchor`, naming the baseline to
-#'   subtract before fitting (the difference of the medians; or the sensor's mean difference from
-#'   the anchor on rows where both read); convert raw signals (mV, counts) to the anchor's units
-#'   first. A wider `logvar_range` does not help there.
+#'   floor, and a wider `logvar_range` lets them go lower. Training starts every sensor at the
+#'   anchor's level (gain 1, offset 0 on the working scale) unless its own level lies beyond 3
+#'   of the anchor's standard deviations or its gain beyond a factor of 3 (a large baseline,
+#'   another scale): such a sensor starts where its readings sit against the anchor's, which
+#'   training would not reach from the anchor's level (PurpleAir shifted by 150 ug/m3: RMSE 6.7
+#'   from the anchor's level, 2.3 from its own; `bench/sensor_start.R`). See `sensor_start` in
+#'   [ncam_control()]. A sensor whose spread is hundreds of times the anchor's (a raw signal in
+#'   mV or counts) gets warning `ncam_warning_units`: its noise level lies beyond the clamp and
+#'   beyond what training reaches, so convert it to the anchor's units first.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
@@ -247,7 +248,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)
   nll_offset <- transform_nll_offset(readings, transform)
-  trained <- train_loop(spec, adam, list(x = design$x, readings = readings, scaling = scaling), rows,
+  start <- if (parameterization == "anchored") head_start(readings, anchor, rows$train, scaling, control$sensor_start)
+  trained <- train_loop(spec, adam, list(x = design$x, readings = readings, scaling = scaling, start = start), rows,
                         schedule, nll_offset, threads, verbose)
 
   # Stage 5, the fit object and what it keeps about the fitted rows.

@@ -41,3 +41,43 @@ transform_nll_offset <- function(readings, transform) {
   if (transform != "log") return(0)
   Reduce(`+`, lapply(readings, function(v) ifelse(is.na(v), 0, v)), 0)
 }
+
+# Where training starts each sensor's gain and offset on the working scale (see HeadStart in
+# src/ncam/types.hpp), by ncam_control(sensor_start =): at the anchor's level (gain 1, offset
+# 0), or at the sensor's own level, where its readings sit against the anchor's: gain the ratio
+# of their standard deviations and offset the difference of their means, on the training rows
+# where both read (on all of each one's training rows when they share fewer than
+# min_start_rows). Adam moves an offset by about the learning rate per step, so a fit started
+# at the anchor's level never reached a sensor many of the anchor's sds away (a raw signal, a
+# large baseline); started at its own level it did, but on the PurpleAir short co-location
+# that start did worse where the anchor's level is within reach (bench/sensor_start.R).
+# "auto" starts each sensor at its own level only beyond that reach. NULL without an anchor,
+# where every sensor starts at the pooled level.
+head_start <- function(readings, anchor, train_rows, scaling, rule = "auto") {
+  if (is.null(anchor) || rule == "anchor_level") return(NULL)
+  working <- lapply(readings, function(v) (v[train_rows] - scaling$b_shift) / scaling$b_scale)
+  reference <- working[[anchor]]
+  own_level <- function(v) {
+    both <- !is.na(v) & !is.na(reference)
+    if (sum(both) < min_start_rows) both <- NULL
+    sensor <- if (is.null(both)) v[!is.na(v)] else v[both]
+    level <- if (is.null(both)) reference[!is.na(reference)] else reference[both]
+    gain <- stats::sd(sensor) / stats::sd(level)
+    if (!is.finite(gain) || gain <= 0) gain <- 1
+    c(gain = gain, offset = mean(sensor) - gain * mean(level))
+  }
+  starts <- vapply(working, own_level, numeric(2))
+  within_reach <- abs(starts["offset", ]) <= start_reach[["offset"]] &
+    abs(log(starts["gain", ])) <= log(start_reach[["gain"]])
+  at_anchor_level <- names(working) == anchor | (rule == "auto" & within_reach)
+  starts[, at_anchor_level] <- c(1, 0)
+  list(gain = unname(starts["gain", ]), offset = unname(starts["offset", ]))
+}
+
+# Training rows two sensors must share before their moments set where a sensor starts.
+min_start_rows <- 10L
+
+# How far from the anchor's level sensor_start = "auto" still starts a sensor at it: an offset
+# of at most this many working units (the anchor's sds) and a gain within this factor of 1
+# (bench/sensor_start.R).
+start_reach <- c(offset = 3, gain = 3)

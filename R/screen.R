@@ -315,12 +315,9 @@ warn_spikes <- function(counts, threshold, call) {
                 class = c("ncam_warning_spikes", "ncam_warning"), call = call)
 }
 
-# After training: sensors too far from the anchor's level to be reached, not converged, a loss
-# that never beat the untrained model (a learning rate too large), noise levels decided by the
-# clamp (then by a sensor's level, when one is that far off).
+# After training: not converged, a loss that never beat the untrained model (a learning rate
+# too large), noise levels decided by the clamp.
 check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
-  far <- sensors_far_from_anchor(fit)
-  warn_far_from_anchor(fit, far, call)
   epochs <- fit$settings$epochs
   if (fit$best_epoch == fit$epochs_run && fit$epochs_run == epochs && epochs > 1L) {
     cli::cli_warn(c("Not converged: the best epoch is the last one ({epochs}), so the fit was still improving.",
@@ -344,7 +341,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   low <- clamped_share["low", ] > max_clamped_share
   if (any(low)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[low]}} sits at the lower log-variance clamp on {paste0(round(100 * clamped_share['low', low]), '%')} of the rows: there it comes from the clamp, not from the data.",
-                    i = if (length(far)) far_clamp_advice(far) else if (identical(colnames(clamped_share)[low], fit$reference))
+                    i = if (identical(colnames(clamped_share)[low], fit$reference))
                       "The reference agrees with the estimate from the sensors more closely than the clamp allows, so its noise is the clamp's, larger than the data would make it, and {.code interval = \"prediction\"} a little wider; to learn it, widen the clamp, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}." else
                       "The sensors agree more closely than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1] - 4}, {range[2]}))}."),
                   class = c("ncam_warning_clamp", "ncam_warning"), call = call)
@@ -352,8 +349,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
   high <- clamped_share["high", ] > max_clamped_share
   if (any(high)) {
     cli::cli_warn(c("The noise level of {.field {colnames(clamped_share)[high]}} sits at the upper log-variance clamp on {paste0(round(100 * clamped_share['high', high]), '%')} of the rows: there it comes from the clamp, not from the data.",
-                    i = if (length(far)) far_clamp_advice(far) else
-                      "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {cli::qty(sum(high))}{?it/them} out."),
+                    i = "{cli::qty(sum(high))}{?This sensor is/These sensors are} noisier than the clamp allows; widen it, e.g. {.code control = ncam_control(logvar_range = c({range[1]}, {range[2] + 4}))}, or leave {cli::qty(sum(high))}{?it/them} out."),
                   class = c("ncam_warning_clamp", "ncam_warning"), call = call)
   }
   invisible(NULL)

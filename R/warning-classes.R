@@ -24,8 +24,6 @@ warning_classes <- do.call(rbind, lapply(list(
     "a sensor is an exact linear function of another"),
   c("ncam_warning_units", "ncam()",
     "sensors' spreads differ so much that their units probably differ"),
-  c("ncam_warning_far_from_anchor", "ncam()",
-    "a sensor's level lies so many of the anchor's standard deviations from the anchor's that the fit may not reach its offset"),
   c("ncam_warning_readings_without_units", "ncam(), ncam_baseline()",
     "sensor or reference columns without units beside ones with units all in one unit, taken to be in it, where the estimates are on a plain column's scale"),
   c("ncam_warning_unknown_unit", "predict() of a fit with unit offsets",

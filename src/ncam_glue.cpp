@@ -107,6 +107,17 @@ const ncam_dispatch::Backend& backend(bool simd) {
   return ncam_dispatch::portable_backend();
 }
 
+// Where training starts the gains and offsets (see HeadStart): NULL, or a list of numeric
+// vectors `gain` and `offset` with one entry per sensor on the working scale.
+ncam_types::HeadStart head_start_from(const Rcpp::Nullable<List>& start) {
+  ncam_types::HeadStart out;
+  if (start.isNull()) return out;
+  const List s(start.get());
+  out.gain = Rcpp::as<std::vector<double>>(s["gain"]);
+  out.offset = Rcpp::as<std::vector<double>>(s["offset"]);
+  return out;
+}
+
 // Precision names, checked: "float" or "double".
 bool is_float(const std::string& precision) {
   if (precision == "float") return true;
@@ -118,7 +129,8 @@ bool is_float(const std::string& precision) {
 
 // [[Rcpp::export]]
 SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows,
-                      List adam, double seed, int threads, std::string precision, bool simd = true) {
+                      List adam, double seed, int threads, std::string precision, bool simd = true,
+                      Rcpp::Nullable<List> start = R_NilValue) {
   const ncam_types::ModelSpec s = spec_from_list(spec);
   const ncam_types::DataView data = data_view(s, x, b, scaling);
   ncam_types::AdamOptions opt;
@@ -133,7 +145,7 @@ SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector tra
   std::vector<int> rows = rows_from_r(train_rows, data.n_rows);
   ncam_dispatch::FitState* state = backend(simd).new_fit_state(s, data, std::move(rows), opt,
                                                                 static_cast<std::uint64_t>(seed), threads,
-                                                                is_float(precision));
+                                                                is_float(precision), head_start_from(start));
   // The pointer keeps x and b alive: the engine reads them in place.
   return Rcpp::XPtr<ncam_dispatch::FitState>(state, true, R_NilValue, List::create(x, b));
 }
@@ -231,8 +243,9 @@ List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List sc
 }
 
 // [[Rcpp::export]]
-NumericVector ncam_init_params_cpp(List spec, double seed, bool simd = true) {
-  const std::vector<double> p = backend(simd).init_params(spec_from_list(spec), static_cast<std::uint64_t>(seed));
+NumericVector ncam_init_params_cpp(List spec, double seed, bool simd = true, Rcpp::Nullable<List> start = R_NilValue) {
+  const std::vector<double> p =
+      backend(simd).init_params(spec_from_list(spec), static_cast<std::uint64_t>(seed), head_start_from(start));
   return NumericVector(p.begin(), p.end());
 }
 

@@ -63,21 +63,33 @@ class Model {
   const MlpLayout& reliability() const { return reliability_; }
   const MlpLayout& bias() const { return bias_; }
 
-  // PyTorch-style initialisation, then output biases so that training starts from
-  // mu0 = 0 (the working scale centres on the anchor), a_j = 1 and c_j = 0.
+  // PyTorch-style initialisation, then output biases so that training starts from mu0 = 0
+  // (the working scale centres on the anchor) and each free sensor's gain and offset at
+  // `start` (default a_j = 1, c_j = 0): Adam moves an output bias by about the learning rate
+  // per step, so an offset many working units away is never reached from 0.
   template <typename T>
-  void initialise(T* params, Rng& rng) const {
+  void initialise(T* params, Rng& rng, const ncam_types::HeadStart& start = ncam_types::HeadStart()) const {
     prior_.initialise(params, rng);
     reliability_.initialise(params, rng);
     if (has_bias_head()) bias_.initialise(params, rng);
     const int last = prior_.n_layers() - 1;
     params[prior_.b_offset[last]] = T(0);
-    if (has_bias_head()) {
-      const double softplus_inv_one = std::log(std::exp(1.0) - 1.0);
-      for (int f = 0; f < n_free_; ++f) {
-        params[bias_.b_offset[last] + f] = static_cast<T>(softplus_inv_one);
-        params[bias_.b_offset[last] + n_free_ + f] = T(0);
-      }
+    if (!has_bias_head()) return;
+    const bool given = !start.gain.empty();
+    if (given && (start.gain.size() != static_cast<std::size_t>(spec_.n_sensors) ||
+                  start.offset.size() != static_cast<std::size_t>(spec_.n_sensors)))
+      throw std::invalid_argument("start gains and offsets need one entry per sensor");
+    for (int j = 0; j < spec_.n_sensors; ++j) {
+      const int f = free_index_[j];
+      if (f < 0) continue;
+      const double gain = given ? start.gain[j] : 1.0;
+      const double offset = given ? start.offset[j] : 0.0;
+      if (!(gain > 0) || !std::isfinite(gain) || !std::isfinite(offset))
+        throw std::invalid_argument("start gains must be positive and finite, offsets finite");
+      // softplus^-1(a) = log(expm1(a)), and a itself where expm1 would overflow.
+      const double raw_gain = gain > 30.0 ? gain + std::log1p(-std::exp(-gain)) : std::log(std::expm1(gain));
+      params[bias_.b_offset[last] + f] = static_cast<T>(raw_gain);
+      params[bias_.b_offset[last] + n_free_ + f] = static_cast<T>(offset);
     }
   }
 

@@ -89,6 +89,12 @@ struct ParamLayout {
   int n_free = 0;  // sensors with a learned gain and offset
 };
 
+// Where training starts each sensor's gain and offset, on the working scale, one entry per
+// sensor (fixed sensors' entries are not read); empty vectors: gain 1 and offset 0 for all.
+struct HeadStart {
+  std::vector<double> gain, offset;
+};
+
 struct AdamOptions {
   double learn_rate = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
   double clip_norm = 0.0;  // <= 0: no clipping

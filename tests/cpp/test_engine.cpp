@@ -622,6 +622,39 @@ void test_init() {
       outs = outs && p[model.bias().b_offset[last] + model.n_free() + f] == 0.0;
     }
     check(outs, "init output biases (mu0 = 0, a = 1, c = 0), param " + std::to_string(param));
+    // A start moves only the free sensors' output biases: softplus(raw gain) = gain (also
+    // where expm1 would overflow), raw offset = offset; the random weights are unchanged.
+    ncam_types::HeadStart start;
+    start.gain = {0.05, 2.5, 1.0, 40.0};
+    start.offset = {-7.0, 3.0, 0.0, 12.5};
+    Rng r4(9);
+    std::vector<double> s(model.n_params());
+    model.initialise(s.data(), r4, start);
+    bool started = true;
+    for (std::size_t k = 0; k < s.size(); ++k) {
+      bool is_start_bias = false;
+      for (int f = 0; f < model.n_free(); ++f)
+        is_start_bias = is_start_bias || k == model.bias().b_offset[last] + f ||
+                        k == model.bias().b_offset[last] + model.n_free() + f;
+      if (!is_start_bias) started = started && s[k] == p[k];
+    }
+    for (int j = 0; j < 4; ++j) {
+      const int f = model.free_index(j);
+      if (f < 0) continue;
+      const double raw = s[model.bias().b_offset[last] + f];
+      const double gain = raw > 30 ? raw + std::log1p(std::exp(-raw)) : std::log1p(std::exp(raw));
+      started = started && std::fabs(gain - start.gain[j]) < 1e-12 * start.gain[j] &&
+                s[model.bias().b_offset[last] + model.n_free() + f] == start.offset[j];
+    }
+    check(started, "init from a start sets only the gains and offsets, param " + std::to_string(param));
+    start.gain[1] = 0.0;
+    bool refused = false;
+    try {
+      model.initialise(s.data(), r4, start);
+    } catch (const std::invalid_argument&) {
+      refused = true;
+    }
+    check(refused || model.n_free() == 0, "a start gain of 0 is refused, param " + std::to_string(param));
   }
 }
 

@@ -94,6 +94,8 @@ fuzz_cases <- list(
   fuzz_case("control_unknown_precision", "ncam_control", "error", "`precision`", r"-(ncam_control(precision = "half"))-"),
   fuzz_case("control_na_clip_norm", "ncam_control", "error", "`clip_norm`", r"-(ncam_control(clip_norm = NA))-"),
   fuzz_case("control_adapt_threads_text", "ncam_control", "error", "`adapt_threads`", r"-(ncam_control(adapt_threads = "yes"))-"),
+  fuzz_case("control_unknown_sensor_start", "ncam_control", "error", "`sensor_start`", r"-(ncam_control(sensor_start = "own"))-"),
+  fuzz_case("control_two_sensor_starts", "ncam_control", "error", "`sensor_start`", r"-(ncam_control(sensor_start = c("auto", "own_level")))-"),
   fuzz_case("threads_zero", "ncam_threads", "error", "`threads`", r"-(ncam_threads(0))-"),
   fuzz_case("threads_character", "ncam_threads", "error", "`threads`", r"-(ncam_threads("2"))-"),
   fuzz_case("threads_fraction", "ncam_threads", "error", "`threads`", r"-(ncam_threads(2.5))-"),

@@ -1,0 +1,94 @@
+# Where training starts each sensor's gain and offset (ncam_control(sensor_start =)): at the
+# anchor's level, or at the sensor's own, from the moments of its readings against the anchor's.
+
+start_readings <- function(n = 300, seed = 3) {
+  withr::local_seed(seed)
+  truth <- stats::rgamma(n, 4, 0.4)
+  list(near = truth + 1 + stats::rnorm(n), far = 40 * truth + 500 + stats::rnorm(n, sd = 20),
+       ref = ifelse(seq_len(n) <= 120, truth + stats::rnorm(n, sd = 0.3), NA))
+}
+
+test_that("own_level starts each sensor at the moments of its readings against the anchor's", {
+  readings <- start_readings()
+  train <- seq(2, 300, by = 2)
+  scaling <- ncam:::new_scaling(b_shift = 7, b_scale = 3)
+  start <- ncam:::head_start(readings, "ref", train, scaling, "own_level")
+  # By hand: on the training rows where both read, on the working scale (b - 7) / 3.
+  working <- lapply(readings, function(v) (v[train] - 7) / 3)
+  both <- !is.na(working$ref)
+  by_hand <- function(v) {
+    gain <- sd(v[both]) / sd(working$ref[both])
+    c(gain, mean(v[both]) - gain * mean(working$ref[both]))
+  }
+  expect_equal(rbind(start$gain, start$offset), cbind(by_hand(working$near), by_hand(working$far), c(1, 0)),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  # "auto" keeps a sensor within reach (offset within 3, gain within a factor 3) at the anchor's level.
+  auto <- ncam:::head_start(readings, "ref", train, ncam:::new_scaling(b_shift = 10, b_scale = 5), "auto")
+  expect_identical(c(auto$gain[1], auto$offset[1]), c(1, 0))
+  expect_true(auto$gain[2] > 30 && auto$offset[2] > 3)
+  expect_null(ncam:::head_start(readings, "ref", train, scaling, "anchor_level"))
+  expect_null(ncam:::head_start(readings, NULL, train, scaling, "own_level"))
+})
+
+test_that("with fewer than 10 rows beside the anchor, a sensor starts from all its training rows", {
+  readings <- start_readings()
+  readings$far[1:295] <- NA  # rows 296-300 only, none beside the reference (rows 1-120)
+  readings$far[296:300] <- c(1000, 1100, 1300, 1200, 1050)
+  start <- ncam:::head_start(readings, "ref", 1:300, ncam:::new_scaling(), "own_level")
+  ref <- readings$ref[!is.na(readings$ref)]
+  gain <- sd(readings$far[296:300]) / sd(ref)
+  expect_equal(c(start$gain[2], start$offset[2]), c(gain, mean(readings$far[296:300]) - gain * mean(ref)), tolerance = 1e-12)
+})
+
+test_that("the engine starts the free sensors' gains and offsets where told, and only those", {
+  spec <- ncam:::new_model_spec(2, 4, c(5L, 3L), "anchored", anchor = 3L)
+  plain <- ncam:::ncam_init_params_cpp(spec, 11)
+  start <- list(gain = c(0.05, 2.5, 1, 60), offset = c(-7, 3, 0, 12.5))
+  started <- ncam:::ncam_init_params_cpp(spec, 11, TRUE, start)
+  # The bias head's last bias vector: raw gains of the free sensors (1, 2, 4), then offsets.
+  lay <- ncam:::ncam_layout_cpp(spec)
+  last <- lay$heads$bias$b_offset[length(lay$heads$bias$b_offset)]
+  gains_at <- last + 1:3
+  offsets_at <- last + 4:6
+  softplus <- function(u) ifelse(u > 30, u + log1p(exp(-u)), log1p(exp(u)))
+  expect_equal(softplus(started[gains_at]), c(0.05, 2.5, 60), tolerance = 1e-12)
+  expect_identical(started[offsets_at], c(-7, 3, 12.5))
+  expect_identical(started[-c(gains_at, offsets_at)], plain[-c(gains_at, offsets_at)])
+  expect_equal(softplus(plain[gains_at]), rep(1, 3), tolerance = 1e-12)
+  expect_identical(plain[offsets_at], rep(0, 3))
+  expect_error(ncam:::call_engine(ncam:::ncam_init_params_cpp(spec, 11, TRUE, list(gain = c(1, 0, 1, 1), offset = rep(0, 4)))),
+               "positive")
+})
+
+test_that("sensors within reach of the anchor's level train exactly as from the anchor's level", {
+  fit_from <- function(start) {
+    short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, colocation, reference = "ref", hidden = 4L,
+                   epochs = 3L, seed = 2L, threads = 1L, control = ncam_control(sensor_start = start)))
+  }
+  expect_identical(fit_from("auto")$params, fit_from("anchor_level")$params)
+  expect_false(identical(fit_from("own_level")$params, fit_from("anchor_level")$params))
+  expect_identical(fit_from("auto")$settings$control$sensor_start, "auto")
+})
+
+test_that("sensors far from the reference's level, or on a raw signal's scale, fit as well as near ones", {
+  d <- colocation
+  d$ref[d$date >= as.POSIXct("2021-04-29", tz = "UTC")] <- NA
+  scored <- is.na(d$ref)
+  rmse_of <- function(data) {
+    fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data, reference = "ref", seed = 1L, threads = 1L),
+                     also = "ncam_warning_clamp")
+    pred <- suppressWarnings(predict(fit, data)$.pred, classes = "ncam_warning_extrapolation")
+    sqrt(mean((pred[scored] - colocation$truth[scored])^2))
+  }
+  near <- rmse_of(d)
+  # Every sensor 10 of the reference's sds above it: from the reference's level the fit ended
+  # at RMSE 5.8 (1.1 unshifted).
+  far <- d
+  for (s in c("pa_a", "pa_b", "opc")) far[[s]] <- far[[s]] + 10 * stats::sd(d$ref, na.rm = TRUE)
+  expect_lt(rmse_of(far), 1.3 * near)
+  # One sensor on another scale and far from the reference's level: 10 x its reading + 2000
+  # (RMSE 127 from the reference's level).
+  raw <- d
+  raw$opc <- 10 * raw$opc + 2000
+  expect_lt(rmse_of(raw), 1.3 * near)
+})
