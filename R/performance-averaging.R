@@ -39,15 +39,18 @@ series_time_steps <- function(seconds, series) {
        centre = vapply(found, `[[`, numeric(1), "centre"))
 }
 
-# The time step of gaps (seconds, whole_second_gaps()): the most common gap when it is a
-# regular step (regular_step()); else nominal_step(), "jittered", for stamps that wander around
-# a step that divides an hour or a day; else, "irregular", the mean of the gaps near their
-# median (their most common gap would be any one of them), but for gaps of whole days, "regular".
-# `centre`: the mean gap of about one step.
+# The time step of gaps (seconds, whole_second_gaps()): the step of the grid the records lie on
+# (grid_step()), or the most common gap when it is a regular step (regular_step()); else
+# nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a
+# day; else, "irregular", the mean of the gaps near their median (their most common gap would be
+# any one of them), but for gaps of whole days, "regular". `centre`: the mean gap of about one
+# step.
 step_of_gaps <- function(gaps) {
   gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
   mode <- most_common_gap(gaps)
   if (is.na(mode)) return(list(step = NA_real_, kind = "regular", centre = NA_real_))
+  grid <- grid_step(gaps)
+  if (!is.na(grid)) return(list(step = grid, kind = "regular", centre = grid))
   if (regular_step(gaps, mode)) return(list(step = mode, kind = "regular", centre = mode))
   # Missed records and breaks are several steps long: the others are one step each, and their
   # mean is the step at which records come (jitter cancels in it).
@@ -69,13 +72,33 @@ step_of_gaps <- function(gaps) {
   list(step = centre, kind = "irregular", centre = centre)
 }
 
-# Whether the most common of `gaps`, `mode`, is their step: most of the gaps of about one step
-# are exactly it (regular data, also with records missing, which a median gap would lengthen),
-# it occurs more than once and most gaps are whole multiples of it (records missed). Gaps that
-# all differ (readings at random times) have as most common gap merely their smallest: 14 s among
-# gaps of about an hour, alone of its size, is no step. A share of the gaps is not asked for: a
-# 1-minute logger keeping 8 % of its records has 1-minute gaps as 8 % of its gaps, and its hours
-# of 5 records are incomplete, not complete hours of a 480-second step.
+# The step of a grid that records were lost from at random (rows missing): the longest gap that
+# makes at least 1 % of the gaps, and two of them, of which at least 80 % of the gaps are whole
+# multiples; else NA. A 1-minute logger keeping 8 % of its minutes has gaps of 1, 2, 3 minutes in
+# near-equal numbers (8 %, 7.4 %, 6.8 % of them), so its most common gap is as often 2 or 3
+# minutes as 1 (and the median gap about 8): yet all its gaps are whole minutes, while whole
+# multiples of 2 minutes are at most half of them, of 3 at most a third, at any share kept. Its
+# hours of 5 records are then incomplete, not complete hours of a 500-second step. The 1 %:
+# readings at random times stamped in whole seconds also have all their gaps whole multiples of a
+# second, yet gaps of one second among gaps of about an hour are a few in ten thousand.
+grid_step <- function(gaps) {
+  counts <- table(gaps)
+  values <- as.numeric(names(counts))
+  counts <- as.vector(counts)
+  candidates <- values[counts >= max(2, 0.01 * length(gaps))]
+  for (step in sort(candidates, decreasing = TRUE)) {
+    multiple <- abs(values / step - round(values / step)) * step < 1e-6
+    if (sum(counts[multiple]) >= 0.8 * length(gaps)) return(step)
+  }
+  NA_real_
+}
+
+# Whether the most common of `gaps`, `mode`, is their step when they lie on no grid
+# (grid_step()): most of the gaps of about one step are exactly it (regular data, also with
+# records missing, which a median gap would lengthen), it occurs more than once and most gaps are
+# whole multiples of it (records missed). Gaps that all differ (readings at random times) have as
+# most common gap merely their smallest: 14 s among gaps of about an hour, alone of its size, is
+# no step.
 regular_step <- function(gaps, mode) {
   one_step <- gaps[gaps > mode / 2 & gaps < 1.5 * mode]
   multiple <- abs(gaps / mode - round(gaps / mode)) * mode < 1e-6
