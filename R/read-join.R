@@ -9,21 +9,23 @@
 #'   series given by `keys`, and each sensor period is paired with the
 #'   reference period that has the same start and keys. A period's mean is `NA` when its
 #'   non-missing readings are fewer than `completeness` times the readings expected in the period
-#'   (a period holding exactly that share counts; at `completeness = 0` every period with a non-missing
-#'   reading has its mean, of whatever readings it holds); the expected count is the period length
-#'   over the series' time step, rounded, and at least one. The step is the nominal step of the
-#'   series, found as [sensor_performance()] finds it: the step of the grid its distinct times lie
-#'   on, the longest gap between them that makes at least 1 % of the gaps (and two of them) and of
-#'   which at least 80 % of the gaps are whole multiples. Records lost at random (rows missing)
-#'   leave it unchanged: a 1-minute logger that kept 8 % of its minutes at random, whose most
-#'   common gap is as often 2 or 3 minutes as 1 and whose median gap is about 8, still expects 60
-#'   readings an hour, so its hours of about 5 readings are `NA` at any `completeness` above 5/60
-#'   (and 45 of 60 readings are needed at the default 0.75). A logger that writes every third
-#'   minute has a 3-minute step and expects 20 readings an hour; each reading counts in the period
-#'   of its own time, whatever span it stands for. Failing a grid, the step is the most common gap
-#'   when most gaps of about its length are exactly it and more than half of all gaps are whole
-#'   multiples of it, or the step that divides an hour or a day that its stamps wander around; for
-#'   times that scatter around no such step, the mean of the gaps near their median.
+#'   (a period holding exactly that share counts; at `completeness = 0` every period with a
+#'   non-missing reading has its mean, of whatever readings it holds); the expected count is the
+#'   period length over the series' time step, rounded, and at least one. The step is the nominal
+#'   step of the series, found as [sensor_performance()] finds it: the step of the grid its
+#'   distinct times lie on, the longest gap of 10 s or more between them that makes at least 1 %
+#'   of the gaps (and two of them) and of which at least 80 % of the gaps are whole multiples.
+#'   Records lost at random (rows missing) leave it unchanged: a 1-minute logger that kept 8 % of
+#'   its minutes at random, whose most common gap is as often 2 or 3 minutes as 1 and whose median
+#'   gap is about 8, still expects 60 readings an hour, so its hours of about 5 readings are `NA`
+#'   at any `completeness` above 5/60 (and 45 of 60 readings are needed at the default 0.75). A
+#'   logger that writes every third minute has a 3-minute step and expects 20 readings an hour;
+#'   each reading counts in the period of its own time, whatever span it stands for. Failing a
+#'   grid, the step is the most common gap when most gaps of about its length are exactly it and
+#'   more than half of all gaps are whole multiples of it, or the step that divides an hour or a
+#'   day that its stamps wander around, also when most records are lost (see
+#'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
+#'   near their median.
 #'   A series with a single time (such as a sensor that spent one
 #'   minute at a location) has no step of its own and takes that of the gaps
 #'   of the other series of its table, so one 1-minute reading is not an hourly

@@ -108,3 +108,24 @@ test_that("hours of a sparse logger at exactly their completeness share count, o
     expect_identical(is.na(daily$pm[3]), completeness > count[3] / 1380)
   }
 })
+
+test_that("a sparse 1-minute logger whose stamps wander by seconds keeps its 1-minute step", {
+  # Stamps up to 3 s off the minute: no gap is a whole number of minutes, and the gaps near the
+  # median are 8 minutes or so; the step is the minute that 80 % of the gaps lie near multiples of.
+  withr::local_seed(11)
+  for (tz in c("UTC", "Europe/Brussels")) {
+    data <- sparse_logger(sort(sample(0:(4 * 1440 - 1), 461)), tz)
+    data$sensors$date <- data$sensors$date + stats::runif(461, -3, 3)
+    gaps <- diff(as.numeric(data$sensors$date))
+    expect_true(all(abs(gaps - 60 * round(gaps / 60)) < 6))
+    expect_gt(stats::median(gaps), 5 * 60)
+    expect_hourly_means(data, 0, needed = 1)
+    by_hand <- expect_hourly_means(data, 0.1, needed = 6)
+    expect_true(any(by_hand$count == 5) && any(by_hand$count == 6))
+  }
+  # sensor_performance() says the stamps wander around a step of one minute.
+  d <- data.frame(date = data$sensors$date, est = data$sensors$pm + 1, ref = data$sensors$pm)
+  expect_message(res <- sensor_performance(d, "est", "ref", averaging = "as_given"),
+                 "wander around a step of 1 minute")
+  expect_identical(res$time_step, "1 minute")
+})
