@@ -114,7 +114,7 @@ jittered_grid_step <- function(gaps) {
   minutes <- 60 * seq_len(1440)
   candidates <- unique(c(seconds[3600 %% seconds == 0], minutes[86400 %% minutes == 0]))
   # The gaps of about one step from sorted gaps and their running sums; all gaps only for a step
-  # that passes (1e6 scattered gaps take a second, not three).
+  # that passes (a million scattered gaps take half the time).
   gaps <- sort(gaps)
   sums <- c(0, cumsum(gaps))
   for (step in sort(candidates, decreasing = TRUE)) {
