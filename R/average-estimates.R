@@ -42,8 +42,8 @@
 #' the mean of its hours, counting only with `completeness` of them; data whose
 #' step divides a day but not an hour (45 minutes, 2 or 3 hours) are averaged
 #' per day directly, each day needing `completeness` of its records. A unit's
-#' time step is, for regular data, the most common gap between its time stamps (when it is a tenth
-#' of the gaps or more and most gaps are whole multiples of it; see [sensor_performance()]); a unit whose step
+#' time step is, for regular data, the step of the grid its time stamps lie on, kept when records
+#' are lost at random (see [sensor_performance()]); a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
 #' incomplete periods. Time stamps that wander around a step (1-minute data
 #' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message;

@@ -39,15 +39,19 @@ series_time_steps <- function(seconds, series) {
        centre = vapply(found, `[[`, numeric(1), "centre"))
 }
 
-# The time step of gaps (seconds, whole_second_gaps()): the most common gap when it is a
-# regular step (regular_step()); else nominal_step(), "jittered", for stamps that wander around
-# a step that divides an hour or a day; else, "irregular", the mean of the gaps near their
-# median (their most common gap would be any one of them), but for gaps of whole days, "regular".
-# `centre`: the mean gap of about one step.
+# The time step of gaps (seconds, whole_second_gaps()): the step of the grid the records lie on
+# (grid_step()), or the most common gap when it is a regular step (regular_step()); else
+# nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a
+# day, also with most records lost (jittered_grid_step()); else, "irregular", the mean of the
+# gaps near their median (their most common gap would be any one of them), but for gaps of whole
+# days, "regular". `centre`: the mean gap of about one step.
 step_of_gaps <- function(gaps) {
-  gaps <- round(whole_second_gaps(gaps[gaps > 0]), 3)
+  stamped <- gaps[gaps > 0]
+  gaps <- round(whole_second_gaps(stamped), 3)
   mode <- most_common_gap(gaps)
   if (is.na(mode)) return(list(step = NA_real_, kind = "regular", centre = NA_real_))
+  grid <- grid_step(gaps)
+  if (!is.na(grid)) return(list(step = grid, kind = "regular", centre = grid))
   if (regular_step(gaps, mode)) return(list(step = mode, kind = "regular", centre = mode))
   # Missed records and breaks are several steps long: the others are one step each, and their
   # mean is the step at which records come (jitter cancels in it).
@@ -66,16 +70,72 @@ step_of_gaps <- function(gaps) {
   if (!is.na(nominal) && mean(abs(gaps - nominal) < nominal / 2) >= 0.5) {
     return(list(step = nominal, kind = "jittered", centre = centre))
   }
+  sparse <- jittered_grid_step(stamped)
+  if (!is.na(sparse$step)) return(list(step = sparse$step, kind = "jittered", centre = sparse$centre))
   list(step = centre, kind = "irregular", centre = centre)
 }
 
-# Whether the most common of `gaps`, `mode`, is their step: most of the gaps of about one step
-# are exactly it (regular data, also with records missing, which a median gap would lengthen),
-# it occurs more than once and most gaps are whole multiples of it (records missed). Gaps that
-# all differ (readings at random times) have as most common gap merely their smallest: 14 s among
-# gaps of about an hour, alone of its size, is no step. A share of the gaps is not asked for: a
-# 1-minute logger keeping 8 % of its records has 1-minute gaps as 8 % of its gaps, and its hours
-# of 5 records are incomplete, not complete hours of a 480-second step.
+# The step of a grid that records were lost from at random (rows missing): the longest gap of
+# 10 s or more that makes at least 1 % of the gaps, and two of them, of which at least 80 % of the
+# gaps are whole multiples; else NA. A 1-minute logger keeping 8 % of its minutes has gaps of 1,
+# 2, 3 minutes in near-equal numbers (8 %, 7.4 %, 6.8 % of them), so its most common gap is as
+# often 2 or 3 minutes as 1 (and the median gap about 8): yet all its gaps are whole minutes,
+# while whole multiples of 2 minutes are at most half of them, of 3 at most a third, at any share
+# kept. Its hours of 5 records are then incomplete, not complete hours of a 500-second step.
+# Readings at random times also lie on the grid of their clock (whole seconds, or minutes), but
+# their gaps of one tick are few: 3 in 10000 for whole seconds about an hour apart, below the 1 %
+# asked for, yet 2 % for whole seconds 50 s apart, so no step below 10 s is taken for a grid here
+# (regular_step() still takes the most common gap of regular data).
+grid_step <- function(gaps) {
+  counts <- table(gaps)
+  values <- as.numeric(names(counts))
+  counts <- as.vector(counts)
+  candidates <- values[counts >= max(2, 0.01 * length(gaps)) & values >= 10]
+  for (step in sort(candidates, decreasing = TRUE)) {
+    multiple <- abs(values / step - round(values / step)) * step < 1e-6
+    if (sum(counts[multiple]) >= 0.8 * length(gaps)) return(step)
+  }
+  NA_real_
+}
+
+# The step of stamps that wander around a grid that most records were lost from (grid_step() with
+# jitter, where the gaps near the median are several steps): the longest step of 10 s or more that
+# divides an hour (in whole seconds) or a day (in whole minutes) of which 80 % of the gaps lie
+# within a quarter step of a whole number of steps, when the gaps within a quarter step of one
+# step, at least 1 % of the gaps and two of them, have a mean (`centre`) within 2.5 % of it
+# (nominal_step()); else NA. Gaps at random lie that near a whole number of steps about half the
+# time, whatever the step (whole seconds more often below 10 s: 60 % for 5 s), so 80 % of them
+# only by chance, for one step or another, when they are few: 20 are asked for. The gaps are as
+# stamped, as whole_second_gaps() would put most gaps of readings at random seconds, over 9 s
+# apart, on whole seconds.
+jittered_grid_step <- function(gaps) {
+  if (length(gaps) < 20L) return(list(step = NA_real_, centre = NA_real_))
+  seconds <- seq(10, 3600)
+  minutes <- 60 * seq_len(1440)
+  candidates <- unique(c(seconds[3600 %% seconds == 0], minutes[86400 %% minutes == 0]))
+  # The gaps of about one step from sorted gaps and their running sums; all gaps only for a step
+  # that passes (a million scattered gaps take half the time).
+  gaps <- sort(gaps)
+  sums <- c(0, cumsum(gaps))
+  for (step in sort(candidates, decreasing = TRUE)) {
+    # Gaps first + 1 to last lie strictly within a quarter step of one step.
+    first <- findInterval(step - step / 4, gaps)
+    last <- findInterval(step + step / 4, gaps, left.open = TRUE)
+    if (last - first < max(2, 0.01 * length(gaps))) next
+    centre <- (sums[last + 1] - sums[first + 1]) / (last - first)
+    if (abs(centre - step) > 0.025 * step) next
+    off_grid <- abs(gaps - step * pmax(1, round(gaps / step)))
+    if (mean(off_grid < step / 4) >= 0.8) return(list(step = step, centre = centre))
+  }
+  list(step = NA_real_, centre = NA_real_)
+}
+
+# Whether the most common of `gaps`, `mode`, is their step when they lie on no grid
+# (grid_step()): most of the gaps of about one step are exactly it (regular data, also with
+# records missing, which a median gap would lengthen), it occurs more than once and most gaps are
+# whole multiples of it (records missed). Gaps that all differ (readings at random times) have as
+# most common gap merely their smallest: 14 s among gaps of about an hour, alone of its size, is
+# no step.
 regular_step <- function(gaps, mode) {
   one_step <- gaps[gaps > mode / 2 & gaps < 1.5 * mode]
   multiple <- abs(gaps / mode - round(gaps / mode)) * mode < 1e-6

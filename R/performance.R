@@ -65,32 +65,32 @@
 #' Co-location; such as units at different sites) `sd` and `cv` are NA and
 #' `note` says why.
 #'
-#' **Time step**: each unit's time step is, for regular data, the most common gap between its
-#' consecutive time stamps (a unit with one time stamp takes the step of all units' gaps), so
-#' an hourly unit beside a 10-minute one is judged at its own step; that gap must be at least a
-#' tenth of the gaps and most gaps whole multiples of it (readings at random times, whose gaps
-#' all differ, have as most common gap merely their smallest). A gap within 0.45 seconds and
-#' 5 % of a whole number of seconds counts as that number, so that readings stamped a fraction
-#' of a second off a regular step (59.8, 60.3, 59.9 seconds apart) have a step of one minute
-#' and their 1-hour and 24-hour means; the times themselves are not moved (a reading stamped
-#' at 00:59:59.9 counts in the hour from 00:00). Time stamps that wander by more (a logger
-#' stamping 12:00:07, 12:01:05, 12:02:09, ...), so that no gap is most of the gaps of about
-#' one step, take the step that divides an hour (in whole seconds) or a day (in whole
-#' minutes), or is whole days, within 2.5 % of their mean gap of about one step (gaps of two
-#' steps or more, from missed records or breaks, left out), when most of the gaps lie
-#' within half a step of it; a message says so. Readings of a step that divides
-#' an hour stay in the hour of their own stamp, so a complete hour of 1-minute
-#' data holds 59 to 61: for these units an hour with one record fewer than its
-#' share counts as complete, also at `completeness = 1`, when that share is 4
-#' records or more. Readings of other steps (hourly, 3-hourly) form days at their
-#' nominal times (see Co-location of units with jittered time stamps). Gaps that scatter around no such step
-#' (7-minute data with jitter, readings at random times) take as their step the
-#' mean of the gaps within half the median gap of it (their most common gap
-#' would be any one of them), as in [join_reference()], but gaps of whole days
-#' (24-hour samples on an uneven schedule) keep their most common gap; the warning or
-#' error on a step that divides no hour or day says that they scatter. `time_step` gives the step on the unit's `"as_given"`
-#' rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
-#' `pass_*` are then NA (each target is specified for one averaging).
+#' **Time step**: each unit's time step is, for regular data, the step of the grid its time stamps lie
+#' on: the longest gap of 10 s or more between consecutive stamps that makes 1 % of the gaps (and two
+#' of them) and of which at least 80 % of the gaps are whole multiples (so a 1-minute logger that kept
+#' 8 % of its minutes at random, whose most common gap may be 2 or 3 minutes, has a 1-minute step);
+#' failing that, the most common gap, when it occurs twice, is most of the gaps of about its length
+#' and more than half of all gaps are whole multiples of it (not merely the smallest of gaps that all
+#' differ, of readings at random times). A unit with a single time stamp takes the step of all units'
+#' gaps. A gap within 0.45 seconds and 5 % of a whole number of seconds counts as that number, so that
+#' readings stamped a fraction of a second off a regular step (59.8, 60.3, 59.9 seconds apart) have a
+#' step of one minute; the times themselves are not moved (a reading stamped at 00:59:59.9 counts in
+#' the hour from 00:00). Time stamps that wander by more (a logger stamping 12:00:07, 12:01:05,
+#' 12:02:09, ...), so that no gap is most of the gaps of about one step, take the step that divides an
+#' hour (in whole seconds) or a day (in whole minutes), or is whole days, within 2.5 % of their mean
+#' gap of about one step (longer gaps left out), when most of the gaps lie within half a step of it,
+#' or (most records lost) when 80 % of 20 gaps or more lie within a quarter step of a whole number of
+#' steps of 10 s or more; a message says so. Readings of a step that divides an hour stay in the hour
+#' of their own stamp, so a complete hour of 1-minute data holds 59 to 61: for these units an hour
+#' with one record fewer than its share counts as complete, also at `completeness = 1`, when that
+#' share is 4 records or more. Other steps (hourly, 3-hourly) form days at their nominal times (see
+#' Co-location of units with jittered time stamps). Gaps that scatter around no such step (7-minute
+#' data with jitter, readings at random times) take as their step the mean of the gaps within half the
+#' median gap of it (their most common gap would be any one of them), as in [join_reference()], but
+#' gaps of whole days (24-hour samples on an uneven schedule) keep their most common gap; the warning
+#' or error on a step that divides no hour or day says that they scatter. `time_step` gives the step
+#' on the unit's `"as_given"` rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps
+#' differ, and its `pass_*` are then NA (each target is set for one averaging).
 #'
 #' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
 #' whose targets are set on 1-hour values): each unit whose time step is below

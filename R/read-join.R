@@ -7,17 +7,26 @@
 #' * **Averaging** (`average = "1 hour"`, the default): both tables are
 #'   averaged over fixed periods (`"10 min"`, `"1 hour"`, `"1 day"`, ...), per
 #'   series given by `keys`, and each sensor period is paired with the
-#'   reference period that has the same start and keys. A period's mean is
-#'   `NA` when its non-missing readings are fewer than `completeness` times the
-#'   readings expected in the period; the expected count is the period length
-#'   over the series' time step, and at least one. The step is found as
-#'   [sensor_performance()] finds it: the most common gap between the series'
-#'   distinct times (when it is a tenth of the gaps or more and most gaps are
-#'   whole multiples of it), or the step that divides an hour or a day that its stamps
-#'   wander around, so a logger that lost half its records at random (rows
-#'   missing) still expects the full count of its step, not half of it; for
-#'   times that scatter around no such step, the mean of the gaps near their
-#'   median. A series with a single time (such as a sensor that spent one
+#'   reference period that has the same start and keys. A period's mean is `NA` when its
+#'   non-missing readings are fewer than `completeness` times the readings expected in the period
+#'   (a period holding exactly that share counts; at `completeness = 0` every period with a
+#'   non-missing reading has its mean, of whatever readings it holds); the expected count is the
+#'   period length over the series' time step, rounded, and at least one. The step is the nominal
+#'   step of the series, found as [sensor_performance()] finds it: the step of the grid its
+#'   distinct times lie on, the longest gap of 10 s or more between them that makes at least 1 %
+#'   of the gaps (and two of them) and of which at least 80 % of the gaps are whole multiples.
+#'   Records lost at random (rows missing) leave it unchanged: a 1-minute logger that kept 8 % of
+#'   its minutes at random, whose most common gap is as often 2 or 3 minutes as 1 and whose median
+#'   gap is about 8, still expects 60 readings an hour, so its hours of about 5 readings are `NA`
+#'   at any `completeness` above 5/60 (and 45 of 60 readings are needed at the default 0.75). A
+#'   logger that writes every third minute has a 3-minute step and expects 20 readings an hour;
+#'   each reading counts in the period of its own time, whatever span it stands for. Failing a
+#'   grid, the step is the most common gap when most gaps of about its length are exactly it and
+#'   more than half of all gaps are whole multiples of it, or the step that divides an hour or a
+#'   day that its stamps wander around, also when most records are lost (see
+#'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
+#'   near their median.
+#'   A series with a single time (such as a sensor that spent one
 #'   minute at a location) has no step of its own and takes that of the gaps
 #'   of the other series of its table, so one 1-minute reading is not an hourly
 #'   mean; only when no series of the table has two times is one reading per
@@ -30,7 +39,9 @@
 #'   `average = "1 day"`, readings a whole number of days apart are taken as
 #'   24-hour values sampled every few days (the 1-in-3 and 1-in-6 day schedules
 #'   of EPA networks, as [sensor_performance()] takes them): each is paired
-#'   with the other table's mean of its local day. Readings that each cover
+#'   with the other table's mean of its local day (which needs `completeness`
+#'   of that day's readings), and counts as its own day's value, one reading
+#'   being expected per day for a table sampled less often than daily. Readings that each cover
 #'   several days (a weekly sampler) cannot be told from these: average the
 #'   other table over their windows yourself. With periods of several days, a
 #'   table with about one reading per period or fewer, at local midnights, is an
@@ -123,7 +134,9 @@
 #'   `s`), a number of seconds or a `difftime`; a whole number of days in any
 #'   unit is taken as days. `NULL` pairs nearest times instead.
 #' @param completeness Fraction (0 to 1) of the expected readings a period needs
-#'   for its mean; used when averaging.
+#'   for its mean, the expected readings being the period over the series' nominal
+#'   time step (see Averaging); 0 gives every period with a reading its mean.
+#'   Used when averaging.
 #' @param tolerance Largest time difference for a nearest-time pair, as a period
 #'   string such as `"30 min"`, a number of seconds or a `difftime`; required
 #'   when `average` is `NULL`.

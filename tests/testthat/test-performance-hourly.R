@@ -342,3 +342,21 @@ test_that("1-minute readings stamped a fraction of a second off the minute have 
   expect_identical(res$time_step, "12.5 seconds")
 })
 
+
+test_that("a 1-minute logger keeping 8 % of its minutes is judged at 1 minute, whatever its most common gap", {
+  # Gaps of 1, 2 and 3 minutes come in near-equal numbers: the most common gap is often 2 or 3
+  # minutes, and a step read from it, or from the median gap, expected 30 or 7 records an hour.
+  obs <- one_minute_ozone(hours = 96, seed = 2)
+  most_common <- numeric()
+  for (seed in 1:6) {
+    kept <- obs[sort(withr::with_seed(seed, sample(nrow(obs), 461))), ]
+    most_common <- c(most_common, as.numeric(names(which.max(table(diff(as.numeric(kept$date)))))))
+    res <- quiet_performance(kept, "est", "ref", pollutant = "o3", completeness = 0.1)
+    expect_identical(res$time_step, c("1 minute", "1 hour"))
+    # An hour counts with 6 of its 60 minutes.
+    hourly <- hand_hourly(kept$est, kept$ref, format(kept$date, "%Y-%m-%d %H", tz = "UTC"), 6)
+    expect_identical(res$n[2], nrow(hourly))
+    expect_equal(res$mbe[2], mean(hourly$est - hourly$ref))
+  }
+  expect_true(any(most_common != 60))
+})

@@ -381,6 +381,21 @@ test_that("daily samples on an uneven schedule keep a whole-day step, as dates a
   }
 })
 
+test_that("readings at random whole seconds keep their mean gap as step, not a 1-second grid", {
+  # Random times stamped in whole seconds, about 50 s apart: every gap is a whole number of
+  # seconds and 2 % of them are 1 s, as for a 1-second logger keeping 2 % of its records, but
+  # their most common gap is 3 s. By hand: the mean of the gaps within half the median of it, as
+  # for other scattered stamps.
+  gaps <- diff(unique(round(cumsum(withr::with_seed(1, stats::rexp(2000, 1 / 50))))))
+  expect_true(all(gaps == round(gaps)))
+  expect_gt(mean(gaps == 1), 0.01)
+  expect_identical(names(which.max(table(gaps))), "3")
+  centre <- mean(gaps[abs(gaps - median(gaps)) < median(gaps) / 2])
+  found <- ncam:::step_of_gaps(gaps)
+  expect_identical(found$kind, "irregular")
+  expect_equal(found$step, centre)
+})
+
 test_that("gaps of 23 and 25 hours in turn are not whole days: a 24-hour step, not 23", {
   # By hand: the gaps wander around one day (mean 86400 s), none of them a whole day.
   found <- ncam:::step_of_gaps(rep(c(23, 25), 20) * 3600)
