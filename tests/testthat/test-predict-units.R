@@ -68,3 +68,105 @@ test_that("predict_chunks() reads files of plain numbers only when a reader give
   got <- predict_chunks(fx$fit, path, reader = with_units, verbose = FALSE)
   expect_equal(got$.pred, predict(fx$fit, fx$new)$.pred, tolerance = 1e-12)  # CSV keeps 15 digits
 })
+
+# A fit whose reference was converted (ref given in mg/m3 beside sensors in ug/m3): predict()
+# reads the reference only with use_reference = TRUE, so only then must it have units.
+converted_reference_data <- function() {
+  d <- simulate_colocation(days = 30, seed = 1)
+  given <- d
+  for (s in c("pa_a", "pa_b", "opc")) given[[s]] <- units::set_units(d[[s]], "ug/m3")
+  given$ref <- units::set_units(d$ref / 1000, "mg/m3")
+  list(d = d, given = given)
+}
+
+# The fit of converted_reference_data()'s `given`, named in the caller's frame as by a user
+# calling ncam() there, so that calibrate() finds the rows it was fitted to.
+fit_converted_reference <- function(given) {
+  args <- list(formula = pa_a + pa_b + opc ~ rh, data = substitute(given), reference = "ref", hidden = 4L,
+               epochs = 30L, seed = 1, threads = 1)
+  environment(args$formula) <- parent.frame()
+  suppressMessages(short_fit(do.call(ncam, args, envir = parent.frame()),
+                             also = c("ncam_warning_clamp", "ncam_warning_units")))
+}
+
+# Co-location rows (every one has a reference reading): with the reference in mg/m3, as plain
+# numbers, and left out.
+converted_reference_rows <- function(data, fit) {
+  rows <- 500:520
+  new <- data$given[rows, ]
+  plain_ref <- new
+  plain_ref$ref <- as.numeric(new$ref)
+  without_ref <- new
+  without_ref$ref <- NULL
+  c(data, list(fit = fit, rows = rows, new = new, plain_ref = plain_ref, without_ref = without_ref))
+}
+
+reference_units_fixture <- function() {
+  data <- converted_reference_data()
+  converted_reference_rows(data, fit_converted_reference(data$given))
+}
+
+plain_ref_error <- "Column ref of `newdata` has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\""
+
+test_that("a converted reference may hold plain numbers, or units of anything, where it is not read", {
+  skip_if_not_installed("units")
+  fx <- reference_units_fixture()
+  expect_identical(attr(fx$fit$units, "given"), c(ref = "mg/m3"))
+  expect_false(anyNA(fx$d$ref[fx$rows]))
+  # The estimate from the low-cost sensors is that of the same rows without the reference column.
+  alone <- predict(fx$fit, fx$without_ref)
+  expect_identical(predict(fx$fit, fx$plain_ref), alone)  # was an error
+  expect_identical(predict(fx$fit, fx$new), alone)
+  in_metres <- fx$new
+  in_metres$ref <- units::set_units(fx$d$ref[fx$rows], "m")
+  expect_identical(predict(fx$fit, in_metres), alone)  # was an error: m cannot be converted to ug/m3
+  expect_identical(fitted(fx$fit, fx$plain_ref), alone$.pred)
+  expect_identical(sensor_params(fx$fit, fx$plain_ref), sensor_params(fx$fit, fx$without_ref))
+  expect_identical(augment(fx$fit, fx$plain_ref)$.pred, alone$.pred)
+  # A calibration predicts from the sensors alone too.
+  cal <- suppressMessages(calibrate(fx$fit, fx$given[600:650, ], method = "split"))
+  expect_identical(predict(cal, fx$plain_ref), predict(cal, fx$without_ref))
+})
+
+test_that("a converted reference must have units where it is read", {
+  skip_if_not_installed("units")
+  fx <- reference_units_fixture()
+  expect_error(predict(fx$fit, fx$plain_ref, use_reference = TRUE), plain_ref_error, fixed = TRUE)
+  in_metres <- fx$new
+  in_metres$ref <- units::set_units(fx$d$ref[fx$rows], "m")
+  expect_error(predict(fx$fit, in_metres, use_reference = TRUE), "is in \"m\", which cannot be converted to \"ug/m3\"")
+  # Read, the mg/m3 reference is converted: the same as its ug/m3 numbers (1000 times) by hand.
+  by_hand <- fx$new
+  by_hand$ref <- units::set_units(fx$d$ref[fx$rows], "ug/m3")
+  with_ref <- predict(fx$fit, fx$new, use_reference = TRUE)
+  expect_equal(with_ref, predict(fx$fit, by_hand, use_reference = TRUE), tolerance = 1e-12)
+  expect_true(all(with_ref$.post_sd < predict(fx$fit, fx$without_ref)$.post_sd))  # it was read
+  # residuals() reads the reference whenever newdata holds it.
+  expect_error(residuals(fx$fit, fx$plain_ref), plain_ref_error, fixed = TRUE)
+  expect_true(all(is.na(residuals(fx$fit, fx$without_ref)[, "ref"])))
+})
+
+test_that("calibrate() refuses a plain converted reference only when it calibrates against it", {
+  skip_if_not_installed("units")
+  data <- converted_reference_data()
+  given <- data$given
+  fx <- converted_reference_rows(data, fit_converted_reference(given))
+  expect_error(calibrate(fx$fit, fx$plain_ref, method = "split"), "ref of `data` has no units.*units::set_units\\(data\\$ref")
+  expect_error(calibrate(fx$fit, fx$plain_ref), "ref of `data` has no units")  # "split" by default
+  # Against another column the model's reference is not read: the scores are those of the data
+  # with it in units. The 21 rows trained the fit, found as such without their reference.
+  against_truth <- function(data) {
+    expect_warning(cal <- suppressMessages(calibrate(fx$fit, data, method = "split", reference = "truth")),
+                   "21 of the 21 rows of `data` with a reference reading are rows `object` was fitted to",
+                   class = "ncam_warning_in_sample_calibration")
+    cal
+  }
+  plain <- against_truth(fx$plain_ref)
+  expect_identical(plain$scores, against_truth(fx$new)$scores)
+  # "split" scores against the sd of a reading of the reference, as a prediction interval's.
+  pred <- predict(fx$fit, fx$without_ref, interval = "prediction")
+  expect_equal(plain$scores, sort(abs(fx$d$truth[fx$rows] - pred$.pred) / pred$.pred_sd), tolerance = 1e-10)
+  suppressWarnings(calibrate(fx$fit, fx$plain_ref, method = "sensor_anchored"),
+                   classes = "ncam_warning_label_free_calibration") |>
+    expect_warning("21 of the 21 rows of `data` are rows `object` was fitted to", class = "ncam_warning_in_sample_calibration")
+})
