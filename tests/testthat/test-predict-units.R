@@ -170,3 +170,30 @@ test_that("calibrate() refuses a plain converted reference only when it calibrat
                    classes = "ncam_warning_label_free_calibration") |>
     expect_warning("21 of the 21 rows of `data` are rows `object` was fitted to", class = "ncam_warning_in_sample_calibration")
 })
+
+test_that("autoplot() draws a fit's data with units in the fit's units, and reads a plain converted reference only as its reference", {
+  skip_if_not_installed("units")
+  skip_if_not_installed("ggplot2")
+  fx <- units_fixture()  # opc given in mg/m3, fused in ug/m3
+  rows <- 500:620
+  new <- fx$given[rows, ]
+  pred <- predict(fx$fit, new)
+  series <- ggplot2::autoplot(fx$fit, "series", newdata = new, reference = "ref", interval = "credible")  # was an error
+  drawn <- series$data
+  expect_equal(drawn$value[drawn$series == "opc"], fx$d$opc[rows], tolerance = 1e-12)  # ug/m3, as fused
+  expect_equal(drawn$value[drawn$series == "ref (reference)"], fx$d$ref[rows])
+  expect_equal(drawn$value[drawn$series == "NCAM fused"], pred$.pred)
+  scatter <- ggplot2::autoplot(fx$fit, "scatter", newdata = new, reference = "ref")
+  expect_equal(scatter$data$fused, pred$.pred[!is.na(fx$d$ref[rows])])
+  sensors <- ggplot2::autoplot(fx$fit, "sensors", newdata = new)
+  gains <- sensors$data[sensors$data$parameter == "gain" & sensors$data$sensor == "opc", ]
+  params <- sensor_params(fx$fit, new)
+  expect_equal(gains$value, params$a[params$sensor == "opc"])
+  expect_equal(gains$x, fx$d$rh[rows])
+  # A reference converted by the fit: plain numbers drawn as its reference could be in either unit.
+  rx <- reference_units_fixture()
+  rx$plain_ref$date <- rx$d$date[rx$rows]
+  expect_error(ggplot2::autoplot(rx$fit, "series", newdata = rx$plain_ref, reference = "ref"), plain_ref_error, fixed = TRUE)
+  against_truth <- ggplot2::autoplot(rx$fit, "series", newdata = rx$plain_ref, reference = "truth")
+  expect_equal(against_truth$data$value[against_truth$data$series == "NCAM fused"], predict(rx$fit, rx$without_ref)$.pred)
+})
