@@ -233,7 +233,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   check_seed(seed)
   # The model's reference is read only as the labels of "split": elsewhere it is left as given.
   reads_own_reference <- method == "split" && (is.null(reference) || identical(reference, object$reference))
-  data <- in_words_of_data(match_units(object, data, unread = if (!reads_own_reference) object$reference))
+  data <- in_words_of(match_units(object, data, unread = if (!reads_own_reference) object$reference), "data")
   if (method == "split") {
     if (is.null(reference) && !is.null(object$reference)) {
       # The model's own reference column, whichever way "split" was chosen.
@@ -292,7 +292,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data_as_given, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, in_words_of_data(ncam_posterior(object, data, threads)))
+  post <- label_variance(object, in_words_of(ncam_posterior(object, data, threads), "data"))
   # Rows beyond the networks' range or with an unseen level have their own warnings, those
   # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
@@ -329,17 +329,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# ncam_posterior() and match_units() call the rows they read `newdata`: their errors, warnings
-# and messages are given again naming calibrate()'s `data`, classes and fields kept.
-in_words_of_data <- function(expr) {
-  in_data <- function(text) gsub("newdata$", "data$", gsub("`newdata`", "`data`", text, fixed = TRUE), fixed = TRUE)
-  with_conditions_edited(expr, function(cnd) {
-    cnd$message[] <- in_data(cnd$message)
-    if (is.character(cnd$body)) cnd$body[] <- in_data(cnd$body)  # the bullets of an rlang error
-    cnd
-  }, errors = TRUE)
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -59,7 +59,8 @@ test_that("predict_chunks() reads files of plain numbers only when a reader give
   path <- withr::local_tempfile(fileext = ".csv")
   utils::write.csv(as.data.frame(lapply(fx$new, function(v) if (inherits(v, "units")) as.numeric(v) else v)),
                    path, row.names = FALSE)
-  expect_error(predict_chunks(fx$fit, path, verbose = FALSE), plain_opc_error)
+  expect_error(predict_chunks(fx$fit, path, verbose = FALSE),
+               "Column opc of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*Give a `reader` that sets its units")
   with_units <- function(file) {
     chunk <- utils::read.csv(file)
     chunk$opc <- units::set_units(chunk$opc, "mg/m3", mode = "standard")
@@ -196,4 +197,28 @@ test_that("autoplot() draws a fit's data with units in the fit's units, and read
   expect_error(ggplot2::autoplot(rx$fit, "series", newdata = rx$plain_ref, reference = "ref"), plain_ref_error, fixed = TRUE)
   against_truth <- ggplot2::autoplot(rx$fit, "series", newdata = rx$plain_ref, reference = "truth")
   expect_equal(against_truth$data$value[against_truth$data$series == "NCAM fused"], predict(rx$fit, rx$without_ref)$.pred)
+})
+
+test_that("predict_chunks() reads a file with a plain converted reference, and refuses it only when asked to read it", {
+  skip_if_not_installed("units")
+  fx <- reference_units_fixture()
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(as.data.frame(lapply(fx$new, function(v) if (inherits(v, "units")) as.numeric(v) else v)),
+                   path, row.names = FALSE)
+  # Without a reader: the reference is not read (an error before).
+  got <- predict_chunks(fx$fit, path, verbose = FALSE)
+  expect_equal(got$.pred, predict(fx$fit, fx$without_ref)$.pred, tolerance = 1e-12)  # CSV keeps 15 digits
+  expect_error(predict_chunks(fx$fit, path, use_reference = TRUE, verbose = FALSE),
+               "Column ref of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*Give a `reader` that sets its units.*Or leave `use_reference` out")
+  chunks <- row_chunks(fx$plain_ref, 10)
+  expect_error(predict_chunks(fx$fit, chunks, use_reference = TRUE, verbose = FALSE),
+               "Column ref of `input` has no units.*Have `input` return ref with its units")
+  with_units <- function(file) {
+    chunk <- utils::read.csv(file)
+    chunk$ref <- units::set_units(chunk$ref, "mg/m3", mode = "standard")
+    chunk
+  }
+  read <- predict_chunks(fx$fit, path, reader = with_units, use_reference = TRUE, verbose = FALSE)
+  expect_equal(read$.pred, predict(fx$fit, fx$new, use_reference = TRUE)$.pred, tolerance = 1e-12)
+  expect_true(all(read$.post_sd < got$.post_sd))  # it was read
 })
