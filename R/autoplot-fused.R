@@ -52,17 +52,16 @@ plain_plot_data <- function(model, newdata, reference, call) {
   newdata
 }
 
-# The readings were converted to one unit at the fit (that of the anchor, else the first sensor
-# with units), which is also the estimate's. `data_arg` names the data frame in messages.
+# A reference column with units in the units of the estimate (estimate_unit()). `data_arg`
+# names the data frame in messages.
 reference_in_estimate_units <- function(model, values, reference, call, data_arg = "newdata") {
-  readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
+  goal <- estimate_unit(model)
   given <- unit_text(values)
-  if (!length(readings)) {
+  if (is.null(goal)) {
     ncam_abort(c("Column {.field {reference}} of {.arg {data_arg}} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
                  i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
                call = call)
   }
-  goal <- model$units[[readings[1]]]
   convert_units(values, goal, c(
     "Column {.field {reference}} of {.arg {data_arg}} (named by {.arg reference}) is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of the estimate.",
     i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)

@@ -123,7 +123,7 @@ test_that("a converted reference may hold plain numbers, or units of anything, w
   expect_identical(predict(fx$fit, in_metres), alone)  # was an error: m cannot be converted to ug/m3
   expect_identical(fitted(fx$fit, fx$plain_ref), alone$.pred)
   expect_identical(sensor_params(fx$fit, fx$plain_ref), sensor_params(fx$fit, fx$without_ref))
-  expect_identical(augment(fx$fit, fx$plain_ref)$.pred, alone$.pred)
+  expect_identical(as.numeric(augment(fx$fit, fx$plain_ref)$.pred), alone$.pred)
   # A calibration predicts from the sensors alone too.
   cal <- suppressMessages(calibrate(fx$fit, fx$given[600:650, ], method = "split"))
   expect_identical(predict(cal, fx$plain_ref), predict(cal, fx$without_ref))
@@ -221,4 +221,41 @@ test_that("predict_chunks() reads a file with a plain converted reference, and r
   read <- predict_chunks(fx$fit, path, reader = with_units, use_reference = TRUE, verbose = FALSE)
   expect_equal(read$.pred, predict(fx$fit, fx$new, use_reference = TRUE)$.pred, tolerance = 1e-12)
   expect_true(all(read$.post_sd < got$.post_sd))  # it was read
+})
+
+test_that("augment() gives its predictions the units of the estimate beside columns with units", {
+  skip_if_not_installed("units")
+  d <- simulate_colocation(days = 30, seed = 1)
+  given <- d
+  for (s in c("pa_a", "pa_b", "opc")) given[[s]] <- units::set_units(d[[s]] / 1000, "mg/m3")
+  given$ref <- units::set_units(d$ref, "ug/m3")  # converted to mg/m3, the unit of pa_a and of the estimate
+  fit <- suppressMessages(short_fit(ncam(pa_a + pa_b + opc ~ rh, given, reference = "ref", hidden = 4L,
+                                         epochs = 30L, seed = 1, threads = 1),
+                                    also = c("ncam_warning_clamp", "ncam_warning_units")))
+  pred <- predict(fit, given, interval = "prediction") |>
+    suppressWarnings(classes = "ncam_warning_extrapolation")
+  aug <- augment(fit, given, interval = "prediction") |> suppressWarnings(classes = "ncam_warning_extrapolation")
+  for (col in c(".pred", ".pred_sd", ".post_sd", ".pred_lower", ".pred_upper")) {
+    expect_identical(aug[[col]], units::set_units(pred[[col]], "mg/m3", mode = "standard"))
+  }
+  expect_identical(aug$.n_sensors, pred$.n_sensors)
+  # Judged against the ug/m3 reference in ug/m3: as the estimates 1000 times by hand. As plain
+  # numbers they were read as ug/m3 beside it: slope 0.001.
+  judged <- suppressMessages(sensor_performance(aug, estimate = ".pred", reference = "ref", averaging = "24h"))
+  by_hand <- data.frame(date = d$date, .pred = 1000 * pred$.pred, ref = d$ref)
+  expected <- suppressMessages(sensor_performance(by_hand, estimate = ".pred", reference = "ref", averaging = "24h"))
+  expect_equal(judged$slope, expected$slope, tolerance = 1e-10)
+  expect_equal(judged$rmse, expected$rmse, tolerance = 1e-10)
+  # evaluate_fusion() compares in the predictions' mg/m3.
+  scored <- !is.na(d$ref)
+  metrics <- suppressMessages(evaluate_fusion(aug[scored, ], aug$ref[scored]))
+  expect_equal(metrics$rmse, sqrt(mean((pred$.pred[scored] - d$ref[scored] / 1000)^2)), tolerance = 1e-10)
+  # Without columns with units the predictions stay plain numbers, as predict() gives them.
+  plain <- as.data.frame(lapply(given, function(v) if (inherits(v, "units")) as.numeric(v) else v))
+  plain$ref <- NULL
+  expect_identical(augment(fit, plain[1:5, ])$.pred, predict(fit, plain[1:5, ])$.pred)
+  # A baseline's too.
+  baseline <- suppressMessages(ncam_baseline(pa_a + pa_b + opc ~ 1, given, "ivw"))
+  expect_identical(augment(baseline, given[1:5, ])$.pred,
+                   units::set_units(predict(baseline, given[1:5, ])$.pred, "mg/m3", mode = "standard"))
 })
