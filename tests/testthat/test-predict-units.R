@@ -66,8 +66,14 @@ test_that("predict_chunks() reads files of plain numbers only when a reader give
     chunk$opc <- units::set_units(chunk$opc, "mg/m3", mode = "standard")
     chunk
   }
-  got <- predict_chunks(fx$fit, path, reader = with_units, verbose = FALSE)
+  got <- predict_chunks(fx$fit, path, reader = with_units, keep = "date", verbose = FALSE)
   expect_equal(got$.pred, predict(fx$fit, fx$new)$.pred, tolerance = 1e-12)  # CSV keeps 15 digits
+  expect_identical(got$date, utils::read.csv(path)$date)
+  # No rows hold no number to misread: `keep` is checked on them, a header alone is scored (both
+  # were refused for opc's plain numbers).
+  header <- withr::local_tempfile(fileext = ".csv")
+  writeLines(readLines(path)[1], header)
+  expect_identical(nrow(predict_chunks(fx$fit, header, keep = "date", verbose = FALSE)), 0L)
 })
 
 # A fit whose reference was converted (ref given in mg/m3 beside sensors in ug/m3): predict()
