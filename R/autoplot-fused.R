@@ -38,11 +38,12 @@ fused_source <- function(object) {
 # newdata without units (units package), for pictures that compare and draw plain numbers: the
 # model's columns in their units at the fit, as predict() reads them, and a reference column in
 # the units of the estimate. An error when the reference cannot be converted, or when the model
-# was fitted to plain numbers and so does not know the units of its estimate.
+# was fitted to plain numbers and so does not know the units of its estimate; and, as in
+# predict(), for plain numbers in a column the fit converted, the model's reference among them
+# when it is the picture's `reference`.
 plain_plot_data <- function(model, newdata, reference, call) {
   with_units <- names(newdata)[vapply(newdata, function(col) inherits(col, "units"), logical(1))]
-  if (!length(with_units)) return(newdata)
-  newdata <- match_units(model, newdata, call)
+  newdata <- match_units(model, newdata, call, unread = setdiff(model$reference, reference))
   if (is.character(reference) && length(reference) == 1L && reference %in% with_units &&
       !reference %in% names(model$units)) {
     newdata[[reference]] <- reference_in_estimate_units(model, newdata[[reference]], reference, call)
@@ -52,9 +53,10 @@ plain_plot_data <- function(model, newdata, reference, call) {
 }
 
 # The unit of the estimate, as print() names it: that of the readings, which the fit converted to
-# one unit, or NULL for plain numbers and for an unanchored fit, whose latent value is on no
-# reading's scale.
+# one unit (that of the anchor, else the first sensor with units), or NULL for plain numbers and
+# for an unanchored fit, whose latent value is on no reading's scale.
 estimate_unit <- function(model) {
+  if (inherits(model, "ncam_calibration")) model <- model$model
   if (identical(model$parameterization, "unanchored")) return(NULL)
   readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
   if (length(readings)) model$units[[readings[1]]]
@@ -62,17 +64,16 @@ estimate_unit <- function(model) {
 # An axis title with the unit in brackets, "NCAM fused estimate (ug/m3)", or without one.
 with_unit <- function(label, unit) if (is.null(unit)) label else sprintf("%s (%s)", label, unit)
 
-# The readings were converted to one unit at the fit (that of the anchor, else the first sensor
-# with units), which is also the estimate's. `data_arg` names the data frame in messages.
+# A reference column with units in the units of the estimate (estimate_unit()). `data_arg`
+# names the data frame in messages.
 reference_in_estimate_units <- function(model, values, reference, call, data_arg = "newdata") {
-  readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
+  goal <- estimate_unit(model)
   given <- unit_text(values)
-  if (!length(readings)) {
+  if (is.null(goal)) {
     ncam_abort(c("Column {.field {reference}} of {.arg {data_arg}} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",
                  i = "Give {.field {reference}} as plain numbers in the units of the readings the model was fitted to (such as with {.fn units::drop_units} after converting)."),
                call = call)
   }
-  goal <- model$units[[readings[1]]]
   convert_units(values, goal, c(
     "Column {.field {reference}} of {.arg {data_arg}} (named by {.arg reference}) is in {.val {given}}, which cannot be converted to {.val {goal}}, the units of the estimate.",
     i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
@@ -100,7 +101,7 @@ time_segments <- function(time, group) {
   segment
 }
 
-plot_series <- function(source, newdata, date, reference, level, interval, call) {
+plot_series <- function(source, newdata, plain, date, reference, level, interval, call) {
   check_plot_column(newdata, date, "date", call, kind = "time")
   if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
   time <- newdata[[date]]
@@ -123,11 +124,11 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
   readings <- data.frame(time = rep(time, length(sensors)), group = rep(group, length(sensors)),
                          segment = rep(segment, length(sensors)),
                          series = rep(sensor_series, each = nrow(newdata)),
-                         value = unlist(lapply(sensors, function(s) as.numeric(newdata[[s]])),
+                         value = unlist(lapply(sensors, function(s) as.numeric(plain[[s]])),
                                         use.names = FALSE))
   lines <- rbind(readings,
                  if (!is.null(reference)) data.frame(time = time, group = group, segment = segment,
-                                                     series = reference_label, value = newdata[[reference]]),
+                                                     series = reference_label, value = plain[[reference]]),
                  data.frame(time = time, group = group, segment = segment, series = fused_label,
                             value = pred$.pred))
   # Drawn in this order: wide pale sensor lines beneath, so that where the fused line runs
@@ -193,21 +194,22 @@ plot_series <- function(source, newdata, date, reference, level, interval, call)
                    legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"))
 }
 
-# Predictions for newdata and the rows that have both a finite reference and a fused estimate.
-reference_rows <- function(source, newdata, reference, call) {
+# Predictions for newdata and the rows that have both a finite reference (in `plain`, the
+# plain numbers of newdata) and a fused estimate, with their reference values.
+reference_rows <- function(source, newdata, plain, reference, call) {
   pred <- source$predict(newdata)
-  usable <- is.finite(newdata[[reference]]) & is.finite(pred$.pred)
+  usable <- is.finite(plain[[reference]]) & is.finite(pred$.pred)
   if (!any(usable)) {
     ncam_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
                call = call)
   }
-  list(pred = pred, usable = usable, n_dropped = sum(!usable),
+  list(pred = pred, usable = usable, n_dropped = sum(!usable), reference = plain[[reference]][usable],
        group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])
 }
 
-plot_scatter <- function(source, newdata, reference, call) {
-  rows <- reference_rows(source, newdata, reference, call)
-  points <- data.frame(reference = newdata[[reference]][rows$usable],
+plot_scatter <- function(source, newdata, plain, reference, call) {
+  rows <- reference_rows(source, newdata, plain, reference, call)
+  points <- data.frame(reference = rows$reference,
                        fused = rows$pred$.pred[rows$usable],
                        where = ifelse(far_rows(rows$pred)[rows$usable], far_label(), "inside"))
   points$group <- rows$group
@@ -241,10 +243,10 @@ plot_scatter <- function(source, newdata, reference, call) {
 
 # With groups, one line per group beside the line of all rows. newdata is predicted once per
 # level: what its rows warn of (groups without a model, spikes) is said once.
-plot_coverage <- function(source, newdata, reference, levels, interval, call) {
+plot_coverage <- function(source, newdata, plain, reference, levels, interval, call) {
   once <- muffle_repeated_warnings()
-  rows <- withCallingHandlers(reference_rows(source, newdata, reference, call), warning = once)
-  ref <- newdata[[reference]][rows$usable]
+  rows <- withCallingHandlers(reference_rows(source, newdata, plain, reference, call), warning = once)
+  ref <- rows$reference
   group <- if (is.null(rows$group)) rep("all rows", length(ref)) else rows$group
   inside <- withCallingHandlers(without_part_warnings(lapply(levels, function(level) {  # reference_rows() warned
     pred <- source$predict(newdata, interval = interval, level = level)[rows$usable, ]

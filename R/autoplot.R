@@ -95,30 +95,32 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   if (!is.null(level)) check_level(level)
   interval <- plot_interval(interval, object)
   if (type == "sensors") {
-    return(plot_sensors(object, plain_plot_data(object, newdata, NULL, call), covariate, call))
+    return(plot_sensors(object, newdata, covariate, call))
   }
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
 
 # The series, scatter and coverage pictures of any fitted object with a fused_source().
+# The pictures draw `plain`, newdata's plain numbers; predictions read newdata as given, as a
+# converted column stripped of its units would be refused there (it could be in either unit).
 plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
-  newdata <- plain_plot_data(source$model, newdata, reference, call)
+  plain <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {
       ncam_abort("{.arg level} must be a single number for {.code type = \"series\"}, not {length(level)} numbers.",
                  call = call)
     }
-    return(plot_series(source, newdata, date, reference, if (is.null(level)) 0.9 else level,
+    return(plot_series(source, newdata, plain, date, reference, if (is.null(level)) 0.9 else level,
                        interval, call))
   }
   if (is.null(reference)) {
     ncam_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
                  i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
-  check_plot_column(newdata, reference, "reference", call)
-  if (type == "scatter") return(plot_scatter(source, newdata, reference, call))
+  check_plot_column(plain, reference, "reference", call)
+  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, call))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(source, newdata, reference, levels, interval, call)
+  plot_coverage(source, newdata, plain, reference, levels, interval, call)
 }
 
 # newdata is required for every picture but the loss curve, and has rows to draw.
@@ -258,6 +260,8 @@ loss_zoom <- function(curves) {
 }
 
 plot_sensors <- function(object, newdata, covariate, call) {
+  params <- sensor_params(object, newdata)  # as given: the x axis is drawn from plain numbers
+  newdata <- plain_plot_data(object, newdata, NULL, call)
   if (is.null(covariate)) {
     # The first continuous variable of the formula (`air temp`, or rh in poly(rh, 2)).
     continuous <- Filter(function(v) is.numeric(newdata[[v]]),
@@ -270,7 +274,6 @@ plot_sensors <- function(object, newdata, covariate, call) {
     }
   }
   check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
-  params <- sensor_params(object, newdata)
   x <- newdata[[covariate]]
   reading_unit <- c(estimate_unit(object), "reading units")[1]
   units <- if (identical(object$transform, "log")) paste("log", reading_unit) else reading_unit

@@ -125,7 +125,8 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' `glance()` one row with the method, number of sensors, `nobs`, `df`,
 #' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood);
 #' `augment()` `newdata` with the columns of [predict.ncam_baseline()]
-#' added (prediction columns `newdata` already has, such as those of an NCAM
+#' added (in the units of the estimate beside columns with units, as for
+#' [augment.ncam()]; prediction columns `newdata` already has, such as those of an NCAM
 #' fit, are all removed first, with a warning naming them).
 #'
 #' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
@@ -293,7 +294,7 @@ augment.ncam_baseline <- function(x, newdata, interval = c("none", "credible"), 
   # level only when given, so that predict() warns when it is given without an interval.
   pred <- if (missing(level)) stats::predict(x, newdata, interval = interval) else
     stats::predict(x, newdata, interval = interval, level = level)
-  bind_predictions(newdata, pred)
+  bind_predictions(newdata, pred, x)
 }
 
 # The Kalman filter's time step in the order column's units, for print(): "1 hours", "7 days".

@@ -156,11 +156,13 @@ max_calibration_scores <- 1e7
 #'   as `"split"` or chosen by default; an error if `data` lacks that column);
 #'   an error with other methods, and for a sensor or covariate of the model.
 #'   Plain numbers are taken to be in the units of the estimate (see Value in
-#'   [predict.ncam()]), and refused when the fit converted the model's reference
-#'   from other units; a column with units (units package) is converted to
-#'   them, as `predict()` converts the model's columns: an error when it cannot
-#'   be (ppb for an estimate in ug/m3), or when the model was fitted to plain
-#'   numbers and so does not know the units of its estimate.
+#'   [predict.ncam()]), and refused in the model's reference column when the fit
+#'   converted it from other units (with another `method` or `reference`, that
+#'   column is not read, and may hold plain numbers); a column with units
+#'   (units package) is converted to them, as `predict()` converts the model's
+#'   columns: an error when it cannot be (ppb for an estimate in ug/m3), or
+#'   when the model was fitted to plain numbers and so does not know the units
+#'   of its estimate.
 #' @param seed For the Monte Carlo methods, the seed of their draws: a whole
 #'   number, used locally without disturbing the global random stream, or
 #'   `NULL` to draw one from R's random number generator (so [set.seed()]
@@ -215,7 +217,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   check_ncam(object)
   check_data_frame(data)
   data_as_given <- data  # to find the rows that trained the fit, before match_units() converts them
-  data <- in_words_of_data(match_units(object, data))
   if (nrow(data) == 0L) ncam_abort("{.arg data} has no rows: calibration needs rows held out from training.")
   if (is.null(method)) {
     # Reference readings, where there are any, are the labels that can correct the model.
@@ -232,6 +233,9 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   check_scalar_level(level)
   check_number(m, "m", min = 1, integer = TRUE)
   check_seed(seed)
+  # The model's reference is read only as the labels of "split": elsewhere it is left as given.
+  reads_own_reference <- method == "split" && (is.null(reference) || identical(reference, object$reference))
+  data <- in_words_of(match_units(object, data, unread = if (!reads_own_reference) object$reference), "data")
   if (method == "split") {
     if (is.null(reference) && !is.null(object$reference)) {
       # The model's own reference column, whichever way "split" was chosen.
@@ -290,7 +294,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data_as_given, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, in_words_of_data(ncam_posterior(object, data, threads)))
+  post <- label_variance(object, in_words_of(ncam_posterior(object, data, threads), "data"))
   # Rows beyond the networks' range or with an unseen level have their own warnings, those
   # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))
@@ -327,17 +331,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# ncam_posterior() and match_units() call the rows they read `newdata`: their errors, warnings
-# and messages are given again naming calibrate()'s `data`, classes and fields kept.
-in_words_of_data <- function(expr) {
-  in_data <- function(text) gsub("newdata$", "data$", gsub("`newdata`", "`data`", text, fixed = TRUE), fixed = TRUE)
-  with_conditions_edited(expr, function(cnd) {
-    cnd$message[] <- in_data(cnd$message)
-    if (is.character(cnd$body)) cnd$body[] <- in_data(cnd$body)  # the bullets of an rlang error
-    cnd
-  }, errors = TRUE)
 }
 
 # Scores of the chosen method: list(scores, holdout, n), n = rows giving scores

@@ -211,6 +211,23 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
   }
 }
 
+# Plain numbers, as a CSV file holds them, in a column predict() reads that the fit converted
+# (opc given in mg/m3, fused in ug/m3) could be in either unit: predict() refuses them, and this
+# says how to give them units here, by a `reader` or from the function input.
+refuse_plain_converted_inputs <- function(chunk, object, predict_args, source, from_function) {
+  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  plain <- intersect(plain_converted_columns(model, chunk), columns_predict_reads(object, predict_args))
+  if (!length(plain)) return(invisible())
+  v <- plain[1]
+  given <- attr(model$units, "given")[[v]]
+  set_units <- sprintf("units::set_units(chunk$%s, \"%s\", mode = \"standard\")", v, given)
+  ncam_abort(c("Column {.field {v}} of {source} has no units, and the model was fitted to it in {.val {given}}, converted to {.val {model$units[[v]]}}: plain numbers could be in either.",
+               i = if (from_function) "Have {.arg input} return {.field {v}} with its units: {.code chunk${v} <- {set_units}}." else
+                 "Give a {.arg reader} that sets its units, such as {.code function(path) {{ chunk <- utils::read.csv(path); chunk${v} <- {set_units}; chunk }}}.",
+               i = if (identical(v, model$reference)) "Or leave {.arg use_reference} out: without it, the reference is not read."),
+             call = NULL)
+}
+
 # The columns predict() reads as numbers, with the arguments `predict_args`: the sensors, the
 # variables of the covariates and, with `use_reference = TRUE`, the reference.
 columns_predict_reads <- function(object, predict_args) {

@@ -269,13 +269,15 @@ unit_text <- function(col) {
   as.character(units(col))
 }
 
-match_units <- function(object, newdata, call = parent.frame()) {
+# `unread` names columns the caller does not read (the model's reference, which the estimate
+# leaves out unless asked): they are left as given, as their units cannot make an answer wrong.
+match_units <- function(object, newdata, call = parent.frame(), unread = NULL) {
   fitted <- object$units
   # A column the model read as plain numbers, now with units: their units in training are not
   # known, so neither is the conversion (mg/m3 for ug/m3 would be 1000 times off).
   read <- if (is.list(object$data_check) && is.matrix(object$data_check$sums)) colnames(object$data_check$sums) else
     c(object$sensors, object$reference)
-  plain <- setdiff(intersect(read, names(newdata)), names(fitted))
+  plain <- setdiff(intersect(read, names(newdata)), c(names(fitted), unread))
   now_with_units <- Filter(function(v) inherits(newdata[[v]], "units"), plain)
   if (length(now_with_units)) {
     v <- now_with_units[1]
@@ -283,8 +285,8 @@ match_units <- function(object, newdata, call = parent.frame()) {
                  i = "Give {.field {v}} as plain numbers in the units of the training data (such as with {.fn units::drop_units} after converting), or fit with units columns."),
                call = call)
   }
-  refuse_plain_converted(attr(fitted, "given"), fitted, newdata, call)
-  for (v in intersect(names(fitted), names(newdata))) {
+  refuse_plain_converted(object, newdata, unread, call)
+  for (v in setdiff(intersect(names(fitted), names(newdata)), unread)) {
     col <- newdata[[v]]
     if (!inherits(col, "units")) next
     given <- unit_text(col)
@@ -296,12 +298,23 @@ match_units <- function(object, newdata, call = parent.frame()) {
   newdata
 }
 
-# Plain numbers in a column the fit converted (opc given in mg/m3, fused in ug/m3) could be in
-# the units it was given in or in those it was fused in, 1000 times apart: an error, not a guess.
-refuse_plain_converted <- function(given, fitted, newdata, call) {
-  plain <- Filter(function(v) !inherits(newdata[[v]], "units"), intersect(names(given), names(newdata)))
+# The columns of `data` that the fit converted (opc given in mg/m3, fused in ug/m3) and that hold
+# plain numbers, which could be in the units it was given in or in those it was fused in. None
+# of no rows: they hold no number to misread (predict_chunks() scores a header as no rows).
+plain_converted_columns <- function(object, data) {
+  if (nrow(data) == 0L) return(character())
+  given <- attr(object$units, "given")
+  Filter(function(v) !inherits(data[[v]], "units"), intersect(names(given), names(data)))
+}
+
+# Plain numbers in a column the fit converted could mean either unit (mg/m3 and ug/m3 are 1000
+# times apart): an error, not a guess, unless the caller does not read the column (`unread`).
+refuse_plain_converted <- function(object, newdata, unread, call) {
+  plain <- setdiff(plain_converted_columns(object, newdata), unread)
   if (!length(plain)) return(invisible())
   v <- plain[1]
+  given <- attr(object$units, "given")
+  fitted <- object$units
   ncam_abort(c("Column {.field {v}} of {.arg newdata} has no units, and the model was fitted to it in {.val {given[[v]]}}, converted to {.val {fitted[[v]]}}: plain numbers could be in either.",
                i = "Give {.field {v}} its units, such as with {.code units::set_units(newdata${v}, \"{given[[v]]}\", mode = \"standard\")}."),
              call = call)

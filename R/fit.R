@@ -61,8 +61,8 @@
 #'   has none, of the first sensor (then the reference) that has. Estimates are in that unit
 #'   (`fit$units`, named by `print()`), even where the reference was in another, and new data are
 #'   read in it; plain numbers of new data too, except in a column that was converted (its
-#'   units as given are kept in `attr(fit$units, "given")`): those need units (see
-#'   [predict.ncam()]). Units of another quantity (ppb beside ug/m3) are an error. So are sensor
+#'   units as given are kept in `attr(fit$units, "given")`): those need units where they are
+#'   read (see [predict.ncam()]). Units of another quantity (ppb beside ug/m3) are an error. So are sensor
 #'   or reference columns without units beside readings whose numbers were converted: their unit
 #'   is not known, so neither is whether they match the converted readings; give them units, or
 #'   convert every reading column yourself and give none units. Beside columns with units all in

@@ -219,14 +219,18 @@ data_change <- function(object, data) {
 # instants); NA when that data cannot be found. For a model fitted with a reference, only its
 # rows with a reference reading count: the others taught it nothing about the reference. The
 # model's columns with units are compared in the units it fuses, converted alike on both sides
-# (opc given in mg/m3 to the fit and in ug/m3 to calibrate() holds the same rows).
+# (opc given in mg/m3 to the fit and in ug/m3 to calibrate() holds the same rows). A converted
+# column of plain numbers, which could be in either unit (the reference, which calibrate() reads
+# only for "split"), is left out of the comparison.
 count_fitted_rows <- function(object, data, rows) {
   fitted <- tryCatch(match_units(object, fitting_data(object)), error = function(e) NULL)
   if (is.null(fitted)) return(NA_integer_)
-  data <- match_units(object, data)
+  ambiguous <- plain_converted_columns(object, data)
+  data <- match_units(object, data, unread = ambiguous)
   if (!is.null(object$reference)) fitted <- fitted[!is.na(fitted[[object$reference]]), , drop = FALSE]
-  shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]), intersect(names(data), names(fitted)))
-  if (!all(colnames(object$data_check$sums) %in% shared)) return(NA_integer_)
+  shared <- Filter(function(v) is.atomic(data[[v]]) && is.atomic(fitted[[v]]),
+                   setdiff(intersect(names(data), names(fitted)), ambiguous))
+  if (!all(setdiff(colnames(object$data_check$sums), ambiguous) %in% shared)) return(NA_integer_)
   sum(rows_found_in(data[rows, shared, drop = FALSE], fitted[shared]))
 }
 

@@ -55,7 +55,8 @@
 #'   order; rows of a group without a calibration get `NA`, with a warning naming the groups,
 #'   as in [predict.ncam_by()]. A group's own warnings (such as `ncam_warning_small_calibration`
 #'   for a calibration too small for `level`) name it, and come only when `newdata` has rows
-#'   of it. `augment()`: `newdata` with those columns added. `tidy()` and
+#'   of it. `augment()`: `newdata` with those columns added (in the units of the estimate beside
+#'   columns with units, as for [augment.ncam()]). `tidy()` and
 #'   `glance()`: the `by` columns followed by the rows of [tidy.ncam_calibration()] or
 #'   [glance.ncam_calibration()] for each group with a calibration, groups in the order of `x`.
 #' @seealso [calibrate()] for the methods and their coverage; [ncam_by()].
@@ -161,7 +162,7 @@ predict.ncam_by_calibration <- function(object, newdata, ..., threads = NULL) {
 #' @export
 augment.ncam_by_calibration <- function(x, newdata, ...) {
   check_augment_newdata(newdata, missing(newdata))
-  bind_predictions(newdata, stats::predict(x, newdata, ...))
+  bind_predictions(newdata, stats::predict(x, newdata, ...), group_models(x)[[which(has_fit(x))[1]]])
 }
 
 #' @rdname ncam_by-calibrate

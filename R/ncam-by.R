@@ -225,7 +225,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
 #'   key column of another type than in the fit (a `Date` given as `POSIXct`), it is an error
 #'   naming the groups, the keys and the conversion; so is an `object` with two models for
 #'   one group (two results bound together), in every method.
-#'   `augment()`: `newdata` with those columns added. `tidy()` and `glance()`: the `by`
+#'   `augment()`: `newdata` with those columns added (in the units of the estimate beside columns
+#'   with units, as for [augment.ncam()]). `tidy()` and `glance()`: the `by`
 #'   columns followed by [tidy.ncam()]'s rows (one per sensor) or [glance.ncam()]'s row for
 #'   each group that has a model, groups in the order of `object` (a group left without one
 #'   by `errors = "skip"` has no rows: see [ncam_by()]'s warning for it).
@@ -252,7 +253,7 @@ predict.ncam_by <- function(object, newdata, ..., threads = NULL) {
 #' @export
 augment.ncam_by <- function(x, newdata, ...) {
   check_augment_newdata(newdata, missing(newdata))
-  bind_predictions(newdata, stats::predict(x, newdata, ...))
+  bind_predictions(newdata, stats::predict(x, newdata, ...), group_models(x)[[which(has_fit(x))[1]]])
 }
 
 #' @rdname ncam_by-predict

@@ -41,8 +41,11 @@
 #'   text. A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
 #'   file or a function input, an infinite value in a column the model reads is an error
-#'   naming the column and the data row, as [predict.ncam()] refuses it. A file that fails
-#'   leaves no partial output behind.
+#'   naming the column and the data row, as [predict.ncam()] refuses it. A CSV file holds plain
+#'   numbers: a column the model reads that the fit converted from other units (see Value in
+#'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs a `reader` giving
+#'   it its units. Messages of `predict()` name the input `input`, and rows as rows of the file
+#'   (of all chunks, for a function input). A file that fails leaves no partial output behind.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -271,10 +274,11 @@ score_chunk <- function(task) {
     check_columns(chunk, task$keep, "keep", call = NULL)
     source <- if (is.null(task$path)) cli::format_inline("{.arg input}") else cli::format_inline("{.file {task$path}}")
     refuse_infinite_inputs(chunk, task$object, task$predict_args, task$first_row, source)
-    # One warning for the whole input, when all chunks are scored.
-    scored <- score_part(do.call(stats::predict, c(list(task$object, chunk), task$predict_args,
-                                                   list(threads = task$threads))),
-                         input_rows = task$first_row - 1 + seq_len(nrow(chunk)))
+    refuse_plain_converted_inputs(chunk, task$object, task$predict_args, source, is.null(task$path))
+    # One warning for the whole input when all are scored; predict()'s name the input's rows.
+    input_rows <- task$first_row - 1 + seq_len(nrow(chunk))
+    predicted <- function() do.call(stats::predict, c(list(task$object, chunk), task$predict_args, list(threads = task$threads)))
+    scored <- score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)), input_rows = input_rows)
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else

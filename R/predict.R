@@ -27,7 +27,9 @@
 #'   or rows without a reading), has no prediction (see Value). Columns with units
 #'   (units package) are converted to the units they had in the fit (an error when they cannot
 #'   be); a plain number is taken to be in the units of the estimate, and refused in a column
-#'   the fit converted from other units (opc given in mg/m3 to a fit in ug/m3).
+#'   the fit converted from other units (opc given in mg/m3 to a fit in ug/m3), where it is
+#'   read: the reference column is read only with `use_reference = TRUE`, and otherwise left as
+#'   it is, whatever its units.
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
 #'   true value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of
 #'   \eqn{\Theta} plus `sigma_y2`, the paper's small aleatoric variance of the true value
@@ -103,7 +105,8 @@
 #'   other units than the fit's is converted; plain numbers are taken to be in the fit's units,
 #'   except in a column the fit converted (`opc` given in mg/m3, fused in ug/m3; its units as
 #'   given are `attr(fit$units, "given")`): they could be in either unit, so such a column must
-#'   have units. A model fitted with `unit` offsets needs the unit
+#'   have units where it is read (a reference given in mg/m3 to a fit in ug/m3 only with
+#'   `use_reference = TRUE`). A model fitted with `unit` offsets needs the unit
 #'   column in `newdata` (see `unit` in [ncam()]); so do [calibrate()] and [predict_chunks()].
 #' @examples
 #' # Three sensors beside a reference monitor for their first four weeks (`colocation`,
@@ -236,7 +239,8 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
                            extrapolation = FALSE, raw = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
-  newdata <- match_units(object, newdata, call)
+  # The reference is read only with use_reference: plain numbers there are then no question.
+  newdata <- match_units(object, newdata, call, unread = if (!use_reference) object$reference)
   threads <- resolve_threads(threads, call)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)

@@ -292,3 +292,18 @@ with_conditions_edited <- function(expr, edit, errors = FALSE) {
     error = resignal_error
   )
 }
+
+# predict() and its helpers call the rows they read `newdata`: their errors, warnings and
+# messages are given again naming `arg`, the argument the user passed the rows as, classes and
+# fields kept. With `in_code`, also `newdata$opc` in a hint's code (`arg` is then a data frame).
+in_words_of <- function(expr, arg, in_code = TRUE) {
+  renamed <- function(text) {
+    text <- gsub("`newdata`", paste0("`", arg, "`"), text, fixed = TRUE)
+    if (in_code) gsub("newdata$", paste0(arg, "$"), text, fixed = TRUE) else text
+  }
+  with_conditions_edited(expr, function(cnd) {
+    cnd$message[] <- renamed(cnd$message)
+    if (is.character(cnd$body)) cnd$body[] <- renamed(cnd$body)  # the bullets of an rlang error
+    cnd
+  }, errors = TRUE)
+}

@@ -81,6 +81,11 @@ generics::augment
 #'     has (any of these names, as from an earlier `augment()`) are all removed
 #'     first, with a warning naming them: none is left from an earlier
 #'     prediction, such as the bounds of an interval not asked for this time.
+#'     When `newdata` has columns with units (units package) and the model was
+#'     fitted to readings with units, `.pred`, `.pred_sd`, `.post_sd` and the
+#'     bounds carry the units of the estimate (`fit$units`; [predict()] gives
+#'     them as plain numbers), so that [sensor_performance()] and
+#'     [evaluate_fusion()] compare them with a reference with units in one unit.
 #' @seealso [summary.ncam()], [predict.ncam()], [predict.ncam_calibration()],
 #'   [autoplot.ncam()]
 #' @examples
@@ -151,7 +156,7 @@ augment.ncam <- function(x, newdata, interval = c("none", "credible", "predictio
     stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference,
                    threads = threads)
   }
-  bind_predictions(newdata, pred)
+  bind_predictions(newdata, pred, x)
 }
 
 #' @rdname ncam-tidy
@@ -200,7 +205,7 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, threads = NULL
   check_dots_empty_hinted(c(calibrated_interval_hint, augment_data_hint))
   check_augment_newdata(newdata, missing(newdata))
   pred <- stats::predict(x, newdata, level = level, threads = threads)
-  bind_predictions(newdata, pred)
+  bind_predictions(newdata, pred, x)
 }
 
 # broom's augment() methods take the rows as `data`; ncam's, as predict() does, as `newdata`.
@@ -229,9 +234,11 @@ check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
 prediction_columns <- c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".post_sd", ".n_sensors",
                         ".extrapolation")
 
-# newdata as a tibble followed by the prediction columns; `pred` has one row per row of
-# newdata, in order (predict()'s contract), which is checked rather than trusted.
-bind_predictions <- function(newdata, pred, call = parent.frame()) {
+# newdata as a tibble followed by the prediction columns of `model` (a fit, baseline or
+# calibration), in the units of its estimate when newdata has columns with units; `pred` has one
+# row per row of newdata, in order (predict()'s contract), which is checked rather than trusted.
+bind_predictions <- function(newdata, pred, model, call = parent.frame()) {
+  pred <- in_estimate_units(pred, model, newdata)
   if (nrow(pred) != nrow(newdata)) {
     ncam_abort("Internal error: {nrow(pred)} prediction{?s} for {nrow(newdata)} row{?s} of {.arg newdata}.",
                call = call)
@@ -251,4 +258,16 @@ bind_predictions <- function(newdata, pred, call = parent.frame()) {
   out <- c(as.list(newdata)[!names(newdata) %in% old], as.list(pred))
   if (anyDuplicated(names(out))) return(tibble::as_tibble(out, .name_repair = "unique"))
   tibble::new_tibble(out, nrow = nrow(newdata))
+}
+
+# Prediction columns in the units of the estimate beside columns with units: as plain numbers
+# there, sensor_performance() read them in the other columns' units (the mg/m3 estimates of a
+# fit on mg/m3 readings as ug/m3 beside a reference in ug/m3: a slope of 0.001).
+in_estimate_units <- function(pred, model, newdata) {
+  unit <- estimate_unit(model)
+  if (is.null(unit) || !any(vapply(newdata, inherits, logical(1), "units"))) return(pred)
+  for (col in intersect(c(".pred", ".pred_sd", ".post_sd", ".pred_lower", ".pred_upper"), names(pred))) {
+    pred[[col]] <- units::set_units(pred[[col]], unit, mode = "standard")
+  }
+  pred
 }

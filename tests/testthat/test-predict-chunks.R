@@ -132,6 +132,31 @@ test_that("bad input gives errors naming the argument, file and rows", {
   }
 })
 
+test_that("predict()'s errors and warnings name the argument `input` and rows of the file, not newdata's", {
+  fx <- chunk_fixture()
+  no_sensor <- file.path(fx$dir, "no_sensor.csv")
+  utils::write.csv(fx$toy[401:700, setdiff(names(fx$toy), "sensor_2")], no_sensor, row.names = FALSE)
+  err <- expect_error(predict_chunks(fx$fit, no_sensor, verbose = FALSE), "`input` lacks column \"sensor_2\" used by the model")
+  expect_no_match(conditionMessage(err), "newdata")
+  err <- expect_error(predict_chunks(fx$fit, row_chunks(fx$toy[, setdiff(names(fx$toy), "x2")], 300), verbose = FALSE),
+                      "rows 1-300 of the chunks of `input`.*`input` lacks column \"x2\"")
+  expect_no_match(conditionMessage(err), "newdata")
+  # A covariate constant in training (flag, left out of the model) with another value on row
+  # 200 of a file: in its second 128-row chunk, as row 72 of the chunk.
+  flagged <- fx$toy[1:300, ]
+  flagged$flag <- 1
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged, hidden = 4L, epochs = 3L,
+                               seed = 1L, threads = 1L),
+                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  flagged$flag[200] <- 2
+  path <- file.path(fx$dir, "flagged.csv")
+  utils::write.csv(flagged, path, row.names = FALSE)
+  expect_warning(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE),
+                 "1 row of `input` has other values \\(row 200: 2\\)", class = "ncam_warning_constant_covariate")
+  expect_warning(predict(fit, flagged), "1 row of `newdata` has other values \\(row 200: 2\\)",
+                 class = "ncam_warning_constant_covariate")
+})
+
 test_that("a bad level or interval is refused before any file is read", {
   fx <- chunk_fixture()
   cal <- calibrate(fx$fit, fx$toy[1:100, ], m = 2, seed = 1)
