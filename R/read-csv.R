@@ -59,17 +59,10 @@ read_utf8_lines <- function(path, member, label, zip, call) {
 # Data frame of character columns from CSV lines. The header must name the `required`
 # columns, each once; every record must have as many fields as the header (a truncated
 # last line is an error, never a row of NAs). Blank lines are skipped; quoted fields may
-# span lines.
+# span lines, and a quote within a field is a literal character.
 parse_csv_lines <- function(lines, label, required, call) {
-  # A line ending inside an open quote continues the record: the running count of quote
-  # characters is odd. An odd count at the end is a quote that never closes.
-  quotes <- nchar(lines, type = "bytes") - nchar(gsub("\"", "", lines, fixed = TRUE), type = "bytes")
-  open <- cumsum(quotes) %% 2L == 1L
-  if (length(lines) > 0L && open[length(lines)]) {
-    opened <- if (all(open)) 1L else max(which(!open)) + 1L
-    ncam_abort("File {.file {label}}: the quoted field opened on line {opened} never closes.",
-               call = call)
-  }
+  lines <- protect_literal_quotes(lines, label, call)
+  placeholder <- attr(lines, "placeholder")
   counts <- if (length(lines) == 0L) integer() else {
     con <- textConnection(lines, encoding = "UTF-8")
     on.exit(close(con))
@@ -85,7 +78,7 @@ parse_csv_lines <- function(lines, label, required, call) {
   }
   header <- utils::read.csv(text = lines[starts[1]:ends[1]], header = FALSE, colClasses = "character",
                             na.strings = character(), comment.char = "", quote = "\"")
-  header <- unlist(header[1, ], use.names = FALSE)
+  header <- unlist(restore_literal_quotes(header, placeholder)[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
   separator <- foreign_separator(header)
   if (length(missing) > 0L && !is.null(separator)) {
@@ -120,6 +113,7 @@ parse_csv_lines <- function(lines, label, required, call) {
     ncam_abort("File {.file {label}} holds {length(ends) - 1L} record{?s} of {n_fields} field{?s} but {nrow(raw)} row{?s} of {ncol(raw)} were read.",
                call = call)
   }
+  raw <- restore_literal_quotes(raw, placeholder)
   attr(raw, "line") <- starts[-1]
   raw
 }

@@ -58,6 +58,36 @@ test_that("quoted fields may hold commas and line breaks; an unclosed quote is r
   expect_error(read_purpleair_aqs(path), "line 7 never closes", class = "rlang_error")
 })
 
+test_that("a quote within a field is a literal character, not the start of a quoted field", {
+  # Notes such as `5" inlet` two lines apart made the lines between one quoted field: rows
+  # 2 and 3 vanished without a word.
+  lines <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b,note",
+             "1682946000,40,68,1,1.5,5\" inlet", "1682949600,41,68,2,2.5,ok",
+             "1682953200,42,68,3,3.5,6\" inlet", "1682956800,43,68,4,4.5,ok")
+  out <- read_purpleair(write_bytes_tmp(as_bytes(lines), name = "131611.csv"))
+  expect_identical(out$pm25_cf1_a, c(1, 2, 3, 4))
+  expect_identical(out$rh, c(40, 41, 42, 43))
+  expect_identical(as.numeric(out$date), 1682946000 + 3600 * (0:3))
+  # The quote is kept as part of the text, beside quoted fields holding commas and quotes.
+  lines <- c(daily_header, "S1\"a,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,24",
+             "\"S,\"\"2\"\"\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "7\",2022-01-03,3.5,8.15,8,8.3,51,12.5,2.6,24")
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
+  expect_identical(out$site, c("7\"", "S,\"2\"", "S1\"a"))
+  expect_identical(out$ref, c(3.5, 2.5, 1.5))
+})
+
+test_that("text after a closing quote is refused, naming the lines", {
+  # A note starting with a quote opens a quoted field; the quote of a later note closed it,
+  # and the rows between were one field.
+  lines <- c(daily_header, "S1,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,\"5 inlet",
+             "S2,2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "S3,2022-01-03,3.5,8.15,8,8.3,51,12.5,2.6,6\" inlet")
+  expect_error(read_purpleair_aqs(write_bytes_tmp(as_bytes(lines))),
+               "Line 4 .* after the closing quote of the quoted field opened on line 2", class = "rlang_error")
+  lines <- c(daily_header, "\"S\"1,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,24")
+  expect_error(read_purpleair_aqs(write_bytes_tmp(as_bytes(lines), name = "one.csv")),
+               "Line 2 .* after the closing quote of a quoted field", class = "rlang_error")
+})
+
 test_that("a semicolon- or tab-separated file is named as such, with a way to convert it", {
   euro <- gsub(",", ";", c(daily_header, daily_rows[1]))
   path <- write_bytes_tmp(as_bytes(sub("8.15", "8,15", euro, fixed = TRUE)))
