@@ -58,11 +58,12 @@ read_utf8_lines <- function(path, member, label, zip, call) {
 
 # Data frame of character columns from CSV lines. The header must name the `required`
 # columns, each once; every record must have as many fields as the header (a truncated
-# last line is an error, never a row of NAs). Blank lines are skipped; quoted fields may
-# span lines, and a quote within a field is a literal character.
+# last line is an error, never a row of NAs). Blank lines and lines of blanks alone are
+# skipped; quoted fields may span lines, and a quote within a field is a literal character.
 parse_csv_lines <- function(lines, label, required, call) {
   lines <- protect_literal_quotes(lines, label, call)
   placeholder <- attr(lines, "placeholder")
+  lines[!attr(lines, "inside") & grepl("^[ \t]+$", lines)] <- ""
   counts <- if (length(lines) == 0L) integer() else {
     con <- textConnection(lines, encoding = "UTF-8")
     on.exit(close(con))

@@ -88,6 +88,13 @@ test_that("text after a closing quote is refused, naming the lines", {
                "Line 2 .* after the closing quote of a quoted field", class = "rlang_error")
 })
 
+test_that("lines of blanks alone are skipped like blank lines, but kept within a quoted field", {
+  lines <- c(daily_header, daily_rows[1], "   ", "\"S", " \t ", "2\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "\t")
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
+  expect_identical(out$site, c("S\n \t \n2", "S1"))
+  expect_identical(out$ref, c(2.5, 1.5))
+})
+
 test_that("a semicolon- or tab-separated file is named as such, with a way to convert it", {
   euro <- gsub(",", ";", c(daily_header, daily_rows[1]))
   path <- write_bytes_tmp(as_bytes(sub("8.15", "8,15", euro, fixed = TRUE)))
