@@ -34,8 +34,14 @@ read_utf8_lines <- function(path, member, label, zip, call) {
   if (length(nul) > 0L) {
     line <- sum(bytes[seq_len(nul[1])] == as.raw(10L)) + 1L
     formats <- if (zip) "plain, gzip or zip (named {.file .zip})" else "plain or gzip-compressed"
-    archive <- length(bytes) >= 4L && identical(bytes[1:4], as.raw(c(0x50, 0x4b, 0x03, 0x04)))
-    hint <- if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
+    starts_with <- function(signature) length(bytes) >= length(signature) && identical(bytes[seq_along(signature)], signature)
+    archive <- starts_with(as.raw(c(0x50, 0x4b, 0x03, 0x04)))
+    # An .xlsx workbook is a zip archive holding xl/workbook.xml; an .xls one is an OLE2 file.
+    workbook <- (archive && length(grepRaw("xl/workbook.xml", bytes, fixed = TRUE)) > 0L) ||
+      starts_with(as.raw(c(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1)))
+    hint <- if (workbook) {
+      "It looks like an Excel workbook: export it to CSV first (in Excel, Save As {.val CSV UTF-8})."
+    } else if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
     ncam_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
                  i = paste(hint, "This reader reads", formats, "CSV files.")),
                call = call)

@@ -136,6 +136,18 @@ test_that("a binary file's hint says what the reader can read", {
                class = "rlang_error")
 })
 
+test_that("an Excel workbook is named as such, with the way to export it", {
+  # The start of an .xlsx file: a zip archive whose first member lies under xl/.
+  xlsx <- write_bytes_tmp(c(as.raw(c(0x50, 0x4b, 0x03, 0x04, 0x0a, 0x00, 0x00, 0x00)),
+                            charToRaw("xl/workbook.xml"), as.raw(c(0x00, 0x00))), name = "131611.xlsx")
+  # The start of an .xls file (OLE2).
+  xls <- write_bytes_tmp(as.raw(c(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00, 0x00)), name = "131611.xls")
+  for (path in c(xlsx, xls)) {
+    expect_error(read_purpleair(path), "Excel workbook: export it to CSV first", class = "rlang_error")
+    expect_error(read_aqs(path), "Excel workbook: export it to CSV first", class = "rlang_error")
+  }
+})
+
 test_that("gzip-compressed files are read like plain ones", {
   path <- file.path(withr::local_tempdir(), "daily.csv.gz")
   con <- gzfile(path, "w")
