@@ -176,6 +176,28 @@ test_that("parse_timestamp() takes offsets as +hh:mm, +hhmm and +hh", {
   expect_error(parse_timestamp("2023-05-01T15:00:00+2", "t", "x.csv"), "\\+2", class = "rlang_error")
 })
 
+test_that("parse_timestamp() takes zones UTC and GMT alike, and offsets up to 14 hours", {
+  # 2023-05-01 13:00 UTC = 1682946000 s.
+  x <- c("2023-05-01 13:00:00 UTC", "2023-05-01 13:00:00 GMT", "2023-05-01T13:00:00GMT",
+         "2023-05-02T03:00:00+14:00", "2023-05-01T01:00:00-12:00")
+  expect_identical(as.numeric(parse_timestamp(x, "t", "x.csv")), rep(1682946000, 5))
+})
+
+test_that("parse_timestamp() refuses times that are not on the clock or calendar", {
+  # strptime() rolled 24:00 into the next day and a 60th second into the next minute, and
+  # offsets of 25 hours or 75 minutes were taken as they stood.
+  for (value in c("2023-05-01T24:00:00Z", "2023-05-01T13:59:60Z", "2023-02-30T13:00:00Z",
+                  "2023-05-01T13:00:00+25:00", "2023-05-01T13:00:00+02:75", "2023-05-01T13:00:00-1430")) {
+    err <- expect_error(parse_timestamp(c("2023-05-01T06:00:00Z", value), "t", "x.csv", lines = 2:3),
+                        "row 2 \\(line 3\\) is .*not on the clock or calendar", class = "rlang_error")
+    expect_match(conditionMessage(err), value, fixed = TRUE)
+  }
+  path <- write_bytes_tmp(as_bytes(c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b",
+                                     "2023-05-01T23:00:00Z,1,1,1,1", "2023-05-01T24:00:00Z,1,1,1,1")),
+                          name = "131611.csv")
+  expect_error(read_purpleair(path), "time_stamp.*row 2 \\(line 3\\).*not on the clock", class = "rlang_error")
+})
+
 test_that("numbers are doubles, never the raw bits of integer64", {
   skip_if_not_installed("bit64")
   big <- bit64::as.integer64(c("1099511627777", NA, "-3"))
