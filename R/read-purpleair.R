@@ -30,7 +30,9 @@
 #' `"20230501_131611.csv"` or `"2023_131611.csv"`, is an error.
 #'
 #' Rows keep the order of the files and of the rows within each file. A sensor
-#' reading the same time twice (as from overlapping downloads) gives a warning.
+#' reading the same time twice (as from overlapping downloads) gives a warning
+#' of class `ncam_warning_repeated_rows` naming the line and file of the first
+#' repeat and of the reading it repeats.
 #'
 #' @param path Paths of one or more CSV files.
 #' @param sensor_index `NULL`, or the sensor index of files without a
@@ -67,22 +69,27 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   })
   names(out) <- columns
   attr(out$date, "tzone") <- tz
-  warn_repeated_readings(out$sensor_index, out$date, "time")
+  warn_repeated_readings(out$sensor_index, out$date, "time", unlist(lapply(files, `[[`, "line")),
+                         rep(path, lengths(lapply(files, `[[`, "date"))))
   as_tbl(out)
 }
 
 # A sensor read twice at one time (as from overlapping downloads) would weigh twice in any
-# average: warn, naming the first repeat.
-warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = parent.frame()) {
-  repeated <- which(duplicated(paste(sensor, as.numeric(time))))
-  if (length(repeated) > 0L) {
-    # `sensor` NULL: one instrument per file (one row per time).
-    which_sensor <- if (is.null(sensor)) "" else sprintf(" (sensor %s)", sensor[repeated[1]])
-    repeats <- if (is.null(sensor)) what else paste("sensor and", what)
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {row_at(repeated[1], lines)}{which_sensor}.",
-                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
-                  call = call, class = c("ncam_warning_repeated_rows", "ncam_warning"))
-  }
+# average: warn, naming the first repeat and the row it repeats by line and file. `lines` and
+# `files` give each row's line and file (`files` may be one file for all rows). `sensor` NULL:
+# one instrument per file (one row per time); else `who` and `sensor` say which instrument.
+warn_repeated_readings <- function(sensor, time, what, lines, files, who = "sensor", call = parent.frame()) {
+  key <- paste(sensor, as.numeric(time))
+  repeated <- which(duplicated(key))
+  if (length(repeated) == 0L) return(invisible())
+  first <- repeated[1]
+  files <- rep_len(files, length(key))
+  at <- function(row) cli::format_inline("line {lines[row]} of {.file {files[row]}}")
+  which_sensor <- if (is.null(sensor)) "" else sprintf(" (%s %s)", who, sensor[first])
+  repeats <- if (is.null(sensor)) what else paste(who, "and", what)
+  cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {at(first)}{which_sensor}, a repeat of {at(match(key[first], key))}.",
+                  i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
+                call = call, class = c("ncam_warning_repeated_rows", "ncam_warning"))
 }
 
 # The sensor_index argument as one string of digits (or NA) per file.
@@ -109,7 +116,7 @@ check_sensor_index <- function(sensor_index, n_files, call = parent.frame()) {
   rep_len(text, n_files)
 }
 
-# One file as a list of columns (date in UTC).
+# One file as a list of columns (date in UTC), with the file line of each row in `line`.
 read_purpleair_file <- function(path, sensor_index, call) {
   raw <- read_csv_columns(path, c("time_stamp", "pm2.5_cf_1_a", "pm2.5_cf_1_b"), call = call)
   lines <- attr(raw, "line")
@@ -137,6 +144,7 @@ read_purpleair_file <- function(path, sensor_index, call) {
   }
   out$rh <- num(humidity)
   out$temperature <- (num(temperature) - 32) * 5 / 9
+  out$line <- lines  # for messages, not returned
   out
 }
 

@@ -50,7 +50,7 @@ read_purpleair_aqs <- function(path) {
     dew_point = num("dewPoint"),
     n_hours = num("n")
   )
-  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"))
+  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"), path)
   as_tbl(out[order(out$site, out$date, method = "radix"), , drop = FALSE])
 }
 
@@ -316,7 +316,7 @@ read_toucan <- function(path) {
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,
                     lines = attr(raw, "line"))
-  warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"))
+  warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"), path)
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
     m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)
