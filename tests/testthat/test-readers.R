@@ -149,6 +149,40 @@ test_that("read_senseurcity_antwerp() refuses two different rows for a station-h
                class = "rlang_error")
 })
 
+test_that("read_senseurcity_antwerp() reads station, box and reference IDs without spaces around them", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "REF_colocated_hourly_all_stations.csv")
+  writeLines(c(colocated_header,
+               "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
+               "ANT_REF_R801 ,2020-07-01T01:00:00Z,8.1,14, 40499C,12.2,4043B1 ,11",
+               " ANT_REF_R801,2020-07-01T02:00:00Z,7,13,40499C,11,,"), path)
+  out <- read_senseurcity_antwerp(dir)
+  # One station, its two boxes in the same columns at every hour.
+  expect_identical(out$station, rep("ANT_REF_R801", 3))
+  expect_identical(out$box_1, c(10.4, 11, NA))
+  expect_identical(out$box_2, c(11.9, 12.2, 11))
+  expect_identical(out$box_1_id, rep("4043B1", 3))
+  # A station-hour given twice, once with a space, is two rows for one station-hour.
+  writeLines(c(colocated_header, "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,,",
+               "ANT_REF_R801 ,2020-07-01T00:00:00Z,9.9,13.1,40499C,30,,"), path)
+  expect_error(read_senseurcity_antwerp(dir), "row 1 \\(line 2\\) and row 2 \\(line 3\\)", class = "rlang_error")
+
+  # The joined tables: a box's Location.ID and the reference ID with spaces still pair.
+  con <- gzfile(file.path(dir, "LCS_df_all.csv.gz"), "w")
+  writeLines(c("ID,date,Location.ID,PMS_PM25", "Antwerp_40499C ,2020-07-01T00:00:00Z, ANT_REF_R801,5",
+               "Antwerp_4043B1,2020-07-01T00:00:00Z,ANT_REF_R801,6",
+               "Antwerp_40499C,2020-07-01T01:00:00Z,ANT_REF_R801 ,7"), con)
+  close(con)
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:00:00Z,10,4",
+               "ANT_REF_R801 ,2020-07-01T01:00:00Z,11,4.5"), file.path(dir, "ref_df_all.csv"))
+  out <- read_senseurcity_antwerp(dir, source = "join")
+  expect_identical(out$station, rep("ANT_REF_R801", 2))
+  expect_identical(out$box_1, c(6, NA))
+  expect_identical(out$box_2, c(5, 7))
+  expect_identical(out$box_2_id, rep("40499C", 2))
+  expect_identical(out$ref, c(4, 4.5))
+})
+
 test_that("read_senseurcity_antwerp() reports missing files and columns", {
   dir <- withr::local_tempdir()
   expect_error(read_senseurcity_antwerp(dir), "REF_colocated_hourly_all_stations.csv",
