@@ -297,7 +297,9 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
 #'
 #' An hour that repeats in the file gives a warning (the repeats would weigh
-#' twice in a fit).
+#' twice in a fit). A time that is not the start of an hour (`2019-08-01T19:30`)
+#' is an error naming the row and line: each row is an hour's means, stamped
+#' with its start.
 #'
 #' @eval missing_codes_rd("`RT0k_rh`, before the mean over units")
 #' @param path Path to the CSV file.
@@ -325,6 +327,8 @@ read_toucan <- function(path) {
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,
                     lines = attr(raw, "line"))
+  check_hour_starts(lst, raw[["time_lst_utc-5"]], "time_lst_utc-5", path, attr(raw, "line"),
+                    environment())
   warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"), path)
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))

@@ -257,6 +257,16 @@ test_that("read_toucan() converts local standard time to UTC and averages units"
   expect_identical(twice$ref, c(7.5, 9.9))
 })
 
+test_that("read_toucan() refuses a time that is not the start of an hour", {
+  # Each row is an hour's means, stamped with its start: 19:30 would be paired as if hourly.
+  for (time in c("2019-08-01T19:30", "2019-08-01T20:59")) {
+    path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,7.5,24",
+                              paste0(time, ",4,25,70,19,5,26,72,20,3,,,,7.5,24")))
+    expect_error(read_toucan(path), paste0("time_lst_utc-5.*starts of hours: row 2 \\(line 3\\) is \"", time),
+                 class = "rlang_error")
+  }
+})
+
 test_that("read_toucan() reads the shared file as its README describes", {
   dir <- shared_data("epa-sensortoolkit-toucan")
   skip_if_not(dir.exists(dir), "shared Toucan data not available")
