@@ -23,7 +23,16 @@
 #'
 #' A `State Code`, `County Code`, `Site Num`, `Parameter Code` or `POC` that is
 #' empty, spaces, `NA` or `NaN` is an error naming the row and line: the row's
-#' monitor is unknown.
+#' monitor is unknown. These codes and `Method Code` are read without spaces
+#' around them, and a whole number written as a decimal, as pandas writes a
+#' column that held a missing value, as that number: `6.0`, `37.0`, `1103.0`
+#' give site `"06-037-1103"` and `88101.0` parameter `"88101"`.
+#'
+#' A monitor (site, parameter and POC) given twice for an hour, or in daily
+#' files twice for a day under the same sample duration, pollutant standard
+#' and event type (as from a file read twice), gives a warning of class
+#' `ncam_warning_repeated_rows` naming the line and file of the first repeat:
+#' the repeats would weigh twice in a mean.
 #'
 #' @param path Paths of one or more files (`.csv`, `.csv.gz` or `.zip` holding
 #'   one CSV), all hourly or all daily.
@@ -83,6 +92,17 @@ read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC") {
   out <- lapply(names(files[[1]]), function(col) do.call(c, lapply(files, `[[`, col)))
   names(out) <- names(files[[1]])
   if (layouts == "hourly") attr(out$date, "tzone") <- tz
+  # A monitor is a site's instrument (POC) for a parameter; daily files give its day once per
+  # sample duration, pollutant standard and event type.
+  monitor <- sprintf("%s, parameter %s, POC %s", out$site, out$parameter, out$poc)
+  if (layouts == "daily") {
+    monitor <- sprintf("%s, %s, %s, event type %s", monitor, out$sample_duration,
+                       out$pollutant_standard, out$event_type)
+  }
+  warn_repeated_readings(monitor, out$date, if (layouts == "hourly") "hour" else "day",
+                         unlist(lapply(files, attr, "line")),
+                         rep(vapply(files, attr, "", "label"), lengths(lapply(files, `[[`, "date"))),
+                         who = "monitor")
   as_tbl(out)
 }
 
@@ -118,6 +138,11 @@ read_aqs_file <- function(path, parameter, site, call) {
   # series ("NA-037-1103", "NaN-037-1103"), or none.
   for (col in c("State Code", "County Code", "Site Num", "Parameter Code", "POC")) {
     check_filled(raw, col, label, call = call)
+  }
+  # Codes written as decimals, as pandas writes a column that held a missing value ("6.0",
+  # "88101.0"), are the same codes: kept as written, "88101.0" would match no `parameter`.
+  for (col in c("State Code", "County Code", "Site Num", "Parameter Code", "POC", "Method Code")) {
+    raw[[col]] <- whole_number_id(raw[[col]])
   }
   lines <- attr(raw, "line")
   site_id <- paste(pad_code(raw[["State Code"]], 2L), pad_code(raw[["County Code"]], 3L),
@@ -159,7 +184,7 @@ read_aqs_file <- function(path, parameter, site, call) {
   out$longitude <- num("Longitude")
   if (hourly) out$qualifier <- raw[["Qualifier"]]
   out$method_code <- raw[["Method Code"]]
-  structure(out, seen = seen)
+  structure(out, seen = seen, line = lines, label = label)
 }
 
 # A `parameter` or `site` that no file has is more likely a typo ("6-37-1103") than an

@@ -34,8 +34,14 @@ read_utf8_lines <- function(path, member, label, zip, call) {
   if (length(nul) > 0L) {
     line <- sum(bytes[seq_len(nul[1])] == as.raw(10L)) + 1L
     formats <- if (zip) "plain, gzip or zip (named {.file .zip})" else "plain or gzip-compressed"
-    archive <- length(bytes) >= 4L && identical(bytes[1:4], as.raw(c(0x50, 0x4b, 0x03, 0x04)))
-    hint <- if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
+    starts_with <- function(signature) length(bytes) >= length(signature) && identical(bytes[seq_along(signature)], signature)
+    archive <- starts_with(as.raw(c(0x50, 0x4b, 0x03, 0x04)))
+    # An .xlsx workbook is a zip archive holding xl/workbook.xml; an .xls one is an OLE2 file.
+    workbook <- (archive && length(grepRaw("xl/workbook.xml", bytes, fixed = TRUE)) > 0L) ||
+      starts_with(as.raw(c(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1)))
+    hint <- if (workbook) {
+      "It looks like an Excel workbook: export it to CSV first (in Excel, Save As {.val CSV UTF-8})."
+    } else if (archive && !zip) "It is a zip archive: unzip it first." else "Is it UTF-16 or compressed?"
     ncam_abort(c("File {.file {label}} is not a text CSV file: line {line} holds a NUL byte.",
                  i = paste(hint, "This reader reads", formats, "CSV files.")),
                call = call)
@@ -58,18 +64,12 @@ read_utf8_lines <- function(path, member, label, zip, call) {
 
 # Data frame of character columns from CSV lines. The header must name the `required`
 # columns, each once; every record must have as many fields as the header (a truncated
-# last line is an error, never a row of NAs). Blank lines are skipped; quoted fields may
-# span lines.
+# last line is an error, never a row of NAs). Blank lines and lines of blanks alone are
+# skipped; quoted fields may span lines, and a quote within a field is a literal character.
 parse_csv_lines <- function(lines, label, required, call) {
-  # A line ending inside an open quote continues the record: the running count of quote
-  # characters is odd. An odd count at the end is a quote that never closes.
-  quotes <- nchar(lines, type = "bytes") - nchar(gsub("\"", "", lines, fixed = TRUE), type = "bytes")
-  open <- cumsum(quotes) %% 2L == 1L
-  if (length(lines) > 0L && open[length(lines)]) {
-    opened <- if (all(open)) 1L else max(which(!open)) + 1L
-    ncam_abort("File {.file {label}}: the quoted field opened on line {opened} never closes.",
-               call = call)
-  }
+  lines <- protect_literal_quotes(lines, label, call)
+  placeholder <- attr(lines, "placeholder")
+  lines[!attr(lines, "inside") & grepl("^[ \t]+$", lines)] <- ""
   counts <- if (length(lines) == 0L) integer() else {
     con <- textConnection(lines, encoding = "UTF-8")
     on.exit(close(con))
@@ -85,7 +85,7 @@ parse_csv_lines <- function(lines, label, required, call) {
   }
   header <- utils::read.csv(text = lines[starts[1]:ends[1]], header = FALSE, colClasses = "character",
                             na.strings = character(), comment.char = "", quote = "\"")
-  header <- unlist(header[1, ], use.names = FALSE)
+  header <- unlist(restore_literal_quotes(header, placeholder)[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
   separator <- foreign_separator(header)
   if (length(missing) > 0L && !is.null(separator)) {
@@ -120,6 +120,7 @@ parse_csv_lines <- function(lines, label, required, call) {
     ncam_abort("File {.file {label}} holds {length(ends) - 1L} record{?s} of {n_fields} field{?s} but {nrow(raw)} row{?s} of {ncol(raw)} were read.",
                call = call)
   }
+  raw <- restore_literal_quotes(raw, placeholder)
   attr(raw, "line") <- starts[-1]
   raw
 }

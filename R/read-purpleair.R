@@ -10,7 +10,10 @@
 #' 2000 and 2100 so that milliseconds are caught, also in scientific notation
 #' as [write.csv()] writes some, `1.674e+09`, when that is a whole second; or ISO 8601
 #' such as `2023-05-01T13:00:00Z` or `2023-05-01 15:00:00+02:00`, with zone
-#' `Z`, `UTC`, `+02:00`, `+0200` or `+02`; a time without zone is taken as UTC),
+#' `Z`, `UTC`, `GMT`, `+02:00`, `+0200` or `+02`; a time without zone is taken as UTC;
+#' a time that is not on the clock or calendar, such as `24:00:00`, a 60th second,
+#' `2023-02-30` or an offset beyond 14:00 such as `+25:00` or `+02:75`, is an error naming
+#' the row and line),
 #' `pm2.5_cf_1_a` and `pm2.5_cf_1_b` (channel A and B PM2.5, CF = 1),
 #' `humidity` (or `humidity_a`) and `temperature` (or `temperature_a`), the
 #' sensor's readings in % and degrees Fahrenheit. The channels' `pm2.5_atm_a`
@@ -27,7 +30,9 @@
 #' `"20230501_131611.csv"` or `"2023_131611.csv"`, is an error.
 #'
 #' Rows keep the order of the files and of the rows within each file. A sensor
-#' reading the same time twice (as from overlapping downloads) gives a warning.
+#' reading the same time twice (as from overlapping downloads) gives a warning
+#' of class `ncam_warning_repeated_rows` naming the line and file of the first
+#' repeat and of the reading it repeats.
 #'
 #' @param path Paths of one or more CSV files.
 #' @param sensor_index `NULL`, or the sensor index of files without a
@@ -64,22 +69,27 @@ read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
   })
   names(out) <- columns
   attr(out$date, "tzone") <- tz
-  warn_repeated_readings(out$sensor_index, out$date, "time")
+  warn_repeated_readings(out$sensor_index, out$date, "time", unlist(lapply(files, `[[`, "line")),
+                         rep(path, lengths(lapply(files, `[[`, "date"))))
   as_tbl(out)
 }
 
 # A sensor read twice at one time (as from overlapping downloads) would weigh twice in any
-# average: warn, naming the first repeat.
-warn_repeated_readings <- function(sensor, time, what, lines = NULL, call = parent.frame()) {
-  repeated <- which(duplicated(paste(sensor, as.numeric(time))))
-  if (length(repeated) > 0L) {
-    # `sensor` NULL: one instrument per file (one row per time).
-    which_sensor <- if (is.null(sensor)) "" else sprintf(" (sensor %s)", sensor[repeated[1]])
-    repeats <- if (is.null(sensor)) what else paste("sensor and", what)
-    cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {row_at(repeated[1], lines)}{which_sensor}.",
-                    i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
-                  call = call, class = c("ncam_warning_repeated_rows", "ncam_warning"))
-  }
+# average: warn, naming the first repeat and the row it repeats by line and file. `lines` and
+# `files` give each row's line and file (`files` may be one file for all rows). `sensor` NULL:
+# one instrument per file (one row per time); else `who` and `sensor` say which instrument.
+warn_repeated_readings <- function(sensor, time, what, lines, files, who = "sensor", call = parent.frame()) {
+  key <- paste(sensor, as.numeric(time))
+  repeated <- which(duplicated(key))
+  if (length(repeated) == 0L) return(invisible())
+  first <- repeated[1]
+  files <- rep_len(files, length(key))
+  at <- function(row) cli::format_inline("line {lines[row]} of {.file {files[row]}}")
+  which_sensor <- if (is.null(sensor)) "" else sprintf(" (%s %s)", who, sensor[first])
+  repeats <- if (is.null(sensor)) what else paste(who, "and", what)
+  cli::cli_warn(c("{length(repeated)} row{?s} repeat{?s/} the {repeats} of an earlier row, the first being {at(first)}{which_sensor}, a repeat of {at(match(key[first], key))}.",
+                  i = "Overlapping downloads? Remove the repeats before averaging, or they weigh twice."),
+                call = call, class = c("ncam_warning_repeated_rows", "ncam_warning"))
 }
 
 # The sensor_index argument as one string of digits (or NA) per file.
@@ -106,7 +116,7 @@ check_sensor_index <- function(sensor_index, n_files, call = parent.frame()) {
   rep_len(text, n_files)
 }
 
-# One file as a list of columns (date in UTC).
+# One file as a list of columns (date in UTC), with the file line of each row in `line`.
 read_purpleair_file <- function(path, sensor_index, call) {
   raw <- read_csv_columns(path, c("time_stamp", "pm2.5_cf_1_a", "pm2.5_cf_1_b"), call = call)
   lines <- attr(raw, "line")
@@ -134,15 +144,17 @@ read_purpleair_file <- function(path, sensor_index, call) {
   }
   out$rh <- num(humidity)
   out$temperature <- (num(temperature) - 32) * 5 / 9
+  out$line <- lines  # for messages, not returned
   out
 }
 
 # ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00:00+02:00", "... +0200",
-# "... +02") or Unix seconds (digits, or whole seconds in scientific notation) to POSIXct in
-# UTC. A time without zone is UTC.
+# "... +02", "... UTC", "... GMT") or Unix seconds (digits, or whole seconds in scientific
+# notation) to POSIXct in UTC. A time without zone is UTC. A time that is not on the clock or
+# calendar (24:00, 13:59:60, 2023-02-30, an offset of +25:00) is an error, as in parse_time().
 parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   unix <- grepl("^-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$", x)
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
   is_iso <- grepl(iso, x)
   out <- rep(NA_real_, length(x))
   out[unix] <- as.numeric(x[unix])
@@ -150,25 +162,31 @@ parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   # a rounded time, not one written by a logger.
   scientific <- unix & grepl("[eE]", x)
   out[scientific & out != round(out)] <- NA
+  impossible <- rep(FALSE, length(x))
   if (any(is_iso)) {
     clock <- sub(iso, "\\1 \\2", x[is_iso])
     clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
-    seconds <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC"))
+    time <- as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC")
     fraction <- sub(iso, "\\4", x[is_iso])
-    seconds <- seconds + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
+    seconds <- as.numeric(time) + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
     zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
     signed <- grepl("^[+-]", zone)
     # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
+    hours <- as.numeric(substr(zone[signed], 2, 3))
     minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
     offset <- numeric(length(zone))
-    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) *
-      (as.numeric(substr(zone[signed], 2, 3)) * 3600 + minutes * 60)
-    out[is_iso] <- seconds - offset
+    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) * (hours * 3600 + minutes * 60)
+    # strptime() takes 24:00 and a 60th second, and rolls them into the next hour or day.
+    off_clock <- is.na(time) | format(time, "%Y-%m-%d %H:%M:%S") != clock
+    off_clock[signed] <- off_clock[signed] | minutes >= 60 | hours * 60 + minutes > 14 * 60
+    impossible[is_iso] <- off_clock
+    out[is_iso] <- ifelse(off_clock, NA, seconds - offset)
   }
   bad <- which(is.na(out))
   if (length(bad) > 0L) {
     ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",
-                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000} (or whole seconds as {.val 1.674e+09})."),
+                 x = if (impossible[bad[1]]) "That time is not on the clock or calendar: hours run 00 to 23, minutes and seconds 00 to 59, days to the end of their month, and zone offsets to 14:00 at most.",
+                 i = "ISO 8601 is as {.val 2023-05-01T13:00:00Z} or {.val 2023-05-01 15:00+02:00} (zone {.val Z}, {.val UTC}, {.val GMT}, {.val +02:00}, {.val +0200}, {.val +02}, or none for UTC); Unix seconds as {.val 1682946000} (or whole seconds as {.val 1.674e+09})."),
                call = call)
   }
   if (any(unix) && any(is_iso)) {

@@ -45,12 +45,19 @@
 #' @param average `NULL` for the 1-minute rows, or a period such as `"1 hour"`
 #'   to average them per box and location (see [join_reference()] for periods;
 #'   one shorter than the spacing of the readings, 1 minute, is an error).
+#'   Periods of whole days (`"1 day"`) run from midnight to midnight in `tz`:
+#'   UTC days unless `tz` says otherwise, such as `"Europe/Brussels"` for the
+#'   local days of Antwerp (23 or 25 hours on the days the clocks change).
+#'   Shorter periods start on their multiples in UTC, whole hours in every zone
+#'   of the SensEURCity cities.
 #' @param completeness Fraction of the expected readings a period needs for its
 #'   mean, when averaging. The expected count follows each box and location's
 #'   1-minute step; a location with a single reading (a box that moved) takes
 #'   the step of the other series, so that lone minute is not an hourly mean.
+#' @param tz Time zone of `date`, in whose calendar periods of whole days run.
 #' @return A tibble, one row per file row (or per box, location and period when
-#'   averaging), files in the order given: `date` (POSIXct, UTC), `city` and
+#'   averaging), files in the order given: `date` (POSIXct in `tz`; when
+#'   averaging, the start of the period), `city` and
 #'   `box` (from the file name), `location`, `latitude`, `longitude`,
 #'   `pms_pm25_atm`, `pms_pm25_cf1`, `opc_pm25` (ug/m3), `temperature` (deg C),
 #'   `rh` (%), `abs_humidity` (g/m3), `dew_point_deficit` (deg C), `pressure`
@@ -68,8 +75,9 @@
 #' ), path)
 #' read_senseurcity(path)
 read_senseurcity <- function(path, keep_flags = character(), sht31 = c("auto", "swapped", "as_labelled"),
-                             average = NULL, completeness = 0.75) {
+                             average = NULL, completeness = 0.75, tz = "UTC") {
   path <- senseurcity_paths(path)
+  check_tz(tz)
   if (!is.character(keep_flags) || anyNA(keep_flags)) {
     ncam_abort("{.arg keep_flags} must be a character vector of flag codes.")
   }
@@ -80,7 +88,7 @@ read_senseurcity <- function(path, keep_flags = character(), sht31 = c("auto", "
                   call = environment())
   out <- lapply(names(files[[1]]), function(col) do.call(c, lapply(files, `[[`, col)))
   names(out) <- names(files[[1]])
-  attr(out$date, "tzone") <- "UTC"
+  attr(out$date, "tzone") <- tz
   out <- as_tbl(out)
   if (is.null(period)) return(out)
   average_over_time(out, "date", c("city", "box", "location"), period, completeness, "path")

@@ -50,7 +50,7 @@ read_purpleair_aqs <- function(path) {
     dew_point = num("dewPoint"),
     n_hours = num("n")
   )
-  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"))
+  warn_repeated_readings(out$site, out$date, "day", attr(raw, "line"), path)
   as_tbl(out[order(out$site, out$date, method = "radix"), , drop = FALSE])
 }
 
@@ -104,6 +104,9 @@ read_purpleair_aqs <- function(path) {
 #' `NA` or `NaN`), the same box in both `lcs1_id` and `lcs2_id` of a row, a
 #' `station` or `ID` that is empty, spaces, `NA` or `NaN`, and a time that is
 #' not the start of an hour (`2020-07-01T00:30:00Z`; the tables are hourly).
+#' Station, box and reference station IDs (`station`, `lcs1_id`, `lcs2_id`,
+#' `ID`, `Location.ID`) are read without spaces around them, so
+#' `"ANT_REF_R801 "` is station `"ANT_REF_R801"`.
 #'
 #' @eval missing_codes_rd()
 #' @param dir Folder holding the files.
@@ -143,6 +146,8 @@ senseurcity_colocated <- function(dir, call) {
   path <- senseurcity_file(dir, "REF_colocated_hourly_all_stations.csv", call)
   raw <- read_csv_columns(path, c("station", "date", "ref_pm25", "ref_pm10", "lcs1_id",
                                   "lcs1_pm25", "lcs2_id", "lcs2_pm25"), call = call)
+  # Spaces around a name make no other station (the box IDs are trimmed below too).
+  raw$station <- trimws(raw$station)
   raw <- drop_repeated_rows(raw, c("station", "date"), path, call)
   raw <- blank_file_values(raw, c("ref_pm25", "ref_pm10", "lcs1_pm25", "lcs2_pm25"), path, call = call)
   lines <- attr(raw, "line")
@@ -205,6 +210,10 @@ senseurcity_join <- function(dir, call) {
   ref_path <- senseurcity_file(dir, "ref_df_all.csv", call)
   lcs <- read_csv_columns(lcs_path, c("ID", "date", "Location.ID", "PMS_PM25"), call = call)
   ref <- read_csv_columns(ref_path, c("ID", "datetime", "PM10", "PM2.5"), call = call)
+  # Spaces around a name make no other box or station: they would split one, or leave a box
+  # reading without its station's reference.
+  for (col in c("ID", "Location.ID")) lcs[[col]] <- trimws(lcs[[col]])
+  ref$ID <- trimws(ref$ID)
   lcs <- drop_repeated_rows(lcs, c("ID", "date"), lcs_path, call)
   ref <- drop_repeated_rows(ref, c("ID", "datetime"), ref_path, call)
   lcs <- blank_file_values(lcs, "PMS_PM25", lcs_path, call = call)
@@ -288,7 +297,9 @@ senseurcity_file <- function(dir, name, call = parent.frame()) {
 #' `attr(x$date, "tzone") <- "Etc/GMT+5"` first (the same instants, shown at UTC-5).
 #'
 #' An hour that repeats in the file gives a warning (the repeats would weigh
-#' twice in a fit).
+#' twice in a fit). A time that is not the start of an hour (`2019-08-01T19:30`)
+#' is an error naming the row and line: each row is an hour's means, stamped
+#' with its start.
 #'
 #' @eval missing_codes_rd("`RT0k_rh`, before the mean over units")
 #' @param path Path to the CSV file.
@@ -316,7 +327,9 @@ read_toucan <- function(path) {
   # Local standard time is UTC-5 all year.
   lst <- parse_time(raw[["time_lst_utc-5"]], "%Y-%m-%dT%H:%M", "time_lst_utc-5", path,
                     lines = attr(raw, "line"))
-  warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"))
+  check_hour_starts(lst, raw[["time_lst_utc-5"]], "time_lst_utc-5", path, attr(raw, "line"),
+                    environment())
+  warn_repeated_readings(NULL, lst, "hour", attr(raw, "line"), path)
   unit_mean <- function(measure) {
     x <- vapply(paste(units, measure, sep = "_"), num, numeric(nrow(raw)))
     m <- rowMeans(matrix(x, nrow(raw)), na.rm = TRUE)

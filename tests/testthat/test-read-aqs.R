@@ -83,7 +83,10 @@ test_that("read_aqs() reads the zip files EPA ships and several files at once", 
   writeLines(hourly_lines, csv)
   zipped <- file.path(dir, "hourly_88101_2023.zip")
   withr::with_dir(dir, utils::zip(zipped, basename(csv), flags = "-q"))
-  out <- read_aqs(c(zipped, csv))
+  # The same readings twice: each monitor-hour repeats, named by line and file.
+  w <- expect_warning(out <- read_aqs(c(zipped, csv)), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)),
+               "5 rows repeat the monitor and hour of an earlier row, the first being line 2 of '.*hourly_88101_2023.csv' \\(monitor 06-037-1103, parameter 88101, POC 3\\), a repeat of line 2 of '.*hourly_88101_2023.zip\\[hourly_88101_2023.csv\\]'")
   expect_identical(nrow(out), 10L)
   expect_identical(out$value[1:5], out$value[6:10])
   expect_identical(read_aqs(zipped, parameter = "88101", site = "06-037-1103")$value, c(12.4, NA))
@@ -93,6 +96,25 @@ test_that("read_aqs() reads the zip files EPA ships and several files at once", 
   withr::with_dir(dir, utils::zip(zipped, basename(csv), flags = "-q"))
   expect_error(read_aqs(zipped), "Line 2 of .*hourly_88101_2023.zip\\[hourly_88101_2023.csv\\]",
                class = "rlang_error")
+})
+
+test_that("read_aqs() warns of a monitor-hour given twice, and reads codes written as decimals", {
+  # As pandas writes the codes of a column that held a missing value.
+  lines <- c(hourly_header, sub('^"06","037","1103","88101",3', '6.0,37.0,1103.0,88101.0,3.0', hourly_lines[2]),
+             hourly_lines[2:3], sub('"209"', '"209.0"', hourly_lines[4]))
+  path <- write_tmp(lines, "hourly.csv")
+  w <- expect_warning(out <- read_aqs(path, parameter = "88101"), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)),
+               "1 row repeats the monitor and hour of an earlier row, the first being line 3 of '.*hourly.csv' \\(monitor 06-037-1103, parameter 88101, POC 3\\), a repeat of line 2 of")
+  expect_identical(out$site, rep("06-037-1103", 3))
+  expect_identical(out$parameter, rep("88101", 3))
+  expect_identical(out$poc, rep("3", 3))
+  expect_identical(out$value, c(12.4, 12.4, NA))
+  # Another POC, or the same hour of another parameter, is another series: no warning.
+  other <- c(hourly_lines[1:2], sub('"88101",3,', '"88101",1,', hourly_lines[2]),
+             sub('"88101",3,', '"44201",3,', hourly_lines[2]))
+  expect_no_warning(read_aqs(write_tmp(other, "other.csv")))
+  expect_identical(read_aqs(path, parameter = "44201")$method_code, "209")
 })
 
 daily_header <- quoted("State Code", "County Code", "Site Num", "Parameter Code", "POC", "Latitude",
@@ -125,6 +147,10 @@ test_that("read_aqs() reads a daily file with local calendar dates", {
   expect_identical(out$value, c(9.8125, 9.8125, 11.2))
   expect_identical(out$observation_count, c(24, 24, 22))
   expect_identical(out$pollutant_standard[2], "PM25 Annual 2012")
+  # A day given twice under the same standard and event type repeats; under another, it does not.
+  w <- expect_warning(read_aqs(write_tmp(lines[c(1:4, 2)], "twice.csv")), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)),
+               "1 row repeats the monitor and day .* line 5 of '.*twice.csv' \\(monitor 06-037-1103, parameter 88101, POC 3, 1 HOUR, PM25 24-hour 2012, event type None\\), a repeat of line 2 of")
   expect_error(read_aqs(c(write_tmp(lines, "d.csv"), write_tmp(hourly_lines, "h.csv"))),
                "mixes hourly and daily", class = "rlang_error")
 })

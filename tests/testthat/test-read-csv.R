@@ -58,6 +58,43 @@ test_that("quoted fields may hold commas and line breaks; an unclosed quote is r
   expect_error(read_purpleair_aqs(path), "line 7 never closes", class = "rlang_error")
 })
 
+test_that("a quote within a field is a literal character, not the start of a quoted field", {
+  # Notes such as `5" inlet` two lines apart made the lines between one quoted field: rows
+  # 2 and 3 vanished without a word.
+  lines <- c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b,note",
+             "1682946000,40,68,1,1.5,5\" inlet", "1682949600,41,68,2,2.5,ok",
+             "1682953200,42,68,3,3.5,6\" inlet", "1682956800,43,68,4,4.5,ok")
+  out <- read_purpleair(write_bytes_tmp(as_bytes(lines), name = "131611.csv"))
+  expect_identical(out$pm25_cf1_a, c(1, 2, 3, 4))
+  expect_identical(out$rh, c(40, 41, 42, 43))
+  expect_identical(as.numeric(out$date), 1682946000 + 3600 * (0:3))
+  # The quote is kept as part of the text, beside quoted fields holding commas and quotes.
+  lines <- c(daily_header, "S1\"a,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,24",
+             "\"S,\"\"2\"\"\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "7\",2022-01-03,3.5,8.15,8,8.3,51,12.5,2.6,24")
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
+  expect_identical(out$site, c("7\"", "S,\"2\"", "S1\"a"))
+  expect_identical(out$ref, c(3.5, 2.5, 1.5))
+})
+
+test_that("text after a closing quote is refused, naming the lines", {
+  # A note starting with a quote opens a quoted field; the quote of a later note closed it,
+  # and the rows between were one field.
+  lines <- c(daily_header, "S1,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,\"5 inlet",
+             "S2,2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "S3,2022-01-03,3.5,8.15,8,8.3,51,12.5,2.6,6\" inlet")
+  expect_error(read_purpleair_aqs(write_bytes_tmp(as_bytes(lines))),
+               "Line 4 .* after the closing quote of the quoted field opened on line 2", class = "rlang_error")
+  lines <- c(daily_header, "\"S\"1,2022-01-01,1.5,8.15,8,8.3,51,12.5,2.6,24")
+  expect_error(read_purpleair_aqs(write_bytes_tmp(as_bytes(lines), name = "one.csv")),
+               "Line 2 .* after the closing quote of a quoted field", class = "rlang_error")
+})
+
+test_that("lines of blanks alone are skipped like blank lines, but kept within a quoted field", {
+  lines <- c(daily_header, daily_rows[1], "   ", "\"S", " \t ", "2\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "\t")
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
+  expect_identical(out$site, c("S\n \t \n2", "S1"))
+  expect_identical(out$ref, c(2.5, 1.5))
+})
+
 test_that("a semicolon- or tab-separated file is named as such, with a way to convert it", {
   euro <- gsub(",", ";", c(daily_header, daily_rows[1]))
   path <- write_bytes_tmp(as_bytes(sub("8.15", "8,15", euro, fixed = TRUE)))
@@ -99,6 +136,18 @@ test_that("a binary file's hint says what the reader can read", {
                class = "rlang_error")
 })
 
+test_that("an Excel workbook is named as such, with the way to export it", {
+  # The start of an .xlsx file: a zip archive whose first member lies under xl/.
+  xlsx <- write_bytes_tmp(c(as.raw(c(0x50, 0x4b, 0x03, 0x04, 0x0a, 0x00, 0x00, 0x00)),
+                            charToRaw("xl/workbook.xml"), as.raw(c(0x00, 0x00))), name = "131611.xlsx")
+  # The start of an .xls file (OLE2).
+  xls <- write_bytes_tmp(as.raw(c(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00, 0x00)), name = "131611.xls")
+  for (path in c(xlsx, xls)) {
+    expect_error(read_purpleair(path), "Excel workbook: export it to CSV first", class = "rlang_error")
+    expect_error(read_aqs(path), "Excel workbook: export it to CSV first", class = "rlang_error")
+  }
+})
+
 test_that("gzip-compressed files are read like plain ones", {
   path <- file.path(withr::local_tempdir(), "daily.csv.gz")
   con <- gzfile(path, "w")
@@ -125,6 +174,28 @@ test_that("parse_timestamp() takes offsets as +hh:mm, +hhmm and +hh", {
          "2023-05-01T08:00:00-0500", "2023-05-01T13:00:00Z", "2023-05-01T19:00+05:30")
   expect_identical(as.numeric(parse_timestamp(x, "t", "x.csv")), 1682946000 + c(0, 0, 0, 0, 0, 1800))
   expect_error(parse_timestamp("2023-05-01T15:00:00+2", "t", "x.csv"), "\\+2", class = "rlang_error")
+})
+
+test_that("parse_timestamp() takes zones UTC and GMT alike, and offsets up to 14 hours", {
+  # 2023-05-01 13:00 UTC = 1682946000 s.
+  x <- c("2023-05-01 13:00:00 UTC", "2023-05-01 13:00:00 GMT", "2023-05-01T13:00:00GMT",
+         "2023-05-02T03:00:00+14:00", "2023-05-01T01:00:00-12:00")
+  expect_identical(as.numeric(parse_timestamp(x, "t", "x.csv")), rep(1682946000, 5))
+})
+
+test_that("parse_timestamp() refuses times that are not on the clock or calendar", {
+  # strptime() rolled 24:00 into the next day and a 60th second into the next minute, and
+  # offsets of 25 hours or 75 minutes were taken as they stood.
+  for (value in c("2023-05-01T24:00:00Z", "2023-05-01T13:59:60Z", "2023-02-30T13:00:00Z",
+                  "2023-05-01T13:00:00+25:00", "2023-05-01T13:00:00+02:75", "2023-05-01T13:00:00-1430")) {
+    err <- expect_error(parse_timestamp(c("2023-05-01T06:00:00Z", value), "t", "x.csv", lines = 2:3),
+                        "row 2 \\(line 3\\) is .*not on the clock or calendar", class = "rlang_error")
+    expect_match(conditionMessage(err), value, fixed = TRUE)
+  }
+  path <- write_bytes_tmp(as_bytes(c("time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b",
+                                     "2023-05-01T23:00:00Z,1,1,1,1", "2023-05-01T24:00:00Z,1,1,1,1")),
+                          name = "131611.csv")
+  expect_error(read_purpleair(path), "time_stamp.*row 2 \\(line 3\\).*not on the clock", class = "rlang_error")
 })
 
 test_that("numbers are doubles, never the raw bits of integer64", {

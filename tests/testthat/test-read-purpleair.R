@@ -137,8 +137,19 @@ test_that("read_purpleair() needs a sensor index it can trust", {
 
 test_that("read_purpleair() warns when a sensor reads the same time twice", {
   path <- write_csv_tmp(api_lines, "history.csv")
-  expect_warning(out <- read_purpleair(c(path, path)), "row 4 \\(sensor 131611\\)")
+  w <- expect_warning(out <- read_purpleair(c(path, path)), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)), "3 rows repeat .* the first being line 2 of '.*history.csv' \\(sensor 131611\\), a repeat of line 2 of")
   expect_identical(nrow(out), 6L)
+})
+
+test_that("the repeated-readings warning of several files names the file and line of each reading", {
+  hdr <- "time_stamp,humidity,temperature,pm2.5_cf_1_a,pm2.5_cf_1_b"
+  a <- write_csv_tmp(c(hdr, "1682946000,1,1,1,1", "1682949600,1,1,1,1"), "131611_a.csv")
+  b <- write_csv_tmp(c(hdr, "1682953200,1,1,1,1", "", "1682949600,1,1,2,2"), "131611_b.csv")
+  # Row 4 of the result is line 4 of b (after a blank line); it repeats line 3 of a.
+  w <- expect_warning(read_purpleair(c(a, b)), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)),
+               "1 row repeats the sensor and time of an earlier row, the first being line 4 of '.*131611_b.csv' \\(sensor 131611\\), a repeat of line 3 of '.*131611_a.csv'\\.")
 })
 
 test_that("read_purpleair() reads a whole-number index written as a decimal as the same sensor", {
@@ -147,8 +158,8 @@ test_that("read_purpleair() reads a whole-number index written as a decimal as t
   # As pandas writes an integer column that held a missing value.
   b <- write_csv_tmp(c(hdr, "1682949600,131611.0,40,50,7,6", "1682953200,131611.00,40,50,7,6",
                        "1682953200,131611.5,40,50,7,6"), "b.csv")
-  expect_warning(out <- read_purpleair(c(a, b)), "row 3 \\(sensor 131611\\)",
-                 class = "ncam_warning_repeated_rows")
+  w <- expect_warning(out <- read_purpleair(c(a, b)), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)), "line 2 of '.*b.csv' \\(sensor 131611\\), a repeat of line 3 of '.*a.csv'")
   # A fraction is not a whole number: that index is kept as written.
   expect_identical(out$sensor_index, c("131611", "131611", "131611", "131611", "131611.5"))
 })

@@ -104,6 +104,36 @@ test_that("read_senseurcity() averages per box, location and hour", {
   expect_equal(loose$latitude, rep(51.2097, 3))
 })
 
+test_that("read_senseurcity() averages days in the zone of `tz`, UTC by default", {
+  dir <- withr::local_tempdir()
+  # Three days of minutes from 2020-06-01 00:00 UTC (02:00 in Brussels, summer time), with
+  # PM2.5 of 100 in the first two hours of each Brussels day and 10 otherwise.
+  minutes <- -600 + 0:(3 * 1440 - 1)
+  time <- as.POSIXct("2020-06-01 10:00", tz = "UTC") + 60 * minutes
+  pm <- ifelse(as.numeric(format(time, "%H", tz = "Europe/Brussels")) < 2, 100, 10)
+  path <- write_box(box_lines(minutes, t = 20, rh = 50, pm = pm), "Antwerp_40CCCC.csv", dir)
+  daily_means <- function(day) {
+    means <- tapply(pm, day, mean)
+    means[tapply(pm, day, length) < 0.75 * 1440] <- NA  # completeness 0.75 of 1440 minutes
+    unname(c(means))
+  }
+  utc <- read_senseurcity(path, average = "1 day")
+  expect_identical(utc$date, as.POSIXct(c("2020-06-01", "2020-06-02", "2020-06-03"), tz = "UTC"))
+  expect_equal(utc$pms_pm25_atm, daily_means(format(time, "%Y-%m-%d", tz = "UTC")))
+  local <- read_senseurcity(path, average = "1 day", tz = "Europe/Brussels")
+  expect_identical(local$date, as.POSIXct(c("2020-06-01", "2020-06-02", "2020-06-03", "2020-06-04"),
+                                          tz = "Europe/Brussels"))
+  # The first Brussels day lacks its first two hours (1320 of 1440 minutes, all of 10); the
+  # last holds only those two hours: too few for a mean.
+  expect_equal(local$pms_pm25_atm, daily_means(format(time, "%Y-%m-%d", tz = "Europe/Brussels")))
+  expect_equal(local$pms_pm25_atm, c(10, 17.5, 17.5, NA))
+  # The minutes themselves are the same instants, shown in `tz`.
+  minute_rows <- read_senseurcity(path, tz = "Europe/Brussels")
+  expect_identical(attr(minute_rows$date, "tzone"), "Europe/Brussels")
+  expect_identical(as.numeric(minute_rows$date), as.numeric(time))
+  expect_error(read_senseurcity(path, tz = "Antwerp"), "tz", class = "rlang_error")
+})
+
 test_that("read_senseurcity() refuses a minute read twice with other values", {
   dir <- withr::local_tempdir()
   lines <- box_lines(0:1, t = c(18, 19), rh = c(60, 61))

@@ -45,7 +45,8 @@ test_that("read_purpleair_aqs() warns when a sensor reads the same day twice", {
                             "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
                             "9,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23",
                             "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24"))
-  expect_warning(out <- read_purpleair_aqs(path), "1 row repeats the sensor and day.*row 3 \\(line 4\\) \\(sensor 9\\)")
+  w <- expect_warning(out <- read_purpleair_aqs(path), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)), "1 row repeats the sensor and day .* line 4 of '.*' \\(sensor 9\\), a repeat of line 2 of")
   expect_identical(nrow(out), 3L)
 })
 
@@ -54,8 +55,8 @@ test_that("read_purpleair_aqs() reads a whole-number index written as a decimal 
                             "9,2022-01-02,6.1,8.15,8.0,8.3,51,12.5,2.6,24",
                             "9.0,2022-01-02,6.1,8.15,7.0,8.3,51,12.5,2.6,24",
                             "9.0,2022-01-03,6.1,8.15,7.0,8.3,51,12.5,2.6,24"))
-  expect_warning(out <- read_purpleair_aqs(path), "row 2 \\(line 3\\) \\(sensor 9\\)",
-                 class = "ncam_warning_repeated_rows")
+  w <- expect_warning(out <- read_purpleair_aqs(path), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)), "line 3 of '.*' \\(sensor 9\\), a repeat of line 2 of")
   expect_identical(out$site, c("9", "9", "9"))
 })
 
@@ -148,6 +149,40 @@ test_that("read_senseurcity_antwerp() refuses two different rows for a station-h
                class = "rlang_error")
 })
 
+test_that("read_senseurcity_antwerp() reads station, box and reference IDs without spaces around them", {
+  dir <- withr::local_tempdir()
+  path <- file.path(dir, "REF_colocated_hourly_all_stations.csv")
+  writeLines(c(colocated_header,
+               "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,4043B1,10.4",
+               "ANT_REF_R801 ,2020-07-01T01:00:00Z,8.1,14, 40499C,12.2,4043B1 ,11",
+               " ANT_REF_R801,2020-07-01T02:00:00Z,7,13,40499C,11,,"), path)
+  out <- read_senseurcity_antwerp(dir)
+  # One station, its two boxes in the same columns at every hour.
+  expect_identical(out$station, rep("ANT_REF_R801", 3))
+  expect_identical(out$box_1, c(10.4, 11, NA))
+  expect_identical(out$box_2, c(11.9, 12.2, 11))
+  expect_identical(out$box_1_id, rep("4043B1", 3))
+  # A station-hour given twice, once with a space, is two rows for one station-hour.
+  writeLines(c(colocated_header, "ANT_REF_R801,2020-07-01T00:00:00Z,7.5,13.1,40499C,11.9,,",
+               "ANT_REF_R801 ,2020-07-01T00:00:00Z,9.9,13.1,40499C,30,,"), path)
+  expect_error(read_senseurcity_antwerp(dir), "row 1 \\(line 2\\) and row 2 \\(line 3\\)", class = "rlang_error")
+
+  # The joined tables: a box's Location.ID and the reference ID with spaces still pair.
+  con <- gzfile(file.path(dir, "LCS_df_all.csv.gz"), "w")
+  writeLines(c("ID,date,Location.ID,PMS_PM25", "Antwerp_40499C ,2020-07-01T00:00:00Z, ANT_REF_R801,5",
+               "Antwerp_4043B1,2020-07-01T00:00:00Z,ANT_REF_R801,6",
+               "Antwerp_40499C,2020-07-01T01:00:00Z,ANT_REF_R801 ,7"), con)
+  close(con)
+  writeLines(c("ID,datetime,PM10,PM2.5", "ANT_REF_R801,2020-07-01T00:00:00Z,10,4",
+               "ANT_REF_R801 ,2020-07-01T01:00:00Z,11,4.5"), file.path(dir, "ref_df_all.csv"))
+  out <- read_senseurcity_antwerp(dir, source = "join")
+  expect_identical(out$station, rep("ANT_REF_R801", 2))
+  expect_identical(out$box_1, c(6, NA))
+  expect_identical(out$box_2, c(5, 7))
+  expect_identical(out$box_2_id, rep("40499C", 2))
+  expect_identical(out$ref, c(4, 4.5))
+})
+
 test_that("read_senseurcity_antwerp() reports missing files and columns", {
   dir <- withr::local_tempdir()
   expect_error(read_senseurcity_antwerp(dir), "REF_colocated_hourly_all_stations.csv",
@@ -216,9 +251,20 @@ test_that("read_toucan() converts local standard time to UTC and averages units"
   # an hour written twice (here with another reference value) would count twice
   path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,7.5,24",
                             "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,9.9,24"), name = "twice.csv")
-  expect_warning(twice <- read_toucan(path), "1 row repeats the hour of an earlier row, the first being row 2 \\(line 3\\)\\.",
-                 class = "ncam_warning_repeated_rows")
+  w <- expect_warning(twice <- read_toucan(path), class = "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(w)),
+               "1 row repeats the hour of an earlier row, the first being line 3 of '.*twice.csv', a repeat of line 2 of '.*twice.csv'\\.")
   expect_identical(twice$ref, c(7.5, 9.9))
+})
+
+test_that("read_toucan() refuses a time that is not the start of an hour", {
+  # Each row is an hour's means, stamped with its start: 19:30 would be paired as if hourly.
+  for (time in c("2019-08-01T19:30", "2019-08-01T20:59")) {
+    path <- write_lines_tmp(c(toucan_header(), "2019-08-01T19:00,4,25,70,19,5,26,72,20,3,,,,7.5,24",
+                              paste0(time, ",4,25,70,19,5,26,72,20,3,,,,7.5,24")))
+    expect_error(read_toucan(path), paste0("time_lst_utc-5.*starts of hours: row 2 \\(line 3\\) is \"", time),
+                 class = "rlang_error")
+  }
 })
 
 test_that("read_toucan() reads the shared file as its README describes", {
