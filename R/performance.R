@@ -1,6 +1,6 @@
-# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
-# notes on units failing alone (input checks in R/performance-input.R, thresholds and the
-# pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
+# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point (input
+# checks in R/performance-input.R, thresholds, the pass/fail judgement and the notes on units
+# failing alone in R/performance-targets.R, metrics in R/performance-metrics.R, time step
 # in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R).
 
 #' Performance of sensor estimates against a reference
@@ -370,31 +370,4 @@ inform_unpaired <- function(unpaired, averaging, steps) {
   cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
                          " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
                          estimate or reference: each is averaged over the rows that have it."))
-}
-
-# The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
-note_unit_failures <- function(result) {
-  labels <- c(r2 = "R\u00b2", slope = "slope", intercept = "intercept")
-  for (avg in unique(result$averaging)) {
-    units <- result$averaging == avg & result$unit != "all"
-    if (sum(units) < 2L) next
-    all_row <- result$averaging == avg & result$unit == "all"
-    for (metric in names(labels)) {
-      pass <- result[[paste0("pass_", metric)]][units]
-      if (any(!pass, na.rm = TRUE)) {
-        result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
-          "%d of %d units %s the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
-          if (sum(!pass, na.rm = TRUE) == 1L) "fails" else "fail",
-          labels[[metric]]
-        ))
-      }
-    }
-  }
-  result
-}
-
-paste_notes <- function(...) {
-  notes <- c(...)
-  notes <- unique(notes[!is.na(notes)])
-  if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
 }
