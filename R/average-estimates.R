@@ -41,7 +41,12 @@
 #' hour counting only with `completeness` of its records, and a day's mean is
 #' the mean of its hours, counting only with `completeness` of them; data whose
 #' step divides a day but not an hour (45 minutes, 2 or 3 hours) are averaged
-#' per day directly, each day needing `completeness` of its records. A unit's
+#' per day directly, each day needing `completeness` of its records. Hourly
+#' data too are first averaged per hour, so that a day needs 18 of its 24
+#' hours, not 18 rows. Readings of a unit that share one step of its time step
+#' (a record a second late beside the one on time) count once, at their mean,
+#' with a warning of class `ncam_warning_crowded_periods` (see Readings that
+#' share a time step in [sensor_performance()]). A unit's
 #' time step is, for regular data, the most common gap between its time stamps (when it is a tenth
 #' of the gaps or more and most gaps are whole multiples of it; see [sensor_performance()]); a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
@@ -107,7 +112,8 @@
 #'   row of `data` (units in order of first appearance, periods in time
 #'   order): the `unit` column (when given), the `date` column (the period's
 #'   start: a Date for `"24h"`, a POSIXct in the data's time zone for `"1h"`),
-#'   `.n_estimates` (the rows with an estimate), `.pred`, the interval columns
+#'   `.n_estimates` (the rows with an estimate: two readings in one step count
+#'   twice there, once for completeness), `.pred`, the interval columns
 #'   of `data`, and `columns`.
 #' @seealso [sensor_performance()] to judge daily means against a reference.
 #' @export
@@ -145,6 +151,7 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
   values <- paste0(".value_", seq_along(averaged_columns))
   frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,

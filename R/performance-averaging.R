@@ -133,9 +133,11 @@ whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
 
 # The averagings to compute, in the order asked, with a message for data already at a block's
 # averaging: data one or more days apart (each such step, per unit when steps differ), or every
-# unit hourly. Asked for with "as_given", that block would repeat the "as_given" rows: it goes.
-settle_averaging <- function(averaging, steps) {
-  both <- function(block) all(c("as_given", block) %in% averaging)
+# unit hourly. Asked for with "as_given", that block would repeat the "as_given" rows: it goes,
+# unless a unit has a period holding two readings (`crowded`: such units per block,
+# crowded_blocks()), whose block averages them.
+settle_averaging <- function(averaging, steps, crowded = list()) {
+  both <- function(block) all(c("as_given", block) %in% averaging) && length(crowded[[block]]) == 0L
   drop_daily <- both("24h") && isTRUE(all(steps >= 86400))
   for (step in unique(steps[which(steps >= 86400)])) {
     who <- if (length(unique(steps)) > 1L) {
@@ -144,7 +146,8 @@ settle_averaging <- function(averaging, steps) {
       ""
     }
     if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else drop_daily) {
-      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily)))
+      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily,
+                                                      length(crowded[["24h"]]) > 0L)))
     }
   }
   # Every unit coarser than an hour (daily O3): no 1-hour means to give beside the rows as given.
@@ -154,7 +157,7 @@ settle_averaging <- function(averaging, steps) {
     cli::cli_inform("The data are more than one hour apart ({shown}): they are judged as given, with no 1-hour block.")
   }
   drop_hourly <- coarse || both("1h") && isTRUE(all(steps == 3600))
-  if ("1h" %in% averaging && isTRUE(all(steps == 3600))) {
+  if ("1h" %in% averaging && isTRUE(all(steps == 3600)) && length(crowded[["1h"]]) == 0L) {
     cli::cli_inform(paste0("The data have one value per hour already", if (drop_hourly) {
       ": they are judged as given, with no separate 1-hour block."
     } else {
@@ -165,8 +168,8 @@ settle_averaging <- function(averaging, steps) {
 }
 
 # What is done with data one or more days apart, for the message; `dropped` when no separate
-# 24-hour block is given.
-coarse_step_message <- function(step, averaging, dropped) {
+# 24-hour block is given; `crowded` when a unit has a day holding two rows, which it averages.
+coarse_step_message <- function(step, averaging, dropped, crowded = FALSE) {
   days <- step / 86400
   taken <- if (days == 1 || !whole_day_step(step)) {
     sprintf("The data have one value per %s already", format_step(step))
@@ -176,7 +179,8 @@ coarse_step_message <- function(step, averaging, dropped) {
   done <- if (dropped) {
     ": they are judged as given, with no separate 24-hour block."
   } else if ("24h" %in% averaging) {
-    ": the 24-hour block holds them as given."
+    if (crowded) ": the 24-hour block holds one mean per day." else
+      ": the 24-hour block holds them as given."
   } else {
     "."
   }

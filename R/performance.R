@@ -97,12 +97,14 @@
 #' one hour and divides it (such as 1, 5 or 10 minutes) is averaged per hour,
 #' estimate and reference separately, as in the first stage of the 24-hour
 #' averages below: an hour's mean counts only if at least `completeness` of its
-#' expected records (one hour / time step: 60 for 1-minute data) are present,
+#' expected records (one hour / time step: 60 for 1-minute data) are present
+#' (two in one step count once; see Readings that share a time step),
 #' otherwise it is missing. The hours are spans of elapsed time starting on the
 #' local clock's hour (in the time zone of the `date` column), so the two 01:00
 #' hours of an autumn clock change are two hours, and the day of the spring
-#' change has 23. Hourly units' rows are taken as they stand, timed at the
-#' start of their hour (05:30 at 05:00) as finer units' means are. Every `"1h"` row
+#' change has 23. Hourly units' rows are taken one per hour (two in one hour
+#' give their mean), timed at the start of their hour (05:30 at 05:00) as finer
+#' units' means are. Every `"1h"` row
 #' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
 #' targets are not (their `pass_*` are NA). A unit whose time step does not
 #' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour
@@ -111,13 +113,14 @@
 #' and a warning says so. When no unit can be averaged, `averaging = "1h"`
 #' alone is an error (as is any `averaging` without `"as_given"` whose blocks
 #' all lack data); with `"as_given"`, the `"1h"` rows are NA with that note.
-#' When every unit is hourly, the `"1h"` rows would repeat the `"as_given"`
-#' ones: asked together, the `"as_given"` rows come alone; `"1h"` without
+#' When every unit is hourly, one reading per hour, the `"1h"` rows would
+#' repeat the `"as_given"` ones: asked together, the `"as_given"` rows come alone; `"1h"` without
 #' `"as_given"` gives those rows as its own; a message says which.
 #'
 #' **24-hour averages** (`averaging` includes `"24h"`): a day is expected to
 #' hold its length / time step records: 24 hours, or 23 or 25 on the day of a
-#' daylight-saving clock change. Estimate and reference
+#' daylight-saving clock change, each step of the unit's time step counting
+#' once however many readings it holds. Estimate and reference
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
@@ -127,10 +130,12 @@
 #' then 24-hour means of those, each counting only with `completeness` of the
 #' day's hours (18 of 24 at the default 0.75). The hours are spans of elapsed
 #' time starting on the local clock's hour, so the two 01:00 hours of an autumn
-#' clock change stay apart and that day has 25. Hourly and coarser steps take
-#' the one stage. Data whose time step is a whole number of days
+#' clock change stay apart and that day has 25. Hourly data take the same two
+#' stages, one mean per hour, so that a day needs 18 of its 24 hours, not 18
+#' rows; coarser steps take the one stage. Data whose time step is a whole number of days
 #' (24-hour samples, daily or every third or sixth day, or a `Date` column with
-#' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
+#' gaps) are taken as 24-hour values as they stand (two on one day give their
+#' mean): their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
 #' `averaging = "24h"` gives those same rows; in the `"24h"` block each is of
 #' the calendar day it falls in, which it shares with the 24-hour means of the
@@ -304,7 +309,9 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   steps <- timing$steps
   # Daily rows are taken as 24-hour values, of the day they fall in, in the block or as given.
   if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
-  averaging <- settle_averaging(averaging, steps)
+  crowded <- crowded_blocks(obs, steps, timing$jittered, attr(obs, "tz"))
+  averaging <- settle_averaging(averaging, steps, crowded)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   inform_unpaired(unpaired, averaging, steps)
   # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
