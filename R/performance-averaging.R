@@ -5,8 +5,10 @@
 # series_time_steps()), the units whose stamps wander around their step (`jittered`) and the
 # mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
 # day (`irregular`, which is also their step). NA when no unit has two time stamps.
-# `named`: the units have names to give in the message on jittered stamps.
-unit_time_steps <- function(obs, named) {
+# `named`: the units have names to give in the messages. `time_step` and `shared` (columns of
+# `obs`, named as shown): the steps are those to judge the units at (judged_steps()).
+unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
+                            call = parent.frame()) {
   found <- series_time_steps(obs$time, obs$unit)
   steps <- found$step
   for (step in unique(steps[found$kind == "jittered"])) {
@@ -18,7 +20,9 @@ unit_time_steps <- function(obs, named) {
                      {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
                      step.")
   }
-  list(steps = steps, jittered = names(steps)[found$kind == "jittered"],
+  list(steps = judged_steps(obs, steps, stats::setNames(found$kind, names(steps)), time_step,
+                            shared, named, call),
+       jittered = names(steps)[found$kind == "jittered"],
        irregular = found$centre[found$kind == "irregular"])
 }
 

@@ -88,8 +88,11 @@
 #' mean of the gaps within half the median gap of it (their most common gap
 #' would be any one of them), as in [join_reference()], but gaps of whole days
 #' (24-hour samples on an uneven schedule) keep their most common gap; the warning or
-#' error on a step that divides no hour or day says that they scatter. `time_step` gives the step on the unit's `"as_given"`
-#' rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
+#' error on a step that divides no hour or day says that they scatter. A unit
+#' that lost records in a pattern may be judged at a finer step, or at the step
+#' given in `time_step` (see Time step of units with records missing). Column
+#' `time_step` gives the step a unit is judged at on its `"as_given"` rows; the
+#' `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is specified for one averaging).
 #'
 #' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
@@ -245,8 +248,8 @@
 #' @return A tibble with, per averaging (in the order of `averaging`, less any
 #'   block left out), one row per unit (in order of first appearance) and one
 #'   with `unit = "all"`: `unit`, `averaging` (`"as_given"`, `"1h"` or
-#'   `"24h"`), `time_step` (of the data the row uses: the unit's step, or
-#'   `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
+#'   `"24h"`), `time_step` (of the data the row uses: the step the unit is
+#'   judged at, or `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
 #'   `"24h"` rows), `n` (pairs), the metrics of Details (`r2`, `slope`,
 #'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`,
@@ -279,7 +282,7 @@
 sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
                                pollutant = c("pm25", "o3"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
-                               reference_uncertainty = 0) {
+                               reference_uncertainty = 0, time_step = NULL) {
   check_column_name_args(c("estimate", "reference", "date", "unit"))
   pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
   # By default the averaging of the pollutant's targets beside the data as given.
@@ -305,7 +308,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                  i = "Check that the two columns overlap in time."))
   }
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
-  timing <- unit_time_steps(obs, named = !is.null(unit))
+  timing <- unit_time_steps(obs, !is.null(unit), time_step, stats::setNames("ref", reference))
   steps <- timing$steps
   # Daily rows are taken as 24-hour values, of the day they fall in, in the block or as given.
   if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
