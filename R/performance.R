@@ -216,10 +216,10 @@
 #'   [ncam()]), are an error, as is a name that two columns of `data` share.
 #'   Missing-value codes (-999 and the like, as the readers treat them) are read
 #'   as `NA`, with a warning of class `ncam_warning_missing_code`: one such value
-#'   among a month of hours would decide every figure. Estimates of rows without
-#'   any sensor reading (`.n_sensors` = 0 in [predict()], which warns about them)
-#'   are the model's prior, not a measurement: set them to `NA` first, or a day
-#'   made mostly of them counts as complete.
+#'   among a month of hours would decide every figure. Rows without any sensor
+#'   reading (`.n_sensors` = 0 in [predict()] or [augment()], which warn about
+#'   them), whose estimate is the model's prior, not a measurement, are taken
+#'   without an estimate, with a message, as [average_estimates()] takes them.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
 #'   time of each row; 24-hour means are over calendar days, and 1-hour means
 #'   over hours of the clock, in its time zone (the session's for a date-time
