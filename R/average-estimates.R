@@ -41,11 +41,20 @@
 #' hour counting only with `completeness` of its records, and a day's mean is
 #' the mean of its hours, counting only with `completeness` of them; data whose
 #' step divides a day but not an hour (45 minutes, 2 or 3 hours) are averaged
-#' per day directly, each day needing `completeness` of its records. A unit's
+#' per day directly, each day needing `completeness` of its records. Hourly
+#' data too are first averaged per hour, so that a day needs 18 of its 24
+#' hours, not 18 rows. Readings of a unit that share one step of its time step
+#' (a record a second late beside the one on time) count once, at their mean,
+#' with a warning of class `ncam_warning_crowded_periods` (see Readings that
+#' share a time step in [sensor_performance()]). A unit's
 #' time step is, for regular data, the step of the grid its time stamps lie on, kept when records
 #' are lost at random (see [sensor_performance()]); a unit whose step
 #' changes is judged at that one, so its rows at a coarser step count as
-#' incomplete periods. Time stamps that wander around a step (1-minute data
+#' incomplete periods. A unit that lost records in a pattern (an hourly logger
+#' keeping every other hour) comes out at a coarser step: give `time_step`, or
+#' the reference in `columns`, by which a unit whose values of it are those of
+#' a finer unit at every time they share is judged at that finer step (see
+#' Time step of units with records missing in [sensor_performance()]). Time stamps that wander around a step (1-minute data
 #' stamped 12:00:07, 12:01:05, 12:02:09, ...) take that step, with a message;
 #' of a step that divides an hour, their hours count as complete with one record fewer than their share (of 4 or more),
 #' as in [sensor_performance()] (see its Time step); of other steps (hourly, 3-hourly), each is
@@ -103,11 +112,16 @@
 #' @param completeness Fraction (0 to 1) of its expected records a period
 #'   needs; below it the period's mean is `NA`. The default 0.75 is that of the
 #'   US EPA reports and of `openair::timeAverage(data.thresh = 75)`.
+#' @param time_step The time step at which completeness is judged: `NULL`
+#'   (default) for each unit's own, or a period such as `"1 hour"`, `"10 min"`
+#'   or a number of seconds, for every unit, or a named vector of them, one per
+#'   unit named, as in [sensor_performance()].
 #' @return A tibble with one row per unit and period that holds at least one
 #'   row of `data` (units in order of first appearance, periods in time
 #'   order): the `unit` column (when given), the `date` column (the period's
 #'   start: a Date for `"24h"`, a POSIXct in the data's time zone for `"1h"`),
-#'   `.n_estimates` (the rows with an estimate), `.pred`, the interval columns
+#'   `.n_estimates` (the rows with an estimate: two readings in one step count
+#'   twice there, once for completeness), `.pred`, the interval columns
 #'   of `data`, and `columns`.
 #' @seealso [sensor_performance()] to judge daily means against a reference.
 #' @export
@@ -120,7 +134,7 @@
 #' estimates$.pred[30:40] <- NA  # day 2 keeps 13 of its 24 hours: below 75 %
 #' average_estimates(estimates, columns = "ref")
 average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", unit = NULL,
-                              columns = NULL, completeness = 0.75) {
+                              columns = NULL, completeness = 0.75, time_step = NULL) {
   check_data_frame(data, "data")
   averaging <- match_choice(averaging, c("24h", "1h"), "averaging")
   check_column_name_args(c("date", "unit"))
@@ -138,15 +152,17 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   }
   averaged_columns <- c(estimate_columns, columns)
   obs <- averaging_input(data, date, unit, averaged_columns)
-  timing <- unit_time_steps(obs, named = !is.null(unit))
+  # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
+  values <- paste0(".value_", seq_along(averaged_columns))
+  further <- stats::setNames(values, averaged_columns)[columns]
+  timing <- unit_time_steps(obs, !is.null(unit), time_step, further)
   steps <- timing$steps
   if (all(is.na(steps))) {
     ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
-  # Averaged under internal names: a column called "hour" or "day" is the user's, not a period.
-  values <- paste0(".value_", seq_along(averaged_columns))
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
                        totals = ".present", average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]

@@ -5,8 +5,10 @@
 # series_time_steps()), the units whose stamps wander around their step (`jittered`) and the
 # mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
 # day (`irregular`, which is also their step). NA when no unit has two time stamps.
-# `named`: the units have names to give in the message on jittered stamps.
-unit_time_steps <- function(obs, named) {
+# `named`: the units have names to give in the messages. `time_step` and `shared` (columns of
+# `obs`, named as shown): the steps are those to judge the units at (judged_steps()).
+unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
+                            call = parent.frame()) {
   found <- series_time_steps(obs$time, obs$unit)
   steps <- found$step
   for (step in unique(steps[found$kind == "jittered"])) {
@@ -18,7 +20,9 @@ unit_time_steps <- function(obs, named) {
                      {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
                      step.")
   }
-  list(steps = steps, jittered = names(steps)[found$kind == "jittered"],
+  list(steps = judged_steps(obs, steps, stats::setNames(found$kind, names(steps)), time_step,
+                            shared, named, call),
+       jittered = names(steps)[found$kind == "jittered"],
        irregular = found$centre[found$kind == "irregular"])
 }
 
@@ -193,9 +197,11 @@ whole_day_step <- function(step) isTRUE(step >= 86400 && step %% 86400 == 0)
 
 # The averagings to compute, in the order asked, with a message for data already at a block's
 # averaging: data one or more days apart (each such step, per unit when steps differ), or every
-# unit hourly. Asked for with "as_given", that block would repeat the "as_given" rows: it goes.
-settle_averaging <- function(averaging, steps) {
-  both <- function(block) all(c("as_given", block) %in% averaging)
+# unit hourly. Asked for with "as_given", that block would repeat the "as_given" rows: it goes,
+# unless a unit has a period holding two readings (`crowded`: such units per block,
+# crowded_blocks()), whose block averages them.
+settle_averaging <- function(averaging, steps, crowded = list()) {
+  both <- function(block) all(c("as_given", block) %in% averaging) && length(crowded[[block]]) == 0L
   drop_daily <- both("24h") && isTRUE(all(steps >= 86400))
   for (step in unique(steps[which(steps >= 86400)])) {
     who <- if (length(unique(steps)) > 1L) {
@@ -204,7 +210,8 @@ settle_averaging <- function(averaging, steps) {
       ""
     }
     if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else drop_daily) {
-      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily)))
+      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily,
+                                                      length(crowded[["24h"]]) > 0L)))
     }
   }
   # Every unit coarser than an hour (daily O3): no 1-hour means to give beside the rows as given.
@@ -214,7 +221,7 @@ settle_averaging <- function(averaging, steps) {
     cli::cli_inform("The data are more than one hour apart ({shown}): they are judged as given, with no 1-hour block.")
   }
   drop_hourly <- coarse || both("1h") && isTRUE(all(steps == 3600))
-  if ("1h" %in% averaging && isTRUE(all(steps == 3600))) {
+  if ("1h" %in% averaging && isTRUE(all(steps == 3600)) && length(crowded[["1h"]]) == 0L) {
     cli::cli_inform(paste0("The data have one value per hour already", if (drop_hourly) {
       ": they are judged as given, with no separate 1-hour block."
     } else {
@@ -225,8 +232,8 @@ settle_averaging <- function(averaging, steps) {
 }
 
 # What is done with data one or more days apart, for the message; `dropped` when no separate
-# 24-hour block is given.
-coarse_step_message <- function(step, averaging, dropped) {
+# 24-hour block is given; `crowded` when a unit has a day holding two rows, which it averages.
+coarse_step_message <- function(step, averaging, dropped, crowded = FALSE) {
   days <- step / 86400
   taken <- if (days == 1 || !whole_day_step(step)) {
     sprintf("The data have one value per %s already", format_step(step))
@@ -236,7 +243,8 @@ coarse_step_message <- function(step, averaging, dropped) {
   done <- if (dropped) {
     ": they are judged as given, with no separate 24-hour block."
   } else if ("24h" %in% averaging) {
-    ": the 24-hour block holds them as given."
+    if (crowded) ": the 24-hour block holds one mean per day." else
+      ": the 24-hour block holds them as given."
   } else {
     "."
   }

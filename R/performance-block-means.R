@@ -85,11 +85,12 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 }
 
 # The rows of block `block` ("1h" or "24h") for the units whose step fits it (fits_span()): per
-# unit, the means of `columns` at its own time step, with the sums of `totals`. Units already at
-# the block's averaging (hourly; a whole number of days apart) keep their rows as they stand,
-# or with `average_given` have them averaged per period, one record expected (two readings in
-# one hour, such as one stamped a second early, become one mean). Units named in `jittered`
-# have complete periods with one record fewer (block_means()) at a step below an hour, their
+# unit, the means of `columns` at its own time step, with the sums of `totals`, readings that
+# share a step first averaged into one (one_reading_per_step()). Units already at the block's
+# averaging (hourly; a whole number of days apart) have their rows averaged per period, one
+# record expected (two readings in one hour, such as one stamped a second early, become one
+# mean); their jittered ones keep their rows as they stand unless `average_given`. Units named
+# in `jittered` have complete periods with one record fewer (block_means()) at a step below an hour, their
 # readings an hour or more apart form days at their nominal times (daily_means()); already at the block's
 # averaging, their stamps are taken at their nominal hour or day (snap_jittered() in zone `tz`),
 # where other units' periods start: a stamp at 05:57 of hourly readings around the hour is the
@@ -105,18 +106,21 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
   row_step <- unname(steps)[match(obs$unit, names(steps))]
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
+    # Two readings in one step are one record of it (R/performance-step-slots.R).
+    if (step < span) rows <- one_reading_per_step(rows, step, jittered, tz, columns, totals)
     spare <- as.numeric(rows$unit %in% jittered)
     if (step < span && block == "1h") {
-      hourly_means(rows, step, completeness, columns, totals, spare)
-    } else if (step < span) {
-      daily_means(rows, step, completeness, columns, totals, spare, jittered, tz)
-    } else if (average_given) {
-      rows <- snap_jittered(rows, jittered, span, tz, shared = "move")
-      by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
-      block_means(rows, by, rep(1, nrow(rows)), completeness, columns, totals)
-    } else {
-      snap_jittered(rows, jittered, span, tz, shared = "keep")
+      return(hourly_means(rows, step, completeness, columns, totals, spare))
     }
+    if (step < span) {
+      return(daily_means(rows, step, completeness, columns, totals, spare, jittered, tz))
+    }
+    rows <- snap_jittered(rows, jittered, span, tz, shared = if (average_given) "move" else "keep")
+    averaged <- average_given | !(rows$unit %in% jittered)
+    if (!any(averaged)) return(rows)
+    by <- if (block == "1h") c("unit", "day", "hour") else c("unit", "day")
+    means <- block_means(rows[averaged, ], by, rep(1, sum(averaged)), completeness, columns, totals)
+    rbind(means, rows[!averaged, names(means)])
   })
   frame <- do.call(rbind, c(list(obs[0, ]), parts))
   # Units in order of first appearance, as the rows of the result.

@@ -28,6 +28,15 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
                     hour = timed$clock$hour, day_seconds = timed$clock$day_seconds,
                     est = numeric_column(data[[estimate]], estimate, "estimate", call),
                     ref = numeric_column(data[[reference]], reference, "reference", call))
+  # Rows without a sensor reading carry the model's prior (predict() warns), not a measurement:
+  # averaged with measured rows, they would make a day of them count as complete.
+  prior <- if (".n_sensors" %in% names(data)) which(data[[".n_sensors"]] == 0 & !is.na(obs$est))
+  if (length(prior) > 0L) {
+    cli::cli_inform("{length(prior)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the
+                     estimate is the model's prior) {?is/are} taken without an estimate
+                     ({.val {estimate}}).")
+    obs$est[prior] <- NA
+  }
   # A row's reference is one whole record; block_means() says which means have all theirs.
   obs$ref_complete <- !is.na(obs$ref)
   attr(obs, "tz") <- timed$tz

@@ -1,5 +1,6 @@
 # The performance targets sensors are judged by (US EPA, EU), in one table that
-# sensor_performance() and the documentation read, and the pass/fail judgement against them.
+# sensor_performance() and the documentation read, the pass/fail judgement against them, and the
+# note on the units that fail a target alone.
 
 performance_target_table <- local({
   epa_pm25 <- "Duvall et al. (2021), U.S. EPA, EPA/600/R-20/280 (PM2.5 air sensor targets)"
@@ -112,3 +113,30 @@ judge_targets <- function(result, targets) {
 #' @examples
 #' performance_targets()
 performance_targets <- function() performance_target_table
+
+# The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
+note_unit_failures <- function(result) {
+  labels <- c(r2 = "R\u00b2", slope = "slope", intercept = "intercept")
+  for (avg in unique(result$averaging)) {
+    units <- result$averaging == avg & result$unit != "all"
+    if (sum(units) < 2L) next
+    all_row <- result$averaging == avg & result$unit == "all"
+    for (metric in names(labels)) {
+      pass <- result[[paste0("pass_", metric)]][units]
+      if (any(!pass, na.rm = TRUE)) {
+        result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
+          "%d of %d units %s the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
+          if (sum(!pass, na.rm = TRUE) == 1L) "fails" else "fail",
+          labels[[metric]]
+        ))
+      }
+    }
+  }
+  result
+}
+
+paste_notes <- function(...) {
+  notes <- c(...)
+  notes <- unique(notes[!is.na(notes)])
+  if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
+}

@@ -1,6 +1,6 @@
-# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point and the
-# notes on units failing alone (input checks in R/performance-input.R, thresholds and the
-# pass/fail judgement in R/performance-targets.R, metrics in R/performance-metrics.R, time step
+# Sensor performance by the US EPA targets and the EU uncertainty test: the entry point (input
+# checks in R/performance-input.R, thresholds, the pass/fail judgement and the notes on units
+# failing alone in R/performance-targets.R, metrics in R/performance-metrics.R, time step
 # in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R).
 
 #' Performance of sensor estimates against a reference
@@ -88,21 +88,25 @@
 #' data with jitter, readings at random times) take as their step the mean of the gaps within half the
 #' median gap of it (their most common gap would be any one of them), as in [join_reference()], but
 #' gaps of whole days (24-hour samples on an uneven schedule) keep their most common gap; the warning
-#' or error on a step that divides no hour or day says that they scatter. `time_step` gives the step
-#' on the unit's `"as_given"` rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps
-#' differ, and its `pass_*` are then NA (each target is set for one averaging).
+#' or error on a step that divides no hour or day says that they scatter. A unit that lost records
+#' in a pattern may be judged at a finer step, or at the step given in `time_step` (see Time step of
+#' units with records missing). Column `time_step` gives the step a unit is judged at on its
+#' `"as_given"` rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
+#' `pass_*` are then NA (each target is set for one averaging).
 #'
 #' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
 #' whose targets are set on 1-hour values): each unit whose time step is below
 #' one hour and divides it (such as 1, 5 or 10 minutes) is averaged per hour,
 #' estimate and reference separately, as in the first stage of the 24-hour
 #' averages below: an hour's mean counts only if at least `completeness` of its
-#' expected records (one hour / time step: 60 for 1-minute data) are present,
+#' expected records (one hour / time step: 60 for 1-minute data) are present
+#' (two in one step count once; see Readings that share a time step),
 #' otherwise it is missing. The hours are spans of elapsed time starting on the
 #' local clock's hour (in the time zone of the `date` column), so the two 01:00
 #' hours of an autumn clock change are two hours, and the day of the spring
-#' change has 23. Hourly units' rows are taken as they stand, timed at the
-#' start of their hour (05:30 at 05:00) as finer units' means are. Every `"1h"` row
+#' change has 23. Hourly units' rows are taken one per hour (two in one hour
+#' give their mean), timed at the start of their hour (05:30 at 05:00) as finer
+#' units' means are. Every `"1h"` row
 #' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
 #' targets are not (their `pass_*` are NA). A unit whose time step does not
 #' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour
@@ -111,13 +115,14 @@
 #' and a warning says so. When no unit can be averaged, `averaging = "1h"`
 #' alone is an error (as is any `averaging` without `"as_given"` whose blocks
 #' all lack data); with `"as_given"`, the `"1h"` rows are NA with that note.
-#' When every unit is hourly, the `"1h"` rows would repeat the `"as_given"`
-#' ones: asked together, the `"as_given"` rows come alone; `"1h"` without
+#' When every unit is hourly, one reading per hour, the `"1h"` rows would
+#' repeat the `"as_given"` ones: asked together, the `"as_given"` rows come alone; `"1h"` without
 #' `"as_given"` gives those rows as its own; a message says which.
 #'
 #' **24-hour averages** (`averaging` includes `"24h"`): a day is expected to
 #' hold its length / time step records: 24 hours, or 23 or 25 on the day of a
-#' daylight-saving clock change. Estimate and reference
+#' daylight-saving clock change, each step of the unit's time step counting
+#' once however many readings it holds. Estimate and reference
 #' are averaged separately per unit and calendar day (in the time zone of the
 #' `date` column, the session's when it has none); a daily mean counts only if
 #' at least `completeness` of the expected records are present, otherwise it is
@@ -127,10 +132,12 @@
 #' then 24-hour means of those, each counting only with `completeness` of the
 #' day's hours (18 of 24 at the default 0.75). The hours are spans of elapsed
 #' time starting on the local clock's hour, so the two 01:00 hours of an autumn
-#' clock change stay apart and that day has 25. Hourly and coarser steps take
-#' the one stage. Data whose time step is a whole number of days
+#' clock change stay apart and that day has 25. Hourly data take the same two
+#' stages, one mean per hour, so that a day needs 18 of its 24 hours, not 18
+#' rows; coarser steps take the one stage. Data whose time step is a whole number of days
 #' (24-hour samples, daily or every third or sixth day, or a `Date` column with
-#' gaps) are taken as 24-hour values as they stand: their rows have `time_step`
+#' gaps) are taken as 24-hour values as they stand (two on one day give their
+#' mean): their rows have `time_step`
 #' `"24 hours"`, so the PM2.5 targets are judged on them, a message says so, and
 #' `averaging = "24h"` gives those same rows; in the `"24h"` block each is of
 #' the calendar day it falls in, which it shares with the 24-hour means of the
@@ -208,10 +215,10 @@
 #'   [ncam()]), are an error, as is a name that two columns of `data` share.
 #'   Missing-value codes (-999 and the like, as the readers treat them) are read
 #'   as `NA`, with a warning of class `ncam_warning_missing_code`: one such value
-#'   among a month of hours would decide every figure. Estimates of rows without
-#'   any sensor reading (`.n_sensors` = 0 in [predict()], which warns about them)
-#'   are the model's prior, not a measurement: set them to `NA` first, or a day
-#'   made mostly of them counts as complete.
+#'   among a month of hours would decide every figure. Rows without any sensor
+#'   reading (`.n_sensors` = 0 in [predict()] or [augment()], which warn about
+#'   them), whose estimate is the model's prior, not a measurement, are taken
+#'   without an estimate, with a message, as [average_estimates()] takes them.
 #' @param date Name of the date-time (POSIXct or POSIXlt) or Date column with the
 #'   time of each row; 24-hour means are over calendar days, and 1-hour means
 #'   over hours of the clock, in its time zone (the session's for a date-time
@@ -240,8 +247,8 @@
 #' @return A tibble with, per averaging (in the order of `averaging`, less any
 #'   block left out), one row per unit (in order of first appearance) and one
 #'   with `unit = "all"`: `unit`, `averaging` (`"as_given"`, `"1h"` or
-#'   `"24h"`), `time_step` (of the data the row uses: the unit's step, or
-#'   `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
+#'   `"24h"`), `time_step` (of the data the row uses: the step the unit is
+#'   judged at, or `"mixed"`, on `"as_given"` rows; `"1 hour"` on `"1h"` rows; `"24 hours"` on
 #'   `"24h"` rows), `n` (pairs), the metrics of Details (`r2`, `slope`,
 #'   `intercept`, `rmse`, `nrmse`, `mbe`), `n_precision`, `sd`, `cv`,
 #'   `orth_slope`, `orth_intercept`, `limit_value`, `expanded_uncertainty`,
@@ -274,7 +281,7 @@
 sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
                                pollutant = c("pm25", "o3"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
-                               reference_uncertainty = 0) {
+                               reference_uncertainty = 0, time_step = NULL) {
   check_column_name_args(c("estimate", "reference", "date", "unit"))
   pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
   # By default the averaging of the pollutant's targets beside the data as given.
@@ -300,11 +307,13 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                  i = "Check that the two columns overlap in time."))
   }
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
-  timing <- unit_time_steps(obs, named = !is.null(unit))
+  timing <- unit_time_steps(obs, !is.null(unit), time_step, stats::setNames("ref", reference))
   steps <- timing$steps
   # Daily rows are taken as 24-hour values, of the day they fall in, in the block or as given.
   if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
-  averaging <- settle_averaging(averaging, steps)
+  crowded <- crowded_blocks(obs, steps, timing$jittered, attr(obs, "tz"))
+  averaging <- settle_averaging(averaging, steps, crowded)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   inform_unpaired(unpaired, averaging, steps)
   # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
@@ -370,31 +379,4 @@ inform_unpaired <- function(unpaired, averaging, steps) {
   cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
                          " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
                          estimate or reference: each is averaged over the rows that have it."))
-}
-
-# The "all" row's R2, slope and intercept are means over units: say how many units fail alone.
-note_unit_failures <- function(result) {
-  labels <- c(r2 = "R\u00b2", slope = "slope", intercept = "intercept")
-  for (avg in unique(result$averaging)) {
-    units <- result$averaging == avg & result$unit != "all"
-    if (sum(units) < 2L) next
-    all_row <- result$averaging == avg & result$unit == "all"
-    for (metric in names(labels)) {
-      pass <- result[[paste0("pass_", metric)]][units]
-      if (any(!pass, na.rm = TRUE)) {
-        result$note[all_row] <- paste_notes(result$note[all_row], sprintf(
-          "%d of %d units %s the %s target", sum(!pass, na.rm = TRUE), sum(!is.na(pass)),
-          if (sum(!pass, na.rm = TRUE) == 1L) "fails" else "fail",
-          labels[[metric]]
-        ))
-      }
-    }
-  }
-  result
-}
-
-paste_notes <- function(...) {
-  notes <- c(...)
-  notes <- unique(notes[!is.na(notes)])
-  if (length(notes) == 0L) NA_character_ else paste(notes, collapse = "; ")
 }

@@ -157,9 +157,11 @@ test_that("hourly data give one row per clock hour, dated by its start", {
   expect_equal(out$date, as.POSIXct("2024-05-01", tz = "UTC") + 3600 * (0:47))
   expect_equal(out$.pred, as.numeric(seq_along(times)))
   # Seen from Kolkata (UTC+05:30) the stamps fall on the local hour: the one a second early
-  # (09:59:59) joins the reading of 09:00 in that hour, and the hour of 10:00 has none.
+  # (09:59:59) joins the reading of 09:00 in that hour, and the hour of 10:00 has none; a
+  # warning says so.
   attr(d$date, "tzone") <- "Asia/Kolkata"
-  local <- average_estimates(d, averaging = "1h")
+  expect_warning(local <- average_estimates(d, averaging = "1h"),
+                 "09:00:00, 09:59:59 IST", class = "ncam_warning_crowded_periods")
   expect_equal(format(local$date[1:5], "%H:%M"), c("06:00", "07:00", "08:00", "09:00", "11:00"))
   expect_equal(local$.pred[4], mean(4:5))
   expect_equal(local$.n_estimates[4], 2L)

@@ -889,3 +889,22 @@ test_that("the message on rows without a pair says where they still count", {
                  "^2 rows without both an estimate and a reference count in the 24-hour means")
 })
 
+
+test_that("rows without a sensor reading (.n_sensors = 0) carry no estimate, as in average_estimates()", {
+  hours <- seq(as.POSIXct("2024-03-01", tz = "UTC"), by = "hour", length.out = 96)
+  ref <- 10 + (seq_along(hours) %% 5)
+  d <- data.frame(date = hours, ref = ref, .pred = ref + 1, .n_sensors = 2L)
+  # Day 1 measured on 17 of its 24 hours, the other 7 the model's prior (far off).
+  d$.n_sensors[1:7] <- 0L
+  d$.pred[1:7] <- 50
+  expect_message(res <- sensor_performance(d, ".pred", "ref"),
+                 "7 rows with .*n_sensors.* = 0 .*taken without an estimate")
+  # By hand: 89 measured pairs, each 1 above the reference; day 1 below 18 hours.
+  expect_identical(res$n, c(89L, 3L))
+  expect_equal(res$mbe, c(1, 1))
+  blanked <- transform(d, .pred = replace(.pred, .n_sensors == 0, NA))
+  same <- suppressMessages(sensor_performance(blanked, ".pred", "ref"))
+  expect_identical(res$n, same$n)
+  expect_equal(res$rmse, same$rmse)
+  expect_identical(is.na(average_estimates(d)$.pred), c(TRUE, FALSE, FALSE, FALSE))
+})
