@@ -61,7 +61,7 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   units <- unit_values(data, unit, "data", call)
   labelled <- rows[!is.na(data[[fit$reference]][rows]) & !is.na(units[rows])]
   # Its messages name rows of `data`, not of the labelled rows alone.
-  post <- in_words_of_data(with_input_rows(labelled, ncam_posterior(fit, data[labelled, , drop = FALSE], threads, call = call)))
+  post <- in_words_of(with_input_rows(labelled, ncam_posterior(fit, data[labelled, , drop = FALSE], threads, call = call)), "data")
   ref <- new_reference_readings(data[labelled, , drop = FALSE], fit$reference, fit$transform, call = call)
   keep <- !is.na(post$mu) & !is.na(ref)
   difference <- (ref - post$mu)[keep]
