@@ -58,16 +58,21 @@ plain_plot_data <- function(model, newdata, reference, call) {
 estimate_unit <- function(model) {
   if (inherits(model, "ncam_calibration")) model <- model$model
   if (identical(model$parameterization, "unanchored")) return(NULL)
+  readings_unit(model)
+}
+# The one unit the fit converted its readings to, or NULL for plain numbers.
+readings_unit <- function(model) {
   readings <- intersect(unique(c(model$anchor, model$sensors, model$reference)), names(model$units))
   if (length(readings)) model$units[[readings[1]]]
 }
 # An axis title with the unit in brackets, "NCAM fused estimate (ug/m3)", or without one.
 with_unit <- function(label, unit) if (is.null(unit)) label else sprintf("%s (%s)", label, unit)
 
-# A reference column with units in the units of the estimate (estimate_unit()). `data_arg`
+# A reference column with units in the units of the readings, those of the estimate
+# (estimate_unit(); an unanchored fit's too, for its calibration and pictures). `data_arg`
 # names the data frame in messages.
 reference_in_estimate_units <- function(model, values, reference, call, data_arg = "newdata") {
-  goal <- estimate_unit(model)
+  goal <- readings_unit(if (inherits(model, "ncam_calibration")) model$model else model)
   given <- unit_text(values)
   if (is.null(goal)) {
     ncam_abort(c("Column {.field {reference}} of {.arg {data_arg}} (named by {.arg reference}) is in {.val {given}}, but the model was fitted to plain numbers, so the units of its estimate are not known.",

@@ -27,10 +27,10 @@
 #' @param sensor_start Where training starts each sensor's gain and offset, in fits with an
 #'   anchor: `"anchor_level"` at the anchor's (gain 1, offset 0 on the working scale, see
 #'   [ncam()]); `"own_level"` at the sensor's own, where its readings sit against the anchor's
-#'   on the rows where both read (the ratio of their standard deviations and the difference of
-#'   their means); `"auto"` (the default) at the anchor's level unless the sensor's own lies
+#'   on the rows where both read (the least-squares slope of the sensor on the anchor, and the
+#'   difference of their means); `"auto"` (the default) at the anchor's level unless the sensor's own lies
 #'   beyond 3 of the anchor's standard deviations or its gain beyond a factor of 3. A fit
-#'   started at the anchor's level does not reach a sensor far from it (a raw signal in mV, a
+#'   started at the anchor's level does not reach a sensor far from it (another scale, a
 #'   large baseline); started at its own level it does, but on the PurpleAir short co-location
 #'   of `vignette("colocation")` it ended worse where the anchor's level was within reach
 #'   (`bench/sensor_start.R`).

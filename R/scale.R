@@ -44,10 +44,10 @@ transform_nll_offset <- function(readings, transform) {
 
 # Where training starts each sensor's gain and offset on the working scale (see HeadStart in
 # src/ncam/types.hpp), by ncam_control(sensor_start =): at the anchor's level (gain 1, offset
-# 0), or at the sensor's own level, where its readings sit against the anchor's: gain the ratio
-# of their standard deviations and offset the difference of their means, on the training rows
-# where both read (on all of each one's training rows when they share fewer than
-# min_start_rows). Adam moves an offset by about the learning rate per step, so a fit started
+# 0), or at the sensor's own level, where its readings sit against the anchor's: gain the
+# least-squares slope of the sensor on the anchor (1 where it is not positive) and offset the
+# difference of the means, on the training rows where both read (gain 1 and the difference of
+# all their training means when they share fewer than min_start_rows). Adam moves an offset by about the learning rate per step, so a fit started
 # at the anchor's level never reached a sensor many of the anchor's sds away (a raw signal, a
 # large baseline); started at its own level it did, but on the PurpleAir short co-location
 # that start did worse where the anchor's level is within reach (bench/sensor_start.R).
@@ -59,12 +59,13 @@ head_start <- function(readings, anchor, train_rows, scaling, rule = "auto") {
   reference <- working[[anchor]]
   own_level <- function(v) {
     both <- !is.na(v) & !is.na(reference)
-    if (sum(both) < min_start_rows) both <- NULL
-    sensor <- if (is.null(both)) v[!is.na(v)] else v[both]
-    level <- if (is.null(both)) reference[!is.na(reference)] else reference[both]
-    gain <- stats::sd(sensor) / stats::sd(level)
+    # Too few rows beside the anchor for a slope: gain 1 and the difference of all their means.
+    if (sum(both) < min_start_rows) return(c(gain = 1, offset = mean(v, na.rm = TRUE) - mean(reference, na.rm = TRUE)))
+    # The slope of the sensor on the anchor: the ratio of their sds would count the sensor's
+    # noise as gain (a sensor sharing a few quiet rows with the reference started at gain 3).
+    gain <- stats::cov(v[both], reference[both]) / stats::var(reference[both])
     if (!is.finite(gain) || gain <= 0) gain <- 1
-    c(gain = gain, offset = mean(sensor) - gain * mean(level))
+    c(gain = gain, offset = mean(v[both]) - gain * mean(reference[both]))
   }
   starts <- vapply(working, own_level, numeric(2))
   within_reach <- abs(starts["offset", ]) <= start_reach[["offset"]] &
@@ -74,7 +75,7 @@ head_start <- function(readings, anchor, train_rows, scaling, rule = "auto") {
   list(gain = unname(starts["gain", ]), offset = unname(starts["offset", ]))
 }
 
-# Training rows two sensors must share before their moments set where a sensor starts.
+# Training rows a sensor must share with the anchor before its slope on it sets its start gain.
 min_start_rows <- 10L
 
 # How far from the anchor's level sensor_start = "auto" still starts a sensor at it: an offset

@@ -1,6 +1,6 @@
 # Where should training start each sensor's gain and offset? ncam_control(sensor_start =):
 # "anchor_level" (gain 1, offset 0 on the working scale, the anchor's mean and sd) or
-# "own_level" (the ratio of the sensor's and the anchor's sds and the difference of their
+# "own_level" (the least-squares slope of the sensor on the anchor and the difference of their
 # means, on the rows where both read); "auto" (the default) starts a sensor at its own level
 # only where that lies beyond start_reach (R/scale.R). Every sensor of each data set is
 # shifted by k of the anchor's sds, or scaled about its mean by a factor g; each fit (package
@@ -142,3 +142,4 @@ as_they_are <- c(
 # A site whose short co-location has too few reference rows to fit is "no fit".
 starts <- vapply(as_they_are, function(case) tryCatch(auto_starts(case, case$data), error = function(e) "no fit"), "")
 print(table(starts))
+cat("Not all at the anchor's level:", paste0(names(starts), " (", starts, ")")[!starts %in% c("anchor", "no fit")], "\n")

@@ -265,3 +265,23 @@ test_that("augment() gives its predictions the units of the estimate beside colu
   expect_identical(augment(baseline, given[1:5, ])$.pred,
                    units::set_units(predict(baseline, given[1:5, ])$.pred, "mg/m3", mode = "standard"))
 })
+
+test_that("an unanchored fit on columns with units takes a reference with units in calibrate() and the scatter picture", {
+  withr::local_seed(1)
+  n <- 300
+  truth <- stats::rlnorm(n, log(10), 0.5)
+  ug <- function(x) units::set_units(x, "ug/m3")
+  d <- data.frame(rh = stats::runif(n), s1 = ug(truth + stats::rnorm(n)), s2 = ug(truth + stats::rnorm(n)),
+                  s3 = ug(truth + stats::rnorm(n)))
+  fit <- short_fit(ncam(s1 + s2 + s3 ~ rh, d, parameterization = "unanchored", hidden = 4L, epochs = 5L,
+                        seed = 1L, threads = 1L), also = "ncam_warning_clamp")
+  nd <- d
+  nd$ref <- units::set_units(ug(truth), "mg/m3")
+  plain <- d
+  plain$ref <- truth
+  # The reference in mg/m3 is converted to the readings' ug/m3: the same calibration as plain ug/m3 numbers.
+  in_sample <- function(expr) suppressWarnings(expr, classes = "ncam_warning_in_sample_calibration")
+  expect_equal(in_sample(calibrate(fit, nd, method = "split", reference = "ref"))$threshold,
+               in_sample(calibrate(fit, plain, method = "split", reference = "ref"))$threshold)
+  expect_s3_class(ggplot2::autoplot(fit, type = "scatter", newdata = nd, reference = "ref"), "ggplot")
+})

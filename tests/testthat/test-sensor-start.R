@@ -17,7 +17,7 @@ test_that("own_level starts each sensor at the moments of its readings against t
   working <- lapply(readings, function(v) (v[train] - 7) / 3)
   both <- !is.na(working$ref)
   by_hand <- function(v) {
-    gain <- sd(v[both]) / sd(working$ref[both])
+    gain <- unname(coef(lm(v[both] ~ working$ref[both]))[2])
     c(gain, mean(v[both]) - gain * mean(working$ref[both]))
   }
   expect_equal(rbind(start$gain, start$offset), cbind(by_hand(working$near), by_hand(working$far), c(1, 0)),
@@ -30,14 +30,23 @@ test_that("own_level starts each sensor at the moments of its readings against t
   expect_null(ncam:::head_start(readings, NULL, train, scaling, "own_level"))
 })
 
-test_that("with fewer than 10 rows beside the anchor, a sensor starts from all its training rows", {
+test_that("with fewer than 10 rows beside the anchor, a sensor starts at gain 1 and the difference of means", {
   readings <- start_readings()
   readings$far[1:295] <- NA  # rows 296-300 only, none beside the reference (rows 1-120)
   readings$far[296:300] <- c(1000, 1100, 1300, 1200, 1050)
   start <- ncam:::head_start(readings, "ref", 1:300, ncam:::new_scaling(), "own_level")
-  ref <- readings$ref[!is.na(readings$ref)]
-  gain <- sd(readings$far[296:300]) / sd(ref)
-  expect_equal(c(start$gain[2], start$offset[2]), c(gain, mean(readings$far[296:300]) - gain * mean(ref)), tolerance = 1e-12)
+  expect_equal(c(start$gain[2], start$offset[2]), c(1, 1130 - mean(readings$ref, na.rm = TRUE)), tolerance = 1e-12)
+})
+
+test_that("a sensor's noise does not count as gain: a noisy sensor beside quiet reference rows stays at the anchor's level", {
+  withr::local_seed(4)
+  truth <- 12 + stats::rnorm(60, sd = 0.3)
+  readings <- list(s1 = truth + stats::rnorm(60, sd = 2), ref = truth + stats::rnorm(60, sd = 0.1))
+  # The ratio of the sds is far beyond 3; the slope is not.
+  expect_gt(sd(readings$s1) / sd(readings$ref), 3)
+  start <- ncam:::head_start(readings, "ref", 1:60, ncam:::new_scaling(b_shift = 12, b_scale = 0.3), "auto")
+  expect_identical(start$gain, c(1, 1))
+  expect_identical(start$offset, c(0, 0))
 })
 
 test_that("the engine starts the free sensors' gains and offsets where told, and only those", {
