@@ -3,25 +3,17 @@
 # top of gains 1.5 and 1.3), 240 days each with the reference on the first 60; ncam(s1 + s2 ~ rh,
 # reference = "ref", unit = "site", hidden = 8, epochs = 150, learn_rate = 0.01), one fit per data
 # set (seeds 1-10); scored on days 61-240 against new reference readings (the truth plus the
-# reference's noise, sd 0.3). The data are those of tests/testthat/test-unit-offsets.R.
+# reference's noise, sd 0.3), from the simulator of the tests (tests/testthat/helper-unit-sites.R).
 #
 # Run (under 1 min): NCAM_LIB=<lib> Rscript bench/unit_known_coverage.R > bench/unit_known_coverage.out
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
 started <- Sys.time()
-site_data <- function(seed, site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]), days = 240) {
-  set.seed(seed)
-  do.call(rbind, lapply(names(site_bias), function(s) {
-    truth <- stats::rlnorm(days, log(10), 0.4)
-    rh <- stats::runif(days, 30, 90)
-    shared <- stats::rnorm(days, sd = 0.5)
-    data.frame(site = s, day = seq_len(days), rh = rh, truth = truth,
-               s1 = 1.5 * truth + 2 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
-               s2 = 1.3 * truth + 1 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
-               ref = ifelse(seq_len(days) <= 60, truth + stats::rnorm(days, sd = 0.3), NA))
-  }))
-}
+# The simulator of the tests (tests/testthat/helper-unit-sites.R), with eight sites.
+source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))),
+                 "..", "tests", "testthat", "helper-unit-sites.R"))
+site_data <- function(seed) unit_sites_data(seed, site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]))
 warned <- character()  # warnings' classes, counted and shown below
 runs <- withCallingHandlers(do.call(rbind, lapply(1:10, function(seed) {
   d <- site_data(seed)

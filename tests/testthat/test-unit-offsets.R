@@ -1,22 +1,6 @@
 # Per-unit offsets of a reference-anchored fit (ncam(unit = )): the estimator against a
 # computation written out here, what predict() adds, and the input checks.
 
-# Five sites, each with its first 60 days beside the reference; both sensors of a site read
-# high or low by the site's own amount, which the pooled model cannot learn from rh.
-unit_data <- function(seed = 1, days = 240, site_bias = c(a = -3, b = -1, c = 0, d = 1.5, e = 3)) {
-  withr::local_seed(seed)
-  sites <- names(site_bias)
-  d <- do.call(rbind, lapply(sites, function(s) {
-    truth <- stats::rlnorm(days, log(10), 0.4)
-    rh <- stats::runif(days, 30, 90)
-    shared <- stats::rnorm(days, sd = 0.5)
-    data.frame(site = s, day = seq_len(days), rh = rh, truth = truth,
-               s1 = 1.5 * truth + 2 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
-               s2 = 1.3 * truth + 1 + site_bias[[s]] + shared + stats::rnorm(days, sd = 0.8),
-               ref = ifelse(seq_len(days) <= 60, truth + stats::rnorm(days, sd = 0.3), NA))
-  }))
-  d
-}
 # The noise of each unit's mean, written out unit by unit: blocks of about b consecutive rows
 # (round(n / b) of them, row i of n in block floor((i - 1) * blocks / n)) for b = 1, 2, 4, ...
 # while the blocks leave 20 degrees of freedom (1 row always); the largest long-run variance
@@ -71,7 +55,7 @@ unit_fit <- function(d, ...) {
 }
 
 test_that("unit offsets are the shrunk mean differences on each unit's reference rows", {
-  d <- unit_data()
+  d <- unit_sites_data()
   fit <- unit_fit(d, unit = "site")
   offsets <- fit$unit_offsets
   expect_identical(offsets$unit, "site")
@@ -234,7 +218,7 @@ test_that("a between-unit variance of 0 zeroes the offsets, not their sd, and sa
 })
 
 test_that("predict() adds each unit's offset and its variance; an unknown unit gets the between-unit variance", {
-  d <- unit_data()
+  d <- unit_sites_data()
   fit <- unit_fit(d, unit = "site")
   new <- d[d$day > 60, ][c(1, 200, 400, 600, 900), ]
   new$site[5] <- "z"  # a site without a co-location
@@ -287,7 +271,7 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
 
 test_that("a reference in other units than the sensors gives offsets in the estimate's units", {
   skip_if_not_installed("units")
-  d <- unit_data()
+  d <- unit_sites_data()
   in_units <- d
   for (s in c("s1", "s2")) in_units[[s]] <- units::set_units(d[[s]], "ug/m3")
   in_units$ref <- units::set_units(d$ref / 1000, "mg/m3")  # converted to the sensors' ug/m3
@@ -303,7 +287,7 @@ test_that("a reference in other units than the sensors gives offsets in the esti
 })
 
 test_that("unit needs a reference, reference rows at 3 or more units, and a column that is not a sensor", {
-  d <- unit_data()
+  d <- unit_sites_data()
   expect_error(ncam(s1 + s2 ~ rh, d, unit = "site"), "give `reference` too")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "s1"), "is a sensor or the reference")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = c("site", "day")), "unit")
@@ -314,7 +298,7 @@ test_that("unit needs a reference, reference rows at 3 or more units, and a colu
 })
 
 test_that("intervals of known units are not too narrow for new reference readings", {
-  d <- unit_data(site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]))
+  d <- unit_sites_data(site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]))
   fit <- unit_fit(d, unit = "site")
   later <- d[d$day > 60, ]
   withr::local_seed(11)
@@ -327,7 +311,7 @@ test_that("intervals of known units are not too narrow for new reference reading
 })
 
 test_that("units match by value across types; edge cases are errors that say why", {
-  d <- unit_data()
+  d <- unit_sites_data()
   d$site <- c(a = 100000L, b = 2L, c = 3L, d = 4L, e = 5L)[d$site]
   fit <- unit_fit(d, unit = "site")
   later <- d[d$day > 60, ][1:5, ]
@@ -336,20 +320,20 @@ test_that("units match by value across types; edge cases are errors that say why
   expect_identical(twin, predict(fit, later))
   # predict_chunks() with no chunk at all builds its empty input with the unit column.
   expect_identical(nrow(predict_chunks(fit, function() NULL, verbose = FALSE)), 0L)
-  single <- unit_data(days = 40, site_bias = stats::setNames(seq(-3, 3, length.out = 25), paste0("s", 1:25)))
+  single <- unit_sites_data(days = 40, site_bias = stats::setNames(seq(-3, 3, length.out = 25), paste0("s", 1:25)))
   single$ref[single$day > 1] <- NA  # 25 reference rows, one per site
   expect_error(unit_fit(single, unit = "site"), "every unit of site has a single reference row")
   # Checked before training: reference rows without a unit do not count.
-  unnamed <- unit_data()
+  unnamed <- unit_sites_data()
   unnamed$site[!is.na(unnamed$ref)] <- NA
   expect_error(unit_fit(unnamed, unit = "site"), "only 0 have them")
-  grouped <- transform(unit_data(), region = "north")
+  grouped <- transform(unit_sites_data(), region = "north")
   expect_error(ncam_by(s1 + s2 ~ rh, grouped, by = "site", reference = "ref", unit = "site"),
                "`unit` \\(site\\) is a `by` column")
 })
 
 test_that("a reference reading screened as a spike leaves its row to the sensors and the unit offset", {
-  d <- unit_data()
+  d <- unit_sites_data()
   fit <- unit_fit(d, unit = "site")
   rows <- d[!is.na(d$ref), ][c(1, 100, 200), ]
   faulty <- rows
@@ -362,7 +346,7 @@ test_that("with use_reference, a row whose sensors' own estimate is beyond range
   # The reading is combined with the sensors' estimate after the offset: where that estimate is
   # beyond what the networks compute with (predict() without the reading drops the row), the
   # combination is no estimate either, even where the posterior with the reading is resolved.
-  d <- unit_data()
+  d <- unit_sites_data()
   fit <- unit_fit(d, unit = "site")
   before_offsets <- fit
   before_offsets$unit_offsets <- NULL
