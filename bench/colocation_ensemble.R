@@ -15,12 +15,10 @@ options(width = 200)
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
 source(file.path(dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))), "common.R"))
-rmse <- function(p, y) sqrt(mean((p - y)^2))
 protocol <- purpleair_short_protocol()
 test <- protocol$test
-labelled <- protocol$data[protocol$first_days, ]
-lm_fit <- stats::lm(ref ~ pa_mean + rh + temperature, data = labelled)
-lm_rmse <- rmse(stats::predict(lm_fit, test), test$ref)
+lm_rmse <- short_protocol_lm(protocol)$rmse
+rmse <- function(p, y) sqrt(mean((p - y)^2))
 z90 <- stats::qnorm(0.95)
 
 seeds <- 1:10

@@ -68,3 +68,10 @@ purpleair_short_protocol <- function() {
   list(path = path, label_frac = label_frac, data = d, first_days = first_days, train = train,
        test_rows = test_rows, test = d[test_rows, ])
 }
+
+# The peer of the short protocol: lm(ref ~ pa_mean + rh + temperature) on the labelled days, and
+# its RMSE on the scored days.
+short_protocol_lm <- function(protocol) {
+  fit <- stats::lm(ref ~ pa_mean + rh + temperature, data = protocol$data[protocol$first_days, ])
+  list(fit = fit, rmse = sqrt(mean((stats::predict(fit, protocol$test) - protocol$test$ref)^2)))
+}
