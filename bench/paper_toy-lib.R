@@ -255,7 +255,7 @@ hp_point_table <- function(runs, cfg) {
     data.frame(axis = axis, width = r$width[1], learn_rate = r$learn_rate[1], seeds = nrow(r), rmse = pm(r$rmse),
                rmse_mean = mean(r$rmse), mae = pm(r$mae), best_epochs = paste(r$best_epoch, collapse = ","),
                epochs_run = paste(r$epochs_run, collapse = ","), capped = sum(r$epochs_run >= cfg$epochs),
-               seconds_per_fit = round(mean(r$seconds)))
+               seconds_per_fit = round(stats::median(r$seconds)))
   }
   by_width <- runs[runs$learn_rate == cfg$learn_rate, ]
   by_rate <- runs[runs$width == cfg$hidden[1], ]
