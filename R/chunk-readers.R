@@ -298,10 +298,11 @@ check_parquet_reader <- function(call = parent.frame()) {
   }
 }
 
-# warn_part_totals() for the chunks of `input`. Its warning about levels not seen in training
-# also names the training levels, and, where text codes were read as numbers ("001" as 1),
-# how to read them as text.
-warn_chunk_totals <- function(flags, n_rows, beyond, object, files) {
+# warn_part_totals() for the chunks of `input`, after the warnings `gathered` from them (see
+# warn_gathered_chunks()). Its warning about levels not seen in training also names the
+# training levels, and, where text codes were read as numbers ("001" as 1), how to read them as text.
+warn_chunk_totals <- function(flags, n_rows, beyond, object, files, gathered) {
+  warn_gathered_chunks(gathered)
   model <- if (inherits(object, "ncam_calibration")) object$model else object
   withCallingHandlers(
     warn_part_totals(flags, n_rows, "chunks", beyond, of = "{.arg input}"),

@@ -44,8 +44,10 @@
 #'   naming the column and the data row, as [predict.ncam()] refuses it. A CSV file holds plain
 #'   numbers: a column the model reads that the fit converted from other units (see Value in
 #'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs a `reader` giving
-#'   it its units. Messages of `predict()` name the input `input`, and rows as rows of the file
-#'   (of all chunks, for a function input). A file that fails leaves no partial output behind.
+#'   it its units. Messages of `predict()` name the input `input`, and
+#'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
+#'   gives once per call comes once for the whole input, counting the rows of all chunks. A file
+#'   that fails leaves no partial output behind.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -140,14 +142,16 @@ score_files <- function(files, task, out, verbose) {
   # Rows beyond the networks' range are named by their file and row in it.
   labels <- if (anyDuplicated(basename(files))) files else basename(files)
   beyond <- part_tally()
+  gathered <- list()
   for (i in seq_along(results)) {
     found <- results[[i]]$beyond
     found$shown$file <- rep(labels[i], nrow(found$shown))
     found$spikes$file <- rep(labels[i], nrow(found$spikes))
     beyond <- add_part_tallies(beyond, found)
+    gathered <- add_chunk_warnings(gathered, in_file_chunk_warnings(results[[i]]$warnings, labels[i]))
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE)
+  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE, gathered)
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
@@ -174,19 +178,23 @@ score_generator <- function(input, task, out, verbose) {
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   flags <- no_row_flags
   beyond <- part_tally()
+  gathered <- list()
   collect <- function(value, i) {
     flags <<- flags + row_flags(value$value, value$beyond)
     beyond <<- add_part_tallies(beyond, value$beyond)
+    gathered <<- add_chunk_warnings(gathered, value$warnings)
     if (is.null(out)) results[[i]] <<- value$value else part$write(value$value, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
   if (n_chunks == 0L) {
     # No chunk at all: still the columns of a prediction (kept columns unknown, so logical).
-    results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value
+    scored <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))
+    results[[1L]] <- scored$value
+    gathered <- scored$warnings
     if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
-  warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE)
+  warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE, gathered)
   if (is.null(out)) return(bind_parts(results))
   part$finish()
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -204,7 +212,7 @@ empty_input <- function(task) {
 # Worker side ------------------------------------------------------------------------------
 
 # One block of files: for each, its combined result (NULL when written out), number of rows,
-# row_flags() and part_tally() (rows numbered within the file).
+# row_flags(), part_tally() and gathered warnings (rows numbered within the file).
 score_file_block <- function(task) {
   lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
 }
@@ -218,11 +226,13 @@ score_one_file <- function(path, out, task) {
   rows <- 0
   flags <- no_row_flags
   beyond <- part_tally()
+  gathered <- list()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
     flags <- flags + row_flags(scored$value, scored$beyond)
     beyond <- add_part_tallies(beyond, scored$beyond)
+    gathered <- add_chunk_warnings(gathered, scored$warnings)
     scored <- scored$value
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)
@@ -234,13 +244,14 @@ score_one_file <- function(path, out, task) {
     # or not a CSV at all, is an error, not an empty result).
     empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
                            check.names = FALSE)
-    parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))$value
+    scored <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
+    parts[[1L]] <- scored$value
+    gathered <- scored$warnings
     if (!is.null(part)) part$write(parts[[1L]], append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
-  if (is.null(part)) return(list(scored = bind_parts(parts), rows = rows, flags = flags, beyond = beyond))
-  part$finish()
-  list(scored = NULL, rows = rows, flags = flags, beyond = beyond)
+  if (!is.null(part)) part$finish()
+  list(scored = if (is.null(part)) bind_parts(parts), rows = rows, flags = flags, beyond = beyond, warnings = gathered)
 }
 
 read_chunk <- function(chunks, path, rows) {
@@ -264,8 +275,9 @@ score_task_chunk <- function(task) {
   scored
 }
 
-# predict() on one chunk, with the kept columns in front, and its rows beyond the networks'
-# range (score_part()); errors say which rows of which input failed.
+# predict() on one chunk, with the kept columns in front, its rows beyond the networks' range
+# (score_part()) and its other warnings (gather_chunk_warnings()); errors say which rows of
+# which input failed.
 score_chunk <- function(task) {
   chunk <- task$chunk
   rows <- paste0(format(task$first_row, big.mark = ",", scientific = FALSE), "-",
@@ -278,7 +290,8 @@ score_chunk <- function(task) {
     # One warning for the whole input when all are scored; predict()'s name the input's rows.
     input_rows <- task$first_row - 1 + seq_len(nrow(chunk))
     predicted <- function() do.call(stats::predict, c(list(task$object, chunk), task$predict_args, list(threads = task$threads)))
-    scored <- score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)), input_rows = input_rows)
+    scored <- gather_chunk_warnings(score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)),
+                                               input_rows = input_rows), input_rows)
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
