@@ -84,3 +84,40 @@ output_paths <- function(files, output, overwrite, call = parent.frame()) {
   }
   out
 }
+
+# `units`: NULL, or a named list (or character vector) of unit strings for columns the fit read
+# with units (`fit$units`), each convertible to the column's unit there; as a named character
+# vector. CSV files hold plain numbers: this says what unit they are in.
+check_chunk_units <- function(units, object, call = parent.frame()) {
+  if (is.null(units)) return(NULL)
+  single_strings <- (is.list(units) || is.character(units)) && length(units) > 0L &&
+    all(vapply(units, function(u) is.character(u) && length(u) == 1L && !is.na(u) && nzchar(u), logical(1)))
+  if (!single_strings || is.null(names(units)) || anyNA(names(units)) || !all(nzchar(names(units)))) {
+    ncam_abort(c("{.arg units} must be a named list of unit strings, one per column, not {.obj_type_friendly {units}}.",
+                 i = "Such as {.code units = list(opc = \"mg/m3\")}: the unit of the numbers of column {.field opc}."),
+               call = call)
+  }
+  repeated <- unique(names(units)[duplicated(names(units))])
+  if (length(repeated)) ncam_abort("{.arg units} names column{?s} {.field {repeated}} more than once.", call = call)
+  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  fitted <- model$units
+  unknown <- setdiff(names(units), names(fitted))
+  if (length(unknown)) {
+    ncam_abort(c("{.arg units} names column{?s} {.field {unknown}}, which the model did not read with units.",
+                 i = if (length(fitted)) "Columns it read with units: {.field {names(fitted)}}." else
+                   "It was fitted to plain numbers: give those in the units of the training data, without {.arg units}."),
+               call = call)
+  }
+  check_suggested("units", "to give columns units.", call = call)
+  for (v in names(units)) {
+    one <- tryCatch(units::set_units(1, units[[v]], mode = "standard"), error = function(e) NULL)
+    if (is.null(one)) {
+      ncam_abort("{.arg units} gives column {.field {v}} the unit {.val {units[[v]]}}, which the units package does not know.",
+                 call = call)
+    }
+    convert_units(one, fitted[[v]], c(
+      "{.arg units} gives column {.field {v}} the unit {.val {units[[v]]}}, which cannot be converted to {.val {fitted[[v]]}}, its unit in the fit.",
+      i = "Give the unit of the column's numbers, one of the same quantity."), call)
+  }
+  unlist(units)
+}

@@ -43,8 +43,8 @@
 #'   file or a function input, an infinite value in a column the model reads is an error
 #'   naming the column and the data row, as [predict.ncam()] refuses it. A CSV file holds plain
 #'   numbers: a column the model reads that the fit converted from other units (see Value in
-#'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs a `reader` giving
-#'   it its units. Messages of `predict()` name the input `input`, and
+#'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs its units, from
+#'   `units` or a `reader` that sets them. Messages of `predict()` name the input `input`, and
 #'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
 #'   gives once per call comes once for the whole input, counting the rows of all chunks. A file
 #'   that fails leaves no partial output behind.
@@ -67,6 +67,12 @@
 #'   [ncam_threads()]'s default otherwise.
 #' @param verbose Show a progress bar with the rows scored and the time left (for file inputs;
 #'   a function input shows the rows scored).
+#' @param units `NULL`, or a named list of unit strings (of the units package), the unit of the
+#'   numbers of each column, such as `list(opc = "mg/m3")`, set on every chunk. Only for columns
+#'   the fit read with units (`fit$units`): those it converted from another unit need units in
+#'   new data (see Value in [predict.ncam()]), which a CSV file cannot hold. Each must convert to
+#'   the column's unit in the fit. A column that has units already (from a `reader` or a
+#'   function input) is an error; `keep` columns stay as read.
 #' @param ... Arguments of the `predict()` method, such as `interval` and `level` (these two
 #'   are checked before any input is read).
 #' @return With `output = NULL`, a tibble with one row per input row, in input order: the
@@ -91,7 +97,7 @@
 #' @export
 predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, keep = character(),
                            reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
-                           ...) {
+                           units = NULL, ...) {
   if (!inherits(object, c("ncam", "ncam_calibration"))) {
     ncam_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
   }
@@ -104,7 +110,8 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
   if (!is.null(output)) check_string(output, "output")
   chunk_rows <- engine_block_rows * ceiling(chunk_rows / engine_block_rows)
   task <- list(object = object, chunk_rows = as.integer(chunk_rows), keep = character(), reader = reader,
-               predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads))
+               predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads),
+               units = check_chunk_units(units, object))
   task$keep <- check_keep(keep, task)
   if (is.function(input)) {
     out <- if (!is.null(output)) output_paths("predictions.csv", output, overwrite)
@@ -286,10 +293,11 @@ score_chunk <- function(task) {
     check_columns(chunk, task$keep, "keep", call = NULL)
     source <- if (is.null(task$path)) cli::format_inline("{.arg input}") else cli::format_inline("{.file {task$path}}")
     refuse_infinite_inputs(chunk, task$object, task$predict_args, task$first_row, source)
-    refuse_plain_converted_inputs(chunk, task$object, task$predict_args, source, is.null(task$path))
+    newdata <- set_chunk_units(chunk, task$units, source)  # kept columns stay as read
+    refuse_plain_converted_inputs(newdata, task$object, task$predict_args, source, is.null(task$path))
     # One warning for the whole input when all are scored; predict()'s name the input's rows.
     input_rows <- task$first_row - 1 + seq_len(nrow(chunk))
-    predicted <- function() do.call(stats::predict, c(list(task$object, chunk), task$predict_args, list(threads = task$threads)))
+    predicted <- function() do.call(stats::predict, c(list(task$object, newdata), task$predict_args, list(threads = task$threads)))
     scored <- gather_chunk_warnings(score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)),
                                                input_rows = input_rows), input_rows)
   }, error = function(e) {
