@@ -213,7 +213,7 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
 
 # Plain numbers, as a CSV file holds them, in a column predict() reads that the fit converted
 # (opc given in mg/m3, fused in ug/m3) could be in either unit: predict() refuses them, and this
-# says how to give them units here, by a `reader` or from the function input.
+# says how to give them units here: by `units`, a `reader` or from the function input.
 refuse_plain_converted_inputs <- function(chunk, object, predict_args, source, from_function) {
   model <- if (inherits(object, "ncam_calibration")) object$model else object
   plain <- intersect(plain_converted_columns(model, chunk), columns_predict_reads(object, predict_args))
@@ -222,10 +222,30 @@ refuse_plain_converted_inputs <- function(chunk, object, predict_args, source, f
   given <- attr(model$units, "given")[[v]]
   set_units <- sprintf("units::set_units(chunk$%s, \"%s\", mode = \"standard\")", v, given)
   ncam_abort(c("Column {.field {v}} of {source} has no units, and the model was fitted to it in {.val {given}}, converted to {.val {model$units[[v]]}}: plain numbers could be in either.",
-               i = if (from_function) "Have {.arg input} return {.field {v}} with its units: {.code chunk${v} <- {set_units}}." else
-                 "Give a {.arg reader} that sets its units, such as {.code function(path) {{ chunk <- utils::read.csv(path); chunk${v} <- {set_units}; chunk }}}.",
+               i = "Give the unit its numbers are in with {.arg units}, such as {.code units = list({v} = \"{given}\")}.",
+               i = if (from_function) "Or have {.arg input} return {.field {v}} with its units: {.code chunk${v} <- {set_units}}." else
+                 "Or give a {.arg reader} that sets its units, such as {.code function(path) {{ chunk <- utils::read.csv(path); chunk${v} <- {set_units}; chunk }}}.",
                i = if (identical(v, model$reference)) "Or leave {.arg use_reference} out: without it, the reference is not read."),
              call = NULL)
+}
+
+# The chunk with its columns named in `units` (of check_chunk_units()) given those units. One
+# that has units already, from a `reader` or the function input, is an error: which is right?
+set_chunk_units <- function(chunk, units, source) {
+  for (v in intersect(names(units), names(chunk))) {
+    column <- chunk[[v]]
+    if (inherits(column, "units")) {
+      ncam_abort(c("Column {.field {v}} of {source} has units already, {.val {unit_text(column)}}, and {.arg units} gives it {.val {units[[v]]}}.",
+                   i = "Give its units in one place: leave it out of {.arg units}, or give it as plain numbers."), call = NULL)
+    }
+    if (is.logical(column) && all(is.na(column))) column <- as.double(column)  # no reading at all
+    if (!is.numeric(column)) {
+      ncam_abort("Column {.field {v}} of {source} must hold numbers to take the unit {.val {units[[v]]}} of {.arg units}, not {.obj_type_friendly {column}}.",
+                 call = NULL)
+    }
+    chunk[[v]] <- units::set_units(as.double(column), units[[v]], mode = "standard")
+  }
+  chunk
 }
 
 # The columns predict() reads as numbers, with the arguments `predict_args`: the sensors, the
@@ -298,10 +318,11 @@ check_parquet_reader <- function(call = parent.frame()) {
   }
 }
 
-# warn_part_totals() for the chunks of `input`. Its warning about levels not seen in training
-# also names the training levels, and, where text codes were read as numbers ("001" as 1),
-# how to read them as text.
-warn_chunk_totals <- function(flags, n_rows, beyond, object, files) {
+# warn_part_totals() for the chunks of `input`, after the warnings `gathered` from them (see
+# warn_gathered_chunks()). Its warning about levels not seen in training also names the
+# training levels, and, where text codes were read as numbers ("001" as 1), how to read them as text.
+warn_chunk_totals <- function(flags, n_rows, beyond, object, files, gathered) {
+  warn_gathered_chunks(gathered)
   model <- if (inherits(object, "ncam_calibration")) object$model else object
   withCallingHandlers(
     warn_part_totals(flags, n_rows, "chunks", beyond, of = "{.arg input}"),

@@ -76,24 +76,35 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
   })
   names(cols) <- sensors
   if (length(not_positive)) {
-    details <- vapply(names(not_positive), function(s) {
-      rows <- not_positive[[s]]
-      shown <- paste0(paste(input_rows(utils::head(rows, 5)), collapse = ", "), if (length(rows) > 5) ", ..." else "")
-      if (length(rows) == 1L) sprintf("%s: row %s", s, shown) else sprintf("%s: %d rows (%s)", s, length(rows), shown)
-    }, character(1))
+    details <- nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
     # In training an error naming every column at once, so that one pass fixes them all.
     if (training) {
       ncam_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
                    stats::setNames(details, rep("*", length(details))),
                    i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
     }
-    cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
-                    stats::setNames(details, rep("*", length(details)))),
-                  class = c("ncam_warning_nonpositive_reading", "ncam_warning"), call = call)
+    warn_nonpositive_readings(details, rows = not_positive, call = call)
   }
   check_finite_columns(cols, label, call = call)
   if (!training) check_reading_magnitude(cols, label, call)
   cols
+}
+
+# Per column, its number of readings <= 0 (`counts`, named) and the first of their rows (`shown`,
+# numbers or text such as "7 of a.csv"), as bullets.
+nonpositive_details <- function(counts, shown) {
+  vapply(names(counts), function(s) {
+    rows <- paste0(paste(shown[[s]], collapse = ", "), if (counts[[s]] > length(shown[[s]])) ", ..." else "")
+    if (counts[[s]] == 1) sprintf("%s: row %s", s, rows) else sprintf("%s: %d rows (%s)", s, counts[[s]], rows)
+  }, character(1))
+}
+
+# `rows`, per column, the rows of the readings (of the part scored, for predict_chunks()).
+warn_nonpositive_readings <- function(details, rows = NULL, call = NULL) {
+  details <- gsub("([{}])", "\\1\\1", details)  # text, not cli markup
+  cli::cli_warn(c("The model was fitted to log readings, so readings <= 0 are treated as missing:",
+                  stats::setNames(details, rep("*", length(details)))),
+                class = c("ncam_warning_nonpositive_reading", "ncam_warning"), call = call, rows = rows)
 }
 
 # A column used by the model must appear once: with two of one name, which one is meant?
@@ -312,10 +323,18 @@ warn_constant_covariates <- function(object, x, newdata, call) {
     column <- if (!in_design) newdata[[name]] else if (is.matrix(x)) x[, name] else x[[name]]
     if (is.character(value)) column <- as.character(column)
     other <- which(!is.na(column) & column != value)
-    if (length(other)) {
-      cli::cli_warn(c("Covariate {.field {name}} was {value} on every training row, so the model left it out; {length(other)} row{?s} of {.arg newdata} {?has/have} other values (row {input_rows(other[1])}: {column[other[1]]}), which the predictions ignore.",
-                      i = "Fit on data where {.field {name}} varies for the model to use it."),
-                    class = c("ncam_warning_constant_covariate", "ncam_warning"), call = call)
-    }
+    if (length(other)) warn_constant_covariate(name, value, length(other), input_rows(other[1]), column[other[1]], other, call = call)
   }
+}
+
+# `n` rows of `of` hold another value of covariate `name` than `value`, its value in training;
+# the first of them is row `first_row` (a number, or text such as "200 of a.csv"), holding
+# `first_value`. `rows`: their rows (of the part scored, for predict_chunks()).
+warn_constant_covariate <- function(name, value, n, first_row, first_value, rows = NULL, of = "{.arg newdata}",
+                                    call = NULL) {
+  shown_n <- format(n, scientific = FALSE)  # a sum over chunks is a double: not as 1e+05
+  cli::cli_warn(c(paste0("Covariate {.field {name}} was {value} on every training row, so the model left it out; {shown_n} {cli::qty(n)}row{?s} of ", of, " {?has/have} other values (row {first_row}: {first_value}), which the predictions ignore."),
+                  i = "Fit on data where {.field {name}} varies for the model to use it."),
+                class = c("ncam_warning_constant_covariate", "ncam_warning"), call = call,
+                covariate = name, training_value = value, first_value = first_value, rows = rows)
 }

@@ -18,12 +18,11 @@
 #' cannot say which of the two moved. With three or more, the one that moved usually has the
 #' largest `mean_z` in absolute value (in 99.4 % of months after a drift of one noise sd in
 #' `bench/drift.R`, not in every month), but the others can be flagged too, shifted the other
-#' way and less. When the model was fitted with a `reference` and
-#' `newdata` holds that column with readings (a second co-location, say), the reference is checked as a
-#' sensor too: its row compares the reference with the estimate from the low-cost sensors, a
-#' direct check of the calibration. A sensor is also flagged where the model never fitted it
-#' well (a unit that differs from the others of a model pooled over sites), which is equally a
-#' reason to look.
+#' way and less. When the model was fitted with a `reference` and `newdata` holds that column with
+#' readings (a second co-location, say), the reference is checked as a sensor too: its row compares
+#' the reference with the estimate from the low-cost sensors, a direct check of the calibration. A
+#' sensor is also flagged where the model never fitted it well (a unit that differs from the others
+#' of a model pooled over sites), which is equally a reason to look.
 #'
 #' **Method.** For sensor \eqn{j} at a row, the model's predictive distribution of its reading
 #' given the other observed readings \eqn{b_{-j}} is normal with mean
@@ -56,17 +55,16 @@
 #' stretches as a drift would be, and \eqn{\tau^2} comes out at 0.64 of that variance for
 #' \eqn{\phi = 0.5} and 0.25 for \eqn{\phi = 0.8}, where 3.4 % and 15 % of periods without
 #' drift have `p_value` below 0.01 at `tolerance = 0`. A short series cannot tell such wander
-#' from a drift: a cut scaled for it (tried) took steps of 4 sd of the variation for wander
-#' (38 % of drifted periods flagged instead of 52 %). A
-#' period is thus judged against the ordinary variation from period to period, not only against
-#' the noise of its readings. `p_value` tests whether the period's true mean z lies beyond
-#' `tolerance` (with `tolerance = 0`, whether it differs from 0), two-sided, with a t
-#' distribution whose degrees of freedom are the number of periods less the number of
-#' stretches: a difference too small to matter, such as what remains of the model's own
-#' estimation error, is not flagged however many readings a period holds. `drift` is `TRUE`
-#' where the Holm-adjusted p-value, over every row of the
-#' table, is below `alpha`. Rows where the sensor or all other sensors are missing, or where
-#' the model gives no estimate (a missing covariate), do not count.
+#' from a drift: a cut scaled for it (tried) took steps of 4 sd of the variation for wander (38 % of
+#' drifted periods flagged instead of 52 %). A period is thus judged against the ordinary variation
+#' from period to period, not only against the noise of its readings. `p_value` tests whether the
+#' period's true mean z lies beyond `tolerance` (with `tolerance = 0`, whether it differs from 0),
+#' two-sided, with a t distribution whose degrees of freedom are the number of periods less the
+#' number of stretches: a difference too small to matter, such as what remains of the model's own
+#' estimation error, is not flagged however many readings a period holds. `drift` is `TRUE` where
+#' the Holm-adjusted p-value, over every row of the table, is below `alpha`. Rows where the sensor
+#' or all other sensors are missing, or where the model gives no estimate (a missing covariate), do
+#' not count.
 #'
 #' @param object For `sensor_drift()`, a model fitted by [ncam()], or fits by group from
 #'   [ncam_by()] (each row is checked against its group's model; a group's warnings name it,
@@ -178,7 +176,9 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     parts <- lapply(sort(unique(group[!is.na(group)])), function(g) {
       rows <- which(group %in% g)
       # Warnings name the group, as predict()'s do, and rows of newdata, not of the group's share.
-      part <- with_group_name(with_input_rows(rows, drift_rows(object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows], rep("group", length(rows)), tolerance, threads, call)), labels[g])
+      part <- with_group_name(with_input_rows(rows, drift_rows(
+        object$fit[[g]], newdata[rows, , drop = FALSE], time[rows], starts[rows], rep("group", length(rows)),
+        tolerance, threads, call)), labels[g])
       keys <- as.data.frame(object[rep(g, nrow(part)), unit_columns, drop = FALSE])
       cbind(keys, part[names(part) != "unit"])
     })

@@ -43,9 +43,11 @@
 #'   file or a function input, an infinite value in a column the model reads is an error
 #'   naming the column and the data row, as [predict.ncam()] refuses it. A CSV file holds plain
 #'   numbers: a column the model reads that the fit converted from other units (see Value in
-#'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs a `reader` giving
-#'   it its units. Messages of `predict()` name the input `input`, and rows as rows of the file
-#'   (of all chunks, for a function input). A file that fails leaves no partial output behind.
+#'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs its units, from
+#'   `units` or a `reader` that sets them. Messages of `predict()` name the input `input`, and
+#'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
+#'   gives once per call comes once for the whole input, counting the rows of all chunks. A file
+#'   that fails leaves no partial output behind.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -65,6 +67,12 @@
 #'   [ncam_threads()]'s default otherwise.
 #' @param verbose Show a progress bar with the rows scored and the time left (for file inputs;
 #'   a function input shows the rows scored).
+#' @param units `NULL`, or a named list of unit strings (of the units package), the unit of the
+#'   numbers of each column, such as `list(opc = "mg/m3")`, set on every chunk. Only for columns
+#'   the fit read with units (`fit$units`): those it converted from another unit need units in
+#'   new data (see Value in [predict.ncam()]), which a CSV file cannot hold. Each must convert to
+#'   the column's unit in the fit. A column that has units already (from a `reader` or a
+#'   function input) is an error; `keep` columns stay as read.
 #' @param ... Arguments of the `predict()` method, such as `interval` and `level` (these two
 #'   are checked before any input is read).
 #' @return With `output = NULL`, a tibble with one row per input row, in input order: the
@@ -89,7 +97,7 @@
 #' @export
 predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, keep = character(),
                            reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
-                           ...) {
+                           units = NULL, ...) {
   if (!inherits(object, c("ncam", "ncam_calibration"))) {
     ncam_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
   }
@@ -102,7 +110,8 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
   if (!is.null(output)) check_string(output, "output")
   chunk_rows <- engine_block_rows * ceiling(chunk_rows / engine_block_rows)
   task <- list(object = object, chunk_rows = as.integer(chunk_rows), keep = character(), reader = reader,
-               predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads))
+               predict_args = check_predict_args(object, list(...)), threads = worker_threads(threads),
+               units = check_chunk_units(units, object))
   task$keep <- check_keep(keep, task)
   if (is.function(input)) {
     out <- if (!is.null(output)) output_paths("predictions.csv", output, overwrite)
@@ -140,14 +149,16 @@ score_files <- function(files, task, out, verbose) {
   # Rows beyond the networks' range are named by their file and row in it.
   labels <- if (anyDuplicated(basename(files))) files else basename(files)
   beyond <- part_tally()
+  gathered <- list()
   for (i in seq_along(results)) {
     found <- results[[i]]$beyond
     found$shown$file <- rep(labels[i], nrow(found$shown))
     found$spikes$file <- rep(labels[i], nrow(found$spikes))
     beyond <- add_part_tallies(beyond, found)
+    gathered <- add_chunk_warnings(gathered, in_file_chunk_warnings(results[[i]]$warnings, labels[i]))
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE)
+  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE, gathered)
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
@@ -174,19 +185,23 @@ score_generator <- function(input, task, out, verbose) {
   on.exit(if (!is.null(part)) part$abandon(), add = TRUE)
   flags <- no_row_flags
   beyond <- part_tally()
+  gathered <- list()
   collect <- function(value, i) {
     flags <<- flags + row_flags(value$value, value$beyond)
     beyond <<- add_part_tallies(beyond, value$beyond)
+    gathered <<- add_chunk_warnings(gathered, value$warnings)
     if (is.null(out)) results[[i]] <<- value$value else part$write(value$value, append = i > 1L)
   }
   run_in_order(next_task, score_task_chunk, collect, progress$update)
   progress$done()
   if (n_chunks == 0L) {
     # No chunk at all: still the columns of a prediction (kept columns unknown, so logical).
-    results[[1L]] <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value
+    scored <- score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))
+    results[[1L]] <- scored$value
+    gathered <- scored$warnings
     if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
-  warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE)
+  warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE, gathered)
   if (is.null(out)) return(bind_parts(results))
   part$finish()
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
@@ -204,7 +219,7 @@ empty_input <- function(task) {
 # Worker side ------------------------------------------------------------------------------
 
 # One block of files: for each, its combined result (NULL when written out), number of rows,
-# row_flags() and part_tally() (rows numbered within the file).
+# row_flags(), part_tally() and gathered warnings (rows numbered within the file).
 score_file_block <- function(task) {
   lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
 }
@@ -218,11 +233,13 @@ score_one_file <- function(path, out, task) {
   rows <- 0
   flags <- no_row_flags
   beyond <- part_tally()
+  gathered <- list()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
     flags <- flags + row_flags(scored$value, scored$beyond)
     beyond <- add_part_tallies(beyond, scored$beyond)
+    gathered <- add_chunk_warnings(gathered, scored$warnings)
     scored <- scored$value
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)
@@ -234,13 +251,14 @@ score_one_file <- function(path, out, task) {
     # or not a CSV at all, is an error, not an empty result).
     empty <- as.data.frame(stats::setNames(rep(list(numeric(0)), length(chunks$columns)), chunks$columns),
                            check.names = FALSE)
-    parts[[1L]] <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))$value
+    scored <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
+    parts[[1L]] <- scored$value
+    gathered <- scored$warnings
     if (!is.null(part)) part$write(parts[[1L]], append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
-  if (is.null(part)) return(list(scored = bind_parts(parts), rows = rows, flags = flags, beyond = beyond))
-  part$finish()
-  list(scored = NULL, rows = rows, flags = flags, beyond = beyond)
+  if (!is.null(part)) part$finish()
+  list(scored = if (is.null(part)) bind_parts(parts), rows = rows, flags = flags, beyond = beyond, warnings = gathered)
 }
 
 read_chunk <- function(chunks, path, rows) {
@@ -264,8 +282,9 @@ score_task_chunk <- function(task) {
   scored
 }
 
-# predict() on one chunk, with the kept columns in front, and its rows beyond the networks'
-# range (score_part()); errors say which rows of which input failed.
+# predict() on one chunk, with the kept columns in front, its rows beyond the networks' range
+# (score_part()) and its other warnings (gather_chunk_warnings()); errors say which rows of
+# which input failed.
 score_chunk <- function(task) {
   chunk <- task$chunk
   rows <- paste0(format(task$first_row, big.mark = ",", scientific = FALSE), "-",
@@ -274,11 +293,13 @@ score_chunk <- function(task) {
     check_columns(chunk, task$keep, "keep", call = NULL)
     source <- if (is.null(task$path)) cli::format_inline("{.arg input}") else cli::format_inline("{.file {task$path}}")
     refuse_infinite_inputs(chunk, task$object, task$predict_args, task$first_row, source)
-    refuse_plain_converted_inputs(chunk, task$object, task$predict_args, source, is.null(task$path))
+    newdata <- set_chunk_units(chunk, task$units, source)  # kept columns stay as read
+    refuse_plain_converted_inputs(newdata, task$object, task$predict_args, source, is.null(task$path))
     # One warning for the whole input when all are scored; predict()'s name the input's rows.
     input_rows <- task$first_row - 1 + seq_len(nrow(chunk))
-    predicted <- function() do.call(stats::predict, c(list(task$object, chunk), task$predict_args, list(threads = task$threads)))
-    scored <- score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)), input_rows = input_rows)
+    predicted <- function() do.call(stats::predict, c(list(task$object, newdata), task$predict_args, list(threads = task$threads)))
+    scored <- gather_chunk_warnings(score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)),
+                                               input_rows = input_rows), input_rows)
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
@@ -289,93 +310,6 @@ score_chunk <- function(task) {
     scored$value <- tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(scored$value)), nrow = nrow(chunk))
   }
   scored
-}
-
-# Main side --------------------------------------------------------------------------------
-
-# The predict() method's own arguments, so a misspelt one fails here rather than on a worker.
-check_predict_args <- function(object, args, call = parent.frame()) {
-  method <- if (inherits(object, "ncam_calibration")) predict.ncam_calibration else predict.ncam
-  allowed <- setdiff(names(formals(method)), c("object", "newdata", "threads", "..."))
-  bad <- setdiff(names(args), allowed)
-  if (length(args) && (is.null(names(args)) || any(!nzchar(names(args))) || length(bad))) {
-    ncam_abort(c("{.arg ...} must hold named arguments of {.fn predict} for this object.",
-                 i = "Allowed: {.arg {allowed}}; unknown: {.arg {if (length(bad)) bad else '(unnamed)'}}."),
-               call = call)
-  }
-  # Checked before any file is read, where the method would blame the first rows.
-  if ("level" %in% names(args)) check_scalar_level(args$level, call)
-  if ("interval" %in% names(args)) match_choice(args$interval, c("none", "credible", "prediction"), "interval", call)
-  no_interval <- is.null(args$interval) || identical(args$interval, "none")
-  if (!inherits(object, "ncam_calibration") && "level" %in% names(args) && no_interval) {
-    warn_level_without_interval(call)
-  }
-  args
-}
-
-check_input_files <- function(input, call = parent.frame()) {
-  if (is.data.frame(input)) {
-    ncam_abort(c("{.arg input} must be file paths or a function returning chunks, not a data frame.",
-                 i = "A data frame in memory is scored by {.fn predict} directly."), call = call)
-  }
-  if (is.list(input) && all(lengths(input) == 1L)) input <- unlist(input, use.names = FALSE)
-  if (!is.character(input) || length(input) == 0L || anyNA(input)) {
-    ncam_abort("{.arg input} must be file paths or a function returning chunks, not {.obj_type_friendly {input}}.",
-               call = call)
-  }
-  folders <- input[dir.exists(input)]
-  if (length(folders)) {
-    ncam_abort(c("{.arg input} names {length(folders)} folder{?s}, not {?a file/files}: {.file {utils::head(folders, 5)}}.",
-                 i = "Pass the files in it, such as {.code list.files(folder, full.names = TRUE)}."),
-               call = call)
-  }
-  missing <- input[!file.exists(input)]
-  if (length(missing)) {
-    ncam_abort("{.arg input} names {length(missing)} file{?s} that do{?es/} not exist: {.file {utils::head(missing, 5)}}.",
-               call = call)
-  }
-  if (any(grepl("\\.parquet$", input, ignore.case = TRUE))) check_parquet_reader(call)
-  normalizePath(input)
-}
-
-# Kept columns go in front of the prediction's, so each may appear once and none may take the
-# name of a prediction column (those of predict() on no rows, with the same arguments).
-check_keep <- function(keep, task, call = parent.frame()) {
-  if (!is.character(keep) || anyNA(keep) || !all(nzchar(keep))) {
-    ncam_abort("{.arg keep} must be a character vector of column names.", call = call)
-  }
-  repeated <- unique(keep[duplicated(keep)])
-  if (length(repeated)) {
-    ncam_abort("{.arg keep} names column{?s} {.val {repeated}} more than once.", call = call)
-  }
-  if (length(keep) == 0L) return(keep)
-  predicted <- names(score_chunk(c(task, list(chunk = empty_input(task), first_row = 1)))$value)
-  clash <- intersect(keep, predicted)
-  if (length(clash)) {
-    ncam_abort(c("{.arg keep} must not name a prediction column; it names {.val {clash}}.",
-                 i = "The prediction columns are {.val {predicted}}: rename the input column or leave it out of {.arg keep}."),
-               call = call)
-  }
-  keep
-}
-
-# One output CSV per input, named after it; clashes and existing files are refused.
-output_paths <- function(files, output, overwrite, call = parent.frame()) {
-  if (!dir.exists(output) && !dir.create(output, recursive = TRUE, showWarnings = FALSE)) {
-    ncam_abort("{.arg output} must be a folder that exists or can be created, not {.file {output}}.", call = call)
-  }
-  stem <- sub("\\.(csv|txt|parquet)$", "", sub("\\.(gz|bz2|xz)$", "", basename(files), ignore.case = TRUE), ignore.case = TRUE)
-  out <- file.path(normalizePath(output), paste0(stem, ".csv"))
-  clash <- unique(out[duplicated(out)])
-  if (length(clash)) {
-    ncam_abort("Input files of the same name would write the same output file{?s} {.file {basename(clash)}}; give them distinct names.",
-               call = call)
-  }
-  if (!overwrite && any(file.exists(out))) {
-    ncam_abort(c("{.arg output} already holds {.file {basename(out[file.exists(out)])}}.",
-                 i = "Use another folder or {.code overwrite = TRUE}."), call = call)
-  }
-  out
 }
 
 # Row-binds tibbles with the same columns, column by column (c() keeps dates and factors).

@@ -201,7 +201,7 @@ warn_rows_missing_covariates <- function(post) {
 #' row, for inspection and plots. With `transform = "log"` these act on log readings.
 #'
 #' @inheritParams predict.ncam
-#' @return A long data frame with one row per row of `newdata` and sensor: `.row`, `sensor`,
+#' @return A long tibble with one row per row of `newdata` and sensor: `.row`, `sensor`,
 #'   `a` (gain), `c` (offset), `sigma` (noise standard deviation), in the model's units.
 #' @examples
 #' toy <- simulate_toy(n = 1000, seed = 2)
@@ -217,8 +217,8 @@ sensor_params <- function(object, newdata, threads = NULL, ...) {
   warn_rows_missing_covariates(post)
   n <- length(post$mu)
   sensors <- model_sensors(object)
-  data.frame(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
-             a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
+  tibble::tibble(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
+                 a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
 # The anchor's own noise variance per row (a posterior with heads): added to Theta's posterior

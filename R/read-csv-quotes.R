@@ -4,11 +4,14 @@
 # every quote, so two such notes a few lines apart would make the lines between one field, and
 # those rows would vanish without a word. parse_csv_lines() hands R's parser the lines with
 # those literal quotes replaced by a placeholder, and restore_literal_quotes() puts them back.
+# Blanks between a quoted field's quotes and its commas are not part of the value (`a, "b"` reads
+# `b`), as readr::read_csv() and data.table::fread() read them; R's parser would keep them.
 
 # `lines` with their literal quotes replaced by a placeholder character found nowhere in them,
-# and attributes "placeholder" (NULL when there was none to replace) and "inside" (whether each
-# line lies within a quoted field that spans lines). A quoted field that never closes, or text
-# after a closing quote (`"5" inlet`), is an error naming the line.
+# and the blanks around quoted fields removed; attributes "placeholder" (NULL when there was none
+# to replace) and "inside" (whether each line lies within a quoted field that spans lines). A
+# quoted field that never closes, or text after a closing quote (`"5" inlet`), is an error naming
+# the line.
 protect_literal_quotes <- function(lines, label, call) {
   inside <- logical(length(lines))
   has_quote <- grepl("\"", lines, fixed = TRUE)
@@ -44,11 +47,15 @@ protect_literal_quotes <- function(lines, label, call) {
     lines[literal] <- gsub("(?:^|,)[ \t]*\"(?:[^\"]++|\"\")*+\"[ \t]*(?=,|$)(*SKIP)(*FAIL)|\"",
                            placeholder, lines[literal], perl = TRUE)
   }
+  # Their quotes now all delimit quoted fields: the blanks around those go.
+  padded <- whole & !scanned
+  padded[padded] <- grepl("[ \t]\"|\"[ \t]", lines[padded], perl = TRUE)
+  lines[padded] <- gsub("(^|,)[ \t]*(\"(?:[^\"]++|\"\")*+\")[ \t]*(?=,|$)", "\\1\\2", lines[padded], perl = TRUE)
   structure(lines, inside = inside, placeholder = placeholder)
 }
 
-# The record starting on line `start`: its lines with literal quotes replaced by `placeholder`,
-# and `end`, its last line.
+# The record starting on line `start`: its lines with literal quotes replaced by `placeholder`
+# and the blanks around quoted fields removed, and `end`, its last line.
 scan_csv_record <- function(lines, start, placeholder, label, call) {
   blanks <- c(" ", "\t")
   state <- "field_start"
@@ -56,6 +63,7 @@ scan_csv_record <- function(lines, start, placeholder, label, call) {
   repeat {
     chars <- strsplit(lines[i], "", fixed = TRUE)[[1]]
     k <- 1L
+    field_begin <- 1L  # where the current field starts on this line
     while (k <= length(chars)) {
       char <- chars[k]
       if (state == "quoted") {
@@ -65,6 +73,7 @@ scan_csv_record <- function(lines, start, placeholder, label, call) {
         }
       } else if (char == ",") {
         state <- "field_start"
+        field_begin <- k + 1L
       } else if (state == "closed") {
         if (!char %in% blanks) {
           field <- if (opened == i) "a quoted field" else "the quoted field opened on line {opened}"
@@ -72,10 +81,12 @@ scan_csv_record <- function(lines, start, placeholder, label, call) {
                        i = "A quote opens a quoted field only at the start of a field, and within one a quote is written twice ({.val \"\"}). Repair the line."),
                      call = call)
         }
+        chars[k] <- ""  # a blank after the closing quote
       } else if (char == "\"") {
         if (state == "field_start") {
           state <- "quoted"
           opened <- i
+          chars[seq_len(k - field_begin) + field_begin - 1L] <- ""  # the blanks before it
         } else {
           chars[k] <- placeholder
         }

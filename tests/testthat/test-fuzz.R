@@ -4,6 +4,11 @@
 # or a value with the wrong number of rows. The objects `toy`, `fit`, `cal`, `base` and the
 # function `fast_fit()` are defined in the child by `fuzz_prelude`.
 
+# A fit to readings with units, sensor_1 given in mg/m3 and converted to the others' ug/m3
+# (`f`, on `d`), and a CSV file `p` of d's plain numbers (sensor_1's in mg/m3).
+units_fit <- r"-(d <- toy; for (s in c("sensor_0", "sensor_2")) d[[s]] <- units::set_units(d[[s]], "ug/m3", mode = "standard"); d$sensor_1 <- units::set_units(d$sensor_1 / 1000, "mg/m3", mode = "standard"); f <- suppressWarnings(fast_fit(data = d)); )-"
+plain_units_csv <- r"-(p <- tempfile(fileext = ".csv"); write.csv(as.data.frame(lapply(d, as.numeric)), p, row.names = FALSE); )-"
+
 fuzz_cases <- list(
   # ncam() --------------------------------------------------------------------------------
   fuzz_case("ncam_list_data", "ncam", "error", "`data` must be a data frame", r"-(fast_fit(data = as.list(toy)))-"),
@@ -263,6 +268,20 @@ fuzz_cases <- list(
             r"-(predict_chunks(fit, function() NULL, levl = 0.8, verbose = FALSE))-"),
   fuzz_case("chunks_baseline_object", "predict_chunks", "error", "`object`",
             r"-(predict_chunks(base, function() NULL, verbose = FALSE))-"),
+  fuzz_case("chunks_units_unnamed", "predict_chunks", "error", "`units` must be a named list",
+            r"-(predict_chunks(fit, function() NULL, units = "ug/m3", verbose = FALSE))-"),
+  fuzz_case("chunks_units_of_plain_fit", "predict_chunks", "error", "`units` names column sensor_0.*plain numbers",
+            r"-(predict_chunks(fit, function() NULL, units = list(sensor_0 = "ug/m3"), verbose = FALSE))-"),
+  fuzz_case("chunks_units_unknown_unit", "predict_chunks", "error", "`units`.*sensor_1.*\"zzz\".*does not know", needs = "units",
+            paste0(units_fit, r"-(predict_chunks(f, function() NULL, units = list(sensor_1 = "zzz"), verbose = FALSE))-")),
+  fuzz_case("chunks_units_other_quantity", "predict_chunks", "error", "`units`.*sensor_1.*\"ppb\".*cannot be converted", needs = "units",
+            paste0(units_fit, r"-(predict_chunks(f, function() NULL, units = list(sensor_1 = "ppb"), verbose = FALSE))-")),
+  fuzz_case("chunks_units_plain_converted_csv", "predict_chunks", "error", "sensor_1 of .* has no units.*units = list\\(sensor_1 = \"mg/m3\"\\)", needs = "units",
+            paste0(units_fit, plain_units_csv, r"-(predict_chunks(f, p, verbose = FALSE))-")),
+  fuzz_case("chunks_units_converted_csv", "predict_chunks", "value", ".", rows = 300, needs = "units",
+            paste0(units_fit, plain_units_csv, r"-(predict_chunks(f, p, units = list(sensor_1 = "mg/m3"), verbose = FALSE))-")),
+  fuzz_case("chunks_units_given_twice", "predict_chunks", "error", "sensor_1 of `input` has units already", needs = "units",
+            paste0(units_fit, r"-(predict_chunks(f, function() if (!exists("done")) { done <<- TRUE; d[1:5, ] }, units = list(sensor_1 = "mg/m3"), verbose = FALSE))-")),
 
   # augment(), tidy(), glance(), logLik(), print(), summary() ------------------------------------
   fuzz_case("augment_no_newdata", "augment", "value", ".", rows = 300, r"-(augment(fit))-"),

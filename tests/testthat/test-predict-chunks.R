@@ -152,9 +152,84 @@ test_that("predict()'s errors and warnings name the argument `input` and rows of
   path <- file.path(fx$dir, "flagged.csv")
   utils::write.csv(flagged, path, row.names = FALSE)
   expect_warning(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE),
-                 "1 row of `input` has other values \\(row 200: 2\\)", class = "ncam_warning_constant_covariate")
+                 "1 row of `input` has other values \\(row 200 of flagged.csv: 2\\)", class = "ncam_warning_constant_covariate")
   expect_warning(predict(fit, flagged), "1 row of `newdata` has other values \\(row 200: 2\\)",
                  class = "ncam_warning_constant_covariate")
+})
+
+# The messages of those of `warnings` of class `class`, each on one line.
+warning_texts <- function(warnings, class) {
+  of_class <- Filter(function(w) inherits(w, class), warnings)
+  vapply(of_class, function(w) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(w))), "")
+}
+
+test_that("warnings of predict() that are not about rows come once per call, counting the rows of every chunk", {
+  fx <- chunk_fixture()
+  # Files of 300 and 200 rows in 128-row chunks: 3 and 2 chunks, each warned once per chunk before.
+  files <- file.path(fx$dir, c("first.csv", "second.csv"))
+  # A covariate constant in training (flag, left out of the model), other on rows of 4 chunks.
+  flagged <- fx$toy
+  flagged$flag <- 1
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged[1:400, ], hidden = 4L,
+                               epochs = 3L, seed = 1L, threads = 1L),
+                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  new <- flagged[401:900, ]
+  new$flag[c(10, 160, 290, 320, 490)] <- c(3, 2, 2, 2, 2)
+  utils::write.csv(new[1:300, ], files[1], row.names = FALSE)
+  utils::write.csv(new[301:500, ], files[2], row.names = FALSE)
+  other <- which(new$flag != 1)
+  for (plan in c("sequential", "multisession")) {
+    local({
+      if (plan == "multisession") local_two_workers(plan)  # one file per worker
+      warnings <- caught_warnings(predict_chunks(fit, files, chunk_rows = 128, verbose = FALSE))
+      texts <- warning_texts(warnings, "ncam_warning_constant_covariate")
+      expect_length(texts, 1L)
+      expect_match(texts, sprintf("Covariate flag was 1 on every training row, so the model left it out; %d rows of `input` have other values (row %d of first.csv: 3), which the predictions ignore.",
+                                  length(other), other[1]), fixed = TRUE)
+    })
+  }
+  # A function input: rows of all its chunks.
+  warnings <- caught_warnings(predict_chunks(fit, row_chunks(new, 100), verbose = FALSE))
+  expect_length(warning_texts(warnings, "ncam_warning_constant_covariate"), 1L)
+  expect_match(warning_texts(warnings, "ncam_warning_constant_covariate"),
+               sprintf("^Covariate flag .* %d rows of `input` have other values \\(row 10: 3\\)", length(other)))
+
+  # Readings <= 0 given to a log model, in several chunks of both files, and in two sensors.
+  positive <- fx$toy
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) positive[[s]] <- pmax(abs(positive[[s]]), 0.5)
+  log_fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = positive[1:400, ], transform = "log",
+                            hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  new <- positive[401:900, ]
+  new$sensor_1[c(5, 130, 260, 261, 300, 307, 450)] <- c(0, -1, 0, 0, -2, 0, 0)
+  new$sensor_2[490] <- 0
+  utils::write.csv(new[1:300, ], files[1], row.names = FALSE)
+  utils::write.csv(new[301:500, ], files[2], row.names = FALSE)
+  file_rows <- function(rows) ifelse(rows <= 300, paste(rows, "of first.csv"), paste(rows - 300, "of second.csv"))
+  bad_1 <- which(new$sensor_1 <= 0)
+  bad_2 <- which(new$sensor_2 <= 0)
+  warnings <- caught_warnings(predict_chunks(log_fit, files, chunk_rows = 128, verbose = FALSE))
+  texts <- warning_texts(warnings, "ncam_warning_nonpositive_reading")
+  expect_length(texts, 1L)
+  expect_match(texts, "^The model was fitted to log readings, so readings <= 0 are treated as missing:")
+  expect_match(texts, sprintf("sensor_1: %d rows (%s, ...)", length(bad_1), paste(file_rows(bad_1[1:5]), collapse = ", ")), fixed = TRUE)
+  expect_match(texts, sprintf("sensor_2: row %s$", file_rows(bad_2)))
+  warnings <- caught_warnings(predict_chunks(log_fit, row_chunks(new, 100), verbose = FALSE))
+  texts <- warning_texts(warnings, "ncam_warning_nonpositive_reading")
+  expect_length(texts, 1L)
+  expect_match(texts, sprintf("sensor_1: %d rows (%s, ...)", length(bad_1), paste(bad_1[1:5], collapse = ", ")), fixed = TRUE)
+  expect_match(texts, sprintf("sensor_2: row %d$", bad_2))
+
+  # A warning without rows: a calibration too small for the level, once, not once per chunk.
+  cal <- calibrate(fx$fit, fx$toy[1:20, ], method = "sensor_anchored")
+  warnings <- caught_warnings(predict_chunks(cal, fx$files, chunk_rows = 128, level = 0.99, verbose = FALSE))
+  expect_length(warning_texts(warnings, "ncam_warning_small_calibration"), 1L)
+  expect_identical(warning_texts(warnings, "ncam_warning_small_calibration"),
+                   warning_texts(caught_warnings(predict(cal, fx$toy[1:5, ], level = 0.99)), "ncam_warning_small_calibration"))
+  # Also for a file of a header alone (no chunk), and a generator that gives no chunk.
+  header <- file.path(fx$dir, "header.csv")
+  writeLines(readLines(fx$files[1], n = 1L), header)
+  expect_warning(predict_chunks(cal, header, level = 0.99, verbose = FALSE), class = "ncam_warning_small_calibration")
+  expect_warning(predict_chunks(cal, function() NULL, level = 0.99, verbose = FALSE), class = "ncam_warning_small_calibration")
 })
 
 test_that("a bad level or interval is refused before any file is read", {

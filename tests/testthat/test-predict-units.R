@@ -60,7 +60,7 @@ test_that("predict_chunks() reads files of plain numbers only when a reader give
   utils::write.csv(as.data.frame(lapply(fx$new, function(v) if (inherits(v, "units")) as.numeric(v) else v)),
                    path, row.names = FALSE)
   expect_error(predict_chunks(fx$fit, path, verbose = FALSE),
-               "Column opc of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*Give a `reader` that sets its units")
+               "Column opc of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*`units = list\\(opc = \"mg/m3\"\\)`.*Or give a `reader` that sets its units")
   with_units <- function(file) {
     chunk <- utils::read.csv(file)
     chunk$opc <- units::set_units(chunk$opc, "mg/m3", mode = "standard")
@@ -74,6 +74,53 @@ test_that("predict_chunks() reads files of plain numbers only when a reader give
   header <- withr::local_tempfile(fileext = ".csv")
   writeLines(readLines(path)[1], header)
   expect_identical(nrow(predict_chunks(fx$fit, header, keep = "date", verbose = FALSE)), 0L)
+})
+
+test_that("predict_chunks() gives the plain numbers of a column the units of `units`", {
+  skip_if_not_installed("units")
+  fx <- units_fixture()
+  plain <- as.data.frame(lapply(fx$new, function(v) if (inherits(v, "units")) as.numeric(v) else v))
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(plain, path, row.names = FALSE)
+  got <- predict_chunks(fx$fit, path, units = list(opc = "mg/m3"), keep = c("date", "opc"), verbose = FALSE)
+  expect_equal(got$.pred, predict(fx$fit, fx$new)$.pred, tolerance = 1e-12)  # CSV keeps 15 digits
+  expect_identical(got$opc, utils::read.csv(path)$opc)  # kept as read
+  # The same readings written in ug/m3, 1000 times the numbers: the same estimates; read as
+  # mg/m3 they are 1000 times too large, gross outliers every one.
+  in_ug <- plain
+  in_ug$opc <- 1000 * plain$opc
+  ug_path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(in_ug, ug_path, row.names = FALSE)
+  expect_equal(predict_chunks(fx$fit, ug_path, units = c(opc = "ug/m3"), verbose = FALSE)$.pred, got$.pred,
+               tolerance = 1e-12)
+  expect_warning(predict_chunks(fx$fit, ug_path, units = c(opc = "mg/m3"), verbose = FALSE),
+                 sprintf("%d readings of `input` treated as missing as gross outliers, as in training: opc", nrow(plain)),
+                 class = "ncam_warning_spikes")
+  # Every chunk of a function input (a row's result depends on the rows scored beside it to
+  # about 1e-7 relative, in single precision).
+  chunked <- predict_chunks(fx$fit, row_chunks(plain, 7), units = list(opc = "mg/m3"), verbose = FALSE)
+  expect_equal(chunked$.pred, got$.pred, tolerance = 1e-6)
+  # Checked before any file is read.
+  expect_error(predict_chunks(fx$fit, path, units = list(rh = "percent")),
+               "`units` names column rh, which the model did not read with units.*Columns it read with units: pa_a, pa_b, opc, and ref")
+  expect_error(predict_chunks(fx$fit, path, units = list(opc = "ppb")),
+               "`units` gives column opc the unit \"ppb\", which cannot be converted to \"ug/m3\"")
+  expect_error(predict_chunks(fx$fit, path, units = list(opc = "no unit")), "opc the unit \"no unit\", which the units package does not know")
+  expect_error(predict_chunks(fx$fit, path, units = "mg/m3"), "`units` must be a named list of unit strings")
+  expect_error(predict_chunks(fx$fit, path, units = list(opc = 1000)), "`units` must be a named list of unit strings")
+  expect_error(predict_chunks(fx$fit, path, units = list(opc = "mg/m3", opc = "ug/m3")), "`units` names column opc more than once")
+  # Units given twice, by a reader and `units`: which is right?
+  with_units <- function(file) {
+    chunk <- utils::read.csv(file)
+    chunk$opc <- units::set_units(chunk$opc, "mg/m3", mode = "standard")
+    chunk
+  }
+  expect_error(predict_chunks(fx$fit, path, reader = with_units, units = list(opc = "mg/m3"), verbose = FALSE),
+               "Column opc of .* has units already, \"mg/m3\", and `units` gives it \"mg/m3\"")
+  text_opc <- plain
+  text_opc$opc <- "high"
+  expect_error(predict_chunks(fx$fit, row_chunks(text_opc, 10), units = list(opc = "mg/m3"), verbose = FALSE),
+               "Column opc of `input` must hold numbers to take the unit \"mg/m3\" of `units`")
 })
 
 # A fit whose reference was converted (ref given in mg/m3 beside sensors in ug/m3): predict()
@@ -215,10 +262,10 @@ test_that("predict_chunks() reads a file with a plain converted reference, and r
   got <- predict_chunks(fx$fit, path, verbose = FALSE)
   expect_equal(got$.pred, predict(fx$fit, fx$without_ref)$.pred, tolerance = 1e-12)  # CSV keeps 15 digits
   expect_error(predict_chunks(fx$fit, path, use_reference = TRUE, verbose = FALSE),
-               "Column ref of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*Give a `reader` that sets its units.*Or leave `use_reference` out")
+               "Column ref of .* has no units, and the model was fitted to it in \"mg/m3\", converted to \"ug/m3\".*`units = list\\(ref = \"mg/m3\"\\)`.*Or give a `reader` that sets its units.*Or leave `use_reference` out")
   chunks <- row_chunks(fx$plain_ref, 10)
   expect_error(predict_chunks(fx$fit, chunks, use_reference = TRUE, verbose = FALSE),
-               "Column ref of `input` has no units.*Have `input` return ref with its units")
+               "Column ref of `input` has no units.*Or have `input` return ref with its units")
   with_units <- function(file) {
     chunk <- utils::read.csv(file)
     chunk$ref <- units::set_units(chunk$ref, "mg/m3", mode = "standard")

@@ -342,6 +342,7 @@ test_that("sensor_params gives per-row a, c, sigma for every sensor in long form
   toy <- simulate_toy(n = 100, seed = 25)
   fit <- quick_fit(toy)
   sp <- sensor_params(fit, toy[1:10, ])
+  expect_s3_class(sp, "tbl_df")  # as every other table of the package (a data.frame before)
   expect_named(sp, c(".row", "sensor", "a", "c", "sigma"))
   expect_equal(nrow(sp), 30L)
   expect_equal(sp$.row, rep(1:10, 3))

@@ -88,6 +88,24 @@ test_that("text after a closing quote is refused, naming the lines", {
                "Line 2 .* after the closing quote of a quoted field", class = "rlang_error")
 })
 
+test_that("blanks around a quoted field are not part of its value, as readr and fread read them", {
+  # `, "DAILY"` was read as the column " DAILY" (lacking DAILY), `, "2022-01-01"` as a time " 2022-01-01".
+  lines <- c('sensor_index, "DAILY",conc,A_B_Avg,pm2.5_cf_1_a,pm2.5_cf_1_b,humidity_a,temp_Celsius,dewPoint,n',
+             '"S1" , "2022-01-01",1.5,8.15,8.0,8.3,51,12.5,2.6,24',
+             'S2,\t"2022-01-02"  ,2.5,8.15,8.0,8.3,51,12.5,2.6,24')
+  out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
+  expect_identical(out$date, as.Date(c("2022-01-01", "2022-01-02")))
+  expect_identical(out$site, c("S1", "S2"))
+  # Blanks within the quotes stay; unquoted fields keep theirs; a literal quote (5" o) and a
+  # quoted field spanning lines (read character by character) alike.
+  csv <- c("x,y,z,v", ' " p ", q , "a,""b""" ,5" o', '  "line', 'break"\t, r,"s" , " t"')
+  got <- parse_csv_lines(csv, "blanks.csv", character(), NULL)
+  expect_identical(got$x, c(" p ", "line\nbreak"))
+  expect_identical(got$y, c(" q ", " r"))
+  expect_identical(got$z, c("a,\"b\"", "s"))
+  expect_identical(got$v, c("5\" o", " t"))
+})
+
 test_that("lines of blanks alone are skipped like blank lines, but kept within a quoted field", {
   lines <- c(daily_header, daily_rows[1], "   ", "\"S", " \t ", "2\",2022-01-02,2.5,8.15,8,8.3,51,12.5,2.6,24", "\t")
   out <- read_purpleair_aqs(write_bytes_tmp(as_bytes(lines)))
