@@ -128,7 +128,12 @@
 #' @param reference Data frame of reference readings.
 #' @param by Name of the time column, in both tables: POSIXct, POSIXlt or Date.
 #' @param keys Names of columns, in both tables, that identify a series and must
-#'   match between sensor and reference rows, such as `"site"`; compared as text.
+#'   match between sensor and reference rows, such as `"site"`. Matched by value, as text:
+#'   text and factors by their text, dates as `"2024-03-01"`, whole numbers up to 2^53 by their
+#'   digits (site 100000 as an integer, a double or the text `"100000"` is one site; `1e15` is
+#'   `"1000000000000000"`), other numbers by the fewest digits, up to 17, that read back as the
+#'   same double (so 0.3 and 0.1 + 0.2, which differ in the 17th digit, are two keys), and
+#'   date-times by their instant. A missing key matches only a missing key.
 #' @param average Length of the averaging period, such as `"1 hour"`, `"15 min"`
 #'   or `"1 day"` (units `sec`, `min`, `hour`, `day`, with or without plural
 #'   `s`), a number of seconds or a `difftime`; a whole number of days in any
@@ -338,39 +343,6 @@ as_time <- function(x, by, arg, tz, call = parent.frame()) {
                call = call)
   }
   x
-}
-
-# Text key per row from the `keys` columns ("" for all rows when there are none), joined by
-# "\r". A backslash and "\r" in a key are escaped, so that keys ("a\rb", "c") and ("a", "b\rc")
-# stay two series; a missing key is "\\N", which no escaped text is: it matches only a missing
-# key, not the text "NA".
-series_key <- function(data, keys) {
-  if (length(keys) == 0L) return(rep("", nrow(data)))
-  parts <- lapply(keys, function(k) {
-    x <- data[[k]]
-    text <- key_text(if (inherits(x, "POSIXct")) as.numeric(x) else x)
-    text <- gsub("\r", "\\r", gsub("\\", "\\\\", text, fixed = TRUE), fixed = TRUE)
-    ifelse(is.na(text), "\\N", text)
-  })
-  do.call(paste, c(parts, sep = "\r"))
-}
-
-# Identifiers (site, unit, device) as text to match by; NA stays NA. Whole numbers are written
-# without exponent: site 100000 read as an integer in one table and as a double in another is
-# one site (as.character() gives "1e+05" for the double); -0 as 0, which it equals. Other
-# numbers with the fewest digits (15 to 17) that read back as each: as.character() writes 0.3
-# and 0.1 + 0.2 alike, which made two units one.
-key_text <- function(x) {
-  if (!is.numeric(x)) return(as.character(x))
-  x[which(x == 0)] <- 0  # sprintf() writes -0 as "-0"
-  text <- as.character(x)
-  if (is_plain_double(x)) {
-    for (digits in 16:17) {
-      redo <- which(as.numeric(text) != x)
-      text[redo] <- sprintf("%.*g", digits, x[redo])
-    }
-  }
-  ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), text)
 }
 
 require_columns <- function(data, cols, arg, call = parent.frame()) {
