@@ -49,8 +49,9 @@
 #' share a time step in [sensor_performance()]). A unit's
 #' time step is, for regular data, the step of the grid its time stamps lie on, kept when records
 #' are lost at random (see [sensor_performance()]); a unit whose step
-#' changes is judged at that one, so its rows at a coarser step count as
-#' incomplete periods. A unit that lost records in a pattern (an hourly logger
+#' changes part way (1-minute readings, then 5-minute ones) has each stretch of
+#' its record judged at its own step, when each divides an hour (see Time step
+#' in [sensor_performance()]). A unit that lost records in a pattern (an hourly logger
 #' keeping every other hour) comes out at a coarser step: give `time_step`, or
 #' the reference in `columns`, by which a unit whose values of it are those of
 #' a finer unit at every time they share is judged at that finer step (see
@@ -160,20 +161,23 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   if (all(is.na(steps))) {
     ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
-  check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
+  check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular,
+                        timing$kept_minutes)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
-  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging,
+                     timing$stretches)
   frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
-                       totals = ".present", average_given = TRUE, jittered = timing$jittered)
+                       totals = ".present", average_given = TRUE, jittered = timing$jittered,
+                       stretches = timing$stretches)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }
 
 # Each unit's time step must divide the averaging's span, or be a whole number of days for
 # 24-hour means; the error says which units' gaps scatter (`irregular`, their mean gaps named by
-# unit).
+# unit; `kept`, scatter_hint()).
 check_averaging_steps <- function(steps, averaging, named, irregular = numeric(),
-                                  call = parent.frame()) {
+                                  kept = numeric(), call = parent.frame()) {
   unfit <- !fits_span(steps, block_span(averaging))
   if (!any(unfit)) return(invisible())
   words <- block_words(averaging)
@@ -182,7 +186,8 @@ check_averaging_steps <- function(steps, averaging, named, irregular = numeric()
                  i = "Use {.code averaging = \"24h\"} for daily means."), call = call)
   }
   who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
-  scatter <- scatter_hint(irregular[intersect(names(steps)[unfit], names(irregular))], named)
+  scatter <- scatter_hint(irregular[intersect(names(steps)[unfit], names(irregular))], named,
+                          kept)
   ncam_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
                     {?does/do} not divide {words$span}: no {words$means} means.",
                i = if (length(scatter)) "{scatter}",

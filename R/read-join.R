@@ -25,14 +25,29 @@
 #'   more than half of all gaps are whole multiples of it, or the step that divides an hour or a
 #'   day that its stamps wander around, also when most records are lost (see
 #'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
-#'   near their median.
+#'   near their median. Such scattered times further apart than `average` are an error saying that
+#'   the readings are too few to tell a step from (a 1-minute logger that kept under 1 % of its
+#'   minutes has a handful of 1-minute gaps among hundreds), with the share of the minutes kept
+#'   when the times are whole minutes, and suggesting the nearest-time join.
+#'   A series whose step changes part way (1-minute readings for a month, then 5-minute ones;
+#'   a PurpleAir sensor every 80 s, then every 120 s after a firmware change) is judged per
+#'   stretch of its record: its gaps are taken 100 at a time, each run of them at one step is a
+#'   stretch, and a period expects the readings of the stretch it lies in, some of each in the
+#'   period of a change (a change at 10:30 from 1 to 5 minutes: 30 + 6 readings in the hour from
+#'   10:00). A window of gaps is at a step when 80 % of them lie within a quarter step of a whole
+#'   number of steps and, at the series' own step, when gaps of about one step are among them
+#'   (5-minute readings lie on a 1-minute grid too); a window whose records are too few to tell
+#'   goes with the one before. A change is placed where the fewest gaps fall off the grid of their
+#'   stretch, gaps that fit both going to the coarser step. A stretch of fewer than about 100 gaps
+#'   is not told apart from the record around it.
 #'   A series with a single time (such as a sensor that spent one
 #'   minute at a location) has no step of its own and takes that of the gaps
 #'   of the other series of its table, so one 1-minute reading is not an hourly
 #'   mean; only when no series of the table has two times is one reading per
 #'   period expected. A table whose step is longer than `average` (a daily
 #'   reference, such as a `Date` column, beside hourly sensors) is an error
-#'   naming the table, its step and `average`: each of its readings would be
+#'   naming the table, its step (and the first reading of the stretch at that step, for a series
+#'   whose step changes) and `average`: each of its readings would be
 #'   taken as the mean of one period (the 00:00 hour) and the periods between
 #'   left empty. The error suggests an `average` only where it pairs the
 #'   readings with their own windows (`average = "1 day"` for daily values). With
@@ -108,7 +123,8 @@
 #' period, yet with two in some periods (times just before a period's start,
 #' from a clock running early), gives a warning of class
 #' `ncam_warning_crowded_periods`: the nearest-time join pairs such readings
-#' rightly. A missing or infinite time is an error.
+#' rightly. Readings at scattered times (no step) fall two to a period by chance,
+#' without warning. A missing or infinite time is an error.
 #'
 #' The openair package offers another route for the averaging: average each
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
@@ -128,7 +144,12 @@
 #' @param reference Data frame of reference readings.
 #' @param by Name of the time column, in both tables: POSIXct, POSIXlt or Date.
 #' @param keys Names of columns, in both tables, that identify a series and must
-#'   match between sensor and reference rows, such as `"site"`; compared as text.
+#'   match between sensor and reference rows, such as `"site"`. Matched by value, as text:
+#'   text and factors by their text, dates as `"2024-03-01"`, whole numbers up to 2^53 by their
+#'   digits (site 100000 as an integer, a double or the text `"100000"` is one site; `1e15` is
+#'   `"1000000000000000"`), other numbers by the fewest digits, up to 17, that read back as the
+#'   same double (so 0.3 and 0.1 + 0.2, which differ in the 17th digit, are two keys), and
+#'   date-times by their instant. A missing key matches only a missing key.
 #' @param average Length of the averaging period, such as `"1 hour"`, `"15 min"`
 #'   or `"1 day"` (units `sec`, `min`, `hour`, `day`, with or without plural
 #'   `s`), a number of seconds or a `difftime`; a whole number of days in any
@@ -260,13 +281,16 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
-  step <- typical_step(as.numeric(time), series)
-  check_step_within_period(step, series, data, time, keys, period, arg, call)
+  timing <- typical_step(as.numeric(time), series)
+  step <- timing$step
+  scattered <- timing$kind == "irregular"
+  check_step_within_period(step, scattered, series, data, time, by, keys, period, arg, call)
   check_sparse_midnight_readings(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
-  warn_crowded_periods(time, start, step, group, period, arg, call)
-  step <- step[first]
-  expected <- pmax(1, round(period_seconds(start[first], period) / step))
+  warn_crowded_periods(time, start, step, scattered, group, period, arg, call)
+  expected <- pmax(1, round(expected_records(series[first], as.numeric(start[first]),
+                                             period_seconds(start[first], period),
+                                             timing$stretches)))
   out <- list()
   out[[by]] <- start[first]
   for (col in keys) out[[col]] <- data[[col]][first]
@@ -290,17 +314,23 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   as_tbl(out)
 }
 
-# Per row, the time step of its series (series_time_steps(), as sensor_performance() finds a
-# unit's), so that records lost at random (rows missing) do not lengthen it, as a median gap
-# would (a logger keeping 45 % of its minutes has a median gap of 2 minutes). A series with a
+# The time steps of a table: per row, `step`, that of the stretch of its series it lies in
+# (series_time_steps(), as sensor_performance() finds a unit's), so that records lost at random
+# (rows missing) do not lengthen it, as a median gap would (a logger keeping 45 % of its minutes
+# has a median gap of 2 minutes), and a logger whose step changes has each stretch at its own;
+# `kind`, its series' (step_of_gaps()); and the `stretches` (series, from, step). A series with a
 # single time takes the step of the table's gaps pooled (one reading of 1-minute data is then 1
 # of 60 in an hour, not a whole hour); only when no series has two times is one reading per
 # period all that is expected (step Inf).
 typical_step <- function(seconds, series) {
-  step <- series_time_steps(seconds, series)$step
-  step[is.na(step)] <- Inf
-  # match(), not step[series]: without keys every series is "", and x[""] matches no name.
-  unname(step[match(series, names(step))])
+  found <- series_time_steps(seconds, series)
+  stretches <- found$stretches
+  stretches$step[is.na(stretches$step)] <- Inf
+  # match(), not kind[series]: without keys every series is "", and x[""] matches no name.
+  kind <- unname(found$kind[match(series, names(found$kind))])
+  # A series of several stretches has a grid step in each, whatever its gaps pooled give.
+  kind[series %in% stretches$series[duplicated(stretches$series)]] <- "regular"
+  list(step = stretch_steps(seconds, series, stretches), kind = kind, stretches = stretches)
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in
@@ -338,39 +368,6 @@ as_time <- function(x, by, arg, tz, call = parent.frame()) {
                call = call)
   }
   x
-}
-
-# Text key per row from the `keys` columns ("" for all rows when there are none), joined by
-# "\r". A backslash and "\r" in a key are escaped, so that keys ("a\rb", "c") and ("a", "b\rc")
-# stay two series; a missing key is "\\N", which no escaped text is: it matches only a missing
-# key, not the text "NA".
-series_key <- function(data, keys) {
-  if (length(keys) == 0L) return(rep("", nrow(data)))
-  parts <- lapply(keys, function(k) {
-    x <- data[[k]]
-    text <- key_text(if (inherits(x, "POSIXct")) as.numeric(x) else x)
-    text <- gsub("\r", "\\r", gsub("\\", "\\\\", text, fixed = TRUE), fixed = TRUE)
-    ifelse(is.na(text), "\\N", text)
-  })
-  do.call(paste, c(parts, sep = "\r"))
-}
-
-# Identifiers (site, unit, device) as text to match by; NA stays NA. Whole numbers are written
-# without exponent: site 100000 read as an integer in one table and as a double in another is
-# one site (as.character() gives "1e+05" for the double); -0 as 0, which it equals. Other
-# numbers with the fewest digits (15 to 17) that read back as each: as.character() writes 0.3
-# and 0.1 + 0.2 alike, which made two units one.
-key_text <- function(x) {
-  if (!is.numeric(x)) return(as.character(x))
-  x[which(x == 0)] <- 0  # sprintf() writes -0 as "-0"
-  text <- as.character(x)
-  if (is_plain_double(x)) {
-    for (digits in 16:17) {
-      redo <- which(as.numeric(text) != x)
-      text[redo] <- sprintf("%.*g", digits, x[redo])
-    }
-  }
-  ifelse(!is.na(x) & x == round(x) & abs(x) < 1e15, sprintf("%.0f", x), text)
 }
 
 require_columns <- function(data, cols, arg, call = parent.frame()) {
