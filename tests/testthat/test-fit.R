@@ -523,6 +523,38 @@ test_that("`verbose` must be TRUE or FALSE, in ncam() and ncam_by()", {
                "`verbose` must be `TRUE` or `FALSE`")
 })
 
+# The lines of the progress bars of verbose = TRUE, each update shown: cli otherwise shows one
+# only when its 200 ms timer has ticked. cli's own tests stop the timer so.
+progress_lines <- function(expr) {
+  skip_if_not(exists("cli_with_ticks", asNamespace("cli")), "cli without cli_with_ticks()")
+  withr::local_options(cli.dynamic = FALSE, cli.width = 200)
+  lines <- character()
+  utils::getFromNamespace("cli_with_ticks", "cli")(withCallingHandlers(expr, message = function(m) {
+    lines <<- c(lines, conditionMessage(m))
+    invokeRestart("muffleMessage")
+  }))
+  trimws(grep("Epoch", lines, value = TRUE))
+}
+
+test_that("verbose = TRUE shows each epoch's training and one validation NLL; under ncam_by() the group", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- NULL
+  lines <- progress_lines(suppressWarnings(fit <- quick_fit(toy, verbose = TRUE)))
+  expect_length(lines, 5)
+  expect_false(any(grepl("and NLL", lines)))
+  expect_true(all(lengths(regmatches(lines, gregexpr("val", lines))) == 1L))
+  expect_match(lines, "^Epoch [1-5]/5 .*\\| NLL train [0-9.]+, val \\(capped\\) [0-9.]+$")
+  shown_train <- as.numeric(sub(".*NLL train ([0-9.]+),.*", "\\1", lines))
+  expect_equal(shown_train, signif(fit$history$train_nll, 4))
+  no_validation <- progress_lines(suppressWarnings(quick_fit(toy, verbose = TRUE, validation = 0)))
+  expect_match(no_validation, "\\| NLL train [0-9.]+$")
+  toy$site <- rep(c("east", "west"), 150)
+  by_lines <- progress_lines(suppressWarnings(
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4, epochs = 3, seed = 1, verbose = TRUE)
+  ))
+  expect_equal(sub(": Epoch.*", "", by_lines), rep(c("Group site = east", "Group site = west"), each = 3))
+})
+
 test_that("a formula term that is a constant, and a complex covariate, are errors naming them", {
   toy <- simulate_toy(300, seed = 1)
   expect_error(ncam(sensor_0 + sensor_1 ~ x1 + NA, toy), "right side of `formula` has a term `NA`")
