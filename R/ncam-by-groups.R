@@ -289,19 +289,20 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
   group <- match_groups(object, newdata[by], call = call)
   labels <- group_labels(object[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
-  flags <- no_row_flags
   beyond <- part_tally()
+  group_flags <- list()  # per group, to name the groups in the totals
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
     # Row warnings are summed over the groups; the others name their group, and rows of newdata.
     part <- with_group_name(score_part(
       with_input_rows(rows, stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)),
       input_rows = rows), labels[g])
-    flags <- flags + row_flags(part$value, part$beyond)
+    group_flags[[labels[g]]] <- row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
-  warn_part_totals(flags, nrow(newdata), "groups", beyond)
+  flags <- Reduce(`+`, group_flags, no_row_flags)
+  warn_part_totals(flags, nrow(newdata), "groups", beyond, part_flags = group_flags)
   tibble::new_tibble(out, nrow = nrow(newdata))
 }
 
