@@ -18,7 +18,8 @@
 #' given. Without new `data`, it refits on the call's data as it is where `update()` is
 #' called (the refit evaluates the call's data expression once), with a warning (class
 #' `ncam_warning_update_data_changed`) saying what changed when that is not the data the fit
-#' was made from (such as another `train` in a later session).
+#' was made from (such as another `train` in a later session), and an error asking for `data`
+#' when the call's data cannot be evaluated there (a fit read back in a session without it).
 #'
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
@@ -251,6 +252,16 @@ check_fit_data <- function(data, data_expr, call = parent.frame()) {
   # Taken before `data` is evaluated, so that a fit made while evaluating it is not the refit.
   refit <- refit_in_progress$pending
   refit_in_progress$pending <- NULL
+  if (!is.null(refit)) {
+    # As fitted() says when it cannot find the data, not R's bare "object 'd' not found".
+    tryCatch(data, error = function(e) {
+      name <- data_label(data_expr)
+      why <- conditionMessage(e)
+      ncam_abort(c("Cannot find {name}, the data {.arg object} was fitted to, to fit it again.", x = "{why}",
+                   i = "A fit keeps no copy of its data: pass it as {.arg data}, {.code update(object, data = <the rows it was fitted to>)}."),
+                 call = refit$frame)
+    })
+  }
   check_data_frame(data, "data", call = call)
   if (!is.null(refit)) warn_changed_update_data(refit$object, data, data_expr, refit$frame)
 }

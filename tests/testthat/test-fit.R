@@ -156,6 +156,22 @@ test_that("update() without data warns when the call's data is no longer the fit
   expect_identical(given$params, direct$params)
 })
 
+test_that("update() without data, where the call's data cannot be evaluated, asks for it as fitted() does", {
+  toy <- simulate_toy(n = 400, seed = 4)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy[1:300, ], anchor = "sensor_0", hidden = 4L,
+                        epochs = 3L, seed = 1, threads = 1L))
+  rm(toy)  # as in a session that read the fit back with readRDS()
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  err <- expect_error(update(fit, epochs = 4L), class = "ncam_error")
+  expect_match(flat(err), "Cannot find `toy[1:300, ]`, the data `object` was fitted to, to fit it again.", fixed = TRUE)
+  expect_match(flat(err), "object 'toy' not found", fixed = TRUE)
+  expect_match(flat(err), "A fit keeps no copy of its data: pass it as `data`, `update(object, data = <the rows it was fitted to>)`", fixed = TRUE)
+  expect_identical(deparse(err$call[[1]]), "update")
+  # With the data given, the refit is made.
+  again <- simulate_toy(n = 400, seed = 4)
+  expect_identical(short_fit(update(fit, data = again[1:300, ]))$params, fit$params)
+})
+
 test_that("update() evaluates the call's data once, and the refit keeps the call as written", {
   toy <- simulate_toy(n = 300, seed = 4)
   evaluations <- 0
