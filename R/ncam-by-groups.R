@@ -375,17 +375,3 @@ key_literal <- function(key) {
   if (identical(as.double(sprintf("%.15g", number)), number)) return(number)
   as.call(list(quote(base::as.double), sprintf("%.17g", number)))
 }
-
-# Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
-per_model_only <- function(what) {
-  use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
-    "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
-  ncam_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
-               i = paste0("Use ", use, ".")), call = NULL)
-}
-#' @export
-fitted.ncam_by <- function(object, ...) per_model_only("fitted")
-#' @export
-residuals.ncam_by <- function(object, ...) per_model_only("residuals")
-#' @export
-coef.ncam_by <- function(object, ...) per_model_only("coef")

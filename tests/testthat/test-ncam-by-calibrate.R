@@ -111,6 +111,12 @@ test_that("tidy() and glance() are each group's rows behind its keys", {
   # `level` as in tidy() of one calibration; `levels` is named as a likely slip.
   expect_error(tidy(cals, levels = 0.9), "Unknown argument `levels`.*Did you mean `level`", class = "ncam_error")
   expect_error(tidy(cals$calibration[[1]], levels = 0.9), "Did you mean `level`", class = "ncam_error")
+  # nobs() totals the groups' calibration rows; the methods of one calibration point to a group's.
+  expect_identical(nobs(cals), sum(!is.na(d$ref[601:800])))
+  expect_identical(nobs(cals), nobs(cals$calibration[[1]]) + nobs(cals$calibration[[2]]))
+  for (method in list(fitted, residuals, coef, logLik, summary, update)) {
+    expect_error(method(cals), "works on one calibration, and this is a table of one calibration per group", class = "ncam_error")
+  }
   expect_output(print(cals), "calibration")
   # A damaged object is named, in every method.
   broken <- cals
