@@ -7,7 +7,8 @@
 
 # What the pictures need from a fitted object: its predictions, the sensor columns and their
 # legend labels, the fused value's label, for ncam_by the group of each row of newdata (NULL
-# otherwise), whose groups become panels, and the model whose units newdata is read in.
+# otherwise), whose groups become panels, and the model whose units newdata is read in (for a
+# calibration, its fit).
 fused_source <- function(object) {
   if (inherits(object, "ncam_baseline")) {
     titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
@@ -22,17 +23,25 @@ fused_source <- function(object) {
                 fused_label = paste(titles[[object$method]], "baseline"),
                 group_of = NULL, model = object))
   }
-  if (inherits(object, "ncam_by")) {
-    first <- object$fit[[which(has_fit(object))[1]]]
+  calibrated <- inherits(object, c("ncam_calibration", "ncam_by_calibration"))
+  # A calibration's predictions always carry its conformal bounds: there is no interval to ask for.
+  predict <- if (calibrated) {
+    function(newdata, interval = "conformal", level = NULL) {
+      if (is.null(level)) stats::predict(object, newdata) else stats::predict(object, newdata, level = level)
+    }
+  } else function(newdata, ...) stats::predict(object, newdata, ...)
+  if (inherits(object, c("ncam_by", "ncam_by_calibration"))) {
+    first <- group_models(object)[[which(has_fit(object))[1]]]
+    if (calibrated) first <- first$model
     by <- attr(object, "by")
-    return(list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
+    return(list(predict = predict,
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
                 group_of = function(newdata) group_labels(newdata[by], beside = object[by]), model = first))
   }
-  list(predict = function(newdata, ...) stats::predict(object, newdata, ...),
-       sensors = object$sensors, sensor_series = sensor_labels(object)[seq_along(object$sensors)],
-       fused_label = "NCAM fused", group_of = NULL, model = object)
+  model <- if (calibrated) object$model else object
+  list(predict = predict, sensors = model$sensors, sensor_series = sensor_labels(model)[seq_along(model$sensors)],
+       fused_label = "NCAM fused", group_of = NULL, model = model)
 }
 
 # newdata without units (units package), for pictures that compare and draw plain numbers: the

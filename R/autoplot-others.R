@@ -11,14 +11,20 @@
 #'   (`"loss"`, `"series"`, `"scatter"`); `"coverage"` draws one line per group beside the
 #'   line of all rows. `newdata` must hold the `by` columns; each row goes to its group's
 #'   model as in [predict.ncam_by()]. The series plot draws one time series per group.
+#' * For a calibration from [calibrate()] (of one fit, or of fits by group): the `"coverage"`
+#'   (default), `"series"` and `"scatter"` pictures with its conformal intervals, at the
+#'   calibration's level for `"series"` unless `level` says otherwise (for calibrations by
+#'   group, the first group's), at 50, 55, ..., 95 % for `"coverage"`. A level that a
+#'   calibration has too few rows for gives infinite bounds, with its warning.
 #' * For a gap selection from [select_gap()]: the autocorrelation of the residuals against the
 #'   lag, the band inside which it counts as negligible (dashed) and the selected gap
 #'   (dotted), one panel per series.
 #'
-#' @param object A baseline, `ncam_by` fits or an `ncam_gap`.
+#' @param object A baseline, `ncam_by` fits, a calibration (of one fit or of fits by group)
+#'   or an `ncam_gap`.
 #' @param type Which picture; see [autoplot.ncam()].
-#' @param newdata,date,reference,level,interval As for [autoplot.ncam()]; a baseline has no
-#'   `interval` choice.
+#' @param newdata,date,reference,level,interval As for [autoplot.ncam()]; a baseline and a
+#'   calibration have no `interval` choice.
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A ggplot object.
 #' @seealso [autoplot.ncam()]
@@ -98,6 +104,40 @@ plot_group_losses <- function(object) {
                   caption = if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
                                                       if (skipped == 1L) "" else "s")) +
     plot_theme()
+}
+
+#' @rdname autoplot-others
+#' @method autoplot ncam_calibration
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_calibration)
+autoplot.ncam_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
+                                      date = "date", reference = NULL, level = NULL, ...) {
+  check_dots_empty_hinted(calibrated_interval_hint)
+  check_calibration(object)
+  plot_calibrated(object, type, newdata, date, reference, level, object$level)
+}
+
+#' @rdname autoplot-others
+#' @method autoplot ncam_by_calibration
+#' @rawNamespace S3method(ggplot2::autoplot, ncam_by_calibration)
+autoplot.ncam_by_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
+                                         date = "date", reference = NULL, level = NULL, ...) {
+  check_dots_empty_hinted(calibrated_interval_hint)
+  check_ncam_by_calibration(object)
+  if (!any(has_fit(object))) ncam_abort("{.arg object} has no calibrated group to plot.")
+  # The series ribbon at one level for all groups: the first group's, unless given.
+  plot_calibrated(object, type, newdata, date, reference, level, group_models(object)[[which(has_fit(object))[1]]]$level)
+}
+
+# The fused-value pictures of a calibration (or calibrations by group), with its conformal
+# intervals: the series at `own_level` unless `level` is given.
+plot_calibrated <- function(object, type, newdata, date, reference, level, own_level, call = parent.frame()) {
+  check_ggplot2(call)
+  type <- match_choice(type, c("coverage", "series", "scatter"), "type", call = call)
+  check_plot_newdata(newdata, type, call)
+  if (inherits(object, "ncam_by_calibration")) check_columns(newdata, attr(object, "by"), "object", data_arg = "newdata", call = call)
+  if (!is.null(level)) check_level(level, call = call)
+  if (type == "series" && is.null(level)) level <- own_level
+  plot_fused(fused_source(object), type, newdata, date, reference, level, "conformal", call)
 }
 
 #' @rdname autoplot-others

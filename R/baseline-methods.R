@@ -121,7 +121,13 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' readings in their units, with `df` the number of estimated parameters (for
 #' `"factor"`, `"ppca"` and `"kalman"`; an error for `"mean"` and `"ivw"`,
 #' which have none), so [AIC()] and [BIC()] work; `nobs()` the training rows
-#' that entered the fit; `tidy()` one row per sensor with its parameters;
+#' that entered the fit; `coef()` the estimated parameters as a named vector, as many as
+#' `logLik()`'s `df` for `"factor"`, `"ppca"` and `"kalman"`: for `"factor"` `prior_mean`,
+#' `prior_var` and per sensor `gain_`, `offset_` (but the anchor's, fixed at 1 and 0) and
+#' `noise_var_` (as named in `object$params$se` and `object$params$vcov`); for `"ppca"`
+#' `mean_` and `loading_` per sensor and the shared `noise_var`; for `"kalman"` `noise_var_`
+#' per sensor, `q`, `m0` and `P0`; for `"ivw"` `noise_var_` per sensor (an error for `"mean"`,
+#' which estimates none); `tidy()` one row per sensor with its parameters;
 #' `glance()` one row with the method, number of sensors, `nobs`, `df`,
 #' `logLik`, `AIC` and `BIC` (`NA` where there is no likelihood);
 #' `augment()` `newdata` with the columns of [predict.ncam_baseline()]
@@ -141,11 +147,13 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' @param x,object A baseline fitted by [ncam_baseline()].
 #' @param newdata For `augment()`: a data frame with the sensor columns.
 #' @param interval,level For `augment()`: as for [predict.ncam_baseline()].
-#' @param ... Unused by `print()`, `summary()`, `logLik()` and `nobs()`; must be empty for
+#' @param ... Unused by `print()`, `summary()`, `logLik()`, `nobs()`, `coef()` and `update()`; must be empty for
 #'   `tidy()`, `glance()` and `augment()`.
 #' @return `print()` returns `x` invisibly; `summary()` an object that prints; `logLik()` a `logLik` object;
-#'   `nobs()` an integer; `tidy()`, `glance()` and `augment()` tibbles. `fitted()` and
-#'   `residuals()` are errors: a baseline keeps no data, so use `predict()` with `newdata`.
+#'   `nobs()` an integer; `coef()` a named numeric vector; `tidy()`, `glance()` and `augment()`
+#'   tibbles. `fitted()` and `residuals()` are errors: a baseline keeps no data, so use
+#'   `predict()` with `newdata`; so is `update()`, which says the call of [ncam_baseline()] to
+#'   make again (a baseline keeps no call).
 #' @examples
 #' toy <- simulate_toy(300, seed = 1)
 #' fit <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, "factor")
@@ -247,6 +255,39 @@ fitted.ncam_baseline <- function(object, ...) {
 residuals.ncam_baseline <- function(object, ...) {
   ncam_abort(c("A baseline keeps only its parameters, so it has no residuals to give.",
                i = "Compare {.code predict(object, newdata)$.pred} with a reference column of {.arg newdata}."))
+}
+
+#' @rdname ncam_baseline-methods
+#' @export
+coef.ncam_baseline <- function(object, ...) {
+  check_object_format(object, "object")
+  p <- object$params
+  sensors <- object$sensors
+  per_sensor <- function(prefix, values) stats::setNames(unname(values), paste0(prefix, sensors))
+  switch(object$method,
+    mean = ncam_abort(c("Method {.val mean} estimates no parameters: it averages the readings with equal weights.",
+                        i = "{.code tidy(object)} shows the weights.")),
+    ivw = per_sensor("noise_var_", p$sensor_var),
+    kalman = c(per_sensor("noise_var_", p$sensor_var), q = p$q, m0 = p$m0, P0 = p$P0),
+    ppca = c(per_sensor("mean_", p$mu), per_sensor("loading_", p$loadings), noise_var = p$sigma2),
+    # As the standard errors name them (params$se): the anchor's fixed gain and offset left out.
+    factor = {
+      free <- sensors != object$anchor
+      c(prior_mean = p$prior_mean, prior_var = p$prior_var, per_sensor("gain_", p$gain)[free],
+        per_sensor("offset_", p$offset)[free], per_sensor("noise_var_", p$noise_var))
+    })
+}
+
+# stats::update() needs a call, which a baseline does not keep: the call to make again instead.
+#' @rdname ncam_baseline-methods
+#' @export
+update.ncam_baseline <- function(object, ...) {
+  check_object_format(object, "object")
+  again <- sprintf("ncam_baseline(%s ~ 1, <the training rows>, \"%s\"%s%s)", paste(object$sensors, collapse = " + "),
+                   object$method, if (object$method %in% c("ppca", "factor")) sprintf(", anchor = \"%s\"", object$anchor) else "",
+                   if (!is.null(object$order)) sprintf(", order = \"%s\"", object$order) else "")
+  ncam_abort(c("A baseline keeps only its parameters, not its call or data, so {.fn update} cannot fit it again.",
+               i = "Fit it again with the changes: {.code {again}}."))
 }
 
 #' @importFrom generics tidy glance

@@ -18,12 +18,13 @@
 #' given. Without new `data`, it refits on the call's data as it is where `update()` is
 #' called (the refit evaluates the call's data expression once), with a warning (class
 #' `ncam_warning_update_data_changed`) saying what changed when that is not the data the fit
-#' was made from (such as another `train` in a later session).
+#' was made from (such as another `train` in a later session), and an error asking for `data`
+#' when the call's data cannot be evaluated there (a fit read back in a session without it).
 #'
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
-#'   `summary.ncam` with a `sensors` data frame and a `calibration_range` data frame (lowest and
+#'   `summary.ncam` with a `sensors` tibble and a `calibration_range` tibble (lowest and
 #'   highest reading of each sensor and value of each covariate over the rows the calibration
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
 #'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
@@ -102,10 +103,15 @@ fit_rows_text <- function(x) {
 #' @export
 summary.ncam <- function(object, ...) {
   check_ncam(object)
-  structure(list(call = object$call, sensors = object$sensor_summary, anchor = object$anchor,
+  range_table <- user_calibration_range(object)
+  unit_offsets <- object$unit_offsets
+  # Tibbles, as ncam's other tables (fits saved by earlier versions keep data frames).
+  if (!is.null(unit_offsets)) unit_offsets$table <- tibble::as_tibble(unit_offsets$table)
+  structure(list(call = object$call, sensors = tibble::as_tibble(object$sensor_summary), anchor = object$anchor,
                  loglik = logLik(object), best_epoch = object$best_epoch, transform = object$transform,
-                 reference = object$reference, calibration_range = user_calibration_range(object),
-                 unit_offsets = object$unit_offsets, rows = fit_rows_text(object), epochs_run = object$epochs_run,
+                 reference = object$reference,
+                 calibration_range = if (!is.null(range_table)) tibble::as_tibble(range_table),
+                 unit_offsets = unit_offsets, rows = fit_rows_text(object), epochs_run = object$epochs_run,
                  stopped_early = object$stopped_early),
             class = "summary.ncam")
 }
@@ -119,13 +125,14 @@ print.summary.ncam <- function(x, ...) {
   unit_txt <- if (identical(x$transform, "log")) " (log readings)" else ""
   cat("\nSensor model b = a * theta + c + N(0, sigma^2)", unit_txt,
       ", averaged over the fitted rows (sd, 10% and 90% quantiles):\n", sep = "")
-  print(format(x$sensors, digits = 4), row.names = FALSE)
+  # Printed as data frames: all columns, without the tibble's header.
+  print(format(as.data.frame(x$sensors), digits = 4), row.names = FALSE)
   cat("\nlog-likelihood of the readings: ", format(as.numeric(x$loglik), digits = 7),
       " (df = ", attr(x$loglik, "df"), ", nobs = ", attr(x$loglik, "nobs"), ")\n", sep = "")
   if (!is.null(x$calibration_range)) {
     rows_txt <- if (is.null(x$reference)) "the fitted rows" else paste0("the rows with the reference (", x$reference, ")")
     cat("\nRange of ", rows_txt, "; predictions outside it extrapolate (column .extrapolation of predict()):\n", sep = "")
-    print(format(x$calibration_range, digits = 4), row.names = FALSE)
+    print(format(as.data.frame(x$calibration_range), digits = 4), row.names = FALSE)
   }
   if (!is.null(x$unit_offsets)) {
     offsets <- x$unit_offsets
@@ -135,7 +142,7 @@ print.summary.ncam <- function(x, ...) {
     cat("\nUnit offsets", unit_txt, " per unit of ", offsets$unit, ": the mean difference reference - estimate on its\n",
         "reference rows, shrunk towards 0; ", between_unit_text(offsets),
         ", ", noise_txt, ":\n", sep = "")
-    shown <- utils::head(offsets$table, 20L)
+    shown <- utils::head(as.data.frame(offsets$table), 20L)
     print(format(shown, digits = 4), row.names = FALSE)
     if (nrow(offsets$table) > nrow(shown)) cat("... and", nrow(offsets$table) - nrow(shown), "more units\n")
   }
@@ -251,6 +258,16 @@ check_fit_data <- function(data, data_expr, call = parent.frame()) {
   # Taken before `data` is evaluated, so that a fit made while evaluating it is not the refit.
   refit <- refit_in_progress$pending
   refit_in_progress$pending <- NULL
+  if (!is.null(refit)) {
+    # As fitted() says when it cannot find the data, not R's bare "object 'd' not found".
+    tryCatch(data, error = function(e) {
+      name <- data_label(data_expr)
+      why <- conditionMessage(e)
+      ncam_abort(c("Cannot find {name}, the data {.arg object} was fitted to, to fit it again.", x = "{why}",
+                   i = "A fit keeps no copy of its data: pass it as {.arg data}, {.code update(object, data = <the rows it was fitted to>)}."),
+                 call = refit$frame)
+    })
+  }
   check_data_frame(data, "data", call = call)
   if (!is.null(refit)) warn_changed_update_data(refit$object, data, data_expr, refit$frame)
 }

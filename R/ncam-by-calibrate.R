@@ -36,15 +36,14 @@
 #' @param data Calibration data: a data frame with the `by` columns and the columns that
 #'   [calibrate()] needs, rows of any groups in any order.
 #' @param method,level,m,reference,correction,threads As for [calibrate()], the same for every
-#'   group.
+#'   group. For `tidy()`, `level` is the levels of its rows, as for [tidy.ncam_calibration()]; by
+#'   default 50, 80, 90 and 95 % and each group's own level.
 #' @param seed `NULL` or a whole number, for the Monte Carlo methods; see Reproducibility.
 #' @param x A result of `calibrate()` of fits by group.
 #' @param newdata A data frame with the `by` columns and the sensor and covariate columns of
 #'   the models.
 #' @param ... For `predict()` and `augment()`: `level`, as for [predict.ncam_calibration()]
 #'   (by default each group's own level). Must be empty for `glance()` and `tidy()`.
-#' @param levels For `tidy()`: the levels of its rows, as `level` of
-#'   [tidy.ncam_calibration()]; by default 50, 80, 90 and 95 % and each group's own level.
 #' @return `calibrate()`: a tibble of class `ncam_by_calibration`, one row per group of
 #'   `object` in its order: the `by` columns, `.n` (the group's rows in `data`), `.seed` (the seed of its draws; `NA` for `"split"` and `"sensor_anchored"`, which
 #'   draw none, and for a group without a model) and `calibration` (a list of `ncam_calibration`
@@ -167,10 +166,11 @@ augment.ncam_by_calibration <- function(x, newdata, ...) {
 
 #' @rdname ncam_by-calibrate
 #' @export
-tidy.ncam_by_calibration <- function(x, levels = NULL, ...) {
+tidy.ncam_by_calibration <- function(x, level = NULL, ...) {
+  check_dots_empty_hinted(levels_hint)
   per_group_table(x, function(cal) {
-    if (is.null(levels)) tidy.ncam_calibration(cal) else tidy.ncam_calibration(cal, level = levels)
-  }, ...)
+    if (is.null(level)) tidy.ncam_calibration(cal) else tidy.ncam_calibration(cal, level = level)
+  })
 }
 
 #' @rdname ncam_by-calibrate

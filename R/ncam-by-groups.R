@@ -289,19 +289,20 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
   group <- match_groups(object, newdata[by], call = call)
   labels <- group_labels(object[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
-  flags <- no_row_flags
   beyond <- part_tally()
+  group_flags <- list()  # per group, to name the groups in the totals
   for (g in unique(group[!is.na(group)])) {
     rows <- which(group == g)
     # Row warnings are summed over the groups; the others name their group, and rows of newdata.
     part <- with_group_name(score_part(
       with_input_rows(rows, stats::predict(models[[g]], newdata[rows, , drop = FALSE], ..., threads = threads)),
       input_rows = rows), labels[g])
-    flags <- flags + row_flags(part$value, part$beyond)
+    group_flags[[labels[g]]] <- row_flags(part$value, part$beyond)
     beyond <- add_part_tallies(beyond, part$beyond)
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
-  warn_part_totals(flags, nrow(newdata), "groups", beyond)
+  flags <- Reduce(`+`, group_flags, no_row_flags)
+  warn_part_totals(flags, nrow(newdata), "groups", beyond, part_flags = group_flags)
   tibble::new_tibble(out, nrow = nrow(newdata))
 }
 
@@ -374,17 +375,3 @@ key_literal <- function(key) {
   if (identical(as.double(sprintf("%.15g", number)), number)) return(number)
   as.call(list(quote(base::as.double), sprintf("%.17g", number)))
 }
-
-# Methods of one model, on the table of models: a pointer, not the tibble's NULL column.
-per_model_only <- function(what) {
-  use <- if (what == "coef") "{.code coef(fits$fit[[i]])}" else
-    "{.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group"
-  ncam_abort(c("{.fn {what}} works on one model, and this is a table of one model per group.",
-               i = paste0("Use ", use, ".")), call = NULL)
-}
-#' @export
-fitted.ncam_by <- function(object, ...) per_model_only("fitted")
-#' @export
-residuals.ncam_by <- function(object, ...) per_model_only("residuals")
-#' @export
-coef.ncam_by <- function(object, ...) per_model_only("coef")

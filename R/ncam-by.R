@@ -183,7 +183,8 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
   if (errors == "skip") {
     return(tryCatch(fit_group(task, formula, args, threads, simd = simd), error = function(e) e))
   }
-  simd_before <- options(ncam.simd = simd); on.exit(options(simd_before))
+  # The group's label for the progress bar of verbose = TRUE.
+  options_before <- options(ncam.simd = simd, ncam.training_group = task$label); on.exit(options(options_before))
   if (!is.null(task$validation)) {
     args$validation <- task$validation
     # Rows of `data` chosen for validation may all lie in other groups: this one cannot stop early.

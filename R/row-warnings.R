@@ -31,10 +31,11 @@ missing_covariate_counts <- function(object, newdata, no_prediction) {
   counts[counts > 0L]
 }
 
-warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint = "", first_rows = NULL) {
+warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint = "", first_rows = NULL,
+                                    groups = character()) {
   if (n_missing == 0) return(invisible())
   details <- c(sprintf("%s: %d row%s", names(counts), counts, ifelse(counts == 1L, "", "s")),
-               if (length(first_rows)) first_rows_text(first_rows, n_missing))
+               if (length(first_rows)) first_rows_text(first_rows, n_missing), groups)
   cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.val NA}.",
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("Fill in the missing covariate values, or leave those rows out", hint, ".")),
@@ -85,8 +86,8 @@ quoted <- function(values) {
 # One warning for the rows of a prediction that lie far outside the calibration range, naming
 # the variables (sensor bounds in the user's units).
 warn_extrapolation <- function(object, far, n_far, n_rows) {
-  on <- if (is.null(object$reference)) "the fitted rows" else
-    paste0("the co-location rows (those with a reference reading, `", object$reference, "`)")
+  on <- if (is.null(object$reference)) "of the fitted rows" else
+    paste0("of the co-location rows (those with a reference reading, {.code ", gsub("([{}])", "\\1\\1", object$reference), "})")
   details <- vapply(names(far), function(v) {
     f <- far[[v]]
     shown <- signif(c(f$lower, f$upper, f$farthest), 4)
@@ -94,18 +95,20 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
     sprintf("%s: %d row%s outside %s to %s (as %s as %s): %s", plain_names(v), f$rows, if (f$rows == 1L) "" else "s",
             shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3], first_rows_text(f$first_rows, f$rows))
   }, character(1))
-  warn_far_rows(n_far, n_rows, paste("of", on), stats::setNames(details, rep("*", length(details))))
+  warn_far_rows(n_far, n_rows, on, stats::setNames(details, rep("*", length(details))))
 }
 
-# The same warning after scoring in parts (chunks, groups), from the counts alone.
-warn_extrapolation_total <- function(n_far, n_rows, parts) {
-  warn_far_rows(n_far, n_rows, "the model learned from",
-                hint = paste0("; {.fn predict} on one of the ", parts, " names the variables"))
+# The same warning after scoring in parts (chunks, groups), from the counts alone (and the
+# groups' names, `details`).
+warn_extrapolation_total <- function(n_far, n_rows, parts, details = character()) {
+  on <- if (parts == "groups") "{cli::qty(n_far)}the model of {?its/their} group learned from" else "the model learned from"
+  warn_far_rows(n_far, n_rows, on, details, hint = paste0("; {.fn predict} on one of the ", parts, " names the variables"))
 }
 
+# `on`: cli text, with n_far at hand for its plural.
 warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
   if (n_far == 0) return(invisible())
-  cli::cli_warn(c("{n_far} of {n_rows} row{?s} lie more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates {on}; their predictions extrapolate what the model learned and are less reliable.",
+  cli::cli_warn(c(paste0("{n_far} of {n_rows} row{?s} {cli::qty(n_far)}{?lies/lie} more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates ", on, "; {cli::qty(n_far)}{?its prediction extrapolates/their predictions extrapolate} what the model learned and {?is/are} less reliable."),
                   details,
                   i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
                 class = c("ncam_warning_extrapolation", "ncam_row_warning", "ncam_warning"), call = NULL)
@@ -136,10 +139,12 @@ rows_without_readings <- function(scored) which(scored$.n_sensors == 0L)
 # ncam() the model's prior from the covariates; a baseline's prior, Kalman prediction or NA),
 # averaged with measured rows (a daily mean, a performance table) passes for a measurement.
 warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "",
-                             estimate = "the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement") {
+                             estimate = "the model's prior from the covariates alone ({.field .n_sensors} = 0), not a measurement",
+                             groups = character()) {
   if (n == 0) return(invisible())
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} ", estimate, "."),
                   "*" = if (length(first_rows)) first_rows_text(first_rows, n),
+                  stats::setNames(groups, rep("*", length(groups))),
                   i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates} and {.fn sensor_performance} do so themselves)", hint, ".")),
                 class = c("ncam_warning_no_readings", "ncam_row_warning", "ncam_warning"), call = NULL)
 }
@@ -245,8 +250,10 @@ input_row_labels <- function(row, file) {
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
-# summed row_flags() and the parts' part_tally().
-warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}") {
+# summed row_flags() and the parts' part_tally(); with `part_flags`, each group's row_flags()
+# named by its label, the warnings name the groups as their other warnings do.
+warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}",
+                             part_flags = list()) {
   warn_beyond_range_total(beyond, n_rows, of)
   if (sum(beyond$spike_counts) > 0) {
     spikes <- beyond$spikes
@@ -255,11 +262,24 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
   }
   unknown <- beyond$unknown_units
   warn_unknown_unit_rows(unknown$unit, unknown$values, unknown$n_unknown, unknown$n_missing, of)
-  warn_extrapolation_total(flags[["far"]], n_rows, parts)
+  warn_extrapolation_total(flags[["far"]], n_rows, parts, group_bullets(part_flags, "far"))
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,
-                          hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"))
-  warn_no_readings(flags[["no_readings"]], n_rows, hint = paste0("; {.fn predict} on one of the ", parts, " names the rows"))
+                          hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"),
+                          groups = group_bullets(part_flags, "missing"))
+  warn_no_readings(flags[["no_readings"]], n_rows, hint = paste0("; {.fn predict} on one of the ", parts, " names the rows"),
+                   groups = group_bullets(part_flags, "no_readings"))
+}
+
+# "Group site = east: 3 rows", a bullet for each of the first 5 groups with rows of one flag.
+group_bullets <- function(part_flags, flag) {
+  counts <- vapply(part_flags, function(f) f[[flag]], numeric(1))
+  counts <- counts[counts > 0]
+  if (!length(counts)) return(character())
+  shown <- utils::head(counts, 5L)
+  text <- c(sprintf("Group %s: %d row%s", names(shown), shown, ifelse(shown == 1, "", "s")),
+            if (length(counts) > 5L) sprintf("and %d more groups", length(counts) - 5L))
+  stats::setNames(gsub("([{}])", "\\1\\1", text), rep("*", length(text)))  # labels are text, not cli markup
 }
 
 # One warning of warn_beyond_range()'s class for the whole input, naming rows of the input

@@ -45,7 +45,7 @@
 #'   [set.seed()] applies), or a whole number used as a local seed; the
 #'   caller's random number state is then left untouched.
 #'
-#' @return A data frame with `n` rows and columns `lon`, `lat` (degrees),
+#' @return A tibble with `n` rows and columns `lon`, `lat` (degrees),
 #'   `x1` to `x4` (\eqn{\sin(2\pi\tilde\lambda)}, \eqn{\cos(2\pi\tilde\lambda)},
 #'   \eqn{\sin(2\pi\tilde\phi)}, \eqn{\cos(2\pi\tilde\phi)}), `sensor_0`,
 #'   `sensor_1`, `sensor_2` and `truth` (\eqn{Y}). Attribute `"params"` is a
@@ -124,9 +124,9 @@ simulate_toy <- function(n = 20000, ambiguity = 3, spatial_noise = 5, seed = NUL
   sensor_2 <- pmax(1.4 * truth + params$beta2 + 0.5 * g * sin(5 * pi * lt * pt) +
                      eps2 + outlier * zeta, 0)
 
-  out <- data.frame(lon = lon, lat = lat, x1 = x1, x2 = x2, x3 = x3, x4 = x4,
-                    sensor_0 = sensor_0, sensor_1 = sensor_1, sensor_2 = sensor_2,
-                    truth = truth)
+  out <- tibble::new_tibble(list(lon = lon, lat = lat, x1 = x1, x2 = x2, x3 = x3, x4 = x4,
+                                 sensor_0 = sensor_0, sensor_1 = sensor_1, sensor_2 = sensor_2,
+                                 truth = truth), nrow = n)
   attr(out, "params") <- c(params, list(ambiguity = ambiguity, spatial_noise = spatial_noise))
   out
 }

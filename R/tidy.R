@@ -174,7 +174,7 @@ glance.ncam_calibration <- function(x, ...) {
 #' @rdname ncam-tidy
 #' @export
 tidy.ncam_calibration <- function(x, level = c(0.5, 0.8, 0.9, 0.95, x$level), ...) {
-  check_dots_empty_hinted()
+  check_dots_empty_hinted(levels_hint)
   check_calibration(x, "x")
   check_level(level)
   level <- sort(unique(level))
@@ -207,6 +207,9 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, threads = NULL
   pred <- stats::predict(x, newdata, level = level, threads = threads)
   bind_predictions(newdata, pred, x)
 }
+
+# `level` takes one level or several, in tidy() as in autoplot(type = "coverage").
+levels_hint <- c(levels = "Did you mean {.arg level}? It takes a vector of levels.")
 
 # broom's augment() methods take the rows as `data`; ncam's, as predict() does, as `newdata`.
 augment_data_hint <- c(data = "Did you mean {.arg newdata}? ncam's {.fn augment} takes the rows as {.arg newdata}, as {.fn predict} does, not as broom's {.arg data}.")

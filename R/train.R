@@ -29,8 +29,11 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   min_delta <- schedule$min_delta
   if (verbose) {
     loss_txt <- ""
+    # ncam_by() names the group whose fit trains (fit_group() sets the option).
+    group <- getOption("ncam.training_group")
+    group_txt <- if (is.null(group)) "" else paste0("Group ", group, ": ")
     cli::cli_progress_bar("Training", total = epochs,
-                          format = "Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} ETA {cli::pb_eta} | {loss_txt}",
+                          format = "{group_txt}Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} ETA {cli::pb_eta} | {loss_txt}",
                           clear = FALSE)
   }
   for (epoch in seq_len(epochs)) {
@@ -57,8 +60,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
       since_best <- since_best + 1L
     }
     if (verbose) {
+      # The validation NLL that early stopping watches: capped, so it may lie below the history's.
       loss_txt <- sprintf("NLL train %.4g%s", history$train_nll[epoch],
-                          if (has_val) sprintf(", val %.4g", val) else "")
+                          if (has_val) sprintf(", val (capped) %.4g", criterion) else "")
       cli::cli_progress_update()
     }
     # Without validation rows every epoch runs: the training NLL, averaged over minibatches

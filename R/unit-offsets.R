@@ -139,8 +139,8 @@ shrunk_offsets <- function(difference, unit_of_row) {
   # noise) * noise when tau2 is above it, and not 0 when tau2 is 0 because the means could not
   # show a spread smaller than the floor.
   spread <- max(tau2, between$tau2_floor)
-  table <- data.frame(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
-                      offset_sd = sqrt((1 - shrink)^2 * spread + shrink^2 * noise), stringsAsFactors = FALSE)
+  table <- tibble::tibble(unit = unit_names, n = n, mean_difference = means, offset = shrink * means,
+                          offset_sd = sqrt((1 - shrink)^2 * spread + shrink^2 * noise))
   # A unit without reference rows differs from the pooled model, which sits at the mean of the
   # K units' biases, by tau2 (1 + 1 / K).
   list(table = table, tau2 = tau2, tau2_floor = between$tau2_floor, block_rows = long_run$block_rows,

@@ -136,3 +136,30 @@ test_that("the gap plot draws the ACF, its band and the selected gap", {
   expect_match(ggplot2::autoplot(hourly)$labels$subtitle, "selected gap 1 hour$")
   expect_error(ggplot2::autoplot(gap, lags = 3), "must be empty")
 })
+
+test_that("a calibration's coverage and series use its conformal intervals, alone and by group", {
+  cal_by <- calibrate(others_by, others_toy, m = 5, seed = 2)
+  north <- others_toy[others_toy$site == "north", ]
+  cal <- cal_by$calibration[[match("north", cal_by$site)]]
+  p <- ggplot2::autoplot(cal, newdata = north, reference = "truth", level = c(0.5, 0.8))
+  points <- layer_data_of(p, "GeomPoint")
+  # By hand: .pred -/+ the conformal quantile at each level times the predictive sd.
+  pred <- stats::predict(cal$model, north)
+  by_hand <- vapply(c(0.5, 0.8), function(level) {
+    mean(abs(north$truth - pred$.pred) <= tidy(cal, level = level)$quantile * pred$.pred_sd)
+  }, numeric(1))
+  expect_equal(points$y[order(points$x)], by_hand)
+  expect_identical(p$labels$x, "Nominal level of the conformal interval")
+  series <- ggplot2::autoplot(cal, "series", newdata = north[1:50, ])
+  ribbon <- layer_data_of(series, "GeomRibbon")
+  q <- tidy(cal, level = cal$level)$quantile  # the calibration's own level by default
+  expect_equal(ribbon$ymax[order(ribbon$x)], pred$.pred[1:50] + q * pred$.pred_sd[1:50])
+  expect_identical(ggplot2::ggplot_build(series)$plot$scales$get_scales("fill")$get_labels(), "90% conformal interval")
+  by_plot <- ggplot2::autoplot(cal_by, newdata = others_toy, reference = "truth", level = 0.8)
+  expect_setequal(levels(by_plot$data$curve), c("all rows", "site = north", "site = south"))
+  expect_error(ggplot2::autoplot(cal, "coverage"), "`newdata` is required", class = "ncam_error")
+  expect_error(ggplot2::autoplot(cal, newdata = north, reference = "truth", interval = "credible"),
+               "Unknown argument `interval`", class = "ncam_error")
+  expect_error(ggplot2::autoplot(cal_by, newdata = north[names(north) != "site"], reference = "truth"),
+               "lacks column", class = "ncam_error")
+})

@@ -367,3 +367,27 @@ test_that("credible intervals from few training rows warn that they are too narr
     expect_no_warning(predict(enough, d[201:210, ], interval = "credible"), class = "ncam_warning_few_training_rows")
   }
 })
+
+test_that("coef() gives the estimated parameters, as many as logLik()'s df; update() says the call to make again", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  for (m in c("ppca", "kalman", "factor")) {
+    expect_length(coef(fits[[m]]), attr(logLik(fits[[m]]), "df"))
+  }
+  # The factor model's as its standard errors name them, the anchor's fixed gain and offset left out.
+  expect_identical(names(coef(fits$factor)), names(fits$factor$params$se))
+  expect_identical(unname(coef(fits$factor)[c("gain_s2", "offset_s3", "noise_var_s1")]),
+                   unname(c(fits$factor$params$gain["s2"], fits$factor$params$offset["s3"],
+                            fits$factor$params$noise_var["s1"])))
+  expect_named(coef(fits$ppca), c("mean_s1", "mean_s2", "mean_s3", "loading_s1", "loading_s2", "loading_s3", "noise_var"))
+  expect_named(coef(fits$kalman), c("noise_var_s1", "noise_var_s2", "noise_var_s3", "q", "m0", "P0"))
+  # ivw: the three-cornered hat, var(s2) = (var(s1 - s2) + var(s2 - s3) - var(s1 - s3)) / 2.
+  v <- function(a, b) var(d[[a]] - d[[b]], na.rm = TRUE)
+  expect_equal(coef(fits$ivw)[["noise_var_s2"]], (v("s1", "s2") + v("s2", "s3") - v("s1", "s3")) / 2)
+  expect_equal(coef(fits$ivw)[["noise_var_s3"]], (v("s1", "s3") + v("s2", "s3") - v("s1", "s2")) / 2)
+  expect_error(coef(fits$mean), "Method \"mean\" estimates no parameters", class = "ncam_error")
+  expect_error(update(fits$factor, method = "ppca"),
+               "keeps only its parameters, not its call.*ncam_baseline\\(s1 \\+ s2 \\+ s3 ~ 1, <the training rows>, \"factor\", anchor = \"s1\"\\)",
+               class = "ncam_error")
+  expect_error(update(fits$kalman), "\"kalman\", order = \"day\"\\)", class = "ncam_error")
+})

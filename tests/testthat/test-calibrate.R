@@ -479,3 +479,22 @@ test_that("label-free calibration on training rows warns, except mc_model whose 
   expect_equal(on_train$quantile, calibrate(fit, toy[201:300, ], method = "mc_model", m = 5, seed = 1)$quantile,
                tolerance = 1e-4)
 })
+
+test_that("nobs() of a calibration counts its rows; the generics it has no answer for say what to use", {
+  cal <- calibrate(fit, cal_data, method = "mc_model", m = 5, seed = 3)
+  expect_identical(nobs(cal), nrow(cal_data))
+  # ECDF: the holdout rows count too; split: the rows with a reference reading.
+  expect_identical(nobs(calibrate(fit, cal_data, m = 5, seed = 3, correction = "ecdf")), nrow(cal_data))
+  labelled <- cal_data
+  labelled$truth[1:10] <- NA
+  expect_identical(nobs(suppressMessages(calibrate(fit, labelled, method = "split", reference = "truth"))),
+                   nrow(cal_data) - 10L)
+  refusals <- list(fitted = "`fitted\\(cal\\$model\\)`", residuals = "`residuals\\(cal\\$model\\)`",
+                   coef = "`tidy\\(cal\\)`.*`coef\\(cal\\$model\\)`", logLik = "`logLik\\(cal\\$model\\)`",
+                   update = "calibrate\\(cal\\$model, <the calibration rows>, method = \"mc_model\", level = 0.9, m = 5, seed = 3\\)",
+                   plot = "autoplot\\(cal, \"coverage\"")
+  for (what in names(refusals)) {
+    expect_error(get(what)(cal), paste0("`", what, "\\(\\)` has no meaning for a calibration.*", refusals[[what]]),
+                 class = "ncam_error")
+  }
+})

@@ -133,5 +133,18 @@ test_that("scoring in chunks or by group gives the column of predict() and one w
   }
   expect_identical(by_group$.extrapolation, separate)
   expect_length(warnings, 1)
-  expect_match(warnings, sprintf("%d of 1000 rows", sum(separate > far_share)), fixed = TRUE)
+  expect_match(warnings, sprintf("%d of 1000 rows lie", sum(separate > far_share)), fixed = TRUE)
+  # The groups are named with their rows far outside, as the groups' other warnings name them.
+  for (g in 1:2) {
+    far_in_group <- sum(separate[d$site == fits$site[g]] > far_share)
+    expect_match(warnings, sprintf("Group site = %d: %d row%s", fits$site[g], far_in_group,
+                                   if (far_in_group == 1L) "" else "s"), fixed = TRUE)
+  }
+  # One row far outside: "lies", "its prediction extrapolates".
+  one <- which(separate > far_share)[1]
+  expect_warning(predict(fits, d[c(one, which(separate == 0)[1:3]), ]),
+                 sprintf("^1 of 4 rows lies .*the model of its group learned from; its prediction extrapolates .* and is less reliable.*Group site = %d: 1 row", d$site[one]),
+                 class = "ncam_warning_extrapolation")
+  expect_warning(predict(fit, d[c(one, which(separate == 0)[1:3]), ]), "^1 of 4 rows lies .*its prediction extrapolates",
+                 class = "ncam_warning_extrapolation")
 })

@@ -156,6 +156,22 @@ test_that("update() without data warns when the call's data is no longer the fit
   expect_identical(given$params, direct$params)
 })
 
+test_that("update() without data, where the call's data cannot be evaluated, asks for it as fitted() does", {
+  toy <- simulate_toy(n = 400, seed = 4)
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy[1:300, ], anchor = "sensor_0", hidden = 4L,
+                        epochs = 3L, seed = 1, threads = 1L))
+  rm(toy)  # as in a session that read the fit back with readRDS()
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  err <- expect_error(update(fit, epochs = 4L), class = "ncam_error")
+  expect_match(flat(err), "Cannot find `toy[1:300, ]`, the data `object` was fitted to, to fit it again.", fixed = TRUE)
+  expect_match(flat(err), "object 'toy' not found", fixed = TRUE)
+  expect_match(flat(err), "A fit keeps no copy of its data: pass it as `data`, `update(object, data = <the rows it was fitted to>)`", fixed = TRUE)
+  expect_identical(deparse(err$call[[1]]), "update")
+  # With the data given, the refit is made.
+  again <- simulate_toy(n = 400, seed = 4)
+  expect_identical(short_fit(update(fit, data = again[1:300, ]))$params, fit$params)
+})
+
 test_that("update() evaluates the call's data once, and the refit keeps the call as written", {
   toy <- simulate_toy(n = 300, seed = 4)
   evaluations <- 0
@@ -521,6 +537,38 @@ test_that("`verbose` must be TRUE or FALSE, in ncam() and ncam_by()", {
   toy$g <- rep(c("a", "b"), 150)
   expect_error(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "g", verbose = NA),
                "`verbose` must be `TRUE` or `FALSE`")
+})
+
+# The lines of the progress bars of verbose = TRUE, each update shown: cli otherwise shows one
+# only when its 200 ms timer has ticked. cli's own tests stop the timer so.
+progress_lines <- function(expr) {
+  skip_if_not(exists("cli_with_ticks", asNamespace("cli")), "cli without cli_with_ticks()")
+  withr::local_options(cli.dynamic = FALSE, cli.width = 200)
+  lines <- character()
+  utils::getFromNamespace("cli_with_ticks", "cli")(withCallingHandlers(expr, message = function(m) {
+    lines <<- c(lines, conditionMessage(m))
+    invokeRestart("muffleMessage")
+  }))
+  trimws(grep("Epoch", lines, value = TRUE))
+}
+
+test_that("verbose = TRUE shows each epoch's training and one validation NLL; under ncam_by() the group", {
+  toy <- simulate_toy(300, seed = 1)
+  fit <- NULL
+  lines <- progress_lines(suppressWarnings(fit <- quick_fit(toy, verbose = TRUE)))
+  expect_length(lines, 5)
+  expect_false(any(grepl("and NLL", lines)))
+  expect_true(all(lengths(regmatches(lines, gregexpr("val", lines))) == 1L))
+  expect_match(lines, "^Epoch [1-5]/5 .*\\| NLL train [0-9.]+, val \\(capped\\) [0-9.]+$")
+  shown_train <- as.numeric(sub(".*NLL train ([0-9.]+),.*", "\\1", lines))
+  expect_equal(shown_train, signif(fit$history$train_nll, 4))
+  no_validation <- progress_lines(suppressWarnings(quick_fit(toy, verbose = TRUE, validation = 0)))
+  expect_match(no_validation, "\\| NLL train [0-9.]+$")
+  toy$site <- rep(c("east", "west"), 150)
+  by_lines <- progress_lines(suppressWarnings(
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4, epochs = 3, seed = 1, verbose = TRUE)
+  ))
+  expect_equal(sub(": Epoch.*", "", by_lines), rep(c("Group site = east", "Group site = west"), each = 3))
 })
 
 test_that("a formula term that is a constant, and a complex covariate, are errors naming them", {

@@ -244,6 +244,12 @@ fuzz_cases <- list(
             r"-(predict(calibrate(fits_by, toy_sites, m = 5, seed = 1), toy_sites, interval = "prediction"))-"),
   fuzz_case("tidy_ncam_by_calibration_damaged", "tidy", "error", "not a valid calibration of fits by group",
             r"-(cals <- calibrate(fits_by, toy_sites, m = 5, seed = 1); cals$calibration <- NULL; tidy(cals))-"),
+  fuzz_case("tidy_ncam_by_calibration_levels", "tidy", "value", ".", rows = 4,
+            r"-(tidy(calibrate(fits_by, toy_sites, m = 5, seed = 1), level = c(0.5, 0.9)))-"),
+  fuzz_case("tidy_ncam_by_calibration_levels_spelt_levels", "tidy", "error", "Unknown argument `levels`.*Did you mean `level`",
+            r"-(tidy(calibrate(fits_by, toy_sites, m = 5, seed = 1), levels = c(0.5, 0.9)))-"),
+  fuzz_case("tidy_ncam_by_calibration_level_zero", "tidy", "error", "`level`",
+            r"-(tidy(calibrate(fits_by, toy_sites, m = 5, seed = 1), level = 0))-"),
 
   # predict_chunks() -------------------------------------------------------------------------------
   fuzz_case("chunks_zero_rows_per_chunk", "predict_chunks", "error", "`chunk_rows`",
@@ -290,6 +296,8 @@ fuzz_cases <- list(
   fuzz_case("augment_matrix_newdata", "augment", "error", "`newdata`", r"-(augment(fit, as.matrix(toy)))-"),
   fuzz_case("augment_calibration_zero_rows", "augment", "value", ".", rows = 0, r"-(augment(cal, toy[0, ]))-"),
   fuzz_case("tidy_extra_argument", "tidy", "error", "extra", r"-(tidy(fit, extra = 1))-"),
+  fuzz_case("tidy_calibration_spelt_levels", "tidy", "error", "Unknown argument `levels`.*Did you mean `level`",
+            r"-(tidy(cal, levels = c(0.5, 0.9)))-"),
   fuzz_case("tidy_empty_ncam_object", "tidy", "error", "`x`|object|ncam", r"-(tidy(structure(list(), class = "ncam")))-"),
   fuzz_case("tidy_baseline", "tidy", "value", ".", r"-(tidy(base))-"),
   fuzz_case("glance_empty_ncam_object", "glance", "error", "`x`|object|ncam", r"-(glance(structure(list(), class = "ncam")))-"),

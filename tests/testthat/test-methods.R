@@ -19,7 +19,9 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   one <- ncam:::fitted_summary(fit, x, b, usable, 0, 1L)
   blocks <- ncam:::fitted_summary(fit, x, b, usable, 0, 1L, block_rows = 37L)
   expect_equal(blocks, one, tolerance = 1e-6)  # float kernels differ in the last bits by block size
-  expect_equal(one$sensor_summary, s$sensors)
+  expect_equal(tibble::as_tibble(one$sensor_summary), s$sensors)
+  expect_s3_class(s$sensors, "tbl_df")
+  expect_s3_class(s$calibration_range, "tbl_df")
   expect_equal(one$loglik, as.numeric(logLik(fit)))
   expect_output(print(s), "Sensor model")
   expect_output(print(s), "log-likelihood of the readings: -?[0-9]")

@@ -102,12 +102,21 @@ test_that("tidy() and glance() are each group's rows behind its keys", {
   expect_identical(glanced$site, c("north", "south"))
   expect_identical(as.list(glanced[-1]),
                    as.list(rbind(glance(cals$calibration[[1]]), glance(cals$calibration[[2]]))))
-  tidied <- tidy(cals, levels = c(0.5, 0.9))
+  tidied <- tidy(cals, level = c(0.5, 0.9))
   expect_identical(tidied$site, rep(c("north", "south"), each = 2))
   expect_identical(tidied$quantile, c(tidy(cals$calibration[[1]], level = c(0.5, 0.9))$quantile,
                                       tidy(cals$calibration[[2]], level = c(0.5, 0.9))$quantile))
   expect_identical(nrow(tidy(cals)), 8L)  # 50, 80, 90 and 95 % per group
   expect_error(glance(cals, level = 0.8), "`...` must be empty")
+  # `level` as in tidy() of one calibration; `levels` is named as a likely slip.
+  expect_error(tidy(cals, levels = 0.9), "Unknown argument `levels`.*Did you mean `level`", class = "ncam_error")
+  expect_error(tidy(cals$calibration[[1]], levels = 0.9), "Did you mean `level`", class = "ncam_error")
+  # nobs() totals the groups' calibration rows; the methods of one calibration point to a group's.
+  expect_identical(nobs(cals), sum(!is.na(d$ref[601:800])))
+  expect_identical(nobs(cals), nobs(cals$calibration[[1]]) + nobs(cals$calibration[[2]]))
+  for (method in list(fitted, residuals, coef, logLik, summary, update)) {
+    expect_error(method(cals), "works on one calibration, and this is a table of one calibration per group", class = "ncam_error")
+  }
   expect_output(print(cals), "calibration")
   # A damaged object is named, in every method.
   broken <- cals

@@ -75,6 +75,23 @@ test_that("predict() of fits by group names rows of newdata, not of the group's 
   expect_match(conditionMessage(w), "\\(row 10: b\\)")
 })
 
+test_that("predict() of fits by group names the groups of rows without readings or with a missing covariate", {
+  fx <- rows_fixture()
+  new <- fx$new  # odd rows north, even rows south
+  new[c(1, 3, 4), c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  new$x1[c(5, 7, 9)] <- NA
+  warnings <- list()
+  withCallingHandlers(predict(fx$fits, new), warning = function(w) {
+    warnings[[length(warnings) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  no_readings <- Filter(function(w) inherits(w, "ncam_warning_no_readings"), warnings)[[1]]
+  expect_match(conditionMessage(no_readings), "^3 of 100 rows have no sensor reading.*Group site = north: 2 rows.*Group site = south: 1 row\\b")
+  missing <- Filter(function(w) inherits(w, "ncam_warning_missing_covariate"), warnings)[[1]]
+  expect_match(conditionMessage(missing), "^3 of 100 rows have a missing covariate.*Group site = north: 3 rows")
+  expect_no_match(conditionMessage(missing), "site = south")
+})
+
 test_that("a log fit by group names rows of newdata with readings <= 0", {
   toy <- simulate_toy(n = 400, seed = 1)
   for (s in c("sensor_0", "sensor_1", "sensor_2")) toy[[s]] <- exp(toy[[s]] / 10)

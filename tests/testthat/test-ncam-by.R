@@ -248,8 +248,19 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   expect_true(is.na(pred$.pred[1]))
   expect_false(is.na(pred$.pred[2]))
   expect_identical(glance(fits)$site, c(1, 2))
-  # methods of one model point to the group's fit, instead of a tibble's NULL column
-  for (method in list(fitted, residuals, coef)) expect_error(method(fits), "works on one model.*fits\\$fit\\[\\[i\\]\\]")
+  # methods of one model point to the group's fit, instead of a tibble's NULL column, summary.data.frame()
+  # or update()'s "need an object with call component"
+  for (method in list(fitted, residuals, coef, summary, update)) {
+    expect_error(method(fits), "works on one model.*fits\\$fit\\[\\[i\\]\\]", class = "ncam_error")
+  }
+  expect_error(update(fits, epochs = 5), "call `ncam_by\\(\\)` again", class = "ncam_error")
+  # nobs() and logLik() total the groups with a model: the skipped group counts for nothing.
+  expect_identical(nobs(fits), nobs(fits$fit[[1]]) + nobs(fits$fit[[2]]))
+  ll <- logLik(fits)
+  expect_equal(as.numeric(ll), fits$fit[[1]]$loglik + fits$fit[[2]]$loglik)
+  expect_identical(attr(ll, "df"), as.numeric(length(fits$fit[[1]]$params) + length(fits$fit[[2]]$params)))
+  expect_equal(AIC(fits), -2 * as.numeric(ll) + 2 * attr(ll, "df"))
+  expect_equal(BIC(fits), -2 * as.numeric(ll) + log(nobs(fits)) * attr(ll, "df"))
   # Rows of skipped groups only: NA rows with the warning, not an error.
   expect_warning(alone <- stats::predict(fits, toy[4, ]), "1 row of `newdata` belongs to 1 group without a model .*: its predictions")
   expect_identical(names(alone), names(pred))
@@ -418,7 +429,7 @@ test_that("POSIXlt keys are the POSIXct instants they denote", {
 })
 
 test_that("a key is the same group, with the same seed, whatever type stores its value", {
-  toy <- by_fixture()
+  toy <- as.data.frame(by_fixture())  # a tibble would store an integer Date as double
   days <- as.Date("2024-03-30") + toy$site - 1
   as_integer <- function(x) structure(as.integer(unclass(x)), class = class(x), tzone = attr(x, "tzone"))
   fit_by_day <- function(day) {

@@ -17,7 +17,7 @@ toy_mean_field <- function(d) {
 
 test_that("simulate_toy() returns the documented columns and parameters", {
   d <- simulate_toy(50, seed = 1)
-  expect_s3_class(d, "data.frame")
+  expect_s3_class(d, "tbl_df")  # as simulate_colocation()
   expect_identical(dim(d), c(50L, 10L))
   expect_named(d, c("lon", "lat", "x1", "x2", "x3", "x4",
                     "sensor_0", "sensor_1", "sensor_2", "truth"))

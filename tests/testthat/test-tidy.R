@@ -97,7 +97,7 @@ test_that("augment() adds predict()'s columns, one row per input row with NA row
   expect_identical(nrow(out), 20L)
   columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation")
   expect_named(out, c(names(newdata), columns))
-  expect_identical(as.data.frame(out[names(newdata)]), newdata)
+  expect_identical(as.data.frame(out[names(newdata)]), as.data.frame(newdata))
   pred <- suppressWarnings(predict(tidy_fit, newdata), classes = c("ncam_warning_missing_covariate", "ncam_warning_no_readings"))
   expect_identical(as.list(out[columns]), as.list(pred))
   expect_true(all(is.na(unlist(out[3, columns]))))

@@ -86,6 +86,7 @@ test_that("unit offsets are the shrunk mean differences on each unit's reference
   expect_true(all(diff(offsets$table$offset[order(c(-3, -1, 0, 1.5, 3))]) < 0))
   # summary() and glance() report them
   expect_identical(summary(fit)$unit_offsets, offsets)
+  expect_s3_class(offsets$table, "tbl_df")
   printed <- capture.output(print(summary(fit)))
   expect_true(any(grepl("^Unit offsets per unit of site", printed)))
   expect_true(any(grepl(sprintf("between-unit sd %s", format(sqrt(tau2), digits = 3)), printed)))

@@ -1,0 +1,97 @@
+# The other methods of a table of models by group (ncam_by(), and calibrate() of it): those with
+# a natural total over the groups give it; those of one model point to the group's own, instead
+# of the tibble's NULL column, summary.data.frame() or update()'s "need an object with call
+# component".
+
+#' @section Other methods: `nobs()` is the sum of the groups' [nobs()], and `logLik()` the sum of
+#'   their log-likelihoods with `df` and `nobs` summed (the groups' models are independent), so
+#'   [AIC()] and [BIC()] work; a group without a model (`errors = "skip"`) counts for nothing in
+#'   either. `fitted()`, `residuals()`, `coef()`, `summary()` and `update()` work on one model:
+#'   on the table they are errors saying so, and to use `fits$fit[[i]]` (or [glance()],
+#'   [tidy()], [augment()] for every group, and [ncam_by()] again to refit them all).
+#' @rdname ncam_by-predict
+#' @export
+nobs.ncam_by <- function(object, ...) {
+  check_ncam_by(object)
+  sum(vapply(object$fit[has_fit(object)], stats::nobs, integer(1)))
+}
+
+#' @rdname ncam_by-predict
+#' @export
+logLik.ncam_by <- function(object, ...) {
+  check_ncam_by(object)
+  parts <- lapply(object$fit[has_fit(object)], stats::logLik)
+  total <- function(attribute) sum(vapply(parts, attr, numeric(1), attribute))
+  structure(sum(vapply(parts, as.numeric, numeric(1))), df = total("df"), nobs = total("nobs"),
+            class = "logLik")
+}
+
+#' @rdname ncam_by-predict
+#' @export
+fitted.ncam_by <- function(object, ...) per_model_only("fitted", object)
+#' @rdname ncam_by-predict
+#' @export
+residuals.ncam_by <- function(object, ...) per_model_only("residuals", object)
+#' @rdname ncam_by-predict
+#' @export
+coef.ncam_by <- function(object, ...) per_model_only("coef", object)
+#' @rdname ncam_by-predict
+#' @export
+summary.ncam_by <- function(object, ...) per_model_only("summary", object)
+#' @rdname ncam_by-predict
+#' @export
+update.ncam_by <- function(object, ...) per_model_only("update", object)
+
+#' @section Other methods: `nobs()` is the sum of the groups' calibration rows (each
+#'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()` and
+#'   `update()` are errors saying what to use instead: a group's calibration
+#'   `cals$calibration[[i]]` (whose own methods say the same of one calibration), [glance()] and
+#'   [tidy()] for every group, and `calibrate()` of the fits again to change the calibrations.
+#' @rdname ncam_by-calibrate
+#' @export
+nobs.ncam_by_calibration <- function(object, ...) {
+  check_ncam_by_calibration(object)
+  sum(vapply(object$calibration[has_fit(object)], stats::nobs, integer(1)))
+}
+
+#' @rdname ncam_by-calibrate
+#' @export
+fitted.ncam_by_calibration <- function(object, ...) per_model_only("fitted", object)
+#' @rdname ncam_by-calibrate
+#' @export
+residuals.ncam_by_calibration <- function(object, ...) per_model_only("residuals", object)
+#' @rdname ncam_by-calibrate
+#' @export
+coef.ncam_by_calibration <- function(object, ...) per_model_only("coef", object)
+#' @rdname ncam_by-calibrate
+#' @export
+logLik.ncam_by_calibration <- function(object, ...) per_model_only("logLik", object)
+#' @rdname ncam_by-calibrate
+#' @export
+summary.ncam_by_calibration <- function(object, ...) per_model_only("summary", object)
+#' @rdname ncam_by-calibrate
+#' @export
+update.ncam_by_calibration <- function(object, ...) per_model_only("update", object)
+
+# Methods of one model, on a table of models (fits, or calibrations) by group: an error saying
+# which model to ask, or what to use for every group.
+per_model_only <- function(what, object) {
+  if (inherits(object, "ncam_by_calibration")) {
+    kind <- "calibration"
+    use <- switch(what,
+      fitted = , residuals = "A calibration keeps no fitted values: use {.code {what}(cals$calibration[[i]]$model, <the group's rows>)} for a group's fit, or {.code augment(cals, newdata)} for the calibrated predictions of every group.",
+      coef = "Use {.code tidy(cals)} for every group's conformal multipliers, or {.code coef(cals$calibration[[i]]$model)} for a group's network weights.",
+      logLik = "A calibration has no likelihood: {.code logLik(cals$calibration[[i]]$model)} is that of a group's fit.",
+      summary = "Use {.code summary(cals$calibration[[i]])}, or {.code glance(cals)} and {.code tidy(cals)} for every group.",
+      update = "To change the calibrations, call {.fn calibrate} on the fits again with the changed arguments.")
+  } else {
+    kind <- "model"
+    use <- switch(what,
+      fitted = , residuals = "Use {.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group.",
+      coef = "Use {.code coef(fits$fit[[i]])}.",
+      summary = "Use {.code summary(fits$fit[[i]])}, or {.code glance(fits)} and {.code tidy(fits)} for every group.",
+      update = "Use {.code update(fits$fit[[i]], ...)} to refit one group, or call {.fn ncam_by} again with the changed arguments to refit them all.")
+  }
+  ncam_abort(c("{.fn {what}} works on one {kind}, and this is a table of one {kind} per group.", i = use),
+             call = NULL)
+}
