@@ -254,6 +254,12 @@ input_row_labels <- function(row, file) {
 # named by its label, the warnings name the groups as their other warnings do.
 warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "{.arg newdata}",
                              part_flags = list()) {
+  flags <- as_count(flags)
+  n_rows <- as_count(n_rows)
+  beyond$counts <- as_count(beyond$counts)
+  beyond$spike_counts <- as_count(beyond$spike_counts)
+  beyond$unseen_rows <- as_count(beyond$unseen_rows)
+  beyond$unknown_units[c("n_unknown", "n_missing")] <- lapply(beyond$unknown_units[c("n_unknown", "n_missing")], as_count)
   warn_beyond_range_total(beyond, n_rows, of)
   if (sum(beyond$spike_counts) > 0) {
     spikes <- beyond$spikes
@@ -269,6 +275,12 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
                           groups = group_bullets(part_flags, "missing"))
   warn_no_readings(flags[["no_readings"]], n_rows, hint = paste0("; {.fn predict} on one of the ", parts, " names the rows"),
                    groups = group_bullets(part_flags, "no_readings"))
+}
+
+# Counts summed over parts are doubles, which cli writes as 1e+05: whole ones as integers.
+as_count <- function(n) {
+  if (is.numeric(n) && all(n == round(n) & abs(n) <= .Machine$integer.max)) storage.mode(n) <- "integer"
+  n
 }
 
 # "Group site = east: 3 rows", a bullet for each of the first 5 groups with rows of one flag.

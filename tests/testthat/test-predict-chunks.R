@@ -708,3 +708,17 @@ test_that("date-times are written as the same UTC instants whichever CSV writer 
   ncam:::write_csv_chunk(x, fast, append = FALSE, fwrite = TRUE)
   expect_identical(gsub('"', "", readLines(fast)), gsub('"', "", lines))
 })
+
+test_that("row counts summed over chunks are written as whole numbers", {
+  # Counts summed over chunks are doubles; cli wrote 100000 of them as "1e+05".
+  fx <- chunk_fixture()
+  big <- fx$toy[rep(seq_len(nrow(fx$toy)), length.out = 1e5), ]
+  big$sensor_0[c(1, 50001)] <- NA
+  big$sensor_1[c(1, 50001)] <- NA
+  big$sensor_2[c(1, 50001)] <- NA
+  warnings <- caught_warnings(predict_chunks(fx$fit, row_chunks(big, 25000), interval = "none", verbose = FALSE))
+  no_readings <- Filter(function(w) inherits(w, "ncam_warning_no_readings"), warnings)
+  expect_length(no_readings, 1L)
+  expect_match(conditionMessage(no_readings[[1]]), "2 of 100000 rows", fixed = TRUE)
+  expect_no_match(conditionMessage(no_readings[[1]]), "e+0", fixed = TRUE)
+})
