@@ -161,8 +161,7 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   if (all(is.na(steps))) {
     ncam_abort("{.arg data} has one time stamp per unit: no time step to average by.")
   }
-  check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular,
-                        timing$kept_minutes)
+  check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
   warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging,
                      timing$stretches)
@@ -175,9 +174,9 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
 
 # Each unit's time step must divide the averaging's span, or be a whole number of days for
 # 24-hour means; the error says which units' gaps scatter (`irregular`, their mean gaps named by
-# unit; `kept`, scatter_hint()).
+# unit).
 check_averaging_steps <- function(steps, averaging, named, irregular = numeric(),
-                                  kept = numeric(), call = parent.frame()) {
+                                  call = parent.frame()) {
   unfit <- !fits_span(steps, block_span(averaging))
   if (!any(unfit)) return(invisible())
   words <- block_words(averaging)
@@ -186,8 +185,7 @@ check_averaging_steps <- function(steps, averaging, named, irregular = numeric()
                  i = "Use {.code averaging = \"24h\"} for daily means."), call = call)
   }
   who <- if (named) cli::format_inline("Unit{?s} {.val {names(steps)[unfit]}} ha{?s/ve}") else "The data have"
-  scatter <- scatter_hint(irregular[intersect(names(steps)[unfit], names(irregular))], named,
-                          kept)
+  scatter <- scatter_hint(irregular[intersect(names(steps)[unfit], names(irregular))], named)
   ncam_abort(c("{who} time step{?s} {vapply(unique(steps[unfit]), format_step, character(1))}, which
                     {?does/do} not divide {words$span}: no {words$means} means.",
                i = if (length(scatter)) "{scatter}",

@@ -298,8 +298,8 @@ unfit_reason <- function(step, block) {
 # `unfit`: per block ("1h", "24h"), the steps of the units that do not fit it, named by unit.
 # An error when no unit fits any block asked and "as_given" is not asked, else a warning per
 # block asked naming its units, and those of them whose gaps scatter (`irregular`, their mean
-# gaps named by unit; `kept`, scatter_hint()).
-check_unfit <- function(unfit, steps, averaging, call, irregular = numeric(), kept = numeric()) {
+# gaps named by unit).
+check_unfit <- function(unfit, steps, averaging, call, irregular = numeric()) {
   blocks <- intersect(averaging, names(unfit))
   empty <- blocks[lengths(unfit[blocks]) == length(steps)]
   named <- !identical(names(steps), "all")
@@ -310,7 +310,7 @@ check_unfit <- function(unfit, steps, averaging, call, irregular = numeric(), ke
     whose <- if (named) cli::format_inline("of unit{?s} {.val {names(left)}}") else "of the data"
     shown <- toString(vapply(unique(unname(left)), format_step, character(1)))
     n <- cli::qty(length(left))
-    scatter <- scatter_hint(irregular[intersect(names(left), names(irregular))], named, kept)
+    scatter <- scatter_hint(irregular[intersect(names(left), names(irregular))], named)
     if (all(averaging %in% empty)) {
       ncam_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
                         {shown}.",
@@ -326,25 +326,13 @@ check_unfit <- function(unfit, steps, averaging, call, irregular = numeric(), ke
 }
 
 # Why the time step of units whose gaps scatter (`irregular`: their mean gaps, named by unit;
-# unit_time_steps()) fits no block, for the messages; NULL when there are none. Those stamped at
-# whole minutes (`kept`: the share of the minutes of their span they hold, named by unit) may be
-# a 1-minute logger that kept too few records to tell its step from: `time_step` says it.
-scatter_hint <- function(irregular, named, kept = numeric()) {
+# unit_time_steps()) fits no block, for the messages; NULL when there are none.
+scatter_hint <- function(irregular, named) {
   if (length(irregular) == 0L) return(NULL)
   whose <- if (named) cli::format_inline(" of unit{?s} {.val {names(irregular)}}") else ""
-  hint <- paste0("The gaps between the time stamps", whose, " scatter (mean gap ",
-                 toString(prettyNum(signif(irregular, 4))), " seconds), with no step that divides
-                 an hour or a day within 2.5 % of it holding most of them: that mean gap is their
-                 time step.")
-  kept <- kept[intersect(names(irregular), names(kept))]
-  kept <- kept[!is.na(kept)]
-  if (length(kept) == 0L) return(hint)
-  whose <- if (named) cli::format_inline(" of unit{?s} {.val {names(kept)}}") else ""
-  paste(hint, cli::format_inline("The times{whose} are whole minutes: if they are what is left of
-                                  a logger reading every minute, it kept
-                                  {toString(signif(100 * kept, 2))} % of its minutes, too few to
-                                  tell its step from; give {.code time_step = \"1 min\"} to judge
-                                  it at that step."))
+  paste0("The gaps between the time stamps", whose, " scatter (mean gap ",
+         toString(prettyNum(signif(irregular, 4))), " seconds), with no step that divides an hour or
+          a day within 2.5 % of it holding most of them: that mean gap is their time step.")
 }
 
 # Notes on the rows of `block` of units left out for their step, and on the "all" row.

@@ -19,9 +19,7 @@
 #' reference, keeps its own step. Give `time_step` to set the step instead,
 #' for every unit (`"1 hour"`) or per unit (`c(a = "1 hour", b = "2 min")`):
 #' each such unit's stamps must come at a whole multiple of it (a finer unit is
-#' an error; of a unit whose gaps scatter around no step, such as a 1-minute
-#' logger that kept too few records to tell its step from, every gap), and its
-#' periods count its records against it. Without a
+#' an error), and its periods count its records against it. Without a
 #' reference to compare (one unit, or units at different sites) only
 #' `time_step` tells. The `time_step` column then gives the step judged.
 #' @param time_step The time step at which completeness is judged: `NULL`
@@ -35,10 +33,8 @@ NULL
 # Each unit's time step in seconds (`steps`, named by unit in order of first appearance; see
 # series_time_steps()), the units whose stamps wander around their step (`jittered`), the
 # mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
-# day (`irregular`, which is also their step), the share of the minutes of their span those of
-# them stamped at whole minutes hold (`kept_minutes`, minutes_kept(); NA for others) and the
-# `stretches` of the units judged per stretch of their record (stretched_units(); their step is
-# their finest). NA when no unit has
+# day (`irregular`, which is also their step) and the `stretches` of the units judged per
+# stretch of their record (stretched_units(); their step is their finest). NA when no unit has
 # two time stamps. `named`: the units have names to give in the messages. `time_step` and
 # `shared` (columns of `obs`, named as shown): the steps are those to judge the units at
 # (judged_steps()).
@@ -64,13 +60,10 @@ unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
   stretches <- stretched_units(found, steps, given, named, attr(obs, "tz"))
   stretched <- names(steps) %in% stretches$series
   steps[stretched] <- tapply(stretches$step, factor(stretches$series, names(steps)), min)[stretched]
-  irregular <- found$centre[kind == "irregular" & !stretched]
-  times <- split(obs$time, factor(obs$unit, names(steps)))
   list(steps = steps,
        jittered = c(names(steps)[kind == "jittered" & !stretched],
                     unique(stretches$series[stretches$kind == "jittered"])),
-       irregular = irregular, stretches = stretches,
-       kept_minutes = vapply(times[match(names(irregular), names(steps))], minutes_kept, 1))
+       irregular = found$centre[kind == "irregular" & !stretched], stretches = stretches)
 }
 
 # The units' steps (`steps`, named by unit; `kind` from series_time_steps()) to judge them at:
@@ -81,13 +74,8 @@ judged_steps <- function(obs, steps, kind, time_step, shared, named, call) {
   given <- given_time_steps(time_step, names(steps), named, call)
   found <- steps[names(given)]
   ratio <- found / given
-  unfit <- !is.na(found) & (ratio < 1 - 1e-9 | abs(ratio - round(ratio)) * given > 1e-6)
-  # Gaps that scatter (their step a mean gap): every gap must be a whole number of steps.
-  scattered <- which(!is.na(found) & kind[names(given)] == "irregular")
-  unfit[scattered] <- vapply(scattered, function(i) {
-    gaps <- whole_second_gaps(diff(sort(obs$time[obs$unit == names(given)[i]])))
-    any(abs(gaps / given[[i]] - round(gaps / given[[i]])) * given[[i]] > 1e-6)
-  }, logical(1))
+  unfit <- !is.na(found) & (kind[names(given)] == "irregular" | ratio < 1 - 1e-9 |
+                              abs(ratio - round(ratio)) * given > 1e-6)
   if (any(unfit)) {
     who <- if (named) {
       cli::format_inline("Unit{?s} {.val {names(given)[unfit]}} ha{?s/ve}")

@@ -330,7 +330,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   # that block only.
   unfit <- sapply(c("1h", "24h"), function(block) steps[!fits_span(steps, block_span(block))],
                   simplify = FALSE)
-  check_unfit(unfit, steps, averaging, environment(), timing$irregular, timing$kept_minutes)
+  check_unfit(unfit, steps, averaging, environment(), timing$irregular)
   raw_agreement <- reference_agreement(obs)
   units <- if (is.null(unit)) character() else names(steps)
   rows <- lapply(averaging, function(avg) {

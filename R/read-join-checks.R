@@ -30,10 +30,7 @@ keys_hint <- "A key must be a column of both tables: for one monitor beside seve
 # is allowed for days of a clock change and irregular times. With periods of one day, readings
 # a whole number of days apart are 24-hour values sampled every few days (the 1-in-3 and 1-in-6
 # day schedules of EPA networks, as sensor_performance() takes them): each is its day's value.
-# Readings whose gaps scatter around no step (`scattered`, per row) have another error
-# (scattered_readings_error()): their step is a mean gap, not the length of a reading's period.
-check_step_within_period <- function(step, scattered, series, data, time, by, keys, period, arg,
-                                     call) {
+check_step_within_period <- function(step, series, data, time, keys, period, arg, call) {
   nominal <- if (period$days > 0) period$days * 86400 else period$seconds
   coarse <- is.finite(step) & step > 1.1 * nominal
   if (period$days == 1) coarse <- coarse & !whole_days_apart(step)
@@ -42,10 +39,6 @@ check_step_within_period <- function(step, scattered, series, data, time, by, ke
   row <- coarse[which.max(step[coarse])]
   which_series <- if (length(keys)) {
     paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
-  }
-  if (scattered[row]) {
-    scattered_readings_error(time[series == series[row]], step[row], which_series, by, arg,
-                             nominal, call)
   }
   # A series whose step changes: the stretch at this step, from its first reading.
   own <- series == series[row] & step == step[row]
@@ -65,51 +58,6 @@ check_step_within_period <- function(step, scattered, series, data, time, by, ke
                i = daily,
                i = if (length(window)) "{window}"),
              call = call)
-}
-
-# Readings of one series (`time`) whose gaps scatter around no step, their mean gap near the
-# median (`step`) longer than the period (`nominal` seconds): too few records to tell a time step
-# by (a 1-minute logger that kept under 1 % of its minutes has a handful of one-minute gaps among
-# hundreds), not readings that each stand for a longer period. The error says so, with the share
-# of the minutes of their span kept when every time is a whole minute, and the fix.
-scattered_readings_error <- function(time, step, which_series, by, arg, nominal, call) {
-  seconds <- sort(as.numeric(time))
-  span <- seconds[length(seconds)] - seconds[1]
-  kept <- minutes_kept(seconds)
-  cause <- if (!is.na(kept) && nominal %% 60 == 0) {
-    per_period <- signif(kept * nominal / 60, 2)
-    cli::format_inline("Their times are whole minutes: if they are what is left of a logger
-                        reading every minute, it kept {signif(100 * kept, 2)} % of its
-                        {span / 60 + 1} minutes, and a period of {format_period(nominal)} holds
-                        about {per_period} of its {nominal / 60} readings.")
-  } else {
-    paste("They may be readings at irregular times, or what is left of a logger that lost most",
-          "of its records.")
-  }
-  ncam_abort(c("Column {.val {by}} of {.arg {arg}}{which_series} has {length(seconds)} readings
-                over {rough_length(span)}, too few to tell their time step from: their gaps
-                scatter, with a mean of {rough_length(step)} near their median, longer than
-                {.arg average} ({format_period(nominal)}).",
-               i = cause,
-               i = "Pair each reading with the nearest reference time instead, such as with
-                    {.code average = NULL, tolerance = \"{format_period(nominal / 2)}\"}."),
-             call = call)
-}
-
-# The share of the minutes of their span that times (seconds) hold when every one is a whole
-# minute (what may be left of a 1-minute logger that lost most of its records), else NA. Also
-# for the hint of sensor_performance() and average_estimates() (scatter_hint()).
-minutes_kept <- function(seconds) {
-  if (!all(seconds %% 60 == 0)) return(NA_real_)
-  length(seconds) / (diff(range(seconds)) / 60 + 1)
-}
-
-# A length of time in seconds in words, to 3 digits: "1.75 hours", "29.9 days", "1 day".
-rough_length <- function(seconds) {
-  units <- c(day = 86400, hour = 3600, minute = 60, second = 1)
-  unit <- names(units)[seconds >= units | units == 1][1]
-  amount <- signif(seconds / units[[unit]], 3)
-  paste(amount, if (amount == 1) unit else paste0(unit, "s"))
 }
 
 # Readings within an hour (a clock change) of a whole number of days apart.
@@ -209,12 +157,10 @@ warn_stamps_off_day_start <- function(offset, time, subject, days, taken, fix, c
 
 # Readings that come once per period, yet some periods hold two: times a little before a
 # period's start (a sensor clock running a second early, 00:59:59) fall into the period before,
-# whose mean merges two readings while the next period is left empty. Not for readings whose
-# gaps scatter around no step (`scattered`, per row).
-warn_crowded_periods <- function(time, start, step, scattered, group, period, arg, call) {
+# whose mean merges two readings while the next period is left empty.
+warn_crowded_periods <- function(time, start, step, group, period, arg, call) {
   nominal <- if (period$days > 0) period$days * 86400 else period$seconds
-  # Readings at scattered times fall two to a period by chance.
-  once_per_period <- is.finite(step) & step >= 0.9 * nominal & !scattered
+  once_per_period <- is.finite(step) & step >= 0.9 * nominal
   counts <- tabulate(group)
   crowded <- which(once_per_period & counts[group] > 1L)
   if (length(crowded) == 0L) return(invisible())

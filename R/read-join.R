@@ -25,10 +25,7 @@
 #'   more than half of all gaps are whole multiples of it, or the step that divides an hour or a
 #'   day that its stamps wander around, also when most records are lost (see
 #'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
-#'   near their median. Such scattered times further apart than `average` are an error saying that
-#'   the readings are too few to tell a step from (a 1-minute logger that kept under 1 % of its
-#'   minutes has a handful of 1-minute gaps among hundreds), with the share of the minutes kept
-#'   when the times are whole minutes, and suggesting the nearest-time join.
+#'   near their median.
 #'   A series whose step changes part way (1-minute readings for a month, then 5-minute ones;
 #'   a PurpleAir sensor every 80 s, then every 120 s after a firmware change) is judged per
 #'   stretch of its record: its gaps are taken 100 at a time, each run of them at one step is a
@@ -123,8 +120,7 @@
 #' period, yet with two in some periods (times just before a period's start,
 #' from a clock running early), gives a warning of class
 #' `ncam_warning_crowded_periods`: the nearest-time join pairs such readings
-#' rightly. Readings at scattered times (no step) fall two to a period by chance,
-#' without warning. A missing or infinite time is an error.
+#' rightly. A missing or infinite time is an error.
 #'
 #' The openair package offers another route for the averaging: average each
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
@@ -283,11 +279,10 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   first <- !duplicated(group)
   timing <- typical_step(as.numeric(time), series)
   step <- timing$step
-  scattered <- timing$kind == "irregular"
-  check_step_within_period(step, scattered, series, data, time, by, keys, period, arg, call)
+  check_step_within_period(step, series, data, time, keys, period, arg, call)
   check_sparse_midnight_readings(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
-  warn_crowded_periods(time, start, step, scattered, group, period, arg, call)
+  warn_crowded_periods(time, start, step, group, period, arg, call)
   expected <- pmax(1, round(expected_records(series[first], as.numeric(start[first]),
                                              period_seconds(start[first], period),
                                              timing$stretches)))
@@ -318,7 +313,7 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
 # (series_time_steps(), as sensor_performance() finds a unit's), so that records lost at random
 # (rows missing) do not lengthen it, as a median gap would (a logger keeping 45 % of its minutes
 # has a median gap of 2 minutes), and a logger whose step changes has each stretch at its own;
-# `kind`, its series' (step_of_gaps()); and the `stretches` (series, from, step). A series with a
+# and the `stretches` (series, from, step). A series with a
 # single time takes the step of the table's gaps pooled (one reading of 1-minute data is then 1
 # of 60 in an hour, not a whole hour); only when no series has two times is one reading per
 # period all that is expected (step Inf).
@@ -326,11 +321,7 @@ typical_step <- function(seconds, series) {
   found <- series_time_steps(seconds, series)
   stretches <- found$stretches
   stretches$step[is.na(stretches$step)] <- Inf
-  # match(), not kind[series]: without keys every series is "", and x[""] matches no name.
-  kind <- unname(found$kind[match(series, names(found$kind))])
-  # A series of several stretches has a grid step in each, whatever its gaps pooled give.
-  kind[series %in% stretches$series[duplicated(stretches$series)]] <- "regular"
-  list(step = stretch_steps(seconds, series, stretches), kind = kind, stretches = stretches)
+  list(step = stretch_steps(seconds, series, stretches), stretches = stretches)
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in

@@ -116,30 +116,3 @@ test_that("a step that changes to one that does not divide an hour is said, and 
   # The 7-minute hours hold 8 or 9 of 60 one-minute records.
   expect_identical(sum(!is.na(out$.pred)), 5L * 24L)
 })
-
-test_that("a 1-minute logger keeping under 1 % of its minutes is said to be one, and time_step judges it", {
-  set.seed(3)
-  t0 <- utc("2024-03-01 00:00")
-  kept <- sort(sample(t0 + 60 * (0:(30 * 1440 - 1)), 259))
-  data <- data.frame(date = kept, .pred = seq_along(kept) %% 5, ref = 1)
-  share <- signif(100 * 259 / (as.numeric(max(kept) - min(kept), units = "mins") + 1), 2)
-  expect_lt(share, 1)
-  err <- expect_error(average_estimates(data, "1h"), "does not divide an hour")
-  msg <- cli::ansi_strip(conditionMessage(err))
-  expect_match(msg, paste0("The times are whole minutes: if they are what is left of a logger reading every ",
-                           "minute, it kept ", share, " % of its minutes"), fixed = TRUE)
-  expect_match(msg, "give `time_step = \"1 min\"`", fixed = TRUE)
-  # The fix it gives is accepted (before, a step given to scattered gaps was refused): each hour
-  # holds a few of its 60 minutes, none complete.
-  out <- average_estimates(data, "1h", time_step = "1 min")
-  hours <- hand_hours(kept, list(pred = data$.pred), function(start) 60)
-  expect_true(all(is.na(hours$pred)))
-  expect_true(all(is.na(out$.pred)))
-  expect_identical(as.numeric(out$date), hours$start)
-  expect_equal(out$.n_estimates, hours$count)
-  # sensor_performance() says the same in its warning on the 24-hour block.
-  expect_warning(sensor_performance(data, ".pred", "ref"), paste0("kept ", share, " % of its minutes"),
-                 class = "ncam_warning_uneven_step")
-  # A time_step that the gaps are not whole multiples of is still refused.
-  expect_error(average_estimates(data, "1h", time_step = "7 min"), "not a whole multiple of `time_step`")
-})

@@ -1,6 +1,5 @@
 # join_reference() on loggers whose time step changes part way (each stretch judged at its own
-# step) and on readings too few to tell a step from. Expected values are hand computations
-# written here.
+# step). Expected values are hand computations written here.
 
 utc <- function(x) as.POSIXct(x, tz = "UTC")
 
@@ -110,39 +109,4 @@ test_that("a stretch further apart than the period is named by its first reading
                "readings 2 hours apart \\(series site = A\\) from 2024-03-21 00:00:00 UTC, longer than `average`")
   # The 2-hour readings lie on 2-hour periods: that average pairs them.
   expect_error(join_reference(sensors, reference, keys = "site"), "use `average = \"2 hours\"`")
-})
-
-test_that("readings too few to tell a step from are named as such, with the share kept", {
-  set.seed(3)
-  t0 <- utc("2024-03-01 00:00")
-  minutes <- t0 + 60 * (0:(30 * 1440 - 1))
-  kept <- sort(sample(minutes, 259))
-  sensors <- data.frame(date = kept, pm = 1)
-  reference <- data.frame(date = t0 + 3600 * (0:(30 * 24 - 1)), ref = 1)
-  span_minutes <- as.numeric(max(kept) - min(kept), units = "mins") + 1
-  share <- signif(100 * 259 / span_minutes, 2)
-  expect_lt(share, 1)
-  err <- expect_error(join_reference(sensors, reference), "Column \"date\" of `sensors` has 259 readings")
-  msg <- cli::ansi_strip(conditionMessage(err))
-  expect_match(msg, "too few to tell their time step from", fixed = TRUE)
-  expect_match(msg, paste0("it kept ", share, " % of its ", span_minutes, " minutes"), fixed = TRUE)
-  expect_match(msg, "average = NULL, tolerance = \"30 min\"", fixed = TRUE)
-  # Not "each reading would be taken as the mean of a single 1 hour period", as before.
-  expect_no_match(msg, "mean of a single")
-  # The fix it gives works.
-  nearest <- join_reference(sensors, reference, average = NULL, tolerance = "30 min")
-  expect_identical(nrow(nearest), 259L)
-})
-
-test_that("readings at scattered times, about one an hour, do not warn of crowded periods", {
-  # Their gaps near the median average about an hour: two in one hour is chance, not a clock
-  # running early (before, a warning said so).
-  t0 <- utc("2024-03-01 00:00")
-  reference <- data.frame(date = t0 + 3600 * (0:(30 * 24 - 1)), ref = 1)
-  set.seed(1)
-  scattered <- data.frame(date = sort(t0 + sample(30 * 86400, 500)), pm = 1)
-  expect_gt(sum(table(floor(as.numeric(scattered$date) / 3600)) > 1), 0)
-  out <- expect_no_warning(join_reference(scattered, reference), class = "ncam_warning_crowded_periods")
-  # Each such hour is the mean of its readings, one expected.
-  expect_identical(sum(!is.na(out$pm)), length(unique(floor(as.numeric(scattered$date) / 3600))))
 })
