@@ -49,9 +49,8 @@
 #' share a time step in [sensor_performance()]). A unit's
 #' time step is, for regular data, the step of the grid its time stamps lie on, kept when records
 #' are lost at random (see [sensor_performance()]); a unit whose step
-#' changes part way (1-minute readings, then 5-minute ones) has each stretch of
-#' its record judged at its own step, when each divides an hour (see Time step
-#' in [sensor_performance()]). A unit that lost records in a pattern (an hourly logger
+#' changes is judged at that one, so its rows at a coarser step count as
+#' incomplete periods. A unit that lost records in a pattern (an hourly logger
 #' keeping every other hour) comes out at a coarser step: give `time_step`, or
 #' the reference in `columns`, by which a unit whose values of it are those of
 #' a finer unit at every time they share is judged at that finer step (see
@@ -163,11 +162,9 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
-  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging,
-                     timing$stretches)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
-                       totals = ".present", average_given = TRUE, jittered = timing$jittered,
-                       stretches = timing$stretches)
+                       totals = ".present", average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }

@@ -1,6 +1,6 @@
 # The time step at which each unit's completeness is judged in sensor_performance() and
 # average_estimates(): the step given in `time_step`, else the finest step of the units whose
-# reference it shares, else its own (series_time_steps(), R/performance-averaging.R). An hourly
+# reference it shares, else its own (unit_time_steps(), R/performance-averaging.R). An hourly
 # logger that lost every other record has gaps of two hours: at its own step its days look
 # complete, where the same loss kept as NA rows leaves them at half their hours.
 
@@ -29,42 +29,6 @@
 #' @rdname sensor_performance
 #' @name sensor_performance
 NULL
-
-# Each unit's time step in seconds (`steps`, named by unit in order of first appearance; see
-# series_time_steps()), the units whose stamps wander around their step (`jittered`), the
-# mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
-# day (`irregular`, which is also their step) and the `stretches` of the units judged per
-# stretch of their record (stretched_units(); their step is their finest). NA when no unit has
-# two time stamps. `named`: the units have names to give in the messages. `time_step` and
-# `shared` (columns of `obs`, named as shown): the steps are those to judge the units at
-# (judged_steps()).
-unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
-                            call = parent.frame()) {
-  found <- series_time_steps(obs$time, obs$unit)
-  steps <- found$step
-  kind <- stats::setNames(found$kind, names(steps))
-  # Units whose step changes have their own message (stretched_units()).
-  changing <- found$stretches$series[duplicated(found$stretches$series)]
-  wander <- kind == "jittered" & !(names(steps) %in% changing)
-  for (step in unique(steps[wander])) {
-    who <- names(steps)[wander & steps == step]
-    centre <- found$centre[who]
-    whose <- if (named) cli::format_inline("of unit{?s} {.val {who}} ") else ""
-    gaps_shown <- prettyNum(signif(centre, 4))
-    cli::cli_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
-                     {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
-                     step.")
-  }
-  steps <- judged_steps(obs, steps, kind, time_step, shared, named, call)
-  given <- names(given_time_steps(time_step, names(steps), named, call))
-  stretches <- stretched_units(found, steps, given, named, attr(obs, "tz"))
-  stretched <- names(steps) %in% stretches$series
-  steps[stretched] <- tapply(stretches$step, factor(stretches$series, names(steps)), min)[stretched]
-  list(steps = steps,
-       jittered = c(names(steps)[kind == "jittered" & !stretched],
-                    unique(stretches$series[stretches$kind == "jittered"])),
-       irregular = found$centre[kind == "irregular" & !stretched], stretches = stretches)
-}
 
 # The units' steps (`steps`, named by unit; `kind` from series_time_steps()) to judge them at:
 # those given in `time_step` (given_time_steps()), else those of shared_reference_steps() over the

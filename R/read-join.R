@@ -26,25 +26,13 @@
 #'   day that its stamps wander around, also when most records are lost (see
 #'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
 #'   near their median.
-#'   A series whose step changes part way (1-minute readings for a month, then 5-minute ones;
-#'   a PurpleAir sensor every 80 s, then every 120 s after a firmware change) is judged per
-#'   stretch of its record: its gaps are taken 100 at a time, each run of them at one step is a
-#'   stretch, and a period expects the readings of the stretch it lies in, some of each in the
-#'   period of a change (a change at 10:30 from 1 to 5 minutes: 30 + 6 readings in the hour from
-#'   10:00). A window of gaps is at a step when 80 % of them lie within a quarter step of a whole
-#'   number of steps and, at the series' own step, when gaps of about one step are among them
-#'   (5-minute readings lie on a 1-minute grid too); a window whose records are too few to tell
-#'   goes with the one before. A change is placed where the fewest gaps fall off the grid of their
-#'   stretch, gaps that fit both going to the coarser step. A stretch of fewer than about 100 gaps
-#'   is not told apart from the record around it.
 #'   A series with a single time (such as a sensor that spent one
 #'   minute at a location) has no step of its own and takes that of the gaps
 #'   of the other series of its table, so one 1-minute reading is not an hourly
 #'   mean; only when no series of the table has two times is one reading per
 #'   period expected. A table whose step is longer than `average` (a daily
 #'   reference, such as a `Date` column, beside hourly sensors) is an error
-#'   naming the table, its step (and the first reading of the stretch at that step, for a series
-#'   whose step changes) and `average`: each of its readings would be
+#'   naming the table, its step and `average`: each of its readings would be
 #'   taken as the mean of one period (the 00:00 hour) and the periods between
 #'   left empty. The error suggests an `average` only where it pairs the
 #'   readings with their own windows (`average = "1 day"` for daily values). With
@@ -277,15 +265,13 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
-  timing <- typical_step(as.numeric(time), series)
-  step <- timing$step
+  step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, time, keys, period, arg, call)
   check_sparse_midnight_readings(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
   warn_crowded_periods(time, start, step, group, period, arg, call)
-  expected <- pmax(1, round(expected_records(series[first], as.numeric(start[first]),
-                                             period_seconds(start[first], period),
-                                             timing$stretches)))
+  step <- step[first]
+  expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()
   out[[by]] <- start[first]
   for (col in keys) out[[col]] <- data[[col]][first]
@@ -309,19 +295,17 @@ average_over_time <- function(data, by, keys, period, completeness, arg, call = 
   as_tbl(out)
 }
 
-# The time steps of a table: per row, `step`, that of the stretch of its series it lies in
-# (series_time_steps(), as sensor_performance() finds a unit's), so that records lost at random
-# (rows missing) do not lengthen it, as a median gap would (a logger keeping 45 % of its minutes
-# has a median gap of 2 minutes), and a logger whose step changes has each stretch at its own;
-# and the `stretches` (series, from, step). A series with a
+# Per row, the time step of its series (series_time_steps(), as sensor_performance() finds a
+# unit's), so that records lost at random (rows missing) do not lengthen it, as a median gap
+# would (a logger keeping 45 % of its minutes has a median gap of 2 minutes). A series with a
 # single time takes the step of the table's gaps pooled (one reading of 1-minute data is then 1
 # of 60 in an hour, not a whole hour); only when no series has two times is one reading per
 # period all that is expected (step Inf).
 typical_step <- function(seconds, series) {
-  found <- series_time_steps(seconds, series)
-  stretches <- found$stretches
-  stretches$step[is.na(stretches$step)] <- Inf
-  list(step = stretch_steps(seconds, series, stretches), stretches = stretches)
+  step <- series_time_steps(seconds, series)$step
+  step[is.na(step)] <- Inf
+  # match(), not step[series]: without keys every series is "", and x[""] matches no name.
+  unname(step[match(series, names(step))])
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in
