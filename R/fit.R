@@ -39,7 +39,9 @@
 #'   (`bench/sensor_start.R`); as 1000 times its reading plus 2000, RMSE 2.28 over seeds 1-3
 #'   against 2.29 as it is (2.73 when only its gain and offset started at its own level;
 #'   `bench/raw_signal.R`). See `sensor_start` in [ncam_control()]. Sensors whose spreads
-#'   differ by more than 50 times get warning `ncam_warning_units` before training.
+#'   differ by more than 50 times where a fit takes them at one scale (without an anchor or
+#'   reference, with `sensor_start = "anchor_level"`, or beside fewer than 10 of the anchor's
+#'   readings) get warning `ncam_warning_units`: convert them to one unit first.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
@@ -239,7 +241,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     design$covariates <- names(design$x)
   }
   x_sd <- covariate_spread(design$x, rows$train)
-  check_readings(readings, rows$train)
+  spreads <- check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   readings <- screened$readings
@@ -251,6 +253,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
                          anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
                          logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level)
+  warn_units(spreads, sensor_level)
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)
   nll_offset <- transform_nll_offset(readings, transform)
