@@ -3,7 +3,9 @@
 #' @param beta1,beta2,eps Adam's moment decay rates and denominator constant.
 #' @param weight_decay L2 penalty added to the gradient (as in `torch.optim.Adam`).
 #' @param clip_norm Clip the gradient to this Euclidean norm; `Inf` for no clipping.
-#' @param logvar_range Clamp of the log-variances, on the working scale.
+#' @param logvar_range Clamp of the log-variances, on the working scale; a sensor's noise
+#'   relative to its level (see `sensor_start`), that is as the noise of the sensor converted
+#'   to the anchor's units.
 #' @param precision `"float"` (single precision networks, the default and fastest) or
 #'   `"double"`. The likelihood and posterior are always computed in double precision from
 #'   the network outputs; the softplus of the gains runs in the network's precision.
@@ -24,16 +26,19 @@
 #'   keeps a core busy, threads that wait for each other at every batch can be several times
 #'   slower than one thread. The fitted model does not depend on it (results are identical
 #'   whatever the thread count); `FALSE` keeps `threads` throughout, for timing studies.
-#' @param sensor_start Where training starts each sensor's gain and offset, in fits with an
-#'   anchor: `"anchor_level"` at the anchor's (gain 1, offset 0 on the working scale, see
-#'   [ncam()]); `"own_level"` at the sensor's own, where its readings sit against the anchor's
-#'   on the rows where both read (the least-squares slope of the sensor on the anchor, and the
-#'   difference of their means); `"auto"` (the default) at the anchor's level unless the sensor's own lies
-#'   beyond 3 of the anchor's standard deviations or its gain beyond a factor of 3. A fit
-#'   started at the anchor's level does not reach a sensor far from it (another scale, a
-#'   large baseline); started at its own level it does, but on the PurpleAir short co-location
-#'   of `vignette("colocation")` it ended worse where the anchor's level was within reach
-#'   (`bench/sensor_start.R`).
+#' @param sensor_start The level each sensor is fitted at, in fits with an anchor:
+#'   `"anchor_level"` the anchor's (gain 1, offset 0 on the working scale, see [ncam()]);
+#'   `"own_level"` the sensor's own, where its readings sit against the anchor's on the rows
+#'   where both read (the least-squares slope of the sensor on the anchor, and the difference
+#'   of their means); `"auto"` (the default) the anchor's unless the sensor's own lies beyond 3
+#'   of the anchor's standard deviations or its gain beyond a factor of 3. Training starts the
+#'   sensor's gain and offset at its level and learns them relative to it, and its noise
+#'   variance is that of the sensor converted to the anchor's units by its level (times the
+#'   square of the level's gain): a sensor at its own level fits as that sensor in the anchor's
+#'   units, a raw signal in mV as well as one in ug/m3 (`bench/raw_signal.R`). A fit at the
+#'   anchor's level does not reach a sensor far from it (another scale, a large baseline); at
+#'   its own level it does, but on the PurpleAir short co-location of `vignette("colocation")`
+#'   it did worse where the anchor's level was within reach (`bench/sensor_start.R`).
 #' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
 #'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
 #'   with its meaning, `clip_norm` as given.

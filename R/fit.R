@@ -8,8 +8,9 @@
 #' \eqn{c_j} and noise levels \eqn{\sigma_j} are small neural networks (GELU multilayer
 #' perceptrons) of the covariates \eqn{X}. The networks are trained by minimising the exact
 #' negative log marginal likelihood of the readings (rank one plus diagonal Gaussian) plus the
-#' variance penalty \eqn{\lambda (\log s_0^2)^2 + \lambda \sum_j (\log \sigma_j^2)^2}, with Adam
-#' and early stopping on a validation set. The posterior of \eqn{\Theta} is then closed form.
+#' variance penalty \eqn{\lambda (\log s_0^2)^2 + \lambda \sum_j (\log \sigma_j^2)^2} (log-variances
+#' on the working scale, a sensor's relative to its level; see Scaling), with Adam and early
+#' stopping on a validation set. The posterior of \eqn{\Theta} is then closed form.
 #'
 #' @section Identifiability: the latent value is only defined up to an affine map unless one
 #'   sensor is fixed. With `parameterization = "anchored"` (the default) the `anchor` sensor has
@@ -24,17 +25,23 @@
 #'   deviations by it. The clamp of log-variances to `control$logvar_range` (default
 #'   \eqn{[-5, 4]}), the variance penalty and `sigma_y2` all act on this working scale. The
 #'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08} and
-#'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings; when
-#'   co-located sensors agree more closely than that, [summary.ncam()] shows noise levels at the
-#'   floor, and a wider `logvar_range` lets them go lower. Training starts every sensor at the
-#'   anchor's level (gain 1, offset 0 on the working scale) unless its own level lies beyond 3
-#'   of the anchor's standard deviations or its gain beyond a factor of 3 (a large baseline,
-#'   another scale): such a sensor starts where its readings sit against the anchor's, which
-#'   training would not reach from the anchor's level (PurpleAir shifted by 150 ug/m3: RMSE 6.7
-#'   from the anchor's level, 2.3 from its own; `bench/sensor_start.R`). See `sensor_start` in
-#'   [ncam_control()]. A sensor whose spread is hundreds of times the anchor's (a raw signal in
-#'   mV or counts) gets warning `ncam_warning_units`: its noise level lies beyond the clamp and
-#'   beyond what training reaches, so convert it to the anchor's units first.
+#'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings (times its
+#'   level's gain for a sensor at its own level, below); when co-located sensors agree more
+#'   closely than that, [summary.ncam()] shows noise levels at the floor, and a wider
+#'   `logvar_range` lets them go lower. Every sensor is fitted at the anchor's level (gain 1,
+#'   offset 0 on the working scale) unless its own level lies beyond 3 of the anchor's standard
+#'   deviations or its gain beyond a factor of 3 (a large baseline, another scale, a raw signal
+#'   in mV or counts). Such a sensor is fitted at its own level, where its readings sit against
+#'   the anchor's: its gain and offset start there and are learned relative to it, and its noise
+#'   (with the clamp and the penalty on it) is that of the sensor converted to the anchor's units
+#'   by that level, so it fits as well as the same sensor in the anchor's units. PurpleAir
+#'   shifted by 150 ug/m3 gave RMSE 6.7 from the anchor's level, 2.3 at its own
+#'   (`bench/sensor_start.R`); as 1000 times its reading plus 2000, RMSE 2.28 over seeds 1-3
+#'   against 2.29 as it is (2.73 when only its gain and offset started at its own level;
+#'   `bench/raw_signal.R`). See `sensor_start` in [ncam_control()]. Sensors whose spreads
+#'   differ by more than 50 times where a fit takes them at one scale (without an anchor or
+#'   reference, with `sensor_start = "anchor_level"`, or beside fewer than 10 of the anchor's
+#'   readings) get warning `ncam_warning_units`: convert them to one unit first.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
@@ -237,7 +244,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     design$covariates <- names(design$x)
   }
   x_sd <- covariate_spread(design$x, rows$train)
-  check_readings(readings, rows$train)
+  spreads <- check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   readings <- screened$readings
@@ -245,14 +252,15 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
+  sensor_level <- if (parameterization == "anchored") head_start(readings, anchor, rows$train, scaling, control$sensor_start)
   spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
                          anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
-                         logvar_range = control$logvar_range, lambda_prior = lambda_var)
+                         logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level)
+  warn_units(spreads, sensor_level)
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)
   nll_offset <- transform_nll_offset(readings, transform)
-  start <- if (parameterization == "anchored") head_start(readings, anchor, rows$train, scaling, control$sensor_start)
-  trained <- train_loop(spec, adam, list(x = design$x, readings = readings, scaling = scaling, start = start), rows,
+  trained <- train_loop(spec, adam, list(x = design$x, readings = readings, scaling = scaling), rows,
                         schedule, nll_offset, threads, verbose)
 
   # Stage 5, the fit object and what it keeps about the fitted rows.

@@ -35,9 +35,10 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
 }
 
 # Per sensor (columns), the number of rows whose noise variance is at the lower and at the
-# upper end of the log-variance clamp (on the working scale, where the clamp acts).
+# upper end of the log-variance clamp (on the working scale, relative to the sensor's
+# logvar_shift, where the clamp acts).
 at_logvar_clamp <- function(fit, sigma2) {
-  log_var <- log(sigma2 / fit$scaling$b_scale^2)
+  log_var <- sweep(log(sigma2 / fit$scaling$b_scale^2), 2L, logvar_shift(fit))
   range <- fit$settings$control$logvar_range
   rbind(low = colSums(abs(log_var - range[1]) < 1e-6), high = colSums(abs(log_var - range[2]) < 1e-6))
 }

@@ -42,17 +42,20 @@ transform_nll_offset <- function(readings, transform) {
   Reduce(`+`, lapply(readings, function(v) ifelse(is.na(v), 0, v)), 0)
 }
 
-# Where training starts each sensor's gain and offset on the working scale (see HeadStart in
-# src/ncam/types.hpp), by ncam_control(sensor_start =): at the anchor's level (gain 1, offset
-# 0), or at the sensor's own level, where its readings sit against the anchor's: gain the
-# least-squares slope of the sensor on the anchor (1 where it is not positive) and offset the
-# difference of the means, on the training rows where both read (gain 1 and the difference of
-# all their training means when they share fewer than min_start_rows). Adam moves an offset by about the learning rate per step, so a fit started
-# at the anchor's level never reached a sensor many of the anchor's sds away (a raw signal, a
-# large baseline); started at its own level it did, but on the PurpleAir short co-location
-# that start did worse where the anchor's level is within reach (bench/sensor_start.R).
-# "auto" starts each sensor at its own level only beyond that reach. NULL without an anchor,
-# where every sensor starts at the pooled level.
+# The level each sensor is fitted at on the working scale (the model spec's sensor_gain and
+# sensor_offset, ModelSpec in src/ncam/types.hpp: its gain and offset start there and are
+# learned relative to it, and its noise log-variance sits 2 log(gain) above the anchor's), by
+# ncam_control(sensor_start =): the anchor's level (gain 1, offset 0), or the sensor's own,
+# where its readings sit against the anchor's: gain the least-squares slope of the sensor on
+# the anchor (1 where it is not positive) and offset the difference of the means, on the
+# training rows where both read (gain 1 and the difference of all their training means when
+# they share fewer than min_start_rows). Adam moves an output bias by about the learning rate
+# per step, so a fit at the anchor's level never reached a sensor many of the anchor's sds
+# away (a large baseline), nor the noise and covariate effects of a raw signal at gain 1000
+# (bench/raw_signal.R); at its own level it did, but on the PurpleAir short co-location that
+# level did worse where the anchor's is within reach (bench/sensor_start.R). "auto" fits a
+# sensor at its own level only beyond that reach. NULL (every sensor at the anchor's level)
+# for "anchor_level" and without an anchor, where every sensor is at the pooled level.
 head_start <- function(readings, anchor, train_rows, scaling, rule = "auto") {
   if (is.null(anchor) || rule == "anchor_level") return(NULL)
   working <- lapply(readings, function(v) (v[train_rows] - scaling$b_shift) / scaling$b_scale)

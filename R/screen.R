@@ -24,8 +24,9 @@ robust_spread <- function(v) {
 }
 
 # Before training: readings too large or small for double precision (an error), and a warning
-# for sensors in different units, a duplicated column or a copy with a constant offset, and
-# sensors with a handful of readings. `readings` are the model-unit columns, `rows` the training rows.
+# for a duplicated column or a copy with a constant offset, and sensors with a handful of
+# readings. `readings` are the model-unit columns, `rows` the training rows. Returns the
+# sensors' robust spreads, for warn_units().
 check_readings <- function(readings, rows, call = parent.frame()) {
   sensors <- names(readings)
   n_read <- stats::setNames(integer(length(sensors)), sensors)
@@ -45,19 +46,26 @@ check_readings <- function(readings, rows, call = parent.frame()) {
                     i = "{cli::qty(sum(few))}Give more rows with {?this sensor/these sensors}, or leave {?it/them} out of the formula."),
                   class = c("ncam_warning_few_readings", "ncam_warning"), call = call)
   }
-  ok <- is.finite(spreads) & spreads > 0
-  if (sum(ok) >= 2L) {
-    ratio <- max(spreads[ok]) / min(spreads[ok])
-    if (ratio > max_spread_ratio) {
-      hi <- names(which.max(spreads[ok]))
-      lo <- names(which.min(spreads[ok]))
-      cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3), or is one a raw signal (mV, counts)?",
-                      i = "Convert every sensor to one unit before fitting, and raw signals to the anchor's units (such as by a linear fit to the anchor on rows where both read); a gain of {signif(ratio, 2)} is rarely physical."),
-                    class = c("ncam_warning_units", "ncam_warning"), call = call)
-    }
-  }
   check_copies(readings, rows, call)
-  invisible(NULL)
+  invisible(spreads)
+}
+
+# Sensors in different units: the `spreads` (from check_readings()) of sensors the fit takes
+# at one scale differ by more than max_spread_ratio. A sensor at a level of another gain
+# (`sensor_level`, from head_start(); NULL: none), such as a raw signal beside an anchor, is
+# fitted as that sensor converted to the anchor's units, as well as one in them
+# (bench/raw_signal.R), and is left out.
+warn_units <- function(spreads, sensor_level, call = parent.frame()) {
+  if (!is.null(sensor_level)) spreads <- spreads[sensor_level$gain == 1]
+  ok <- is.finite(spreads) & spreads > 0
+  if (sum(ok) < 2L) return(invisible())
+  ratio <- max(spreads[ok]) / min(spreads[ok])
+  if (ratio <= max_spread_ratio) return(invisible())
+  hi <- names(which.max(spreads[ok]))
+  lo <- names(which.min(spreads[ok]))
+  cli::cli_warn(c("The spread of sensor {.field {hi}} is {signif(ratio, 2)} times that of {.field {lo}}: are they in different units (e.g. ng/m3 beside ug/m3), or is one a raw signal (mV, counts)?",
+                  i = "Convert every sensor to one unit before fitting, and raw signals to the anchor's units (such as by a linear fit to the anchor on rows where both read); a gain of {signif(ratio, 2)} is rarely physical. With an {.arg anchor} or {.arg reference}, ncam fits such a sensor at its own level (see {.code sensor_start} in {.fn ncam_control})."),
+                class = c("ncam_warning_units", "ncam_warning"), call = call)
 }
 
 # One sensor's non-missing training readings `v`: not constant, and within the magnitudes

@@ -8,9 +8,13 @@ precisions <- c("float", "double")
 
 # The network and likelihood the engine evaluates. `anchor` is the anchor's position among
 # the sensors (1-based here, stored 0-based for the engine); it matters only when anchored.
+# `sensor_level` (from head_start(); NULL: gain 1 and offset 0 for every sensor) is the level
+# each sensor's heads are relative to on the working scale: its gain and offset heads start
+# there, and its noise log-variance sits 2 log(gain) above the anchor's, the clamp
+# `logvar_range` and the penalty acting relative to that (ModelSpec in src/ncam/types.hpp).
 new_model_spec <- function(n_covariates, n_sensors, hidden = integer(0), parameterization = "anchored",
                            anchor = 1L, logvar_range = c(-5, 4), lambda_prior = 0,
-                           lambda_sensor = lambda_prior, call = parent.frame()) {
+                           lambda_sensor = lambda_prior, sensor_level = NULL, call = parent.frame()) {
   check_number(n_covariates, "n_covariates", min = 0, integer = TRUE, call = call)
   check_number(n_sensors, "n_sensors", min = 1, integer = TRUE, call = call)
   check_hidden(hidden, call = call)
@@ -19,11 +23,13 @@ new_model_spec <- function(n_covariates, n_sensors, hidden = integer(0), paramet
   check_logvar_range(logvar_range, call = call)
   check_number(lambda_prior, "lambda_prior", min = 0, call = call)
   check_number(lambda_sensor, "lambda_sensor", min = 0, call = call)
+  if (is.null(sensor_level)) sensor_level <- list(gain = rep(1, n_sensors), offset = numeric(n_sensors))
   list(n_covariates = as.integer(n_covariates), n_sensors = as.integer(n_sensors),
        hidden = as.integer(hidden), parameterization = parameterization,
        anchor = as.integer(anchor) - 1L, logvar_min = as.numeric(logvar_range[1]),
        logvar_max = as.numeric(logvar_range[2]), lambda_prior = lambda_prior,
-       lambda_sensor = lambda_sensor)
+       lambda_sensor = lambda_sensor, sensor_gain = as.numeric(sensor_level$gain),
+       sensor_offset = as.numeric(sensor_level$offset))
 }
 
 # Adam's settings for the engine, from the user's learning rate and batch size and the
@@ -79,8 +85,9 @@ new_ncam_fit <- function(call, formula, design, sensors, anchor, parameterizatio
 
 # The format of the fitted objects ncam makes (ncam, ncam_by, ncam_calibration,
 # ncam_baseline). Raise it when a change would make an older ncam misread a newer object:
-# check_object_format() then refuses such an object instead of reading it wrongly.
-ncam_object_format <- 1L
+# check_object_format() then refuses such an object instead of reading it wrongly. Format 2:
+# the model spec's sensor levels, which an older engine would ignore.
+ncam_object_format <- 2L
 
 # Stored in every fitted object: the package version and object format that made it.
 made_by <- function() {
@@ -106,6 +113,13 @@ check_object_format <- function(object, arg = "object", call = parent.frame()) {
                  i = "Update ncam to use it (or fit it again with this version)."), call = call)
   }
   invisible(object)
+}
+
+# Where each sensor's noise log-variance sits above the anchor's on the working scale in
+# `fit`, 2 log of its level's gain (see new_model_spec()); fits saved before sensor levels
+# existed have none, which the engine reads as gain 1.
+logvar_shift <- function(fit) {
+  if (is.null(fit$spec$sensor_gain)) numeric(fit$spec$n_sensors) else 2 * log(fit$spec$sensor_gain)
 }
 
 # 1-based columns of the engine's per-row head outputs, as the engine defines them.

@@ -7,7 +7,7 @@
 # transform's Jacobian) turns them into NLLs of the readings as given.
 train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, verbose) {
   state <- call_engine(ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
-                                        schedule$seed, threads, schedule$precision, use_simd(), inputs$start))
+                                        schedule$seed, threads, schedule$precision, use_simd()))
   val_rows <- rows$validation
   has_val <- length(val_rows) > 0L
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])

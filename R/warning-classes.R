@@ -24,7 +24,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_duplicate_sensor", "ncam()",
     "a sensor is an exact linear function of another"),
   c("ncam_warning_units", "ncam()",
-    "sensors' spreads differ so much that their units probably differ"),
+    "sensors the fit takes at one scale have spreads so different that their units probably differ"),
   c("ncam_warning_readings_without_units", "ncam(), ncam_baseline()",
     "sensor or reference columns without units beside ones with units all in one unit, taken to be in it, where the estimates are on a plain column's scale"),
   c("ncam_warning_unknown_unit", "predict() of a fit with unit offsets",

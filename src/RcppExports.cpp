@@ -13,8 +13,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // ncam_trainer_new
-SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision, bool simd, Rcpp::Nullable<List> start);
-RcppExport SEXP _ncam_ncam_trainer_new(SEXP specSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP train_rowsSEXP, SEXP adamSEXP, SEXP seedSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP simdSEXP, SEXP startSEXP) {
+SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows, List adam, double seed, int threads, std::string precision, bool simd);
+RcppExport SEXP _ncam_ncam_trainer_new(SEXP specSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP train_rowsSEXP, SEXP adamSEXP, SEXP seedSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -28,8 +28,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
     Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<List> >::type start(startSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_trainer_new(spec, x, b, scaling, train_rows, adam, seed, threads, precision, simd, start));
+    rcpp_result_gen = Rcpp::wrap(ncam_trainer_new(spec, x, b, scaling, train_rows, adam, seed, threads, precision, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -117,16 +116,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_init_params_cpp
-NumericVector ncam_init_params_cpp(List spec, double seed, bool simd, Rcpp::Nullable<List> start);
-RcppExport SEXP _ncam_ncam_init_params_cpp(SEXP specSEXP, SEXP seedSEXP, SEXP simdSEXP, SEXP startSEXP) {
+NumericVector ncam_init_params_cpp(List spec, double seed, bool simd);
+RcppExport SEXP _ncam_ncam_init_params_cpp(SEXP specSEXP, SEXP seedSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< List >::type spec(specSEXP);
     Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
     Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<List> >::type start(startSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_init_params_cpp(spec, seed, simd, start));
+    rcpp_result_gen = Rcpp::wrap(ncam_init_params_cpp(spec, seed, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -223,14 +221,14 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 11},
+    {"_ncam_ncam_trainer_new", (DL_FUNC) &_ncam_ncam_trainer_new, 10},
     {"_ncam_ncam_trainer_epoch", (DL_FUNC) &_ncam_ncam_trainer_epoch, 1},
     {"_ncam_ncam_trainer_nll", (DL_FUNC) &_ncam_ncam_trainer_nll, 2},
     {"_ncam_ncam_trainer_params", (DL_FUNC) &_ncam_ncam_trainer_params, 1},
     {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 9},
     {"_ncam_ncam_head_columns_cpp", (DL_FUNC) &_ncam_ncam_head_columns_cpp, 1},
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 9},
-    {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 4},
+    {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 3},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 2},
     {"_ncam_ncam_gemm_probe_cpp", (DL_FUNC) &_ncam_ncam_gemm_probe_cpp, 7},
     {"_ncam_ncam_first_infinite_cpp", (DL_FUNC) &_ncam_ncam_first_infinite_cpp, 1},

@@ -40,6 +40,11 @@ ncam_types::ModelSpec spec_from_list(const List& s) {
   spec.logvar_max = Rcpp::as<double>(s["logvar_max"]);
   spec.lambda_prior = Rcpp::as<double>(s["lambda_prior"]);
   spec.lambda_sensor = Rcpp::as<double>(s["lambda_sensor"]);
+  // Fits saved before sensor levels existed have none: gain 1 and offset 0 for every sensor.
+  if (s.containsElementNamed("sensor_gain")) {
+    spec.sensor_gain = Rcpp::as<std::vector<double>>(s["sensor_gain"]);
+    spec.sensor_offset = Rcpp::as<std::vector<double>>(s["sensor_offset"]);
+  }
   return spec;
 }
 
@@ -107,17 +112,6 @@ const ncam_dispatch::Backend& backend(bool simd) {
   return ncam_dispatch::portable_backend();
 }
 
-// Where training starts the gains and offsets (see HeadStart): NULL, or a list of numeric
-// vectors `gain` and `offset` with one entry per sensor on the working scale.
-ncam_types::HeadStart head_start_from(const Rcpp::Nullable<List>& start) {
-  ncam_types::HeadStart out;
-  if (start.isNull()) return out;
-  const List s(start.get());
-  out.gain = Rcpp::as<std::vector<double>>(s["gain"]);
-  out.offset = Rcpp::as<std::vector<double>>(s["offset"]);
-  return out;
-}
-
 // Precision names, checked: "float" or "double".
 bool is_float(const std::string& precision) {
   if (precision == "float") return true;
@@ -129,8 +123,7 @@ bool is_float(const std::string& precision) {
 
 // [[Rcpp::export]]
 SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector train_rows,
-                      List adam, double seed, int threads, std::string precision, bool simd = true,
-                      Rcpp::Nullable<List> start = R_NilValue) {
+                      List adam, double seed, int threads, std::string precision, bool simd = true) {
   const ncam_types::ModelSpec s = spec_from_list(spec);
   const ncam_types::DataView data = data_view(s, x, b, scaling);
   ncam_types::AdamOptions opt;
@@ -145,7 +138,7 @@ SEXP ncam_trainer_new(List spec, SEXP x, SEXP b, List scaling, IntegerVector tra
   std::vector<int> rows = rows_from_r(train_rows, data.n_rows);
   ncam_dispatch::FitState* state = backend(simd).new_fit_state(s, data, std::move(rows), opt,
                                                                 static_cast<std::uint64_t>(seed), threads,
-                                                                is_float(precision), head_start_from(start));
+                                                                is_float(precision));
   // The pointer keeps x and b alive: the engine reads them in place.
   return Rcpp::XPtr<ncam_dispatch::FitState>(state, true, R_NilValue, List::create(x, b));
 }
@@ -243,9 +236,8 @@ List ncam_objective_cpp(List spec, NumericVector params, SEXP x, SEXP b, List sc
 }
 
 // [[Rcpp::export]]
-NumericVector ncam_init_params_cpp(List spec, double seed, bool simd = true, Rcpp::Nullable<List> start = R_NilValue) {
-  const std::vector<double> p =
-      backend(simd).init_params(spec_from_list(spec), static_cast<std::uint64_t>(seed), head_start_from(start));
+NumericVector ncam_init_params_cpp(List spec, double seed, bool simd = true) {
+  const std::vector<double> p = backend(simd).init_params(spec_from_list(spec), static_cast<std::uint64_t>(seed));
   return NumericVector(p.begin(), p.end());
 }
 

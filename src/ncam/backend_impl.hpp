@@ -15,8 +15,8 @@ template <typename T>
 class FitStateT : public ncam_dispatch::FitState {
  public:
   FitStateT(const ModelSpec& spec, const DataView& data, std::vector<int> rows, const AdamOptions& opt,
-            std::uint64_t seed, int threads, const ncam_types::HeadStart& start)
-      : trainer_(spec, data, rows, opt, seed, threads, start) {
+            std::uint64_t seed, int threads)
+      : trainer_(spec, data, rows, opt, seed, threads) {
     // Every epoch visits every training row, so its NLL's unit offset is one constant.
     if (!rows.empty())
       train_units_offset_ = trainer_.engine().nll_units_offset(rows.data(), static_cast<int>(rows.size())) /
@@ -45,9 +45,9 @@ class FitStateT : public ncam_dispatch::FitState {
 
 inline ncam_dispatch::FitState* new_fit_state(const ModelSpec& spec, const DataView& data, std::vector<int> rows,
                                               const AdamOptions& opt, std::uint64_t seed, int threads,
-                                              bool single_precision, const ncam_types::HeadStart& start) {
-  if (single_precision) return new FitStateT<float>(spec, data, std::move(rows), opt, seed, threads, start);
-  return new FitStateT<double>(spec, data, std::move(rows), opt, seed, threads, start);
+                                              bool single_precision) {
+  if (single_precision) return new FitStateT<float>(spec, data, std::move(rows), opt, seed, threads);
+  return new FitStateT<double>(spec, data, std::move(rows), opt, seed, threads);
 }
 
 template <typename T>
@@ -87,11 +87,11 @@ inline ncam_dispatch::Objective objective(const ModelSpec& spec, const double* p
                           : objective_as<double>(spec, params, data, rows, threads);
 }
 
-inline std::vector<double> init_params(const ModelSpec& spec, std::uint64_t seed, const ncam_types::HeadStart& start) {
+inline std::vector<double> init_params(const ModelSpec& spec, std::uint64_t seed) {
   Model model(spec);
   std::vector<double> p(model.n_params());
   Rng rng(seed);
-  model.initialise(p.data(), rng, start);
+  model.initialise(p.data(), rng);
   return p;
 }
 

@@ -49,15 +49,13 @@ struct Backend {
   // Every entry validates the spec (std::invalid_argument) before it allocates.
   FitState* (*new_fit_state)(const ncam_types::ModelSpec& spec, const ncam_types::DataView& data,
                              std::vector<int> train_rows, const ncam_types::AdamOptions& opt,
-                             std::uint64_t seed, int threads, bool single_precision,
-                             const ncam_types::HeadStart& start);
+                             std::uint64_t seed, int threads, bool single_precision);
   // Posterior for every row of data, in model units; params must have n_params(spec) entries.
   void (*predict)(const ncam_types::ModelSpec& spec, const double* params, const ncam_types::DataView& data,
                   int threads, bool single_precision, const ncam_types::PosteriorOut& out);
   Objective (*objective)(const ncam_types::ModelSpec& spec, const double* params, const ncam_types::DataView& data,
                          const std::vector<int>& rows, int threads, bool single_precision);
-  std::vector<double> (*init_params)(const ncam_types::ModelSpec& spec, std::uint64_t seed,
-                                     const ncam_types::HeadStart& start);
+  std::vector<double> (*init_params)(const ncam_types::ModelSpec& spec, std::uint64_t seed);
   ncam_types::ParamLayout (*layout)(const ncam_types::ModelSpec& spec);
   // GFLOP/s of C += A B (A: rows x depth, B: depth x cols) as this backend compiles it.
   double (*gemm_probe)(int rows, int depth, int cols, int reps, bool single_precision, int threads);

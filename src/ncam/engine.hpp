@@ -241,7 +241,10 @@ class Engine {
                                                   ws.g_w.data(), ws.g_a.data(), ws.g_c.data());
       nll_total += nll;
       double penalty = spec.lambda_prior * v0 * v0;
-      for (int j = 0; j < L; ++j) penalty += spec.lambda_sensor * w[j] * w[j];
+      for (int j = 0; j < L; ++j) {
+        const double relative_w = w[j] - model_.logvar_shift(j);  // the penalty acts relative to the sensor's level
+        penalty += spec.lambda_sensor * relative_w * relative_w;
+      }
       loss += nll + penalty;
       if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h, i);
       if (!want_grad) continue;
@@ -253,12 +256,13 @@ class Engine {
       for (int j = 0; j < L; ++j) {
         const double raw_w = ws.reliability.out(j, i);
         ws.d_reliability(j, i) = model_.in_clamp(raw_w)
-                                     ? static_cast<T>(scale * (ws.g_w[j] + 2.0 * spec.lambda_sensor * w[j]))
+                                     ? static_cast<T>(scale * (ws.g_w[j] + 2.0 * spec.lambda_sensor *
+                                                                                (w[j] - model_.logvar_shift(j))))
                                      : T(0);
         const int f = model_.free_index(j);
         if (f < 0) continue;
         ws.d_bias(f, i) = static_cast<T>(scale * ws.g_a[j] * da[j]);
-        ws.d_bias(n_free + f, i) = static_cast<T>(scale * ws.g_c[j]);
+        ws.d_bias(n_free + f, i) = static_cast<T>(scale * ws.g_c[j] * model_.sensor_gain(j));
       }
     }
     if (nll_sum != nullptr) *nll_sum = nll_total;

@@ -1,9 +1,11 @@
 // The NCAM network: three MLP heads of the covariates.
 //   prior head       -> mu0, raw log s0^2
 //   reliability head -> raw log sigma_j^2 for every sensor
-//   bias head        -> raw gains u_j (a_j = softplus(u_j)) and offsets c_j for the free sensors
+//   bias head        -> raw gains u_j and offsets v_j for the free sensors
 // Anchored: the anchor has a = 1, c = 0 and no outputs; no_bias: no bias head (all a = 1, c = 0).
-// Log-variances are hard-clamped to [logvar_min, logvar_max] (zero gradient outside).
+// Log-variances are hard-clamped to [logvar_min, logvar_max] (zero gradient outside). Each
+// sensor's heads are relative to its level (ModelSpec::sensor_gain, sensor_offset): a_j =
+// gain_j softplus(u_j), c_j = offset_j + gain_j v_j, w_j = 2 log(gain_j) + clamped raw w_j.
 #pragma once
 #include <cmath>
 #include <stdexcept>
@@ -49,6 +51,8 @@ class Model {
                            (spec.parameterization == Parameterization::anchored && j != spec.anchor);
       if (is_free) free_index_[j] = n_free_++;
     }
+    check_sensor_levels();
+    for (double gain : spec.sensor_gain) logvar_shift_.push_back(2.0 * std::log(gain));
     prior_ = MlpLayout(spec.n_covariates, spec.hidden, 2, 0);
     reliability_ = MlpLayout(spec.n_covariates, spec.hidden, spec.n_sensors, prior_.end);
     bias_ = MlpLayout(spec.n_covariates, spec.hidden, 2 * n_free_, reliability_.end);
@@ -64,32 +68,21 @@ class Model {
   const MlpLayout& bias() const { return bias_; }
 
   // PyTorch-style initialisation, then output biases so that training starts from mu0 = 0
-  // (the working scale centres on the anchor) and each free sensor's gain and offset at
-  // `start` (default a_j = 1, c_j = 0): Adam moves an output bias by about the learning rate
-  // per step, so an offset many working units away is never reached from 0.
+  // (the working scale centres on the anchor) and each free sensor at its level (softplus(u_j)
+  // = 1, v_j = 0: a_j = gain_j, c_j = offset_j): Adam moves an output bias by about the learning
+  // rate per step, so a level many working units away is never reached from elsewhere.
   template <typename T>
-  void initialise(T* params, Rng& rng, const ncam_types::HeadStart& start = ncam_types::HeadStart()) const {
+  void initialise(T* params, Rng& rng) const {
     prior_.initialise(params, rng);
     reliability_.initialise(params, rng);
     if (has_bias_head()) bias_.initialise(params, rng);
     const int last = prior_.n_layers() - 1;
     params[prior_.b_offset[last]] = T(0);
     if (!has_bias_head()) return;
-    const bool given = !start.gain.empty();
-    if (given && (start.gain.size() != static_cast<std::size_t>(spec_.n_sensors) ||
-                  start.offset.size() != static_cast<std::size_t>(spec_.n_sensors)))
-      throw std::invalid_argument("start gains and offsets need one entry per sensor");
-    for (int j = 0; j < spec_.n_sensors; ++j) {
-      const int f = free_index_[j];
-      if (f < 0) continue;
-      const double gain = given ? start.gain[j] : 1.0;
-      const double offset = given ? start.offset[j] : 0.0;
-      if (!(gain > 0) || !std::isfinite(gain) || !std::isfinite(offset))
-        throw std::invalid_argument("start gains must be positive and finite, offsets finite");
-      // softplus^-1(a) = log(expm1(a)), and a itself where expm1 would overflow.
-      const double raw_gain = gain > 30.0 ? gain + std::log1p(-std::exp(-gain)) : std::log(std::expm1(gain));
+    const double raw_gain = std::log(std::expm1(1.0));  // softplus^-1(1)
+    for (int f = 0; f < n_free_; ++f) {
       params[bias_.b_offset[last] + f] = static_cast<T>(raw_gain);
-      params[bias_.b_offset[last] + n_free_ + f] = static_cast<T>(offset);
+      params[bias_.b_offset[last] + n_free_ + f] = T(0);
     }
   }
 
@@ -106,6 +99,7 @@ class Model {
     h.v0.head(k) = prior_out.row(1).head(k).transpose().template cast<double>().array().max(lo).min(hi);
     h.prior_precision.head(k) = (-h.v0.head(k)).exp();
     h.w.leftCols(k) = rel_out.leftCols(k).template cast<double>().array().max(lo).min(hi);
+    for (std::size_t j = 0; j < logvar_shift_.size(); ++j) h.w.row(j).head(k) += logvar_shift_[j];
     h.lambda.leftCols(k) = (-h.w.leftCols(k)).exp();
     for (int j = 0; j < spec_.n_sensors; ++j) {
       const int f = free_index_[j];
@@ -125,19 +119,41 @@ class Model {
       e = (-u.abs()).exp();
       one_plus_e = T(1) + e;
       value = u.max(T(0)) + one_plus_e.log() - ((one_plus_e - T(1)) - e) / one_plus_e;
-      h.a.row(j).head(k) = value.template cast<double>().transpose();
+      const double gain = sensor_gain(j);
+      h.a.row(j).head(k) = gain * value.template cast<double>().transpose();
       value = T(1) / (T(1) + (-u).exp());
-      h.da.row(j).head(k) = value.template cast<double>().transpose();
-      h.c.row(j).head(k) = bias_out.row(n_free_ + f).head(k).template cast<double>().array();
+      h.da.row(j).head(k) = gain * value.template cast<double>().transpose();
+      h.c.row(j).head(k) = sensor_offset(j) + gain * bias_out.row(n_free_ + f).head(k).template cast<double>().array();
     }
   }
 
   int free_index(int j) const { return free_index_[j]; }
+  // Sensor j's level (see ModelSpec::sensor_gain): its gain, offset and the shift of its noise
+  // log-variance, 2 log(gain).
+  double sensor_gain(int j) const { return spec_.sensor_gain.empty() ? 1.0 : spec_.sensor_gain[j]; }
+  double sensor_offset(int j) const { return spec_.sensor_offset.empty() ? 0.0 : spec_.sensor_offset[j]; }
+  double logvar_shift(int j) const { return logvar_shift_.empty() ? 0.0 : logvar_shift_[j]; }
   bool in_clamp(double raw) const { return raw >= spec_.logvar_min && raw <= spec_.logvar_max; }
 
  private:
+  // One entry per sensor or none; gains positive and finite, offsets finite; a fixed sensor's
+  // gain 1 and offset 0.
+  void check_sensor_levels() const {
+    const std::size_t n = spec_.sensor_gain.size();
+    if (n != spec_.sensor_offset.size() || (n != 0 && n != static_cast<std::size_t>(spec_.n_sensors)))
+      throw std::invalid_argument("sensor gains and offsets need one entry per sensor");
+    for (std::size_t j = 0; j < n; ++j) {
+      const double gain = spec_.sensor_gain[j], offset = spec_.sensor_offset[j];
+      if (!(gain > 0) || !std::isfinite(gain) || !std::isfinite(offset))
+        throw std::invalid_argument("sensor gains must be positive and finite, offsets finite");
+      if (free_index_[j] < 0 && (gain != 1.0 || offset != 0.0))
+        throw std::invalid_argument("a fixed sensor's gain must be 1 and its offset 0");
+    }
+  }
+
   ModelSpec spec_;
   std::vector<int> free_index_;
+  std::vector<double> logvar_shift_;  // 2 log(sensor_gain), or empty
   int n_free_ = 0;
   MlpLayout prior_, reliability_, bias_;
   std::size_t n_params_ = 0;

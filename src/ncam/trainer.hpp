@@ -21,11 +21,11 @@ template <typename T>
 class Trainer {
  public:
   Trainer(const ModelSpec& spec, const DataView& data, std::vector<int> train_rows, const AdamOptions& opt,
-          std::uint64_t seed, int n_threads, const ncam_types::HeadStart& start = ncam_types::HeadStart())
+          std::uint64_t seed, int n_threads)
       : model_(spec), engine_(model_, data, n_threads), threads_(n_threads, opt.adapt_threads),
         rows_(std::move(train_rows)), opt_(opt), rng_(seed), params_(model_.n_params()),
         grad_(model_.n_params()), m_(model_.n_params(), T(0)), v_(model_.n_params(), T(0)) {
-    model_.initialise(params_.data(), rng_, start);
+    model_.initialise(params_.data(), rng_);
   }
 
   const Model& model() const { return model_; }

@@ -19,6 +19,14 @@ struct ModelSpec {
   int anchor = 0;  // 0-based sensor index (anchored only)
   double logvar_min = -5.0, logvar_max = 4.0;
   double lambda_prior = 0.0, lambda_sensor = 0.0;  // variance penalty weights
+  // Per sensor, the level its heads are relative to on the working scale, as if its readings
+  // were first converted to the anchor's units by b* = (b - offset) / gain: gain a_j = gain_j
+  // softplus(u_j), offset c_j = offset_j + gain_j v_j and noise log-variance w_j = 2 log(gain_j)
+  // + clamp(raw_j, logvar_min, logvar_max), the penalty acting on w_j - 2 log(gain_j). So a
+  // raw signal at 1000 times the anchor's spread trains like that sensor in the anchor's units.
+  // Empty: gain 1 and offset 0 for every sensor; fixed sensors (the anchor, no_bias) must have
+  // those.
+  std::vector<double> sensor_gain, sensor_offset;
 };
 
 // n rows of p covariates and L sensor readings (NaN = missing), one pointer per column, so the
@@ -87,12 +95,6 @@ struct ParamLayout {
   std::vector<HeadLayout> heads;
   std::size_t n_params = 0;
   int n_free = 0;  // sensors with a learned gain and offset
-};
-
-// Where training starts each sensor's gain and offset, on the working scale, one entry per
-// sensor (fixed sensors' entries are not read); empty vectors: gain 1 and offset 0 for all.
-struct HeadStart {
-  std::vector<double> gain, offset;
 };
 
 struct AdamOptions {

@@ -100,6 +100,31 @@ ModelSpec make_spec(int p, int L, std::vector<int> hidden, int param, int anchor
   return s;
 }
 
+// The spec with sensor levels (gain, offset on the working scale) for its free sensors; fixed
+// sensors keep gain 1 and offset 0.
+ModelSpec with_levels(ModelSpec s, const std::vector<double>& gain, const std::vector<double>& offset) {
+  Model plain(s);
+  s.sensor_gain.assign(s.n_sensors, 1.0);
+  s.sensor_offset.assign(s.n_sensors, 0.0);
+  for (int j = 0; j < s.n_sensors; ++j) {
+    if (plain.free_index(j) < 0) continue;
+    s.sensor_gain[j] = gain[j];
+    s.sensor_offset[j] = offset[j];
+  }
+  return s;
+}
+
+// The data with sensor j read on another scale: gain_j times its working-scale reading plus
+// offset_j (a raw signal), so that the readings sit at the levels of with_levels().
+Data at_levels(Data d, const std::vector<double>& gain, const std::vector<double>& offset) {
+  for (int j = 0; j < d.L; ++j)
+    for (int i = 0; i < d.n; ++i) {
+      double& v = d.b[i + static_cast<std::size_t>(j) * d.n];
+      v = 10.0 + 3.0 * (gain[j] * (v - 10.0) / 3.0 + offset[j]);
+    }
+  return d;
+}
+
 std::vector<double> generic_params(const Model& model, std::uint64_t seed, double noise) {
   std::vector<double> p(model.n_params());
   Rng rng(seed);
@@ -260,12 +285,13 @@ void fd_case(const Data& d, const ModelSpec& spec, std::uint64_t seed, const std
   Model model(spec);
   std::vector<double> params = generic_params(model, seed, 0.3);
   Engine<double> engine(model, d.view(), 1);
-  // FD needs the raw log-variances away from the clamp: check the (clamped) heads are inside.
+  // FD needs the raw log-variances away from the clamp: check the (clamped) heads are inside
+  // (a sensor's noise relative to its level, where the clamp acts).
   const Predicted pr = predict(engine, params, d.n, d.L);
   bool inside = true;
   for (int i = 0; i < d.n; ++i)
     for (int k = 1; k < 2 + d.L; ++k) {
-      const double v = pr.heads[i + static_cast<std::size_t>(k) * d.n];
+      const double v = pr.heads[i + static_cast<std::size_t>(k) * d.n] - (k >= 2 ? model.logvar_shift(k - 2) : 0.0);
       inside = inside && v > spec.logvar_min + 0.5 && v < spec.logvar_max - 0.5;
     }
   check(inside, label + ": log variances away from the clamp (FD precondition)");
@@ -304,6 +330,12 @@ void test_gradient_fd() {
     fd_case(d0, make_spec(0, 3, {}, param), 41 + param, tag + ", p = 0, no hidden layer");
     fd_case(d0, make_spec(0, 3, {3}, param), 51 + param, tag + ", p = 0, hidden {3}");
   }
+  // Sensors at other levels (a raw signal at 40 times the anchor's spread, one at 0.05), with
+  // readings there: the gain, offset and noise heads are relative to the levels.
+  const std::vector<double> gain = {0.05, 1.0, 40.0}, offset = {-7.0, 0.0, 12.5};
+  const Data far = at_levels(d, gain, offset);
+  fd_case(far, with_levels(make_spec(2, 3, {4, 3}, 0, 1), gain, offset), 71, "param 0, sensor levels");
+  fd_case(far, with_levels(make_spec(2, 3, {4, 3}, 1), gain, offset), 72, "param 1, sensor levels");
 }
 
 // Engine per-row NLL and posterior (through the full network) vs dense computations from the
@@ -355,6 +387,102 @@ void test_engine_dense() {
           sum_loss / d.n);
     check(close(engine.nll_sum(params.data(), rows.data(), d.n), sum_nll, 1e-10), tag + ": Engine::nll_sum");
   }
+}
+
+// Sensor levels against the same weights without: each free sensor's gain is its level's gain
+// times the plain gain, its offset the level's offset plus that gain times the plain offset, its
+// noise log-variance 2 log(gain) above the plain one (the clamp acting on the plain one); the
+// NLL through the network vs dense algebra from those heads; the penalty on the noise relative
+// to the level. A spec whose levels are all gain 1 and offset 0 is the spec without them, bit
+// for bit.
+void test_sensor_levels() {
+  const std::vector<double> gain = {40.0, 1.0, 0.05, 1000.0}, offset = {12.5, 0.0, -7.0, 300.0};
+  for (int param = 0; param < 2; ++param) {
+    const Data plain_data = simulate(150, 2, 4, 70 + param, 0.2);
+    const Data d = at_levels(plain_data, gain, offset);
+    const ModelSpec plain_spec = make_spec(2, 4, {5, 3}, param, 1, 0.2, 0.07);
+    const ModelSpec spec = with_levels(plain_spec, gain, offset);
+    Model plain_model(plain_spec), model(spec);
+    // Wide weights, so that some raw log-variances lie beyond the clamp.
+    const std::vector<double> params = generic_params(model, 73, 2.0);
+    Engine<double> plain_engine(plain_model, d.view(), 1), engine(model, d.view(), 1);
+    const Predicted plain = predict(plain_engine, params, d.n, d.L), pr = predict(engine, params, d.n, d.L);
+    const int L = d.L;
+    const std::size_t n = d.n;
+    double worst_head = 0, worst_nll = 0, sum_loss = 0;
+    bool some_clamped = false;
+    for (int i = 0; i < d.n; ++i) {
+      auto P = [&](int k) { return plain.heads[i + k * n]; };
+      auto H = [&](int k) { return pr.heads[i + k * n]; };
+      std::vector<double> b(L), w(L), a(L), c(L);
+      double penalty = plain_spec.lambda_prior * H(1) * H(1);
+      for (int j = 0; j < L; ++j) {
+        const bool is_free = model.free_index(j) >= 0;
+        const double g = is_free ? gain[j] : 1.0, o = is_free ? offset[j] : 0.0;
+        b[j] = d.bw(i, j);
+        w[j] = H(2 + j);
+        a[j] = H(2 + L + j);
+        c[j] = H(2 + 2 * L + j);
+        worst_head = std::max(worst_head, std::fabs(w[j] - (P(2 + j) + 2.0 * std::log(g))));
+        worst_head = std::max(worst_head, std::fabs(a[j] - g * P(2 + L + j)) / g);
+        worst_head = std::max(worst_head, std::fabs(c[j] - (o + g * P(2 + 2 * L + j))) / g);
+        some_clamped = some_clamped || P(2 + j) == plain_spec.logvar_max || P(2 + j) == plain_spec.logvar_min;
+        penalty += plain_spec.lambda_sensor * std::pow(P(2 + j), 2);
+      }
+      const Dense dn = dense_row(b, H(0), H(1), w, a, c);
+      worst_nll = std::max(worst_nll, std::fabs(pr.nll[i] - dn.nll) / std::max(1.0, std::fabs(dn.nll)));
+      sum_loss += dn.nll + penalty;
+    }
+    const std::string tag = "sensor levels, param " + std::to_string(param);
+    check(some_clamped, tag + ": some raw noise log-variances at the clamp (test precondition)");
+    check(worst_head < 1e-12, tag + ": heads = the level's map of the plain heads", "(max err %g)", worst_head);
+    // The dense Cholesky of a covariance whose entries lie 1e6 apart (gain 1000 beside 1)
+    // keeps fewer digits than the engine's rank-one algebra.
+    check(worst_nll < 1e-8, tag + ": engine NLL vs dense", "(max rel err %g)", worst_nll);
+    const std::vector<int> rows = all_rows(d.n);
+    std::vector<double> grad(model.n_params());
+    const double loss = engine.loss_grad(params.data(), rows.data(), d.n, grad.data());
+    check(close(loss, sum_loss / d.n, 1e-8), tag + ": loss vs dense mean + penalty on the relative noise",
+          "(%g vs %g)", loss, sum_loss / d.n);
+    // Levels of gain 1 and offset 0 are no levels at all.
+    const ModelSpec unit_spec = with_levels(plain_spec, std::vector<double>(L, 1.0), std::vector<double>(L, 0.0));
+    Model unit_model(unit_spec);
+    Engine<double> unit_engine(unit_model, d.view(), 1);
+    const Predicted unit = predict(unit_engine, params, d.n, d.L);
+    std::vector<double> unit_grad(model.n_params()), plain_grad(model.n_params());
+    const double unit_loss = unit_engine.loss_grad(params.data(), rows.data(), d.n, unit_grad.data());
+    const double plain_loss = plain_engine.loss_grad(params.data(), rows.data(), d.n, plain_grad.data());
+    check(unit.heads == plain.heads && unit.nll == plain.nll && unit.mean == plain.mean &&
+              unit_loss == plain_loss && unit_grad == plain_grad,
+          tag + ": gain 1 and offset 0 give exactly the results of a spec without levels");
+  }
+  // A fixed sensor (the anchor, every sensor of no_bias) has no level; levels must be usable.
+  auto refused = [](const ModelSpec& s) {
+    try {
+      Model m(s);
+    } catch (const std::invalid_argument&) {
+      return true;
+    }
+    return false;
+  };
+  ModelSpec anchored = make_spec(2, 3, {4}, 0, 1);
+  anchored.sensor_gain = {2.0, 2.0, 1.0};
+  anchored.sensor_offset = {0.0, 0.0, 0.0};
+  check(refused(anchored), "a level on the anchor is refused");
+  ModelSpec no_bias = make_spec(2, 3, {4}, 2);
+  no_bias.sensor_gain = {1.0, 1.0, 1.0};
+  no_bias.sensor_offset = {0.0, 3.0, 0.0};
+  check(refused(no_bias), "a level on a no_bias sensor is refused");
+  ModelSpec bad = make_spec(2, 3, {4}, 1);
+  bad.sensor_gain = {1.0, 0.0, 1.0};
+  bad.sensor_offset = {0.0, 0.0, 0.0};
+  check(refused(bad), "a gain of 0 is refused");
+  bad.sensor_gain = {1.0, 2.0};
+  bad.sensor_offset = {0.0, 0.0};
+  check(refused(bad), "levels for too few sensors are refused");
+  bad.sensor_gain = {1.0, 2.0, 1.0};
+  bad.sensor_offset = {0.0, std::numeric_limits<double>::infinity(), 0.0};
+  check(refused(bad), "an infinite offset is refused");
 }
 
 // Identical results for 1, 2 and 3 threads over many chunks (fixed reduction order).
@@ -622,39 +750,6 @@ void test_init() {
       outs = outs && p[model.bias().b_offset[last] + model.n_free() + f] == 0.0;
     }
     check(outs, "init output biases (mu0 = 0, a = 1, c = 0), param " + std::to_string(param));
-    // A start moves only the free sensors' output biases: softplus(raw gain) = gain (also
-    // where expm1 would overflow), raw offset = offset; the random weights are unchanged.
-    ncam_types::HeadStart start;
-    start.gain = {0.05, 2.5, 1.0, 40.0};
-    start.offset = {-7.0, 3.0, 0.0, 12.5};
-    Rng r4(9);
-    std::vector<double> s(model.n_params());
-    model.initialise(s.data(), r4, start);
-    bool started = true;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-      bool is_start_bias = false;
-      for (int f = 0; f < model.n_free(); ++f)
-        is_start_bias = is_start_bias || k == model.bias().b_offset[last] + f ||
-                        k == model.bias().b_offset[last] + model.n_free() + f;
-      if (!is_start_bias) started = started && s[k] == p[k];
-    }
-    for (int j = 0; j < 4; ++j) {
-      const int f = model.free_index(j);
-      if (f < 0) continue;
-      const double raw = s[model.bias().b_offset[last] + f];
-      const double gain = raw > 30 ? raw + std::log1p(std::exp(-raw)) : std::log1p(std::exp(raw));
-      started = started && std::fabs(gain - start.gain[j]) < 1e-12 * start.gain[j] &&
-                s[model.bias().b_offset[last] + model.n_free() + f] == start.offset[j];
-    }
-    check(started, "init from a start sets only the gains and offsets, param " + std::to_string(param));
-    start.gain[1] = 0.0;
-    bool refused = false;
-    try {
-      model.initialise(s.data(), r4, start);
-    } catch (const std::invalid_argument&) {
-      refused = true;
-    }
-    check(refused || model.n_free() == 0, "a start gain of 0 is refused, param " + std::to_string(param));
   }
 }
 
@@ -665,6 +760,7 @@ int main() {
   test_row_level();
   test_gradient_fd();
   test_engine_dense();
+  test_sensor_levels();
   test_threads();
   test_thread_chooser();
   test_float();

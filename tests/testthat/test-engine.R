@@ -7,13 +7,14 @@
 # Helpers
 # ---------------------------------------------------------------------------------------
 
-# `param` 0, 1, 2: anchored, unanchored, no_bias; `anchor` 0-based, as the engine stores it.
+# `param` 0, 1, 2: anchored, unanchored, no_bias; `anchor` 0-based, as the engine stores it;
+# `sensor_level` each sensor's gain and offset on the working scale (NULL: 1 and 0).
 eng_spec <- function(p, L, hidden = integer(0), param = 0L, anchor = 0L,
                      lambda_prior = 0.1, lambda_sensor = 0.05,
-                     logvar_min = -5, logvar_max = 4) {
+                     logvar_min = -5, logvar_max = 4, sensor_level = NULL) {
   ncam:::new_model_spec(p, L, hidden, c("anchored", "unanchored", "no_bias")[param + 1L],
                         anchor = anchor + 1L, logvar_range = c(logvar_min, logvar_max),
-                        lambda_prior = lambda_prior, lambda_sensor = lambda_sensor)
+                        lambda_prior = lambda_prior, lambda_sensor = lambda_sensor, sensor_level = sensor_level)
 }
 
 eng_scaling <- function(p, x_center = NULL, x_scale = NULL, b_shift = 0, b_scale = 1) {
@@ -83,7 +84,8 @@ eng_mlp_forward <- function(h, params, xw) {
 }
 
 # R re-implementation of the head outputs (after transforms): list of mu0, v0, w, a, c
-# (matrices n x L for the sensor quantities), plus the raw log-variances.
+# (matrices n x L for the sensor quantities), plus the raw log-variances. A sensor at level
+# (g, o) has gain g softplus(u), offset o + g v and noise log-variance 2 log(g) + clamp(raw).
 eng_heads_r <- function(spec, params, X, scaling) {
   lay <- eng_layout(spec)
   L <- spec$n_sensors
@@ -98,11 +100,14 @@ eng_heads_r <- function(spec, params, X, scaling) {
   if (nf > 0L) {
     bi <- eng_mlp_forward(lay$heads$bias, params, xw)
     free <- if (spec$parameterization == "unanchored") seq_len(L) else setdiff(seq_len(L), spec$anchor + 1L)
-    a[, free] <- eng_softplus(bi[, seq_len(nf)])
-    cc[, free] <- bi[, nf + seq_len(nf)]
+    g <- if (is.null(spec$sensor_gain)) rep(1, L) else spec$sensor_gain
+    o <- if (is.null(spec$sensor_offset)) rep(0, L) else spec$sensor_offset
+    a[, free] <- sweep(eng_softplus(bi[, seq_len(nf), drop = FALSE]), 2L, g[free], `*`)
+    cc[, free] <- sweep(sweep(bi[, nf + seq_len(nf), drop = FALSE], 2L, g[free], `*`), 2L, o[free], `+`)
   }
-  list(mu0 = pr[, 1], v0 = cl(pr[, 2]), w = cl(rl), a = a, c = cc,
-       raw_v0 = pr[, 2], raw_w = rl)
+  shift <- if (is.null(spec$sensor_gain)) rep(0, L) else 2 * log(spec$sensor_gain)
+  list(mu0 = pr[, 1], v0 = cl(pr[, 2]), w = sweep(cl(rl), 2L, shift, `+`), a = a, c = cc,
+       raw_v0 = pr[, 2], raw_w = rl, logvar_shift = shift)
 }
 
 # Split the engine's heads matrix by the columns the engine names.
@@ -225,6 +230,20 @@ test_that("head outputs match an R forward pass (GELU, softplus, clamp, anchor, 
     }
     if (param == 2L) expect_true(all(H$a == 1) && all(H$c == 0))
   }
+  # Sensors at other levels (a gain of 1000 and of 0.05, on the working scale).
+  for (param in 0:1) {
+    level <- list(gain = c(1000, if (param == 0L) 1 else 3, 0.05), offset = c(300, if (param == 0L) 0 else -2, -7))
+    spec <- eng_spec(2, 3, c(5, 3), param, anchor = 1L, sensor_level = level)
+    params <- eng_params(spec, 8, noise = 0.8)
+    params[eng_layout(spec)$heads$reliability$b_offset[3] + 1] <- 4.5  # beyond the clamp
+    H <- eng_split_heads(eng_predict(spec, params, d$X, d$B, d$scaling)$heads, 3)
+    R <- eng_heads_r(spec, params, d$X, d$scaling)
+    expect_true(any(R$raw_w[, 1] > 4))
+    expect_equal(unname(H$w), R$w, tolerance = 1e-12)
+    expect_equal(unname(H$a), R$a, tolerance = 1e-12)
+    expect_equal(unname(H$c), R$c, tolerance = 1e-12)
+    expect_equal(H$mu0, R$mu0, tolerance = 1e-12)
+  }
 })
 
 test_that("rows with a missing covariate give NA predictions", {
@@ -337,6 +356,19 @@ test_that("gradient matches finite differences with no hidden layer and with no 
   }
 })
 
+test_that("gradient matches finite differences with sensors at other levels", {
+  d <- eng_data(25, 2, 3, seed = 26)
+  level <- list(gain = c(1000, 1, 0.05), offset = c(300, 0, -7))
+  # The readings at those levels: sensor j reads g_j b' + o_j on the working scale.
+  m <- d$scaling$b_shift
+  k <- d$scaling$b_scale
+  d$B <- sweep(sweep((d$B - m) / k, 2L, level$gain, `*`), 2L, level$offset, `+`) * k + m
+  eng_fd_check(eng_spec(2, 3, c(5, 3), 0L, anchor = 1L, lambda_prior = 0.2, lambda_sensor = 0.07, sensor_level = level),
+               d, seed = 13)
+  level$gain[2] <- 4
+  eng_fd_check(eng_spec(2, 3, 4L, 1L, lambda_prior = 0.2, lambda_sensor = 0.07, sensor_level = level), d, seed = 14)
+})
+
 test_that("gradient matches finite differences on a row subset with repeats", {
   d <- eng_data(25, 2, 3, seed = 24)
   spec <- eng_spec(2, 3, 4L, 1L)
@@ -376,9 +408,16 @@ test_that("the clamp of log variances has zero gradient where active", {
 # ---------------------------------------------------------------------------------------
 
 test_that("per-row NLL equals the dense multivariate normal computation", {
-  for (param in 0:2) {
-    d <- eng_data(40, 2, 4, seed = 30 + param)
-    spec <- eng_spec(2, 4, c(5, 3), param, anchor = 2L)
+  # Case 3: anchored, with sensors at other levels (gains 1000, 0.05 and 4) and readings there.
+  for (case in 0:3) {
+    d <- eng_data(40, 2, 4, seed = 30 + case)
+    level <- NULL
+    if (case == 3L) {
+      level <- list(gain = c(1000, 0.05, 1, 4), offset = c(300, -7, 0, 2))
+      d$B <- sweep(sweep((d$B - 10) / 3, 2L, level$gain, `*`), 2L, level$offset, `+`) * 3 + 10
+    }
+    param <- c(0L, 1L, 2L, 0L)[case + 1L]
+    spec <- eng_spec(2, 4, c(5, 3), param, anchor = 2L, sensor_level = level)
     params <- eng_params(spec, 31, noise = 0.5)
     pr <- eng_predict(spec, params, d$X, d$B, d$scaling)
     H <- eng_split_heads(pr$heads, 4)
@@ -392,7 +431,9 @@ test_that("per-row NLL equals the dense multivariate normal computation", {
 
     obj <- eng_objective(spec, params, d$X, d$B, d$scaling)
     expect_equal(obj$nll_sum, sum(dense), tolerance = 1e-10)
-    pen <- spec$lambda_prior * H$v0^2 + spec$lambda_sensor * rowSums(H$w^2)
+    # The penalty acts on each sensor's noise relative to its level.
+    shift <- if (is.null(level)) rep(0, 4) else 2 * log(level$gain)
+    pen <- spec$lambda_prior * H$v0^2 + spec$lambda_sensor * rowSums(sweep(H$w, 2L, shift)^2)
     expect_equal(obj$loss, mean(dense + pen), tolerance = 1e-10)
     # A subset of rows with a repeat.
     rows0 <- c(0L, 3L, 3L, 10L, 39L)

@@ -16,21 +16,21 @@ from_newer_ncam <- function(object) {
   object
 }
 
-newer_error <- "was made by ncam 99.1.0, in object format 2; this ncam \\(.*\\) reads formats up to 1"
+newer_error <- "was made by ncam 99.1.0, in object format 3; this ncam \\(.*\\) reads formats up to 2"
 
-test_that("ncam(), ncam_by() and calibrate() record the installed version and format 1", {
+test_that("ncam(), ncam_by() and calibrate() record the installed version and format 2", {
   toy <- simulate_toy(300, seed = 1)
   toy$site <- rep(c("a", "b"), each = 150)
   fit <- quick_fit(toy)
   expect_identical(fit$ncam_version, installed_version)
-  expect_identical(fit$object_format, 1L)
+  expect_identical(fit$object_format, 2L)
   cal <- calibrate(fit, toy[1:100, ], method = "mc_model", m = 5, seed = 1)
   expect_identical(cal$ncam_version, installed_version)
-  expect_identical(cal$object_format, 1L)
+  expect_identical(cal$object_format, 2L)
   fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1))
   expect_identical(attr(fits, "ncam_version"), installed_version)
-  expect_identical(attr(fits, "object_format"), 1L)
-  expect_identical(fits$fit[[1]]$object_format, 1L)
+  expect_identical(attr(fits, "object_format"), 2L)
+  expect_identical(fits$fit[[1]]$object_format, 2L)
 })
 
 test_that("an object of a newer format is refused by every method, naming the version that made it", {
@@ -75,6 +75,8 @@ test_that("objects saved before the version and format were recorded work as bef
   older <- fit
   older$ncam_version <- NULL
   older$object_format <- NULL
+  # Format 1 had no noise log-variance shift in its spec: the engine reads none as 0.
+  older$spec$logvar_shift <- NULL
   expect_false(any(c("ncam_version", "object_format") %in% names(older)))
   expect_identical(predict(older, toy, interval = "credible"), predict(fit, toy, interval = "credible"))
   expect_identical(fitted(older), fitted(fit))
@@ -97,7 +99,7 @@ test_that("baselines record the version and format, and are refused when newer",
   for (method in c("mean", "ivw", "ppca", "kalman", "factor")) {
     bl <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, toy, method)
     expect_identical(bl$ncam_version, installed_version)
-    expect_identical(bl$object_format, 1L)
+    expect_identical(bl$object_format, 2L)
     newer <- from_newer_ncam(bl)
     expect_error(predict(newer, toy), newer_error)
     expect_error(augment(newer, toy), newer_error)

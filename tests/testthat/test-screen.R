@@ -10,11 +10,21 @@ small_fit <- function(data, ...) {
                       ncam_warning_clamp = function(w) invokeRestart("muffleWarning"))
 }
 
-test_that("a sensor in other units (x1000) is flagged before training", {
+test_that("a sensor in other units (x1000) is flagged where the fit takes it at the anchor's level", {
   toy <- screen_toy()
   toy$sensor_1 <- toy$sensor_1 * 1000
-  expect_warning(small_fit(toy), class = "ncam_warning_units")
+  expect_warning(small_fit(toy, control = ncam_control(sensor_start = "anchor_level")), class = "ncam_warning_units")
+  expect_warning(small_fit(toy, anchor = NULL, parameterization = "unanchored"), class = "ncam_warning_units")
+  # Beside an anchor "auto" fits it at its own level, as the sensor in the anchor's units.
+  expect_no_warning(fit <- small_fit(toy), class = "ncam_warning_units")
+  expect_gt(fit$spec$sensor_gain[2], 300)
   expect_no_warning(small_fit(screen_toy()), class = "ncam_warning_units")
+  # Beside 5 of the anchor's readings there is no slope to take its scale from: its level has
+  # gain 1, and it is flagged.
+  toy$sensor_0[1501:3000] <- NA
+  toy$sensor_1[1:1495] <- NA
+  expect_warning(fit <- small_fit(toy), class = "ncam_warning_units")
+  expect_identical(fit$spec$sensor_gain[2], 1)
 })
 
 test_that("readings near the magnitude limit fit as the same readings in ordinary units", {

@@ -49,24 +49,51 @@ test_that("a sensor's noise does not count as gain: a noisy sensor beside quiet 
   expect_identical(start$offset, c(0, 0))
 })
 
-test_that("the engine starts the free sensors' gains and offsets where told, and only those", {
-  spec <- ncam:::new_model_spec(2, 4, c(5L, 3L), "anchored", anchor = 3L)
-  plain <- ncam:::ncam_init_params_cpp(spec, 11)
-  start <- list(gain = c(0.05, 2.5, 1, 60), offset = c(-7, 3, 0, 12.5))
-  started <- ncam:::ncam_init_params_cpp(spec, 11, TRUE, start)
-  # The bias head's last bias vector: raw gains of the free sensors (1, 2, 4), then offsets.
-  lay <- ncam:::ncam_layout_cpp(spec)
-  last <- lay$heads$bias$b_offset[length(lay$heads$bias$b_offset)]
-  gains_at <- last + 1:3
-  offsets_at <- last + 4:6
-  softplus <- function(u) ifelse(u > 30, u + log1p(exp(-u)), log1p(exp(u)))
-  expect_equal(softplus(started[gains_at]), c(0.05, 2.5, 60), tolerance = 1e-12)
-  expect_identical(started[offsets_at], c(-7, 3, 12.5))
-  expect_identical(started[-c(gains_at, offsets_at)], plain[-c(gains_at, offsets_at)])
-  expect_equal(softplus(plain[gains_at]), rep(1, 3), tolerance = 1e-12)
-  expect_identical(plain[offsets_at], rep(0, 3))
-  expect_error(ncam:::call_engine(ncam:::ncam_init_params_cpp(spec, 11, TRUE, list(gain = c(1, 0, 1, 1), offset = rep(0, 4)))),
-               "positive")
+test_that("a fit keeps each sensor's level in its spec, and levels of gain 1 and offset 0 are no levels", {
+  d <- colocation
+  d$opc <- 1000 * d$opc + 2000
+  fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, d, reference = "ref", hidden = 4L, epochs = 3L,
+                        seed = 2L, threads = 1L), also = "ncam_warning_clamp")
+  # opc at its level: near its slope on the reference over all rows where both read (the fit
+  # takes it on its training rows); the other sensors and the reference at the anchor's level.
+  expect_equal(fit$spec$sensor_gain[3], unname(coef(lm(opc ~ ref, d))[2]), tolerance = 0.05)
+  expect_identical(fit$spec$sensor_gain[-3], c(1, 1, 1))
+  expect_identical(fit$spec$sensor_offset[-3], c(0, 0, 0))
+  # The spec is plain data: a saved fit predicts as the fit.
+  path <- withr::local_tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  predicted <- function(object) {
+    suppressWarnings(predict(object, d, interval = "prediction"), classes = "ncam_warning_extrapolation")
+  }
+  expect_identical(predicted(readRDS(path)), predicted(fit))
+  # The engine's training from a spec with gain 1 and offset 0 for every sensor is the
+  # training from a spec without levels (as fits saved before them), bit for bit.
+  spec <- ncam:::new_model_spec(2, 3, 4L, "anchored", anchor = 3L, lambda_prior = 1e-3)
+  expect_identical(spec$sensor_gain, c(1, 1, 1))
+  no_levels <- spec[setdiff(names(spec), c("sensor_gain", "sensor_offset"))]
+  x <- list(colocation$rh, colocation$temperature)
+  b <- list(colocation$pa_a, colocation$pa_b, colocation$ref)
+  scaling <- ncam:::new_scaling(c(60, 15), c(15, 8), b_shift = 10, b_scale = 5)
+  trained_params <- function(s) {
+    state <- ncam:::ncam_trainer_new(s, x, b, scaling, which(!is.na(colocation$ref)) - 1L,
+                                     ncam:::new_adam_settings(1e-2, 64L), 3, 1L, "float")
+    for (epoch in 1:3) ncam:::ncam_trainer_epoch(state)
+    ncam:::ncam_trainer_params(state)
+  }
+  expect_identical(trained_params(spec), trained_params(no_levels))
+})
+
+test_that("the noise clamp acts on each sensor's noise relative to its level", {
+  # Sensor 2 at gain 1000: its noise log-variance on the working scale sits 2 log(1000) above.
+  fit <- list(scaling = list(b_scale = 2), spec = list(n_sensors = 2L, sensor_gain = c(1, 1000)),
+              settings = list(control = list(logvar_range = c(-5, 4))))
+  at_max <- 2^2 * exp(4)
+  sigma2 <- rbind(c(at_max, at_max * 1000^2), c(at_max, at_max), c(2^2 * exp(-5), 2^2 * 1000^2 * exp(-5)))
+  counts <- ncam:::at_logvar_clamp(fit, sigma2)
+  expect_equal(unname(counts), rbind(c(1, 1), c(2, 1)))
+  # Without levels (a fit saved before them) the clamp is the absolute one.
+  fit$spec$sensor_gain <- NULL
+  expect_equal(unname(ncam:::at_logvar_clamp(fit, sigma2)), rbind(c(1, 0), c(2, 1)))
 })
 
 test_that("sensors within reach of the anchor's level train exactly as from the anchor's level", {
@@ -100,4 +127,12 @@ test_that("sensors far from the reference's level, or on a raw signal's scale, f
   raw <- d
   raw$opc <- 10 * raw$opc + 2000
   expect_lt(rmse_of(raw), 1.3 * near)
+  # A raw signal, 1000 x its reading + 2000: with only its gain and offset at its own level,
+  # its noise sat beyond the clamp and its covariate effects out of Adam's reach (RMSE 3.28).
+  # Fitted relative to its level, it fits as the sensor converted by that level: whatever the
+  # scale, the same RMSE.
+  raw_1000 <- d
+  raw_1000$opc <- 1000 * raw_1000$opc + 2000
+  expect_lt(rmse_of(raw_1000), 1.1 * near)
+  expect_equal(rmse_of(raw_1000), rmse_of(raw), tolerance = 1e-3)
 })
