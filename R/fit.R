@@ -252,7 +252,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
-  sensor_level <- if (parameterization == "anchored") head_start(readings, anchor, rows$train, scaling, control$sensor_start)
+  sensor_level <- if (parameterization == "anchored") sensor_levels(readings, anchor, rows$train, scaling, control$sensor_start)
   spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
                          anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
                          logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level)

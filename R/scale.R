@@ -56,7 +56,7 @@ transform_nll_offset <- function(readings, transform) {
 # level did worse where the anchor's is within reach (bench/sensor_start.R). "auto" fits a
 # sensor at its own level only beyond that reach. NULL (every sensor at the anchor's level)
 # for "anchor_level" and without an anchor, where every sensor is at the pooled level.
-head_start <- function(readings, anchor, train_rows, scaling, rule = "auto") {
+sensor_levels <- function(readings, anchor, train_rows, scaling, rule = "auto") {
   if (is.null(anchor) || rule == "anchor_level") return(NULL)
   working <- lapply(readings, function(v) (v[train_rows] - scaling$b_shift) / scaling$b_scale)
   reference <- working[[anchor]]

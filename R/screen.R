@@ -52,7 +52,7 @@ check_readings <- function(readings, rows, call = parent.frame()) {
 
 # Sensors in different units: the `spreads` (from check_readings()) of sensors the fit takes
 # at one scale differ by more than max_spread_ratio. A sensor at a level of another gain
-# (`sensor_level`, from head_start(); NULL: none), such as a raw signal beside an anchor, is
+# (`sensor_level`, from sensor_levels(); NULL: none), such as a raw signal beside an anchor, is
 # fitted as that sensor converted to the anchor's units, as well as one in them
 # (bench/raw_signal.R), and is left out.
 warn_units <- function(spreads, sensor_level, call = parent.frame()) {

@@ -8,7 +8,7 @@ precisions <- c("float", "double")
 
 # The network and likelihood the engine evaluates. `anchor` is the anchor's position among
 # the sensors (1-based here, stored 0-based for the engine); it matters only when anchored.
-# `sensor_level` (from head_start(); NULL: gain 1 and offset 0 for every sensor) is the level
+# `sensor_level` (from sensor_levels(); NULL: gain 1 and offset 0 for every sensor) is the level
 # each sensor's heads are relative to on the working scale: its gain and offset heads start
 # there, and its noise log-variance sits 2 log(gain) above the anchor's, the clamp
 # `logvar_range` and the penalty acting relative to that (ModelSpec in src/ncam/types.hpp).

@@ -12,7 +12,7 @@ test_that("own_level starts each sensor at the moments of its readings against t
   readings <- start_readings()
   train <- seq(2, 300, by = 2)
   scaling <- ncam:::new_scaling(b_shift = 7, b_scale = 3)
-  start <- ncam:::head_start(readings, "ref", train, scaling, "own_level")
+  start <- ncam:::sensor_levels(readings, "ref", train, scaling, "own_level")
   # By hand: on the training rows where both read, on the working scale (b - 7) / 3.
   working <- lapply(readings, function(v) (v[train] - 7) / 3)
   both <- !is.na(working$ref)
@@ -23,18 +23,18 @@ test_that("own_level starts each sensor at the moments of its readings against t
   expect_equal(rbind(start$gain, start$offset), cbind(by_hand(working$near), by_hand(working$far), c(1, 0)),
                tolerance = 1e-12, ignore_attr = TRUE)
   # "auto" keeps a sensor within reach (offset within 3, gain within a factor 3) at the anchor's level.
-  auto <- ncam:::head_start(readings, "ref", train, ncam:::new_scaling(b_shift = 10, b_scale = 5), "auto")
+  auto <- ncam:::sensor_levels(readings, "ref", train, ncam:::new_scaling(b_shift = 10, b_scale = 5), "auto")
   expect_identical(c(auto$gain[1], auto$offset[1]), c(1, 0))
   expect_true(auto$gain[2] > 30 && auto$offset[2] > 3)
-  expect_null(ncam:::head_start(readings, "ref", train, scaling, "anchor_level"))
-  expect_null(ncam:::head_start(readings, NULL, train, scaling, "own_level"))
+  expect_null(ncam:::sensor_levels(readings, "ref", train, scaling, "anchor_level"))
+  expect_null(ncam:::sensor_levels(readings, NULL, train, scaling, "own_level"))
 })
 
 test_that("with fewer than 10 rows beside the anchor, a sensor starts at gain 1 and the difference of means", {
   readings <- start_readings()
   readings$far[1:295] <- NA  # rows 296-300 only, none beside the reference (rows 1-120)
   readings$far[296:300] <- c(1000, 1100, 1300, 1200, 1050)
-  start <- ncam:::head_start(readings, "ref", 1:300, ncam:::new_scaling(), "own_level")
+  start <- ncam:::sensor_levels(readings, "ref", 1:300, ncam:::new_scaling(), "own_level")
   expect_equal(c(start$gain[2], start$offset[2]), c(1, 1130 - mean(readings$ref, na.rm = TRUE)), tolerance = 1e-12)
 })
 
@@ -44,7 +44,7 @@ test_that("a sensor's noise does not count as gain: a noisy sensor beside quiet 
   readings <- list(s1 = truth + stats::rnorm(60, sd = 2), ref = truth + stats::rnorm(60, sd = 0.1))
   # The ratio of the sds is far beyond 3; the slope is not.
   expect_gt(sd(readings$s1) / sd(readings$ref), 3)
-  start <- ncam:::head_start(readings, "ref", 1:60, ncam:::new_scaling(b_shift = 12, b_scale = 0.3), "auto")
+  start <- ncam:::sensor_levels(readings, "ref", 1:60, ncam:::new_scaling(b_shift = 12, b_scale = 0.3), "auto")
   expect_identical(start$gain, c(1, 1))
   expect_identical(start$offset, c(0, 0))
 })
