@@ -46,8 +46,10 @@
 #'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs its units, from
 #'   `units` or a `reader` that sets them. Messages of `predict()` name the input `input`, and
 #'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
-#'   gives once per call comes once for the whole input, counting the rows of all chunks. A file
-#'   that fails leaves no partial output behind.
+#'   gives once per call comes once for the whole input, counting the rows of all chunks; when a
+#'   file or chunk fails, the call ends with its error, and those warnings of the chunks scored
+#'   before it (in input order) still come, once each. A file that fails leaves no partial output
+#'   behind; the output files finished before it are kept.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -143,22 +145,33 @@ score_files <- function(files, task, out, verbose) {
     k <<- k + 1L
     c(task, list(files = files[blocks[[k]]], outputs = out[blocks[[k]]]))
   }
-  collect <- function(value, i) results[blocks[[i]]] <<- value
+  # A block stops at its first failing file and brings back the results before it, with the error.
+  collect <- function(value, i) {
+    results[blocks[[i]][seq_along(value)]] <<- value
+    failed <- Find(function(result) !is.null(result$error), value)
+    if (!is.null(failed)) stop(failed$error)
+  }
+  # Rows beyond the networks' range and gathered warnings are named by their file and row in it.
+  labels <- if (anyDuplicated(basename(files))) files else basename(files)
+  gathered_so_far <- function() {
+    Reduce(add_chunk_warnings, Map(in_file_chunk_warnings, lapply(results, `[[`, "warnings"), labels), list())
+  }
+  # Ended by an error: the warnings of the chunks scored before it, whose output files stay.
+  finished <- FALSE
+  on.exit(if (!finished) warn_gathered_chunks(gathered_so_far()), add = TRUE)
   run_in_order(next_task, score_file_block, collect, progress$update)
   progress$done()
-  # Rows beyond the networks' range are named by their file and row in it.
-  labels <- if (anyDuplicated(basename(files))) files else basename(files)
   beyond <- part_tally()
-  gathered <- list()
   for (i in seq_along(results)) {
     found <- results[[i]]$beyond
     found$shown$file <- rep(labels[i], nrow(found$shown))
     found$spikes$file <- rep(labels[i], nrow(found$spikes))
     beyond <- add_part_tallies(beyond, found)
-    gathered <- add_chunk_warnings(gathered, in_file_chunk_warnings(results[[i]]$warnings, labels[i]))
   }
   rows <- vapply(results, `[[`, 1, "rows")
-  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE, gathered)
+  finished <- TRUE
+  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE,
+                    gathered_so_far())
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = rows))
 }
@@ -186,6 +199,9 @@ score_generator <- function(input, task, out, verbose) {
   flags <- no_row_flags
   beyond <- part_tally()
   gathered <- list()
+  # Ended by an error: the warnings of the chunks scored before it.
+  finished <- FALSE
+  on.exit(if (!finished) warn_gathered_chunks(gathered), add = TRUE)
   collect <- function(value, i) {
     flags <<- flags + row_flags(value$value, value$beyond)
     beyond <<- add_part_tallies(beyond, value$beyond)
@@ -201,6 +217,7 @@ score_generator <- function(input, task, out, verbose) {
     gathered <- scored$warnings
     if (!is.null(out)) part$write(results[[1L]], append = FALSE)  # the header alone
   }
+  finished <- TRUE
   warn_chunk_totals(flags, rows, beyond, task$object, files = FALSE, gathered)
   if (is.null(out)) return(bind_parts(results))
   part$finish()
@@ -219,12 +236,28 @@ empty_input <- function(task) {
 # Worker side ------------------------------------------------------------------------------
 
 # One block of files: for each, its combined result (NULL when written out), number of rows,
-# row_flags(), part_tally() and gathered warnings (rows numbered within the file).
+# row_flags(), part_tally() and gathered warnings (rows numbered within the file). It stops at
+# a file that fails, whose result is its `error` and the warnings of its chunks scored before it:
+# an error here would lose the warnings of the files before it.
 score_file_block <- function(task) {
-  lapply(seq_along(task$files), function(i) score_one_file(task$files[[i]], task$outputs[i], task))
+  results <- list()
+  for (i in seq_along(task$files)) {
+    results[[i]] <- score_one_file(task$files[[i]], task$outputs[i], task)
+    if (!is.null(results[[i]]$error)) break
+  }
+  results
 }
 
 score_one_file <- function(path, out, task) {
+  gathered <- list()
+  keep_warnings <- function(warnings) gathered <<- add_chunk_warnings(gathered, warnings)
+  result <- tryCatch(score_file_chunks(path, out, task, keep_warnings), error = function(e) list(error = e))
+  result$warnings <- gathered
+  result
+}
+
+# score_one_file() of one file, handing the gathered warnings of each chunk to keep_warnings().
+score_file_chunks <- function(path, out, task, keep_warnings) {
   chunks <- open_chunks(path, task$chunk_rows, task$reader, strict_csv_columns(task))
   on.exit(chunks$close(), add = TRUE)
   part <- if (!is.null(out)) part_output(out)
@@ -233,13 +266,12 @@ score_one_file <- function(path, out, task) {
   rows <- 0
   flags <- no_row_flags
   beyond <- part_tally()
-  gathered <- list()
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
     flags <- flags + row_flags(scored$value, scored$beyond)
     beyond <- add_part_tallies(beyond, scored$beyond)
-    gathered <- add_chunk_warnings(gathered, scored$warnings)
+    keep_warnings(scored$warnings)
     scored <- scored$value
     if (is.null(part)) parts[[length(parts) + 1L]] <- scored else part$write(scored, append = rows > 0)
     rows <- rows + nrow(chunk)
@@ -253,12 +285,12 @@ score_one_file <- function(path, out, task) {
                            check.names = FALSE)
     scored <- score_chunk(c(task, list(chunk = empty, first_row = 1, path = path)))
     parts[[1L]] <- scored$value
-    gathered <- scored$warnings
+    keep_warnings(scored$warnings)
     if (!is.null(part)) part$write(parts[[1L]], append = FALSE)  # the header alone
   }
   signal_progress(file.size(path) - bytes, 0)
   if (!is.null(part)) part$finish()
-  list(scored = if (is.null(part)) bind_parts(parts), rows = rows, flags = flags, beyond = beyond, warnings = gathered)
+  list(scored = if (is.null(part)) bind_parts(parts), rows = rows, flags = flags, beyond = beyond)
 }
 
 read_chunk <- function(chunks, path, rows) {

@@ -232,6 +232,54 @@ test_that("warnings of predict() that are not about rows come once per call, cou
   expect_warning(predict_chunks(cal, function() NULL, level = 0.99, verbose = FALSE), class = "ncam_warning_small_calibration")
 })
 
+test_that("a call ended by an error still gives the warnings of the chunks scored before it, once", {
+  fx <- chunk_fixture()
+  flagged <- fx$toy
+  flagged$flag <- 1
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged[1:400, ], hidden = 4L,
+                               epochs = 3L, seed = 1L, threads = 1L),
+                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  # first.csv: other flags in two chunks; failing.csv: one in its first chunk (rows 1-128), then
+  # a short line in its second, and one after it, never scored.
+  new <- flagged[401:900, ]
+  new$flag[c(10, 200, 310, 460)] <- c(3, 2, 2, 2)
+  files <- file.path(fx$dir, c("first.csv", "failing.csv"))
+  utils::write.csv(new[1:300, ], files[1], row.names = FALSE)
+  utils::write.csv(new[301:500, ], files[2], row.names = FALSE)
+  lines <- readLines(files[2])
+  writeLines(c(lines[1:150], "1,2", lines[151:201]), files[2])
+  scored_before <- sum(new$flag[c(1:300, 301:428)] != 1)  # first.csv, and failing.csv's first chunk
+  for (plan in c("sequential", "multisession")) {
+    local({
+      if (plan == "multisession") local_two_workers(plan)  # one file per worker
+      out_dir <- file.path(fx$dir, paste0("out-", plan))
+      warnings <- caught_warnings(expect_error(
+        predict_chunks(fit, files, output = out_dir, chunk_rows = 128, verbose = FALSE),
+        "Could not read the rows after row 128 of"))
+      texts <- warning_texts(warnings, "ncam_warning_constant_covariate")
+      expect_length(texts, 1L)
+      expect_match(texts, sprintf("; %d rows of `input` have other values (row 10 of first.csv: 3)", scored_before),
+                   fixed = TRUE)
+      expect_identical(list.files(out_dir), "first.csv")  # the file finished before the error stays
+    })
+  }
+  # A warning without rows, from a calibration too small for the level, when the first file fails.
+  cal <- calibrate(fx$fit, fx$toy[1:20, ], method = "sensor_anchored")
+  warnings <- caught_warnings(expect_error(
+    predict_chunks(cal, rev(files), chunk_rows = 128, level = 0.99, verbose = FALSE), "failing.csv"))
+  expect_identical(warning_texts(warnings, "ncam_warning_small_calibration"),
+                   warning_texts(caught_warnings(predict(cal, fx$toy[1:5, ], level = 0.99)), "ncam_warning_small_calibration"))
+  # A function input whose third chunk fails: the rows of the two before it.
+  chunks <- list(new[1:100, ], new[101:200, ], new[201:300, c("sensor_0", "x1", "flag")])
+  i <- 0
+  warnings <- caught_warnings(expect_error(
+    predict_chunks(fit, function() if ((i <<- i + 1) <= 3) chunks[[i]], verbose = FALSE),
+    "Could not score rows 201-300 of the chunks of `input`"))
+  texts <- warning_texts(warnings, "ncam_warning_constant_covariate")
+  expect_length(texts, 1L)
+  expect_match(texts, sprintf("; %d rows of `input` have other values (row 10: 3)", sum(new$flag[1:200] != 1)), fixed = TRUE)
+})
+
 test_that("a bad level or interval is refused before any file is read", {
   fx <- chunk_fixture()
   cal <- calibrate(fx$fit, fx$toy[1:100, ], m = 2, seed = 1)
