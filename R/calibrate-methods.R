@@ -11,7 +11,9 @@
 #' what to use instead: a calibration changes no fitted value (it widens or narrows the
 #' intervals), keeps no rows of its own, and has no parameters but its conformal multipliers
 #' ([tidy.ncam_calibration()]) and no likelihood. Its fit is `cal$model`, whose methods these
-#' are ([fitted.ncam()], [coef.ncam()], ...); `calibrate()` again gives another calibration, and
+#' are ([fitted.ncam()], [coef.ncam()], ...); `calibrate()` again gives another calibration
+#' (`update()`'s error gives that call with the calibration's settings: method, level, the
+#' reference column of `"split"`, and the Monte Carlo settings), and
 #' [autoplot.ncam_calibration()] draws the calibrated intervals.
 #'
 #' @param object,x A calibration from [calibrate()].
@@ -72,10 +74,14 @@ calibration_refusal <- function(what, object) {
   ncam_abort(c("{.fn {what}} has no meaning for a calibration from {.fn calibrate}.", use), call = NULL)
 }
 
-# calibrate() of the calibration's fit with its settings, as code for a message.
+# calibrate() of the calibration's fit with its settings, as code for a message. The reference
+# column of "split" is always named: without it calibrate() would take the fit's own reference
+# column, or refuse a fit without one. Calibrations made before it was kept have none.
 calibration_call_text <- function(object) {
   draws <- object$method %in% c("mc_model", "mc_empirical")
+  split <- object$method == "split"
   settings <- c(method = deparse(object$method), level = format(object$level),
+                reference = if (split) (if (is.null(object$reference)) "<its reference column>" else deparse(object$reference)),
                 m = if (draws) format(object$m), seed = if (draws && !is.null(object$seed)) format(object$seed),
                 correction = if (draws && !identical(object$correction, "stutz")) deparse(object$correction))
   sprintf("calibrate(cal$model, <the calibration rows>, %s)", paste(names(settings), "=", settings, collapse = ", "))

@@ -181,7 +181,9 @@ max_calibration_scores <- 1e7
 #'   for `"split"` and `"sensor_anchored"`, which draw none, and shown as `NA`
 #'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
 #'   `level`), `seed` (the seed of the Monte Carlo draws; `NULL` for the
-#'   other methods), and `ncam_version` and `object_format` as in [ncam()].
+#'   other methods), `reference` (the column of `data` whose readings
+#'   `"split"` scored against; `NULL` for the other methods), and
+#'   `ncam_version` and `object_format` as in [ncam()].
 #'   The scores are kept so that [predict()] can use another `level`: the object
 #'   grows by 8 bytes per score, `n * m` of them (about 40 MB for the default
 #'   `m = 50` on 100,000 rows), which matters when calibrations are shared as
@@ -327,7 +329,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out <- structure(c(list(
     model = object, method = method, level = level, correction = correction,
     scores = sort(draws$scores), holdout = draws$holdout,
-    n = draws$n, m = as.integer(m), seed = seed
+    n = draws$n, m = as.integer(m), seed = seed, reference = if (method == "split") reference
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out

@@ -444,6 +444,43 @@ test_that("method = \"split\" defaults `reference` to the model's reference colu
                "no column .*ref.*reference the model was fitted with")
 })
 
+test_that("update() of a split calibration advises a calibrate() call that makes it again", {
+  # The advice of update()'s error, with the calibration rows put in.
+  followed_advice <- function(cal, rows) {
+    text <- gsub("\\s+", " ", cli::ansi_strip(tryCatch(update(cal), error = conditionMessage)))
+    code <- regmatches(text, regexpr("calibrate\\(cal\\$model, [^`]*\\)", text))
+    expect_length(code, 1L)
+    eval(str2lang(sub("<the calibration rows>", "rows", code, fixed = TRUE)))
+  }
+  withr::local_seed(12)
+  toy <- simulate_toy(500, seed = 12)
+  toy$ref <- toy$truth + stats::rnorm(500, 0, 0.3)
+  toy$other_ref <- toy$truth + stats::rnorm(500, 0, 0.6)
+  d <- toy[301:500, ]
+  # A fit without a reference: `reference` is required; with one, calibrate() would otherwise
+  # take the fit's own column, not the one the calibration was made against.
+  plain <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ x1, data = toy[1:300, ], hidden = 4L, epochs = 5L,
+                                 seed = 1L, threads = 1L))
+  with_ref <- suppressWarnings(ncam(sensor_0 + sensor_1 ~ x1, data = toy[1:300, ], reference = "ref",
+                                    hidden = 4L, epochs = 5L, seed = 1L, threads = 1L))
+  for (made in list(calibrate(plain, d, method = "split", reference = "truth"),
+                    calibrate(with_ref, d, method = "split", reference = "other_ref", level = 0.8),
+                    calibrate(with_ref, d))) {
+    again <- followed_advice(made, d)
+    expect_identical(again$scores, made$scores)
+    expect_identical(again$quantile, made$quantile)
+  }
+  # The column is kept, and the scores are against it: |other_ref - mean| / predictive sd.
+  cal <- calibrate(with_ref, d, method = "split", reference = "other_ref")
+  expect_identical(cal$reference, "other_ref")
+  p <- predict(with_ref, d, interval = "prediction")
+  expect_equal(cal$scores, sort(abs(d$other_ref - p$.pred) / p$.pred_sd))
+  expect_null(calibrate(plain, d, method = "mc_model", m = 2, seed = 1)$reference)
+  # A calibration saved before the column was kept: the advice names where it goes.
+  cal$reference <- NULL
+  expect_error(update(cal), "reference = <its reference column>", fixed = TRUE)
+})
+
 test_that("the in-sample warning of a label-free fit does not say a reference trained it", {
   toy <- simulate_toy(300, seed = 1)
   fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, hidden = 4, epochs = 10,
