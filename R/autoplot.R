@@ -136,12 +136,14 @@ check_plot_newdata <- function(newdata, type, call) {
   }
 }
 
-# `installed` is an argument so tests can pretend ggplot2 is absent.
+# `installed` is an argument so tests can pretend ggplot2 is absent. `needing` names what draws
+# with ggplot2, `otherwise` what draws without it.
 check_ggplot2 <- function(call = parent.frame(),
-                          installed = requireNamespace("ggplot2", quietly = TRUE)) {
+                          installed = requireNamespace("ggplot2", quietly = TRUE),
+                          needing = "{.fn autoplot} for {.cls ncam} models", otherwise = NULL) {
   if (!installed) {
-    ncam_abort(c("{.fn autoplot} for {.cls ncam} models needs the {.pkg ggplot2} package.",
-                 i = "Install it with {.code install.packages(\"ggplot2\")}."), call = call)
+    ncam_abort(c(paste(needing, "needs the {.pkg ggplot2} package."),
+                 i = "Install it with {.code install.packages(\"ggplot2\")}.", i = otherwise), call = call)
   }
 }
 

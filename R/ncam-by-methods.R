@@ -42,6 +42,22 @@ summary.ncam_by <- function(object, ...) per_model_only("summary", object)
 #' @export
 update.ncam_by <- function(object, ...) per_model_only("update", object)
 
+#' @section Plot: `plot()` draws the training and validation curves of every group, one panel
+#'   each, as `ggplot2::autoplot(fits)` does (it needs the ggplot2 package; `plot(fits$fit[[i]])`
+#'   draws one group's in base graphics), and returns `x` invisibly.
+#' @param y Unused.
+#' @rdname ncam_by-predict
+#' @export
+plot.ncam_by <- function(x, y, ...) {
+  check_dots_empty_hinted()
+  check_ncam_by(x, "x")
+  check_ggplot2(needing = "{.fn plot} of fits by group",
+                otherwise = "{.code plot(fits$fit[[i]])} draws one group's training curves without it.")
+  if (!any(has_fit(x))) ncam_abort("{.arg x} has no fitted group to plot.")
+  print(plot_group_losses(x))
+  invisible(x)
+}
+
 #' @section Other methods: `nobs()` is the sum of the groups' calibration rows (each
 #'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()` and
 #'   `update()` are errors saying what to use instead: a group's calibration
@@ -72,6 +88,21 @@ summary.ncam_by_calibration <- function(object, ...) per_model_only("summary", o
 #' @rdname ncam_by-calibrate
 #' @export
 update.ncam_by_calibration <- function(object, ...) per_model_only("update", object)
+
+#' @section Plot: `plot()` is an error, as for one calibration, saying what draws instead:
+#'   `ggplot2::autoplot(cals, "coverage", newdata = <rows with a reference>, reference = <its
+#'   column>)` the coverage of every group's calibrated intervals, and `plot()` of the fits by
+#'   group their training curves.
+#' @param y Unused.
+#' @rdname ncam_by-calibrate
+#' @export
+plot.ncam_by_calibration <- function(x, y, ...) {
+  check_ncam_by_calibration(x, "x")
+  ncam_abort(c("{.fn plot} has no meaning for calibrations by group from {.fn calibrate}.",
+               "{.fn plot} draws the training curves of fits: {.code plot(fits)} for the fits by group calibrated, {.code plot(cals$calibration[[i]]$model)} for one group's.",
+               i = "{.code ggplot2::autoplot(cals, \"coverage\", newdata = <rows with a reference>, reference = <its column>)} draws the coverage of every group's calibrated intervals."),
+             call = NULL)
+}
 
 # Methods of one model, on a table of models (fits, or calibrations) by group: an error saying
 # which model to ask, or what to use for every group.

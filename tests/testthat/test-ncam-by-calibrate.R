@@ -118,6 +118,10 @@ test_that("tidy() and glance() are each group's rows behind its keys", {
     expect_error(method(cals), "works on one calibration, and this is a table of one calibration per group", class = "ncam_error")
   }
   expect_output(print(cals), "calibration")
+  # plot() refuses as for one calibration, naming what draws (it was R's "'list' object cannot be
+  # coerced to type 'double'").
+  expect_error(plot(cals), "`plot\\(\\)` has no meaning for calibrations by group.*`plot\\(fits\\)`.*autoplot\\(cals, \"coverage\"",
+               class = "ncam_error")
   # A damaged object is named, in every method.
   broken <- cals
   broken$calibration <- NULL

@@ -278,6 +278,25 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   toy$site <- 1:nrow(toy)  # every group one row
   expect_error(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip"),
                "No group could be fitted")
+  # plot() draws each fitted group's training and validation curves (it was R's "'list' object
+  # cannot be coerced to type 'double'"), as autoplot() does.
+  skip_if_not_installed("ggplot2")
+  grDevices::pdf(NULL)
+  withr::defer(grDevices::dev.off())
+  expect_identical(withVisible(plot(fits)), list(value = fits, visible = FALSE))
+  drawn <- ggplot2::last_plot()$data
+  for (g in 1:2) {
+    history <- fits$fit[[g]]$history
+    train <- drawn[drawn$group == paste("site =", fits$site[g]) & drawn$curve == "training", ]
+    expect_identical(train$epoch, history$epoch)
+    expect_identical(train$nll, history$train_nll)
+  }
+  expect_false(any(grepl("site = 3", drawn$group)))
+  expect_error(plot(fits, colour = "red"), "`...` must be empty")
+  expect_error(plot(fits[3, ]), "`x` has no fitted group to plot", class = "ncam_error")
+  expect_error(check_ggplot2(installed = FALSE, needing = "{.fn plot} of fits by group",
+                             otherwise = "{.code plot(fits$fit[[i]])} draws one group's training curves without it."),
+               "`plot\\(\\)` of fits by group needs the ggplot2 package.*`plot\\(fits\\$fit\\[\\[i\\]\\]\\)` draws one group's")
 })
 
 test_that("multisession and cluster plans give the sequential fits", {
