@@ -1,7 +1,8 @@
 # The other methods of a table of models by group (ncam_by(), and calibrate() of it): those with
 # a natural total over the groups give it; those of one model point to the group's own, instead
 # of the tibble's NULL column, summary.data.frame() or update()'s "need an object with call
-# component".
+# component"; plot() draws or says what draws, instead of plot.data.frame()'s error on the list
+# column.
 
 #' @section Other methods: `nobs()` is the sum of the groups' [nobs()], and `logLik()` the sum of
 #'   their log-likelihoods with `df` and `nobs` summed (the groups' models are independent), so
