@@ -19,8 +19,8 @@
 #' errors of the hours of one day do move together, as the error of a
 #' calibration persists for hours: on SensEURCity Antwerp (three stations, a
 #' reference-anchored fit on each one's first 20 % of hours, scored on the rest;
-#' `bench/daily_means.R`) the standardised hourly errors correlated 0.89-0.90
-#' one hour apart and 0.25-0.36 a day apart. Taking the hours as independent
+#' `bench/daily_means.R` in the source repository) the standardised hourly errors correlated
+#' 0.89-0.90 one hour apart and 0.25-0.36 a day apart. Taking the hours as independent
 #' would narrow a 24-hour interval about five-fold (by the square root of the
 #' number of hours), and such 90 % intervals covered only 18-31 % of the daily
 #' reference means there. Averaged bounds cover a period's mean about as well

@@ -137,12 +137,16 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #'
 #' `tidy()` columns by method: `sensor` always; `anchor` (whether it is
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
-#' a row with every reading) for `"mean"` and `"ivw"`; `noise_var`, the
-#' error variance, for `"ivw"`, `"kalman"` (three-cornered hat), `"ppca"`
-#' (shared \eqn{\sigma^2}) and `"factor"`; `mean` and `loading` for `"ppca"`;
-#' `gain`, `offset` and the standard errors `gain_se`, `offset_se`,
-#' `noise_var_se` for `"factor"` (`NA` for the anchor's fixed gain 1 and
-#' offset 0).
+#' a row with every reading) for `"mean"` and `"ivw"`; `noise`, the error
+#' standard deviation, and `noise_var`, its square, for `"ivw"`, `"kalman"`
+#' (three-cornered hat), `"ppca"` (shared \eqn{\sigma}) and `"factor"`; `mean`
+#' and `loading` for `"ppca"`; `gain`, `offset` and the standard errors
+#' `gain_se`, `offset_se`, `noise_var_se` (of the variance) for `"factor"`
+#' (`NA` for the anchor's fixed gain 1 and offset 0). `gain`, `offset` and
+#' `noise` are named as in [tidy.ncam()] of an [ncam()] fit, where they vary with
+#' the covariates and are summarised over the rows (`gain_mean`, `offset_mean`,
+#' `noise_mean`, the noise there also a standard deviation); [summary.ncam()]
+#' calls them `a`, `c` and `sigma`.
 #'
 #' @param x,object A baseline fitted by [ncam_baseline()].
 #' @param newdata For `augment()`: a data frame with the sensor columns.
@@ -300,15 +304,18 @@ tidy.ncam_baseline <- function(x, ...) {
   sensors <- x$sensors
   out <- list(sensor = sensors)
   if (x$method %in% c("ppca", "factor")) out$anchor <- sensors == x$anchor
+  # noise is an sd, as in tidy() of an ncam fit; noise_var stays for code that reads it.
   more <- switch(x$method,
     mean = list(weight = rep(1 / length(sensors), length(sensors))),
-    ivw = list(noise_var = p$sensor_var, weight = (1 / p$sensor_var) / sum(1 / p$sensor_var)),
-    kalman = list(noise_var = p$sensor_var),
-    ppca = list(mean = p$mu, loading = p$loadings, noise_var = rep(p$sigma2, length(sensors))),
+    ivw = list(noise = sqrt(p$sensor_var), noise_var = p$sensor_var,
+               weight = (1 / p$sensor_var) / sum(1 / p$sensor_var)),
+    kalman = list(noise = sqrt(p$sensor_var), noise_var = p$sensor_var),
+    ppca = list(mean = p$mu, loading = p$loadings, noise = rep(sqrt(p$sigma2), length(sensors)),
+                noise_var = rep(p$sigma2, length(sensors))),
     factor = {
       pick <- function(prefix) unname(p$se[paste0(prefix, sensors)])
       list(gain = p$gain, gain_se = pick("gain_"), offset = p$offset, offset_se = pick("offset_"),
-           noise_var = p$noise_var, noise_var_se = pick("noise_var_"))
+           noise = sqrt(p$noise_var), noise_var = p$noise_var, noise_var_se = pick("noise_var_"))
     }
   )
   tibble::new_tibble(lapply(c(out, more), unname), nrow = length(sensors))

@@ -61,7 +61,8 @@
 #'   posterior sd. `logLik()` is the PPCA likelihood of the complete training rows.
 #'   PPCA gives every sensor the same noise variance: with sensors of unequal noise
 #'   its weights and intervals are off (93 % coverage at the 90 % level on one-factor
-#'   data, `bench/coverage_sim/part4.R`); `"factor"` estimates each sensor's noise.
+#'   data, `bench/coverage_sim/part4.R` in the source repository); `"factor"` estimates each
+#'   sensor's noise.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
 #'   the column `order` (one row per time: a time repeated among the `train`
 #'   rows is an error at the fit, among the rows of `newdata` in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
@@ -108,7 +109,7 @@
 #'   training rows as known, so with few rows they are too narrow. On data drawn
 #'   from each method's own model, 90 % intervals covered 0.70 (ivw), 0.60
 #'   (factor) and 0.68 (kalman) of the truth with 50 training rows, 0.84, 0.80
-#'   and 0.84 with 200, and 0.89 with 1000 (`bench/baseline_coverage.R`).
+#'   and 0.84 with 200, and 0.89 with 1000 (`bench/baseline_coverage.R` in the source repository).
 #'   [predict.ncam_baseline()] warns (class `ncam_warning_few_training_rows`)
 #'   when it makes such intervals from a fit on fewer than
 #'   `r ncam:::min_interval_training_rows` rows.

@@ -66,8 +66,8 @@ max_calibration_scores <- 1e7
 #' A model fitted without a reference never saw the reference readings
 #' `"split"` scores against: its training rows are fitted closer to the truth
 #' only as far as it overfitted their sensor readings (on 300 simulated rows,
-#' `bench/calibrate_in_sample.R`: a 32 x 32 network trained with `validation = 0`,
-#' so without early stopping, and calibrated on its training rows covered 0.88,
+#' `bench/calibrate_in_sample.R` in the source repository: a 32 x 32 network trained with
+#' `validation = 0`, so without early stopping, and calibrated on its training rows covered 0.88,
 #' 0.86 and 0.81 of new rows at level 0.9 after 300, 1000 and 3000 epochs,
 #' against 0.90 calibrated on as many held-out rows; with early stopping 0.89
 #' either way), so the warning says so and advises held-out rows.

@@ -35,10 +35,11 @@
 #'   sensor's gain and offset at its level and learns them relative to it, and its noise
 #'   variance is that of the sensor converted to the anchor's units by its level (times the
 #'   square of the level's gain): a sensor at its own level fits as that sensor in the anchor's
-#'   units, a raw signal in mV as well as one in ug/m3 (`bench/raw_signal.R`). A fit at the
-#'   anchor's level does not reach a sensor far from it (another scale, a large baseline); at
-#'   its own level it does, but on the PurpleAir short co-location of `vignette("colocation")`
-#'   it did worse where the anchor's level was within reach (`bench/sensor_start.R`).
+#'   units, a raw signal in mV as well as one in ug/m3 (`bench/raw_signal.R` in the source
+#'   repository). A fit at the anchor's level does not reach a sensor far from it (another scale, a
+#'   large baseline); at its own level it does, but on the PurpleAir short co-location of
+#'   `vignette("colocation")` it did worse where the anchor's level was within reach
+#'   (`bench/sensor_start.R` in the source repository).
 #' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
 #'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
 #'   with its meaning, `clip_norm` as given.

@@ -17,12 +17,12 @@
 #' one drifting moves both comparisons, in opposite directions: both are flagged, and the check
 #' cannot say which of the two moved. With three or more, the one that moved usually has the
 #' largest `mean_z` in absolute value (in 99.4 % of months after a drift of one noise sd in
-#' `bench/drift.R`, not in every month), but the others can be flagged too, shifted the other
-#' way and less. When the model was fitted with a `reference` and `newdata` holds that column with
-#' readings (a second co-location, say), the reference is checked as a sensor too: its row compares
-#' the reference with the estimate from the low-cost sensors, a direct check of the calibration. A
-#' sensor is also flagged where the model never fitted it well (a unit that differs from the others
-#' of a model pooled over sites), which is equally a reason to look.
+#' `bench/drift.R` in the source repository, not in every month), but the others can be flagged too,
+#' shifted the other way and less. When the model was fitted with a `reference` and `newdata` holds
+#' that column with readings (a second co-location, say), the reference is checked as a sensor too:
+#' its row compares the reference with the estimate from the low-cost sensors, a direct check of the
+#' calibration. A sensor is also flagged where the model never fitted it well (a unit that differs
+#' from the others of a model pooled over sites), which is equally a reason to look.
 #'
 #' **Method.** For sensor \eqn{j} at a row, the model's predictive distribution of its reading
 #' given the other observed readings \eqn{b_{-j}} is normal with mean
@@ -49,9 +49,9 @@
 #' a drift's own step does not count as ordinary variation (it would hide itself), while
 #' regimes that outlast a period count more fully than in differences of consecutive periods.
 #' So \eqn{\tau^2} is the variance of variation that is independent from one period to the
-#' next (0.96 of it in `bench/drift_regimes.R`, 26 periods). Variation that persists, with
-#' correlation \eqn{\phi} between consecutive periods, shows only \eqn{1 - \phi} of its
-#' variance in their differences: the cut threshold is too low for it, its wander is cut into
+#' next (0.96 of it in `bench/drift_regimes.R` in the source repository, 26 periods). Variation that
+#' persists, with correlation \eqn{\phi} between consecutive periods, shows only \eqn{1 - \phi} of
+#' its variance in their differences: the cut threshold is too low for it, its wander is cut into
 #' stretches as a drift would be, and \eqn{\tau^2} comes out at 0.64 of that variance for
 #' \eqn{\phi = 0.5} and 0.25 for \eqn{\phi = 0.8}, where 3.4 % and 15 % of periods without
 #' drift have `p_value` below 0.01 at `tolerance = 0`. A short series cannot tell such wander
@@ -84,9 +84,9 @@
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
 #'   shifts smaller than a tenth of the spread of a reading around its prediction. On
-#'   simulated hourly half-years without drift checked by week (`bench/drift_hourly.R`),
-#'   `tolerance = 0` flagged 2.0 % of them at `alpha = 0.01`, the default 0.7 %; 1.7 % of
-#'   the rows had `p_value` below 0.01 and `mean_z / std_error` had sd 1.136. What exceeds
+#'   simulated hourly half-years without drift checked by week (`bench/drift_hourly.R` in the source
+#'   repository), `tolerance = 0` flagged 2.0 % of them at `alpha = 0.01`, the default 0.7 %; 1.7 %
+#'   of the rows had `p_value` below 0.01 and `mean_z / std_error` had sd 1.136. What exceeds
 #'   1 % and 1 there is each sensor's z being a little off 0 over the whole half-year (sd
 #'   0.048), the model's own estimation error, which only `tolerance` absorbs: around each
 #'   sensor's own level that sd is 0.977.

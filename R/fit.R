@@ -36,12 +36,13 @@
 #'   (with the clamp and the penalty on it) is that of the sensor converted to the anchor's units
 #'   by that level, so it fits as well as the same sensor in the anchor's units. PurpleAir
 #'   shifted by 150 ug/m3 gave RMSE 6.7 from the anchor's level, 2.3 at its own
-#'   (`bench/sensor_start.R`); as 1000 times its reading plus 2000, RMSE 2.28 over seeds 1-3
-#'   against 2.29 as it is (2.73 when only its gain and offset started at its own level;
-#'   `bench/raw_signal.R`). See `sensor_start` in [ncam_control()]. Sensors whose spreads
-#'   differ by more than 50 times where a fit takes them at one scale (without an anchor or
-#'   reference, with `sensor_start = "anchor_level"`, or beside fewer than 10 of the anchor's
-#'   readings) get warning `ncam_warning_units`: convert them to one unit first.
+#'   (`bench/sensor_start.R` in the source repository); as 1000 times its reading plus 2000, RMSE
+#'   2.28 over seeds 1-3 against 2.29 as it is (2.73 when only its gain and offset started at its
+#'   own level; `bench/raw_signal.R` in the source repository). See `sensor_start` in
+#'   [ncam_control()]. Sensors whose spreads differ by more than 50 times where a fit takes them at
+#'   one scale (without an anchor or reference, with `sensor_start = "anchor_level"`, or beside
+#'   fewer than 10 of the anchor's readings) get warning `ncam_warning_units`: convert them to one
+#'   unit first.
 #'
 #' @section Missing data: a missing sensor reading (`NA`) simply leaves that sensor out of the
 #'   row's likelihood and posterior; a row with no reading gets the prior. Rows with a missing
@@ -99,14 +100,16 @@
 #'   their noise, weighted by their precision so that a unit with few reference rows counts little; at 0
 #'   every offset is 0 (`print()` says so) and `offset_sd` and a new unit's variance use `tau2_floor`,
 #'   the least spread those means could show. Where units share the seasons that move the error it comes
-#'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R`: 92 % of their readings
-#'   inside 90 % intervals). The reference's noise, learned without units, keeps the spread between
-#'   them: `"prediction"` intervals of known units are then conservative where units differ much (99.6 %
-#'   at 90 % for simulated units biased by -3 to 3, `bench/unit_known_coverage.R`; 91 % on PurpleAir's
-#'   later days, `bench/unit_offsets.R`); [calibrate()]
-#'   with later reference rows recalibrates them, as far as those rows are like the days to come. Needs reference readings at 3 or more units, some with
-#'   two or more rows; `newdata` then needs the column. The offsets are in `fit$unit_offsets`, tabled by
-#'   `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not by `logLik()`.
+#'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R` in the source
+#'   repository: 92 % of their readings inside 90 % intervals). The reference's noise, learned
+#'   without units, keeps the spread between them: `"prediction"` intervals of known units are then
+#'   conservative where units differ much (99.6 % at 90 % for simulated units biased by -3 to 3,
+#'   `bench/unit_known_coverage.R` in the source repository; 91 % on PurpleAir's later days,
+#'   `bench/unit_offsets.R` in the source repository); [calibrate()] with later reference rows
+#'   recalibrates them, as far as those rows are like the days to come. Needs reference readings at
+#'   3 or more units, some with two or more rows; `newdata` then needs the column. The offsets are
+#'   in `fit$unit_offsets`, tabled by `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not
+#'   by `logLik()`.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).
 #' @param epochs Maximum number of passes over the training rows.

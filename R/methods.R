@@ -24,7 +24,11 @@
 #' @param x,object A fitted [ncam()] model.
 #' @param ... Unused.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
-#'   `summary.ncam` with a `sensors` tibble and a `calibration_range` tibble (lowest and
+#'   `summary.ncam` with a `sensors` tibble (per sensor the gain `a`, offset `c` and noise
+#'   standard deviation `sigma`, each averaged over the fitted rows with its `_sd`, `_q10` and
+#'   `_q90` over them; [tidy.ncam()] gives the same numbers as `gain_mean`, `gain_sd`, ...,
+#'   `offset_`, `noise_`: `a` is `gain_mean`, `c` `offset_mean`, `sigma` `noise_mean`) and a
+#'   `calibration_range` tibble (lowest and
 #'   highest reading of each sensor and value of each covariate over the rows the calibration
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
 #'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference

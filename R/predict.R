@@ -42,14 +42,14 @@
 #'   data, whose sensor noise grows with the concentration and whose two Plantower channels
 #'   share one humidity error, a reference fit's 90 % credible intervals covered 0.837 of the
 #'   true values on held-out weeks (0.59 in the tenth with the highest concentrations), its
-#'   prediction intervals 0.887 of new reference readings (`bench/coverage_misspecified.R`).
-#'   For conformal intervals, which need no such assumption, see [calibrate()]: split
-#'   conformal covered 0.896 of later reference readings there. With a short co-location of
+#'   prediction intervals 0.887 of new reference readings (`bench/coverage_misspecified.R` in the
+#'   source repository). For conformal intervals, which need no such assumption, see [calibrate()]:
+#'   split conformal covered 0.896 of later reference readings there. With a short co-location of
 #'   autocorrelated (such as hourly) readings, a few hundred rows, the model's intervals can be
 #'   too narrow, as such rows teach it less than their number suggests: on EPA's Toucan data
 #'   ([read_toucan()]; three sensors, 233 usable reference hours in the first 10 days) 90 %
 #'   prediction intervals covered 0.77-0.81 of the later hours (three seeds,
-#'   `bench/toucan_short_colocation.R`). Hold some
+#'   `bench/toucan_short_colocation.R` in the source repository). Hold some
 #'   co-location rows out of the fit (their reference `NA` in its data) and give them to
 #'   [calibrate()] with `method = "split", reference = ` the reference column: there (fitted on
 #'   7 days, calibrated on the next 3) 0.95-0.96.
@@ -76,7 +76,7 @@
 #' was 11.9 ug/m3 against 2.17 inside the range, and 90 % prediction intervals covered 20 % of
 #' them. On SensEURCity Antwerp, with the first 20 % of each station's hours as co-location and
 #' one fit per station without covariates, 218 of 12771 later hours: 11.8 against 2.90, covered
-#' 12 % (`bench/colocation.R` in the package's source repository; means over 5 seeds). The
+#' 12 % (`bench/colocation.R` in the source repository; means over 5 seeds). The
 #' vignette "SensEURCity Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap
 #' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.46 against 3.38
 #' on the hours not warned about, covered 20.9 %.

@@ -80,7 +80,7 @@ read_purpleair_aqs <- function(path) {
 #'   leave out, and they leave them out for a reason: half of those hours hold
 #'   broken box readings, stuck at exactly 0 or in the thousands of ug/m3 while
 #'   the reference reads about 15 (a box at station R811 has a median of
-#'   over 2,000 there; `bench/senseurcity_join.R`). Drop such hours before
+#'   over 2,000 there; `bench/senseurcity_join.R` in the source repository). Drop such hours before
 #'   use (a box at exactly 0, or far above the other box and the reference;
 #'   `screen_outliers` of [ncam_control()] catches a single box's spikes, not a
 #'   box stuck for days), or keep to `"colocated"`.

@@ -24,7 +24,8 @@
 #'   \eqn{-0.04} times the synoptic temperature anomaly (cold spells trap pollution).
 #'   Over a few months this gives a median near 10 µg/m³, a log-sd near 0.6 and
 #'   hour-to-hour autocorrelation near 0.9, as at urban European reference stations
-#'   (`bench/simulate_colocation_stats.R`: 10.5, 0.63 and 0.91 on average over 20 seeds).
+#'   (`bench/simulate_colocation_stats.R` in the source repository: 10.5, 0.63 and 0.91 on average
+#'   over 20 seeds).
 #'
 #' @section Sensors: each sensor `j` at site `s` reads
 #'   \deqn{b = \max(a_j(rh, T, t, s)\,Y + c_j(rh, T, t, s) + \sigma_j(Y)\,z + o\,\zeta, 0),}{b = max(a_j(rh, T, t, s) Y + c_j(rh, T, t, s) + sigma_j(Y) z + o zeta, 0),}

@@ -52,7 +52,13 @@ generics::augment
 #'   * `tidy()`: one row per sensor: `sensor`, `anchor` (logical), and for the
 #'     gain (`gain_`), offset (`offset_`) and noise standard deviation
 #'     (`noise_`) their `mean`, `sd`, `q10` and `q90` (10% and 90% quantiles)
-#'     over the fitted rows.
+#'     over the fitted rows. These are the numbers of `summary(x)$sensors`,
+#'     which names them after the model's symbols: `gain_mean`, `gain_sd`,
+#'     `gain_q10`, `gain_q90` are its `a`, `a_sd`, `a_q10`, `a_q90`; `offset_`
+#'     its `c`, `noise_` its `sigma` (so `noise_sd` is the spread of the noise
+#'     sd over the rows, `sigma_sd`, not a noise variance). [tidy.ncam_baseline()], of a
+#'     baseline from [ncam_baseline()], names its constant parameters `gain`, `offset` and
+#'     `noise` (also an sd).
 #'   * `glance()`: one row: `logLik`, `df` (the network's parameters, as
 #'     [logLik()] counts them), `AIC`, `BIC`, `nobs`, `n_train`,
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation

@@ -17,18 +17,19 @@
 #'   latest first; how the units' rows interleave does not matter). Rows out of time order mix days
 #'   and weeks in every block, and `offset_sd` comes out too small: at 18 PurpleAir sites with the
 #'   first 10 % of each site's days beside the reference, shuffled rows gave 0.55 to 0.65 times the
-#'   `offset_sd` of rows in order (the median over sites, in five shuffles; `bench/unit_time_order.R`).
-#'   `ncam()` has no time argument to sort them by, but a date-time column of `data` (`Date` or
-#'   `POSIXct`) shows the order: when no such column (among those varying within a unit) runs
-#'   forwards or backwards through each unit's reference rows, `ncam()` warns (class
-#'   `ncam_warning_unit_time_order`), naming the units out of order; sort the data and fit again.
-#'   Without such a column (time as numbers or text) the order cannot be checked.
+#'   `offset_sd` of rows in order (the median over sites, in five shuffles;
+#'   `bench/unit_time_order.R` in the source repository). `ncam()` has no time argument to sort them
+#'   by, but a date-time column of `data` (`Date` or `POSIXct`) shows the order: when no such column
+#'   (among those varying within a unit) runs forwards or backwards through each unit's reference
+#'   rows, `ncam()` warns (class `ncam_warning_unit_time_order`), naming the units out of order;
+#'   sort the data and fit again. Without such a column (time as numbers or text) the order cannot
+#'   be checked.
 #'
 #'   That noise also holds the wandering that units co-located at the same time share (the weather),
 #'   which the pooled model's level takes up rather than their offsets: `offset_sd` is then
 #'   conservative. On simulated sites whose offsets are learned from alternate weeks
-#'   (`bench/unit_offsets_sim.R`, 160 replications) the offsets err by 0.043 (standard error 0.006)
-#'   where `offset_sd` says 0.061.
+#'   (`bench/unit_offsets_sim.R` in the source repository, 160 replications) the offsets err by
+#'   0.043 (standard error 0.006) where `offset_sd` says 0.061.
 #'
 #'   It leaves out what the reference rows cannot show:
 #'   * The pooled model's own level moving on rows it was not fitted to: the same at every unit, with
@@ -39,8 +40,9 @@
 #'     40, which this page gave before as the offsets' error).
 #'   * A unit's bias moving after its co-location (drift, seasons it did not see). At SensEURCity
 #'     Antwerp's three stations, co-located in summer and scored until February
-#'     (`bench/unit_offsets.R`), the offsets err by 0.49 on the later months where `offset_sd` says
-#'     0.20 (a rough figure from three stations); at 18 PurpleAir sites by 0.79 where it says 0.76.
+#'     (`bench/unit_offsets.R` in the source repository), the offsets err by 0.49 on the later
+#'     months where `offset_sd` says 0.20 (a rough figure from three stations); at 18 PurpleAir
+#'     sites by 0.79 where it says 0.76.
 #' @rdname ncam
 #' @name ncam
 NULL

@@ -73,6 +73,7 @@ test_that("the factor fit agrees with lavaan's full-information ML, with missing
     expect_equal(unname(p$gain[free]), lav("est", "theta", "=~", free), tolerance = 1e-4)
     expect_equal(unname(p$offset[free]), lav("est", free, "~1", ""), tolerance = 1e-4)
     expect_equal(unname(p$noise_var), lav("est", sensors, "~~", sensors), tolerance = 1e-4)
+    expect_equal(generics::tidy(fit)$noise, sqrt(lav("est", sensors, "~~", sensors)), tolerance = 1e-4)
     expect_equal(p$prior_mean, lav("est", "theta", "~1", ""), tolerance = 1e-4)
     expect_equal(p$prior_var, lav("est", "theta", "~~", "theta"), tolerance = 1e-4)
 

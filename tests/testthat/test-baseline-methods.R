@@ -144,17 +144,23 @@ test_that("tidy() lists each sensor's parameters", {
   fits <- fit_all(d)
   expect_identical(generics::tidy(fits$mean), tibble::tibble(sensor = c("s1", "s2", "s3"), weight = rep(1 / 3, 3)))
   s2 <- fits$ivw$params$sensor_var
+  # noise is the error sd (as noise_mean of tidy() of an ncam fit), noise_var its square.
   expect_equal(generics::tidy(fits$ivw),
-               tibble::tibble(sensor = c("s1", "s2", "s3"), noise_var = unname(s2), weight = unname((1 / s2) / sum(1 / s2))))
-  expect_equal(generics::tidy(fits$kalman)$noise_var, unname(s2))
+               tibble::tibble(sensor = c("s1", "s2", "s3"), noise = sqrt(unname(s2)), noise_var = unname(s2),
+                              weight = unname((1 / s2) / sum(1 / s2))))
+  expect_equal(generics::tidy(fits$kalman),
+               tibble::tibble(sensor = c("s1", "s2", "s3"), noise = sqrt(unname(s2)), noise_var = unname(s2)))
   p <- fits$ppca$params
   expect_equal(generics::tidy(fits$ppca),
                tibble::tibble(sensor = c("s1", "s2", "s3"), anchor = c(TRUE, FALSE, FALSE), mean = unname(p$mu),
-                              loading = unname(p$loadings), noise_var = rep(p$sigma2, 3)))
+                              loading = unname(p$loadings), noise = rep(sqrt(p$sigma2), 3),
+                              noise_var = rep(p$sigma2, 3)))
   p <- fits$factor$params
   tidied <- generics::tidy(fits$factor)
-  expect_named(tidied, c("sensor", "anchor", "gain", "gain_se", "offset", "offset_se", "noise_var", "noise_var_se"))
+  expect_named(tidied, c("sensor", "anchor", "gain", "gain_se", "offset", "offset_se", "noise", "noise_var",
+                         "noise_var_se"))
   expect_equal(tidied$gain, unname(p$gain))
+  expect_equal(tidied$noise, sqrt(unname(p$noise_var)))
   expect_equal(tidied$offset_se[2:3], unname(sqrt(diag(p$vcov))[c("offset_s2", "offset_s3")]))
   expect_equal(tidied$noise_var_se, unname(sqrt(diag(p$vcov))[c("noise_var_s1", "noise_var_s2", "noise_var_s3")]))
   expect_error(generics::tidy(fits$factor, conf.int = TRUE), "must be empty", fixed = TRUE)
@@ -215,7 +221,7 @@ test_that("every baseline is equivariant under a change of units", {
   train <- 1:200
   # Powers of k by tidy() column: variances scale as k^2, gains and weights not at all.
   power <- c(weight = 0, gain = 0, gain_se = 0, mean = 1, loading = 1, offset = 1, offset_se = 1,
-             noise_var = 2, noise_var_se = 2)
+             noise = 1, noise_var = 2, noise_var_se = 2)
   for (m in c("mean", "ivw", "ppca", "kalman", "factor")) {
     fit_in <- function(k) ncam_baseline(s1 + s2 + s3 ~ 1, in_units(d, k), m, train = train,
                                         order = if (m == "kalman") "t")

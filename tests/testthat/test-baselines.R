@@ -41,6 +41,9 @@ test_that("ivw equals a hand-computed weighted mean with three-cornered-hat vari
   fit <- ncam_baseline(a + b + c ~ 1, d, "ivw", train = train)
   expect_warning(out <- predict(fit, d), "row 8", class = "ncam_warning_no_readings")
   expect_equal(fit$params$sensor_var, s2, tolerance = 1e-12)
+  # tidy() gives the error sd as noise, the variance as noise_var.
+  expect_equal(tidy(fit)$noise, unname(sqrt(s2)), tolerance = 1e-12)
+  expect_equal(tidy(fit)$noise_var, unname(s2), tolerance = 1e-12)
   expected <- expected_sd <- rep(NA_real_, nrow(d))
   for (i in 1:7) {
     obs <- !is.na(unlist(d[i, ]))

@@ -30,6 +30,13 @@ test_that("tidy() summarises the per-row sensor parameters of the fitted rows", 
       expect_equal(out[[paste0(name, "_q90")]][j], unname(quantile(v, 0.9)), tolerance = 1e-8)
     }
   }
+  # As ?ncam-tidy and ?summary.ncam say: summary()'s a, c and sigma are tidy()'s gain, offset
+  # and noise.
+  s <- summary(tidy_fit)$sensors
+  for (name in names(symbols)) {
+    expect_equal(unname(as.list(out[paste0(name, c("_mean", "_sd", "_q10", "_q90"))])),
+                 unname(as.list(s[paste0(symbols[[name]], c("", "_sd", "_q10", "_q90"))])))
+  }
   # The anchor has gain 1 and offset 0 by construction.
   anchor <- out[out$anchor, ]
   expect_equal(c(anchor$gain_mean, anchor$gain_sd, anchor$offset_mean, anchor$offset_sd), c(1, 0, 0, 0))
