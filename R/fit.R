@@ -258,7 +258,8 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   sensor_level <- if (parameterization == "anchored") sensor_levels(readings, anchor, rows$train, scaling, control$sensor_start)
   spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
                          anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
-                         logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level)
+                         logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level,
+                         constant_anchor_noise = !is.null(reference) && control$reference_noise == "constant")
   warn_units(spreads, sensor_level)
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)

@@ -63,7 +63,8 @@ print.ncam <- function(x, ...) {
   anchor_txt <- if (is.null(x$anchor)) x$parameterization else paste0(x$anchor, " (a = 1, c = 0)")
   line("Anchor: {anchor_txt}")
   if (!is.null(x$reference)) {
-    line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows")
+    noise_txt <- if (isTRUE(x$spec$constant_anchor_noise)) "constant noise" else "noise from the covariates"
+    line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows; {noise_txt}")
   }
   reading_units <- unname(x$units[intersect(c(x$sensors, x$reference), names(x$units))])
   if (length(reading_units)) {

@@ -45,6 +45,9 @@ ncam_types::ModelSpec spec_from_list(const List& s) {
     spec.sensor_gain = Rcpp::as<std::vector<double>>(s["sensor_gain"]);
     spec.sensor_offset = Rcpp::as<std::vector<double>>(s["sensor_offset"]);
   }
+  // Fits saved before it existed learned the anchor's noise from the covariates.
+  if (s.containsElementNamed("constant_anchor_noise"))
+    spec.constant_anchor_noise = Rcpp::as<bool>(s["constant_anchor_noise"]);
   return spec;
 }
 

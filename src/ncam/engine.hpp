@@ -272,6 +272,7 @@ class Engine {
       if (model_.has_bias_head())
         mlp_backward(model_.bias(), params, ws.x, k, ws.bias, ws.d_bias.leftCols(k), grad);
       mlp_backward(model_.reliability(), params, ws.x, k, ws.reliability, ws.d_reliability.leftCols(k), grad);
+      model_.hold_constant_outputs(grad);  // held parameters are not the model's: gradient 0
       mlp_backward(model_.prior(), params, ws.x, k, ws.prior, ws.d_prior.leftCols(k), grad);
     }
     return loss;

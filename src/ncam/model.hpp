@@ -6,6 +6,7 @@
 // Log-variances are hard-clamped to [logvar_min, logvar_max] (zero gradient outside). Each
 // sensor's heads are relative to its level (ModelSpec::sensor_gain, sensor_offset): a_j =
 // gain_j softplus(u_j), c_j = offset_j + gain_j v_j, w_j = 2 log(gain_j) + clamped raw w_j.
+// With ModelSpec::constant_anchor_noise the anchor's noise output has its weights held at 0.
 #pragma once
 #include <cmath>
 #include <stdexcept>
@@ -46,6 +47,8 @@ class Model {
     if (spec.parameterization == Parameterization::anchored &&
         (spec.anchor < 0 || spec.anchor >= spec.n_sensors))
       throw std::invalid_argument("anchor out of range");
+    if (spec.constant_anchor_noise && spec.parameterization != Parameterization::anchored)
+      throw std::invalid_argument("a constant anchor noise needs an anchor");
     for (int j = 0; j < spec.n_sensors; ++j) {
       const bool is_free = spec.parameterization == Parameterization::unanchored ||
                            (spec.parameterization == Parameterization::anchored && j != spec.anchor);
@@ -75,6 +78,7 @@ class Model {
   void initialise(T* params, Rng& rng) const {
     prior_.initialise(params, rng);
     reliability_.initialise(params, rng);
+    hold_constant_outputs(params);
     if (has_bias_head()) bias_.initialise(params, rng);
     const int last = prior_.n_layers() - 1;
     params[prior_.b_offset[last]] = T(0);
@@ -125,6 +129,17 @@ class Model {
       h.da.row(j).head(k) = gain * value.template cast<double>().transpose();
       h.c.row(j).head(k) = sensor_offset(j) + gain * bias_out.row(n_free_ + f).head(k).template cast<double>().array();
     }
+  }
+
+  // Zeroes the entries of `v` (the parameters, or a gradient) that the spec holds at 0: with
+  // constant_anchor_noise, the weights into the anchor's output of the reliability head.
+  template <typename T>
+  void hold_constant_outputs(T* v) const {
+    if (!spec_.constant_anchor_noise) return;
+    const int last = reliability_.n_layers() - 1;
+    const int n_out = reliability_.widths[last + 1], n_in = reliability_.widths[last];
+    for (int col = 0; col < n_in; ++col)
+      v[reliability_.w_offset[last] + spec_.anchor + static_cast<std::size_t>(col) * n_out] = T(0);
   }
 
   int free_index(int j) const { return free_index_[j]; }

@@ -27,6 +27,11 @@ struct ModelSpec {
   // Empty: gain 1 and offset 0 for every sensor; fixed sensors (the anchor, no_bias) must have
   // those.
   std::vector<double> sensor_gain, sensor_offset;
+  // Anchored only: the anchor's noise log-variance is one learned constant, not a function of
+  // the covariates (its output weights in the reliability head are held at 0, so the output is
+  // that layer's bias). For a reference instrument, whose noise the covariates should not
+  // drive, learned from the few rows where it reads.
+  bool constant_anchor_noise = false;
 };
 
 // n rows of p covariates and L sensor readings (NaN = missing), one pointer per column, so the

@@ -755,6 +755,85 @@ void test_init() {
 
 }  // namespace
 
+// A constant anchor noise (ModelSpec::constant_anchor_noise): the weights into the anchor's
+// noise output are 0 at initialisation and after training, that output is the same on every
+// row, and the gradient is the plain model's (checked against finite differences above) with
+// those weights' entries set to 0.
+void test_constant_anchor_noise() {
+  const Data d = simulate(200, 2, 3, 95, 0.15);
+  const int anchor = 1;
+  const ModelSpec plain = make_spec(2, 3, {6, 4}, 0, anchor, 0.01, 0.01);
+  ModelSpec held = plain;
+  held.constant_anchor_noise = true;
+  const Model plain_model(plain), held_model(held);
+  const MlpLayout& rel = held_model.reliability();
+  const int last = rel.n_layers() - 1, n_out = rel.widths[last + 1], n_in = rel.widths[last];
+  std::vector<bool> is_held(held_model.n_params(), false);
+  for (int col = 0; col < n_in; ++col) is_held[rel.w_offset[last] + anchor + static_cast<std::size_t>(col) * n_out] = true;
+
+  std::vector<double> p_plain(plain_model.n_params()), p_held(held_model.n_params());
+  Rng r1(7), r2(7);
+  plain_model.initialise(p_plain.data(), r1);
+  held_model.initialise(p_held.data(), r2);
+  bool init_ok = true;
+  for (std::size_t k = 0; k < p_held.size(); ++k)
+    init_ok = init_ok && (is_held[k] ? p_held[k] == 0.0 && p_plain[k] != 0.0 : p_held[k] == p_plain[k]);
+  check(init_ok, "constant anchor noise: held weights 0 at init, every other parameter as without it");
+
+  std::vector<double> params = generic_params(held_model, 97, 0.3);
+  held_model.hold_constant_outputs(params.data());
+  Engine<double> held_engine(held_model, d.view(), 1), plain_engine(plain_model, d.view(), 1);
+  const Predicted pr = predict(held_engine, params, d.n, d.L);
+  const HeadColumns col{d.L};
+  double anchor_range = 0, other_range = 0;
+  for (int i = 1; i < d.n; ++i) {
+    anchor_range = std::max(anchor_range, std::fabs(pr.heads[i + static_cast<std::size_t>(col.noise_log_variance(anchor)) * d.n] -
+                                                    pr.heads[static_cast<std::size_t>(col.noise_log_variance(anchor)) * d.n]));
+    other_range = std::max(other_range, std::fabs(pr.heads[i + static_cast<std::size_t>(col.noise_log_variance(0)) * d.n] -
+                                                  pr.heads[static_cast<std::size_t>(col.noise_log_variance(0)) * d.n]));
+  }
+  check(anchor_range < 1e-12 && other_range > 1e-3, "constant anchor noise: anchor's noise the same on every row, another sensor's not",
+        "(ranges %g, %g)", anchor_range, other_range);
+
+  const std::vector<int> rows = all_rows(d.n);
+  std::vector<double> g_held(params.size()), g_plain(params.size());
+  const double l_held = held_engine.loss_grad(params.data(), rows.data(), d.n, g_held.data());
+  const double l_plain = plain_engine.loss_grad(params.data(), rows.data(), d.n, g_plain.data());
+  bool grad_ok = l_held == l_plain;
+  double held_plain_size = 0;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    grad_ok = grad_ok && (is_held[k] ? g_held[k] == 0.0 : g_held[k] == g_plain[k]);
+    if (is_held[k]) held_plain_size = std::max(held_plain_size, std::fabs(g_plain[k]));
+  }
+  check(grad_ok && held_plain_size > 1e-6, "constant anchor noise: gradient is the plain one with the held entries 0",
+        "(largest held entry of the plain gradient %g)", held_plain_size);
+
+  AdamOptions opt;
+  opt.learn_rate = 1e-2;
+  opt.batch_size = 32;
+  opt.weight_decay = 1e-3;
+  Trainer<float> trainer(held, d.view(), rows, opt, 5, 1);
+  for (int e = 0; e < 5; ++e) trainer.epoch(nullptr);
+  bool trained_ok = true, others_moved = false;
+  std::vector<float> start(held_model.n_params());
+  Rng r3(5);
+  held_model.initialise(start.data(), r3);
+  for (std::size_t k = 0; k < start.size(); ++k) {
+    if (is_held[k]) trained_ok = trained_ok && trainer.params()[k] == 0.0f;
+    else others_moved = others_moved || trainer.params()[k] != start[k];
+  }
+  check(trained_ok && others_moved, "constant anchor noise: held weights still 0 after training (with weight decay)");
+  ModelSpec unanchored = held;
+  unanchored.parameterization = Parameterization::unanchored;
+  bool refused = false;
+  try {
+    Model m(unanchored);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  check(refused, "a constant anchor noise without an anchor is refused");
+}
+
 int main() {
   test_empty_rows();  // first: forks before any OpenMP thread pool exists
   test_row_level();
@@ -767,6 +846,7 @@ int main() {
   test_gelu();
   test_trainer();
   test_init();
+  test_constant_anchor_noise();
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
   return g_fail == 0 ? 0 : 1;
 }

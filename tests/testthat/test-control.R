@@ -6,7 +6,7 @@ test_that("print() of ncam_control() shows each setting, Inf clip norm as no cli
   expect_identical(out[1], "ncam optimiser settings (ncam_control)")
   # One line per setting, in order, each with its value and meaning.
   settings <- c("beta1", "beta2", "eps", "weight_decay", "clip_norm", "logvar_range", "precision",
-                "min_delta", "screen_outliers", "adapt_threads", "sensor_start")
+                "min_delta", "screen_outliers", "adapt_threads", "sensor_start", "reference_noise")
   expect_length(out, 1L + length(settings))
   expect_identical(vapply(strsplit(trimws(out[-1]), " +"), `[`, "", 1), settings)
   expect_match(out[grep("clip_norm", out)], "Inf (no clipping)", fixed = TRUE)

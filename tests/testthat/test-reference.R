@@ -41,7 +41,43 @@ test_that("predict() ignores the reference column by default, and folds it in on
   expect_identical(with_ref$.pred[201:600], predict(fit, d)$.pred[201:600])
   expect_true(all(with_ref$.post_sd[1:200] < predict(fit, d)$.post_sd[1:200]))
   expect_error(predict(fit, without, use_reference = TRUE), "ref")
-  expect_output(print(fit), "Reference: ref")
+  expect_output(print(fit), "Reference: ref, observed on .* rows; constant noise")
+})
+
+test_that("the reference's noise is one learned value unless it should follow the covariates", {
+  # The reference reads the truth with noise sd 0.3 at the driest rows rising to 2 at the
+  # wettest (rh 20 to 95), so a noise that follows rh fits it and a constant one cannot.
+  d <- coloc_data(3000, 5, 3000)
+  ref_sd <- 0.3 + 1.7 * (d$rh - 20) / 75
+  d$ref <- d$truth + withr::with_seed(6, stats::rnorm(nrow(d), sd = ref_sd))
+  fit_with <- function(rule) {
+    ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
+         seed = 3L, threads = 1L, control = ncam_control(reference_noise = rule))
+  }
+  ref_sigma <- function(fit) {
+    p <- sensor_params(fit, d)
+    p$sigma[p$sensor == "ref"]
+  }
+  constant <- ref_sigma(fit_with("constant"))
+  covariates <- ref_sigma(fit_with("covariates"))
+  expect_lt(diff(range(constant)), 1e-6 * mean(constant))
+  # One value for all rows: about the root mean square of the true sds.
+  expect_equal(mean(constant), sqrt(mean(ref_sd^2)), tolerance = 0.15)
+  dry <- d$rh < 40
+  wet <- d$rh > 75
+  expect_equal(mean(covariates[dry]), mean(ref_sd[dry]), tolerance = 0.35)
+  expect_equal(mean(covariates[wet]), mean(ref_sd[wet]), tolerance = 0.15)
+  expect_output(print(fit_with("covariates")), "noise from the covariates")
+})
+
+test_that("a fit without a reference is the same whatever reference_noise says", {
+  d <- coloc_data(400, 8, 0)
+  fit_with <- function(rule) {
+    suppressWarnings(ncam(s1 + s2 ~ rh, data = d, anchor = "s1", hidden = 4L, epochs = 5L, seed = 2L, threads = 1L,
+                          control = ncam_control(reference_noise = rule)),
+                     classes = c("ncam_warning_two_sensors", "ncam_warning_not_converged"))
+  }
+  expect_identical(fit_with("constant")$params, fit_with("covariates")$params)
 })
 
 test_that("reference errors name the cause", {
@@ -214,6 +250,8 @@ test_that("prediction intervals cover a new anchor reading and credible ones cov
   cover_pi <- mean(new_reading[-train] >= pi$.pred_lower & new_reading[-train] <= pi$.pred_upper)
   cover_ci <- mean(theta[-train] >= ci$.pred_lower & theta[-train] <= ci$.pred_upper)
   tol <- 4 * sqrt(0.9 * 0.1 / 8000)  # four binomial standard errors
+  expect_equal(unique(round(sensor_params(fit, test)$sigma[sensor_params(fit, test)$sensor == "ref"], 8)), 1.5,
+               tolerance = 0.05)
   expect_lt(abs(cover_pi - 0.9), tol)
   expect_lt(abs(cover_ci - 0.9), tol)
   expect_true(all(pi$.pred_upper - pi$.pred_lower > ci$.pred_upper - ci$.pred_lower))
@@ -302,9 +340,11 @@ test_that("a reference noise at the lower clamp is explained as the reference's,
   d <- coloc_data(600, 3, 300)
   d$ref[1:300] <- d$truth[1:300] + withr::with_seed(4, stats::rnorm(300, sd = 0.01))
   warnings <- list()
+  # A noise that follows the covariates: a constant one, the default, moves by about the
+  # learning rate per step and stops (early) above the clamp here.
   withCallingHandlers(
     ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 150L, learn_rate = 0.01,
-         seed = 3L, threads = 1L),
+         seed = 3L, threads = 1L, control = ncam_control(reference_noise = "covariates")),
     warning = function(w) {
       warnings[[length(warnings) + 1L]] <<- w
       invokeRestart("muffleWarning")
