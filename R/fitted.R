@@ -19,7 +19,7 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
     post <- ncam_posterior_columns(fit, take_rows(x, idx), take_rows(readings, idx), threads)
     keep <- usable[idx]
     nll <- nll + sum(post$nll[keep])
-    clamped <- clamped + at_logvar_clamp(fit, post$sigma2[keep, , drop = FALSE])
+    clamped <- clamped + at_logvar_clamp(post$noise_clamp[keep, , drop = FALSE])
     heads <- list(a = post$a[keep, , drop = FALSE], c = post$c[keep, , drop = FALSE],
                   sigma = sqrt(post$sigma2[keep, , drop = FALSE]))
     in_sample <- idx[keep] %in% quantile_rows
@@ -34,13 +34,12 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
        clamped_share = clamped / max(1L, length(used)))
 }
 
-# Per sensor (columns), the number of rows whose noise variance is at the lower and at the
-# upper end of the log-variance clamp (on the working scale, relative to the sensor's
-# logvar_shift, where the clamp acts).
-at_logvar_clamp <- function(fit, sigma2) {
-  log_var <- sweep(log(sigma2 / fit$scaling$b_scale^2), 2L, logvar_shift(fit))
-  range <- fit$settings$control$logvar_range
-  rbind(low = colSums(abs(log_var - range[1]) < 1e-6), high = colSums(abs(log_var - range[2]) < 1e-6))
+# Per sensor (columns), the number of rows whose noise variance the log-variance clamp sets to
+# its lower and to its upper end, from the engine's report `noise_clamp` (rows x sensors, -1
+# and 1 there; see ncam_posterior_columns()), which knows the raw value and the sensor's level
+# the clamp acts relative to.
+at_logvar_clamp <- function(noise_clamp) {
+  rbind(low = colSums(noise_clamp < 0), high = colSums(noise_clamp > 0))
 }
 
 # Chan et al.'s pairwise update of column counts, means and sums of squared deviations.

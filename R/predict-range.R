@@ -15,8 +15,8 @@ drop_beyond_range <- function(object, post, x, readings, call = parent.frame(), 
     if (!is.null(post[[field]])) post[[field]][rows] <- NA_real_
   }
   post$n_sensors[rows] <- NA_integer_
-  for (field in c("a", "c", "sigma2")) {
-    if (!is.null(post[[field]])) post[[field]][rows, ] <- NA_real_
+  for (field in c("a", "c", "sigma2", "noise_clamp")) {
+    if (!is.null(post[[field]])) post[[field]][rows, ] <- NA
   }
   if (!is.null(post$ok)) post$ok[rows] <- FALSE
   warn_beyond_range(object, x, readings, rows, call)

@@ -286,7 +286,9 @@ empty_design <- function(object, newdata, call) {
   matrix(numeric(0), 0L, length(object$covariates), dimnames = list(NULL, object$covariates))
 }
 
-# The engine's posterior for lists of columns (or matrices), already in model units.
+# The engine's posterior for lists of columns (or matrices), already in model units; with
+# heads, also the head outputs and the engine's report of where the clamp sets each sensor's
+# noise (`noise_clamp`, rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
 ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
   raw <- call_engine(ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
                                       object$settings$control$precision, heads, use_simd()))
@@ -304,13 +306,18 @@ ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
   if (!heads) return(post)
   col <- head_columns(length(model_sensors(object)))
   h <- raw$heads
-  if (any_missing) h[missing_x, ] <- NA_real_
+  noise_clamp <- raw$noise_clamp  # -1 / 1 where the clamp sets a sensor's noise to its lower / upper end
+  if (any_missing) {
+    h[missing_x, ] <- NA_real_
+    noise_clamp[missing_x, ] <- NA_integer_
+  }
   c(post, list(
     mu0 = h[, col$prior_mean],
     s0_2 = exp(h[, col$prior_log_variance]),
     a = h[, col$gain, drop = FALSE],
     c = h[, col$offset, drop = FALSE],
     sigma2 = exp(h[, col$noise_log_variance, drop = FALSE]),
+    noise_clamp = noise_clamp,
     b = if (is.list(readings)) {
       matrix(unlist(readings, use.names = FALSE), length(raw$mean), length(readings),
              dimnames = list(NULL, names(readings)))

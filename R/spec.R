@@ -119,13 +119,6 @@ check_object_format <- function(object, arg = "object", call = parent.frame()) {
   invisible(object)
 }
 
-# Where each sensor's noise log-variance sits above the anchor's on the working scale in
-# `fit`, 2 log of its level's gain (see new_model_spec()); fits saved before sensor levels
-# existed have none, which the engine reads as gain 1.
-logvar_shift <- function(fit) {
-  if (is.null(fit$spec$sensor_gain)) numeric(fit$spec$n_sensors) else 2 * log(fit$spec$sensor_gain)
-}
-
 # 1-based columns of the engine's per-row head outputs, as the engine defines them.
 head_columns <- function(n_sensors) call_engine(ncam_head_columns_cpp(as.integer(n_sensors)))
 

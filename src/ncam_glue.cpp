@@ -13,6 +13,7 @@
 
 #include "ncam/dispatch.hpp"
 
+using Rcpp::IntegerMatrix;
 using Rcpp::IntegerVector;
 using Rcpp::List;
 using Rcpp::NumericMatrix;
@@ -167,9 +168,11 @@ NumericVector ncam_trainer_params(SEXP state) {
   return NumericVector(p.begin(), p.end());
 }
 
-// Posterior and (with heads) head outputs of every row, in model units. Rows go to the engine
-// in blocks, with a check for a user interrupt after each: `interrupted` is then TRUE and the
-// outputs incomplete.
+// Posterior of every row, in model units, and with heads its head outputs and the engine's
+// report of the noise log-variances the clamp sets (`noise_clamp`, rows x sensors: -1 at the
+// lower bound, 1 at the upper, 0 inside; see PosteriorOut). Rows go to the engine in blocks,
+// with a check for a user interrupt after each: `interrupted` is then TRUE and the outputs
+// incomplete.
 // [[Rcpp::export]]
 List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
                       int threads, std::string precision, bool heads, bool simd = true) {
@@ -184,7 +187,10 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
   NumericVector mean(n), variance(n), nll(n);
   IntegerVector n_obs(n);
   NumericMatrix head_out(heads ? n : 0, heads ? n_heads : 0);
-  std::vector<double> block_heads(heads ? static_cast<std::size_t>(std::min(n, ncam_types::kPredictBlockRows)) * n_heads : 0);
+  IntegerMatrix clamp_out(heads ? n : 0, heads ? s.n_sensors : 0);
+  const std::size_t max_block = static_cast<std::size_t>(std::min(n, ncam_types::kPredictBlockRows));
+  std::vector<double> block_heads(heads ? max_block * n_heads : 0);
+  std::vector<int> block_clamp(heads ? max_block * s.n_sensors : 0);
   bool interrupted = false;
   for (int begin = 0; begin < n && !interrupted; begin += ncam_types::kPredictBlockRows) {
     const int m = std::min(ncam_types::kPredictBlockRows, n - begin);
@@ -193,18 +199,23 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
     for (const double*& col : block.b) col += begin;
     block.n_rows = m;
     const ncam_types::PosteriorOut out{mean.begin() + begin, variance.begin() + begin, n_obs.begin() + begin,
-                                       nll.begin() + begin, heads ? block_heads.data() : nullptr};
+                                       nll.begin() + begin, heads ? block_heads.data() : nullptr,
+                                       heads ? block_clamp.data() : nullptr};
     engine.predict(s, params.begin(), block, threads, is_float(precision), out);
-    if (heads) {  // the block's m x n_heads outputs into rows begin.. of the n x n_heads matrix
+    if (heads) {  // the block's m-row columns into rows begin.. of the n-row matrices
       for (int k = 0; k < n_heads; ++k)
         std::copy_n(block_heads.begin() + static_cast<std::size_t>(k) * m, m,
                     head_out.begin() + static_cast<std::size_t>(k) * n + begin);
+      for (int j = 0; j < s.n_sensors; ++j)
+        std::copy_n(block_clamp.begin() + static_cast<std::size_t>(j) * m, m,
+                    clamp_out.begin() + static_cast<std::size_t>(j) * n + begin);
     }
     interrupted = begin + m < n && user_interrupted();
   }
   return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
                       Rcpp::_["nll"] = nll,
                       Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue),
+                      Rcpp::_["noise_clamp"] = heads ? Rcpp::RObject(clamp_out) : Rcpp::RObject(R_NilValue),
                       Rcpp::_["interrupted"] = interrupted);
 }
 

@@ -246,7 +246,7 @@ class Engine {
         penalty += spec.lambda_sensor * relative_w * relative_w;
       }
       loss += nll + penalty;
-      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h, i);
+      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h, ws.reliability.out, i);
       if (!want_grad) continue;
       ws.d_prior(0, i) = static_cast<T>(scale * g_mu0);
       const double raw_v0 = ws.prior.out(1, i);
@@ -278,11 +278,16 @@ class Engine {
     return loss;
   }
 
+  // raw_noise: the reliability head's raw outputs of the chunk (sensor x row), before the clamp.
   void write_row(const PosteriorOut& out, int row, const RowPosterior& post, double nll, const ChunkHeads& h,
-                 int i) const {
+                 const Mat<T>& raw_noise, int i) const {
     const HeadColumns col{model_.spec().n_sensors};
     const std::size_t n = data_.n_rows;
     out.n_observed[row] = post.n_observed;
+    if (out.noise_clamp != nullptr) {
+      for (int j = 0; j < col.n_sensors; ++j)
+        out.noise_clamp[row + j * n] = model_.clamp_side(static_cast<double>(raw_noise(j, i)));
+    }
     if (!model_units_) {
       out.mean[row] = post.mean;
       out.nll[row] = nll;
@@ -319,8 +324,11 @@ class Engine {
     out.variance[row] = nan;
     out.n_observed[row] = 0;
     out.nll[row] = nan;
-    if (out.heads == nullptr) return;
     const std::size_t n = data_.n_rows;
+    if (out.noise_clamp != nullptr) {
+      for (int j = 0; j < model_.spec().n_sensors; ++j) out.noise_clamp[row + j * n] = 0;
+    }
+    if (out.heads == nullptr) return;
     for (int k = 0; k < HeadColumns{model_.spec().n_sensors}.count(); ++k) out.heads[row + k * n] = nan;
   }
 

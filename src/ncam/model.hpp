@@ -149,6 +149,9 @@ class Model {
   double sensor_offset(int j) const { return spec_.sensor_offset.empty() ? 0.0 : spec_.sensor_offset[j]; }
   double logvar_shift(int j) const { return logvar_shift_.empty() ? 0.0 : logvar_shift_[j]; }
   bool in_clamp(double raw) const { return raw >= spec_.logvar_min && raw <= spec_.logvar_max; }
+  // -1 for a raw log-variance the clamp raises to logvar_min, 1 for one it lowers to
+  // logvar_max, 0 for one it leaves (NaN included).
+  int clamp_side(double raw) const { return raw < spec_.logvar_min ? -1 : (raw > spec_.logvar_max ? 1 : 0); }
 
  private:
   // One entry per sensor or none; gains positive and finite, offsets finite; a fixed sensor's

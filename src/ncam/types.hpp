@@ -86,6 +86,11 @@ struct PosteriorOut {
   int* n_observed = nullptr;
   double* nll = nullptr;       // negative log marginal likelihood of the row's readings
   double* heads = nullptr;     // optional n x HeadColumns::count(), column-major
+  // Optional n x n_sensors, column-major: per row and sensor, where the raw noise log-variance
+  // lies against the clamp (Model::clamp_side: -1 below logvar_min, 1 above logvar_max, 0
+  // inside or on a bound, and for a row with a missing covariate), non-zero exactly where the
+  // clamp sets the value. The clamp acts relative to the sensor's level (ModelSpec::sensor_gain).
+  int* noise_clamp = nullptr;
 };
 
 // Where each head's weights sit in the flat parameter vector (see mlp.hpp).

@@ -485,6 +485,67 @@ void test_sensor_levels() {
   check(refused(bad), "an infinite offset is refused");
 }
 
+// The engine's report of the noise log-variances at the clamp (PosteriorOut::noise_clamp)
+// on a network without hidden layers, whose raw noise log-variance for sensor j is
+// W_j x' + B_j: rows placed below, inside, on and beyond the clamp [-5, 4]. The clamp acts
+// relative to each sensor's level, so a sensor at gain 1000 (noise 2 log 1000 above the
+// anchor's) reports by its raw value, not by its absolute log-variance.
+template <typename T>
+void noise_clamp_case(const char* prec) {
+  const int L = 3;
+  const std::vector<double> gain = {1.0, 1000.0, 0.05};
+  const ModelSpec spec = with_levels(make_spec(1, L, {}, 1), gain, std::vector<double>(L, 0.0));
+  Model model(spec);
+  // Working-scale covariate x' = (x - 3) / 2 (Data::view()); the last row lacks it.
+  const std::vector<double> x_working = {-2.0, -1.0, 0.0, 1.0, 2.0, 2.5, kNaN};
+  Data d;
+  d.n = static_cast<int>(x_working.size());
+  d.p = 1;
+  d.L = L;
+  for (double v : x_working) d.x.push_back(3.0 + 2.0 * v);
+  d.b.assign(static_cast<std::size_t>(d.n) * L, 10.0);
+  std::vector<T> params(model.n_params(), T(0));
+  const MlpLayout& rel = model.reliability();
+  const double slope[L] = {2.0, -3.0, 0.0}, intercept[L] = {0.0, 0.0, -5.5};
+  for (int j = 0; j < L; ++j) {
+    params[rel.w_offset[0] + j] = static_cast<T>(slope[j]);
+    params[rel.b_offset[0] + j] = static_cast<T>(intercept[j]);
+  }
+  // Raw values: sensor 0 (-4, -2, 0, 2, 4, 5), sensor 1 (6, 3, 0, -3, -6, -7.5), sensor 2 all
+  // -5.5; 4 lies on the bound, which the clamp leaves as it is.
+  const int expected[L][7] = {{0, 0, 0, 0, 0, 1, 0}, {1, 0, 0, 0, -1, -1, 0}, {-1, -1, -1, -1, -1, -1, 0}};
+  const std::size_t n = d.n;
+  std::vector<double> mean(n), variance(n), nll(n), heads(n * (2 + 3 * L));
+  std::vector<int> n_obs(n), clamp(n * L, 7);
+  Engine<T> engine(model, d.view(), 1);
+  engine.predict(params.data(), PosteriorOut{mean.data(), variance.data(), n_obs.data(), nll.data(), heads.data(),
+                                             clamp.data()});
+  bool as_expected = true, at_bound = true;
+  for (int j = 0; j < L; ++j)
+    for (std::size_t i = 0; i < n; ++i) {
+      const int side = clamp[i + j * n];
+      as_expected = as_expected && side == expected[j][i];
+      if (side == 0) continue;
+      // Where the report says clamped, the noise head (working scale) is the bound at the level.
+      const double bound = side < 0 ? spec.logvar_min : spec.logvar_max;
+      at_bound = at_bound && close(heads[i + (2 + j) * n], bound + 2.0 * std::log(gain[j]), 1e-12);
+    }
+  const std::string tag = std::string("noise clamp report (") + prec + ")";
+  check(as_expected, tag + ": rows below, inside, on and beyond the clamp, relative to the sensor's level");
+  check(at_bound, tag + ": the noise head of a reported row sits at the bound");
+  check(heads[1 + 3 * n] > spec.logvar_max, tag + ": gain 1000 puts an unclamped noise above logvar_max (test precondition)");
+  // Without head outputs the report is the same.
+  std::vector<int> alone(n * L, 7);
+  engine.predict(params.data(), PosteriorOut{mean.data(), variance.data(), n_obs.data(), nll.data(), nullptr,
+                                             alone.data()});
+  check(alone == clamp, tag + ": the same report without head outputs");
+}
+
+void test_noise_clamp() {
+  noise_clamp_case<double>("double");
+  noise_clamp_case<float>("float");
+}
+
 // Identical results for 1, 2 and 3 threads over many chunks (fixed reduction order).
 template <typename T>
 void thread_case(const char* prec) {
@@ -840,6 +901,7 @@ int main() {
   test_gradient_fd();
   test_engine_dense();
   test_sensor_levels();
+  test_noise_clamp();
   test_threads();
   test_thread_chooser();
   test_float();

@@ -246,6 +246,53 @@ test_that("head outputs match an R forward pass (GELU, softplus, clamp, anchor, 
   }
 })
 
+test_that("the engine reports the rows whose noise the clamp sets, by the raw value at each sensor's level", {
+  d <- eng_data(60, 2, 3, seed = 31)
+  d$X[5, 1] <- NA  # a row without a covariate has no noise to report
+  level <- list(gain = c(1000, 1, 0.05), offset = c(300, 0, -7))
+  spec <- eng_spec(2, 3, c(5, 3), 0L, anchor = 1L, sensor_level = level)
+  params <- eng_params(spec, 9, noise = 1.5)
+  # Sensor 1's raw noise straddles the upper bound, sensor 3's the lower one.
+  out_bias <- eng_layout(spec)$heads$reliability$b_offset[3]
+  params[out_bias + c(1, 3)] <- c(3.8, -4.75)
+  # With levels, and without (a fit saved before levels existed: the engine reads gain 1).
+  for (s in list(spec, spec[setdiff(names(spec), c("sensor_gain", "sensor_offset"))])) {
+    R <- eng_heads_r(s, params, d$X, d$scaling)
+    expected <- (R$raw_w > s$logvar_max) - (R$raw_w < s$logvar_min)
+    expected[5, ] <- 0
+    expect_true(any(expected < 0) && any(expected > 0) && any(expected == 0))
+    # Sensor 1, at gain 1000, has noise log-variances above logvar_max that the clamp left.
+    if (!is.null(s$sensor_gain)) expect_true(any(expected[, 1] == 0 & R$w[, 1] > s$logvar_max))
+    # In float a raw value within its rounding of a bound may fall on either side.
+    near <- abs(R$raw_w - s$logvar_min) < 1e-4 | abs(R$raw_w - s$logvar_max) < 1e-4
+    near[5, ] <- FALSE
+    expect_lt(sum(near), 3)
+    for (precision in c("double", "float")) {
+      report <- eng_predict_units(s, params, d$X, d$B, d$scaling, precision = precision)$noise_clamp
+      expect_identical(dim(report), dim(expected))
+      expect_identical(report[!near], as.integer(expected[!near]))
+      far <- rowSums(near) == 0
+      expect_equal(unname(ncam:::at_logvar_clamp(report[far, ])),
+                   rbind(colSums(expected[far, ] < 0), colSums(expected[far, ] > 0)))
+    }
+  }
+})
+
+test_that("the clamp report of rows past the glue's first block of 32768 rows lands on those rows", {
+  d <- eng_data(33000, 1, 2, seed = 32)
+  spec <- eng_spec(1, 2, integer(0), 1L)
+  params <- numeric(eng_layout(spec)$n_params)
+  rel <- eng_layout(spec)$heads$reliability
+  # Raw noise log-variances 3 x' and -3 x' of the working-scale covariate x' ~ N(0, 1).
+  params[rel$w_offset[1] + 1:2] <- c(3, -3)
+  report <- eng_predict_units(spec, params, d$X, d$B, d$scaling)$noise_clamp
+  raw <- eng_heads_r(spec, params, d$X, d$scaling)$raw_w
+  expected <- (raw > spec$logvar_max) - (raw < spec$logvar_min)
+  late <- 32769:33000
+  expect_true(any(expected[late, ] != 0) && any(expected[late, ] == 0))
+  expect_identical(report, matrix(as.integer(expected), nrow(expected)))
+})
+
 test_that("rows with a missing covariate give NA predictions", {
   d <- eng_data(10, 2, 3, seed = 3)
   d$X[4, 2] <- NA

@@ -83,17 +83,40 @@ test_that("a fit keeps each sensor's level in its spec, and levels of gain 1 and
   expect_identical(trained_params(spec), trained_params(no_levels))
 })
 
-test_that("the noise clamp acts on each sensor's noise relative to its level", {
-  # Sensor 2 at gain 1000: its noise log-variance on the working scale sits 2 log(1000) above.
-  fit <- list(scaling = list(b_scale = 2), spec = list(n_sensors = 2L, sensor_gain = c(1, 1000)),
-              settings = list(control = list(logvar_range = c(-5, 4))))
-  at_max <- 2^2 * exp(4)
-  sigma2 <- rbind(c(at_max, at_max * 1000^2), c(at_max, at_max), c(2^2 * exp(-5), 2^2 * 1000^2 * exp(-5)))
-  counts <- ncam:::at_logvar_clamp(fit, sigma2)
-  expect_equal(unname(counts), rbind(c(1, 1), c(2, 1)))
-  # Without levels (a fit saved before them) the clamp is the absolute one.
-  fit$spec$sensor_gain <- NULL
-  expect_equal(unname(ncam:::at_logvar_clamp(fit, sigma2)), rbind(c(1, 0), c(2, 1)))
+test_that("the noise clamp, and its warning, act on each sensor's noise relative to its level", {
+  # opc as a raw signal, fitted at its own level: its noise log-variance on the working scale
+  # sits 2 log(gain) above where the clamp acts. A clamp narrowed to [-3, 0] catches some rows.
+  d <- colocation
+  d$opc <- 1000 * d$opc + 2000
+  range <- c(-3, 0)
+  warnings <- list()
+  fit <- withCallingHandlers(
+    ncam(pa_a + pa_b + opc ~ rh + temperature, d, reference = "ref", hidden = 4L, epochs = 5L, seed = 1L,
+         threads = 1L, control = ncam_control(logvar_range = range)),
+    warning = function(w) {
+      warnings[[length(warnings) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+  expect_gt(fit$spec$sensor_gain[3], 100)
+  expect_identical(fit$nobs, nrow(d))
+  # Independently of the engine's report: the rows whose noise variance, relative to the
+  # sensor's level on the working scale, lies on a bound.
+  post <- ncam:::ncam_posterior(fit, d, threads = 1L, raw = TRUE)
+  relative <- sweep(log(post$sigma2 / fit$scaling$b_scale^2), 2L, 2 * log(fit$spec$sensor_gain))
+  at_high <- abs(relative - range[2]) < 1e-6
+  at_low <- abs(relative - range[1]) < 1e-6
+  expect_identical(post$noise_clamp, matrix(as.integer(at_high) - as.integer(at_low), nrow(d)))
+  # opc's absolute noise is above the clamp on every row, its relative noise not.
+  expect_true(all(log(post$sigma2[, 3] / fit$scaling$b_scale^2) > range[2]) && !all(at_high[, 3]))
+  # The warning names the sensors at the upper bound on more than half of the rows, with those shares.
+  share <- stats::setNames(colMeans(at_high), c("pa_a", "pa_b", "opc", "ref"))
+  expect_true(any(share > 0.5) && !any(colMeans(at_low) > 0.5))
+  clamp <- Filter(function(w) inherits(w, "ncam_warning_clamp"), warnings)
+  expect_length(clamp, 1L)
+  msg <- gsub("\\s+", " ", cli::ansi_strip(conditionMessage(clamp[[1]])))
+  shown <- cli::format_inline("{.field {names(share)[share > 0.5]}} sits at the upper log-variance clamp on ",
+                              "{paste0(round(100 * share[share > 0.5]), '%')} of the rows")
+  expect_match(msg, cli::ansi_strip(shown), fixed = TRUE)
 })
 
 test_that("sensors within reach of the anchor's level train exactly as from the anchor's level", {
