@@ -255,17 +255,24 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
+  constant_reference_noise <- !is.null(reference) && control$reference_noise == "constant"
   sensor_level <- if (parameterization == "anchored") sensor_levels(readings, anchor, rows$train, scaling, control$sensor_start)
   spec <- new_model_spec(length(design$x), length(readings), hidden, parameterization,
                          anchor = if (is.null(anchor)) 1L else match(anchor, names(readings)),
                          logvar_range = control$logvar_range, lambda_prior = lambda_var, sensor_level = sensor_level,
-                         constant_anchor_noise = !is.null(reference) && control$reference_noise == "constant")
+                         constant_anchor_noise = constant_reference_noise,
+                         anchor_noise_start = if (constant_reference_noise) {
+                           anchor_noise_start(readings, anchor, design$x, rows$train, scaling, control$logvar_range)
+                         } else NA_real_)
   warn_units(spreads, sensor_level)
   schedule <- list(epochs = as.integer(epochs), stop_iter = as.integer(stop_iter), seed = seed,
                    precision = control$precision, min_delta = control$min_delta)
   nll_offset <- transform_nll_offset(readings, transform)
-  trained <- train_loop(spec, adam, list(x = design$x, readings = readings, scaling = scaling), rows,
-                        schedule, nll_offset, threads, verbose)
+  engine_data <- list(x = design$x, readings = readings, scaling = scaling)
+  trained <- train_loop(spec, adam, engine_data, rows, schedule, nll_offset, threads, verbose)
+  if (constant_reference_noise) {
+    trained$params <- profile_reference_noise(spec, trained$params, engine_data, rows$train, threads, control$precision)
+  }
 
   # Stage 5, the fit object and what it keeps about the fitted rows.
   settings <- list(epochs = as.integer(epochs), learn_rate = learn_rate, batch_size = as.integer(batch_size),

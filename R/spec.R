@@ -13,11 +13,12 @@ precisions <- c("float", "double")
 # there, and its noise log-variance sits 2 log(gain) above the anchor's, the clamp
 # `logvar_range` and the penalty acting relative to that (ModelSpec in src/ncam/types.hpp).
 # `constant_anchor_noise`: the anchor's noise log-variance is one learned value, not a function
-# of the covariates (ncam_control(reference_noise =) for a reference as the anchor).
+# of the covariates (ncam_control(reference_noise =) for a reference as the anchor), starting at
+# `anchor_noise_start` (a log-variance on the working scale; NA: where initialisation puts it).
 new_model_spec <- function(n_covariates, n_sensors, hidden = integer(0), parameterization = "anchored",
                            anchor = 1L, logvar_range = c(-5, 4), lambda_prior = 0,
                            lambda_sensor = lambda_prior, sensor_level = NULL, constant_anchor_noise = FALSE,
-                           call = parent.frame()) {
+                           anchor_noise_start = NA_real_, call = parent.frame()) {
   check_number(n_covariates, "n_covariates", min = 0, integer = TRUE, call = call)
   check_number(n_sensors, "n_sensors", min = 1, integer = TRUE, call = call)
   check_hidden(hidden, call = call)
@@ -27,13 +28,15 @@ new_model_spec <- function(n_covariates, n_sensors, hidden = integer(0), paramet
   check_number(lambda_prior, "lambda_prior", min = 0, call = call)
   check_number(lambda_sensor, "lambda_sensor", min = 0, call = call)
   check_flag(constant_anchor_noise, "constant_anchor_noise", call = call)
+  if (!identical(anchor_noise_start, NA_real_)) check_number(anchor_noise_start, "anchor_noise_start", call = call)
   if (is.null(sensor_level)) sensor_level <- list(gain = rep(1, n_sensors), offset = numeric(n_sensors))
   list(n_covariates = as.integer(n_covariates), n_sensors = as.integer(n_sensors),
        hidden = as.integer(hidden), parameterization = parameterization,
        anchor = as.integer(anchor) - 1L, logvar_min = as.numeric(logvar_range[1]),
        logvar_max = as.numeric(logvar_range[2]), lambda_prior = lambda_prior,
        lambda_sensor = lambda_sensor, sensor_gain = as.numeric(sensor_level$gain),
-       sensor_offset = as.numeric(sensor_level$offset), constant_anchor_noise = constant_anchor_noise)
+       sensor_offset = as.numeric(sensor_level$offset), constant_anchor_noise = constant_anchor_noise,
+       anchor_noise_start = as.numeric(anchor_noise_start))
 }
 
 # Adam's settings for the engine, from the user's learning rate and batch size and the

@@ -49,6 +49,8 @@ ncam_types::ModelSpec spec_from_list(const List& s) {
   // Fits saved before it existed learned the anchor's noise from the covariates.
   if (s.containsElementNamed("constant_anchor_noise"))
     spec.constant_anchor_noise = Rcpp::as<bool>(s["constant_anchor_noise"]);
+  if (s.containsElementNamed("anchor_noise_start"))
+    spec.anchor_noise_start = Rcpp::as<double>(s["anchor_noise_start"]);  // NA: NaN, no start
   return spec;
 }
 

@@ -79,6 +79,8 @@ class Model {
     prior_.initialise(params, rng);
     reliability_.initialise(params, rng);
     hold_constant_outputs(params);
+    if (spec_.constant_anchor_noise && std::isfinite(spec_.anchor_noise_start))
+      params[reliability_.b_offset[reliability_.n_layers() - 1] + spec_.anchor] = static_cast<T>(spec_.anchor_noise_start);
     if (has_bias_head()) bias_.initialise(params, rng);
     const int last = prior_.n_layers() - 1;
     params[prior_.b_offset[last]] = T(0);

@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct ModelSpec {
   // that layer's bias). For a reference instrument, whose noise the covariates should not
   // drive, learned from the few rows where it reads.
   bool constant_anchor_noise = false;
+  // With constant_anchor_noise, where that constant starts: a log-variance on the working scale
+  // (NaN: where the initialisation puts it). Adam moves it by about the learning rate per
+  // step, so a start far from the data's value is never left in a short fit.
+  double anchor_noise_start = std::numeric_limits<double>::quiet_NaN();
 };
 
 // n rows of p covariates and L sensor readings (NaN = missing), one pointer per column, so the

@@ -884,6 +884,17 @@ void test_constant_anchor_noise() {
     else others_moved = others_moved || trainer.params()[k] != start[k];
   }
   check(trained_ok && others_moved, "constant anchor noise: held weights still 0 after training (with weight decay)");
+  // A start puts the constant there; without the flag a start does nothing.
+  ModelSpec started = held, unheld = plain;
+  started.anchor_noise_start = unheld.anchor_noise_start = -1.5;
+  std::vector<double> p_started(held_model.n_params()), p_unheld(plain_model.n_params());
+  Rng r4(7), r5(7);
+  Model(started).initialise(p_started.data(), r4);
+  Model(unheld).initialise(p_unheld.data(), r5);
+  const std::size_t anchor_bias = rel.b_offset[last] + anchor;
+  bool start_ok = p_started[anchor_bias] == -1.5 && p_unheld == p_plain;
+  for (std::size_t k = 0; k < p_started.size(); ++k) start_ok = start_ok && (k == anchor_bias || p_started[k] == p_held[k]);
+  check(start_ok, "constant anchor noise: a start sets only its bias; without the flag it does nothing");
   ModelSpec unanchored = held;
   unanchored.parameterization = Parameterization::unanchored;
   bool refused = false;

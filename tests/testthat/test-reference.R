@@ -70,6 +70,40 @@ test_that("the reference's noise is one learned value unless it should follow th
   expect_output(print(fit_with("covariates")), "noise from the covariates")
 })
 
+test_that("a constant reference noise starts at the least-squares residual and ends at its best value", {
+  d <- coloc_data(800, 9, 400)
+  fit <- suppressWarnings(ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 30L,
+                               validation = 0, seed = 4L, threads = 1L),
+                          classes = "ncam_warning_not_converged")
+  # The start: the residual variance of the reference on the other sensors and the covariates,
+  # on the working scale, from lm() on the rows where all of them read.
+  ls_fit <- stats::lm(ref ~ s1 + s2 + rh, data = d)
+  expect_equal(fit$spec$anchor_noise_start,
+               log(sum(stats::residuals(ls_fit)^2) / stats::df.residual(ls_fit) / fit$scaling$b_scale^2),
+               tolerance = 1e-10)
+  # The end: the training objective is larger on either side of the constant (its output bias).
+  layout <- ncam:::ncam_layout_cpp(fit$spec)$heads$reliability
+  at <- layout$b_offset[length(layout$b_offset)] + fit$spec$anchor + 1
+  loss_at <- function(shift) {
+    params <- fit$params
+    params[at] <- params[at] + shift
+    ncam:::ncam_objective_cpp(fit$spec, params, d["rh"], d[c("s1", "s2", "ref")], fit$scaling,
+                              seq_len(nrow(d)) - 1L, 1L, "float")$loss
+  }
+  expect_lt(loss_at(0), loss_at(0.05))
+  expect_lt(loss_at(0), loss_at(-0.05))
+})
+
+test_that("the reference's constant noise is learned in a short fit, as the ?ncam example fits", {
+  # Started where initialisation puts it and left where training stopped, it stayed near the
+  # reference's whole spread (4.7 against a true 0.76 here).
+  fit <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
+              hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
+  p <- sensor_params(fit, colocation)
+  true_sd <- stats::sd(colocation$ref - colocation$truth, na.rm = TRUE)
+  expect_equal(unique(p$sigma[p$sensor == "ref"]), true_sd, tolerance = 0.3)
+})
+
 test_that("a fit without a reference is the same whatever reference_noise says", {
   d <- coloc_data(400, 8, 0)
   fit_with <- function(rule) {
