@@ -5,13 +5,16 @@
 # Run (about 10 min on this shared 2-core VM: 133 fits at ~4 s; `--quick` about 4 min):
 #   nice -n 10 Rscript bench/colocation.R > bench/colocation.out
 #   NCAM_LIB=/tmp/rlib-dev nice -n 10 Rscript bench/colocation.R [--seeds 1,3,5] [--quick] [--no-diagnostics]
+#     [--reference-noise covariates]
 # NCAM_LIB: library holding ncam (default: the normal library path). Data: $NCAM_SHARED_DATA,
 # else ../shared/data, else /work/shared/data. Only the public API of ncam is used, except
 # ncam:::ncam_objective_cpp and the fit's fields spec, scaling and params in diagnostic b.
 # Every fit: threads = 1, package defaults unless named.
 #
 # Options: --seeds 1,3,5 fits seeds 1..5 and reports over seeds 1..1, 1..3, 1..5 (default);
-#   --quick = seed 1 only and no SensEURCity Antwerp; --no-diagnostics skips part 5.
+#   --quick = seed 1 only and no SensEURCity Antwerp; --no-diagnostics skips part 5;
+#   --reference-noise covariates fits the reference's noise as a function of the covariates
+#   (ncam_control(reference_noise =); the default before session 30), else as one value.
 #
 # PurpleAir A and B beside AQS (18 sites, daily), ncam(pa_a + pa_b ~ rh + temperature,
 # reference = "ref"); scored on the reference, predictions from A, B, RH, T alone.
@@ -46,6 +49,7 @@ seeds_shown <- if (quick) 1L else sort(unique(as.integer(strsplit(seed_arg, ",",
 if (!length(seeds_shown) || anyNA(seeds_shown) || any(seeds_shown < 1L)) stop("--seeds must be positive integers such as 1,3,5")
 n_seeds <- max(seeds_shown)
 run_diagnostics <- !"--no-diagnostics" %in% args
+reference_noise <- if ("--reference-noise" %in% args) args[match("--reference-noise", args) + 1L] else "constant"
 level <- 0.9
 external_label_frac <- 0.2
 started <- proc.time()[["elapsed"]]
@@ -63,7 +67,7 @@ pct <- function(x, ref) sprintf("%+.1f %%", 100 * (x / ref - 1))
 fit_times <- numeric(0)
 fit_ncam <- function(...) {
   t0 <- proc.time()[["elapsed"]]
-  fit <- ncam(..., threads = 1)
+  fit <- ncam(..., threads = 1, control = ncam_control(reference_noise = reference_noise))
   fit_times <<- c(fit_times, proc.time()[["elapsed"]] - t0)
   fit
 }
@@ -153,6 +157,7 @@ cat(sprintf("data: %s\n  %d rows, %d sites (%d-%d days each), %s to %s\n", pa_pa
 cat(sprintf("loso: %d-%d labelled training rows per fold; short: %d labelled rows (first %.0f %% of each site's days, ceiling), %d scored\n",
             nrow(d) - max(lengths(site_rows)), nrow(d) - min(lengths(site_rows)), n_labelled_short, 100 * short$label_frac,
             length(short_tasks[[1]]$test)))
+cat(sprintf("Reference noise: %s (ncam_control(reference_noise =))\n", reference_noise))
 cat(sprintf("NCAM: ncam(%s, reference = \"ref\", seed = s, threads = 1), defaults hidden %s, epochs %s, validation %s, stop_iter %s, lambda_var %s\n",
             deparse(pa_formula), deparse(defaults$hidden), defaults$epochs, defaults$validation, defaults$stop_iter, defaults$lambda_var))
 cat(sprintf("seeds fitted 1..%d, reported over 1..%s; level %.2f; quick %s; diagnostics %s\n", n_seeds,
