@@ -26,23 +26,6 @@ unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
        irregular = found$centre[found$kind == "irregular"])
 }
 
-# The time step of each series of times (`seconds`, with the series of each in `series`), the
-# one step finding of sensor_performance(), average_estimates() and join_reference(): `step`,
-# `kind` and `centre` of step_of_gaps(), named by series in order of first appearance. A series
-# with a single time takes the step of all series' gaps pooled, as "regular" (its one stamp
-# neither wanders nor scatters); NA when no series has two times.
-series_time_steps <- function(seconds, series) {
-  keys <- unique(series)
-  gaps <- lapply(split(seconds, factor(series, keys)), function(t) diff(sort(t)))
-  found <- lapply(gaps, step_of_gaps)
-  lonely <- vapply(found, function(f) is.na(f$step), logical(1))
-  if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
-  kind <- vapply(found, `[[`, character(1), "kind")
-  kind[lonely] <- "regular"
-  list(step = vapply(found, `[[`, numeric(1), "step"), kind = kind,
-       centre = vapply(found, `[[`, numeric(1), "centre"))
-}
-
 # The time step of gaps (seconds, whole_second_gaps()): the step of the grid the records lie on
 # (grid_step()), or the most common gap when it is a regular step (regular_step()); else
 # nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a

@@ -77,6 +77,14 @@ judged_steps <- function(obs, steps, kind, time_step, shared, named, call) {
   steps
 }
 
+# Whether the steps found of a series (one, or one per stretch; `irregular`: its gaps scatter
+# around no step) fall between the steps of a step given (`given`, seconds): finer than it, or no
+# whole multiple of it.
+off_given_step <- function(found, irregular, given) {
+  ratio <- found / given
+  !anyNA(found) && (irregular || any(ratio < 1 - 1e-9 | abs(ratio - round(ratio)) * given > 1e-6))
+}
+
 # The steps given in `time_step` (seconds, named by the units they apply to, of `units`): none for
 # NULL, every unit for one unnamed period (parse_period()), else those named.
 given_time_steps <- function(time_step, units, named, call) {
