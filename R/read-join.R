@@ -31,9 +31,12 @@
 #'   then 1-minute ones), is judged per stretch of its record: its gaps are taken 100 at a time; a
 #'   window with 80 % of its gaps within a quarter step of a whole number of the series' steps is
 #'   at that step, and another takes the step of its own gaps (of 10 s or more, with 80 % of them
-#'   on its grid) when that is finer than the series' step, or is a whole multiple neither of it,
-#'   nor of a finer step found, nor of a gap that makes 1 % of the series' gaps (readings every
-#'   120 s beside 60 s gaps may be records lost from a 1-minute grid). A change is placed where
+#'   within a tenth of a step of its grid) when that is finer than the series' step, or is a whole
+#'   multiple neither of it, nor of a finer step found, nor of a gap that makes 1 % of the series'
+#'   gaps (readings every 120 s beside 60 s gaps may be records lost from a 1-minute grid). Where
+#'   the gaps pooled scatter, or wander around a step between the two (60 s and 90 s pooled take
+#'   75 s) that no window's gaps lie within a tenth of a step of, the series' step for this is the
+#'   finest of the windows' own, when 80 % of the windows have one. A change is placed where
 #'   the fewest gaps fall off the grid of their stretch, gaps that fit both going to the series'
 #'   step (else to the finer one), and a period expects the readings of the stretch it lies in,
 #'   some of each in the period of a change (a change at 10:30 from 5 minutes to 1: 6 + 30

@@ -45,15 +45,18 @@ stretch_window_gaps <- 100L
 # The stretches of one series of sorted times `t` (seconds) whose pooled gaps have step `step` of
 # kind `kind` (step_of_gaps()): `stretches`, a list of `from` (the first from -Inf), `step` and
 # `kind`, and `patterns` (`from`, `to`, `every`, `step`: readings `every` seconds, a whole
-# multiple of the `step` they are judged at; `at_start`, `at_end`: from the record's first reading,
-# to its last). The gaps are cut into windows of 100 (the last
-# holding the rest). The base step is `step`, or, for gaps that scatter as a whole, the finest
-# step of the windows when 80 % of them lie on a grid of their own (80 s and 120 s pooled scatter
-# around 95 s). A window with 80 % of its gaps on the base grid (on_step_grid()) is at the base
-# step, whatever its own: 10-minute gaps lie on a 1-minute grid, and may be records lost. Another
-# takes the finest of the steps found in such windows (other_stretch_steps(): finer than the base,
-# or off its grid) on whose grid 80 % of its gaps lie, else the base. Runs of windows at one step
-# are the stretches (stretch_boundary()). One stretch, at `step`, when there is one run.
+# multiple of the `step` they are judged at; `at_start`, `at_end`: from the record's first
+# reading, to its last). The gaps are cut into windows of 100 (the last holding the rest). The
+# base step is `step`; for gaps that scatter as a whole (80 s and 120 s pooled scatter around
+# 95 s), and for a step stamps wander around that no window's gaps lie within a tenth of a step
+# of (60 s and 90 s pooled take 75 s, 80 s and 120 s may take 90 s), it is the finest step of the
+# windows when 80 % of them lie on a grid of their own and they are not all one step. A window
+# with 80 % of its gaps on the base grid (on_step_grid()) is at the base step, whatever its own:
+# 10-minute gaps lie on a 1-minute grid, and may be records lost. Another takes the finest of
+# the steps found in such windows (own_window_step(); other_stretch_steps(): finer than the base,
+# or off its grid) within a tenth of whose grid 80 % of its gaps lie, else the base. Runs of
+# windows at one step are the stretches (stretch_boundary()). One stretch, at `step`, when there
+# is one run, or when the base is not `step` and no window is at another.
 series_stretches <- function(t, step, kind) {
   single <- list(stretches = list(from = -Inf, step = step, kind = kind),
                  patterns = no_patterns)
@@ -64,13 +67,17 @@ series_stretches <- function(t, step, kind) {
   pieces <- split(gaps, window)
   own <- vector("list", n_windows)
   base <- step
-  if (kind == "irregular") {
+  near_step <- kind == "jittered" &&
+    any(tapply(on_step_grid(gaps, step, step / 10), window, mean) >= 0.8)
+  if (kind != "regular" && !near_step) {
     own <- windows_on_own_grid(pieces)
     if (is.null(own)) return(single)
     base <- min(vapply(own, `[[`, numeric(1), "step"), na.rm = TRUE)
   }
-  on_grid <- function(piece, s) mean(on_step_grid(piece, s)) >= 0.8
-  on_base <- vapply(pieces, on_grid, logical(1), s = base)
+  # Within a tenth of a step for a step of its own: a window across a change from 80 s to 120 s
+  # has gaps within a quarter step of 100 s, and a mean gap of 100 s.
+  on_grid <- function(piece, s) mean(on_step_grid(piece, s, s / 10)) >= 0.8
+  on_base <- vapply(pieces, function(piece) mean(on_step_grid(piece, base)) >= 0.8, logical(1))
   off <- which(!on_base)
   own[off] <- lapply(seq_along(off), function(i) {
     if (is.null(own[[off[i]]])) own_window_step(pieces[[off[i]]]) else own[[off[i]]]
@@ -83,8 +90,8 @@ series_stretches <- function(t, step, kind) {
     fits <- other[vapply(other, on_grid, logical(1), piece = pieces[[i]])]
     if (length(fits)) verdict[i] <- fits[1]
   }
-  # Gaps that scatter as a whole, and no stretch: the series stays as it is found.
-  if (kind == "irregular" && all(verdict == base)) return(single)
+  # A base of the windows' own, and no stretch: the series stays as it is found.
+  if (base != step && all(verdict == base)) return(single)
   runs <- rle(verdict)
   last_window <- cumsum(runs$lengths)
   from <- vapply(seq_along(runs$values)[-1], function(i) {
@@ -96,7 +103,7 @@ series_stretches <- function(t, step, kind) {
   window_kind <- vapply(own, function(o) if (is.null(o)) NA_character_ else o$kind, character(1))
   run_of <- rep(seq_along(runs$values), runs$lengths)
   jittered <- vapply(seq_along(runs$values), function(i) {
-    if (runs$values[i] == step && kind != "irregular") return(kind == "jittered")
+    if (runs$values[i] == step && base == step) return(kind == "jittered")
     any(window_kind[run_of == i & own_step %in% runs$values[i]] == "jittered")
   }, logical(1))
   # A stretch that another's boundary overtook is empty; then neighbours may share a step.
@@ -133,19 +140,22 @@ windows_on_own_grid <- function(pieces) {
 }
 
 # The step and kind of a window of gaps of its own (step_of_gaps()), when it is a grid step or
-# one its stamps wander around and 80 % of the gaps lie on its grid; else step NA.
+# one its stamps wander around and 80 % of the gaps lie within a tenth of a step of its grid (a
+# window across a change from 80 s to 120 s has its gaps of about one step around 100 s, which
+# divides an hour, but 20 s from it); else step NA.
 own_window_step <- function(gaps) {
   own <- step_of_gaps(gaps)
-  if (is.na(own$step) || own$kind == "irregular" || mean(on_step_grid(gaps, own$step)) < 0.8) {
+  if (is.na(own$step) || own$kind == "irregular" ||
+      mean(on_step_grid(gaps, own$step, own$step / 10)) < 0.8) {
     return(list(step = NA_real_, kind = NA_character_))
   }
   own[c("step", "kind")]
 }
 
-# Gaps within a quarter step of a whole number (one or more) of steps; a repeated time (gap 0)
-# counts as on any grid.
-on_step_grid <- function(gaps, step) {
-  gaps == 0 | abs(gaps - step * pmax(1, round(gaps / step))) < step / 4
+# Gaps within `within` (a quarter step) of a whole number (one or more) of steps; a repeated time
+# (gap 0) counts as on any grid.
+on_step_grid <- function(gaps, step, within = step / 4) {
+  gaps == 0 | abs(gaps - step * pmax(1, round(gaps / step))) < within
 }
 
 # Whether each of `steps` is a whole multiple, 2 or more (to 2.5 %), of one of `finer`.

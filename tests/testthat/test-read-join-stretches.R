@@ -51,6 +51,50 @@ test_that("a PurpleAir sensor moving from 80 s to 120 s keeps the hours of both 
                hand_hourly(sensors$date[!on], sensors$pm[!on], function(hour) 30))
 })
 
+test_that("readings every 60 s, then every 90 s, are judged at each, not at the 75 s between", {
+  set.seed(2)
+  t0 <- utc("2024-06-01 00:00")
+  change <- t0 + 5 * 86400
+  # Stamps wander by a second: the pooled gaps wander around 75 s, which divides an hour.
+  time <- c(t0 + 60 * (0:(5 * 1440 - 1)), change + 90 * (0:(5 * 960 - 1)))
+  time <- time + 5 + sample(-1:1, length(time), replace = TRUE)
+  # 44 of 60 readings in one hour, 29 and 30 of 40 in two others (0.75 x 40 = 30).
+  for (edge in list(c(30, 44), c(5 * 24 + 30, 29), c(5 * 24 + 31, 30))) {
+    within <- which(time >= t0 + 3600 * edge[1] & time < t0 + 3600 * (edge[1] + 1))
+    time <- time[-within[seq_len(length(within) - edge[2])]]
+  }
+  sensors <- data.frame(date = time, pm = round(stats::runif(length(time), 5, 15), 1))
+  reference <- data.frame(date = t0 + 3600 * (0:(10 * 24 - 1)), ref = 1)
+  expect_message(out <- join_reference(sensors, reference),
+                 "1 minute, then 90 seconds from 2024-06-06 00:00")
+  expect_equal(out$pm, hand_hourly(time, sensors$pm, function(hour) {
+    ifelse(hour < as.numeric(change), 60, 40)
+  }))
+  # Before, every hour expected 48 readings (at 75 s): the hour of 44 of 60 was kept, that of
+  # 30 of 40 lost.
+  expect_identical(out$date[is.na(out$pm)], t0 + 3600 * c(30, 5 * 24 + 30))
+})
+
+test_that("a change of step is found wherever it falls, with records lost at random", {
+  t0 <- as.numeric(utc("2024-06-01 00:00"))
+  for (case in list(c(80, 120, 2), c(120, 80, 2), c(60, 90, 1), c(300, 60, 0))) {
+    for (seed in 1:8) {
+      set.seed(seed)
+      before <- case[1]
+      after <- case[2]
+      n_before <- if (before == 300) sample(3000:5000, 1) else sample(2000:6000, 1)
+      n_after <- if (before == 300) sample(200:500, 1) else sample(1000:5000, 1)
+      change <- t0 + before * n_before + sample(0:(before - 1), 1)
+      time <- c(t0 + before * (0:(n_before - 1)), change + after * (0:(n_after - 1)))
+      time <- time + sample(-case[3]:case[3], length(time), replace = TRUE)
+      time <- sort(time[stats::runif(length(time)) > 0.05])
+      found <- ncam:::series_time_steps(time, rep("", length(time)))$stretches
+      expect_identical(found$step, c(before, after))
+      expect_lte(abs(found$from[2] - change), 3 * max(before, after))
+    }
+  }
+})
+
 test_that("a 1-minute stretch of a 5-minute logger is judged at 1 minute", {
   t0 <- utc("2024-03-01 00:00")
   change <- t0 + 10 * 86400 + 10.5 * 3600  # 10:30 on the eleventh day
