@@ -174,7 +174,8 @@ coef.ncam <- function(object, ...) {
 #' @export
 logLik.ncam <- function(object, ...) {
   check_ncam(object)
-  structure(object$loglik, df = length(object$params), nobs = object$nobs, class = "logLik")
+  structure(object$loglik, df = length(object$params) - n_held_params(object$spec), nobs = object$nobs,
+            class = "logLik")
 }
 
 #' @rdname ncam-methods

@@ -38,3 +38,12 @@ profile_reference_noise <- function(spec, params, data, train_rows, threads, pre
   if (best$objective < loss_at(params[at])) params[at] <- best$minimum
   params
 }
+
+# Weights the spec holds at 0, which are not parameters of the model (logLik()'s df): the
+# weights into a constant reference noise, one per unit of the last hidden layer (per covariate
+# without hidden layers).
+n_held_params <- function(spec) {
+  if (!isTRUE(spec$constant_anchor_noise)) return(0L)
+  widths <- c(spec$n_covariates, spec$hidden)
+  widths[length(widths)]
+}

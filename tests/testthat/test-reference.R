@@ -91,7 +91,12 @@ test_that("a constant reference noise starts at the least-squares residual and e
                               seq_len(nrow(d)) - 1L, 1L, "float")$loss
   }
   expect_lt(loss_at(0), loss_at(0.05))
-  expect_lt(loss_at(0), loss_at(-0.05))
+  expect_lt(loss_at(0), loss_at(-0.05))  # The weights held at 0 (one per unit of the last hidden layer) are not counted in df.
+  covariates <- suppressWarnings(update(fit, control = ncam_control(reference_noise = "covariates")),
+                                 classes = "ncam_warning_not_converged")
+  expect_identical(length(fit$params), length(covariates$params))
+  expect_identical(attr(logLik(covariates), "df") - attr(logLik(fit), "df"), 8L)
+  expect_identical(glance(fit)$df, attr(logLik(fit), "df"))
 })
 
 test_that("the reference's constant noise is learned in a short fit, as the ?ncam example fits", {
