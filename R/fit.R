@@ -81,7 +81,7 @@
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
 #'   period (`NA` elsewhere), not on the formula's left side. The reference becomes the anchor (a = 1, c
 #'   = 0), so the fused value is on the reference's scale, and its noise is learned from the rows where
-#'   it exists, as one value for every row (`reference_noise` in [ncam_control()]) (at least 20; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
+#'   it exists (at least 20; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
 #'   ignore the calibration's own error; judge them by [calibrate()] `method = "split"` on held-back
 #'   co-location rows). [predict.ncam()] does not need the column (by default it estimates from the
 #'   low-cost sensors alone); `interval = "prediction"` gives intervals for a reference reading. With a

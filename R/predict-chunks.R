@@ -149,7 +149,9 @@ score_files <- function(files, task, out, verbose) {
   collect <- function(value, i) {
     results[blocks[[i]][seq_along(value)]] <<- value
     failed <- Find(function(result) !is.null(result$error), value)
-    if (!is.null(failed)) stop(failed$error)
+    if (is.null(failed)) return(invisible())
+    error <- failed$error
+    stop(error)
   }
   # Rows beyond the networks' range and gathered warnings are named by their file and row in it.
   labels <- if (anyDuplicated(basename(files))) files else basename(files)

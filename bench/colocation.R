@@ -5,7 +5,7 @@
 # Run (about 10 min on this shared 2-core VM: 133 fits at ~4 s; `--quick` about 4 min):
 #   nice -n 10 Rscript bench/colocation.R > bench/colocation.out
 #   NCAM_LIB=/tmp/rlib-dev nice -n 10 Rscript bench/colocation.R [--seeds 1,3,5] [--quick] [--no-diagnostics]
-#     [--reference-noise covariates]
+#     [--reference-noise constant]
 # NCAM_LIB: library holding ncam (default: the normal library path). Data: $NCAM_SHARED_DATA,
 # else ../shared/data, else /work/shared/data. Only the public API of ncam is used, except
 # ncam:::ncam_objective_cpp and the fit's fields spec, scaling and params in diagnostic b.
@@ -13,8 +13,8 @@
 #
 # Options: --seeds 1,3,5 fits seeds 1..5 and reports over seeds 1..1, 1..3, 1..5 (default);
 #   --quick = seed 1 only and no SensEURCity Antwerp; --no-diagnostics skips part 5;
-#   --reference-noise covariates fits the reference's noise as a function of the covariates
-#   (ncam_control(reference_noise =); the default before session 30), else as one value.
+#   --reference-noise constant fits the reference's noise as one value for every row
+#   (ncam_control(reference_noise =)), else (default) as a function of the covariates.
 #
 # PurpleAir A and B beside AQS (18 sites, daily), ncam(pa_a + pa_b ~ rh + temperature,
 # reference = "ref"); scored on the reference, predictions from A, B, RH, T alone.
@@ -49,7 +49,7 @@ seeds_shown <- if (quick) 1L else sort(unique(as.integer(strsplit(seed_arg, ",",
 if (!length(seeds_shown) || anyNA(seeds_shown) || any(seeds_shown < 1L)) stop("--seeds must be positive integers such as 1,3,5")
 n_seeds <- max(seeds_shown)
 run_diagnostics <- !"--no-diagnostics" %in% args
-reference_noise <- if ("--reference-noise" %in% args) args[match("--reference-noise", args) + 1L] else "constant"
+reference_noise <- if ("--reference-noise" %in% args) args[match("--reference-noise", args) + 1L] else "covariates"
 level <- 0.9
 external_label_frac <- 0.2
 started <- proc.time()[["elapsed"]]

@@ -41,7 +41,7 @@ test_that("predict() ignores the reference column by default, and folds it in on
   expect_identical(with_ref$.pred[201:600], predict(fit, d)$.pred[201:600])
   expect_true(all(with_ref$.post_sd[1:200] < predict(fit, d)$.post_sd[1:200]))
   expect_error(predict(fit, without, use_reference = TRUE), "ref")
-  expect_output(print(fit), "Reference: ref, observed on .* rows; constant noise")
+  expect_output(print(fit), "Reference: ref, observed on .* rows; noise from the covariates")
 })
 
 test_that("the reference's noise is one learned value unless it should follow the covariates", {
@@ -67,13 +67,14 @@ test_that("the reference's noise is one learned value unless it should follow th
   wet <- d$rh > 75
   expect_equal(mean(covariates[dry]), mean(ref_sd[dry]), tolerance = 0.35)
   expect_equal(mean(covariates[wet]), mean(ref_sd[wet]), tolerance = 0.15)
-  expect_output(print(fit_with("covariates")), "noise from the covariates")
+  expect_output(print(fit_with("constant")), "constant noise")
 })
 
 test_that("a constant reference noise starts at the least-squares residual and ends at its best value", {
   d <- coloc_data(800, 9, 400)
   fit <- suppressWarnings(ncam(s1 + s2 ~ rh, data = d, reference = "ref", hidden = 8L, epochs = 30L,
-                               validation = 0, seed = 4L, threads = 1L),
+                               validation = 0, seed = 4L, threads = 1L,
+                               control = ncam_control(reference_noise = "constant")),
                           classes = "ncam_warning_not_converged")
   # The start: the residual variance of the reference on the other sensors and the covariates,
   # on the working scale, from lm() on the rows where all of them read.
@@ -99,11 +100,12 @@ test_that("a constant reference noise starts at the least-squares residual and e
   expect_identical(glance(fit)$df, attr(logLik(fit), "df"))
 })
 
-test_that("the reference's constant noise is learned in a short fit, as the ?ncam example fits", {
+test_that("a constant reference noise is learned in a short fit, as the ?ncam example fits", {
   # Started where initialisation puts it and left where training stopped, it stayed near the
   # reference's whole spread (4.7 against a true 0.76 here).
   fit <- ncam(pa_a + pa_b + opc ~ rh + temperature, data = colocation, reference = "ref",
-              hidden = c(16, 16), epochs = 100, seed = 1, threads = 1)
+              hidden = c(16, 16), epochs = 100, seed = 1, threads = 1,
+              control = ncam_control(reference_noise = "constant"))
   p <- sensor_params(fit, colocation)
   true_sd <- stats::sd(colocation$ref - colocation$truth, na.rm = TRUE)
   expect_equal(unique(p$sigma[p$sensor == "ref"]), true_sd, tolerance = 0.3)
@@ -281,19 +283,22 @@ test_that("prediction intervals cover a new anchor reading and credible ones cov
                   ref = theta + stats::rnorm(n, sd = 1.5))
   new_reading <- theta + stats::rnorm(n, sd = 1.5)
   train <- 1:8000
-  fit <- ncam(s1 + s2 ~ 1, data = d[train, ], reference = "ref", hidden = integer(0),
-              epochs = 200L, learn_rate = 0.02, seed = 1L, threads = 1L, sigma_y2 = 0)
   test <- d[-train, c("s1", "s2")]
-  pi <- predict(fit, test, interval = "prediction", level = 0.9)
-  ci <- predict(fit, test, interval = "credible", level = 0.9)
-  cover_pi <- mean(new_reading[-train] >= pi$.pred_lower & new_reading[-train] <= pi$.pred_upper)
-  cover_ci <- mean(theta[-train] >= ci$.pred_lower & theta[-train] <= ci$.pred_upper)
-  tol <- 4 * sqrt(0.9 * 0.1 / 8000)  # four binomial standard errors
-  expect_equal(unique(round(sensor_params(fit, test)$sigma[sensor_params(fit, test)$sensor == "ref"], 8)), 1.5,
-               tolerance = 0.05)
-  expect_lt(abs(cover_pi - 0.9), tol)
-  expect_lt(abs(cover_ci - 0.9), tol)
-  expect_true(all(pi$.pred_upper - pi$.pred_lower > ci$.pred_upper - ci$.pred_lower))
+  for (rule in c("covariates", "constant")) {
+    fit <- ncam(s1 + s2 ~ 1, data = d[train, ], reference = "ref", hidden = integer(0),
+                epochs = 200L, learn_rate = 0.02, seed = 1L, threads = 1L, sigma_y2 = 0,
+                control = ncam_control(reference_noise = rule))
+    pi <- predict(fit, test, interval = "prediction", level = 0.9)
+    ci <- predict(fit, test, interval = "credible", level = 0.9)
+    cover_pi <- mean(new_reading[-train] >= pi$.pred_lower & new_reading[-train] <= pi$.pred_upper)
+    cover_ci <- mean(theta[-train] >= ci$.pred_lower & theta[-train] <= ci$.pred_upper)
+    tol <- 4 * sqrt(0.9 * 0.1 / 8000)  # four binomial standard errors
+    expect_equal(unique(round(sensor_params(fit, test)$sigma[sensor_params(fit, test)$sensor == "ref"], 8)), 1.5,
+                 tolerance = 0.05)
+    expect_lt(abs(cover_pi - 0.9), tol)
+    expect_lt(abs(cover_ci - 0.9), tol)
+    expect_true(all(pi$.pred_upper - pi$.pred_lower > ci$.pred_upper - ci$.pred_lower))
+  }
   # Without an anchor there is no instrument to predict a reading of.
   un <- short_fit(ncam(s1 + s2 ~ 1, data = d[train, ], parameterization = "unanchored", hidden = integer(0),
                        epochs = 2L, seed = 1L, threads = 1L), also = "ncam_warning_two_sensors")
