@@ -21,9 +21,14 @@ test_that("average_estimates() averages a PurpleAir unit moving from 80 s to 120
   set.seed(8)
   t0 <- utc("2024-06-01 00:00")
   change <- t0 + 5 * 86400
+  wander <- function(t) t + sample(-2:2, length(t), replace = TRUE)
+  moved <- wander(10 + c(t0 + 80 * (0:(5 * 1080 - 1)), change + 120 * (0:(5 * 720 - 1))))
   # 33 and 34 of 45 readings in two hours (0.75 x 45 = 33.75), 22 and 23 of 30 in two others.
-  moved <- purpleair_80_then_120(t0, 5, list(c(30, 33), c(31, 34), c(5 * 24 + 30, 22), c(5 * 24 + 31, 23)))
-  steady <- wander_stamps(10 + t0 + 120 * (0:(10 * 720 - 1)))
+  for (edge in list(c(30, 33), c(31, 34), c(5 * 24 + 30, 22), c(5 * 24 + 31, 23))) {
+    within <- which(moved >= t0 + 3600 * edge[1] & moved < t0 + 3600 * (edge[1] + 1))
+    moved <- moved[-within[seq_len(length(within) - edge[2])]]
+  }
+  steady <- wander(10 + t0 + 120 * (0:(10 * 720 - 1)))
   data <- data.frame(date = c(moved, steady),
                      unit = rep(c("pa1", "pa2"), c(length(moved), length(steady))))
   data$.pred <- round(stats::runif(nrow(data), 5, 15), 1)

@@ -18,10 +18,17 @@ test_that("a PurpleAir sensor moving from 80 s to 120 s keeps the hours of both 
   set.seed(5)
   t0 <- utc("2024-06-01 00:00")
   change <- t0 + 7 * 86400
+  # Stamps wander by up to 2 s around the step, as PurpleAir's do; ten seconds into the hour, so
+  # that no stamp falls before the first hour.
+  wander <- function(t) t + sample(-2:2, length(t), replace = TRUE)
+  moved <- wander(10 + c(t0 + 80 * (0:(7 * 1080 - 1)), change + 120 * (0:(7 * 720 - 1))))
+  kept <- wander(10 + t0 + 120 * (0:(14 * 720 - 1)))
   # Hours at the edge of completeness: 34 and 33 of 45 readings (0.75 x 45 = 33.75), 23 and 22 of
   # 30 (22.5).
-  moved <- purpleair_80_then_120(t0, 7, list(c(24, 34), c(25, 33), c(7 * 24 + 24, 23), c(7 * 24 + 25, 22)))
-  kept <- wander_stamps(10 + t0 + 120 * (0:(14 * 720 - 1)))
+  for (edge in list(c(24, 34), c(25, 33), c(7 * 24 + 24, 23), c(7 * 24 + 25, 22))) {
+    within <- which(moved >= t0 + 3600 * edge[1] & moved < t0 + 3600 * (edge[1] + 1))
+    moved <- moved[-within[seq_len(length(within) - edge[2])]]
+  }
   sensors <- data.frame(date = c(moved, kept),
                         id = rep(c("moved", "kept"), c(length(moved), length(kept))))
   sensors$pm <- round(stats::runif(nrow(sensors), 5, 15), 1)
