@@ -49,12 +49,8 @@
 #' share a time step in [sensor_performance()]). A unit's
 #' time step is, for regular data, the step of the grid its time stamps lie on, kept when records
 #' are lost at random (see [sensor_performance()]); a unit whose step
-#' changes part way to one off the grid of its step, or finer than it (every
-#' 80 s, then every 120 s; 5-minute readings, then 1-minute ones), has each
-#' stretch of its record judged at its own step when each divides an hour, with
-#' a message (see Time step in [sensor_performance()]), while a stretch at a
-#' whole multiple of its step (1 minute, then 10) counts as records lost, with a
-#' message, unless `time_step` gives that step. A unit that lost records in a pattern (an hourly logger
+#' changes is judged at that one, so its rows at a coarser step count as
+#' incomplete periods. A unit that lost records in a pattern (an hourly logger
 #' keeping every other hour) comes out at a coarser step: give `time_step`, or
 #' the reference in `columns`, by which a unit whose values of it are those of
 #' a finer unit at every time they share is judged at that finer step (see
@@ -119,9 +115,7 @@
 #' @param time_step The time step at which completeness is judged: `NULL`
 #'   (default) for each unit's own, or a period such as `"1 hour"`, `"10 min"`
 #'   or a number of seconds, for every unit, or a named vector of them, one per
-#'   unit named, as in [sensor_performance()]: a step coarser than a unit's
-#'   readings judges at it only the stretches of readings a whole multiple of it
-#'   apart that a message names.
+#'   unit named, as in [sensor_performance()].
 #' @return A tibble with one row per unit and period that holds at least one
 #'   row of `data` (units in order of first appearance, periods in time
 #'   order): the `unit` column (when given), the `date` column (the period's
@@ -168,11 +162,9 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
   }
   check_averaging_steps(steps, averaging, named = !is.null(unit), timing$irregular)
   if (averaging == "24h") warn_days_offset(data[[date]], date, obs, steps)
-  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging,
-                     timing$stretches)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   frame <- block_frame(obs, steps, averaging, completeness, attr(obs, "tz"), values,
-                       totals = ".present", average_given = TRUE, jittered = timing$jittered,
-                       stretches = timing$stretches)
+                       totals = ".present", average_given = TRUE, jittered = timing$jittered)
   frame <- frame[order(match(frame$unit, names(steps)), frame$hour), ]
   averaging_output(frame, data, date, unit, averaging, stats::setNames(values, averaged_columns))
 }

@@ -1,6 +1,48 @@
 # The time step of the data and the 1-hour and 24-hour means that sensor_performance() judges
 # O3 and PM2.5 on (the means themselves in R/performance-block-means.R).
 
+# Each unit's time step in seconds (`steps`, named by unit in order of first appearance; see
+# series_time_steps()), the units whose stamps wander around their step (`jittered`) and the
+# mean gaps, named by unit, of those whose gaps scatter around no step that divides an hour or a
+# day (`irregular`, which is also their step). NA when no unit has two time stamps.
+# `named`: the units have names to give in the messages. `time_step` and `shared` (columns of
+# `obs`, named as shown): the steps are those to judge the units at (judged_steps()).
+unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
+                            call = parent.frame()) {
+  found <- series_time_steps(obs$time, obs$unit)
+  steps <- found$step
+  for (step in unique(steps[found$kind == "jittered"])) {
+    who <- names(steps)[found$kind == "jittered" & steps == step]
+    centre <- found$centre[who]
+    whose <- if (named) cli::format_inline("of unit{?s} {.val {who}} ") else ""
+    gaps_shown <- prettyNum(signif(centre, 4))
+    cli::cli_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
+                     {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
+                     step.")
+  }
+  list(steps = judged_steps(obs, steps, stats::setNames(found$kind, names(steps)), time_step,
+                            shared, named, call),
+       jittered = names(steps)[found$kind == "jittered"],
+       irregular = found$centre[found$kind == "irregular"])
+}
+
+# The time step of each series of times (`seconds`, with the series of each in `series`), the
+# one step finding of sensor_performance(), average_estimates() and join_reference(): `step`,
+# `kind` and `centre` of step_of_gaps(), named by series in order of first appearance. A series
+# with a single time takes the step of all series' gaps pooled, as "regular" (its one stamp
+# neither wanders nor scatters); NA when no series has two times.
+series_time_steps <- function(seconds, series) {
+  keys <- unique(series)
+  gaps <- lapply(split(seconds, factor(series, keys)), function(t) diff(sort(t)))
+  found <- lapply(gaps, step_of_gaps)
+  lonely <- vapply(found, function(f) is.na(f$step), logical(1))
+  if (any(lonely)) found[lonely] <- list(step_of_gaps(unlist(gaps, use.names = FALSE)))
+  kind <- vapply(found, `[[`, character(1), "kind")
+  kind[lonely] <- "regular"
+  list(step = vapply(found, `[[`, numeric(1), "step"), kind = kind,
+       centre = vapply(found, `[[`, numeric(1), "centre"))
+}
+
 # The time step of gaps (seconds, whole_second_gaps()): the step of the grid the records lie on
 # (grid_step()), or the most common gap when it is a regular step (regular_step()); else
 # nominal_step(), "jittered", for stamps that wander around a step that divides an hour or a
@@ -144,13 +186,8 @@ format_step <- function(seconds) {
 }
 
 # The `time_step` of the units' rows and of the "all" row: "mixed" when the units' steps differ.
-# A unit judged per stretch (`stretches`, unit_time_steps()) shows its steps in turn.
-step_labels <- function(steps, unit_rows, stretches = NULL) {
+step_labels <- function(steps, unit_rows) {
   labels <- vapply(steps, format_step, character(1))
-  for (unit in intersect(names(steps), stretches$series)) {
-    labels[[unit]] <- paste(vapply(stretches$step[stretches$series == unit], format_step,
-                                   character(1)), collapse = ", then ")
-  }
   all <- if (length(unique(labels)) > 1L) "mixed" else labels[[1]]
   unname(c(if (unit_rows) labels, all))
 }

@@ -1,22 +1,16 @@
 # The 1-hour and 24-hour means of sensor_performance() and average_estimates(): per unit at its
-# own time step (unit_time_steps(), R/performance-stretches.R), each period counting only with
+# own time step (unit_time_steps(), R/performance-averaging.R), each period counting only with
 # `completeness` of its records.
 
 # 1-hour means of estimate and reference per unit and hour, each column on its own, for the
 # rows of the units with time step `step`, below one hour and dividing it. Hours are spans of
 # elapsed time starting on the local clock's hour (clock_columns()), each mean timed at its
 # start; an hour counts only with `completeness` of its records, as in the EPA reports.
-# `spare`: per row, the records a complete hour may lack (block_means()). The hours of units
-# judged per stretch (`stretches`, unit_time_steps()) expect their stretch's records, some of
-# each in an hour that a change falls in (expected_records()).
+# `spare`: per row, the records a complete hour may lack (block_means()).
 hourly_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL,
-                         spare = 0, stretches = NULL) {
-  expected <- rep(3600 / step, nrow(obs))
-  stretched <- obs$unit %in% stretches$series
-  expected[stretched] <- expected_records(obs$unit[stretched], obs$hour[stretched], 3600,
-                                          stretches)
-  hourly <- block_means(obs, c("unit", "day", "hour"), expected, completeness, columns, totals,
-                        spare)
+                         spare = 0) {
+  hourly <- block_means(obs, c("unit", "day", "hour"), rep(3600 / step, nrow(obs)), completeness,
+                        columns, totals, spare)
   hourly$time <- hourly$hour
   hourly
 }
@@ -31,9 +25,9 @@ hourly_means <- function(obs, step, completeness, columns = c("est", "ref"), tot
 # average_estimates() takes hourly ones, so that days of hours agree with days of its 1-hour
 # means: a reading stamped 23:58 for the hour from 00:00 is of the next day.
 daily_means <- function(obs, step, completeness, columns = c("est", "ref"), totals = NULL,
-                        spare = 0, jittered = character(), tz = "", stretches = NULL) {
+                        spare = 0, jittered = character(), tz = "") {
   if (step < 3600 && 3600 %% step == 0) {
-    obs <- hourly_means(obs, step, completeness, columns, totals, spare, stretches)
+    obs <- hourly_means(obs, step, completeness, columns, totals, spare)
     step <- 3600
     spare <- 0
   } else if (any(obs$unit %in% jittered)) {
@@ -102,31 +96,24 @@ block_means <- function(obs, by, expected, completeness, columns = c("est", "ref
 # where other units' periods start: a stamp at 05:57 of hourly readings around the hour is the
 # reading of 06:00, not a second one of the hour from 05:00. With `ref` among `columns`, the
 # frame's attribute `nominal_reference` compares the references of jittered units on their
-# nominal times (nominal_reference_agreement(), for judge_colocation()). Units judged per stretch
-# (`stretches`, unit_time_steps()) count each stretch's records at its own step.
+# nominal times (nominal_reference_agreement(), for judge_colocation()).
 # One pass per distinct step (block_means() groups by unit): subsetting unit by unit cost
 # 17 s on 1e6 rows of 1000 units.
 block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", "ref"),
-                        totals = NULL, average_given = FALSE, jittered = character(),
-                        stretches = NULL) {
+                        totals = NULL, average_given = FALSE, jittered = character()) {
   span <- block_span(block)
   steps <- steps[fits_span(steps, span)]
   row_step <- unname(steps)[match(obs$unit, names(steps))]
-  own_step <- row_steps(obs, steps, stretches)
   parts <- lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
     # Two readings in one step are one record of it (R/performance-step-slots.R).
-    if (step < span) {
-      rows <- one_reading_per_step(rows, own_step[row_step %in% step], jittered, tz, columns,
-                                   totals)
-    }
+    if (step < span) rows <- one_reading_per_step(rows, step, jittered, tz, columns, totals)
     spare <- as.numeric(rows$unit %in% jittered)
     if (step < span && block == "1h") {
-      return(hourly_means(rows, step, completeness, columns, totals, spare, stretches))
+      return(hourly_means(rows, step, completeness, columns, totals, spare))
     }
     if (step < span) {
-      return(daily_means(rows, step, completeness, columns, totals, spare, jittered, tz,
-                         stretches))
+      return(daily_means(rows, step, completeness, columns, totals, spare, jittered, tz))
     }
     rows <- snap_jittered(rows, jittered, span, tz, shared = if (average_given) "move" else "keep")
     averaged <- average_given | !(rows$unit %in% jittered)
@@ -142,8 +129,7 @@ block_frame <- function(obs, steps, block, completeness, tz, columns = c("est", 
   frame <- time_by_period(frame, block, tz)
   if ("ref" %in% columns && length(steps) >= 2L && any(names(steps) %in% jittered)) {
     attr(frame, "nominal_reference") <- nominal_reference_agreement(obs, steps, block,
-                                                                    completeness, jittered, tz,
-                                                                    stretches)
+                                                                    completeness, jittered, tz)
   }
   frame
 }

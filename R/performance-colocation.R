@@ -124,14 +124,12 @@ judge_colocation <- function(frame, raw, period) {
 # 23 of them and an hour of the next day. Stamps of a unit that share a nominal time are left
 # out (snap_jittered()). Compared at the block's periods, else at the nominal times; `period`
 # says which, and `times` holds the comparison at the nominal times (with `where`, for the note).
-# `obs`: performance_input(); `steps`: the units' steps, of the block's units only; `stretches`:
-# those of the units judged per stretch (unit_time_steps()).
-nominal_reference_agreement <- function(obs, steps, block, completeness, jittered, tz,
-                                        stretches = NULL) {
+# `obs`: performance_input(); `steps`: the units' steps, of the block's units only.
+nominal_reference_agreement <- function(obs, steps, block, completeness, jittered, tz) {
   obs <- obs[obs$unit %in% names(steps), setdiff(names(obs), "est")]
-  obs <- snap_jittered(obs, jittered, row_steps(obs, steps, stretches), tz, shared = "drop")
-  check <- reference_agreement(block_frame(obs, steps, block, completeness, tz, columns = "ref",
-                                           stretches = stretches))
+  obs <- snap_jittered(obs, jittered, unname(steps)[match(obs$unit, names(steps))], tz,
+                       shared = "drop")
+  check <- reference_agreement(block_frame(obs, steps, block, completeness, tz, columns = "ref"))
   check$period <- c("1h" = "hour", "24h" = "day")[[block]]
   times <- c(reference_agreement(obs), period = "time", where = "shared times on the nominal time grid")
   if (check$shared == 0L) check <- times

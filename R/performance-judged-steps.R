@@ -1,6 +1,6 @@
 # The time step at which each unit's completeness is judged in sensor_performance() and
 # average_estimates(): the step given in `time_step`, else the finest step of the units whose
-# reference it shares, else its own (unit_time_steps(), R/performance-stretches.R). An hourly
+# reference it shares, else its own (unit_time_steps(), R/performance-averaging.R). An hourly
 # logger that lost every other record has gaps of two hours: at its own step its days look
 # complete, where the same loss kept as NA rows leaves them at half their hours.
 
@@ -19,53 +19,39 @@
 #' reference, keeps its own step. Give `time_step` to set the step instead,
 #' for every unit (`"1 hour"`) or per unit (`c(a = "1 hour", b = "2 min")`):
 #' each such unit's stamps must come at a whole multiple of it (a finer unit is
-#' an error), and its periods count its records against it; or, for a unit
-#' whose step did change to a whole multiple of it part way (1 minute, then 10),
-#' the coarser step, which judges the stretches of readings a whole multiple of
-#' it apart that a message names at it, the rest at the unit's own step (see
-#' Time step). Without a
+#' an error), and its periods count its records against it. Without a
 #' reference to compare (one unit, or units at different sites) only
 #' `time_step` tells. The `time_step` column then gives the step judged.
 #' @param time_step The time step at which completeness is judged: `NULL`
 #'   (default) for each unit's own (see Time step of units with records
 #'   missing), or a period such as `"1 hour"`, `"10 min"` or a number of
-#'   seconds, for every unit, or a named vector of them, one per unit named. A
-#'   step coarser than a unit's readings judges at it only the stretches of
-#'   readings a whole multiple of it apart that a message names (each step must
-#'   then divide an hour); otherwise it is an error.
+#'   seconds, for every unit, or a named vector of them, one per unit named.
 #' @rdname sensor_performance
 #' @name sensor_performance
 NULL
 
-# The units' steps (`steps`, named by unit; `kind` from series_time_steps(), "stretched" for a
-# unit whose step changes, which follows no other) to judge them at: those `given` in `time_step`
-# (given_time_steps(), seconds named by unit), else those of shared_reference_steps() over the
+# The units' steps (`steps`, named by unit; `kind` from series_time_steps()) to judge them at:
+# those given in `time_step` (given_time_steps()), else those of shared_reference_steps() over the
 # columns `shared` of `obs` (named by the names they are shown by), else as found. A message
-# names the units whose step is taken from another's. A step given must divide each step found
-# of its unit, every stretch's (`stretches`, series_time_steps()).
-judged_steps <- function(obs, steps, kind, given, shared, named, call, stretches = NULL) {
-  found <- lapply(stats::setNames(names(given), names(given)), function(u) {
-    if (u %in% stretches$series) stretches$step[stretches$series == u] else steps[[u]]
-  })
-  # A unit whose step changes has the steps of its stretches, whatever its gaps pooled.
-  unfit <- vapply(names(given), function(u) {
-    off_given_step(found[[u]], kind[[u]] == "irregular" && length(found[[u]]) == 1L, given[[u]])
-  }, logical(1))
+# names the units whose step is taken from another's.
+judged_steps <- function(obs, steps, kind, time_step, shared, named, call) {
+  given <- given_time_steps(time_step, names(steps), named, call)
+  found <- steps[names(given)]
+  ratio <- found / given
+  unfit <- !is.na(found) & (kind[names(given)] == "irregular" | ratio < 1 - 1e-9 |
+                              abs(ratio - round(ratio)) * given > 1e-6)
   if (any(unfit)) {
     who <- if (named) {
       cli::format_inline("Unit{?s} {.val {names(given)[unfit]}} ha{?s/ve}")
     } else {
       "The data have"
     }
-    shown <- toString(unique(vapply(found[unfit], function(f) {
-      paste(vapply(f, format_step, character(1)), collapse = ", then ")
-    }, character(1))))
+    shown <- toString(vapply(unique(found[unfit]), format_step, character(1)))
     ncam_abort(c("{who} time step {shown}, not a whole multiple of {.arg time_step}
                   ({toString(vapply(unique(given[unfit]), format_step, character(1)))}):
                   {cli::qty(sum(unfit))}{?its/their} records fall between its steps.",
                  i = "Give {.arg time_step} as the step the records come at, or a finer one that
-                      divides it. A coarser step is taken only by stretches of records a whole
-                      multiple of it apart, when a message names such stretches."), call = call)
+                      divides it."), call = call)
   }
   steps[names(given)] <- given
   follow <- shared_reference_steps(obs, steps, kind, setdiff(names(steps), names(given)), shared)
@@ -89,14 +75,6 @@ judged_steps <- function(obs, steps, kind, given, shared, named, call, stretches
     steps[who] <- pairs$to[i]
   }
   steps
-}
-
-# Whether the steps found of a series (one, or one per stretch; `irregular`: its gaps scatter
-# around no step) fall between the steps of a step given (`given`, seconds): finer than it, or no
-# whole multiple of it.
-off_given_step <- function(found, irregular, given) {
-  ratio <- found / given
-  !anyNA(found) && (irregular || any(ratio < 1 - 1e-9 | abs(ratio - round(ratio)) * given > 1e-6))
 }
 
 # The steps given in `time_step` (seconds, named by the units they apply to, of `units`): none for

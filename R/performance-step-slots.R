@@ -54,20 +54,11 @@ shares_step <- function(rows, step, jittered, tz, where = step_slots(rows, step,
   shared
 }
 
-# `rows` (units of time step `step`, one number or per row: a unit judged per stretch has its
-# stretch's) with the rows that share a step (shares_step()) replaced by one row per step: the
-# means of `columns` and the sums of `totals` (block_means()), timed by the step's first row.
+# `rows` (units of time step `step`) with the rows that share a step (shares_step()) replaced by
+# one row per step: the means of `columns` and the sums of `totals` (block_means()), timed by
+# the step's first row.
 one_reading_per_step <- function(rows, step, jittered, tz, columns, totals) {
   if (nrow(rows) < 2L || all(rows$unit %in% jittered)) return(rows)
-  if (length(unique(step)) > 1L) {
-    parts <- lapply(split(seq_len(nrow(rows)), step), function(at) {
-      one_reading_per_step(rows[at, ], step[at[1]], jittered, tz, columns, totals)
-    })
-    # Rows averaged keep only the columns of block_means().
-    kept <- Reduce(intersect, lapply(parts, names))
-    return(do.call(rbind, lapply(parts, `[`, kept)))
-  }
-  step <- step[1]
   where <- step_slots(rows, step, tz)
   shared <- shares_step(rows, step, jittered, tz, where)
   if (!any(shared)) return(rows)
@@ -80,17 +71,14 @@ one_reading_per_step <- function(rows, step, jittered, tz, columns, totals) {
 }
 
 # A warning naming, per unit whose time step fits a block of `averaging` ("1h", "24h";
-# fits_span()), the steps that hold two or more of its readings (shares_step(), at the step of
-# each row's stretch for units judged per stretch, `stretches`); the rows as given, when
-# `averaging` has "as_given", keep them all.
-warn_crowded_steps <- function(obs, steps, jittered, tz, named, averaging, stretches = NULL,
-                               call = parent.frame()) {
+# fits_span()), the steps that hold two or more of its readings (shares_step()); the rows as
+# given, when `averaging` has "as_given", keep them all.
+warn_crowded_steps <- function(obs, steps, jittered, tz, named, averaging, call = parent.frame()) {
   blocks <- setdiff(averaging, "as_given")
   if (length(blocks) == 0L) return(invisible())
   steps <- steps[fits_span(steps, max(vapply(blocks, block_span, numeric(1))))]
-  row_step <- row_steps(obs, steps, stretches)
-  row_step[!(obs$unit %in% names(steps))] <- NA
-  found <- do.call(rbind, lapply(unique(row_step[!is.na(row_step)]), function(step) {
+  row_step <- unname(steps)[match(obs$unit, names(steps))]
+  found <- do.call(rbind, lapply(unique(unname(steps)), function(step) {
     rows <- obs[row_step %in% step, ]
     if (nrow(rows) < 2L || all(rows$unit %in% jittered)) return(NULL)
     where <- step_slots(rows, step, tz)

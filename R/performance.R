@@ -90,19 +90,8 @@
 #' gaps of whole days (24-hour samples on an uneven schedule) keep their most common gap; the warning
 #' or error on a step that divides no hour or day says that they scatter. A unit that lost records
 #' in a pattern may be judged at a finer step, or at the step given in `time_step` (see Time step of
-#' units with records missing). A unit whose step changes part way to one off the grid of its step,
-#' or finer than it (every 80 s, then every 120 s; 5-minute readings, then 1-minute ones), is judged
-#' per stretch of its record as in [join_reference()] (see its Averaging): its hours count records
-#' at the step of their stretch (some of each in the hour of a change), when every such step divides
-#' an hour and is shorter and `time_step` does not set the unit's step; a message names the
-#' stretches and the unit's step is its finest. A unit whose step changes to one that does not
-#' divide an hour is judged at one step throughout, with a message. A stretch of readings a whole
-#' multiple of the unit's step apart (every 10th minute of a 1-minute logger) cannot be told from
-#' records lost in a pattern: it stays judged at the unit's step, with a message; if the logger's
-#' step did change, give that step in `time_step`, which judges such stretches at it (see its
-#' entry). Column `time_step` gives the step a unit is judged at on its `"as_given"` rows (the
-#' steps of a unit judged per stretch in turn: `"5 minutes, then 1 minute"`); the `"as_given"`
-#' `"all"` row says `"mixed"` when the units' steps differ, and its
+#' units with records missing). Column `time_step` gives the step a unit is judged at on its
+#' `"as_given"` rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is set for one averaging).
 #'
 #' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
@@ -324,8 +313,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
   crowded <- crowded_blocks(obs, steps, timing$jittered, attr(obs, "tz"))
   averaging <- settle_averaging(averaging, steps, crowded)
-  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging,
-                     timing$stretches)
+  warn_crowded_steps(obs, steps, timing$jittered, attr(obs, "tz"), !is.null(unit), averaging)
   steps[vapply(steps, whole_day_step, logical(1))] <- 86400
   inform_unpaired(unpaired, averaging, steps)
   # A unit whose step does not fit an hour or a day (7-minute data) loses its own rows of
@@ -339,15 +327,14 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
     frame <- if (avg == "as_given") {
       obs
     } else {
-      block_frame(obs, steps, avg, completeness, attr(obs, "tz"), jittered = timing$jittered,
-                  stretches = timing$stretches)
+      block_frame(obs, steps, avg, completeness, attr(obs, "tz"), jittered = timing$jittered)
     }
     period <- c(as_given = "time", "1h" = "hour", "24h" = "day")[[avg]]
     out <- score_units(frame, units, raw_agreement, period, limit_value, reference_uncertainty,
                        split)
     if (avg != "as_given") out <- note_unfit(out, unfit[[avg]], avg)
-    labels <- switch(avg, as_given = step_labels(steps, !is.null(unit), timing$stretches),
-                     "1h" = "1 hour", "24h" = "24 hours")
+    labels <- switch(avg, as_given = step_labels(steps, !is.null(unit)), "1h" = "1 hour",
+                     "24h" = "24 hours")
     cbind(averaging = avg, time_step = labels, out)
   })
   result <- note_unit_failures(judge_targets(do.call(rbind, rows), targets))

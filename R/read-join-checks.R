@@ -25,8 +25,7 @@ keys_hint <- "A key must be a column of both tables: for one monitor beside seve
 # A table whose readings are further apart than the period (a daily reference, Date column,
 # beside hourly sensors) would have each reading taken as the mean of one period (the 00:00
 # hour) and the periods between left empty: an error. `step` is the time step per row
-# (typical_step(): of its stretch, for a series whose step changes, which the error names by its
-# first reading; Inf when no series of the table has two times, which is accepted). A tenth
+# (typical_step(); Inf when no series of the table has two times, which is accepted). A tenth
 # is allowed for days of a clock change and irregular times. With periods of one day, readings
 # a whole number of days apart are 24-hour values sampled every few days (the 1-in-3 and 1-in-6
 # day schedules of EPA networks, as sensor_performance() takes them): each is its day's value.
@@ -37,11 +36,8 @@ check_step_within_period <- function(step, series, data, time, keys, period, arg
   coarse <- which(coarse)
   if (length(coarse) == 0L) return(invisible())
   row <- coarse[which.max(step[coarse])]
-  which_series <- if (length(keys)) paste0(" (series ", series_words(data, keys, row), ")")
-  # A series whose step changes: the stretch at this step, from its first reading.
-  own <- series == series[row] & step == step[row]
-  if (!all(own[series == series[row]])) {
-    which_series <- paste0(which_series, " from ", format(min(time[own]), "%Y-%m-%d %H:%M:%S", usetz = TRUE))
+  which_series <- if (length(keys)) {
+    paste0(" (series ", paste0(keys, " = ", vapply(keys, function(k) as.character(data[[k]][row]), ""), collapse = ", "), ")")
   }
   spacing <- format_period(step[row])
   daily <- if (whole_days_apart(step[row]) && period$days != 1) {
@@ -49,7 +45,7 @@ check_step_within_period <- function(step, series, data, time, keys, period, arg
   }
   # Daily readings need no second hint: the mean of the day from each is that day's.
   window <- if (!(length(daily) && round(step[row] / 86400) == 1)) {
-    window_hint(time[own], step[row])
+    window_hint(time[series == series[row]], step[row])
   }
   ncam_abort(c("{.arg {arg}} has readings {spacing} apart{which_series}, longer than {.arg average} ({format_period(nominal)}): each reading would be taken as the mean of a single {format_period(nominal)} period and the periods between left empty.",
                i = daily,

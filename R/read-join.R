@@ -26,35 +26,13 @@
 #'   day that its stamps wander around, also when most records are lost (see
 #'   [sensor_performance()]); for times that scatter around no such step, the mean of the gaps
 #'   near their median.
-#'   A series whose step changes part way to one off the grid of its step, or finer than it (a
-#'   PurpleAir sensor every 80 s, then every 120 s after a firmware change; 5-minute readings,
-#'   then 1-minute ones), is judged per stretch of its record: its gaps are taken 100 at a time; a
-#'   window with 80 % of its gaps within a quarter step of a whole number of the series' steps is
-#'   at that step, and another takes the step of its own gaps (of 10 s or more, with 80 % of them
-#'   within a tenth of a step of its grid) when that is finer than the series' step, or is a whole
-#'   multiple neither of it, nor of a finer step found, nor of a gap that makes 1 % of the series'
-#'   gaps (readings every 120 s beside 60 s gaps may be records lost from a 1-minute grid). Where
-#'   the gaps pooled scatter, or wander around a step between the two (60 s and 90 s pooled take
-#'   75 s) that no window's gaps lie within a tenth of a step of, the series' step for this is the
-#'   finest of the windows' own, when 80 % of the windows have one. A change is placed where
-#'   the fewest gaps fall off the grid of their stretch, gaps that fit both going to the series'
-#'   step (else to the finer one), and a period expects the readings of the stretch it lies in,
-#'   some of each in the period of a change (a change at 10:30 from 5 minutes to 1: 6 + 30
-#'   readings in the hour from 10:00); a message names the stretches. A stretch of fewer than
-#'   about 100 gaps is not told apart from the record around it. From time stamps alone a change
-#'   to a whole multiple of the step (every 10th minute of a 1-minute logger, every other hour of
-#'   an hourly reference) cannot be told from records lost in a pattern: such a stretch stays
-#'   judged at the series' step, so its periods fall short, as those of records lost do, and a
-#'   message names it (100 such gaps or more in a row). If the logger's step did change, give it
-#'   in `time_step`.
 #'   A series with a single time (such as a sensor that spent one
 #'   minute at a location) has no step of its own and takes that of the gaps
 #'   of the other series of its table, so one 1-minute reading is not an hourly
 #'   mean; only when no series of the table has two times is one reading per
 #'   period expected. A table whose step is longer than `average` (a daily
 #'   reference, such as a `Date` column, beside hourly sensors) is an error
-#'   naming the table, its step (and the first reading of the stretch at that step, for a
-#'   series whose step changes) and `average`: each of its readings would be
+#'   naming the table, its step and `average`: each of its readings would be
 #'   taken as the mean of one period (the 00:00 hour) and the periods between
 #'   left empty. The error suggests an `average` only where it pairs the
 #'   readings with their own windows (`average = "1 day"` for daily values). With
@@ -167,14 +145,6 @@
 #' @param tolerance Largest time difference for a nearest-time pair, as a period
 #'   string such as `"30 min"`, a number of seconds or a `difftime`; required
 #'   when `average` is `NULL`.
-#' @param time_step `NULL` (default) for each series' own time step (see Averaging), or steps
-#'   named by the table they are for, such as `c(sensors = "10 min")` or
-#'   `list(reference = 3600)` (periods as for `average`). A step that divides every step of a
-#'   table's series judges its periods at it throughout; a coarser one judges at it the stretches
-#'   of a series' readings a whole multiple of it apart that a message names (a logger whose step
-#'   did change from 1 to 10 minutes), the rest of the record at its own steps, with a message.
-#'   Any other step is an error, as is one step for both tables (their steps differ). Used when
-#'   averaging.
 #' @return A tibble. When averaging: one row per sensor period and series, in
 #'   order of first appearance, with the period start in `by` (a `Date` when
 #'   the sensors' column is one and the periods are whole days, else POSIXct),
@@ -194,7 +164,7 @@
 #' join_reference(sensors, reference, keys = "site")
 #' join_reference(sensors, reference, keys = "site", average = NULL, tolerance = "5 min")
 join_reference <- function(sensors, reference, by = "date", keys = NULL, average = "1 hour",
-                           completeness = 0.75, tolerance = NULL, time_step = NULL) {
+                           completeness = 0.75, tolerance = NULL) {
   check_data_frame(sensors)
   check_data_frame(reference)
   check_string(by, "by")
@@ -207,7 +177,6 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
     if (nrow(get(arg)) == 0L) ncam_abort("{.arg {arg}} has no rows: there is nothing to join.")
   }
   check_number(completeness, "completeness", min = 0, max = 1)
-  given <- join_time_steps(time_step)
   sensors <- blank_missing_codes(integer64_as_double(sensors), c(by, keys), "sensors")
   reference <- blank_missing_codes(integer64_as_double(reference), c(by, keys), "reference")
   sensor_dates <- inherits(sensors[[by]], "Date")
@@ -227,10 +196,8 @@ join_reference <- function(sensors, reference, by = "date", keys = NULL, average
   period <- parse_period(average, "average")
   sensors[[by]] <- sensor_time
   reference[[by]] <- reference_time
-  sensor_means <- average_over_time(sensors, by, keys, period, completeness, "sensors",
-                                    given$sensors)
-  reference_means <- average_over_time(reference, by, keys, period, completeness, "reference",
-                                       given$reference)
+  sensor_means <- average_over_time(sensors, by, keys, period, completeness, "sensors")
+  reference_means <- average_over_time(reference, by, keys, period, completeness, "reference")
   row <- match(series_key(sensor_means, c(keys, by)), series_key(reference_means, c(keys, by)))
   warn_no_overlap(row, sensor_time, reference_time, keys, nearest = FALSE, environment())
   out <- add_reference_columns(sensor_means, reference_means, row, setdiff(names(reference_means), c(by, keys)))
@@ -288,9 +255,7 @@ add_reference_columns <- function(sensors, reference, row, columns, call = paren
 
 # Mean of each numeric column per series (`keys`) and period; other columns must be
 # constant within a period. One row per series and period, in order of first appearance.
-# `given`: the time step (seconds) of `time_step` for this table, or NULL for each series' own.
-average_over_time <- function(data, by, keys, period, completeness, arg, given = NULL,
-                              call = parent.frame()) {
+average_over_time <- function(data, by, keys, period, completeness, arg, call = parent.frame()) {
   time <- data[[by]]
   start <- period_start(time, period)
   series <- series_key(data, keys)
@@ -300,17 +265,13 @@ average_over_time <- function(data, by, keys, period, completeness, arg, given =
   group <- match(paste(series, as.numeric(start), sep = "\r"),
                  unique(paste(series, as.numeric(start), sep = "\r")))
   first <- !duplicated(group)
-  timing <- typical_step(as.numeric(time), series, given, data, keys, arg, call)
-  step <- timing$step
+  step <- typical_step(as.numeric(time), series)
   check_step_within_period(step, series, data, time, keys, period, arg, call)
   check_sparse_midnight_readings(time, start, step, period, arg, call)
   warn_period_offset(time, start, step, period, arg, call)
   warn_crowded_periods(time, start, step, group, period, arg, call)
-  inform_join_steps(timing$found, timing$stretches, given, data, series, keys, arg,
-                    attr(time, "tzone"))
-  expected <- pmax(1, round(expected_records(series[first], as.numeric(start[first]),
-                                             period_seconds(start[first], period),
-                                             timing$stretches)))
+  step <- step[first]
+  expected <- pmax(1, round(period_seconds(start[first], period) / step))
   out <- list()
   out[[by]] <- start[first]
   for (col in keys) out[[col]] <- data[[col]][first]
@@ -332,6 +293,19 @@ average_over_time <- function(data, by, keys, period, completeness, arg, given =
     }
   }
   as_tbl(out)
+}
+
+# Per row, the time step of its series (series_time_steps(), as sensor_performance() finds a
+# unit's), so that records lost at random (rows missing) do not lengthen it, as a median gap
+# would (a logger keeping 45 % of its minutes has a median gap of 2 minutes). A series with a
+# single time takes the step of the table's gaps pooled (one reading of 1-minute data is then 1
+# of 60 in an hour, not a whole hour); only when no series has two times is one reading per
+# period all that is expected (step Inf).
+typical_step <- function(seconds, series) {
+  step <- series_time_steps(seconds, series)$step
+  step[is.na(step)] <- Inf
+  # match(), not step[series]: without keys every series is "", and x[""] matches no name.
+  unname(step[match(series, names(step))])
 }
 
 # The time zone for both tables: that of the sensors' date-times, where one without a zone is in

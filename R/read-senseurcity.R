@@ -52,8 +52,7 @@
 #'   of the SensEURCity cities.
 #' @param completeness Fraction of the expected readings a period needs for its
 #'   mean, when averaging. The expected count follows each box and location's
-#'   1-minute step (each stretch's own, for a step that changes part way, as
-#'   [join_reference()] finds it); a location with a single reading (a box that moved) takes
+#'   1-minute step; a location with a single reading (a box that moved) takes
 #'   the step of the other series, so that lone minute is not an hourly mean.
 #' @param tz Time zone of `date`, in whose calendar periods of whole days run.
 #' @return A tibble, one row per file row (or per box, location and period when
