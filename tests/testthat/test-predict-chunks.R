@@ -284,7 +284,8 @@ test_that("every output file kept after a failure has had its warnings given, un
   fx <- chunk_fixture()
   flagged <- fx$toy
   flagged$flag <- 1
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged[1:400, ], hidden = 4L,
+  # Fitted to all rows, so that only the rows made so lie beyond the fitted range.
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged, hidden = 4L,
                                epochs = 3L, seed = 1L, threads = 1L),
                           classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
   # Four files of 200 rows (two 128-row chunks each), with 1, 2 + 4, 8 and 16 rows of other
@@ -292,6 +293,8 @@ test_that("every output file kept after a failure has had its warnings given, un
   # (after row 128), and its 4 rows there are never scored.
   new <- flagged[1:800, ]
   new$flag[c(7, 200 + c(5, 90), 200 + c(140, 150, 180, 190), 400 + 11 * 1:8, 600 + 11 * 1:16)] <- 2
+  # And one row far beyond the fitted range of x1 in each: a warning about rows of kept files.
+  new$x1[200 * 0:3 + 3] <- 1e6
   files <- file.path(fx$dir, c("a.csv", "b.csv", "c.csv", "d.csv"))
   for (k in 1:4) utils::write.csv(new[(k - 1) * 200 + 1:200, ], files[k], row.names = FALSE)
   lines <- readLines(files[2])
@@ -313,6 +316,9 @@ test_that("every output file kept after a failure has had its warnings given, un
       texts <- warning_texts(warnings, "ncam_warning_constant_covariate")
       expect_length(texts, 1L)
       expect_match(texts, sprintf("; %d rows of `input` have other values (row 7 of a.csv: 2)", counted), fixed = TRUE)
+      far <- warning_texts(warnings, "ncam_warning_extrapolation")
+      expect_length(far, 1L)
+      expect_match(far, sprintf("^%d of %d rows? lies? more than 25%% of the range outside", length(kept), 200 * length(kept)))
       # The kept files are complete: predict() on each whole file.
       for (name in kept) {
         expect_equal(utils::read.csv(file.path(out_dir, name))$.pred,
