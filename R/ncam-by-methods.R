@@ -45,12 +45,19 @@ update.ncam_by <- function(object, ...) per_model_only("update", object)
 
 #' @section Plot: `plot()` draws the training and validation curves of every group, one panel
 #'   each, as `ggplot2::autoplot(fits)` does (it needs the ggplot2 package; `plot(fits$fit[[i]])`
-#'   draws one group's in base graphics), and returns `x` invisibly.
-#' @param y Unused.
+#'   draws one group's in base graphics), and returns `x` invisibly. It takes no other argument:
+#'   `y` (such as a group's number in `plot(fits, 1)`) or one in `...` is an error.
+#' @param y Not used: an error when given.
 #' @rdname ncam_by-predict
 #' @export
 plot.ncam_by <- function(x, y, ...) {
   check_dots_empty_hinted()
+  # A second argument would otherwise be ignored: plot(fits, 1) drew every group, not group 1.
+  if (!missing(y)) {
+    given <- deparse1(substitute(y))
+    ncam_abort(c("{.fn plot} of fits by group takes no {.arg y}; it was given {.code {given}}.",
+                 i = "{.code plot(fits)} draws every group's training curves; {.code plot(fits$fit[[i]])} draws group {.code i}'s alone."))
+  }
   check_ncam_by(x, "x")
   check_ggplot2(needing = "{.fn plot} of fits by group",
                 otherwise = "{.code plot(fits$fit[[i]])} draws one group's training curves without it.")

@@ -46,10 +46,15 @@
 #'   [predict.ncam()]; the reference only with `use_reference = TRUE`) needs its units, from
 #'   `units` or a `reader` that sets them. Messages of `predict()` name the input `input`, and
 #'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
-#'   gives once per call comes once for the whole input, counting the rows of all chunks; when a
-#'   file or chunk fails, the call ends with its error, and those warnings of the chunks scored
-#'   before it (in input order) still come, once each. A file that fails leaves no partial output
-#'   behind; the output files finished before it are kept.
+#'   gives once per call comes once for the whole input, counting the rows of all chunks.
+#'   When a file or chunk fails, the call ends with its error (the first in input order), and
+#'   those warnings of every chunk scored still come, once each, as do the warnings about rows
+#'   (such as rows beyond the fitted range) of every file finished, so that every output file
+#'   kept has had its warnings given. A file that fails leaves no partial output behind; the output
+#'   files finished before it are kept. Under the sequential plan no file after it is read;
+#'   under a parallel plan the other workers finish their own blocks of files (each up to a
+#'   failure of its own), so output files after the failing one may be complete and kept too,
+#'   their warnings given with the others. A function input that fails writes no output file.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -140,42 +145,49 @@ score_files <- function(files, task, out, verbose) {
   progress <- new_progress(verbose, total = sum(sizes))
   results <- vector("list", length(files))
   k <- 0L
+  failure <- NULL
   next_task <- function() {
-    if (k >= length(blocks)) return(NULL)
+    if (k >= length(blocks) || !is.null(failure)) return(NULL)
     k <<- k + 1L
     c(task, list(files = files[blocks[[k]]], outputs = out[blocks[[k]]]))
   }
   # A block stops at its first failing file and brings back the results before it, with the error.
+  # After a failure the blocks already in flight are still collected: their finished output
+  # files stay on disk, so their warnings must be given too.
   collect <- function(value, i) {
     results[blocks[[i]][seq_along(value)]] <<- value
     failed <- Find(function(result) !is.null(result$error), value)
-    if (is.null(failed)) return(invisible())
-    error <- failed$error
-    stop(error)
+    if (is.null(failure) && !is.null(failed)) failure <<- failed$error
   }
   # Rows beyond the networks' range and gathered warnings are named by their file and row in it.
   labels <- if (anyDuplicated(basename(files))) files else basename(files)
   gathered_so_far <- function() {
     Reduce(add_chunk_warnings, Map(in_file_chunk_warnings, lapply(results, `[[`, "warnings"), labels), list())
   }
-  # Ended by an error: the warnings of the chunks scored before it, whose output files stay.
-  finished <- FALSE
-  on.exit(if (!finished) warn_gathered_chunks(gathered_so_far()), add = TRUE)
-  run_in_order(next_task, score_file_block, collect, progress$update)
-  progress$done()
-  beyond <- part_tally()
-  for (i in seq_along(results)) {
-    found <- results[[i]]$beyond
-    found$shown$file <- rep(labels[i], nrow(found$shown))
-    found$spikes$file <- rep(labels[i], nrow(found$spikes))
-    beyond <- add_part_tallies(beyond, found)
+  # The warnings of the files scored, about their rows and the others: after an error, those of
+  # the files finished (whose output files stay), and of the failing file's chunks before it.
+  warn_totals <- function() {
+    done <- which(!vapply(results, function(result) is.null(result$rows), logical(1)))
+    beyond <- part_tally()
+    for (i in done) {
+      found <- results[[i]]$beyond
+      found$shown$file <- rep(labels[i], nrow(found$shown))
+      found$spikes$file <- rep(labels[i], nrow(found$spikes))
+      beyond <- add_part_tallies(beyond, found)
+    }
+    rows <- sum(vapply(results[done], `[[`, 1, "rows"))
+    warn_chunk_totals(Reduce(`+`, lapply(results[done], `[[`, "flags"), no_row_flags), rows, beyond, task$object,
+                      files = TRUE, gathered_so_far())
   }
-  rows <- vapply(results, `[[`, 1, "rows")
+  finished <- FALSE
+  on.exit(if (!finished) warn_totals(), add = TRUE)
+  run_in_order(next_task, score_file_block, collect, progress$update)
+  if (!is.null(failure)) stop(failure)  # the first in input order
+  progress$done()
   finished <- TRUE
-  warn_chunk_totals(Reduce(`+`, lapply(results, `[[`, "flags")), sum(rows), beyond, task$object, files = TRUE,
-                    gathered_so_far())
+  warn_totals()
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
-  invisible(tibble::tibble(input = files, output = out, rows = rows))
+  invisible(tibble::tibble(input = files, output = out, rows = vapply(results, `[[`, 1, "rows")))
 }
 
 # A function input: chunks are made here, scored on the workers, kept or appended in order.

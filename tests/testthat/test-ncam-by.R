@@ -293,6 +293,9 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   }
   expect_false(any(grepl("site = 3", drawn$group)))
   expect_error(plot(fits, colour = "red"), "`...` must be empty")
+  # A positional second argument was ignored: plot(fits, 1) drew every group, not the first.
+  expect_error(plot(fits, 1), "`plot\\(\\)` of fits by group takes no `y`; it was given `1`.*`plot\\(fits\\$fit\\[\\[i\\]\\]\\)` draws group `i`'s alone",
+               class = "ncam_error")
   expect_error(plot(fits[3, ]), "`x` has no fitted group to plot", class = "ncam_error")
   expect_error(check_ggplot2(installed = FALSE, needing = "{.fn plot} of fits by group",
                              otherwise = "{.code plot(fits$fit[[i]])} draws one group's training curves without it."),

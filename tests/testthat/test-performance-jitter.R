@@ -158,7 +158,7 @@ test_that("regular steps are not taken for jitter", {
   # 1-minute data with records missing: gaps of 1, 2 and 3 minutes, exactly.
   minutes <- as.POSIXct("2024-01-01", tz = "UTC") + 60 * sort(withr::with_seed(6, sample(0:5999, 3500)))
   d <- data.frame(date = minutes, .pred = 1)
-  expect_no_message(out <- average_estimates(d, "1h"))
+  expect_message(out <- average_estimates(d, "1h"), NA)
   expect_identical(out$.n_estimates, as.integer(table(format(minutes, "%d %H"))), ignore_attr = TRUE)
 })
 

@@ -280,6 +280,67 @@ test_that("a call ended by an error still gives the warnings of the chunks score
   expect_match(texts, sprintf("; %d rows of `input` have other values (row 10: 3)", sum(new$flag[1:200] != 1)), fixed = TRUE)
 })
 
+test_that("every output file kept after a failure has had its warnings given, under every plan", {
+  fx <- chunk_fixture()
+  flagged <- fx$toy
+  flagged$flag <- 1
+  # Fitted to all rows, so that only the rows made so lie beyond the fitted range.
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged, hidden = 4L,
+                               epochs = 3L, seed = 1L, threads = 1L),
+                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  # Four files of 200 rows (two 128-row chunks each), with 1, 2 + 4, 8 and 16 rows of other
+  # flags, so that the count says which were scored; b.csv has a short line in its second chunk
+  # (after row 128), and its 4 rows there are never scored.
+  new <- flagged[1:800, ]
+  new$flag[c(7, 200 + c(5, 90), 200 + c(140, 150, 180, 190), 400 + 11 * 1:8, 600 + 11 * 1:16)] <- 2
+  # And one row far beyond the fitted range of x1 in each: a warning about rows of kept files.
+  new$x1[200 * 0:3 + 3] <- 1e6
+  files <- file.path(fx$dir, c("a.csv", "b.csv", "c.csv", "d.csv"))
+  for (k in 1:4) utils::write.csv(new[(k - 1) * 200 + 1:200, ], files[k], row.names = FALSE)
+  lines <- readLines(files[2])
+  writeLines(c(lines[1:135], "1,2", lines[136:201]), files[2])
+  other_in <- function(rows) sum(new$flag[rows] != 1)
+  scored_b <- other_in(200 + 1:128)  # b.csv's first chunk, scored before its error
+  for (plan in c("sequential", "multisession")) {
+    local({
+      # Under two workers, a.csv and b.csv make one block and c.csv and d.csv the other, which
+      # its worker scores to the end while b.csv fails.
+      if (plan == "multisession") local_two_workers(plan)
+      out_dir <- file.path(fx$dir, paste0("kept-", plan))
+      warnings <- caught_warnings(expect_error(
+        predict_chunks(fit, files, output = out_dir, chunk_rows = 128, verbose = FALSE),
+        "Could not read the rows after row 128 of .*b\\.csv"))
+      kept <- if (plan == "sequential") "a.csv" else c("a.csv", "c.csv", "d.csv")
+      expect_identical(list.files(out_dir, all.files = TRUE, no.. = TRUE), kept)
+      counted <- other_in(unlist(lapply(match(kept, basename(files)), function(k) (k - 1) * 200 + 1:200))) + scored_b
+      texts <- warning_texts(warnings, "ncam_warning_constant_covariate")
+      expect_length(texts, 1L)
+      expect_match(texts, sprintf("; %d rows of `input` have other values (row 7 of a.csv: 2)", counted), fixed = TRUE)
+      far <- warning_texts(warnings, "ncam_warning_extrapolation")
+      expect_length(far, 1L)
+      expect_match(far, sprintf("^%d of %d rows? lies? more than 25%% of the range outside", length(kept), 200 * length(kept)))
+      # The kept files are complete: predict() on each whole file.
+      for (name in kept) {
+        expect_equal(utils::read.csv(file.path(out_dir, name))$.pred,
+                     suppressWarnings(stats::predict(fit, utils::read.csv(files[basename(files) == name])))$.pred,
+                     tolerance = 1e-12)
+      }
+    })
+  }
+  # c.csv failing too, in its first chunk: the error is b.csv's, the first in input order, and
+  # only a.csv is kept under both plans (the second worker stops at c.csv, before d.csv).
+  writeLines(c(lines[1:20], "1,2", lines[21:201]), files[3])
+  for (plan in c("sequential", "multisession")) {
+    local({
+      if (plan == "multisession") local_two_workers(plan)
+      out_dir <- file.path(fx$dir, paste0("both-", plan))
+      expect_error(suppressWarnings(predict_chunks(fit, files, output = out_dir, chunk_rows = 128, verbose = FALSE)),
+                   "Could not read the rows after row 128 of .*b\\.csv")
+      expect_identical(list.files(out_dir, all.files = TRUE, no.. = TRUE), "a.csv")
+    })
+  }
+})
+
 test_that("a bad level or interval is refused before any file is read", {
   fx <- chunk_fixture()
   cal <- calibrate(fx$fit, fx$toy[1:100, ], m = 2, seed = 1)
