@@ -20,6 +20,14 @@ chunk_fixture <- function() {
        })
 }
 
+# A quick fit with a covariate `flag` constant in training (1), which ncam() drops: rows of new
+# data with another flag give a warning that is not about rows' readings.
+flag_fit <- function(data) {
+  suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = data, hidden = 4L, epochs = 3L,
+                        seed = 1L, threads = 1L),
+                   classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+}
+
 test_that("chunks of files give predict() on each whole file, in input order", {
   fx <- chunk_fixture()
   # 128-row chunks: the files' 300 and 200 rows are read in 3 and 2 chunks.
@@ -145,9 +153,7 @@ test_that("predict()'s errors and warnings name the argument `input` and rows of
   # 200 of a file: in its second 128-row chunk, as row 72 of the chunk.
   flagged <- fx$toy[1:300, ]
   flagged$flag <- 1
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged, hidden = 4L, epochs = 3L,
-                               seed = 1L, threads = 1L),
-                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  fit <- flag_fit(flagged)
   flagged$flag[200] <- 2
   path <- file.path(fx$dir, "flagged.csv")
   utils::write.csv(flagged, path, row.names = FALSE)
@@ -170,9 +176,7 @@ test_that("warnings of predict() that are not about rows come once per call, cou
   # A covariate constant in training (flag, left out of the model), other on rows of 4 chunks.
   flagged <- fx$toy
   flagged$flag <- 1
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged[1:400, ], hidden = 4L,
-                               epochs = 3L, seed = 1L, threads = 1L),
-                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  fit <- flag_fit(flagged[1:400, ])
   new <- flagged[401:900, ]
   new$flag[c(10, 160, 290, 320, 490)] <- c(3, 2, 2, 2, 2)
   utils::write.csv(new[1:300, ], files[1], row.names = FALSE)
@@ -236,9 +240,7 @@ test_that("a call ended by an error still gives the warnings of the chunks score
   fx <- chunk_fixture()
   flagged <- fx$toy
   flagged$flag <- 1
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged[1:400, ], hidden = 4L,
-                               epochs = 3L, seed = 1L, threads = 1L),
-                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  fit <- flag_fit(flagged[1:400, ])
   # first.csv: other flags in two chunks; failing.csv: one in its first chunk (rows 1-128), then
   # a short line in its second, and one after it, never scored.
   new <- flagged[401:900, ]
@@ -285,9 +287,7 @@ test_that("every output file kept after a failure has had its warnings given, un
   flagged <- fx$toy
   flagged$flag <- 1
   # Fitted to all rows, so that only the rows made so lie beyond the fitted range.
-  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + flag, data = flagged, hidden = 4L,
-                               epochs = 3L, seed = 1L, threads = 1L),
-                          classes = c("ncam_warning_not_converged", "ncam_warning_dropped_covariate"))
+  fit <- flag_fit(flagged)
   # Four files of 200 rows (two 128-row chunks each), with 1, 2 + 4, 8 and 16 rows of other
   # flags, so that the count says which were scored; b.csv has a short line in its second chunk
   # (after row 128), and its 4 rows there are never scored.
