@@ -649,19 +649,31 @@ test_that("early stopping caps each validation row's NLL, so that a spike cannot
   fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh + temperature, data = d, reference = "ref",
                         hidden = c(16L, 16L), epochs = 60L, stop_iter = 0L, seed = 1L, threads = 1L),
                    also = "ncam_warning_clamp")
-  # The criterion, recomputed from the engine's per-row NLL at the kept weights.
-  inputs <- list(x = lapply(d[fit$covariates], as.double), readings = lapply(d[c(fit$sensors, "ref")], as.double),
+  # The criterion, recomputed from the engine's per-row NLL at the kept weights, on rows whose
+  # reference ends after a week (a short co-location).
+  short <- d
+  short$ref[short$date >= min(short$date) + 7 * 86400] <- NA
+  inputs <- list(x = lapply(short[fit$covariates], as.double), readings = lapply(short[c(fit$sensors, "ref")], as.double),
                  scaling = fit$scaling)
   row_nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, inputs$x, inputs$readings, fit$scaling, 1L,
                                      fit$settings$control$precision, FALSE)$nll
-  criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(d)), 0, fit$settings$control$precision, 1L)
-  # The cap is set on the working scale: each reading's NLL there is log(b_scale) smaller.
-  to_working <- log(fit$scaling$b_scale) * rowSums(!is.na(as.data.frame(inputs$readings)))
+  criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(short)), 0, fit$settings$control$precision, 1L)
+  # The cap is set on the working scale (each reading's NLL there is log(b_scale) smaller), per
+  # pattern of observed readings; patterns of fewer than 20 rows share one.
+  observed <- !is.na(as.data.frame(inputs$readings))
+  to_working <- log(fit$scaling$b_scale) * rowSums(observed)
   working <- row_nll - to_working
-  capped <- pmin(working, median(working) + 10 * mad(working)) + to_working
-  expect_equal(criterion(fit$params)[["capped"]], mean(capped))
+  pattern <- apply(observed, 1, paste, collapse = " ")
+  counts <- table(pattern)
+  expect_identical(sort(as.vector(counts)), c(3L, 7L, 9L, 9L, 30L, 38L, 124L, 1124L))
+  pattern[pattern %in% names(counts)[counts < 20]] <- "pooled"
+  cap <- ave(working, pattern, FUN = function(w) median(w) + if (mad(w) > 0) 10 * mad(w) else Inf)
+  expect_equal(criterion(fit$params)[["capped"]], mean(pmin(working, cap) + to_working))
   expect_equal(criterion(fit$params)[["plain"]], mean(row_nll))
-  expect_gt(sum(working > median(working) + 10 * mad(working)), 0)  # the spikes are capped
+  expect_gt(sum(working > cap), 0)  # the spikes are capped
+  # One cap for all rows would give another criterion here.
+  pooled_cap <- median(working) + 10 * mad(working)
+  expect_gt(abs(criterion(fit$params)[["capped"]] - mean(pmin(working, pooled_cap) + to_working)), 1e-4)
   # With defaults, the seeds whose validation rows hold a spike no longer stop within a few
   # epochs at several times the error of the others.
   after <- d$date >= min(d$date) + 28 * 86400
