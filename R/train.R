@@ -87,10 +87,10 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
 # own NLL: pooled, the cap fell within the tail of the few rows with a reference (a short
 # co-location) and hid what they learned (bench/colocation_cap.R: their mean NLL fell from
 # 4.59 to 3.97 over epochs 4-30 while their capped mean stayed at 3.55-3.62; with constant
-# reference noise, seed 6
-# kept epoch 4, RMSE 3.09 ug/m3, against 2.20 with caps per pattern). Patterns with fewer than
-# `min_cap_rows` validation rows are pooled together. The cap is set on the working scale,
-# where training runs, so that a change of unit does not change which rows are capped.
+# reference noise, seed 6 kept epoch 4, RMSE 3.09 ug/m3, against 2.20 with caps per pattern).
+# Patterns with fewer than `min_cap_rows` validation rows are pooled together. The cap is set
+# on the working scale, where training runs, so that a change of unit does not change which
+# rows are capped.
 # Returns a function of the parameters giving that criterion (`capped`, back in the readings'
 # units) and, from the same pass, the plain mean NLL the history records (`plain`, as the
 # engine's mean: rows without an estimate count 0, the offset its mean).
