@@ -211,10 +211,17 @@ residuals.ncam <- function(object, newdata, ...) {
 }
 
 #' @rdname ncam-methods
-#' @param y Unused.
+#' @param y Not used: `plot()` draws the training curves; [autoplot.ncam()] draws the other
+#'   pictures.
 #' @export
 plot.ncam <- function(x, y, ...) {
   check_ncam(x, "x")
+  # A second argument would otherwise be ignored: plot(fit, "series") drew the training curves.
+  if (!missing(y)) {
+    given <- deparse1(substitute(y))
+    ncam_abort(c("{.fn plot} of a fit takes no {.arg y}; it was given {.code {given}}.",
+                 i = "{.code plot(fit)} draws the training curves; {.code ggplot2::autoplot(fit, type)} draws the other pictures (type {.val sensors}, {.val series}, {.val scatter} or {.val coverage})."))
+  }
   h <- x$history
   curves <- cbind(train = h$train_nll, validation = h$validation_nll)
   keep <- colSums(is.finite(curves)) > 0

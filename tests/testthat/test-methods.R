@@ -45,6 +45,9 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   f <- withr::local_tempfile(fileext = ".png")
   grDevices::png(f)
   expect_invisible(plot(fit))
+  # A positional second argument was ignored: plot(fit, "series") drew the training curves.
+  expect_error(plot(fit, "series"), "`plot\\(\\)` of a fit takes no `y`; it was given `\"series\"`.*`ggplot2::autoplot\\(fit, type\\)`",
+               class = "ncam_error")
   grDevices::dev.off()
   expect_gt(file.size(f), 0)
 })
