@@ -41,16 +41,18 @@
 #'   `vignette("colocation")` it did worse where the anchor's level was within reach
 #'   (`bench/sensor_start.R` in the source repository).
 #' @param reference_noise How a fit with a `reference` (see [ncam()]) learns the reference's
-#'   noise variance: `"constant"` (the default) one value for every row, as a reference
-#'   monitor's noise should not depend on the weather; `"covariates"` a function of the
-#'   covariates, as every low-cost sensor's. The constant starts at the residual variance of a
+#'   noise variance: `"covariates"` (the default) a function of the covariates, as every
+#'   low-cost sensor's; `"constant"` one value for every row, as a reference monitor's noise
+#'   should not depend on the weather. The constant starts at the residual variance of a
 #'   least-squares fit of the reference on the other sensors and the covariates and ends at its
-#'   best value for the training objective given the networks. On the PurpleAir data of
-#'   `vignette("colocation")`, seeds 1-10, the constant brought the 90 % prediction intervals
-#'   closer to 90 % with one site left out (0.899 against 0.876) and the error lower with a
-#'   short co-location (2.240 against 2.279 ug/m3; lm 2.210), the same within 0.5 % elsewhere;
-#'   see `bench/colocation.R` in the source repository and its README for the figures. Fits
-#'   without a `reference` are not affected.
+#'   best value for the training objective given the networks. Over seeds 1-10 on the PurpleAir
+#'   data of `vignette("colocation")` the constant brought 90 % prediction intervals closer to
+#'   90 % with one site left out (0.899 against 0.876) and lowered the error with a short
+#'   co-location (2.240 against 2.279 ug/m3; lm 2.210), the same within 0.5 % on one site left
+#'   out, SensEURCity and Toucan (`bench/colocation.R` in the source repository); but in
+#'   `vignette("senseurcity")`, one fit over three stations whose reference monitors differ,
+#'   it did worse with each of seeds 1, 3 and 5 (RMSE 3.87 against 3.59, lm 3.60;
+#'   `bench/senseurcity_reference_noise.R` in the source repository), so it is not the default. Fits without a `reference` are not affected.
 #' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
 #'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
 #'   with its meaning, `clip_norm` as given.
@@ -62,7 +64,7 @@ ncam_control <- function(beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 
                          logvar_range = c(-5, 4), precision = c("float", "double"), min_delta = 0,
                          screen_outliers = 50, adapt_threads = TRUE,
                          sensor_start = c("auto", "anchor_level", "own_level"),
-                         reference_noise = c("constant", "covariates")) {
+                         reference_noise = c("covariates", "constant")) {
   check_number(beta1, "beta1", min = 0, max = 1 - 1e-12)
   check_number(beta2, "beta2", min = 0, max = 1 - 1e-12)
   check_number(eps, "eps", min = 0)
@@ -115,7 +117,7 @@ print.ncam_control <- function(x, ...) {
 }
 
 sensor_starts <- c("auto", "anchor_level", "own_level")
-reference_noises <- c("constant", "covariates")
+reference_noises <- c("covariates", "constant")
 
 # A control object as ncam() reads it: one edited after ncam_control() made it (ctrl$beta1 <- 5,
 # ctrl$precision <- "half") goes through ncam_control()'s checks again, and is returned as

@@ -5,7 +5,7 @@
 # Run (about 7 min on this shared 2-core VM: 252 fits at ~1.5 s; `--quick` about 2 min):
 #   nice -n 10 Rscript bench/colocation.R > bench/colocation.out
 #   NCAM_LIB=/tmp/rlib-dev nice -n 10 Rscript bench/colocation.R [--seeds 1,3,5,10] [--quick] [--no-diagnostics]
-#     [--reference-noise covariates]
+#     [--reference-noise constant]
 # NCAM_LIB: library holding ncam (default: the normal library path). Data: $NCAM_SHARED_DATA,
 # else ../shared/data, else /work/shared/data. Only the public API of ncam is used, except
 # ncam:::ncam_objective_cpp and the fit's fields spec, scaling and params in diagnostic b.
@@ -13,8 +13,8 @@
 #
 # Options: --seeds 1,3,5,10 fits seeds 1..10 and reports over seeds 1..1, 1..3, 1..5, 1..10
 #   (default); --quick = seed 1 only and no SensEURCity Antwerp; --no-diagnostics skips part 5;
-#   --reference-noise covariates fits the reference's noise as a function of the covariates
-#   (ncam_control(reference_noise =)), else as the package's default (one value for every row).
+#   --reference-noise constant fits the reference's noise as one value for every row
+#   (ncam_control(reference_noise =)), else as the package's default (from the covariates).
 #
 # PurpleAir A and B beside AQS (18 sites, daily), ncam(pa_a + pa_b ~ rh + temperature,
 # reference = "ref"); scored on the reference, predictions from A, B, RH, T alone.

@@ -41,7 +41,7 @@ test_that("predict() ignores the reference column by default, and folds it in on
   expect_identical(with_ref$.pred[201:600], predict(fit, d)$.pred[201:600])
   expect_true(all(with_ref$.post_sd[1:200] < predict(fit, d)$.post_sd[1:200]))
   expect_error(predict(fit, without, use_reference = TRUE), "ref")
-  expect_output(print(fit), "Reference: ref, observed on .* rows; constant noise")
+  expect_output(print(fit), "Reference: ref, observed on .* rows; noise from the covariates")
 })
 
 test_that("the reference's noise is one learned value unless it should follow the covariates", {
