@@ -74,12 +74,12 @@
 #' more than `r 100 * extrapolation_warning_share` % of the range outside. Such rows are where a
 #' calibration fails first: on PurpleAir data with a short co-location period (the first 10 % of
 #' each site's days), 16 of 5090 later days lie that far outside; their root mean squared error
-#' was 11.9 ug/m3 against 2.17 inside the range, and 90 % prediction intervals covered 20 % of
+#' was 11.9 ug/m3 against 2.16 inside the range, and 90 % prediction intervals covered 20 % of
 #' them. On SensEURCity Antwerp, with the first 20 % of each station's hours as co-location and
-#' one fit per station without covariates, 218 of 12771 later hours: 11.8 against 2.90, covered
-#' 12 % (`bench/colocation.R` in the source repository; means over 5 seeds). The
+#' one fit per station without covariates, 218 of 12771 later hours: 11.9 against 2.88, covered
+#' 12 % (`bench/colocation.R` in the source repository; means over 10 seeds). The
 #' vignette "SensEURCity Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap
-#' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.46 against 3.38
+#' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35
 #' on the hours not warned about, covered 20.9 %.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
 #'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or

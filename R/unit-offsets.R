@@ -42,7 +42,7 @@
 #'     Antwerp's three stations, co-located in summer and scored until February
 #'     (`bench/unit_offsets.R` in the source repository), the offsets err by 0.49 on the later
 #'     months where `offset_sd` says 0.20 (a rough figure from three stations); at 18 PurpleAir
-#'     sites by 0.79 where it says 0.76.
+#'     sites by 0.785 where it says 0.759.
 #' @rdname ncam
 #' @name ncam
 NULL
