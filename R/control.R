@@ -52,7 +52,8 @@
 #'   out, SensEURCity and Toucan (`bench/colocation.R` in the source repository); but in
 #'   `vignette("senseurcity")`, one fit over three stations whose reference monitors differ,
 #'   it did worse with each of seeds 1, 3 and 5 (RMSE 3.87 against 3.59, lm 3.60;
-#'   `bench/senseurcity_reference_noise.R` in the source repository), so it is not the default. Fits without a `reference` are not affected.
+#'   `bench/senseurcity_reference_noise.R` in the source repository), so it is not the
+#'   default. Fits without a `reference` are not affected.
 #' @return A list of class `ncam_control`, as the training engine reads it: `clip_norm = Inf`
 #'   is stored as `0`, which the engine takes as no clipping. `print()` shows each setting
 #'   with its meaning, `clip_norm` as given.
