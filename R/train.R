@@ -90,9 +90,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
 # reference noise, seed 6 kept epoch 4, RMSE 3.09 ug/m3, against 2.20 with caps per pattern).
 # Patterns with fewer than `min_cap_rows` validation rows are pooled together. The cap is set
 # on the working scale, where training runs, so that a change of unit does not change which
-# rows are capped. Returns a function of the parameters giving that criterion (`capped`, back in the readings'
-# units) and, from the same pass, the plain mean NLL the history records (`plain`, as the
-# engine's mean: rows without an estimate count 0, the offset its mean).
+# rows are capped. Returns a function of the parameters giving that criterion (`capped`, back
+# in the readings' units) and, from the same pass, the plain mean NLL the history records
+# (`plain`, as the engine's mean: rows without an estimate count 0, the offset its mean).
 capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision, threads) {
   x <- lapply(inputs$x, `[`, val_rows)
   readings <- lapply(inputs$readings, `[`, val_rows)
