@@ -99,7 +99,7 @@ fit_factor1 <- function(b, anchor, call = parent.frame()) {
 missingness_patterns <- function(z) {
   l <- ncol(z)
   obs <- !is.na(z)
-  code <- drop(obs %*% 2^(seq_len(l) - 1))
+  code <- observed_pattern_code(obs)
   keep <- code > 0
   z[!obs] <- 0
   z <- z[keep, , drop = FALSE]

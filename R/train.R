@@ -120,12 +120,16 @@ min_cap_rows <- 20L
 # One code per row for which readings are observed (a logical matrix, rows by sensors); the
 # patterns of fewer than `min_cap_rows` rows share code 0.
 reading_patterns <- function(observed) {
-  key <- apply(observed, 1L, function(row) paste(as.integer(row), collapse = ""))
-  code <- match(key, unique(key))
+  pattern <- observed_pattern_code(observed)
+  code <- match(pattern, unique(pattern))
   counts <- tabulate(code)
   code[counts[code] < min_cap_rows] <- 0L
   code
 }
+
+# The set of observed sensors of each row as one number (sensor j adds 2^(j - 1); 0 = none),
+# for grouping rows by it.
+observed_pattern_code <- function(observed) drop(observed %*% 2^(seq_len(ncol(observed)) - 1))
 
 # At least 2 training rows; when there are enough usable rows (complete covariates and a
 # reading), `validation` took them.
