@@ -38,8 +38,8 @@
 #'   what the anchor instrument (the `reference` monitor) would read: the posterior variance
 #'   plus the anchor's own noise variance \eqn{\sigma^2_{anchor}(X)} (for a `reference`
 #'   fitted with `ncam_control(reference_noise = "constant")`, one value for every row); use it
-#'   to compare with reference readings. Both are Gaussian: with heavier-tailed sensor noise they are too wide
-#'   at 50 % and too narrow at 99 %. Both take the model as right: on [simulate_colocation()]'s
+#'   to compare with reference readings. Both are Gaussian: with heavier-tailed sensor noise
+#'   they are too wide at 50 % and too narrow at 99 %. Both take the model as right: on [simulate_colocation()]'s
 #'   data, whose sensor noise grows with the concentration and whose two Plantower channels
 #'   share one humidity error, a reference fit's 90 % credible intervals covered 0.837 of the
 #'   true values on held-out weeks (0.59 in the tenth with the highest concentrations), its
