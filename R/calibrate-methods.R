@@ -7,9 +7,10 @@
 #'
 #' `nobs()` of a calibration from [calibrate()] is the number of calibration rows that gave
 #' scores (`glance()`'s `n_calibration`, plus the ECDF holdout for `correction = "ecdf"`).
-#' `fitted()`, `residuals()`, `coef()`, `logLik()`, `update()` and `plot()` are errors saying
-#' what to use instead: a calibration changes no fitted value (it widens or narrows the
-#' intervals), keeps no rows of its own, and has no parameters but its conformal multipliers
+#' `fitted()`, `residuals()`, `coef()`, `logLik()`, `update()`, `plot()`, `model.frame()`,
+#' `terms()`, `formula()`, `vcov()` and `sigma()` are errors saying what to use instead: a
+#' calibration changes no fitted value (it widens or narrows the intervals), keeps no rows and
+#' no formula of its own, and has no parameters but its conformal multipliers
 #' ([tidy.ncam_calibration()]) and no likelihood. Its fit is `cal$model`, whose methods these
 #' are ([fitted.ncam()], [coef.ncam()], ...); `calibrate()` again gives another calibration
 #' (`update()`'s error gives that call with the calibration's settings: method, level, the
@@ -57,9 +58,27 @@ update.ncam_calibration <- function(object, ...) calibration_refusal("update", o
 #' @rdname ncam_calibration-methods
 #' @export
 plot.ncam_calibration <- function(x, y, ...) calibration_refusal("plot", x)
+#' @param formula A calibration from [calibrate()] (the name of the first argument of
+#'   [stats::model.frame()] and [stats::formula()]).
+#' @rdname ncam_calibration-methods
+#' @export
+model.frame.ncam_calibration <- function(formula, ...) calibration_refusal("model.frame", formula)
+#' @rdname ncam_calibration-methods
+#' @export
+terms.ncam_calibration <- function(x, ...) calibration_refusal("terms", x)
+#' @rdname ncam_calibration-methods
+#' @export
+formula.ncam_calibration <- function(x, ...) calibration_refusal("formula", x)
+#' @rdname ncam_calibration-methods
+#' @export
+vcov.ncam_calibration <- function(object, ...) calibration_refusal("vcov", object)
+#' @rdname ncam_calibration-methods
+#' @export
+sigma.ncam_calibration <- function(object, ...) calibration_refusal("sigma", object)
 
 calibration_refusal <- function(what, object) {
-  check_calibration(object, if (what == "plot") "x" else "object", call = NULL)
+  arg <- switch(what, plot = , terms = , formula = "x", model.frame = "formula", "object")
+  check_calibration(object, arg, call = NULL)
   again <- calibration_call_text(object)
   use <- switch(what,
     fitted = , residuals = c("A calibration changes no fitted value and keeps no rows: {.code {what}(cal$model)} gives those of its fit on the rows it was fitted to.",
@@ -69,6 +88,9 @@ calibration_refusal <- function(what, object) {
     logLik = c("A calibration has no likelihood of its own.", i = "{.code logLik(cal$model)} is that of its fit."),
     update = c("A calibration keeps no call and no rows to calibrate again from.",
                i = "Calibrate the fit again with the changes: {.code {again}}."),
+    model.frame = , terms = , formula = c("A calibration has no model formula of its own: {.code {what}(cal$model)} gives its fit's."),
+    vcov = , sigma = c("A calibration's uncertainty is its conformal multipliers: {.code tidy(cal)} tabulates them by level.",
+                       i = "{.code predict(cal, newdata)} gives the calibrated intervals of any rows."),
     plot = c("{.fn plot} draws the training curves of a fit ({.code plot(cal$model)}).",
              i = "{.code ggplot2::autoplot(cal, \"coverage\", newdata = <rows with a reference>, reference = <its column>)} draws the coverage of the calibrated intervals."))
   ncam_abort(c("{.fn {what}} has no meaning for a calibration from {.fn calibrate}.", use), call = NULL)

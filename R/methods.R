@@ -170,6 +170,31 @@ coef.ncam <- function(object, ...) {
   })
 }
 
+#' @section No covariance matrix or single residual sd: the weights of a fit's networks have no
+#'   covariance matrix that would mean anything to a user, and its noise is one sd per sensor
+#'   and row, so `vcov()` (and with it `confint()`) and `sigma()` are errors saying where the
+#'   uncertainty is: in [predict.ncam()]'s intervals for the estimate, and in [tidy.ncam()]'s
+#'   `noise_` columns and [sensor_params()] for each sensor's noise.
+#' @rdname ncam-methods
+#' @export
+vcov.ncam <- function(object, ...) no_single_uncertainty("vcov", check_ncam(object))
+
+#' @rdname ncam-methods
+#' @export
+sigma.ncam <- function(object, ...) no_single_uncertainty("sigma", check_ncam(object))
+
+# vcov() and sigma() of a fit: errors pointing to the uncertainty it does have (not vcov()'s
+# "no applicable method" or sigma()'s empty numeric from stats' default).
+no_single_uncertainty <- function(what, object) {
+  has_it <- switch(what,
+    vcov = "An NCAM fit has no covariance matrix: its weights are those of neural networks.",
+    sigma = "An NCAM fit has no single residual sd: each sensor's noise sd depends on the covariates.")
+  ncam_abort(c(has_it,
+               i = "For the uncertainty of the estimate use {.code predict(fit, newdata, interval = \"prediction\")} (or {.val credible}).",
+               i = "For each sensor's noise use {.code tidy(fit)} (columns {.field noise_mean}, {.field noise_sd}, ...) or {.code sensor_params(fit, newdata)} (one row per row and sensor)."),
+             call = NULL)
+}
+
 #' @rdname ncam-methods
 #' @export
 logLik.ncam <- function(object, ...) {

@@ -7,9 +7,11 @@
 #' @section Other methods: `nobs()` is the sum of the groups' [nobs()], and `logLik()` the sum of
 #'   their log-likelihoods with `df` and `nobs` summed (the groups' models are independent), so
 #'   [AIC()] and [BIC()] work; a group without a model (`errors = "skip"`) counts for nothing in
-#'   either. `fitted()`, `residuals()`, `coef()`, `summary()` and `update()` work on one model:
-#'   on the table they are errors saying so, and to use `fits$fit[[i]]` (or [glance()],
-#'   [tidy()], [augment()] for every group, and [ncam_by()] again to refit them all).
+#'   either. `fitted()`, `residuals()`, `coef()`, `summary()`, `update()`, `model.frame()` and
+#'   `terms()` work on one model: on the table they are errors saying so, and to use
+#'   `fits$fit[[i]]` (or [glance()], [tidy()], [augment()] for every group, and [ncam_by()]
+#'   again to refit them all); `vcov()` and `sigma()`, which one fit does not have either (see
+#'   [ncam-methods]), are errors pointing to [tidy()] and [augment()].
 #' @rdname ncam_by-predict
 #' @export
 nobs.ncam_by <- function(object, ...) {
@@ -42,6 +44,20 @@ summary.ncam_by <- function(object, ...) per_model_only("summary", object)
 #' @rdname ncam_by-predict
 #' @export
 update.ncam_by <- function(object, ...) per_model_only("update", object)
+#' @param formula Fits by group from [ncam_by()] (the name of the first argument of
+#'   [stats::model.frame()]).
+#' @rdname ncam_by-predict
+#' @export
+model.frame.ncam_by <- function(formula, ...) per_model_only("model.frame", formula)
+#' @rdname ncam_by-predict
+#' @export
+terms.ncam_by <- function(x, ...) per_model_only("terms", x)
+#' @rdname ncam_by-predict
+#' @export
+vcov.ncam_by <- function(object, ...) per_model_only("vcov", object)
+#' @rdname ncam_by-predict
+#' @export
+sigma.ncam_by <- function(object, ...) per_model_only("sigma", object)
 
 #' @section Plot: `plot()` draws the training and validation curves of every group, one panel
 #'   each, as `ggplot2::autoplot(fits)` does (it needs the ggplot2 package; `plot(fits$fit[[i]])`
@@ -67,10 +83,10 @@ plot.ncam_by <- function(x, y, ...) {
 }
 
 #' @section Other methods: `nobs()` is the sum of the groups' calibration rows (each
-#'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()` and
-#'   `update()` are errors saying what to use instead: a group's calibration
-#'   `cals$calibration[[i]]` (whose own methods say the same of one calibration), [glance()] and
-#'   [tidy()] for every group, and `calibrate()` of the fits again to change the calibrations.
+#'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()`,
+#'   `update()`, `model.frame()`, `terms()`, `vcov()` and `sigma()` are errors saying what to
+#'   use instead: a group's calibration `cals$calibration[[i]]` (whose own methods say the same
+#'   of one calibration), [glance()] and [tidy()] for every group, and `calibrate()` of the fits again to change the calibrations.
 #' @rdname ncam_by-calibrate
 #' @export
 nobs.ncam_by_calibration <- function(object, ...) {
@@ -96,6 +112,20 @@ summary.ncam_by_calibration <- function(object, ...) per_model_only("summary", o
 #' @rdname ncam_by-calibrate
 #' @export
 update.ncam_by_calibration <- function(object, ...) per_model_only("update", object)
+#' @param formula Calibrations by group from [calibrate()] (the name of the first argument of
+#'   [stats::model.frame()]).
+#' @rdname ncam_by-calibrate
+#' @export
+model.frame.ncam_by_calibration <- function(formula, ...) per_model_only("model.frame", formula)
+#' @rdname ncam_by-calibrate
+#' @export
+terms.ncam_by_calibration <- function(x, ...) per_model_only("terms", x)
+#' @rdname ncam_by-calibrate
+#' @export
+vcov.ncam_by_calibration <- function(object, ...) per_model_only("vcov", object)
+#' @rdname ncam_by-calibrate
+#' @export
+sigma.ncam_by_calibration <- function(object, ...) per_model_only("sigma", object)
 
 #' @section Plot: `plot()` is an error, as for one calibration, saying what draws instead:
 #'   `ggplot2::autoplot(cals, "coverage", newdata = <rows with a reference>, reference = <its
@@ -122,15 +152,24 @@ per_model_only <- function(what, object) {
       coef = "Use {.code tidy(cals)} for every group's conformal multipliers, or {.code coef(cals$calibration[[i]]$model)} for a group's network weights.",
       logLik = "A calibration has no likelihood: {.code logLik(cals$calibration[[i]]$model)} is that of a group's fit.",
       summary = "Use {.code summary(cals$calibration[[i]])}, or {.code glance(cals)} and {.code tidy(cals)} for every group.",
-      update = "To change the calibrations, call {.fn calibrate} on the fits again with the changed arguments.")
+      update = "To change the calibrations, call {.fn calibrate} on the fits again with the changed arguments.",
+      model.frame = , terms = "Use {.code {what}(cals$calibration[[i]]$model)} for a group's fit.",
+      vcov = , sigma = "Use {.code tidy(cals)} for every group's conformal multipliers, and {.code augment(cals, newdata)} for every group's calibrated intervals.")
   } else {
     kind <- "model"
     use <- switch(what,
       fitted = , residuals = "Use {.code {what}(fits$fit[[i]], <the group's rows>)}, or {.code augment(fits, newdata)} for every group.",
       coef = "Use {.code coef(fits$fit[[i]])}.",
       summary = "Use {.code summary(fits$fit[[i]])}, or {.code glance(fits)} and {.code tidy(fits)} for every group.",
-      update = "Use {.code update(fits$fit[[i]], ...)} to refit one group, or call {.fn ncam_by} again with the changed arguments to refit them all.")
+      update = "Use {.code update(fits$fit[[i]], ...)} to refit one group, or call {.fn ncam_by} again with the changed arguments to refit them all.",
+      model.frame = , terms = "Use {.code {what}(fits$fit[[i]])}.",
+      vcov = , sigma = "Use {.code tidy(fits)} for every group's sensor noise ({.field noise_} columns), and {.code augment(fits, newdata, interval = \"prediction\")} for the uncertainty of every group's estimate.")
   }
-  ncam_abort(c("{.fn {what}} works on one {kind}, and this is a table of one {kind} per group.", i = use),
-             call = NULL)
+  # One fit has no vcov() or sigma() either (no_single_uncertainty()).
+  problem <- if (what %in% c("vcov", "sigma")) {
+    "{.fn {what}} has no meaning for NCAM fits, one or by group."
+  } else {
+    "{.fn {what}} works on one {kind}, and this is a table of one {kind} per group."
+  }
+  ncam_abort(c(problem, i = use), call = NULL)
 }

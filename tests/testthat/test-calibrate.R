@@ -529,7 +529,11 @@ test_that("nobs() of a calibration counts its rows; the generics it has no answe
   refusals <- list(fitted = "`fitted\\(cal\\$model\\)`", residuals = "`residuals\\(cal\\$model\\)`",
                    coef = "`tidy\\(cal\\)`.*`coef\\(cal\\$model\\)`", logLik = "`logLik\\(cal\\$model\\)`",
                    update = "calibrate\\(cal\\$model, <the calibration rows>, method = \"mc_model\", level = 0.9, m = 5, seed = 3\\)",
-                   plot = "autoplot\\(cal, \"coverage\"")
+                   plot = "autoplot\\(cal, \"coverage\"",
+                   # model.frame() returned the fit, formula() and terms() were R's own errors
+                   model.frame = "`model.frame\\(cal\\$model\\)`", terms = "`terms\\(cal\\$model\\)`",
+                   formula = "`formula\\(cal\\$model\\)`", vcov = "`tidy\\(cal\\)`.*`predict\\(cal, newdata\\)`",
+                   sigma = "`tidy\\(cal\\)`")
   for (what in names(refusals)) {
     expect_error(get(what)(cal), paste0("`", what, "\\(\\)` has no meaning for a calibration.*", refusals[[what]]),
                  class = "ncam_error")

@@ -37,6 +37,13 @@ test_that("print, summary, coef, residuals and plot describe the fit", {
   expect_equal(dim(co$bias$layer3$weight), c(4L, 3L))
   expect_equal(length(unlist(co)), length(fit$params))
 
+  # vcov() (and confint()) and sigma() have no meaning: errors pointing to where the uncertainty
+  # is (they were "no applicable method" and stats' empty numeric).
+  for (what in c("vcov", "confint")) {
+    expect_error(get(what)(fit), "no covariance matrix.*interval = \"prediction\".*`tidy\\(fit\\)`", class = "ncam_error")
+  }
+  expect_error(sigma(fit), "no single residual sd.*`sensor_params\\(fit, newdata\\)`", class = "ncam_error")
+
   res <- residuals(fit)
   expect_equal(dim(res), c(400L, 3L))
   expect_true(is.na(res[3, 3]))

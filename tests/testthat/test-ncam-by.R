@@ -250,8 +250,13 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   expect_identical(glance(fits)$site, c(1, 2))
   # methods of one model point to the group's fit, instead of a tibble's NULL column, summary.data.frame()
   # or update()'s "need an object with call component"
-  for (method in list(fitted, residuals, coef, summary, update)) {
+  for (method in list(fitted, residuals, coef, summary, update, model.frame, terms, model.matrix)) {
     expect_error(method(fits), "works on one model.*fits\\$fit\\[\\[i\\]\\]", class = "ncam_error")
+  }
+  # ... as vcov() and sigma(), which one fit has not either (they were the tibble's NULL column
+  # with a warning, or "no applicable method").
+  for (method in list(vcov, sigma)) {
+    expect_error(method(fits), "has no meaning for NCAM fits, one or by group.*`tidy\\(fits\\)`", class = "ncam_error")
   }
   expect_error(update(fits, epochs = 5), "call `ncam_by\\(\\)` again", class = "ncam_error")
   # nobs() and logLik() total the groups with a model: the skipped group counts for nothing.
