@@ -103,7 +103,7 @@
 #'   out small (PurpleAir sites left out one at a time, `bench/unit_offsets.R` in the source
 #'   repository: 92 % of their readings inside 90 % intervals). The reference's noise, learned
 #'   without units, keeps the spread between them: `"prediction"` intervals of known units are then
-#'   conservative where units differ much (99.6 % at 90 % for simulated units biased by -3 to 3,
+#'   conservative where units differ much (99.7 % at 90 % for simulated units biased by -3 to 3,
 #'   `bench/unit_known_coverage.R` in the source repository; 91 % on PurpleAir's later days,
 #'   `bench/unit_offsets.R` in the source repository); [calibrate()] with later reference rows
 #'   recalibrates them, as far as those rows are like the days to come. Needs reference readings at

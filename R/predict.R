@@ -49,11 +49,11 @@
 #'   autocorrelated (such as hourly) readings, a few hundred rows, the model's intervals can be
 #'   too narrow, as such rows teach it less than their number suggests: on EPA's Toucan data
 #'   ([read_toucan()]; three sensors, 233 usable reference hours in the first 10 days) 90 %
-#'   prediction intervals covered 0.77-0.81 of the later hours (three seeds,
+#'   prediction intervals covered 0.78-0.82 of the later hours (three seeds,
 #'   `bench/toucan_short_colocation.R` in the source repository). Hold some
 #'   co-location rows out of the fit (their reference `NA` in its data) and give them to
 #'   [calibrate()] with `method = "split", reference = ` the reference column: there (fitted on
-#'   7 days, calibrated on the next 3) 0.95-0.96.
+#'   7 days, calibrated on the next 3) 0.94-0.96.
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
