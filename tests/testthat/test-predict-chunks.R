@@ -328,14 +328,22 @@ test_that("every output file kept after a failure has had its warnings given, un
     })
   }
   # c.csv failing too, in its first chunk: the error is b.csv's, the first in input order, and
-  # only a.csv is kept under both plans (the second worker stops at c.csv, before d.csv).
+  # only a.csv is kept under both plans (the second worker stops at c.csv, before d.csv). Under
+  # two workers c.csv has failed too, and the error says so (it said nothing of c.csv before);
+  # under the sequential plan c.csv is never read.
   writeLines(c(lines[1:20], "1,2", lines[21:201]), files[3])
   for (plan in c("sequential", "multisession")) {
     local({
       if (plan == "multisession") local_two_workers(plan)
       out_dir <- file.path(fx$dir, paste0("both-", plan))
-      expect_error(suppressWarnings(predict_chunks(fit, files, output = out_dir, chunk_rows = 128, verbose = FALSE)),
-                   "Could not read the rows after row 128 of .*b\\.csv")
+      error <- expect_error(suppressWarnings(predict_chunks(fit, files, output = out_dir, chunk_rows = 128, verbose = FALSE)),
+                            "Could not read the rows after row 128 of .*b\\.csv", class = "ncam_error")
+      other_failed <- "1 other input file failed as well: c.csv (Could not read the rows after row 0 of"
+      if (plan == "sequential") {
+        expect_no_match(conditionMessage(error), "other input file", fixed = TRUE)
+      } else {
+        expect_match(gsub("\\s+", " ", conditionMessage(error)), other_failed, fixed = TRUE)
+      }
       expect_identical(list.files(out_dir, all.files = TRUE, no.. = TRUE), "a.csv")
     })
   }
