@@ -293,8 +293,10 @@ check_group_table <- function(object, column, class, check_each, arg, call, what
 # Runs run(task) for each task from next_task() (NULL when there are no more) on the current
 # future plan and hands the results to collect(value, i) in task order. At most one task per
 # worker is in flight, so memory stays bounded. Progress conditions from the workers go to
-# on_progress as they arrive.
-run_in_order <- function(next_task, run, collect, on_progress) {
+# on_progress as they arrive. When the run ends early (a worker lost, an interrupt), the tasks
+# in flight are waited for, and with collect_in_flight those that finish are collected too:
+# predict_chunks()'s blocks of files, whose finished output files stay and need their warnings.
+run_in_order <- function(next_task, run, collect, on_progress, collect_in_flight = FALSE) {
   i <- 0L
   if (!parallel_plan()) {
     while (!is.null(task <- next_task())) {
@@ -304,7 +306,11 @@ run_in_order <- function(next_task, run, collect, on_progress) {
   }
   workers <- parallel_workers()
   pending <- list()
-  on.exit(for (f in pending) try(future::value(f), silent = TRUE), add = TRUE)
+  on.exit(for (f in pending) {
+    value <- tryCatch(future::value(f), error = function(e) NULL)
+    i <- i + 1L
+    if (collect_in_flight && !is.null(value)) collect(value, i)
+  }, add = TRUE)
   exhausted <- FALSE
   repeat {
     while (!exhausted && length(pending) < workers) {

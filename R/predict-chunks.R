@@ -55,7 +55,10 @@
 #'   files finished before it are kept. Under the sequential plan no file after it is read;
 #'   under a parallel plan the other workers finish their own blocks of files (each up to a
 #'   failure of its own), so output files after the failing one may be complete and kept too,
-#'   their warnings given with the others. A function input that fails writes no output file.
+#'   their warnings given with the others. A worker that is lost (its R process ends) ends the
+#'   call with the plan's error; the other workers' files finished by then stay and come with
+#'   their warnings, and so do the lost worker's finished files, but without theirs. A function
+#'   input that fails writes no output file.
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
@@ -182,7 +185,7 @@ score_files <- function(files, task, out, verbose) {
   }
   finished <- FALSE
   on.exit(if (!finished) warn_totals(), add = TRUE)
-  run_in_order(next_task, score_file_block, collect, progress$update)
+  run_in_order(next_task, score_file_block, collect, progress$update, collect_in_flight = TRUE)
   if (!is.null(failure)) stop(with_other_failures(failure, results, labels))  # the first in input order
   progress$done()
   finished <- TRUE

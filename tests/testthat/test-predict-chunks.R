@@ -349,6 +349,32 @@ test_that("every output file kept after a failure has had its warnings given, un
   }
 })
 
+test_that("a worker lost under a parallel plan: the other workers' finished files come with their warnings", {
+  fx <- chunk_fixture()
+  local_two_workers("multisession")
+  # Four files of 100 rows, each with one row far beyond the fitted range of x1; the two workers
+  # take a.csv and b.csv, and c.csv and d.csv. The worker's R process ends while reading b.csv.
+  new <- fx$toy[1:400, ]
+  new$x1[100 * 0:3 + 3] <- 1e6
+  files <- file.path(fx$dir, c("a.csv", "b.csv", "c.csv", "d.csv"))
+  for (k in 1:4) utils::write.csv(new[(k - 1) * 100 + 1:100, ], files[k], row.names = FALSE)
+  main_process <- Sys.getpid()
+  reader <- function(path) {
+    if (basename(path) == "b.csv" && Sys.getpid() != main_process) tools::pskill(Sys.getpid(), tools::SIGKILL)
+    utils::read.csv(path)
+  }
+  out_dir <- file.path(fx$dir, "lost")
+  warnings <- caught_warnings(expect_error(
+    predict_chunks(fx$fit, files, output = out_dir, reader = reader, verbose = FALSE), class = "FutureError"))
+  # c.csv and d.csv were finished by the other worker and stay; their rows beyond the range are
+  # warned about (they were not: the block in flight was waited for and dropped). a.csv's output
+  # stays too, its warnings lost with the worker that scored it.
+  expect_setequal(list.files(out_dir), c("a.csv", "c.csv", "d.csv"))
+  far <- warning_texts(warnings, "ncam_warning_extrapolation")
+  expect_length(far, 1L)
+  expect_match(far, "^2 of 200 rows lie more than 25% of the range outside")
+})
+
 test_that("a bad level or interval is refused before any file is read", {
   fx <- chunk_fixture()
   cal <- calibrate(fx$fit, fx$toy[1:100, ], m = 2, seed = 1)
