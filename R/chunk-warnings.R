@@ -1,6 +1,7 @@
 # The warnings of predict() that are not about rows (those score_part() sums up) come once per
 # call, so once per chunk: predict_chunks() gathers them from its chunks and gives each once for
-# the whole input, with the rows counted over all chunks where the warning counts them.
+# the whole input, with the rows counted over all chunks where the warning counts them. And when
+# files fail, the error it ends with names them all (with_other_failures()).
 
 # Evaluates `expr`, the score_part() of one chunk, with its other warnings muffled and kept:
 # returns its value with `warnings` added, a list of chunk_warning() records.
@@ -79,4 +80,19 @@ warn_gathered_chunks <- function(gathered) {
       warning(w)
     }
   }
+}
+
+# The error of the first failing file, naming the other files that failed (under a parallel plan
+# the other workers' blocks run on, and may fail too), so that one fix does not hide the next.
+# Every file's failure is an rlang error (read_chunk(), score_chunk()), which carries the note.
+with_other_failures <- function(failure, results, labels) {
+  failed <- which(vapply(results, function(result) !is.null(result$error), logical(1)))[-1]
+  if (!length(failed) || !inherits(failure, "rlang_error")) return(failure)
+  shown <- utils::head(failed, 5L)
+  first_lines <- sub("\n.*", "", vapply(results[shown], function(result) conditionMessage(result$error), ""))
+  listing <- paste0(labels[shown], " (", first_lines, ")", collapse = "; ")
+  more <- if (length(failed) > 5L) sprintf(" and %d more", length(failed) - 5L) else ""
+  failure$footer <- c(failure$footer, "!" = cli::format_inline(
+    "{length(failed)} other input file{?s} failed as well: {listing}{more}."))
+  failure
 }

@@ -186,29 +186,15 @@ score_files <- function(files, task, out, verbose) {
   finished <- FALSE
   on.exit(if (!finished) warn_totals(), add = TRUE)
   run_in_order(next_task, score_file_block, collect, progress$update, collect_in_flight = TRUE)
-  if (!is.null(failure)) stop(with_other_failures(failure, results, labels))  # the first in input order
+  if (!is.null(failure)) {
+    failure <- with_other_failures(failure, results, labels)
+    stop(failure)  # the first in input order
+  }
   progress$done()
   finished <- TRUE
   warn_totals()
   if (is.null(out)) return(bind_parts(lapply(results, `[[`, "scored")))
   invisible(tibble::tibble(input = files, output = out, rows = vapply(results, `[[`, 1, "rows")))
-}
-
-# The error of the first failing file, saying which other files failed (under a parallel plan the
-# workers' other blocks run on, and may fail too), so that one fix does not hide the next. Errors
-# from rlang, as every file's failure is (read_chunk(), score_chunk()), carry the note.
-with_other_failures <- function(failure, results, labels) {
-  failed <- which(vapply(results, function(result) !is.null(result$error), logical(1)))[-1]
-  if (!length(failed) || !inherits(failure, "rlang_error")) return(failure)
-  first_lines <- vapply(results[failed], function(result) {
-    sub("\n.*", "", conditionMessage(result$error))
-  }, character(1))
-  shown <- utils::head(seq_along(failed), 5L)
-  more <- if (length(failed) > 5L) sprintf(" and %d more", length(failed) - 5L) else ""
-  listing <- paste0(sprintf("%s (%s)", labels[failed][shown], first_lines[shown]), collapse = "; ")
-  failure$footer <- c(failure$footer, "!" = cli::format_inline(
-    "{length(failed)} other input file{?s} failed as well: {listing}{more}."))
-  failure
 }
 
 # A function input: chunks are made here, scored on the workers, kept or appended in order.
