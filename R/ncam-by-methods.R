@@ -86,7 +86,8 @@ plot.ncam_by <- function(x, y, ...) {
 #'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()`,
 #'   `update()`, `model.frame()`, `terms()`, `vcov()` and `sigma()` are errors saying what to
 #'   use instead: a group's calibration `cals$calibration[[i]]` (whose own methods say the same
-#'   of one calibration), [glance()] and [tidy()] for every group, and `calibrate()` of the fits again to change the calibrations.
+#'   of one calibration), [glance()] and [tidy()] for every group, and `calibrate()` of the fits
+#'   again to change the calibrations.
 #' @rdname ncam_by-calibrate
 #' @export
 nobs.ncam_by_calibration <- function(object, ...) {
@@ -165,9 +166,10 @@ per_model_only <- function(what, object) {
       model.frame = , terms = "Use {.code {what}(fits$fit[[i]])}.",
       vcov = , sigma = "Use {.code tidy(fits)} for every group's sensor noise ({.field noise_} columns), and {.code augment(fits, newdata, interval = \"prediction\")} for the uncertainty of every group's estimate.")
   }
-  # One fit has no vcov() or sigma() either (no_single_uncertainty()).
+  # One fit or calibration has no vcov() or sigma() either (no_single_uncertainty(),
+  # calibration_refusal()).
   problem <- if (what %in% c("vcov", "sigma")) {
-    "{.fn {what}} has no meaning for NCAM fits, one or by group."
+    paste0("{.fn {what}} has no meaning for ", if (kind == "model") "NCAM fits" else "calibrations", ", one or by group.")
   } else {
     "{.fn {what}} works on one {kind}, and this is a table of one {kind} per group."
   }

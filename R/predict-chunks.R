@@ -48,10 +48,9 @@
 #'   rows as rows of the file (of all chunks, for a function input); a warning that `predict()`
 #'   gives once per call comes once for the whole input, counting the rows of all chunks.
 #'   When a file or chunk fails, the call ends with its error (the first in input order, naming
-#'   the other files that failed under a parallel plan), and
-#'   those warnings of every chunk scored still come, once each, as do the warnings about rows
-#'   (such as rows beyond the fitted range) of every file finished, so that every output file
-#'   kept has had its warnings given. A file that fails leaves no partial output behind; the output
+#'   the other files that failed under a parallel plan), and those warnings of every chunk
+#'   scored still come, once each, as do the warnings about rows (such as rows beyond the fitted
+#'   range) of every file finished, so that every output file kept has had its warnings given. A file that fails leaves no partial output behind; the output
 #'   files finished before it are kept. Under the sequential plan no file after it is read;
 #'   under a parallel plan the other workers finish their own blocks of files (each up to a
 #'   failure of its own), so output files after the failing one may be complete and kept too,

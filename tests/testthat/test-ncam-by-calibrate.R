@@ -118,7 +118,7 @@ test_that("tidy() and glance() are each group's rows behind its keys", {
     expect_error(method(cals), "works on one calibration, and this is a table of one calibration per group", class = "ncam_error")
   }
   for (method in list(vcov, sigma)) {
-    expect_error(method(cals), "has no meaning for NCAM fits.*`tidy\\(cals\\)`", class = "ncam_error")
+    expect_error(method(cals), "has no meaning for calibrations, one or by group.*`tidy\\(cals\\)`", class = "ncam_error")
   }
   expect_output(print(cals), "calibration")
   # plot() refuses as for one calibration, naming what draws (it was R's "'list' object cannot be
