@@ -13,6 +13,7 @@
 #' @useDynLib ncam, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom tibble tibble
-#' @importFrom stats AIC coef fitted logLik nobs predict residuals update
+#' @importFrom stats AIC coef fitted formula logLik model.frame nobs predict residuals sigma terms update
+#' @importFrom stats vcov
 #' @keywords internal
 NULL
