@@ -12,8 +12,8 @@
 #   epoch's number of epochs, so the 10 % validation rows also train (58 of them labelled);
 #   without validation rows the refit keeps its epoch of least training loss (best_epochs).
 # The validation rows are ncam()'s own default draw for the seed (its resolve_validation())
-# and are never repeated, so the variant "1" is the
-# default fit, row for row.
+# and are never repeated, so the first variant is the default fit, row for row (checked below by
+# fitting the defaults again).
 #
 # Run (about 5 min): NCAM_LIB=<lib> nice -n 10 Rscript bench/colocation_weighting.R > bench/colocation_weighting.out
 
@@ -54,7 +54,8 @@ score <- function(fit, seed) {
 
 refit_on_all_rows <- function(seed) {
   first <- ncam(formula, data = train, reference = "ref", seed = seed, threads = 1)
-  # The refit has no validation rows, so its best epoch is its last: the warning says so.
+  # Without validation rows the refit keeps its epoch of least training loss, and warns when
+  # that is the last (still improving).
   again <- suppressWarnings(ncam(formula, data = train, reference = "ref", seed = seed, threads = 1,
                                  validation = 0, epochs = max(first$best_epoch, 1L)))
   score(again, seed)
