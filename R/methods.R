@@ -13,7 +13,8 @@
 #' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu} includes the row's unit offset, so a
 #' unit's sensor residuals show how its sensors differ from the pooled model; in log units
 #' for a model fitted with `transform = "log"`);
-#' `nobs()` the rows that entered the likelihood; `plot()` the
+#' `nobs()` the rows that entered the likelihood; `model.frame()` and `model.matrix()` the columns
+#' and the covariate design the fit uses (see [ncam-model-frame]); `plot()` the
 #' training and validation loss curves; `update()` fits again from the call with the changes
 #' given. Without new `data`, it refits on the call's data as it is where `update()` is
 #' called (the refit evaluates the call's data expression once), with a warning (class

@@ -10,8 +10,9 @@
 #'   either. `fitted()`, `residuals()`, `coef()`, `summary()`, `update()`, `model.frame()` and
 #'   `terms()` work on one model: on the table they are errors saying so, and to use
 #'   `fits$fit[[i]]` (or [glance()], [tidy()], [augment()] for every group, and [ncam_by()]
-#'   again to refit them all); `vcov()` and `sigma()`, which one fit does not have either (see
-#'   [ncam-methods]), are errors pointing to [tidy()] and [augment()].
+#'   again to refit them all), and so does `model.matrix()`; `vcov()` and `sigma()`, which one
+#'   fit does not have either (see [ncam-methods]), are errors pointing to [tidy()] and
+#'   [augment()]. `deviance()`, `df.residual()` and `weights()` are `NULL`, as for one fit.
 #' @rdname ncam_by-predict
 #' @export
 nobs.ncam_by <- function(object, ...) {
@@ -54,6 +55,9 @@ model.frame.ncam_by <- function(formula, ...) per_model_only("model.frame", form
 terms.ncam_by <- function(x, ...) per_model_only("terms", x)
 #' @rdname ncam_by-predict
 #' @export
+model.matrix.ncam_by <- function(object, ...) per_model_only("model.matrix", object)
+#' @rdname ncam_by-predict
+#' @export
 vcov.ncam_by <- function(object, ...) per_model_only("vcov", object)
 #' @rdname ncam_by-predict
 #' @export
@@ -84,10 +88,11 @@ plot.ncam_by <- function(x, y, ...) {
 
 #' @section Other methods: `nobs()` is the sum of the groups' calibration rows (each
 #'   calibration's [nobs()]). `fitted()`, `residuals()`, `coef()`, `logLik()`, `summary()`,
-#'   `update()`, `model.frame()`, `terms()`, `vcov()` and `sigma()` are errors saying what to
-#'   use instead: a group's calibration `cals$calibration[[i]]` (whose own methods say the same
-#'   of one calibration), [glance()] and [tidy()] for every group, and `calibrate()` of the fits
-#'   again to change the calibrations.
+#'   `update()`, `model.frame()`, `terms()`, `model.matrix()`, `vcov()` and `sigma()` are errors
+#'   saying what to use instead: a group's calibration `cals$calibration[[i]]` (whose own methods
+#'   say the same of one calibration), [glance()] and [tidy()] for every group, and `calibrate()`
+#'   of the fits again to change the calibrations. `deviance()`, `df.residual()` and `weights()`
+#'   are `NULL`.
 #' @rdname ncam_by-calibrate
 #' @export
 nobs.ncam_by_calibration <- function(object, ...) {
@@ -123,6 +128,9 @@ model.frame.ncam_by_calibration <- function(formula, ...) per_model_only("model.
 terms.ncam_by_calibration <- function(x, ...) per_model_only("terms", x)
 #' @rdname ncam_by-calibrate
 #' @export
+model.matrix.ncam_by_calibration <- function(object, ...) per_model_only("model.matrix", object)
+#' @rdname ncam_by-calibrate
+#' @export
 vcov.ncam_by_calibration <- function(object, ...) per_model_only("vcov", object)
 #' @rdname ncam_by-calibrate
 #' @export
@@ -143,6 +151,27 @@ plot.ncam_by_calibration <- function(x, y, ...) {
              call = NULL)
 }
 
+# What an NCAM fit does not have, as R's defaults say of one fit (NULL), without the tibble's
+# "Unknown or uninitialised column" warning that those defaults give on a table by group.
+#' @rdname ncam_by-predict
+#' @export
+deviance.ncam_by <- function(object, ...) NULL
+#' @rdname ncam_by-predict
+#' @export
+df.residual.ncam_by <- function(object, ...) NULL
+#' @rdname ncam_by-predict
+#' @export
+weights.ncam_by <- function(object, ...) NULL
+#' @rdname ncam_by-calibrate
+#' @export
+deviance.ncam_by_calibration <- function(object, ...) NULL
+#' @rdname ncam_by-calibrate
+#' @export
+df.residual.ncam_by_calibration <- function(object, ...) NULL
+#' @rdname ncam_by-calibrate
+#' @export
+weights.ncam_by_calibration <- function(object, ...) NULL
+
 # Methods of one model, on a table of models (fits, or calibrations) by group: an error saying
 # which model to ask, or what to use for every group.
 per_model_only <- function(what, object) {
@@ -154,7 +183,7 @@ per_model_only <- function(what, object) {
       logLik = "A calibration has no likelihood: {.code logLik(cals$calibration[[i]]$model)} is that of a group's fit.",
       summary = "Use {.code summary(cals$calibration[[i]])}, or {.code glance(cals)} and {.code tidy(cals)} for every group.",
       update = "To change the calibrations, call {.fn calibrate} on the fits again with the changed arguments.",
-      model.frame = , terms = "Use {.code {what}(cals$calibration[[i]]$model)} for a group's fit.",
+      model.frame = , terms = , model.matrix = "Use {.code {what}(cals$calibration[[i]]$model)} for a group's fit.",
       vcov = , sigma = "Use {.code tidy(cals)} for every group's conformal multipliers, and {.code augment(cals, newdata)} for every group's calibrated intervals.")
   } else {
     kind <- "model"
@@ -163,7 +192,7 @@ per_model_only <- function(what, object) {
       coef = "Use {.code coef(fits$fit[[i]])}.",
       summary = "Use {.code summary(fits$fit[[i]])}, or {.code glance(fits)} and {.code tidy(fits)} for every group.",
       update = "Use {.code update(fits$fit[[i]], ...)} to refit one group, or call {.fn ncam_by} again with the changed arguments to refit them all.",
-      model.frame = , terms = "Use {.code {what}(fits$fit[[i]])}.",
+      model.frame = , terms = , model.matrix = "Use {.code {what}(fits$fit[[i]])}.",
       vcov = , sigma = "Use {.code tidy(fits)} for every group's sensor noise ({.field noise_} columns), and {.code augment(fits, newdata, interval = \"prediction\")} for the uncertainty of every group's estimate.")
   }
   # One fit or calibration has no vcov() or sigma() either (no_single_uncertainty(),

@@ -14,6 +14,6 @@
 #' @importFrom Rcpp sourceCpp
 #' @importFrom tibble tibble
 #' @importFrom stats AIC coef fitted formula logLik model.frame nobs predict residuals sigma terms update
-#' @importFrom stats vcov
+#' @importFrom stats deviance df.residual model.matrix vcov weights
 #' @keywords internal
 NULL

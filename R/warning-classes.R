@@ -45,7 +45,7 @@ warning_classes <- do.call(rbind, lapply(list(
     "rows far outside the calibration range (also class ncam_row_warning)"),
   c("ncam_warning_no_readings", "predict(), predict_chunks(), augment()",
     "rows without any sensor reading, whose estimate is the prior from the covariates (for a baseline: its prior, its Kalman prediction or NA; also class ncam_row_warning)"),
-  c("ncam_warning_unseen_level", "predict(), predict_chunks()",
+  c("ncam_warning_unseen_level", "predict(), predict_chunks(), model.matrix()",
     "rows with a factor level not seen in training (also class ncam_row_warning)"),
   c("ncam_warning_beyond_range", "predict(), predict_chunks()",
     "rows so far outside the training data that the networks cannot compute with them"),

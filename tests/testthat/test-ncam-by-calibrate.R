@@ -114,12 +114,14 @@ test_that("tidy() and glance() are each group's rows behind its keys", {
   # nobs() totals the groups' calibration rows; the methods of one calibration point to a group's.
   expect_identical(nobs(cals), sum(!is.na(d$ref[601:800])))
   expect_identical(nobs(cals), nobs(cals$calibration[[1]]) + nobs(cals$calibration[[2]]))
-  for (method in list(fitted, residuals, coef, logLik, summary, update, model.frame, terms)) {
+  for (method in list(fitted, residuals, coef, logLik, summary, update, model.frame, terms, model.matrix)) {
     expect_error(method(cals), "works on one calibration, and this is a table of one calibration per group", class = "ncam_error")
   }
   for (method in list(vcov, sigma)) {
     expect_error(method(cals), "has no meaning for calibrations, one or by group.*`tidy\\(cals\\)`", class = "ncam_error")
   }
+  # NULL, without the tibble's "Unknown or uninitialised column" warning.
+  for (method in list(deviance, df.residual, weights)) expect_no_warning(expect_null(method(cals)))
   expect_output(print(cals), "calibration")
   # plot() refuses as for one calibration, naming what draws (it was R's "'list' object cannot be
   # coerced to type 'double'").

@@ -258,6 +258,12 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   for (method in list(vcov, sigma)) {
     expect_error(method(fits), "has no meaning for NCAM fits, one or by group.*`tidy\\(fits\\)`", class = "ncam_error")
   }
+  # deviance(), df.residual() and weights() are NULL, as for one fit, without the tibble's
+  # "Unknown or uninitialised column" warning.
+  for (method in list(deviance, df.residual, weights)) {
+    expect_no_warning(expect_null(method(fits)))
+    expect_null(method(fits$fit[[1]]))
+  }
   expect_error(update(fits, epochs = 5), "call `ncam_by\\(\\)` again", class = "ncam_error")
   # nobs() and logLik() total the groups with a model: the skipped group counts for nothing.
   expect_identical(nobs(fits), nobs(fits$fit[[1]]) + nobs(fits$fit[[2]]))
