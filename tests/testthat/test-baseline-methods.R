@@ -397,3 +397,33 @@ test_that("coef() gives the estimated parameters, as many as logLik()'s df; upda
                class = "ncam_error")
   expect_error(update(fits$kalman), "\"kalman\", order = \"day\"\\)", class = "ncam_error")
 })
+
+test_that("formula(), terms() and vcov() of a baseline; the methods it has no use for say what to use", {
+  d <- baseline_data()
+  fits <- fit_all(d)
+  # R's defaults: "invalid formula", "no terms component nor attribute", "no applicable method".
+  for (m in names(fits)) {
+    expect_identical(deparse(formula(fits[[m]])), "s1 + s2 + s3 ~ 1")
+    expect_identical(attr(terms(fits[[m]]), "response"), 1L)
+  }
+  v <- vcov(fits$factor)
+  expect_identical(dimnames(v), list(names(coef(fits$factor)), names(coef(fits$factor))))
+  expect_equal(v, t(v))
+  # The standard errors tidy() gives are the roots of its diagonal.
+  expect_equal(unname(sqrt(diag(v))[c("gain_s2", "gain_s3")]), tidy(fits$factor)$gain_se[2:3])
+  expect_equal(unname(sqrt(diag(v))[paste0("noise_var_s", 1:3)]), tidy(fits$factor)$noise_var_se)
+  for (m in setdiff(names(fits), "factor")) {
+    expect_error(vcov(fits[[m]]), paste0("Method \"", m, "\" has no covariance matrix.*Only \"factor\" has one"),
+                 class = "ncam_error")
+  }
+  for (m in names(fits)) {
+    # sigma() was stats' empty numeric, or coef()'s error for "mean".
+    expect_error(sigma(fits[[m]]), "no single residual sd.*`tidy\\(object\\)`", class = "ncam_error")
+    for (what in list(model.frame, model.matrix)) {
+      expect_error(what(fits[[m]]), "has no meaning for a baseline: it keeps only its sensors and parameters",
+                   class = "ncam_error")
+    }
+    # plot.default()'s "'x' is a list, but does not have components 'x' and 'y'".
+    expect_error(plot(fits[[m]]), "no training curves.*autoplot", class = "ncam_error")
+  }
+})
