@@ -4,7 +4,7 @@
 # Chunk readers: next_chunk() gives a data frame or NULL at the end, position() the bytes of
 # the file read so far (0 when unknown, as for compressed files), close() frees the file.
 # `strict`: the columns where a CSV file's infinite numbers (`finite`) and hexadecimal text
-# (`decimal`) are an error (see csv_chunks()).
+# (`decimal`) are an error (see csv_chunks()), and those read as text (`text`).
 open_chunks <- function(path, chunk_rows, reader, strict) {
   chunks <- if (!is.null(reader)) {
     whole_file_chunks(path, chunk_rows, reader)
@@ -47,6 +47,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
   }
   # write.csv() names its row-name column "": give it a name, as read.csv() does.
   columns[!nzchar(columns)] <- paste0("...", which(!nzchar(columns)))
+  text_columns <- intersect(strict$text, columns)
   classes <- NA
   quoted <- NA
   rows_read <- 0
@@ -75,6 +76,8 @@ csv_chunks <- function(path, chunk_rows, strict) {
     # Logical columns are read as text and converted, so that a value that is not TRUE or FALSE
     # (or a quoted "T", which scan() does not take as logical) is named with its column.
     read_classes <- if (as_text) "character" else replace(classes, classes %in% "logical", "character")
+    # Before the first chunk fixes the types, the fit's code columns are read as text.
+    if (!as_text && identical(classes, NA) && length(text_columns)) read_classes <- stats::setNames(rep("character", length(text_columns)), text_columns)
     chunk <- tryCatch(read_rows(con, read_classes), error = function(e) {
       # Numbers quoted only from a later line on: read this chunk again, and the rest of the
       # file, as a quoted file (an uncompressed file can go back; others get the error).
@@ -97,7 +100,9 @@ csv_chunks <- function(path, chunk_rows, strict) {
       }
     }
     if (as_text) chunk <- types_from_text(chunk, classes, path, rows_read, strict)
-    chunk <- logicals_from_text(chunk, names(classes)[classes %in% "logical"], chunk_rows, rows_read)
+    # Columns neither read by the model nor kept stay text: they never stop a prediction.
+    logical_columns <- intersect(names(classes)[classes %in% "logical"], c(strict$finite, strict$decimal))
+    chunk <- logicals_from_text(chunk, logical_columns, chunk_rows, rows_read)
     rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
     # of missing numbers (an offline sensor).
@@ -124,7 +129,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
 # numbers_from_text(); hexadecimal and infinite numbers are refused in both, in the `strict`
 # columns of csv_chunks() (`before` rows precede the chunk).
 types_from_text <- function(chunk, classes, path, before, strict) {
-  untyped <- if (identical(classes, NA)) names(chunk) else names(classes)[is.na(classes)]
+  untyped <- if (identical(classes, NA)) setdiff(names(chunk), strict$text) else names(classes)[is.na(classes)]
   for (col in untyped) {
     value <- utils::type.convert(chunk[[col]], as.is = TRUE, na.strings = character())
     if (is.numeric(value)) refuse_unreadable_numbers(chunk[[col]], value, col, path, before, strict)
@@ -261,7 +266,7 @@ columns_predict_reads <- function(object, predict_args) {
 strict_csv_columns <- function(task) {
   model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
   read <- columns_predict_reads(task$object, task$predict_args)
-  list(finite = read, decimal = c(read, model$unit_offsets$unit, task$keep))
+  list(finite = read, decimal = c(read, model$unit_offsets$unit, task$keep), text = code_columns(model))
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet

@@ -121,3 +121,21 @@ check_chunk_units <- function(units, object, call = parent.frame()) {
   }
   unlist(units)
 }
+
+# Columns the fit matches as codes: the unit column of a fit with unit offsets and the columns of
+# factor or text covariates, those of them with a code that read as a number would not give back
+# (site "0101259" read as 101259 is a unit, or level, the fit never saw).
+code_columns <- function(model) {
+  # Levels are named by the frame's variables, `site` or `factor(site)`: by the one column there.
+  of_column <- vapply(names(model$xlevels), function(v) {
+    column <- intersect(all.vars(str2lang(v)), model_columns(model$terms))
+    if (length(column) == 1L) column else NA_character_
+  }, character(1))
+  codes <- stats::setNames(model$xlevels, of_column)[!is.na(of_column)]
+  if (!is.null(model$unit_offsets)) codes[[model$unit_offsets$unit]] <- model$unit_offsets$table[[model$unit_offsets$unit]]
+  as_number_differs <- vapply(codes, function(code) {
+    number <- suppressWarnings(as.numeric(code))
+    any(!is.na(code) & (is.na(number) | key_text(number) != code))
+  }, logical(1))
+  names(codes)[as_number_differs]
+}

@@ -308,7 +308,9 @@ warn_unknown_unit_rows <- function(unit, values, n_unknown, n_missing, of = "{.a
     if (n_missing) cli::format_inline("no {.field {unit}} ({n_missing} row{?s} with NA)"))
   n_rows <- n_unknown + n_missing
   cli::cli_warn(c(paste0("{n_rows} row{?s} of ", of, " {cli::qty(n_rows)}{?has/have} {paste(which_units, collapse = ' or ')}: no offset, and the variance of a new unit in their intervals."),
-                  i = if (length(values)) "If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. {.code colClasses = c({unit} = \"character\")}."),
+                  i = if (length(values)) paste0("If they are units of the fit written differently (codes that lost their leading zeros when read as numbers), read {.field {unit}} as text, e.g. ",
+                                                 if (of == "{.arg newdata}") "{.code colClasses = c({unit} = \"character\")}." else
+                                                   "{.code reader = function(p) utils::read.csv(p, colClasses = c({unit} = \"character\"))}.")),
                 class = c("ncam_warning_unknown_unit", "ncam_warning"), call = call,
                 # For scoring in parts, which gives one warning for the whole input.
                 unit = unit, values = values, n_unknown = n_unknown, n_missing = n_missing)

@@ -727,13 +727,41 @@ test_that("hexadecimal unit codes are refused in the unit column of a fit with u
   dir <- withr::local_tempdir()
   path <- file.path(dir, "sites.csv")
   utils::write.csv(d, path, row.names = FALSE, quote = FALSE)
-  # read.csv() reads 0x1A as 26, a unit the fit does not know: its offset would be lost.
+  # read.csv() reads 0x1A as 26, a unit the fit does not know: its offset would be lost. The
+  # default reader reads the unit column as text, as the fit's codes are.
   expect_identical(utils::read.csv(path)$site[1], 26)
-  expect_error(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE),
-               "Column site of .*sites.csv.* is not numeric: data row 1 is \"0x1A\"", class = "ncam_chunk_not_numeric")
-  got <- predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE,
-                        reader = function(p) utils::read.csv(p, colClasses = c(site = "character")))
+  got <- predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE)
   expect_equal(got$.pred, stats::predict(fit, d)$.pred, tolerance = 1e-12)
+  # Where the fit's codes read back as numbers, the column is read as read.csv() reads it, and
+  # hexadecimal text there is an error.
+  numbered <- transform(d, site = match(site, sites))
+  fit_numbered <- suppressWarnings(ncam(s1 + s2 ~ rh, numbered, reference = "ref", unit = "site", hidden = 4L,
+                                        epochs = 5L, seed = 1, threads = 1))
+  writeLines(sub("^1,", "0x1,", readLines({utils::write.csv(numbered, path, row.names = FALSE); path})), path)
+  expect_error(predict_chunks(fit_numbered, path, chunk_rows = 128, verbose = FALSE),
+               "Column site of .*sites.csv.* is not numeric: data row 1 is \"0x1\"", class = "ncam_chunk_not_numeric")
+})
+
+test_that("unit codes with leading zeros keep their offsets; a reader that drops the zeros is named", {
+  withr::local_seed(5)
+  sites <- c("0101259", "0603712", "0604100")  # AQS-style codes
+  d <- do.call(rbind, lapply(seq_along(sites), function(k) {
+    truth <- stats::rlnorm(100, log(10), 0.4)
+    data.frame(site = sites[k], rh = stats::runif(100, 30, 90), s1 = truth + 2 * k + stats::rnorm(100),
+               s2 = truth + 2 * k + stats::rnorm(100), ref = ifelse(1:100 <= 40, truth + stats::rnorm(100, sd = 0.3), NA))
+  }))
+  fit <- suppressWarnings(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "site", hidden = 4L, epochs = 5L,
+                               seed = 1, threads = 1))
+  path <- withr::local_tempfile(fileext = ".csv")
+  utils::write.csv(d, path, row.names = FALSE)
+  expected <- stats::predict(fit, d, interval = "prediction")
+  got <- predict_chunks(fit, path, chunk_rows = 128, keep = "site", interval = "prediction", verbose = FALSE)
+  expect_identical(got$site, d$site)
+  expect_equal(got[names(expected)], expected, tolerance = 1e-12)
+  # read.csv() reads them as numbers: no offsets, and the warning names the reader that keeps them.
+  w <- expect_warning(predict_chunks(fit, path, chunk_rows = 128, verbose = FALSE, reader = utils::read.csv),
+                      class = "ncam_warning_unknown_unit")
+  expect_match(conditionMessage(w), "\"101259\".*reader = function\\(p\\) utils::read.csv\\(p, colClasses = c\\(site = \"character\"\\)\\)")
 })
 
 test_that("numeric fields of spaces alone are missing values in every chunk, quoted or not", {
@@ -762,8 +790,10 @@ test_that("codes read as numbers, and a text column read as logical, are named w
     ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
   path <- withr::local_tempfile(fileext = ".csv")
   utils::write.csv(toy, path, row.names = FALSE)
-  # read.csv() reads "001" as 1: every row is a level never seen.
-  expect_warning(got <- predict_chunks(fit, path, chunk_rows = 256, verbose = FALSE),
+  # The default reader reads the codes as text, as the fit has them: read.csv() reads "001" as 1.
+  expect_equal(predict_chunks(fit, path, chunk_rows = 256, verbose = FALSE), predict(fit, toy), tolerance = 1e-10)
+  # A reader that reads them as numbers makes every row a level never seen.
+  expect_warning(got <- predict_chunks(fit, path, chunk_rows = 256, verbose = FALSE, reader = utils::read.csv),
                  "Levels of factor\\(site\\) in training: \"001\", \"002\", \"003\".*dropping the leading zeros of codes such as \"001\".*reader = function\\(p\\) utils::read.csv\\(p, colClasses = c\\(site = \"character\"\\)\\)",
                  class = "ncam_warning_unseen_level")
   expect_true(all(is.na(got$.pred)))
@@ -782,7 +812,11 @@ test_that("codes read as numbers, and a text column read as logical, are named w
   warnings <- testthat::capture_warnings(predict_chunks(fit, other_path, verbose = FALSE))
   expect_match(warnings, "Levels of factor\\(site\\) in training: \"001\", \"002\", \"003\"")
   expect_no_match(warnings, "leading zeros")
-  # A text column whose first chunk reads as logical (every value "T").
+  # A text column whose first chunk reads as logical (every value "T"), of a fit whose codes read
+  # back as numbers (so read as read.csv() reads them).
+  toy$site <- as.character(rep(1:3, length.out = 600))
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site), data = toy, hidden = 4L,
+                               epochs = 3L, seed = 1L, threads = 1L), classes = "ncam_warning_not_converged")
   toy$site[1:130] <- "T"
   logical_path <- withr::local_tempfile(fileext = ".csv")
   utils::write.csv(toy, logical_path, row.names = FALSE)
@@ -791,7 +825,7 @@ test_that("codes read as numbers, and a text column read as logical, are named w
   message <- conditionMessage(err)
   expect_match(message, "Column site was read as logical .* from the first chunk of 128 rows")
   expect_match(message, "colClasses = c\\(site = \"character\"\\)")
-  expect_match(message, "data row 131 holds \"002\", which is not `TRUE` or `FALSE`", fixed = TRUE)
+  expect_match(message, "data row 131 holds \"2\", which is not `TRUE` or `FALSE`", fixed = TRUE)
   expect_no_match(message, "compressed")
 })
 
@@ -807,27 +841,39 @@ test_that("a text column read as logical: only the column concerned and its valu
     ncam_warning_not_converged = function(w) invokeRestart("muffleWarning"))
   expect_identical(which(!toy$flag2 %in% c("T", "F")), 450L)
   for (quote in c(TRUE, FALSE)) {
+    # The fit's text covariates are read as text, as it has them.
     path <- withr::local_tempfile(fileext = ".csv")
     utils::write.csv(toy, path, row.names = FALSE, quote = quote)
+    expect_equal(predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE), predict(fit, toy), tolerance = 1e-10,
+                 info = quote)
+    # Other columns of the same text are read as read.csv() reads them: they stop nothing unless
+    # kept.
+    utils::write.csv(transform(toy, note = flag, note2 = flag2), path, row.names = FALSE, quote = quote)
     expect_identical(grepl("\"T\"", readLines(path, n = 2)[2]), quote)
-    err <- expect_error(predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE),
+    expect_equal(predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE), predict(fit, toy), tolerance = 1e-10,
+                 info = quote)
+    err <- expect_error(predict_chunks(fit, path, chunk_rows = 200, keep = c("note", "note2"), verbose = FALSE),
                         class = "ncam_chunk_logical_column")
     message <- conditionMessage(err)
-    expect_match(message, "Column flag2 was read as logical", fixed = TRUE, info = quote)
+    expect_match(message, "Column note2 was read as logical", fixed = TRUE, info = quote)
     expect_match(message, "data row 450 holds \"x\", which is not `TRUE` or `FALSE`", fixed = TRUE, info = quote)
-    expect_match(message, "colClasses = c(flag2 = \"character\")", fixed = TRUE, info = quote)
-    expect_no_match(message, "Columns|flag and|flag =|in quotes|\"[TF]\" \\(", info = quote)
-    # The reader it suggests, with flag as text too, scores as predict() does.
-    fixed <- predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE,
-                            reader = function(p) utils::read.csv(p, colClasses = c(flag = "character", flag2 = "character")))
-    expect_equal(fixed, predict(fit, toy), tolerance = 1e-10, info = quote)
+    expect_match(message, "colClasses = c(note2 = \"character\")", fixed = TRUE, info = quote)
+    expect_no_match(message, "Columns|note and|note =|in quotes|\"[TF]\" \\(", info = quote)
+    # The reader it suggests keeps the column as written.
+    fixed <- predict_chunks(fit, path, chunk_rows = 200, keep = c("note", "note2"), verbose = FALSE,
+                            reader = function(p) {
+                              utils::read.csv(p, colClasses = c(flag = "character", flag2 = "character", note = "character",
+                                                                note2 = "character"))
+                            })
+    expect_identical(fixed$note2, toy$flag2, info = quote)
+    expect_equal(fixed$.pred, predict(fit, toy)$.pred, tolerance = 1e-10, info = quote)
   }
-  # T and F throughout (quoted as write.csv() does) are read, as logical, in every chunk: the
-  # warning about unseen levels says so, with the fix.
+  # A reader that reads T and F throughout as logical: the warning about unseen levels says so,
+  # with the fix.
   toy$flag2[450] <- "T"
   path <- withr::local_tempfile(fileext = ".csv")
   utils::write.csv(toy, path, row.names = FALSE)
-  w <- expect_warning(got <- predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE),
+  w <- expect_warning(got <- predict_chunks(fit, path, chunk_rows = 200, verbose = FALSE, reader = utils::read.csv),
                       class = "ncam_warning_unseen_level")
   expect_match(conditionMessage(w), "The file reader read `flag`, `flag2` as logical: read them as text", fixed = TRUE)
   expect_true(all(is.na(got$.pred)))
