@@ -8,9 +8,15 @@
 # line on which each row starts is kept in attribute "line" for error messages.
 read_csv_columns <- function(path, required, member = NULL, zip = FALSE, call = parent.frame()) {
   check_string(path, "path", call = call)
-  if (!file.exists(path) || dir.exists(path)) {
-    ncam_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
+  if (dir.exists(path)) {
+    # As given to read_senseurcity_antwerp(), which takes a folder.
+    files <- list.files(path, pattern = "\\.(csv|txt|zip|gz)$", ignore.case = TRUE)
+    ncam_abort(c("{.arg path} must be a file, not the folder {.file {path}}.",
+                 i = if (length(files)) "Give one of its files: {.file {utils::head(files, 5)}}{if (length(files) > 5) ', ...'}." else
+                   "It holds no CSV, zip or gz file."),
+               call = call)
   }
+  if (!file.exists(path)) ncam_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
   label <- if (is.null(member)) path else paste0(path, "[", member, "]")
   lines <- read_utf8_lines(path, member, label, zip, call)
   parse_csv_lines(lines, label, required, call)

@@ -192,8 +192,9 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
   if (n_val > 0) {
     out[with_local_seed(seed, candidates[sample.int(length(candidates), n_val)])] <- TRUE
   } else if (validation > 0 && length(candidates) >= 2L) {  # else training fails anyway
+    # The fraction suggested, 1/n to two digits, gives one row: round() takes 0.5 to 0.
     cli::cli_warn(c("{.arg validation} = {validation} of the {length(candidates)} usable row{?s} (complete covariates and a sensor reading) is no row: training runs without early stopping.",
-                    i = "Give a fraction of at least {signif(0.5 / length(candidates), 2)} for validation rows, or {.code validation = 0} to train on every row."),
+                    i = "Give a fraction of at least {signif(1 / length(candidates), 2)} for validation rows, or {.code validation = 0} to train on every row."),
                   class = c("ncam_warning_no_validation_rows", "ncam_warning"), call = call)
   }
   out

@@ -594,6 +594,16 @@ test_that("`validation = 1` is ambiguous, and a fraction giving no row warns wit
   expect_identical(fit$n_validation, 0L)
   expect_identical(fit$n_train, 300L)
   expect_identical(quick_fit(toy, validation = 0.002)$n_validation, 1L)  # round(0.6)
+  # The fraction the warning suggests gives a row, on 4 and 5 rows too (it said 0.12 and 0.1:
+  # round(0.48) and round(0.5) are 0).
+  on_few_rows <- c("ncam_warning_few_readings", "ncam_warning_validation_not_improved")
+  for (n in c(4L, 5L, 300L)) {
+    w <- suppressWarnings(expect_warning(quick_fit(toy[seq_len(n), ], validation = 0.05 / n),
+                                         class = "ncam_warning_no_validation_rows"), classes = on_few_rows)
+    suggested <- as.numeric(sub(".*at least ([0-9.]+) for validation rows.*", "\\1", conditionMessage(w)))
+    small <- suppressWarnings(quick_fit(toy[seq_len(n), ], validation = suggested), classes = on_few_rows)
+    expect_identical(small$n_validation, 1L)
+  }
   # Only a number 1 is ambiguous: TRUE, text and factors keep the general error, without warnings.
   for (bad in list(TRUE, "1", factor("0.5"), "abc")) {
     expect_no_warning(err <- expect_error(quick_fit(toy, validation = bad), "must be a fraction"))

@@ -35,6 +35,11 @@ test_that("read_purpleair_aqs() names a missing column or a bad value", {
   expect_error(read_purpleair_aqs(path), "DAILY", class = "rlang_error")
   expect_error(read_purpleair_aqs(file.path(tempdir(), "absent.csv")), "path",
                class = "rlang_error")
+  # A folder (read_senseurcity_antwerp() takes one): its files are named.
+  folder <- withr::local_tempdir()
+  writeLines(purpleair_header, file.path(folder, "daily.csv"))
+  expect_error(read_purpleair_aqs(folder), "must be a file, not the folder.*Give one of its files: .*daily.csv",
+               class = "ncam_error")
   path <- write_lines_tmp(c(purpleair_header, "9,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24",
                             " ,2022-01-02,6.1,8.15,8.0,8.3,51,12,2.6,24"), name = "no_site.csv")
   expect_error(read_purpleair_aqs(path), "sensor_index.*empty in row 2 \\(line 3\\)", class = "rlang_error")
