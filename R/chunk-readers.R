@@ -77,7 +77,9 @@ csv_chunks <- function(path, chunk_rows, strict) {
     # (or a quoted "T", which scan() does not take as logical) is named with its column.
     read_classes <- if (as_text) "character" else replace(classes, classes %in% "logical", "character")
     # Before the first chunk fixes the types, the fit's code columns are read as text.
-    if (!as_text && identical(classes, NA) && length(text_columns)) read_classes <- stats::setNames(rep("character", length(text_columns)), text_columns)
+    if (!as_text && identical(classes, NA) && length(text_columns)) {
+      read_classes <- stats::setNames(rep("character", length(text_columns)), text_columns)
+    }
     chunk <- tryCatch(read_rows(con, read_classes), error = function(e) {
       # Numbers quoted only from a later line on: read this chunk again, and the rest of the
       # file, as a quoted file (an uncompressed file can go back; others get the error).
