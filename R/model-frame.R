@@ -21,7 +21,7 @@
 #' @param ... Unused.
 #' @return `model.frame()` a data frame with the fit's `terms` as its `terms` attribute;
 #'   `model.matrix()` a numeric matrix with one row per row of `data` and one column per
-#'   covariate of the fit, named as in [tidy.ncam()]'s and `fit$covariates`.
+#'   covariate of the fit, named as `fit$covariates`.
 #' @examples
 #' fit <- ncam(pa_a + pa_b ~ rh + temperature, data = colocation, reference = "ref",
 #'             hidden = 8, epochs = 20, seed = 1, threads = 1)

@@ -132,7 +132,8 @@ code_columns <- function(model) {
     if (length(column) == 1L) column else NA_character_
   }, character(1))
   codes <- stats::setNames(model$xlevels, of_column)[!is.na(of_column)]
-  if (!is.null(model$unit_offsets)) codes[[model$unit_offsets$unit]] <- model$unit_offsets$table[[model$unit_offsets$unit]]
+  unit <- model$unit_offsets$unit
+  if (!is.null(unit)) codes[[unit]] <- model$unit_offsets$table[[unit]]
   as_number_differs <- vapply(codes, function(code) {
     number <- suppressWarnings(as.numeric(code))
     any(!is.na(code) & (is.na(number) | key_text(number) != code))

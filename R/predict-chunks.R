@@ -40,7 +40,8 @@
 #'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
 #'   text. But the columns the fit matches as codes, its `unit` column and the columns of text or
 #'   factor covariates, are read as text when a code of the fit's would not come back from a
-#'   number (site `"0101259"` read as 101259 would be a unit, or a level, the fit never saw). A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
+#'   number (site `"0101259"` read as 101259 would be a unit, or a level, the fit never saw).
+#'   A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
 #'   file or a function input, an infinite value in a column the model reads is an error
 #'   naming the column and the data row, as [predict.ncam()] refuses it. A CSV file holds plain

@@ -13,7 +13,7 @@ read_csv_columns <- function(path, required, member = NULL, zip = FALSE, call = 
     files <- list.files(path, pattern = "\\.(csv|txt|zip|gz)$", ignore.case = TRUE)
     ncam_abort(c("{.arg path} must be a file, not the folder {.file {path}}.",
                  i = if (length(files)) "Give one of its files: {.file {utils::head(files, 5)}}{if (length(files) > 5) ', ...'}." else
-                   "It holds no CSV, zip or gz file."),
+                   "It holds no .csv, .txt, .zip or .gz file."),
                call = call)
   }
   if (!file.exists(path)) ncam_abort("{.arg path} must be an existing file, not {.file {path}}.", call = call)
