@@ -714,7 +714,7 @@ test_that("infinite numbers and hexadecimal text in columns the model does not r
                class = "ncam_chunk_not_numeric")
 })
 
-test_that("hexadecimal unit codes are refused in the unit column of a fit with unit offsets", {
+test_that("hexadecimal unit codes: text where the fit has them as text, refused where it has numbers", {
   withr::local_seed(4)
   sites <- c("0x1A", "0x2B", "0x3C")
   d <- do.call(rbind, lapply(seq_along(sites), function(k) {
@@ -737,7 +737,8 @@ test_that("hexadecimal unit codes are refused in the unit column of a fit with u
   numbered <- transform(d, site = match(site, sites))
   fit_numbered <- suppressWarnings(ncam(s1 + s2 ~ rh, numbered, reference = "ref", unit = "site", hidden = 4L,
                                         epochs = 5L, seed = 1, threads = 1))
-  writeLines(sub("^1,", "0x1,", readLines({utils::write.csv(numbered, path, row.names = FALSE); path})), path)
+  utils::write.csv(numbered, path, row.names = FALSE)
+  writeLines(sub("^1,", "0x1,", readLines(path)), path)
   expect_error(predict_chunks(fit_numbered, path, chunk_rows = 128, verbose = FALSE),
                "Column site of .*sites.csv.* is not numeric: data row 1 is \"0x1\"", class = "ncam_chunk_not_numeric")
 })
