@@ -348,7 +348,8 @@ warn_chunk_totals <- function(flags, n_rows, beyond, object, files, gathered) {
 }
 
 # Per factor term with unseen levels, its training levels; and when the unseen levels are
-# numbers equal to training codes written with leading zeros, the reader that keeps them text.
+# numbers equal to training codes that numbers would not write back ("001"), the reader that
+# keeps them text.
 unseen_level_hints <- function(model, levels, files) {
   hints <- character()
   as_text <- character()
@@ -359,10 +360,11 @@ unseen_level_hints <- function(model, levels, files) {
     hints <- c(hints, "*" = sprintf("Levels of %s in training: %s", plain_names(v), quoted(seen)))
     seen_numbers <- suppressWarnings(as.numeric(seen))
     unseen_numbers <- suppressWarnings(as.numeric(levels[[v]]))
-    zeros <- !is.na(seen_numbers) & seen != as.character(seen_numbers)
+    zeros <- number_rewrites_code(seen)
     if (any(zeros) && any(unseen_numbers %in% seen_numbers[zeros])) {
       as_text <- c(as_text, intersect(all.vars(str2lang(v)), model_columns(model$terms)))
       example <- seen[zeros][1]
+      example_read <- key_text(as.numeric(example))
     }
     # Text "T"/"F" read as logical: its levels are "TRUE" and "FALSE".
     if (all(levels[[v]] %in% c("TRUE", "FALSE")) && any(seen %in% c("T", "F", "true", "false"))) {
@@ -381,11 +383,11 @@ unseen_level_hints <- function(model, levels, files) {
   written <- ifelse(make.names(as_text) == as_text, as_text, paste0("`", as_text, "`"))
   classes <- sprintf("colClasses = c(%s)", paste0(written, " = \"character\"", collapse = ", "))
   fix <- if (files) {
-    sprintf("The file reader read %s as numbers, dropping the leading zeros of codes such as \"%s\": read %s as text with `reader = function(p) utils::read.csv(p, %s)`.",
-            paste0("`", as_text, "`", collapse = ", "), example, if (length(as_text) == 1L) "it" else "them", classes)
+    sprintf("The file reader read %s as numbers, which changes codes such as \"%s\" (read as %s): read %s as text with `reader = function(p) utils::read.csv(p, %s)`.",
+            paste0("`", as_text, "`", collapse = ", "), example, example_read, if (length(as_text) == 1L) "it" else "them", classes)
   } else {
-    sprintf("The chunks hold %s as numbers, without the leading zeros of codes such as \"%s\": give %s as text (for example read with `%s`).",
-            paste0("`", as_text, "`", collapse = ", "), example, if (length(as_text) == 1L) "it" else "them", classes)
+    sprintf("The chunks hold %s as numbers, which changes codes such as \"%s\" (read as %s): give %s as text (for example read with `%s`).",
+            paste0("`", as_text, "`", collapse = ", "), example, example_read, if (length(as_text) == 1L) "it" else "them", classes)
   }
   c(hints, i = fix)
 }

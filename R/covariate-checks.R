@@ -237,6 +237,12 @@ at_training_levels <- function(mf, xlevels) {
   for (v in names(xlevels)) {
     values <- as.character(mf[[v]])
     rows <- which(!is.na(values) & !values %in% xlevels[[v]])
+    # A code given as a number ("100000" as the double 1e5, which as.character() writes
+    # "1e+05") is the training level that key_text() writes for that number.
+    as_code <- key_text(suppressWarnings(as.numeric(values[rows])))
+    known <- !is.na(as_code) & as_code %in% xlevels[[v]]
+    values[rows[known]] <- as_code[known]
+    rows <- rows[!known]
     if (length(rows)) {
       unseen[[v]] <- list(rows = rows, levels = unique(values[rows]), seen = xlevels[[v]])
       values[rows] <- NA_character_

@@ -135,8 +135,7 @@ code_columns <- function(model) {
   unit <- model$unit_offsets$unit
   if (!is.null(unit)) codes[[unit]] <- model$unit_offsets$table[[unit]]
   as_number_differs <- vapply(codes, function(code) {
-    number <- suppressWarnings(as.numeric(code))
-    any(!is.na(code) & (is.na(number) | key_text(number) != code))
+    any(!is.na(code) & is.na(suppressWarnings(as.numeric(code)))) || any(number_rewrites_code(code))
   }, logical(1))
   names(codes)[as_number_differs]
 }

@@ -34,3 +34,10 @@ key_text <- function(x) {
   }
   ifelse(!is.na(x) & x == round(x) & abs(x) <= 2^53, sprintf("%.0f", x), text)
 }
+
+# Codes that read as numbers but would not be written back as given ("001", "1.50"): a reader
+# that types columns loses them.
+number_rewrites_code <- function(code) {
+  number <- suppressWarnings(as.numeric(code))
+  !is.na(number) & key_text(number) != code
+}

@@ -355,6 +355,16 @@ test_that("factor() of text holding numbers (site codes) is taken as labels; bar
   expect_warning(pred <- predict(fit, lost), "\"60371103\".*seen in training: \"060371103\", \"060371201\", \"801\"",
                  class = "ncam_warning_unseen_level")
   expect_identical(is.na(pred$.pred), c(TRUE, TRUE, FALSE))
+  # Codes that numbers write back are matched as numbers of either type: "100000" given as the
+  # double 1e5, which as.character() writes "1e+05".
+  round_codes <- c("100000", "200000", "3")
+  toy$site <- rep(round_codes, length.out = 600)
+  round_fit <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + factor(site))
+  as_text <- predict(round_fit, toy[1:6, ])
+  expect_false(anyNA(as_text$.pred))
+  expect_identical(predict(round_fit, transform(toy[1:6, ], site = as.numeric(site))), as_text)
+  expect_identical(predict(round_fit, transform(toy[1:6, ], site = as.integer(site))), as_text)
+  toy$site <- rep(codes, length.out = 600)
   # as.factor() and interaction() say so too.
   expect_identical(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + as.factor(site))$xlevels[[1]],
                    codes)
