@@ -16,7 +16,8 @@
 #'   out of training as missing, with a warning that counts them. `predict()` and the other
 #'   functions that estimate screen new readings by the same rule, with the medians and
 #'   spreads of the training rows (a -999 missing-value code, a stuck channel), and name the
-#'   rows. `Inf` keeps every reading. The spread is that of the sensor's concentrations, not
+#'   rows. `Inf` keeps every reading, and `ncam()` warns about those the default screen
+#'   leaves out (class `ncam_warning_spikes_kept`), naming them. The spread is that of the sensor's concentrations, not
 #'   of its noise: a reading tens of noise standard deviations off the others can lie within
 #'   it and be kept. A few such readings in a `reference` column inflate its learned noise,
 #'   and every interval with it, many times over: look at the reference's largest differences

@@ -252,6 +252,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   readings <- screened$readings
   warn_spikes(screened$counts, control$screen_outliers, call = NULL)
+  warn_spikes_kept(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.

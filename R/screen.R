@@ -323,6 +323,24 @@ warn_spikes <- function(counts, threshold, call) {
                 class = c("ncam_warning_spikes", "ncam_warning"), call = call)
 }
 
+# Readings the default screen would leave out, kept by a fit screened more leniently (`threshold`
+# Inf turns screening off): said once, naming sensors and rows, as a few spikes of a fault can
+# inflate a sensor's noise and every interval many times over (bench/spikes.R).
+warn_spikes_kept <- function(readings, rows, threshold, call = NULL) {
+  default <- formals(ncam_control)$screen_outliers
+  if (threshold <= default) return(invisible(NULL))
+  spikes <- Filter(length, screen_spikes(readings, rows, default)$rows)
+  if (!length(spikes)) return(invisible(NULL))
+  where <- vapply(names(spikes), function(s) {
+    more <- if (length(spikes[[s]]) > 5L) sprintf(" and %d more", length(spikes[[s]]) - 5L) else ""
+    sprintf("%s (%s %s%s)", s, if (length(spikes[[s]]) == 1L) "row" else "rows", toString(input_rows(utils::head(spikes[[s]], 5L))), more)
+  }, "")
+  n_kept <- sum(lengths(spikes))
+  cli::cli_warn(c("{n_kept} reading{?s} kept that the default screen ({.code screen_outliers = {default}}) leaves out as gross outliers: {paste(where, collapse = '; ')}.",
+                  i = "If they are faults (a -999 code, a stuck channel), they inflate their sensor's noise and every interval: mend them, or fit with the default screen."),
+                class = c("ncam_warning_spikes_kept", "ncam_warning"), call = call)
+}
+
 # After training: not converged, a loss that never beat the untrained model (a learning rate
 # too large), noise levels decided by the clamp.
 check_training <- function(fit, trained, clamped_share, call = parent.frame()) {

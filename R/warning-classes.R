@@ -33,6 +33,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "a unit's reference rows out of time order by a date-time column of the data: offset_sd too small"),
   c("ncam_warning_spikes", "ncam(), predict() and the functions that estimate",
     "gross outliers left out of training, or treated as missing in new data by the same rule"),
+  c("ncam_warning_spikes_kept", "ncam()",
+    "readings the default spike screen leaves out, kept by a fit with a larger screen_outliers (or Inf)"),
   c("ncam_warning_missing_covariate", "ncam(), predict(), predict_chunks(), fitted(), residuals(), sensor_params()",
     "rows with a missing covariate: left out of training (field rows), without a prediction in new data (also class ncam_row_warning)"),
   c("ncam_warning_dropped_covariate", "ncam()",

@@ -166,7 +166,17 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   clean <- small_fit(train)
   expect_warning(screened <- small_fit(spiked), "5 readings", class = "ncam_warning_spikes")
   expect_identical(unname(screened$n_screened), c(5L, 0L, 0L))
-  raw <- small_fit(spiked, control = ncam_control(screen_outliers = Inf))
+  # A fit that keeps them says which readings the default screen would leave out; one screened
+  # more leniently too, and neither does on clean data.
+  expect_warning(raw <- small_fit(spiked, control = ncam_control(screen_outliers = Inf)),
+                 "5 readings kept .*screen_outliers = 50.*sensor_0 \\(rows 100, 900, 1800, 2700, 3600\\)",
+                 class = "ncam_warning_spikes_kept")
+  spiked$sensor_1[50] <- spiked$sensor_1[50] * 1e4
+  expect_warning(small_fit(spiked, control = ncam_control(screen_outliers = 1e6), epochs = 1L),
+                 "6 readings kept .*sensor_0 \\(rows 100, 900, 1800, 2700, 3600\\); sensor_1 \\(row 50\\)",
+                 class = "ncam_warning_spikes_kept")
+  expect_no_warning(small_fit(train, control = ncam_control(screen_outliers = Inf), epochs = 1L),
+                    class = "ncam_warning_spikes_kept")
   expect_lt(rmse(screened), 1.1 * rmse(clean))
   expect_gt(rmse(raw), 2 * rmse(clean))
   # clean data lose nothing to the screen
