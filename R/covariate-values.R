@@ -103,8 +103,16 @@ factor_wrapped_vars <- function(expr) {
 
 # A date-time as a covariate enters as seconds since 1970: a trend that every later row
 # extrapolates. Written inside a function (as.numeric(date)), it is taken as meant.
+# A duration (difftime: sensor age, time since a filter change) is a fine covariate, but its number
+# is in whatever units it carries, which another data set may give otherwise.
 check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
-  dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt", "difftime")), term_labels)
+  durations <- Filter(function(v) v %in% names(data) && inherits(data[[v]], "difftime"), term_labels)
+  if (length(durations)) {
+    ncam_abort(c("Covariate {.field {durations}} {?is a duration/are durations} ({.cls difftime}, in {units(data[[durations[1]]])}): {?its/their} number{?s} would change with {?its/their} units, which new data may give otherwise.",
+                 i = "Give {?it/them} in fixed units, such as {.code as.numeric({durations[1]}, units = \"hours\")} in the formula or as a column."),
+               call = call)
+  }
+  dates <- Filter(function(v) v %in% names(data) && inherits(data[[v]], c("Date", "POSIXt")), term_labels)
   if (length(dates)) {
     ncam_abort(c("Covariate {.field {dates}} {?is a date-time/are date-times}: {?it/they} would enter as a count of seconds or days, a trend that every later row lies outside of.",
                  i = "Use features of the time instead (such as the hour of day as {.code sin()} and {.code cos()} terms), or write {.code as.numeric({dates[1]})} if a trend is meant."),
@@ -154,7 +162,8 @@ check_dot_columns <- function(data, sensors, call) {
   candidates <- setdiff(names(data), sensors)
   why <- vapply(candidates, function(v) {
     col <- data[[v]]
-    if (inherits(col, c("Date", "POSIXt", "difftime"))) return("a date-time")
+    if (inherits(col, c("Date", "POSIXt"))) return("a date-time")
+    if (inherits(col, "difftime")) return("a duration in its own units")
     if (is_list_column(col)) return("a list column")
     if (is.character(col) || is.factor(col)) {
       n_values <- length(unique(col[!is.na(col)]))

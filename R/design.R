@@ -261,7 +261,11 @@ numeric_covariate <- function(object, x, v, call) {
     ncam_abort(c("Column {.field {v}} of {.arg newdata} is logical ({.code TRUE}/{.code FALSE}), but it was numeric in training, with values other than 0 and 1.",
                  i = "Give {.field {v}} as the numbers it measures."), call = call)
   }
-  if (inherits(x, c("Date", "POSIXt", "difftime"))) {
+  if (inherits(x, "difftime")) {
+    ncam_abort(c("Column {.field {v}} of {.arg newdata} is a duration ({.cls difftime}, in {units(x)}), but it was numeric in training.",
+                 i = "Give it as the numbers it held in training, such as {.code as.numeric({v}, units = \"hours\")} if it held hours."), call = call)
+  }
+  if (inherits(x, c("Date", "POSIXt"))) {
     ncam_abort(c("Column {.field {v}} of {.arg newdata} is a date-time ({.cls {class(x)[1]}}), but it was numeric in training: it would enter as a count of days or seconds.",
                  i = "Give {.field {v}} as the numbers it held in training."), call = call)
   }

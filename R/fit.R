@@ -81,7 +81,8 @@
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
 #'   period (`NA` elsewhere), not on the formula's left side. The reference becomes the anchor (a = 1, c
 #'   = 0), so the fused value is on the reference's scale, and its noise is learned from the rows where
-#'   it exists (at least 20; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
+#'   it reads beside at least one low-cost sensor (at least 20 such training rows; rows where it reads
+#'   alone inform the prior only; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
 #'   ignore the calibration's own error; judge them by [calibrate()] `method = "split"` on held-back
 #'   co-location rows). [predict.ncam()] does not need the column (by default it estimates from the
 #'   low-cost sensors alone); `interval = "prediction"` gives intervals for a reference reading. With a
@@ -233,7 +234,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                n = nrow(data))
   check_training_rows(rows, sum(usable))
   check_unit(unit, reference, sensors, data, c(rows$train, rows$validation))
-  if (!is.null(reference)) check_reference_training_rows(readings[[reference]], rows, reference)
+  if (!is.null(reference)) check_reference_training_rows(readings, rows, reference)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)
 
@@ -289,13 +290,14 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit$units <- column_units(in_units, fitted_columns(data, sensors, reference, design))
   fit$flag_columns <- flag_columns(data, model_columns(design$terms))
   calibration_rows <- sort(c(rows$train, rows$validation))
-  if (!is.null(reference)) calibration_rows <- calibration_rows[!is.na(readings[[reference]][calibration_rows])]
-  fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
   if (!is.null(reference)) {
+    colocated <- colocated_rows(readings, reference)
     fit$reference <- reference
-    fit$n_reference <- c(train = sum(!is.na(readings[[reference]][rows$train])),
-                         validation = sum(!is.na(readings[[reference]][rows$validation])))
+    fit$n_reference <- c(train = sum(colocated[rows$train]), validation = sum(colocated[rows$validation]))
+    fit$n_reference_alone <- sum(!is.na(readings[[reference]][calibration_rows])) - sum(fit$n_reference)
+    calibration_rows <- calibration_rows[colocated[calibration_rows]]
   }
+  fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
   if (!is.null(unit)) {
@@ -356,43 +358,4 @@ warn_missing_training_covariates <- function(rows, data, terms) {
   cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}:",
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details)))),
                 class = c("ncam_warning_missing_covariate", "ncam_warning"), rows = input_rows(rows), call = NULL)
-}
-
-# The reference instrument's readings, checked, as one more (anchor) sensor column; it needs
-# enough readings to learn its noise level.
-reference_readings <- function(reference, data, sensors, anchor, parameterization, transform,
-                               call = parent.frame()) {
-  check_reference(reference, data, sensors, anchor, parameterization, call)
-  if (all(is.na(data[[reference]]))) {
-    ncam_abort(c("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
-                 i = "Check the join that brought it in (its times, keys and time zone: {.fn join_reference} warns when no row paired), or leave {.arg reference} out for a label-free fit."),
-               call = call)
-  }
-  col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
-  n_obs <- sum(!is.na(col[[1]]))
-  if (n_obs < min_reference_rows) {
-    ncam_abort(c("Reference column {.field {reference}} is observed on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
-                 i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
-               call = call)
-  }
-  col
-}
-
-# `reference` as far as the column names and the other arguments decide: a column of `data`
-# off the formula's left side, with no `anchor` (as given) and the anchored parameterization.
-check_reference <- function(reference, data, sensors, anchor, parameterization, call = parent.frame()) {
-  if (reference %in% sensors) {
-    ncam_abort(c("{.arg reference} column {.field {reference}} is also a sensor on the left side of {.arg formula}.",
-                 i = "Leave the reference monitor off the formula: {.arg reference} makes it the anchor."),
-               call = call)
-  }
-  if (!is.null(anchor)) {
-    ncam_abort(c("{.arg anchor} must be {.code NULL} when {.arg reference} is given.",
-                 i = "The reference monitor {.field {reference}} is the anchor (a = 1, c = 0)."), call = call)
-  }
-  if (parameterization != "anchored") {
-    ncam_abort("{.arg reference} needs {.code parameterization = \"anchored\"}, not {.val {parameterization}}.",
-               call = call)
-  }
-  check_columns(data, reference, "reference", call = call)
 }

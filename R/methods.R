@@ -65,7 +65,9 @@ print.ncam <- function(x, ...) {
   line("Anchor: {anchor_txt}")
   if (!is.null(x$reference)) {
     noise_txt <- if (isTRUE(x$spec$constant_anchor_noise)) "constant noise" else "noise from the covariates"
-    line("Reference: {.field {x$reference}}, observed on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows; {noise_txt}")
+    # Fits saved before rows of the reference alone were told apart have no n_reference_alone.
+    alone <- if (isTRUE(x$n_reference_alone > 0)) paste0(" (", x$n_reference_alone, " more without a sensor reading)") else ""
+    line("Reference: {.field {x$reference}}, observed beside the sensors on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows{alone}; {noise_txt}")
   }
   reading_units <- unname(x$units[intersect(c(x$sensors, x$reference), names(x$units))])
   if (length(reading_units)) {

@@ -145,36 +145,6 @@ check_training_rows <- function(rows, n_usable, call = parent.frame()) {
              call = call)
 }
 
-# Fewest reference readings accepted: below this its noise head has too little to learn from.
-min_reference_rows <- 20L
-
-# The reference's noise is learned on the training rows: a validation choice that takes most of
-# the co-location rows (a time split of a short co-location) leaves too few. Enough of them
-# may still be too few for credible intervals (warn_few_reference_rows()).
-check_reference_training_rows <- function(ref, rows, reference, call = parent.frame()) {
-  observed <- ref[rows$train]
-  observed <- observed[!is.na(observed)]
-  n_train <- length(observed)
-  n_validation <- sum(!is.na(ref[rows$validation]))
-  if (n_train >= min_reference_rows) {
-    check_reference_varies(observed, reference, call)
-    return(warn_few_reference_rows(n_train + n_validation, reference))
-  }
-  ncam_abort(c("Reference column {.field {reference}} is observed on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",
-               i = "Take fewer validation rows from the co-location period, or {.code validation = 0}."),
-             call = call)
-}
-
-# Credible intervals take the calibration learned from the reference rows as known, which it is
-# not with few of them: with 40 rows 90 % intervals held the truth 5-28 % of the time, while
-# prediction intervals stayed near 90 % only because the reference's noise swells. The same
-# row count as the baselines' (min_interval_training_rows), for the same reason.
-warn_few_reference_rows <- function(n_reference, reference) {
-  if (n_reference >= min_interval_training_rows) return(invisible())
-  cli::cli_warn(c("Reference column {.field {reference}} is observed on only {n_reference} training and validation row{?s}: credible intervals ignore the error of a calibration learned from so few, and cover the truth far less often than their level.",
-                  i = "Judge intervals by {.code calibrate(method = \"split\")} on co-location rows held back from the fit, or give a longer co-location period (at least {min_interval_training_rows} rows)."),
-                class = c("ncam_warning_few_reference_rows", "ncam_warning"), call = NULL)
-}
 
 # A fraction in [0, 1), a logical per row or row numbers. A fraction too small to give one
 # of the usable rows runs without early stopping, with a warning (an error would stop
@@ -221,6 +191,13 @@ check_validation <- function(validation, n = NULL, call = parent.frame()) {
     outside <- validation[validation < 1 | validation > n]
     shown <- utils::head(outside, 5)
     ncam_abort("{.arg validation} {cli::qty(length(outside))}row number{?s} {.val {shown}} {cli::qty(length(outside))}{?is/are} outside the data's {n} rows.",
+               call = call)
+  }
+  # A row named twice is a sign of a wrong index or join: the rows meant are in doubt.
+  if (row_numbers && length(validation) > 1L && anyDuplicated(validation)) {
+    twice <- unique(validation[duplicated(validation)])
+    ncam_abort(c("{.arg validation} names {cli::qty(length(twice))}row{?s} {.val {utils::head(twice, 5)}} more than once.",
+                 i = "Give each validation row once (such as with {.code unique()}), and check the index that made them."),
                call = call)
   }
   if (!fraction && !row_numbers) {

@@ -609,6 +609,7 @@ test_that("`validation = 1` is ambiguous, and a fraction giving no row warns wit
     expect_no_warning(err <- expect_error(quick_fit(toy, validation = bad), "must be a fraction"))
   }
   expect_error(quick_fit(toy, validation = c(1:10, 400, 0)), "row numbers 400 and 0 are outside the data's 300 rows")
+  expect_error(quick_fit(toy, validation = c(2, 2, 3:40, 7)), "`validation` names rows 2 and 7 more than once")
   d <- transform(toy, site = rep(c("a", "b"), 150))
   expect_error(ncam_by(sensor_0 + sensor_1 ~ x1, d, by = "site", validation = 1, errors = "skip"),
                "`validation` = 1 is ambiguous")

@@ -285,7 +285,7 @@ test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA"
   warnings <- testthat::capture_warnings(
     ncam_by(by_formula, long, by = "site", reference = "ref", hidden = 4L, epochs = 2L, seed = 1, errors = "skip")
   )
-  expect_match(warnings, "site = 2: Reference column ref is observed on 5 rows; at least 20 are needed to learn its noise level", all = FALSE)
+  expect_match(warnings, "site = 2: Reference column ref is observed beside the sensors on 5 rows; at least 20 are needed to learn its noise level", all = FALSE)
   toy$site <- 1:nrow(toy)  # every group one row
   expect_error(ncam_by(by_formula, toy[1:3, ], by = "site", epochs = 2L, errors = "skip"),
                "No group could be fitted")

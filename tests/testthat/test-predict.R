@@ -487,6 +487,8 @@ test_that("a numeric covariate given as a date-time, as TRUE/FALSE or as complex
   expect_error(predict(fit, nd), "Column x1 of `newdata` is a date-time .*Date.*numeric in training")
   nd$x1 <- as.POSIXct("2024-01-01", tz = "UTC") + 1:3
   expect_error(predict(fit, nd), "Column x1 of `newdata` is a date-time .*POSIXct")
+  nd$x1 <- as.difftime(toy$x1[1:3], units = "days")
+  expect_error(predict(fit, nd), "Column x1 of `newdata` is a duration .*difftime.*in days.*as.numeric\\(x1, units = \"hours\"\\)")
   nd$x1 <- c(TRUE, FALSE, TRUE)
   expect_error(predict(fit, nd), "Column x1 of `newdata` is logical .*numeric in training, with values other than 0 and 1")
   nd$x1 <- complex(real = toy$x1[1:3])

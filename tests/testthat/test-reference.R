@@ -41,7 +41,7 @@ test_that("predict() ignores the reference column by default, and folds it in on
   expect_identical(with_ref$.pred[201:600], predict(fit, d)$.pred[201:600])
   expect_true(all(with_ref$.post_sd[1:200] < predict(fit, d)$.post_sd[1:200]))
   expect_error(predict(fit, without, use_reference = TRUE), "ref")
-  expect_output(print(fit), "Reference: ref, observed on .* rows; noise from the covariates")
+  expect_output(print(fit), "Reference: ref, observed beside the sensors on .* rows; noise from the covariates")
 })
 
 test_that("the reference's noise is one learned value unless it should follow the covariates", {
@@ -147,7 +147,18 @@ test_that("reference errors name the cause", {
   # A time split whose validation rows hold the whole co-location period.
   labelled <- which(!is.na(d$ref))
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", validation = labelled[-(1:10)]),
-               "observed on 10 training rows \\(90 more are validation rows\\); at least 20 training rows")
+               "observed beside the sensors on 10 training rows \\(90 more are validation rows\\); at least 20 training rows")
+  # Rows where the reference reads without any sensor tell nothing of its noise: not counted.
+  alone <- d
+  alone$ref[101:200] <- alone$truth[101:200]
+  alone[101:200, c("s1", "s2")] <- NA
+  alone$ref[11:100] <- NA
+  err <- expect_error(ncam(s1 + s2 ~ rh, alone, reference = "ref"), class = "ncam_error")
+  expect_match(gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err))),
+               "observed beside the sensors on 10 rows; at least 20 are needed.*100 more rows read the reference without any sensor reading")
+  alone$ref[11:30] <- d$ref[11:30]
+  expect_error(ncam(s1 + s2 ~ rh, alone, reference = "ref", validation = 11:30),
+               "observed beside the sensors on 10 training rows \\(20 more are validation rows\\)")
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", parameterization = "unanchored"), "anchored")
   expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
 })
@@ -199,8 +210,19 @@ test_that("a short co-location warns that credible intervals ignore the calibrat
   expect_no_warning(fit_few(d), class = "ncam_warning_few_reference_rows")
   d$ref[200] <- NA
   expect_warning(fit_few(d, validation = 0.3),
-                 "observed on only 199 training and validation rows: credible intervals ignore the error",
+                 "observed beside the sensors on only 199 training and validation rows: credible intervals ignore the error",
                  class = "ncam_warning_few_reference_rows")
+  # Reference readings without a sensor reading do not make up the count; print() tells them apart.
+  d$ref[200] <- d$truth[200]
+  d$ref[201:260] <- d$truth[201:260]
+  d[c(200, 201:260), c("s1", "s2")] <- NA
+  expect_warning(fit <- fit_few(d, validation = 0), "observed beside the sensors on only 199 training",
+                        class = "ncam_warning_few_reference_rows")
+  expect_identical(fit$n_reference, c(train = 199L, validation = 0L))
+  expect_identical(fit$n_reference_alone, 61L)
+  expect_identical(glance(fit)$n_reference, 199L)
+  expect_match(paste(capture.output(print(fit)), collapse = " "),
+               "observed beside the sensors on 199 training and 0 validation rows (61 more without a sensor reading)", fixed = TRUE)
   expect_warning(fit_few(d), "calibrate\\(method = \"split\"\\)", class = "ncam_warning_few_reference_rows")
 })
 

@@ -277,6 +277,12 @@ test_that("`~ .` refuses date-times, identifiers and single-valued labels, and n
   expect_error(ncam(sensor_0 + sensor_1 ~ x1 + date, d, epochs = 2L, threads = 1L), "date.*is a date-time")
   d$day <- as.Date(d$date)
   expect_error(ncam(sensor_0 + sensor_1 ~ day, d, epochs = 2L, threads = 1L), "day.*is a date-time")
+  # A duration (sensor age) is not a date-time, but its number follows its units.
+  d$age <- as.difftime(seq_len(nrow(d)), units = "hours")
+  age_err <- expect_error(ncam(sensor_0 + sensor_1 ~ x1 + age, d, epochs = 2L, threads = 1L), class = "ncam_error")
+  expect_match(gsub("\\s+", " ", cli::ansi_strip(conditionMessage(age_err))),
+               "Covariate age is a duration \\(<difftime>, in hours\\): its number would change with its units.*as.numeric\\(age, units = \"hours\"\\)")
+  d$age <- NULL
   trend <- short_fit(ncam(sensor_0 + sensor_1 ~ x1 + as.numeric(date), d, hidden = 4L, epochs = 2L,
                           seed = 1L, threads = 1L), also = "ncam_warning_two_sensors")
   expect_length(trend$covariates, 2L)
