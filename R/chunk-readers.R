@@ -42,7 +42,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
   if (!is.null(separator)) {
     close(con)
     ncam_abort(c("File {.file {path}} looks {separator}-separated (its header is one column, {.val {header}}); CSV inputs must be comma-separated.",
-                 i = "Pass a reader, such as {.code reader = utils::read.csv2} (decimal commas) or {.code reader = function(p) utils::read.delim(p)}, or rewrite the file with {.fn utils::write.csv}."),
+                 i = "Pass a reader, such as {.code reader = function(p) utils::read.csv2(p, check.names = FALSE)} (decimal commas) or {.code reader = function(p) utils::read.delim(p, check.names = FALSE)}, or rewrite the file with {.fn utils::write.csv}."),
                call = NULL)
   }
   # write.csv() names its row-name column "": give it a name, as read.csv() does.

@@ -189,6 +189,7 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
     ncam_abort(c("No row of {.arg {arg}} belongs to a group of {.arg object}.",
                  x = "Keys in {.arg {arg}}: {shown_labels(keys, beside = groups)}.",
                  i = "Groups of {.arg object}: {shown_labels(groups, beside = keys)}.",
+                 i = if (any(missing_key)) "{sum(missing_key)} row{?s} {?has a/have a} missing key, {.code NA}: give {?it its/them their} group.",
                  type_hints, exact_hint), call = call)
   }
   failed <- !unknown & !has_fit(object)[group]
@@ -230,7 +231,8 @@ key_type_hints <- function(groups, keys, arg = "newdata") {
   for (col in names(keys)) {
     fitted <- key_type(groups[[col]])
     given <- key_type(keys[[col]])
-    if (fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
+    # A column of NA alone (read as logical) has no type to convert: match_groups() names its keys as missing.
+    if (all(is.na(keys[[col]])) || fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
     conversion <- key_conversion(groups[[col]], keys[[col]], col)
     hint <- sprintf("Column `%s` is %s in `%s` but %s in `object`%s.", col, key_type_name(given), arg,
                     key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))

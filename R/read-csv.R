@@ -73,6 +73,10 @@ read_utf8_lines <- function(path, member, label, zip, call) {
 # last line is an error, never a row of NAs). Blank lines and lines of blanks alone are
 # skipped; quoted fields may span lines, and a quote within a field is a literal character.
 parse_csv_lines <- function(lines, label, required, call) {
+  # Before the quotes are read: a quoted semicolon- or tab-separated header (as write.csv2() and
+  # Excel write it) is not CSV with a stray quote.
+  first <- lines[grepl("[^ \t]", lines)][1]
+  if (length(required) && !is.na(first) && !grepl(",", first, fixed = TRUE)) check_separator(first, label, call)
   lines <- protect_literal_quotes(lines, label, call)
   placeholder <- attr(lines, "placeholder")
   lines[!attr(lines, "inside") & grepl("^[ \t]+$", lines)] <- ""
@@ -93,16 +97,16 @@ parse_csv_lines <- function(lines, label, required, call) {
                             na.strings = character(), comment.char = "", quote = "\"")
   header <- unlist(restore_literal_quotes(header, placeholder)[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
-  separator <- foreign_separator(header)
-  if (length(missing) > 0L && !is.null(separator)) {
-    convert <- if (separator == "tab") "read.delim" else "read.csv2"
-    ncam_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
-                 i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
-               call = call)
-  }
+  if (length(missing) > 0L) check_separator(header, label, call)
   if (length(missing) > 0L) {
+    # Two slips that hide the names: blanks around them, and Excel's "sep=," line above them.
+    padded <- all(missing %in% trimws(header))
+    excel <- grepl("^sep=", header[1])
     ncam_abort(c("File {.file {label}} lacks required {cli::qty(length(missing))}column{?s} {.val {missing}}.",
-                 i = "It has {cli::qty(length(header))}column{?s} {.val {header}}."), call = call)
+                 i = "It has {cli::qty(length(header))}column{?s} {.val {header}}.",
+                 i = if (padded) "The names have blanks around them: remove the blanks after the commas of the header line.",
+                 i = if (excel) "Its first line, {.val {lines[starts[1]]}}, is the separator line Excel writes: remove it."),
+               call = call)
   }
   named <- header[nzchar(header)]
   duplicated_names <- unique(named[duplicated(named)])
@@ -136,6 +140,17 @@ parse_csv_lines <- function(lines, label, required, call) {
 foreign_separator <- function(header_fields) {
   if (length(header_fields) != 1L) return(NULL)
   if (grepl("\t", header_fields)) "tab" else if (grepl(";", header_fields, fixed = TRUE)) "semicolon"
+}
+
+# The error for a header that is one field holding semicolons or tabs. The conversion keeps the
+# column names as written (check.names = FALSE): read.csv2() would make "5325CAT" "X5325CAT".
+check_separator <- function(header, label, call) {
+  separator <- foreign_separator(header)
+  if (is.null(separator)) return(invisible())
+  convert <- if (separator == "tab") "read.delim" else "read.csv2"
+  ncam_abort(c("File {.file {label}} looks {separator}-separated: its header is the single field {.val {header}}.",
+               i = "ncam's readers read comma-separated CSV. Convert the file first, e.g. with {.code write.csv({convert}(file, check.names = FALSE), new_file, row.names = FALSE)} or {.code data.table::fwrite(data.table::fread(file), new_file)}."),
+             call = call)
 }
 
 # `raw` without rows that repeat the `keys` of an earlier row. An exact copy (as from a file

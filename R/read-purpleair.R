@@ -154,7 +154,8 @@ read_purpleair_file <- function(path, sensor_index, call) {
 # calendar (24:00, 13:59:60, 2023-02-30, an offset of +25:00) is an error, as in parse_time().
 parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   unix <- grepl("^-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$", x)
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+  # RFC 3339 allows "t" and "z" in lower case.
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
   is_iso <- grepl(iso, x)
   out <- rep(NA_real_, length(x))
   out[unix] <- as.numeric(x[unix])
@@ -226,12 +227,14 @@ purpleair_sensor <- function(raw, path, sensor_index, call) {
   if (!is.na(sensor_index)) return(rep(sensor_index, n))
   pattern <- "^(sensor[ _-]?)?([0-9]+)([^0-9].*)?$"
   name <- basename(path)
-  # A date first ("2023-05_131611.csv", "20230501_131611.csv", "2023_131611.csv") would give
-  # the date or its year as the index.
+  # A date first ("2023-05_131611.csv", "20230501_131611.csv", "2023_131611.csv", "01-05-2023_1.csv")
+  # would give the date, its year or its day as the index; an index first ("131611-2023-05.csv")
+  # is read.
   leading <- sub(pattern, "\\2", name, ignore.case = TRUE)
   compact_date <- grepl("^(19|20)[0-9]{6}$", leading) && !is.na(as.Date(leading, "%Y%m%d"))
   year_then_number <- grepl("^(sensor[ _-]?)?(19|20)[0-9]{2}[ _.-][0-9]+([^0-9]|$)", name, ignore.case = TRUE)
-  if (grepl("^(sensor[ _-]?)?[0-9]+-[0-9]", name, ignore.case = TRUE) || compact_date || year_then_number) {
+  day_month_first <- grepl("^(sensor[ _-]?)?[0-9]{1,2}[_.-]([0-9]{1,2}[_.-])?(19|20)?[0-9]{2}([^0-9]|$)", name, ignore.case = TRUE)
+  if (compact_date || year_then_number || day_month_first) {
     ncam_abort(c("File {.file {path}} has no {.val sensor_index} column and its name starts with a date or a year, not clearly the sensor index.",
                  i = "Give the index with {.arg sensor_index}, or rename the file to start with it, such as {.file 131611_2023-05.csv}."),
                call = call)

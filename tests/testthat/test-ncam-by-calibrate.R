@@ -179,6 +179,11 @@ test_that("a row with a missing key has no group, even beside a group named \"NA
   w <- expect_warning(got <- predict(cals, test), "missing key", class = "ncam_warning_no_group_model")
   expect_true(is.na(got$.pred[2]))
   expect_identical(got$.pred[-2], predict(cals, test[-2, ])$.pred)
+  # Every key missing (a column of NA, read as logical): said so, not a type to convert.
+  test$site <- NA
+  err <- expect_error(predict(fits, test), "No row of `newdata` belongs to a group", class = "ncam_error")
+  expect_match(conditionMessage(err), "4 rows have a missing key, `NA`: give them their group.", fixed = TRUE)
+  expect_no_match(conditionMessage(err), "convert it", fixed = TRUE)
 })
 
 test_that("a group calibrated on too few rows: predict() warns for it when it has rows, naming it", {

@@ -120,9 +120,26 @@ test_that("a semicolon- or tab-separated file is named as such, with a way to co
                class = "rlang_error")
   path <- write_bytes_tmp(as_bytes(gsub(",", "\t", c(daily_header, daily_rows[1]))), name = "tab.txt")
   expect_error(read_purpleair_aqs(path), "looks tab-separated.*read.delim", class = "rlang_error")
+  # Quoted, as write.csv2() and write.table() write them: not a stray quote. The conversion
+  # offered keeps the names ("5325CAT" is not "X5325CAT"), and is read back as it was.
+  raw <- utils::read.csv(text = c(daily_header, daily_rows), check.names = FALSE, colClasses = "character")
+  for (writer in list(function(x, p) utils::write.csv2(x, p, row.names = FALSE),
+                      function(x, p) utils::write.table(x, p, sep = "\t", row.names = FALSE))) {
+    path <- withr::local_tempfile(fileext = ".csv")
+    writer(raw, path)
+    err <- expect_error(read_purpleair_aqs(path), "looks (semicolon|tab)-separated", class = "rlang_error")
+    expect_match(gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err))), "check.names = FALSE), new_file", fixed = TRUE)
+  }
   # The same goes for the other readers, which share the header check.
   path <- write_bytes_tmp(as_bytes(c("time_stamp;pm2.5_cf_1_a;pm2.5_cf_1_b", "1682946000;7,9;8,3")), name = "1.csv")
   expect_error(read_purpleair(path), "semicolon-separated", class = "rlang_error")
+})
+
+test_that("blanks around the header's names and Excel's separator line are named", {
+  path <- write_bytes_tmp(as_bytes(c(gsub(",", ", ", daily_header), daily_rows[1])))
+  expect_error(read_purpleair_aqs(path), "lacks required columns.*blanks around them", class = "rlang_error")
+  path <- write_bytes_tmp(as_bytes(c("sep=,", daily_header, daily_rows[1])))
+  expect_error(read_purpleair_aqs(path), "lacks required columns.*\"sep=\".*separator line Excel writes", class = "rlang_error")
 })
 
 test_that("a duplicated column name is refused, naming the column", {

@@ -44,6 +44,9 @@ test_that("read_purpleair() reads download-tool files: ISO times, index from the
   expect_identical(as.numeric(out$date), 1682946000 + c(0, 1800, 3600))
   expect_identical(out$sensor_index, rep("131611", 3))
   expect_equal(out$temperature, c(-40, 0, 5), tolerance = 1e-12)
+  # RFC 3339's lower-case "t" and "z" are the same times.
+  lower <- write_csv_tmp(c(tool[1], sub("T13:00:00Z", "t13:00:00z", tool[2]), tool[3:4]), "131611_lower.csv")
+  expect_identical(read_purpleair(lower, tz = "America/Denver")$date, out$date)
 
   # Several files: columns a file lacks are NA; the argument names files' sensors.
   plain <- write_csv_tmp(tool[1:2], "download.csv")
@@ -105,7 +108,8 @@ test_that("read_purpleair() needs a sensor index it can trust", {
   # A date before the index would give the year as the sensor.
   expect_error(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv")), "starts with a date.*sensor_index",
                class = "rlang_error")
-  for (dated in c("20230501_131611.csv", "2023_131611.csv", "sensor_2023_05.csv")) {
+  for (dated in c("20230501_131611.csv", "2023_131611.csv", "sensor_2023_05.csv", "01-05-2023_131611.csv",
+                  "05-2023_131611.csv")) {
     expect_error(read_purpleair(write_csv_tmp(tool, dated)), "starts with a date or a year", class = "rlang_error")
   }
   expect_identical(read_purpleair(write_csv_tmp(tool, "2023-05_131611.csv"), sensor_index = 131611)$sensor_index,
@@ -114,6 +118,10 @@ test_that("read_purpleair() needs a sensor index it can trust", {
   expect_identical(read_purpleair(write_csv_tmp(tool, "20231399.csv"))$sensor_index, "20231399")
   expect_identical(read_purpleair(write_csv_tmp(tool, "131611_2023.csv"))$sensor_index, "131611")
   expect_identical(read_purpleair(write_csv_tmp(tool, "sensor-131611_2023-05.csv"))$sensor_index, "131611")
+  # The index then a date, joined by a dash.
+  for (indexed in c("131611-2023-05.csv", "131611-20230501.csv")) {
+    expect_identical(read_purpleair(write_csv_tmp(tool, indexed))$sensor_index, "131611")
+  }
   expect_error(read_purpleair(write_csv_tmp(tool, "history_2023.csv")), "sensor_index",
                class = "rlang_error")
   expect_error(read_purpleair(write_csv_tmp(api_lines, "a.csv"), sensor_index = 5),
