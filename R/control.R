@@ -17,11 +17,12 @@
 #'   functions that estimate screen new readings by the same rule, with the medians and
 #'   spreads of the training rows (a -999 missing-value code, a stuck channel), and name the
 #'   rows. `Inf` keeps every reading, and `ncam()` warns about those the default screen
-#'   leaves out (class `ncam_warning_spikes_kept`), naming them. The spread is that of the sensor's concentrations, not
-#'   of its noise: a reading tens of noise standard deviations off the others can lie within
-#'   it and be kept. A few such readings in a `reference` column inflate its learned noise,
-#'   and every interval with it, many times over: look at the reference's largest differences
-#'   from the sensors before fitting, or give a smaller `screen_outliers`.
+#'   leaves out (class `ncam_warning_spikes_kept`), naming them. The spread is that of the
+#'   sensor's concentrations, not of its noise: a reading tens of noise standard deviations off
+#'   the others can lie within it and be kept. A few such readings in a `reference` column
+#'   inflate its learned noise, and every interval with it, many times over: look at the
+#'   reference's largest differences from the sensors before fitting, or give a smaller
+#'   `screen_outliers`.
 #' @param adapt_threads With `threads` above 1, time batches of the training at `threads` and
 #'   at one thread as the fit goes and use the faster. On a machine where another program
 #'   keeps a core busy, threads that wait for each other at every batch can be several times

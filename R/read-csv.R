@@ -97,8 +97,8 @@ parse_csv_lines <- function(lines, label, required, call) {
                             na.strings = character(), comment.char = "", quote = "\"")
   header <- unlist(restore_literal_quotes(header, placeholder)[1, ], use.names = FALSE)
   missing <- setdiff(required, header)
-  if (length(missing) > 0L) check_separator(header, label, call)
   if (length(missing) > 0L) {
+    check_separator(header, label, call)
     # Two slips that hide the names: blanks around them, and Excel's "sep=," line above them.
     padded <- all(missing %in% trimws(header))
     excel <- grepl("^sep=", header[1])

@@ -12,7 +12,7 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
                call = call)
   }
   col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
-  n_obs <- sum(!is.na(col[[1]]) & Reduce(`|`, lapply(data[sensors], Negate(is.na))))
+  n_obs <- sum(!is.na(col[[1]]) & n_observed(lapply(sensors, function(s) data[[s]])) > 0L)  # as colocated_rows() counts
   if (n_obs < min_reference_rows) {
     alone <- sum(!is.na(col[[1]])) - n_obs
     ncam_abort(c("Reference column {.field {reference}} is observed beside the sensors on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
