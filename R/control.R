@@ -8,7 +8,10 @@
 #'   to the anchor's units.
 #' @param precision `"float"` (single precision networks, the default and fastest) or
 #'   `"double"`. The likelihood and posterior are always computed in double precision from
-#'   the network outputs; the softplus of the gains runs in the network's precision.
+#'   the network outputs; the softplus of the gains runs in the network's precision. In
+#'   single precision, the estimate for a row can differ in its last digits (about 1e-7 of
+#'   its value) with the rows predicted beside it, as the network's sums are grouped by block;
+#'   it does not depend on the thread count.
 #' @param min_delta Smallest decrease of the validation NLL that counts as an improvement.
 #' @param screen_outliers Readings further than this many robust spreads (the sensor's median
 #'   absolute deviation) both from their sensor's median and from where the row's other sensors

@@ -131,6 +131,12 @@ parse_csv_lines <- function(lines, label, required, call) {
                call = call)
   }
   raw <- restore_literal_quotes(raw, placeholder)
+  # The header again (two downloads pasted together) would fail as a bad value of one column.
+  again <- which(Reduce(`&`, Map(function(v, name) !is.na(v) & v == name, raw, names(raw)), TRUE))
+  if (length(again) > 0L) {
+    ncam_abort(c("Line {starts[again[1] + 1L]} of {.file {label}} repeats the header ({length(again)} line{?s} do{?es/}): files pasted together?",
+                 i = "Remove the repeated header lines, or give the files one by one."), call = call)
+  }
   attr(raw, "line") <- starts[-1]
   raw
 }

@@ -142,6 +142,11 @@ test_that("blanks around the header's names and Excel's separator line are named
   expect_error(read_purpleair_aqs(path), "lacks required columns.*\"sep=\".*separator line Excel writes", class = "rlang_error")
 })
 
+test_that("a header repeated within the file is named", {
+  path <- write_bytes_tmp(as_bytes(c(daily_header, daily_rows[1:2], daily_header, daily_rows[3:4])))
+  expect_error(read_purpleair_aqs(path), "Line 4 of .* repeats the header \\(1 line does\\): files pasted together", class = "rlang_error")
+})
+
 test_that("a duplicated column name is refused, naming the column", {
   path <- write_bytes_tmp(as_bytes(c(paste0(daily_header, ",conc"),
                                      paste0(daily_rows[1], ",99"))))
