@@ -250,10 +250,11 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   x_sd <- covariate_spread(design$x, rows$train)
   spreads <- check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
-  screened <- screen_spikes(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
+  fitted_rows <- sort(c(rows$train, rows$validation))
+  screened <- screen_spikes(readings, fitted_rows, control$screen_outliers)
   readings <- screened$readings
   warn_spikes(screened$counts, control$screen_outliers, call = NULL)
-  warn_spikes_kept(readings, sort(c(rows$train, rows$validation)), control$screen_outliers)
+  warn_spikes_kept(readings, fitted_rows, control$screen_outliers)
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
@@ -289,7 +290,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit$spike_scales <- screened$scales
   fit$units <- column_units(in_units, fitted_columns(data, sensors, reference, design))
   fit$flag_columns <- flag_columns(data, model_columns(design$terms))
-  calibration_rows <- sort(c(rows$train, rows$validation))
+  calibration_rows <- fitted_rows
   if (!is.null(reference)) {
     colocated <- colocated_rows(readings, reference)
     fit$reference <- reference
