@@ -80,7 +80,8 @@
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
 #'   checked separately. For fits by group, `NULL`: the groups are the units. Readings are
 #'   compared as they are: the unit offsets of a fit with `unit` (see [ncam()]) are not applied,
-#'   and gross outliers are not screened (a stuck sensor is flagged, not dropped).
+#'   and gross outliers are not screened (a stuck sensor is flagged, not dropped). The groups
+#'   of a grouped tibble are not read: with `unit = NULL` such data are an error naming them.
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores
 #'   shifts smaller than a tenth of the spread of a reading around its prediction. On
@@ -185,43 +186,26 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
     out <- do.call(rbind, parts)
     model <- first_fit
   }
-  # One warning for the whole table, not one per group's model.
-  untested <- unique(out$sensor[is.na(out$std_error) & out$n >= 3L])
-  if (nrow(out) > 0L && length(untested)) {
+  warn_untested(out, period, call)
+  finish_drift(out, alpha, model, unit_columns, period)
+}
+
+# One warning for the whole table, not one per group's model: sensors with no period of 3 or
+# more readings (a period as short as the data's time step), and sensors whose periods are
+# too few to judge the variation between them.
+warn_untested <- function(out, period, call) {
+  sparse <- setdiff(unique(out$sensor), out$sensor[out$n >= 3L])
+  if (length(sparse)) {
+    cli::cli_warn(c("No period ({.val {period}}) holds 3 or more readings of {.field {sparse}}: {?its/their} rows are not tested.",
+                    i = "Choose a longer {.arg period}: the variation between periods is judged from periods with 3 or more readings."),
+                  class = c("ncam_warning_few_periods", "ncam_warning"), call = call)
+  }
+  untested <- setdiff(unique(out$sensor[is.na(out$std_error) & out$n >= 3L]), sparse)
+  if (length(untested)) {
     cli::cli_warn(c("Too few periods to test {.field {untested}}: the variation between periods is judged from at least 3 pairs of consecutive periods with 3 or more readings (not across a step in the sensor's level), per sensor.",
                     i = "Their rows have no {.field std_error}, {.field p_value} or {.field drift}. Choose a shorter {.arg period}, or check a longer span of data."),
                   class = c("ncam_warning_few_periods", "ncam_warning"), call = call)
   }
-  finish_drift(out, alpha, model, unit_columns, period)
-}
-
-# The name of the session's time zone, "" if none is found: TZ as set now, else the zone that
-# `localtime` (/etc/localtime) links to, which the C library reads without TZ, else, for a
-# `localtime` copied from a zone's file rather than linked (Debian and Docker images), the zone
-# `timezone_file` (/etc/timezone) names when that zone's file under `zoneinfo` holds the same
-# bytes (a copy of another zone's file beside a stale /etc/timezone names nothing). Not
-# Sys.timezone(), which keeps its first answer for the session and, without TZ, runs timedatectl:
-# in a container that prints systemd errors to the console, which R cannot silence. On Windows
-# Sys.timezone() is quiet. The paths are arguments for the tests.
-session_zone_name <- function(localtime = "/etc/localtime", timezone_file = "/etc/timezone",
-                              zoneinfo = "/usr/share/zoneinfo") {
-  zone <- Sys.getenv("TZ")
-  if (nzchar(zone)) return(zone)
-  if (.Platform$OS.type == "windows") {
-    zone <- suppressWarnings(Sys.timezone())  # it warns when it finds none
-    return(if (is.na(zone)) "" else zone)
-  }
-  link <- Sys.readlink(localtime)
-  zone <- sub(".*zoneinfo/", "", link)
-  if (nzchar(link) && zone %in% OlsonNames()) return(zone)
-  named <- tryCatch(trimws(readLines(timezone_file, n = 1L, warn = FALSE)), error = function(e) character(),
-                    warning = function(w) character())  # no such file, or not readable
-  if (length(named) != 1L || !named %in% OlsonNames()) return("")
-  same_bytes <- function(a, b) {
-    size <- file.size(a)
-    !is.na(size) && identical(size, file.size(b)) && identical(readBin(a, "raw", size), readBin(b, "raw", size))
-  }
-  if (same_bytes(localtime, file.path(zoneinfo, named))) named else ""
 }
 
 # The table with its Holm flags, as a tibble of class ncam_drift carrying what autoplot() needs.
@@ -320,65 +304,22 @@ period_means <- function(z, shift, cell, keys, unit, start) {
        unit = unit, start = as.numeric(start))
 }
 
-drift_times <- function(data, date, call = parent.frame()) {
-  check_string(date, "date", call = call)
-  check_columns(data, date, "date", call = call)
-  check_single_columns(data, date, call)
-  date_column(data, date, call)
-}
-
-# The start of each row's period, of the class (and time zone) of the time column. Weeks
-# (from Monday), months, quarters and years are calendar periods of the local clock; days and
-# shorter periods are those of join_reference(): whole days from local midnight (23 or 25 hours
-# at a clock change), shorter spans as multiples of their length since the epoch.
-drift_periods <- function(time, period, call = parent.frame()) {
-  check_string(period, "period", call = call)
-  calendar <- calendar_period(period)
-  spec <- if (is.null(calendar)) tryCatch(parse_period(period, "period"), error = function(e) NULL)
-  if (is.null(calendar) && (is.null(spec) || (inherits(time, "Date") && spec$days == 0))) {
-    ncam_abort(c("{.arg period} must be a length of time such as {.val 1 day}, {.val week},
-                      {.val month} or {.val 2 weeks}, not {.val {period}}.",
-                 i = "Units: sec, min, hour, day (whole numbers of days), week, month, quarter, year{if (inherits(time, 'Date')) '; a Date column needs whole days or longer' else ''}."),
-               call = call)
-  }
-  if (length(time) == 0L) return(time)
-  tz <- if (is.null(attr(time, "tzone"))) "" else attr(time, "tzone")[1]
-  day <- if (inherits(time, "Date")) time else as.Date(format(time, "%Y-%m-%d", tz = tz))
-  if (!is.null(calendar)) {
-    start_day <- calendar_start(day, calendar)
-  } else if (spec$days > 0) {
-    start_day <- as.Date(floor(as.numeric(day) / spec$days) * spec$days, origin = "1970-01-01")
-  } else {
-    return(period_start(time, spec))
-  }
-  if (inherits(time, "Date")) start_day else day_start(start_day, tz)
-}
-
-# A calendar period ("month", "2 weeks") as its amount and unit; NULL for any other text.
-calendar_period <- function(period) {
-  pattern <- "^ *([1-9][0-9]*)? *(week|month|quarter|year)s? *$"
-  if (!grepl(pattern, period)) return(NULL)
-  amount <- sub(pattern, "\\1", period)
-  list(amount = if (nzchar(amount)) as.integer(amount) else 1L, unit = sub(pattern, "\\2", period))
-}
-
-# The first day of each day's calendar period: multiples of weeks counted from Monday
-# 1970-01-05, of months from January 1970, so that a period does not depend on the data's
-# first date.
-calendar_start <- function(day, calendar) {
-  if (calendar$unit == "week") {
-    monday <- as.Date("1970-01-05")
-    weeks <- floor(as.numeric(day - monday) / (7 * calendar$amount)) * calendar$amount
-    return(monday + 7 * weeks)
-  }
-  months <- calendar$amount * c(month = 1L, quarter = 3L, year = 12L)[[calendar$unit]]
-  index <- 12L * as.integer(format(day, "%Y")) + as.integer(format(day, "%m")) - 1L
-  start <- (index %/% months) * months
-  as.Date(sprintf("%04d-%02d-01", start %/% 12L, start %% 12L + 1L))
-}
-
 drift_units <- function(data, unit, call = parent.frame()) {
-  if (is.null(unit)) return(rep("all", nrow(data)))
+  if (is.null(unit)) {
+    # A grouped tibble's groups, which are not read, likely name the units.
+    groups <- if (inherits(data, "grouped_df")) setdiff(names(attr(data, "groups")), ".rows")
+    if (length(groups)) {
+      hint <- if (length(groups) == 1L) {
+        "Give {.code unit = \"{groups}\"} to check each of its units, or {.code dplyr::ungroup()} the data to check them as one."
+      } else {
+        "Name the column that tells the units apart in {.arg unit}, or {.code dplyr::ungroup()} the data to check them as one."
+      }
+      ncam_abort(c("{.arg newdata} is grouped by {.field {groups}}, but groups are not read: its rows would be checked as one unit.",
+                   i = hint),
+                 call = call)
+    }
+    return(rep("all", nrow(data)))
+  }
   check_string(unit, "unit", call = call)
   check_unit_names(unit, "unit", call)
   units <- unit_column(data, unit, "newdata", call)

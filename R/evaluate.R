@@ -5,6 +5,10 @@
 #'
 #' Rows where `truth` or `.pred` is missing are dropped, with a message saying
 #' how many; if no row is left the metrics are undefined and an error says so.
+#' So are rows of `pred` with `.n_sensors` = 0 (see [predict.ncam()]): no sensor
+#' read there, and the estimate is the model's prior from the covariates alone,
+#' not a measurement, as [sensor_performance()] leaves them out too. A vector of
+#' missing values read as logical (an empty column) is taken as missing numbers.
 #' Infinite values of `truth` or `.pred` are an error, and so are values beyond
 #' 1e150 in magnitude, too large to compute with in double precision (as in
 #' [ncam()]), and two columns of one name among `.pred`, `.pred_lower` and
@@ -52,10 +56,11 @@ evaluate_fusion <- function(pred, truth) {
     }
     # With two columns of one name, pred$.pred would silently take the first.
     check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)))
-    estimate <- pred$.pred
+    estimate <- all_missing_as_numeric(pred$.pred)
     if (inherits(estimate, "integer64")) estimate <- integer64_to_double(estimate, ".pred", environment())
     check_numeric_column(estimate, ".pred")
-  } else if (is.numeric(pred)) {
+  } else if (is.numeric(pred) || is_all_missing(pred)) {
+    pred <- all_missing_as_numeric(pred)
     # A matrix would be flattened column after column and paired with truth silently.
     if (length(dim(pred)) > 1L) {
       if (length(dim(pred)) != 2L || ncol(pred) != 1L) {
@@ -69,6 +74,7 @@ evaluate_fusion <- function(pred, truth) {
     ncam_abort("{.arg pred} must be a data frame from {.fn predict} or a numeric vector,
                     not {.obj_type_friendly {pred}}.")
   }
+  truth <- all_missing_as_numeric(truth)
   if (inherits(truth, "integer64")) truth <- integer64_to_double(truth, "truth", environment())
   if (!is.numeric(truth)) {
     ncam_abort("{.arg truth} must be a numeric vector, not {.obj_type_friendly {truth}}.")
@@ -92,13 +98,23 @@ evaluate_fusion <- function(pred, truth) {
   check_not_too_large(truth, "{.arg truth}")
   check_not_too_large(estimate, "{.field .pred}")
 
+  # Rows without a sensor reading carry the model's prior, not a measurement (predict() warns).
+  prior_only <- if (is.data.frame(pred) && ".n_sensors" %in% names(pred)) which(pred$.n_sensors %in% 0 & !is.na(estimate))
+  estimate[prior_only] <- NA
   keep <- !is.na(truth) & !is.na(estimate)
-  dropped <- sum(!keep)
+  dropped <- sum(!keep) - length(prior_only)
   if (!any(keep)) {
     ncam_abort(c("No row has both a {.arg truth} and a {.field .pred} value, so the
                       metrics are undefined.",
-                 i = "All {length(keep)} row{?s} miss one or the other; check that
-                          {.arg truth} is the reference for the rows of {.arg pred}."))
+                 i = if (length(prior_only)) {
+                   "{length(prior_only)} row{?s} of {length(keep)} {cli::qty(length(prior_only))}{?has/have} no sensor reading ({.field .n_sensors} = 0); the others miss one or the other."
+                 } else {
+                   "All {length(keep)} row{?s} miss one or the other; check that
+                    {.arg truth} is the reference for the rows of {.arg pred}."
+                 }))
+  }
+  if (length(prior_only)) {
+    cli::cli_inform("Dropped {length(prior_only)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the estimate is the model's prior, not a measurement).")
   }
   if (dropped > 0L) {
     cli::cli_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.")
@@ -204,6 +220,10 @@ check_numeric_column <- function(x, column, call = parent.frame()) {
   }
   invisible(x)
 }
+
+# A vector of NA read as logical (an empty column of a file) is missing numbers.
+is_all_missing <- function(x) is.logical(x) && is.null(dim(x)) && length(x) > 0L && all(is.na(x))
+all_missing_as_numeric <- function(x) if (is_all_missing(x)) as.numeric(x) else x
 
 # `subject` is cli text naming the input, such as "{.arg truth}".
 check_no_infinite <- function(x, subject, call = parent.frame()) {

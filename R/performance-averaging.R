@@ -54,6 +54,8 @@ step_of_gaps <- function(gaps) {
   gaps <- round(whole_second_gaps(stamped), 3)
   mode <- most_common_gap(gaps)
   if (is.na(mode)) return(list(step = NA_real_, kind = "regular", centre = NA_real_))
+  # Gaps all of one length (two or three stamps) are that step, as regular as can be.
+  if (all(gaps == mode)) return(list(step = mode, kind = "regular", centre = mode))
   grid <- grid_step(gaps)
   if (!is.na(grid)) return(list(step = grid, kind = "regular", centre = grid))
   if (regular_step(gaps, mode)) return(list(step = mode, kind = "regular", centre = mode))
@@ -321,6 +323,16 @@ check_unfit <- function(unfit, steps, averaging, call, irregular = numeric()) {
     shown <- toString(vapply(unique(unname(left)), format_step, character(1)))
     n <- cli::qty(length(left))
     scatter <- scatter_hint(irregular[intersect(names(left), names(irregular))], named)
+    # One time stamp per unit has no step at all.
+    if (all(is.na(left))) {
+      if (all(averaging %in% empty)) {
+        ncam_abort(c("{.arg averaging} {.val {block}} needs {words$need}; the data {if (named) 'have one time stamp per unit' else 'have one time stamp'}: no time step.",
+                     i = "Use {.code averaging = \"as_given\"}, or give the data of more times."), call = call)
+      }
+      cli::cli_warn(c("The data {if (named) cli::format_inline('of unit{?s} {.val {names(left)}} ')}{if (named) 'have one time stamp per unit' else 'have one time stamp'}: no time step, so the {words$means} metrics are NA (see column {.field note})."),
+                    class = c("ncam_warning_uneven_step", "ncam_warning"))
+      next
+    }
     if (all(averaging %in% empty)) {
       ncam_abort(c("{.arg averaging} {.val {block}} needs {words$need}; that {whose} is
                         {shown}.",

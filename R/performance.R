@@ -309,6 +309,8 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   # Each unit's own time step: an hourly unit beside a 10-minute one keeps its 24 hours a day.
   timing <- unit_time_steps(obs, !is.null(unit), time_step, stats::setNames("ref", reference))
   steps <- timing$steps
+  # A date without a time is a day, however few of them there are.
+  if (inherits(data[[date]], "Date")) steps[is.na(steps)] <- 86400
   # Daily rows are taken as 24-hour values, of the day they fall in, in the block or as given.
   if ("24h" %in% averaging) warn_days_offset(data[[date]], date, obs, steps)
   crowded <- crowded_blocks(obs, steps, timing$jittered, attr(obs, "tz"))

@@ -15,7 +15,8 @@ autoplot.ncam_drift <- function(object, ...) {
                  i = "Plot the table of {.fn sensor_drift} with its columns {.field {drift_plot_columns}} as named there."))
   }
   points <- as.data.frame(object)
-  points$flag <- ifelse(points$drift %in% TRUE, "flagged", "not flagged")
+  # A period without a test (too few periods or readings) is not a period found in order.
+  points$flag <- ifelse(is.na(points$drift), "not tested", ifelse(points$drift, "flagged", "not flagged"))
   unit_columns <- intersect(attr(object, "unit_columns"), names(points))
   points$line <- drift_line_runs(points, unit_columns, attr(object, "period"))
   # Panels labelled "site = north" as in the other per-group pictures, in the order of the keys.
@@ -36,15 +37,16 @@ autoplot.ncam_drift <- function(object, ...) {
                        na.rm = TRUE) +
     ggplot2::geom_point(ggplot2::aes(size = .data$flag, shape = .data$flag), na.rm = TRUE) +
     ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(length(sensors)), sensors)) +
-    ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2), name = NULL) +
-    ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16), name = NULL) +
+    ggplot2::scale_size_manual(values = c(flagged = 3.2, `not flagged` = 1.2, `not tested` = 1.6), name = NULL) +
+    ggplot2::scale_shape_manual(values = c(flagged = 17, `not flagged` = 16, `not tested` = 1), name = NULL) +
     ggplot2::guides(size = ggplot2::guide_legend(override.aes = list(size = 2.5)),
                     x = ggplot2::guide_axis(check.overlap = TRUE)) +
     units_shown +
     ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
                   title = "Each sensor against the estimate from the others",
-                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)",
-                                     attr(object, "alpha"))) +
+                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)%s",
+                                     attr(object, "alpha"),
+                                     if (any(points$flag == "not tested")) "; open circles: not tested" else "")) +
     plot_theme() +
     # Room for half the last date label, centred on the panel's right edge, and between panels
     # for that half and the next panel's first.

@@ -145,7 +145,7 @@ warn_no_readings <- function(n, n_rows, first_rows = NULL, hint = "",
   cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} {cli::qty(n)}{?has/have} no sensor reading: {?its estimate is/their estimates are} ", estimate, "."),
                   "*" = if (length(first_rows)) first_rows_text(first_rows, n),
                   stats::setNames(groups, rep("*", length(groups))),
-                  i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates} and {.fn sensor_performance} do so themselves)", hint, ".")),
+                  i = paste0("Leave them out ({.code .n_sensors > 0}) before averaging or judging performance, as a period's completeness should count measured rows only ({.fn average_estimates}, {.fn sensor_performance} and {.fn evaluate_fusion} do so themselves)", hint, ".")),
                 class = c("ncam_warning_no_readings", "ncam_row_warning", "ncam_warning"), call = NULL)
 }
 

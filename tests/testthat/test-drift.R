@@ -222,6 +222,38 @@ test_that("autoplot draws one panel per unit", {
   expect_error(ggplot2::autoplot(empty), "no rows")
 })
 
+test_that("periods too short to hold 3 readings warn; untested periods are drawn as such", {
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  expect_warning(short <- sensor_drift(fit, toy, period = "1 day"),
+                 "No period \\(\"1 day\"\\) holds 3 or more readings of sensor_0, sensor_1, and sensor_2",
+                 class = "ncam_warning_few_periods")
+  expect_true(all(short$n == 1L) && all(is.na(short$drift)))
+  skip_if_not_installed("ggplot2")
+  points <- ggplot2::ggplot_build(ggplot2::autoplot(short))$data[[3]]
+  expect_true(all(points$shape == 1))
+  # Two sensors tested, one with too few periods: each drawn as what it is.
+  toy$sensor_2[toy$date >= as.Date("2024-01-20")] <- NA
+  expect_warning(mixed <- sensor_drift(fit, toy, period = "week"), "Too few periods to test sensor_2",
+                 class = "ncam_warning_few_periods")
+  plot <- ggplot2::autoplot(mixed)
+  shapes <- ggplot2::ggplot_build(plot)$data[[3]]$shape
+  expect_equal(sort(unique(shapes[!is.na(mixed$drift)])), 16)
+  expect_equal(unique(shapes[is.na(mixed$drift)]), 1)
+  expect_match(plot$labels$subtitle, "open circles: not tested")
+})
+
+test_that("a grouped tibble without unit is an error naming its groups", {
+  skip_if_not_installed("dplyr")
+  toy <- daily_toy(400)
+  fit <- drift_fit(toy)
+  toy$site <- rep(c("north", "south"), each = 200)
+  grouped <- dplyr::group_by(toy, site)
+  expect_error(sensor_drift(fit, grouped), "grouped by site.*unit = \"site\"")
+  expect_equal(sensor_drift(fit, grouped, unit = "site"), sensor_drift(fit, toy, unit = "site"))
+  expect_equal(sensor_drift(fit, dplyr::ungroup(grouped)), sensor_drift(fit, toy))
+})
+
 test_that("the drift plot's axis names the unit of the shift when the fit knows it", {
   skip_if_not_installed("ggplot2")
   skip_if_not_installed("units")

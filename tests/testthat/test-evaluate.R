@@ -31,6 +31,26 @@ test_that("rows with missing truth or prediction are dropped with a message", {
   expect_equal(out$mean_width, Inf)
 })
 
+test_that("rows without a sensor reading (.n_sensors = 0) are left out, as sensor_performance() leaves them", {
+  pred <- data.frame(.pred = c(1, 9, 3, 4), .pred_lower = c(0, -20, 2, 3), .pred_upper = c(2, 40, 4, 5),
+                     .n_sensors = c(2L, 0L, 1L, 2L))
+  truth <- c(1.5, 2, 3.5, NA)
+  expect_message(expect_message(out <- evaluate_fusion(pred, truth), "Dropped 1 row with .n_sensors = 0"),
+                 "Dropped 1 row with a missing")
+  # By hand on rows 1 and 3, the only ones with a reading and a truth.
+  expect_equal(out$n, 2L)
+  expect_equal(out$rmse, sqrt((0.5^2 + 0.5^2) / 2))
+  expect_equal(out$mean_width, 2)
+  expect_error(evaluate_fusion(pred[2, ], 2), "1 row of 1 has no sensor reading")
+})
+
+test_that("a truth of missing values read as logical (an empty column) is missing numbers", {
+  expect_error(evaluate_fusion(c(1, 2, 3), c(NA, NA, NA)), "No row has both")
+  expect_error(evaluate_fusion(c(NA, NA), c(1, 2)), "No row has both")
+  expect_error(evaluate_fusion(data.frame(.pred = c(NA, NA)), c(1, 2)), "No row has both")
+  expect_error(evaluate_fusion(c(TRUE, FALSE), c(1, 2)), "must be a data frame")
+})
+
 test_that("bad evaluate_fusion input gives clear errors", {
   expect_snapshot(error = TRUE, evaluate_fusion(data.frame(.pred = 1:3), 1:2))
   expect_snapshot(error = TRUE, evaluate_fusion(data.frame(fit = 1:3), 1:3))

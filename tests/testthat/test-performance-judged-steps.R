@@ -105,3 +105,20 @@ test_that("time_step is checked", {
   expect_error(average_estimates(transform(d, .pred = pm), time_step = "hourly"),
                "`time_step` must be a period", class = "ncam_error")
 })
+
+test_that("one time stamp is named as having no time step; two stamps an hour apart are a regular step", {
+  one <- data.frame(date = as.POSIXct("2024-01-01 05:00", tz = "UTC"), ref = 10, pm = 11)
+  expect_warning(expect_warning(res <- sensor_performance(one, "pm", "ref"), "have one time stamp: no time step",
+                                class = "ncam_warning_uneven_step"),
+                 "fewer than 3")
+  expect_match(res$note[res$averaging == "24h"], "one time stamp per unit")
+  expect_error(suppressWarnings(sensor_performance(one, "pm", "ref", averaging = "24h")),
+               "the data have one time stamp: no time step")
+  # A date without a time is a day.
+  day <- transform(one, date = as.Date("2024-01-01"))
+  expect_message(res <- suppressWarnings(sensor_performance(day, "pm", "ref")), "one value per 24 hours")
+  expect_identical(res$time_step, "24 hours")
+  two <- data.frame(date = as.POSIXct("2024-01-01 05:00", tz = "UTC") + c(0, 3600), ref = 10:11, pm = 11:12)
+  expect_no_message(res <- suppressWarnings(sensor_performance(two, "pm", "ref")), message = "wander")
+  expect_identical(res$time_step[res$averaging == "as_given"], "1 hour")
+})
