@@ -104,9 +104,10 @@
 #'   `p_value` and `drift`. Statistics are `NA` for fewer than 3 readings; `std_error`,
 #'   `p_value` and `drift` are `NA` (with a warning) for a sensor with fewer than 3 pairs of
 #'   consecutive periods (not counting pairs across a step in its level), too few to judge the
-#'   variation between periods. `shift` is in the
+#'   variation between periods, or with no period of 3 or more readings. `shift` is in the
 #'   model's units: for `transform = "log"` a shift of 0.1 means about 10 % above the others.
-#'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked, its axis in the
+#'   `ggplot2::autoplot()` draws `shift` by period, flagged periods marked (untested ones as
+#'   open circles), its axis in the
 #'   estimate's unit when the model was fitted to columns with units.
 #' @seealso [sensor_params()] for the sensor model at each row, [sensor_performance()] to judge
 #'   estimates against a reference.
