@@ -216,6 +216,10 @@ max_calibration_scores <- 1e7
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
+  if (inherits(object, "ncam_baseline")) {
+    ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn calibrate} calibrates the intervals of {.fn ncam} fits.",
+                 i = "Judge the baseline's intervals with {.fn evaluate_fusion} on rows with reference readings, or fit {.fn ncam} (with {.arg reference} for a co-location period) and calibrate that."))
+  }
   check_ncam(object)
   check_data_frame(data)
   data_as_given <- data  # to find the rows that trained the fit, before match_units() converts them

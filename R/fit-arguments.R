@@ -52,3 +52,23 @@ check_fit_formula <- function(formula, call = parent.frame()) {
                call = call)
   }
 }
+
+# Arguments of ncam() given as expressions (`formulas[[i]]`, `hidden = h` in a loop) are kept
+# in the fit's call as the values they had, so that update(fit) refits the same model rather
+# than what those names hold by then (as the seed is kept). A formula written out, and c() or
+# ncam_control() of constants, stay as written. `data` is left to check_fit_data().
+frozen_arguments <- c("formula", "anchor", "reference", "hidden", "epochs", "learn_rate", "batch_size",
+                      "stop_iter", "lambda_var", "sigma_y2", "parameterization", "transform", "control", "unit")
+freeze_call_arguments <- function(call, values) {
+  for (name in intersect(names(values), names(call))) {
+    if (is.language(call[[name]]) && !written_out(call[[name]])) call[name] <- list(values[[name]])
+  }
+  call
+}
+written_out <- function(expr) {
+  if (!is.call(expr)) return(FALSE)
+  head <- deparse(expr[[1]])
+  if (head == "~") return(TRUE)
+  head %in% c("c", "ncam_control", "ncam::ncam_control") &&
+    all(vapply(as.list(expr)[-1], function(arg) !is.language(arg) || written_out(arg), logical(1)))
+}

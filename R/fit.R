@@ -140,7 +140,9 @@
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible. The seed used,
 #'   drawn or given, is printed with the fit and kept in its call, so [update()] refits the
-#'   same model (`update(fit, seed = NULL)` draws a new one). A seed reproduces a fit of the same
+#'   same model (`update(fit, seed = NULL)` draws a new one); so are the values of other
+#'   arguments given as names or expressions (`formulas[[i]]`, `hidden = h` in a loop), not the
+#'   names, which may hold something else by the time of `update()`. A seed reproduces a fit of the same
 #'   data as given: the order of the rows, of the sensors, of the covariates and of a factor's
 #'   levels enters the initialisation and the mini-batches, so reordering any of them changes
 #'   the fit about as much as another seed does.
@@ -198,6 +200,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  control = ncam_control(), unit = NULL) {
   call <- lean_call(match.call())
   check_fit_data(data, call$data)
+  call <- freeze_call_arguments(call, mget(intersect(frozen_arguments, names(call)), envir = environment()))
   check_fit_formula(formula)
   checked <- check_fit_arguments(mget(names(fit_argument_rules), envir = environment()),
                                  call = environment())

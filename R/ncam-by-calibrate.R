@@ -96,8 +96,10 @@ calibrate.ncam_by <- function(object, data, method = NULL, level = 0.9, m = 50, 
   check_number(m, "m", min = 1, integer = TRUE)
   check_seed(seed)
   group <- match_groups(object, data[by], arg = "data",
-                        outcome = "{cli::qty(n_rows)}{?it is/they are} left out of the calibration")
+                        outcome = "{cli::qty(n_rows)}{?it is/they are} left out of the calibration", keep_failed = TRUE)
+  # .n counts a group's rows whether or not it has a model to calibrate.
   n_rows <- tabulate(group, nrow(object))
+  group[!is.na(group) & !has_fit(object)[group]] <- NA
   empty <- modelled[n_rows[modelled] == 0L]
   if (length(empty)) {
     others <- sprintf("calibrate(object[-c(%s), ], data)", toString(empty))

@@ -168,9 +168,10 @@ integer64_key_strings <- function(v) {
 # a row without a model: its key is no group's, or its group could not be fitted (errors =
 # "skip"), with one warning naming them and saying what becomes of them (`outcome`). A key
 # matches only a key of the same type: a Date given as POSIXct never does. No row in any group is
-# an error, most likely the wrong column or type.
+# an error, most likely the wrong column or type. With `keep_failed`, a row of a group that could
+# not be fitted keeps that group (still warned about).
 match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_rows)}{?its/their} predictions are {.val NA}",
-                         call = parent.frame()) {
+                         keep_failed = FALSE, call = parent.frame()) {
   keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
@@ -203,7 +204,7 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
                     i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
                 class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
-  group[failed] <- NA
+  if (!keep_failed) group[failed] <- NA
   group
 }
 

@@ -202,6 +202,9 @@ warn_rows_missing_covariates <- function(post) {
 #' row, for inspection and plots. With `transform = "log"` these act on log readings.
 #'
 #' @inheritParams predict.ncam
+#' @param newdata A data frame with the sensor columns (readings may be `NA`) and the
+#'   covariates, checked as for [predict.ncam()]; a reference column is not read. If omitted,
+#'   the data the model was fitted to.
 #' @return A long tibble with one row per row of `newdata` and sensor: `.row`, `sensor`,
 #'   `a` (gain), `c` (offset), `sigma` (noise standard deviation), in the model's units.
 #' @examples

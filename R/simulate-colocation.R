@@ -49,11 +49,13 @@
 #'     \eqn{\omega_s \sim N(0.1, 0.03^2)} µg/m³ per °C.
 #'
 #'   Each sensor at each site has a Poisson number (mean `days / 20`) of dropouts
-#'   lasting 1 to 72 hours (log-uniform), which are `NA` runs.
+#'   lasting 2 to 72 hours (log-uniform between 1 and 72, rounded up), which are `NA` runs
+#'   (runs that overlap make longer ones).
 #'
 #' @section Reference: `ref` is \eqn{\max(Y + (0.3 + 0.03Y) z, 0)}, \eqn{z \sim N(0, 1)},
 #'   inside the co-location window and `NA` outside it; within the window it has
-#'   a Poisson number (mean window length in days / 14) of dropouts of 1 to 6 hours.
+#'   a Poisson number (mean window length in days / 14) of dropouts of 2 to 6 hours (rounded
+#'   up in the same way).
 #'
 #' @param days Length of the series in days (a whole number, at least 1); one row
 #'   per hour. `days * 24 * sites` rows must fit in a data frame (at most
@@ -198,8 +200,8 @@ ar1_series <- function(n, sd, hours_per_e_fold) {
   as.numeric(stats::filter(innovations, phi, method = "recursive"))
 }
 
-# `x` with a Poisson number of NA runs of 1 to `max_hours` hours (log-uniform lengths)
-# starting at positions in `within`.
+# `x` with a Poisson number of NA runs of 2 to `max_hours` hours (log-uniform between 1 and
+# `max_hours`, rounded up) starting at positions in `within`.
 with_dropouts <- function(x, mean_count, max_hours, within = seq_along(x)) {
   count <- stats::rpois(1L, mean_count)
   starts <- within[ceiling(stats::runif(count) * length(within))]

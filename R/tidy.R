@@ -193,6 +193,7 @@ tidy.ncam_calibration <- function(x, level = c(0.5, 0.8, 0.9, 0.95, x$level), ..
 #' @rdname ncam-tidy
 #' @export
 summary.ncam_calibration <- function(object, ...) {
+  check_dots_empty_hinted(summary_levels_hint)
   structure(list(calibration = object, levels = tidy.ncam_calibration(object)),
             class = "summary.ncam_calibration")
 }
@@ -216,6 +217,9 @@ augment.ncam_calibration <- function(x, newdata, level = x$level, threads = NULL
 
 # `level` takes one level or several, in tidy() as in autoplot(type = "coverage").
 levels_hint <- c(levels = "Did you mean {.arg level}? It takes a vector of levels.")
+# summary() shows the levels of tidy()'s default.
+summary_levels_hint <- stats::setNames(rep("{.fn summary} shows levels 0.5, 0.8, 0.9, 0.95 and the calibration's own; {.code tidy(object, level = )} gives others.", 2),
+                                       c("level", "levels"))
 
 # broom's augment() methods take the rows as `data`; ncam's, as predict() does, as `newdata`.
 augment_data_hint <- c(data = "Did you mean {.arg newdata}? ncam's {.fn augment} takes the rows as {.arg newdata}, as {.fn predict} does, not as broom's {.arg data}.")

@@ -133,6 +133,32 @@ test_that("update() of a fit made with seed = NULL refits the same model; seed =
   expect_identical(update(fit, epochs = 9L, evaluate = FALSE)$epochs, 9L)
 })
 
+test_that("update() refits the model fitted, not what the names of its call hold by then", {
+  toy <- simulate_toy(n = 300, seed = 4)
+  formulas <- list(sensor_0 + sensor_1 + sensor_2 ~ x1, sensor_0 + sensor_1 + sensor_2 ~ x1 + x2)
+  f <- formulas[[1]]
+  h <- 4L
+  fits <- list()
+  for (i in 1:2) {
+    fits[[i]] <- short_fit(ncam(formulas[[i]], data = toy, hidden = h, epochs = 3L, seed = 1L, threads = 1L))
+  }
+  by_name <- short_fit(ncam(f, data = toy, hidden = h, epochs = 3L, seed = 1L, threads = 1L))
+  f <- formulas[[2]]
+  h <- 8L
+  refit <- short_fit(update(fits[[1]]))
+  expect_identical(refit$covariates, "x1")
+  expect_identical(refit$params, fits[[1]]$params)
+  expect_identical(short_fit(update(by_name))$params, by_name$params)
+  expect_equal(by_name$call$formula, sensor_0 + sensor_1 + sensor_2 ~ x1, ignore_formula_env = TRUE)
+  expect_identical(by_name$call$hidden, 4L)
+  # Written out, they stay as written; given to update(), the new values are used.
+  written <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, hidden = c(4L, 4L), epochs = 3L, seed = 1L,
+                            threads = 1L, control = ncam_control(precision = "double")))
+  expect_identical(written$call$hidden, quote(c(4L, 4L)))
+  expect_identical(written$call$control, quote(ncam_control(precision = "double")))
+  expect_identical(short_fit(update(fits[[1]], hidden = h))$hidden, 8L)
+})
+
 test_that("update() without data warns when the call's data is no longer the fit's, saying what changed", {
   toy <- simulate_toy(n = 300, seed = 4)
   fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, anchor = "sensor_0", hidden = 4L,

@@ -471,7 +471,7 @@ fuzz_cases <- list(
             r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); sensor_drift(fit, d, period = "fortnight"))-"),
   fuzz_case("drift_infinite_reading", "sensor_drift", "error", "sensor_1.*infinite",
             r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); d$sensor_1[4] <- Inf; sensor_drift(fit, d))-"),
-  fuzz_case("drift_one_day_periods", "sensor_drift", "value", ".", rows = 900,
+  fuzz_case("drift_one_day_periods", "sensor_drift", "warning", "No period .*day.* holds 3 or more readings", rows = 900,
             r"-(d <- toy; d$date <- as.Date("2024-01-01") + seq_len(300); sensor_drift(fit, d, period = "day"))-")
 )
 fuzz_cases <- c(fuzz_cases, fuzz_reader_cases)

@@ -225,8 +225,11 @@ test_that("a group left without a model by errors = \"skip\" has no calibration,
   expect_identical(cals$site, c("north", "south", "west"))
   expect_null(cals$calibration[[3]])
   expect_identical(cals$.n, c(100L, 100L, 0L))
-  expect_warning(calibrate(fits, transform(cal_rows, site = replace(site, 1, "west")), method = "sensor_anchored"),
+  expect_warning(with_west <- calibrate(fits, transform(cal_rows, site = replace(site, 1, "west")), method = "sensor_anchored"),
                  "site = \"west\".*left out of the calibration", class = "ncam_warning_no_group_model")
+  # .n counts the group's rows in data, as documented, though it has no model to calibrate.
+  expect_identical(with_west$.n, c(99L, 100L, 1L))
+  expect_null(with_west$calibration[[3]])
   test <- transform(d[801:803, ], site = c("north", "west", "south"))
   expect_warning(got <- predict(cals, test), "without a model", class = "ncam_warning_no_group_model")
   expect_true(is.na(got$.pred_lower[2]))

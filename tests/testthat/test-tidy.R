@@ -201,6 +201,8 @@ test_that("tidy() of a split calibration gives the conformal quantile of scores 
   expect_identical(wide$quantile, Inf)
   expect_output(print(summary(cal)), "Conformal multipliers")
   expect_output(print(summary(cal)), "split conformal")
+  expect_error(summary(cal, level = 0.5), "Unknown argument `level`.*tidy\\(object, level = \\)")
+  expect_error(summary(cal, digits = 2), "must be empty")
 })
 
 test_that("summary() of a baseline prints it with AIC and BIC where there is a likelihood", {
