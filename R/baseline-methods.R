@@ -48,7 +48,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
     ncam_abort(c("Method {.val mean} has no standard deviation, so it gives no credible interval.",
                  i = "Use {.code interval = \"none\"}, or a method with one such as {.val ivw} or {.val factor}."))
   }
-  check_columns(newdata, object$sensors, "object", data_arg = "newdata")
+  check_columns(newdata, object$sensors, "object", data_arg = "newdata", hint = missing_sensor_hint)
   newdata <- match_units(object, newdata)
   b <- baseline_readings(newdata, object$sensors, data_arg = "newdata")
   # As in predict() of ncam(): a reading too large for double precision would fuse to garbage.
@@ -87,7 +87,7 @@ no_readings_estimate <- function(object) {
     ppca = "the prior of the PPCA model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
     factor = "the prior of the factor model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
     kalman = paste0("the filter's prediction from the readings of the earlier rows, in ", order,
-                    " ({.field .n_sensors} = 0), not a measurement"))
+                    " (before the first reading, the filter's starting state; {.field .n_sensors} = 0), not a measurement"))
 }
 
 # With fewer training rows than this, intervals that take the estimated error variances as

@@ -108,6 +108,9 @@ check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), c
            rlib_error_dots_nonempty = function(e) rlang::cnd_signal(with_ncam_error_class(e)))
 }
 
+# A sensor that did not read is a column of NA in new data, not a column left out.
+missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}: {.code newdata${missing[1]} <- NA_real_}."
+
 new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
 
 # The names given in the `...` of the function whose environment is `env`, without evaluating them.
@@ -188,8 +191,9 @@ check_numeric_readings <- function(v, column, label, call = parent.frame()) {
 }
 
 # Every name in `cols` must be a column of `data`. `arg` names what asked for the columns;
-# `data_arg`, when given, is the data frame that lacks them (such as `newdata`).
-check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NULL) {
+# `data_arg`, when given, is the data frame that lacks them (such as `newdata`); `hint`, cli
+# text that may name `missing`, is added to the error.
+check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NULL, hint = NULL) {
   missing <- setdiff(cols, names(data))
   if (length(missing) > 0L) {
     msg <- if (is.null(data_arg)) {
@@ -197,7 +201,7 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
     } else {
       "{.arg {data_arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}} used by the model."
     }
-    ncam_abort(c(msg, i = "Available columns: {.val {names(data)}}."), call = call)
+    ncam_abort(c(msg, i = hint, i = "Available columns: {.val {names(data)}}."), call = call)
   }
   invisible(cols)
 }

@@ -120,6 +120,18 @@ check_no_bare_dates <- function(data, term_labels, call = parent.frame()) {
   }
 }
 
+# Terms without the variables the formula takes out again (`~ . - date`, which terms() keeps
+# among its variables): rebuilt from the term labels, so that no later step reads them. Terms
+# with an offset are kept as they are, for the error that ncam has no offsets.
+without_removed_variables <- function(rhs) {
+  if (!is.null(attr(rhs, "offset"))) return(rhs)
+  factors <- attr(rhs, "factors")
+  in_terms <- if (length(factors)) rownames(factors)[rowSums(factors) > 0] else character()
+  if (length(in_terms) == length(attr(rhs, "variables")) - 1L) return(rhs)
+  labels <- attr(rhs, "term.labels")
+  stats::delete.response(stats::terms(stats::reformulate(if (length(labels)) labels else "1", env = environment(rhs))))
+}
+
 # A character or factor covariate with one value carries nothing and has no contrasts: left
 # out with a warning, like a constant numeric covariate.
 drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
@@ -157,9 +169,11 @@ text_time_pattern <- "^[[:space:]]*([0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}|[0-9]{1
 max_dot_levels <- 20L
 
 # `~ .` takes every column that is not a sensor (nor the reference). Date-times, identifiers
-# and labels would enter as a trend or as hundreds of dummies without a word: refuse them.
-check_dot_columns <- function(data, sensors, call) {
-  candidates <- setdiff(names(data), sensors)
+# and labels would enter as a trend or as hundreds of dummies without a word: refuse them,
+# unless the formula takes them out again (`~ . - date`): `rhs`, its terms with `.` expanded
+# and such columns gone (without_removed_variables()).
+check_dot_columns <- function(data, sensors, rhs, call) {
+  candidates <- intersect(setdiff(names(data), sensors), all.vars(rhs))
   why <- vapply(candidates, function(v) {
     col <- data[[v]]
     if (inherits(col, c("Date", "POSIXt"))) return("a date-time")
@@ -175,7 +189,7 @@ check_dot_columns <- function(data, sensors, call) {
   bad <- nzchar(why)
   if (any(bad)) {
     ncam_abort(c("{.code ~ .} would use {sum(bad)} column{?s} that cannot be {?a covariate/covariates}: {paste0('`', candidates[bad], '` (', why[bad], ')', collapse = ', ')}.",
-                 i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), or drop those columns from {.arg data}."),
+                 i = "Name the covariates instead (e.g. {.code ~ rh + temperature}), take those columns out (e.g. {.code ~ . - {candidates[bad][1]}}), or drop them from {.arg data}."),
                call = call)
   }
 }

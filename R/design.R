@@ -145,9 +145,9 @@ plain_double <- function(v) {
 # are evaluated on new data with the training coefficients, as lm() does) and the factor
 # levels.
 build_design <- function(formula, data, sensors, reference = NULL, call = parent.frame()) {
-  if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, call)
   check_formula_terms(formula[[3]], call)
-  rhs <- stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)]))
+  rhs <- without_removed_variables(stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)])))
+  if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, rhs, call)
   parameters <- formula_parameters(rhs, data, call)
   vars <- setdiff(all.vars(rhs), parameters)
   clash <- intersect(vars, sensors)

@@ -269,7 +269,17 @@ update.ncam <- function(object, formula., ..., evaluate = TRUE) {
   # As stats::update.default(), which cannot be called from a method: its match.call() would
   # give the changed arguments as ..1, ..2.
   call <- stats::getCall(object)
-  if (!missing(formula.)) call$formula <- stats::update(object$formula, formula.)
+  if (!missing(formula.)) {
+    # update.formula() cannot expand a `.` of the fitted formula: the columns it stood for, as
+    # lm's formula() gives them.
+    fitted_formula <- object$formula
+    if ("." %in% all.names(fitted_formula[[3]])) {
+      labels <- attr(object$terms, "term.labels")
+      fitted_formula <- stats::reformulate(if (length(labels)) labels else "1", response = fitted_formula[[2]],
+                                           env = environment(fitted_formula))
+    }
+    call$formula <- stats::update(fitted_formula, formula.)
+  }
   extras <- match.call(expand.dots = FALSE)$...
   for (name in names(extras)) call[name] <- list(extras[[name]])
   if (!evaluate) return(call)

@@ -246,7 +246,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   # The reference is read only with use_reference: plain numbers there are then no question.
   newdata <- match_units(object, newdata, call, unread = if (!use_reference) object$reference)
   threads <- resolve_threads(threads, call)
-  check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata")
+  check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata", hint = missing_sensor_hint)
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   if (!is.null(object$reference)) {
     # The reference instrument is the model's last sensor; by default the estimate comes from

@@ -118,4 +118,22 @@ for (what in c("tau2", "anyflag", "power")) {
   print(shown[order(shown$periods, shown$tau, shown$phi), ], row.names = FALSE, digits = 3)
   cat("\n")
 }
+# The case of session 34 through sensor_drift() itself: 3-hourly toy readings, sensor_2 read 10
+# units high over 4 of 7 weeks, checked by week and by day.
+assignInNamespace("between_periods", original, "ncam")
+toy <- simulate_toy(n = 2000, seed = 3)
+toy$date <- as.POSIXct("2024-01-01", tz = "UTC") + 3600 * 3 * (seq_len(2000) - 1)
+fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy[1:800, ], hidden = 8, epochs = 100,
+                             learn_rate = 0.02, seed = 1, threads = 1))
+new <- toy[801:1600, ]
+drifted <- new$date >= as.POSIXct("2024-05-10", tz = "UTC") & new$date < as.POSIXct("2024-06-10", tz = "UTC")
+new$sensor_2[drifted] <- new$sensor_2[drifted] + 10
+new <- new[new$date >= as.POSIXct("2024-04-29", tz = "UTC") & new$date < as.POSIXct("2024-06-15", tz = "UTC"), ]
+for (period in c("week", "day")) {
+  d <- suppressWarnings(sensor_drift(fit, new, period = period))
+  d <- d[d$sensor == "sensor_2", ]
+  inside <- d$period >= as.POSIXct("2024-05-10", tz = "UTC") & d$period < as.POSIXct("2024-06-10", tz = "UTC")
+  cat(sprintf("sensor_drift(period = \"%s\"), the toy's 10-unit drift of sensor_2 over 4 of 7 weeks: %d of %d periods inside it flagged, %d of %d outside\n",
+              period, sum(d$drift[inside] %in% TRUE), sum(inside), sum(d$drift[!inside] %in% TRUE), sum(!inside)))
+}
 cat(sprintf("elapsed %.0f s\n", proc.time()[["elapsed"]] - started))

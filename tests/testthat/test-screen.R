@@ -273,6 +273,15 @@ test_that("`~ .` refuses date-times, identifiers and single-valued labels, and n
   d$units <- "ug/m3"
   expect_error(ncam(sensor_0 + sensor_1 ~ ., d, epochs = 2L, threads = 1L),
                "`date` \\(a date-time\\).*`id` \\(500 distinct values\\).*`units` \\(a single value\\)")
+  # Columns the formula takes out again are not used, so not refused; the error says how.
+  expect_error(ncam(sensor_0 + sensor_1 ~ . - date, d, epochs = 2L, threads = 1L),
+               "would use 2 columns.*`id`.*`units`.*~ \\. - id")
+  left_out <- short_fit(ncam(sensor_0 + sensor_1 ~ . - date - id - units, d, hidden = 4L, epochs = 2L, seed = 1L,
+                             threads = 1L), also = "ncam_warning_two_sensors")
+  expect_setequal(left_out$covariates, c("x1", "x2"))
+  # update() expands the fitted `.` as lm's does, rather than failing on it.
+  fewer <- short_fit(update(left_out, formula. = . ~ . - x2), also = "ncam_warning_two_sensors")
+  expect_identical(fewer$covariates, "x1")
   # Named, a bare date-time is refused too; inside a function it is taken as meant.
   expect_error(ncam(sensor_0 + sensor_1 ~ x1 + date, d, epochs = 2L, threads = 1L), "date.*is a date-time")
   d$day <- as.Date(d$date)
