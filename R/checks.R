@@ -109,7 +109,7 @@ check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), c
 }
 
 # A sensor that did not read is a column of NA in new data, not a column left out.
-missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}: {.code newdata${missing[1]} <- NA_real_}."
+missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}, such as {.code {missing[1]} = NA_real_}."
 
 new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
 
