@@ -108,6 +108,11 @@ check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), c
            rlib_error_dots_nonempty = function(e) rlang::cnd_signal(with_ncam_error_class(e)))
 }
 
+# A vector of NA read as logical (an empty column of a file, read.csv()'s and others') is
+# missing numbers.
+is_all_missing <- function(x) is.logical(x) && all(is.na(x))
+all_missing_as_numeric <- function(x) if (is_all_missing(x)) as.double(x) else x
+
 # A sensor that did not read is a column of NA in new data, not a column left out.
 missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}, such as {.code {missing[1]} = NA_real_}."
 

@@ -108,7 +108,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
     rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
     # of missing numbers (an offline sensor).
-    empty <- vapply(chunk, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    empty <- vapply(chunk, is_all_missing, logical(1))
     chunk[empty] <- lapply(chunk[empty], as.double)
     # The first chunk fixes the types (numbers stay numbers where a later chunk is all whole).
     if (identical(classes, NA)) {
@@ -245,7 +245,7 @@ set_chunk_units <- function(chunk, units, source) {
       ncam_abort(c("Column {.field {v}} of {source} has units already, {.val {unit_text(column)}}, and {.arg units} gives it {.val {units[[v]]}}.",
                    i = "Give its units in one place: leave it out of {.arg units}, or give it as plain numbers."), call = NULL)
     }
-    if (is.logical(column) && all(is.na(column))) column <- as.double(column)  # no reading at all
+    column <- all_missing_as_numeric(column)  # no reading at all
     if (!is.numeric(column)) {
       ncam_abort("Column {.field {v}} of {source} must hold numbers to take the unit {.val {units[[v]]}} of {.arg units}, not {.obj_type_friendly {column}}.",
                  call = NULL)

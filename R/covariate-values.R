@@ -128,8 +128,12 @@ without_removed_variables <- function(rhs) {
   factors <- attr(rhs, "factors")
   in_terms <- if (length(factors)) rownames(factors)[rowSums(factors) > 0] else character()
   if (length(in_terms) == length(attr(rhs, "variables")) - 1L) return(rhs)
-  labels <- attr(rhs, "term.labels")
-  stats::delete.response(stats::terms(stats::reformulate(if (length(labels)) labels else "1", env = environment(rhs))))
+  terms_of_labels(attr(rhs, "term.labels"), environment(rhs))
+}
+
+# Right-hand-side terms of the term labels `labels` (`~ 1` for none), in the environment `env`.
+terms_of_labels <- function(labels, env) {
+  stats::delete.response(stats::terms(stats::reformulate(if (length(labels)) labels else "1", env = env)))
 }
 
 # A character or factor covariate with one value carries nothing and has no contrasts: left
@@ -158,8 +162,7 @@ drop_single_value_terms <- function(rhs, data, call = parent.frame()) {
   }
   cli::cli_warn("Covariate{?s} {.field {single}} {?has/have} a single value in {.arg data} and {?is/are} left out.",
                 class = c("ncam_warning_dropped_covariate", "ncam_warning"), call = call)
-  kept <- setdiff(labels, single)
-  stats::delete.response(stats::terms(stats::reformulate(if (length(kept)) kept else "1", env = environment(rhs))))
+  terms_of_labels(setdiff(labels, single), environment(rhs))
 }
 
 # Text that starts like a date (2024-05-01, 2024/05/01, 01/05/2024, 1.5.2024), with or without a time.

@@ -57,8 +57,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
   not_positive <- list()
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
-    # A column with no reading at all is read as logical by read.csv() and friends.
-    if (is.logical(v) && all(is.na(v))) v <- as.double(v)
+    v <- all_missing_as_numeric(v)  # a column with no reading at all
     check_numeric_readings(v, s, label, call)
     if (training && all(is.na(v))) {
       ncam_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)

@@ -221,10 +221,6 @@ check_numeric_column <- function(x, column, call = parent.frame()) {
   invisible(x)
 }
 
-# A vector of NA read as logical (an empty column of a file) is missing numbers.
-is_all_missing <- function(x) is.logical(x) && is.null(dim(x)) && length(x) > 0L && all(is.na(x))
-all_missing_as_numeric <- function(x) if (is_all_missing(x)) as.numeric(x) else x
-
 # `subject` is cli text naming the input, such as "{.arg truth}".
 check_no_infinite <- function(x, subject, call = parent.frame()) {
   rows <- which(is.infinite(x))

@@ -375,7 +375,7 @@ bind_parts <- function(parts) {
     pieces <- unname(lapply(parts, function(p) p[[col]]))
     # A chunk missing a column throughout may hold it as logical NA: such pieces take the class
     # of the others, as c() of NA and dates would give numbers.
-    blank <- vapply(pieces, function(v) is.logical(v) && all(is.na(v)), logical(1))
+    blank <- vapply(pieces, is_all_missing, logical(1))
     if (any(blank) && !all(blank)) {
       typed <- pieces[!blank][[1]]
       pieces[blank] <- lapply(pieces[blank], function(v) typed[rep(NA_integer_, length(v))])
