@@ -83,7 +83,7 @@ no_readings_estimate <- function(object) {
   order <- if (is.null(object$order)) "row order" else
     paste0("the order of {.field ", gsub("([{}])", "\\1\\1", object$order), "}")
   switch(object$method,
-    mean = , ivw = paste0("{.val NA} ({.field .n_sensors} = 0), as method {.val ", object$method, "} only combines readings"),
+    mean = , ivw = paste0("{.code NA} ({.field .n_sensors} = 0), as method {.val ", object$method, "} only combines readings"),
     ppca = "the prior of the PPCA model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
     factor = "the prior of the factor model, the same for every such row ({.field .n_sensors} = 0), not a measurement",
     kalman = paste0("the filter's prediction from the readings of the earlier rows, in ", order,

@@ -33,7 +33,7 @@ warn_in_sample_calibration <- function(object, data, method, rows, call = parent
   }
   # Only a reference fit can keep rows out of its training by their reference alone.
   fix <- if (reference_trained) {
-    "Hold some reference rows out of the fit (set them to {.val NA} in its data) and calibrate on those."
+    "Hold some reference rows out of the fit (set them to {.code NA} in its data) and calibrate on those."
   } else {
     "Calibrate on rows held out of the fit, such as the calibration rows of {.fn split_blocks}."
   }

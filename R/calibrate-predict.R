@@ -15,7 +15,7 @@
 #' @return The tibble of `predict()` for the model (one row per row of
 #'   `newdata`, in order) with columns `.pred_lower` and `.pred_upper` added;
 #'   `NA` for rows with missing covariates, infinite when the calibration set
-#'   is too small for `level`.
+#'   is too small for `level` (the lower bound 0 with a log transform).
 #' @seealso [calibrate()]
 #' @export
 #' @examples

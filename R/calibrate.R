@@ -17,9 +17,9 @@ max_calibration_scores <- 1e7
 #' cover later periods less often if the sensors drift (prefer calibration
 #' rows spread over time, as [split_blocks()] gives, to one early block).
 #' Scores are computed in the model scale (log units when the model was
-#' fitted with a log transform); `predict()` of a calibration gives means,
-#' standard deviations and bounds in the readings' units, back-transformed as
-#' [predict.ncam()] does.
+#' fitted with a log transform); `predict()` of a calibration gives estimates
+#' (means; medians with a log transform), standard deviations and bounds in the
+#' readings' units, back-transformed as [predict.ncam()] does.
 #'
 #' @section Methods:
 #' All scores are normalised by the predictive standard deviation
@@ -119,7 +119,8 @@ max_calibration_scores <- 1e7
 #' If the calibration set is too small for the level (for example fewer than
 #' 9 rows at level 0.9; rows with a score, not scores, for
 #' `"sensor_anchored"` too) the threshold is infinite, so the intervals are
-#' unbounded, and a warning of class `ncam_warning_small_calibration` says how
+#' unbounded (below at 0 with a log transform), and a warning of class
+#' `ncam_warning_small_calibration` says how
 #' many rows are needed (also from `predict()` at a level the set is too small
 #' for) and, from `calibrate()`, how many rows of `data` were left out for a
 #' missing reference, a missing covariate (by column), a level of a factor

@@ -191,7 +191,7 @@ check_numeric_readings <- function(v, column, label, call = parent.frame()) {
   shown <- utils::head(bad, 3L)
   entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", input_rows(shown), ")", collapse = ", ")
   ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
-               i = "Correct those entries or set them to {.val NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.val NA})."),
+               i = "Correct those entries or set them to {.code NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.code NA})."),
              call = call)
 }
 
@@ -215,7 +215,7 @@ check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NUL
 match_choice <- function(x, choices, arg, call = parent.frame()) {
   if (identical(x, choices)) return(choices[1])
   if (!is.character(x) || length(x) != 1L || !x %in% choices) {
-    ncam_abort("{.arg {arg}} must be one of {.val {choices}}.", call = call)
+    ncam_abort("{.arg {arg}} must be one of {.or {.val {choices}}}.", call = call)
   }
   x
 }
@@ -303,7 +303,7 @@ check_finite_columns <- function(cols, what, call = parent.frame()) {
   }))
   lines <- gsub("([{}])", "\\1\\1", lines)  # already formatted: braces in names stay text
   ncam_abort(c(lines[1], stats::setNames(lines[-1], rep("*", length(lines) - 1L)),
-               i = "Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
+               i = "Replace infinite values with {.code NA}: a missing reading or covariate is handled row by row."),
              call = call)
 }
 

@@ -213,7 +213,7 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
     if (length(infinite) == 0L) next
     value <- as.double(chunk[[col]][infinite[1]])
     ncam_abort(c("Column {.field {col}} of {source} is not a finite number: data row {format(first_row - 1 + infinite[1], scientific = FALSE)} is {value}{if (length(infinite) > 1) paste0(' (', length(infinite), ' such rows in this chunk)')}.",
-                 i = "{.fn predict} refuses infinite readings and covariates. Replace infinite values with {.val NA}: a missing reading or covariate is handled row by row."),
+                 i = "{.fn predict} refuses infinite readings and covariates. Replace infinite values with {.code NA}: a missing reading or covariate is handled row by row."),
                class = "ncam_chunk_not_numeric", call = NULL)
   }
 }

@@ -25,7 +25,10 @@
 #'   the others can lie within it and be kept. A few such readings in a `reference` column
 #'   inflate its learned noise, and every interval with it, many times over: look at the
 #'   reference's largest differences from the sensors before fitting, or give a smaller
-#'   `screen_outliers`.
+#'   `screen_outliers`. Readings are screened as read, also under `transform = "log"`, so a log
+#'   fit leaves out what the same data would lose without the transform (on log readings a
+#'   9999 code would lie within 50 spreads). A reading near 0 is not a spike by this rule, yet
+#'   weighs heavily in a log fit: see `transform` in [ncam()].
 #' @param adapt_threads With `threads` above 1, time batches of the training at `threads` and
 #'   at one thread as the fit goes and use the faster. On a machine where another program
 #'   keeps a core busy, threads that wait for each other at every batch can be several times

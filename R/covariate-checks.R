@@ -113,7 +113,7 @@ check_covariate_magnitude <- function(cols, call = parent.frame()) {
       where <- paste0(if (length(big) == 1L) "row " else "rows ", paste(input_rows(utils::head(big, 5)), collapse = ", "),
                       if (length(big) > 5L) ", ..." else "")
       ncam_abort(c("Covariate {.field {v}} has {if (length(big) == 1L) 'a value' else 'values'} as large as {signif(max(abs(cols[[v]][big])), 3)} in {where}: too large to compute with in double precision.",
-                   i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.val NA}."),
+                   i = "Check {where} for a unit or parsing error, or set {if (length(big) == 1L) 'the value' else 'those values'} to {.code NA}."),
                  call = call)
     }
   }
@@ -170,7 +170,7 @@ drop_unused_levels <- function(design, rows, call = parent.frame()) {
     elsewhere <- setdiff(intersect(design$xlevels[[v]], as.character(frame[[v]])), used[[v]])
     if (length(elsewhere)) {
       n <- length(elsewhere)
-      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} gives rows with {cli::qty(n)}{?it/them} {.val NA}.",
+      cli::cli_warn(c("{cli::qty(n)}Level{?s} {.val {elsewhere}} of {.field {plain_names(v)}} {cli::qty(n)}{?is/are} on no training row (only on validation rows, or rows without a reading or with a missing covariate): the model learns nothing of {cli::qty(n)}{?it/them}, and {.fn predict} gives rows with {cli::qty(n)}{?it/them} {.code NA}.",
                       i = "Fit with training rows of every level, or leave those rows out."),
                     class = c("ncam_warning_unused_level", "ncam_warning"), call = call)
     }

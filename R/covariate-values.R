@@ -11,14 +11,14 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
   for (v in vars) {
     col <- data[[v]]
     if (all(is.na(col))) {
-      ncam_abort(c("Covariate {.field {v}} is entirely {.val NA}.",
+      ncam_abort(c("Covariate {.field {v}} is entirely {.code NA}.",
                    i = "Leave it out of the formula, or give its values."), call = call)
     }
     check_covariate_codes(col, v, call)
     if (is.factor(col) && anyNA(levels(col))) {
       # addNA(): predict() could not code such a level again, so the rows get a named one.
-      ncam_abort(c("Covariate {.field {v}} is a factor with {.val NA} as a level (as {.fn addNA} makes).",
-                   i = "Give the missing values a named level: {.code levels(data${v})[is.na(levels(data${v}))] <- \"missing\"}; or leave them {.val NA}, and the rows are left out of training."),
+      ncam_abort(c("Covariate {.field {v}} is a factor with {.code NA} as a level (as {.fn addNA} makes).",
+                   i = "Give the missing values a named level: {.code levels(data${v})[is.na(levels(data${v}))] <- \"missing\"}; or leave them {.code NA}, and the rows are left out of training."),
                  call = call)
     }
     if (is.character(col) && !v %in% labels) {
@@ -70,7 +70,7 @@ check_covariate_codes <- function(col, v, call) {
   test <- if (length(far) == 1L) paste("==", far) else sprintf("%%in%% c(%s)", paste(far, collapse = ", "))
   range_text <- if (length(others)) sprintf("beyond its other values (%s to %s) and ", signif(min(others), 3), signif(max(others), 3)) else ""
   ncam_abort(c("Covariate {.field {v}} holds {.val {far}} on {length(rows)} row{?s} ({shown}), {range_text}more than {code_spreads} robust spreads from their median ({signif(centre, 3)}): a missing-value code, not a measurement.",
-               i = "Standardised as a number, it would squash the covariate's other values together. Set it to {.val NA} first, such as with {.code data${v}[data${v} {test}] <- NA}: rows with a missing covariate are left out of training."),
+               i = "Standardised as a number, it would squash the covariate's other values together. Set it to {.code NA} first, such as with {.code data${v}[data${v} {test}] <- NA}: rows with a missing covariate are left out of training."),
              call = call)
 }
 

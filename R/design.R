@@ -25,7 +25,7 @@ resolve_anchor <- function(anchor, sensors, parameterization, call = parent.fram
   if (is.null(anchor)) return(sensors[1])
   check_string(anchor, "anchor", call = call)
   if (!anchor %in% sensors) {
-    ncam_abort(c("{.arg anchor} must be one of the sensors: {.val {sensors}}.",
+    ncam_abort(c("{.arg anchor} must be one of the sensors: {.or {.val {sensors}}}.",
                  x = "{.val {anchor}} is not on the left side of the formula."), call = call)
   }
   anchor
@@ -54,39 +54,58 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
                            call = parent.frame()) {
   check_single_columns(data, sensors, call)
   check_vector_columns(data, sensors, label, call)
-  not_positive <- list()
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     v <- all_missing_as_numeric(v)  # a column with no reading at all
     check_numeric_readings(v, s, label, call)
     if (training && all(is.na(v))) {
-      ncam_abort(c("{label} {.field {s}} is entirely {.val NA}.", i = "Leave it out of the formula."), call = call)
-    }
-    v <- plain_double(v)
-    if (transform == "log") {
-      bad <- which(!is.na(v) & v <= 0)
-      if (length(bad)) {
-        not_positive[[s]] <<- bad
-        v[bad] <- NA_real_
-      }
-      return(log(v))
+      ncam_abort(c("{label} {.field {s}} is entirely {.code NA}.", i = "Leave it out of the formula."), call = call)
     }
     plain_double(v)
   })
   names(cols) <- sensors
+  # Infinite and overflowing readings are judged as read: their logs are finite, yet an estimate
+  # back-transformed from them is not.
+  check_finite_columns(cols, label, call = call)
+  if (!training || transform == "log") check_reading_magnitude(cols, label, call)
+  if (transform == "log") cols <- log_readings(cols, label, training, call)
+  cols
+}
+
+# Readings as their logs. A reading <= 0 has no log: an error in training, a missing reading
+# (with one warning) in prediction.
+log_readings <- function(cols, label, training, call) {
+  not_positive <- nonpositive_rows(cols)
   if (length(not_positive)) {
+    if (training) abort_nonpositive(not_positive, label, call)
     details <- nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
-    # In training an error naming every column at once, so that one pass fixes them all.
-    if (training) {
-      ncam_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
-                   stats::setNames(details, rep("*", length(details))),
-                   i = "Set those readings to {.val NA} or add an offset before fitting."), call = call)
-    }
     warn_nonpositive_readings(details, rows = not_positive, call = call)
   }
-  check_finite_columns(cols, label, call = call)
-  if (!training) check_reading_magnitude(cols, label, call)
-  cols
+  lapply(stats::setNames(nm = names(cols)), function(s) {
+    v <- cols[[s]]
+    v[not_positive[[s]]] <- NA_real_
+    log(v)
+  })
+}
+
+# Per numeric column with readings <= 0, their rows.
+nonpositive_rows <- function(cols) {
+  cols <- Filter(function(v) is.numeric(v) && !is.object(v), lapply(cols, function(v) if (inherits(v, "units")) as.numeric(v) else v))
+  Filter(length, lapply(cols, function(v) which(!is.na(v) & v <= 0)))
+}
+
+# Before a log fit reads any column: the readings <= 0 of the sensors and the reference in one
+# error, so that one pass fixes them all.
+check_positive_readings <- function(data, columns, call = parent.frame()) {
+  not_positive <- nonpositive_rows(data[intersect(columns, names(data))])
+  if (length(not_positive)) abort_nonpositive(not_positive, "Column", call)
+}
+
+abort_nonpositive <- function(not_positive, label, call) {
+  details <- nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
+  ncam_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
+               stats::setNames(details, rep("*", length(details))),
+               i = "Set them to {.code NA} (a missing reading is handled row by row), or fit with {.code transform = \"none\"}."), call = call)
 }
 
 # Per column, its number of readings <= 0 (`counts`, named) and the first of their rows (`shown`,
@@ -123,7 +142,7 @@ check_reading_magnitude <- function(cols, label = "Sensor column", call = parent
     big <- rows_outside(cols[[s]], -max_reading_magnitude, max_reading_magnitude)
     if (length(big)) {
       ncam_abort(c("{label} {.field {s}} has a reading of {signif(cols[[s]][big[1]], 3)} in row {input_rows(big[1])}: too large to compute with in double precision.",
-                   i = "Check the row for a unit or parsing error, or set it to {.val NA}."), call = call)
+                   i = "Check the row for a unit or parsing error, or set it to {.code NA}."), call = call)
     }
   }
 }
@@ -288,7 +307,7 @@ new_design <- function(object, newdata, call = parent.frame()) {
   if (length(text)) {
     # Text "TRUE"/"FALSE" (a logical flag written to a file and read back) is not a number.
     logical_text <- text[vapply(text, function(v) all(toupper(as.character(newdata[[v]])) %in% c("TRUE", "FALSE", NA)), logical(1))]
-    fix <- if (length(logical_text)) "Convert {.field {logical_text}} with {.code as.logical()}: as.numeric() of {.val TRUE} is {.val NA}." else
+    fix <- if (length(logical_text)) "Convert {.field {logical_text}} with {.code as.logical()}: as.numeric() of {.val TRUE} is {.code NA}." else
       "Convert {cli::qty(length(text))}{?it/them} with {.code as.numeric()}."
     ncam_abort(c("Column{?s} {.field {text}} of {.arg newdata} {?is/are} text or a factor, but {?it was/they were} numeric in training.",
                  i = fix), call = call)

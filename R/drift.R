@@ -80,7 +80,9 @@
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
 #'   checked separately. For fits by group, `NULL`: the groups are the units. Readings are
 #'   compared as they are: the unit offsets of a fit with `unit` (see [ncam()]) are not applied,
-#'   and gross outliers are not screened (a stuck sensor is flagged, not dropped). The groups
+#'   and gross outliers are not screened (a stuck sensor is flagged, not dropped; under
+#'   `transform = "log"` readings <= 0 have no log, so a sensor stuck at 0 is missing there,
+#'   with a warning naming its rows, and its periods have `n` 0). The groups
 #'   of a grouped tibble are not read: with `unit = NULL` such data are an error naming them.
 #' @param tolerance The smallest mean difference counted as drift, in standard deviations of
 #'   the sensor's predictive distribution (the units of `mean_z`): the default 0.1 ignores

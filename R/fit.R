@@ -135,8 +135,13 @@
 #'   `transform = "log"`): the default `1e-3` adds a standard deviation of about 3% of the
 #'   anchor's spread.
 #' @param parameterization `"anchored"`, `"unanchored"` or `"no_bias"`; see Identifiability.
-#' @param transform `"none"`, or `"log"` to model the logarithm of the readings (all readings
-#'   must then be positive; predictions are transformed back).
+#' @param transform `"none"`, or `"log"` to model the logarithm of the readings: readings
+#'   must then be positive (an error naming every column and row with readings <= 0;
+#'   [predict()] treats such new readings as missing), and estimates are transformed back as
+#'   medians, `exp()` of the posterior mean of the log (see [predict.ncam()]). Readings near 0
+#'   weigh heavily on the log scale: a reading of 0.01 beside others near 20 is as far below
+#'   them as 40000 is above and pulls the estimate down; set readings below a sensor's
+#'   detection limit to `NA` first.
 #' @param seed Seed of the initialisation, the batch order and the validation draw. `NULL`
 #'   draws one from R's generator, so [set.seed()] makes fits reproducible. The seed used,
 #'   drawn or given, is printed with the fit and kept in its call, so [update()] refits the
@@ -219,6 +224,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   anchor <- resolve_anchor(anchor, sensors, parameterization)
   # Readings with units in one unit; `data` itself stays as given, to be found again by fitted().
   in_units <- common_reading_units(data, sensors, anchor, reference)
+  if (transform == "log") check_positive_readings(in_units, c(sensors, reference))
   readings <- sensor_columns(in_units, sensors, transform)
   if (!is.null(reference)) {
     readings <- c(readings, reference_readings(reference, in_units, sensors, anchor = anchor_given,
@@ -254,10 +260,10 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   spreads <- check_readings(readings, rows$train)
   check_linked(readings, rows$train, anchor)
   fitted_rows <- sort(c(rows$train, rows$validation))
-  screened <- screen_spikes(readings, fitted_rows, control$screen_outliers)
+  screened <- screen_readings(readings, fitted_rows, control$screen_outliers, transform)
   readings <- screened$readings
   warn_spikes(screened$counts, control$screen_outliers, call = NULL)
-  warn_spikes_kept(readings, fitted_rows, control$screen_outliers)
+  warn_spikes_kept(readings, fitted_rows, control$screen_outliers, transform)
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 
   # Stage 4, train.
@@ -359,7 +365,7 @@ warn_missing_training_covariates <- function(rows, data, terms) {
   other <- setdiff(rows, covered)
   if (length(other)) details <- c(details, counted("a term that is NA although its columns are given", sort(other)))
   n <- length(rows)
-  cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.val NA}:",
+  cli::cli_warn(c("{n} row{?s} with a missing covariate {?is/are} left out of training; {?its/their} predictions are {.code NA}:",
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details)))),
                 class = c("ncam_warning_missing_covariate", "ncam_warning"), rows = input_rows(rows), call = NULL)
 }

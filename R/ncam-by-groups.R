@@ -170,7 +170,7 @@ integer64_key_strings <- function(v) {
 # matches only a key of the same type: a Date given as POSIXct never does. No row in any group is
 # an error, most likely the wrong column or type. With `keep_failed`, a row of a group that could
 # not be fitted keeps that group (still warned about).
-match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_rows)}{?its/their} predictions are {.val NA}",
+match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_rows)}{?its/their} predictions are {.code NA}",
                          keep_failed = FALSE, call = parent.frame()) {
   keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)

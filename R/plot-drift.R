@@ -28,8 +28,10 @@ autoplot.ncam_drift <- function(object, ...) {
   }
   # The colours of the other pictures, sensors in the model's order (as the table lists them).
   sensors <- union(attr(object, "sensors"), unique(as.character(points$sensor)))
-  scale_txt <- if (identical(attr(object, "transform"), "log")) "log units" else
-    c(attr(object, "estimate_unit"), "units of the fused value")[1]
+  # As autoplot(fit, "sensors") labels offsets: "log ug/m3" for a log fit in units.
+  unit_txt <- c(attr(object, "estimate_unit"), if (identical(attr(object, "transform"), "log")) "reading units" else
+    "units of the fused value")[1]
+  scale_txt <- if (identical(attr(object, "transform"), "log")) paste("log", unit_txt) else unit_txt
   ggplot2::ggplot(points, ggplot2::aes(.data$period, .data$shift, colour = .data$sensor)) +
     ggplot2::geom_hline(yintercept = 0, colour = "grey40") +
     # A run of one period is a point only (ggplot2 would say its group has one observation).

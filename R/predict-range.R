@@ -58,7 +58,7 @@ warn_beyond_range <- function(object, x, readings, rows, call) {
   farthest <- max.col(distance, ties.method = "first")
   value <- unlist(values, use.names = FALSE)[(farthest - 1L) * length(rows) + seq_along(rows)]
   variable <- plain_names(names(values))[farthest]
-  cli::cli_warn(c("{length(rows)} row{?s} of {.arg newdata} {cli::qty(length(rows))}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}.",
+  cli::cli_warn(c("{length(rows)} row{?s} of {.arg newdata} {cli::qty(length(rows))}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.code NA}.",
                   beyond_range_details(input_rows(rows), variable, value),
                   i = "Check those rows for a unit or parsing error, or leave them out."),
                 class = c("ncam_warning_beyond_range", "ncam_warning"), call = call,

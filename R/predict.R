@@ -6,9 +6,12 @@
 #' plus `sigma_y2`).
 #'
 #' With `transform = "log"` the model works on log readings: `.pred` is then the predictive
-#' median `exp(mu)`, `.pred_sd` and `.post_sd` the standard deviations of the log-normal
-#' predictive and posterior, and the bounds `exp(mu -/+ z sd)`. A reading <= 0 has no log: it
-#' is treated as missing, with a warning naming the sensor and rows.
+#' median `exp(mu)`, below the log-normal mean `exp(mu + s^2 / 2)` by that factor (2.5 % at a
+#' log sd `s` of 0.22), so averages of `.pred` (daily means, a mean bias against a reference)
+#' sit that much low; `.pred_sd` and `.post_sd` are the standard deviations of the log-normal
+#' predictive and posterior, and the bounds `exp(mu -/+ z s)`, with `s` the log-scale sd. A
+#' reading <= 0 has no log: it is treated as missing, with a warning naming the sensor and
+#' rows.
 #'
 #' The networks run in single precision unless the model was fitted with
 #' `ncam_control(precision = "double")`: a row's results can then differ in about the seventh
@@ -80,10 +83,13 @@
 #' 12 % (`bench/colocation.R` in the source repository; means over 10 seeds). The
 #' vignette "SensEURCity Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap
 #' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35
-#' on the hours not warned about, covered 20.9 %.
-#' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean),
-#'   `.pred_sd` (the standard deviation the interval is built from: for the true value, or
-#'   with `interval = "prediction"` for a reading of the anchor; to compare with reference
+#' on the hours not warned about, covered 20.9 %. For a model fitted with `transform = "log"`
+#' the ranges and distances of the readings are those of their logs (the warning gives the range
+#' in the readings' units): a reading of a tenth of the range's lower end lies far outside.
+#' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean;
+#'   median with `transform = "log"`), `.pred_sd` (the standard deviation of the true value,
+#'   or with `interval = "prediction"` of a reading of the anchor, the interval's; with
+#'   `transform = "log"` of the log-normal, the bounds coming from the log-scale sd; to compare with reference
 #'   readings, ask for `"prediction"`: in a model fitted with `reference` the default sd leaves
 #'   out the reference's own noise and can be several times smaller), `.post_sd` (posterior,
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the

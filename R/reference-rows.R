@@ -7,7 +7,7 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
                                call = parent.frame()) {
   check_reference(reference, data, sensors, anchor, parameterization, call)
   if (all(is.na(data[[reference]]))) {
-    ncam_abort(c("Reference column {.field {reference}} is never observed: it is {.val NA} on every row.",
+    ncam_abort(c("Reference column {.field {reference}} is never observed: it is {.code NA} on every row.",
                  i = "Check the join that brought it in (its times, keys and time zone: {.fn join_reference} warns when no row paired), or leave {.arg reference} out for a label-free fit."),
                call = call)
   }

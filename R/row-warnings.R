@@ -36,7 +36,7 @@ warn_missing_covariates <- function(n_missing, n_rows, counts = integer(0), hint
   if (n_missing == 0) return(invisible())
   details <- c(sprintf("%s: %d row%s", names(counts), counts, ifelse(counts == 1L, "", "s")),
                if (length(first_rows)) first_rows_text(first_rows, n_missing), groups)
-  cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.val NA}.",
+  cli::cli_warn(c("{n_missing} of {n_rows} row{?s} {cli::qty(n_missing)}{?has a/have a} missing covariate: {?its prediction is/their predictions are} {.code NA}.",
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("Fill in the missing covariate values, or leave those rows out", hint, ".")),
                 class = c("ncam_warning_missing_covariate", "ncam_row_warning", "ncam_warning"), call = NULL)
@@ -67,7 +67,7 @@ warn_unseen_total <- function(beyond, n_rows, parts, of) {
 
 warn_unseen_rows <- function(n, n_rows, of, details, rows = NULL, levels = list(), hint = "") {
   if (n == 0) return(invisible())
-  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.val NA}."),
+  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has/have} a level of a factor covariate not seen in training", hint, ", of which the model learned nothing: {?its prediction is/their predictions are} {.code NA}."),
                   stats::setNames(gsub("([{}])", "\\1\\1", details), rep("*", length(details))),
                   i = "Leave those rows out, or refit on data with training rows of those levels."),
                 class = c("ncam_warning_unseen_level", "ncam_row_warning", "ncam_warning"), call = NULL, rows = rows, levels = levels)
@@ -301,7 +301,7 @@ warn_beyond_range_total <- function(beyond, n_rows, of) {
   if (n == 0) return(invisible())
   shown <- beyond$shown
   rows <- input_row_labels(shown$row, shown$file)
-  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.val NA}."),
+  cli::cli_warn(c(paste0("{n} of {n_rows} row{?s} of ", of, " {cli::qty(n)}{?has a value/have values} so far outside the training data that the networks cannot compute with {?it/them}: {?its prediction is/their predictions are} {.code NA}."),
                   beyond_range_details(rows, shown$variable, shown$value, beyond$counts),
                   i = "Check those rows for a unit or parsing error, or leave them out."),
                 class = c("ncam_warning_beyond_range", "ncam_warning"), call = NULL, counts = beyond$counts)

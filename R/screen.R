@@ -102,7 +102,7 @@ check_not_constant <- function(v, sensor, call) {
 check_reference_varies <- function(v, reference, call) {
   if (length(v) >= 2L && all(v == v[1])) {
     ncam_abort(c("Reference column {.field {reference}} reads {signif(v[1], 6)} on every training row where it is observed: a constant calibrates nothing.",
-                 i = "A missing-value code? Set such values to {.val NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA}); if no reading is left, leave out {.arg reference} for a label-free fit."),
+                 i = "A missing-value code? Set such values to {.code NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA}); if no reading is left, leave out {.arg reference} for a label-free fit."),
                call = call)
   }
 }
@@ -285,12 +285,27 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
   list(readings = readings, counts = counts, rows = spikes, scales = scales)
 }
 
+# Readings in the model scale screened as read: on log readings a code of 9999 among readings
+# near 10 sits about 7 log units out, inside 50 robust spreads of log levels (about 0.6 each),
+# where as read it is thousands of spreads out. A log fit so screens what the same data would
+# lose without the transform. The scales are kept `on` the readings as read.
+screen_readings <- function(readings, rows, threshold, transform, scales = NULL) {
+  as_read <- if (identical(transform, "log")) lapply(readings, exp) else readings
+  screened <- if (is.null(scales)) screen_spikes(as_read, rows, threshold) else screen_spikes(as_read, rows, threshold, scales)
+  for (s in names(screened$rows)) readings[[s]][screened$rows[[s]]] <- NA_real_
+  screened$readings <- readings
+  screened$scales$on <- "readings"
+  screened
+}
+
 # New readings screened by the fit's rule and training scales (fits made before the scales were
-# kept are not screened), with one warning naming the sensors and rows.
+# kept are not screened; those made before they were kept as read hold them in the model scale),
+# with one warning naming the sensors and rows.
 screen_new_spikes <- function(object, readings, call) {
   threshold <- object$settings$control$screen_outliers
   if (is.null(object$spike_scales) || is.null(threshold) || length(readings[[1]]) == 0L) return(readings)
-  screened <- screen_spikes(readings, seq_along(readings[[1]]), threshold, object$spike_scales)
+  transform <- if (is.null(object$spike_scales$on)) "none" else object$transform
+  screened <- screen_readings(readings, seq_along(readings[[1]]), threshold, transform, object$spike_scales)
   hit <- names(screened$counts)[screened$counts > 0L]
   if (length(hit)) {
     # The rows go with the warning, for predict() on parts (groups, chunks) to number them.
@@ -326,10 +341,10 @@ warn_spikes <- function(counts, threshold, call) {
 # Readings the default screen would leave out, kept by a fit screened more leniently (`threshold`
 # Inf turns screening off): said once, naming sensors and rows, as a few spikes of a fault can
 # inflate a sensor's noise and every interval many times over (bench/spikes.R).
-warn_spikes_kept <- function(readings, rows, threshold, call = NULL) {
+warn_spikes_kept <- function(readings, rows, threshold, transform, call = NULL) {
   default <- formals(ncam_control)$screen_outliers
   if (threshold <= default) return(invisible(NULL))
-  spikes <- Filter(length, screen_spikes(readings, rows, default)$rows)
+  spikes <- Filter(length, screen_readings(readings, rows, default, transform)$rows)
   if (!length(spikes)) return(invisible(NULL))
   where <- vapply(names(spikes), function(s) {
     more <- if (length(spikes[[s]]) > 5L) sprintf(" and %d more", length(spikes[[s]]) - 5L) else ""

@@ -174,7 +174,7 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
 # does not depend on the number of rows. A single 1 is refused: 100 % or row 1?
 check_validation <- function(validation, n = NULL, call = parent.frame()) {
   if (is.logical(validation) && (is.null(n) || length(validation) == n)) {
-    if (anyNA(validation)) ncam_abort("{.arg validation} must not contain {.val NA}.", call = call)
+    if (anyNA(validation)) ncam_abort("{.arg validation} must not contain {.code NA}.", call = call)
     return(invisible(validation))
   }
   if (is.numeric(validation) && length(validation) == 1L && isTRUE(validation == 1)) {

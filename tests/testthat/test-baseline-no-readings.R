@@ -32,8 +32,8 @@ test_that("every baseline warns about the rows without readings, naming them, on
   empty_new <- which(rowSums(!is.na(shuffled[sensors])) == 0L)
   expect_length(empty_new, 4L)
   flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
-  said <- c(mean = "their estimates are \"NA\" (.n_sensors = 0), as method \"mean\" only combines readings",
-            ivw = "their estimates are \"NA\" (.n_sensors = 0), as method \"ivw\" only combines readings",
+  said <- c(mean = "their estimates are `NA` (.n_sensors = 0), as method \"mean\" only combines readings",
+            ivw = "their estimates are `NA` (.n_sensors = 0), as method \"ivw\" only combines readings",
             ppca = "their estimates are the prior of the PPCA model, the same for every such row",
             kalman = "their estimates are the filter's prediction from the readings of the earlier rows, in the order of day",
             factor = "their estimates are the prior of the factor model, the same for every such row")

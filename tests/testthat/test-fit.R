@@ -398,7 +398,7 @@ test_that("covariates that would become one dummy per row, and stray anchors, ar
   # A factor with an NA level (addNA()) fitted, then every predict() failed on its column.
   toy$site <- addNA(factor(rep(c("a", "b", NA), 100)))
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + site),
-               "site.*factor with \"NA\" as a level.*named level")
+               "site.*factor with `NA` as a level.*named level")
   toy$kit <- I(as.list(seq_len(300)))
   expect_error(quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ .), "kit.*list column")
   expect_error(quick_fit(toy, anchor = "sensor_1", parameterization = "unanchored"),

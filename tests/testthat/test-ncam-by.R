@@ -199,7 +199,7 @@ test_that("ncam()'s arguments that no group's rows decide are checked once, up f
   }
   # Errors ncam() words with a group's row count or in R's words: ncam_by()'s own.
   expect_error(ncam_by(by_formula, toy, by = "site", validation = rep(c(TRUE, NA), 225), errors = "skip"),
-               "^`validation` must not contain \"NA\"\\.$")
+               "^`validation` must not contain `NA`\\.$")
   expect_error(ncam_by(by_formula, toy, by = "site", validation = "a", errors = "skip"),
                "^`validation` must be a fraction in \\[0, 1\\), a logical vector with one element per row \\(450\\), or row numbers\\.$")
   expect_error(ncam_by(by_formula, toy, by = "site", hiden = 4, errors = "skip"), "`hiden` is not an argument of `ncam\\(\\)`")

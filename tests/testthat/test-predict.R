@@ -439,6 +439,56 @@ test_that("a log model predicts rows with a reading <= 0 from the other sensors,
                     epochs = 2L, seed = 1, threads = 1), "needs positive readings")
 })
 
+test_that("a log model screens spikes as read, as the same data without the transform", {
+  d <- simulate_colocation(days = 30, seed = 1)
+  d$opc[d$opc <= 0] <- NA
+  coded <- d
+  coded$pa_b[c(20, 200, 400)] <- 9999  # a logger's missing-value code
+  fits <- lapply(c("log", "none"), function(tr) {
+    suppressWarnings(ncam(pa_a + pa_b + opc ~ rh, data = coded, reference = "ref", transform = tr,
+                          hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  })
+  # On log readings the code lies ~7 log units out, within 50 robust spreads of log levels.
+  log_b <- log(d$pa_b)
+  expect_lt(abs(log(9999) - stats::median(log_b, na.rm = TRUE)) / stats::mad(log_b, na.rm = TRUE), 50)
+  expect_identical(fits[[1]]$n_screened[["pa_b"]], 3L)
+  expect_identical(fits[[1]]$n_screened, fits[[2]]$n_screened)
+  # predict() screens a new code by the same rule: the row is estimated from its other sensors.
+  new <- d[1:5, ]
+  with_code <- new
+  with_code$pa_b[2] <- 9999
+  without <- new
+  without$pa_b[2] <- NA
+  expect_warning(got <- predict(fits[[1]], with_code), "pa_b \\(row 2\\)", class = "ncam_warning_spikes")
+  expect_identical(got, predict(fits[[1]], without))
+})
+
+test_that("a log model refuses infinite and overflowing readings as read, as without the transform", {
+  toy <- simulate_toy(300, seed = 3)
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) toy[[s]] <- pmax(abs(toy[[s]]), 0.5)
+  fit <- suppressWarnings(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, transform = "log",
+                               hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  huge <- toy[1:3, ]
+  huge$sensor_0[2] <- 1e200  # its log, 460, is finite; the estimate back-transformed is not
+  expect_error(predict(fit, huge), "sensor_0 has a reading of 1e\\+200 in row 2: too large")
+  # -Inf is infinite, not a reading <= 0 to treat as missing.
+  negative <- toy[1:3, ]
+  negative$sensor_1[3] <- -Inf
+  expect_error(predict(fit, negative), "sensor_1 has an infinite value in row 3")
+  training <- toy
+  training$sensor_2[7] <- 1e200
+  expect_error(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, training, transform = "log", epochs = 2L, seed = 1, threads = 1),
+               "sensor_2 has a reading of 1e\\+200 in row 7")
+})
+
+test_that("a log fit names the readings <= 0 of the sensors and the reference in one error", {
+  d <- simulate_colocation(days = 20, seed = 2)
+  d$opc <- NULL
+  d$pa_a[5] <- 0
+  d$ref[which(!is.na(d$ref))[3]] <- -1
+  expect_snapshot(error = TRUE, ncam(pa_a + pa_b ~ rh, data = d, reference = "ref", transform = "log"))
+})
+
 test_that("a row's prediction does not depend on the rows beside it beyond float rounding", {
   toy <- simulate_toy(n = 300, seed = 2)
   fits <- lapply(c("float", "double"), function(p) {
