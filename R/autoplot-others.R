@@ -100,7 +100,7 @@ plot_group_losses <- function(object) {
     ggplot2::scale_colour_manual(values = loss_colours) +
     ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
                   title = "NCAM training, one model per group",
-                  subtitle = "Dashed: the best epoch, whose weights each model keeps",
+                  subtitle = "Dashed: the best epoch, chosen on the capped validation NLL, whose weights each model keeps",
                   caption = if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
                                                       if (skipped == 1L) "" else "s")) +
     plot_theme()

@@ -6,7 +6,10 @@
 #' Five pictures of a fitted model, each returned as a ggplot object that can
 #' be modified further:
 #' * `"loss"`: the training and validation negative log-likelihood per row at
-#'   each epoch, with the best epoch (whose weights are kept) marked. When the
+#'   each epoch, with the best epoch (whose weights are kept) marked, and the
+#'   validation NLL with each row's capped, on which early stopping chooses that
+#'   epoch (see `stop_iter` in [ncam()]): its best can lie where the plain
+#'   validation curve still falls, or already rises. When the
 #'   first epochs' values dwarf the rest, the y axis zooms on the epochs after
 #'   the first tenth and the caption says so.
 #' * `"sensors"`: each sensor's learned gain, offset and noise standard
@@ -206,15 +209,26 @@ plot_theme <- function() {
                    plot.caption.position = "plot")
 }
 
-# A fit's training and validation NLL per epoch as one long table, epochs without a value left out.
+# A fit's training and validation NLL per epoch as one long table, epochs without a value left
+# out, with the capped validation NLL that early stopping watches (fits made before it was kept
+# have none): its best epoch can differ from the plain curve's.
 loss_curves <- function(history) {
-  curves <- data.frame(epoch = rep(history$epoch, 2L),
-                       curve = factor(rep(c("training", "validation"), each = nrow(history)),
-                                      levels = c("training", "validation")),
-                       nll = c(history$train_nll, history$validation_nll))
+  nll <- list(training = history$train_nll, validation = history$validation_nll,
+              `validation, capped (early stopping)` = history$validation_criterion)
+  nll <- Filter(Negate(is.null), nll)
+  curves <- data.frame(epoch = rep(history$epoch, length(nll)),
+                       curve = factor(rep(names(nll), each = nrow(history)), levels = names(loss_colours)),
+                       nll = unlist(nll, use.names = FALSE))
   curves[is.finite(curves$nll), , drop = FALSE]
 }
-loss_colours <- c(training = "#0072B2", validation = "#D55E00")
+loss_colours <- c(training = "#0072B2", validation = "#D55E00", `validation, capped (early stopping)` = "#CC79A7")
+
+# The curve the best epoch was chosen on: the capped validation NLL, else (a fit made before it
+# was kept) the plain one, or the training NLL without validation rows.
+chosen_curve <- function(object, curves) {
+  if (object$n_validation == 0L) return("training")
+  if (any(curves$curve == names(loss_colours)[3])) names(loss_colours)[3] else "validation"
+}
 
 # The interval the fused-value pictures draw: as asked, else for a reading of the reference when
 # the model was fitted with one (its readings are what the plots compare with), else credible.
@@ -225,8 +239,7 @@ plot_interval <- function(interval, model) {
 
 plot_loss <- function(object) {
   curves <- loss_curves(object$history)
-  # The best epoch is chosen on validation NLL, or training NLL without validation rows.
-  chosen <- if (object$n_validation > 0L) "validation" else "training"
+  chosen <- chosen_curve(object, curves)
   best <- curves[curves$epoch == object$best_epoch & curves$curve == chosen, , drop = FALSE]
   stop_txt <- if (isTRUE(object$stopped_early)) ", stopped early" else ""
   # The label goes on the side of the best-epoch line with more room.

@@ -251,13 +251,16 @@ plot.ncam <- function(x, y, ...) {
                  i = "{.code plot(fit)} draws the training curves; {.code ggplot2::autoplot(fit, type)} draws the other pictures (type {.val sensors}, {.val series}, {.val scatter} or {.val coverage})."))
   }
   h <- x$history
-  curves <- cbind(train = h$train_nll, validation = h$validation_nll)
+  # The capped validation NLL is the one the best epoch was chosen on (see autoplot()).
+  curves <- cbind(train = h$train_nll, validation = h$validation_nll,
+                  `validation, capped` = if (is.null(h$validation_criterion)) NA_real_ else h$validation_criterion)
   keep <- colSums(is.finite(curves)) > 0
-  graphics::matplot(h$epoch, curves[, keep, drop = FALSE], type = "l", lty = 1, col = c(1, 2)[keep],
+  colours <- c(1, 2, 6)[keep]
+  graphics::matplot(h$epoch, curves[, keep, drop = FALSE], type = "l", lty = 1, col = colours,
                     xlab = "epoch", ylab = "NLL per row", main = "NCAM training", ...)
   graphics::abline(v = x$best_epoch, lty = 3, col = "grey40")
   graphics::legend("topright", legend = c(colnames(curves)[keep], "best epoch"),
-                   lty = c(rep(1, sum(keep)), 3), col = c(c(1, 2)[keep], "grey40"), bty = "n")
+                   lty = c(rep(1, sum(keep)), 3), col = c(colours, "grey40"), bty = "n")
   invisible(x)
 }
 

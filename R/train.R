@@ -19,8 +19,9 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
   learn_rate <- adam$learn_rate
+  # validation_criterion: what early stopping watches (each row's NLL capped), beside the plain NLL.
   history <- data.frame(epoch = seq_len(epochs), train_loss = NA_real_, train_nll = NA_real_,
-                        validation_nll = NA_real_)
+                        validation_nll = NA_real_, validation_criterion = NA_real_)
   best <- Inf
   best_epoch <- 0L
   best_params <- call_engine(ncam_trainer_params(state))
@@ -44,8 +45,8 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
                    i = "Try a smaller {.arg learn_rate} (now {learn_rate}), gradient clipping with {.code control = ncam_control(clip_norm = 1)}, a larger {.arg lambda_var}, or {.code transform = \"log\"} for heavy-tailed readings."),
                  call = NULL)
     }
-    val <- if (has_val) criterion_of(call_engine(ncam_trainer_params(state))) else c(plain = NA_real_)
-    history[epoch, 2:4] <- c(res$train_loss, res$train_nll + train_offset, val[["plain"]])
+    val <- if (has_val) criterion_of(call_engine(ncam_trainer_params(state))) else c(plain = NA_real_, capped = NA_real_)
+    history[epoch, 2:5] <- c(res$train_loss, res$train_nll + train_offset, val[["plain"]], val[["capped"]])
     criterion <- if (has_val) val[["capped"]] else history$train_nll[epoch]
     if (!is.finite(criterion)) {
       ncam_abort(c("Training diverged: the validation NLL became non-finite at epoch {epoch}.",

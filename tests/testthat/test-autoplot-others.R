@@ -77,7 +77,7 @@ test_that("per-group pictures warn once of rows in a group without a model, as p
 test_that("the per-group loss plot draws every group's history and best epoch", {
   p <- ggplot2::autoplot(others_by)
   lines <- layer_data_of(p, "GeomLine")
-  histories <- lapply(others_by$fit, function(f) c(f$history$train_nll, f$history$validation_nll))
+  histories <- lapply(others_by$fit, function(f) c(f$history$train_nll, f$history$validation_nll, f$history$validation_criterion))
   expect_equal(sort(lines$y), sort(unlist(histories)))
   best <- layer_data_of(p, "GeomVline")
   expect_equal(sort(best$xintercept), sort(vapply(others_by$fit, function(f) f$best_epoch, numeric(1))))

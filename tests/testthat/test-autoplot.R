@@ -28,10 +28,16 @@ test_that("the loss plot draws the history and marks the best epoch", {
   p <- ggplot2::autoplot(plot_fit)
   h <- plot_fit$history
   lines <- layer_data_of(p, "GeomLine")
-  expect_equal(sort(lines$y), sort(c(h$train_nll, h$validation_nll)))
+  expect_equal(sort(lines$y), sort(c(h$train_nll, h$validation_nll, h$validation_criterion)))
+  # The best epoch sits on the capped validation NLL, the curve early stopping watches.
   best <- layer_data_of(p, "GeomPoint")
-  expect_equal(c(best$x, best$y), c(plot_fit$best_epoch, min(h$validation_nll)))
+  expect_equal(c(best$x, best$y), c(plot_fit$best_epoch, min(h$validation_criterion)))
   expect_equal(layer_data_of(p, "GeomVline")$xintercept, plot_fit$best_epoch)
+  # A fit made before the capped curve was kept marks its best epoch on the plain one.
+  old <- plot_fit
+  old$history$validation_criterion <- NULL
+  best_old <- layer_data_of(ggplot2::autoplot(old), "GeomPoint")
+  expect_equal(best_old$y, h$validation_nll[plot_fit$best_epoch])
 })
 
 test_that("the loss plot zooms on later epochs when the first ones dwarf them", {

@@ -271,8 +271,10 @@ test_that("early stopping keeps the best epoch's weights and records the history
   fit <- quick_fit(toy, epochs = 40L, stop_iter = 3L, learn_rate = 0.05)
   h <- fit$history
   expect_equal(nrow(h), fit$epochs_run)
-  expect_equal(fit$best_epoch, which.min(h$validation_nll))
+  expect_equal(fit$best_epoch, which.min(h$validation_criterion))
   if (fit$stopped_early) expect_equal(fit$epochs_run, fit$best_epoch + 3L)
+  # The criterion caps rows' NLL: never above the plain validation NLL.
+  expect_true(all(is.finite(h$validation_criterion)) && all(h$validation_criterion <= h$validation_nll + 1e-12))
   # The kept weights reproduce the best epoch's validation NLL.
   expect_true(all(is.finite(h$train_nll)))
 })
