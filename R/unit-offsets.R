@@ -70,7 +70,7 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   unit_of_row <- units[labelled][keep]
   check_offset_units(unit_of_row, unit, call)
   warn_units_out_of_time_order(data, labelled[keep], unit_of_row, unit, call)
-  shrunk <- shrunk_offsets(difference, unit_of_row)
+  shrunk <- shrunk_offsets(difference, unit_of_row, call)
   names(shrunk$table)[1] <- unit
   c(list(unit = unit), shrunk)
 }
@@ -121,7 +121,7 @@ warn_units_out_of_time_order <- function(data, rows, unit_of_row, unit, call) {
 # is the long-run variance per row (block_variance()) over its rows, at most the variance of
 # one row: the model's error at a unit wanders over days and weeks, which a lag-1
 # autocorrelation does not see. tau2, the variance between units: between_unit_variance().
-shrunk_offsets <- function(difference, unit_of_row) {
+shrunk_offsets <- function(difference, unit_of_row, call = parent.frame()) {
   unit_names <- unique(unit_of_row)
   code <- match(unit_of_row, unit_names)
   ordered <- order(code, seq_along(code))
@@ -130,6 +130,12 @@ shrunk_offsets <- function(difference, unit_of_row) {
   n <- tabulate(code, length(unit_names))
   means <- as.vector(rowsum(difference, code, reorder = TRUE)) / n
   long_run <- block_variance(difference, code, n, means)
+  # A noise of 0 would take every mean for exact: weights 1 / 0, and tau2 NaN.
+  if (isTRUE(long_run$variance == 0)) {
+    ncam_abort(c("The noise of the unit offsets cannot be estimated: the difference between the reference and the estimate does not vary within any unit.",
+                 i = "Rows repeated within units (the same readings and covariates) give the same difference: remove them (such as with {.fn unique}), or leave {.arg unit} out."),
+               call = call)
+  }
   # Centring on each unit's mean takes its noise out of the squares: add it back.
   row_variance <- (sum((difference - means[code])^2) + length(n) * long_run$variance) / length(difference)
   noise <- if (is.finite(long_run$variance)) pmin(long_run$variance / n, row_variance) else rep(Inf, length(n))

@@ -298,6 +298,14 @@ test_that("unit needs a reference, reference rows at 3 or more units, and a colu
   expect_error(unit_fit(two, unit = "site"), "3 or more units of site to tell how much units differ; only 2 have them")
 })
 
+test_that("differences that do not vary within any unit are an error, not a crash", {
+  # Each unit's differences the same on all its rows: the noise of their means would be 0, and
+  # weights of 1 / 0 made tau2 NaN (if (tau2 > 0) failed, before).
+  expect_error(ncam:::shrunk_offsets(rep(c(1, 2, 3), each = 10), rep(1:3, each = 10)),
+               "The noise of the unit offsets cannot be estimated: the difference between the reference and the estimate does not vary within any unit",
+               class = "ncam_error")
+})
+
 test_that("intervals of known units are not too narrow for new reference readings", {
   d <- unit_sites_data(site_bias = stats::setNames(seq(-3, 3, length.out = 8), letters[1:8]))
   fit <- unit_fit(d, unit = "site")
