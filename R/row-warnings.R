@@ -318,11 +318,23 @@ with_conditions_edited <- function(expr, edit, errors = FALSE) {
       invokeRestart("muffleWarning")
     },
     message = function(m) {
-      message(edit(m))
+      signal_message(edit(m))
       invokeRestart("muffleMessage")
     },
     error = resignal_error
   )
+}
+
+# A message condition signalled again and, unless muffled, printed. message() prints its text as
+# it is, but cli and rlang keep theirs without the final newline, which rlang adds in printing:
+# given to message(), the next output ran onto its line.
+signal_message <- function(m) {
+  if (!inherits(m, "rlang_message")) return(message(m))
+  withRestarts({
+    signalCondition(m)
+    cat(conditionMessage(m), "\n", sep = "", file = stderr())
+  }, muffleMessage = function() NULL)
+  invisible()
 }
 
 # predict() and its helpers call the rows they read `newdata`: their errors, warnings and
