@@ -270,6 +270,24 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   expect_lt(rmse(predict(fit, later)$.pred), 0.7 * rmse(predict(pooled, later)$.pred))
 })
 
+test_that("without newdata, the warning about units without an offset names the fit's data", {
+  # Site f was never beside the reference: its rows of the fit's own data get no offset.
+  sites <- unit_sites_data(site_bias = c(a = -3, b = -1, c = 0, d = 1.5, e = 3, f = 0))
+  sites$ref[sites$site == "f"] <- NA
+  fit <- short_fit(ncam(s1 + s2 ~ rh, sites, reference = "ref", unit = "site", hidden = 8L, epochs = 20L, learn_rate = 0.01,
+                        seed = 1, threads = 1), also = "ncam_warning_clamp")
+  said <- "^240 rows of `sites` \\(the fit's data\\) have 1 unit of site without reference rows in the fit \\(\"f\"\\)"
+  for (method in list(predict, fitted, residuals, augment)) {
+    w <- expect_warning(method(fit), said, class = "ncam_warning_unknown_unit")
+    expect_no_match(conditionMessage(w), "newdata")
+  }
+  # Given as newdata, they are newdata's rows, as before.
+  expect_warning(predict(fit, sites), "^240 rows of `newdata` have", class = "ncam_warning_unknown_unit")
+  # A fit whose data is no name (a call) says the fit's data.
+  fit$call$data <- quote(sites[seq_len(nrow(sites)), ])
+  expect_warning(fitted(fit), "^240 rows of the fit's data have", class = "ncam_warning_unknown_unit")
+})
+
 test_that("a reference in other units than the sensors gives offsets in the estimate's units", {
   skip_if_not_installed("units")
   d <- unit_sites_data()
