@@ -130,6 +130,17 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   # A Date is a number of days underneath; the number does not find the day's group.
   msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
   expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
+  # Number keys given as text: converted when the text reads as numbers, not when it is a name.
+  by_site <- short_fit(ncam_by(by_formula, by_fixture(), by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  as_text <- transform(by_fixture(), site = as.character(site))
+  msg <- flat(expect_error(stats::predict(by_site, as_text), "No row of `newdata` belongs"))
+  expect_match(msg, "`site` is text in `newdata` but a number in `object`: convert it with `as.numeric(as.character(site))`", fixed = TRUE)
+  expect_identical(stats::predict(by_site, within(as_text, site <- as.numeric(as.character(site)))), stats::predict(by_site, by_fixture()))
+  named <- transform(by_fixture(), site = paste0("site", site))
+  msg <- flat(expect_error(stats::predict(by_site, named), "No row of `newdata` belongs"))
+  expect_match(msg, "`site` is text in `newdata` but a number in `object`: its text (such as \"site2\") does not read as numbers; write the keys as numbers, as `object` has them (such as 1), or fit the groups again with these keys.",
+               fixed = TRUE)
+  expect_no_match(msg, "as.numeric", fixed = TRUE)
   # Some rows of an unknown day: their key, as a date, in the warning.
   new <- toy[toy$site == 1, ]
   new$day[2] <- as.Date("2023-05-06")
