@@ -12,7 +12,7 @@ check_covariate_values <- function(data, vars, rhs, call = parent.frame()) {
     col <- data[[v]]
     if (all(is.na(col))) {
       ncam_abort(c("Covariate {.field {v}} is entirely {.code NA}.",
-                   i = "Leave it out of the formula, or give its values."), call = call)
+                   i = "Leave it out of the formula, or give its values."), leave_out = v, call = call)
     }
     check_covariate_codes(col, v, call)
     if (is.factor(col) && anyNA(levels(col))) {

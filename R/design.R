@@ -59,7 +59,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
     v <- all_missing_as_numeric(v)  # a column with no reading at all
     check_numeric_readings(v, s, label, call)
     if (training && all(is.na(v))) {
-      ncam_abort(c("{label} {.field {s}} is entirely {.code NA}.", i = "Leave it out of the formula."), call = call)
+      ncam_abort(c("{label} {.field {s}} is entirely {.code NA}.", i = "Leave it out of the formula."), leave_out = s, call = call)
     }
     plain_double(v)
   })

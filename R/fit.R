@@ -108,7 +108,12 @@
 #'   `bench/unit_known_coverage.R` in the source repository; 91 % on PurpleAir's later days,
 #'   `bench/unit_offsets.R` in the source repository); [calibrate()] with later reference rows
 #'   recalibrates them, as far as those rows are like the days to come. Needs reference readings at
-#'   3 or more units, some with two or more rows; `newdata` then needs the column. The offsets are
+#'   3 or more units, with 20 degrees of freedom for the noise of a unit's mean: 20 reference rows
+#'   beyond the first of each unit, not counting rows that repeat another of their unit in every
+#'   column the model reads (checked before training). On fewer the noise swings by chance (on 1
+#'   degree, one fit in 10 takes it for under a 60th of what it is) and every offset comes out
+#'   unshrunk with a tiny `offset_sd`; 20 keep its relative error near 0.32, as for the longer
+#'   blocks. `newdata` then needs the column. The offsets are
 #'   in `fit$unit_offsets`, tabled by `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not
 #'   by `logLik()`.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
@@ -242,7 +247,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
   check_training_rows(rows, sum(usable))
-  check_unit(unit, reference, sensors, data, c(rows$train, rows$validation))
+  check_unit(unit, reference, sensors, data, c(rows$train, rows$validation), readings, design$x)
   if (!is.null(reference)) check_reference_training_rows(readings, rows, reference)
   warn_two_sensors(sensors, reference, call = NULL)  # once the arguments have passed their checks
   design <- drop_unused_levels(design, rows$train, call = NULL)

@@ -217,25 +217,31 @@ nobs.ncam <- function(object, ...) check_ncam(object)$nobs
 #' @export
 fitted.ncam <- function(object, newdata, ...) {
   check_dots_empty_hinted()
-  if (missing(newdata)) newdata <- fitting_data(object)
-  post <- ncam_posterior(object, newdata, heads = FALSE)
-  warn_rows_missing_covariates(post)
-  ncam_untransform(object, post$mu)
+  from_fit <- missing(newdata)
+  if (from_fit) newdata <- fitting_data(object)
+  in_words_of_fit_data(object = object, from_fit = from_fit, {
+    post <- ncam_posterior(object, newdata, heads = FALSE)
+    warn_rows_missing_covariates(post)
+    ncam_untransform(object, post$mu)
+  })
 }
 
 #' @rdname ncam-methods
 #' @export
 residuals.ncam <- function(object, newdata, ...) {
   check_dots_empty_hinted()
-  if (missing(newdata)) newdata <- fitting_data(object)
-  newdata <- match_units(object, newdata)
-  post <- ncam_posterior(object, newdata)
-  warn_rows_missing_covariates(post)
-  if (!is.null(object$reference) && object$reference %in% names(newdata)) {
-    # The reference against the estimate from the low-cost sensors, which leaves it out.
-    post$b[, object$reference] <- new_reference_readings(newdata, object$reference, object$transform)
-  }
-  sensor_residuals(post)
+  from_fit <- missing(newdata)
+  if (from_fit) newdata <- fitting_data(object)
+  in_words_of_fit_data(object = object, from_fit = from_fit, {
+    newdata <- match_units(object, newdata)
+    post <- ncam_posterior(object, newdata)
+    warn_rows_missing_covariates(post)
+    if (!is.null(object$reference) && object$reference %in% names(newdata)) {
+      # The reference against the estimate from the low-cost sensors, which leaves it out.
+      post$b[, object$reference] <- new_reference_readings(newdata, object$reference, object$transform)
+    }
+    sensor_residuals(post)
+  })
 }
 
 #' @rdname ncam-methods

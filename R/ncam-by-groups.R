@@ -226,7 +226,8 @@ shown_labels <- function(keys, most = 5L, beside = NULL) {
 is_plain_double <- function(v) is.double(v) && !is.object(v)
 
 # For each key column whose type in newdata differs from the fit's, a bullet saying so and how
-# to convert it (text and factors compare by their labels, so they count as one type).
+# to convert it (text and factors compare by their labels, so they count as one type). Text
+# that does not read as numbers ("site1") has no conversion to the fit's numbers: it would be NA.
 key_type_hints <- function(groups, keys, arg = "newdata") {
   hints <- character()
   for (col in names(keys)) {
@@ -234,9 +235,17 @@ key_type_hints <- function(groups, keys, arg = "newdata") {
     given <- key_type(keys[[col]])
     # A column of NA alone (read as logical) has no type to convert: match_groups() names its keys as missing.
     if (all(is.na(keys[[col]])) || fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
-    conversion <- key_conversion(groups[[col]], keys[[col]], col)
+    text <- if (given %in% c("text", "factor")) unique(as.character(keys[[col]][!is.na(keys[[col]])]))
+    not_numbers <- text[is.na(suppressWarnings(as.numeric(text)))]
+    advice <- if (fitted == "number" && length(not_numbers)) {
+      sprintf(": its text (such as %s) does not read as numbers; write the keys as numbers, as `object` has them (such as %s), or fit the groups again with these keys",
+              encodeString(not_numbers[1], quote = "\""), as.character(groups[[col]][1]))
+    } else {
+      conversion <- key_conversion(groups[[col]], keys[[col]], col)
+      if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`")
+    }
     hint <- sprintf("Column `%s` is %s in `%s` but %s in `object`%s.", col, key_type_name(given), arg,
-                    key_type_name(fitted), if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`"))
+                    key_type_name(fitted), advice)
     hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
   }
   hints

@@ -204,8 +204,16 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
       warning(w)
       invokeRestart("muffleWarning")
     },
-    error = function(e) ncam_abort("Could not fit group {task$label}.", parent = e, call = NULL)
+    error = function(e) ncam_abort("Could not fit group {task$label}.", parent = group_error_hint(e), call = NULL)
   )
+}
+
+# An error whose fix for ncam() is to leave a column out of the formula (its field `leave_out`):
+# under ncam_by() that would drop the column for every group, where one group lacks it.
+group_error_hint <- function(e) {
+  if (is.null(e$leave_out)) return(e)
+  e$body <- c(i = cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} and a formula without {.field {e$leave_out}}."))
+  e
 }
 
 #' Predictions and augmented data from fits by group

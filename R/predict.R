@@ -148,18 +148,21 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
     ncam_abort(c("{.code use_reference = TRUE} folds reference readings into the estimate, and this model was fitted without a reference.",
                  i = "Leave {.arg use_reference} out, or fit with {.code reference = }."))
   }
-  if (missing(newdata)) newdata <- fitting_data(object)
+  from_fit <- missing(newdata)
+  if (from_fit) newdata <- fitting_data(object)
   if (interval == "prediction" && is.null(object$anchor)) {
     ncam_abort(c("{.code interval = \"prediction\"} is an interval for a reading of the anchor instrument, and this model has no anchor.",
                  i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
   }
-  post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
-                         use_reference = use_reference, extrapolation = TRUE)
-  if (interval == "prediction") {
-    post$var_pred <- post$var_post + anchor_noise_variance(object, post)
-  }
-  multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
-  posterior_table(object, post, multiplier)
+  in_words_of_fit_data(object = object, from_fit = from_fit, {
+    post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
+                           use_reference = use_reference, extrapolation = TRUE)
+    if (interval == "prediction") {
+      post$var_pred <- post$var_post + anchor_noise_variance(object, post)
+    }
+    multiplier <- if (interval != "none") stats::qnorm((1 + level) / 2)
+    posterior_table(object, post, multiplier)
+  })
 }
 
 # A level given without an interval would be silently unused (as lm's predict() does). `hint`
@@ -222,9 +225,13 @@ warn_rows_missing_covariates <- function(post) {
 sensor_params <- function(object, newdata, threads = NULL, ...) {
   check_dots_empty_hinted()
   check_ncam(object)
-  if (missing(newdata)) newdata <- fitting_data(object)
-  post <- ncam_posterior(object, newdata, threads, raw = TRUE)  # checks newdata
-  warn_rows_missing_covariates(post)
+  from_fit <- missing(newdata)
+  if (from_fit) newdata <- fitting_data(object)
+  post <- in_words_of_fit_data(object = object, from_fit = from_fit, {
+    post <- ncam_posterior(object, newdata, threads, raw = TRUE)  # checks newdata
+    warn_rows_missing_covariates(post)
+    post
+  })
   n <- length(post$mu)
   sensors <- model_sensors(object)
   tibble::tibble(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),

@@ -318,19 +318,32 @@ with_conditions_edited <- function(expr, edit, errors = FALSE) {
       invokeRestart("muffleWarning")
     },
     message = function(m) {
-      message(edit(m))
+      signal_message(edit(m))
       invokeRestart("muffleMessage")
     },
     error = resignal_error
   )
 }
 
+# A message condition signalled again and, unless muffled, printed. message() prints its text as
+# it is, but cli and rlang keep theirs without the final newline, which rlang adds in printing:
+# given to message(), the next output ran onto its line.
+signal_message <- function(m) {
+  if (!inherits(m, "rlang_message")) return(message(m))
+  withRestarts({
+    signalCondition(m)
+    cat(conditionMessage(m), "\n", sep = "", file = stderr())
+  }, muffleMessage = function() NULL)
+  invisible()
+}
+
 # predict() and its helpers call the rows they read `newdata`: their errors, warnings and
-# messages are given again naming `arg`, the argument the user passed the rows as, classes and
-# fields kept. With `in_code`, also `newdata$opc` in a hint's code (`arg` is then a data frame).
-in_words_of <- function(expr, arg, in_code = TRUE) {
+# messages are given again naming `arg`, the argument the user passed the rows as (or `words`),
+# classes and fields kept. With `in_code`, also `newdata$opc` in a hint's code (`arg` is then a
+# data frame).
+in_words_of <- function(expr, arg, in_code = TRUE, words = paste0("`", arg, "`")) {
   renamed <- function(text) {
-    text <- gsub("`newdata`", paste0("`", arg, "`"), text, fixed = TRUE)
+    text <- gsub("`newdata`", words, text, fixed = TRUE)
     if (in_code) gsub("newdata$", paste0(arg, "$"), text, fixed = TRUE) else text
   }
   with_conditions_edited(expr, function(cnd) {
@@ -338,4 +351,14 @@ in_words_of <- function(expr, arg, in_code = TRUE) {
     if (is.character(cnd$body)) cnd$body[] <- renamed(cnd$body)  # the bullets of an rlang error
     cnd
   }, errors = TRUE)
+}
+
+# Without `newdata`, predict(), fitted() and the like read the data the model was fitted to
+# (when `from_fit`): their conditions name that data, `d` of ncam(data = d), not the `newdata`
+# the user did not give.
+in_words_of_fit_data <- function(expr, object, from_fit = TRUE) {
+  if (!from_fit) return(expr)
+  data <- object$call$data
+  if (!is.symbol(data)) return(in_words_of(expr, "data", words = "the fit's data"))
+  in_words_of(expr, as.character(data), words = sprintf("`%s` (the fit's data)", as.character(data)))
 }

@@ -92,7 +92,7 @@ check_sensor_readings <- function(v, sensor, call) {
 check_not_constant <- function(v, sensor, call) {
   if (length(v) >= 2L && all(v == v[1])) {
     ncam_abort(c("Sensor column {.field {sensor}} reads {signif(v[1], 6)} on every training row: a constant carries no information about the true value.",
-                 i = "Leave it out of the formula (a stuck or disconnected sensor?)."), call = call)
+                 i = "Leave it out of the formula (a stuck or disconnected sensor?)."), leave_out = sensor, call = call)
   }
 }
 

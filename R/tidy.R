@@ -151,17 +151,16 @@ glance.ncam <- function(x, ...) {
 augment.ncam <- function(x, newdata, interval = c("none", "credible", "prediction"),
                          level = 0.9, use_reference = FALSE, threads = NULL, ...) {
   check_dots_empty_hinted(augment_data_hint)
-  if (missing(newdata)) newdata <- fitting_data(x)
+  from_fit <- missing(newdata)
+  if (from_fit) newdata <- fitting_data(x)
   check_data_frame(newdata, "newdata")
   interval <- match_choice(interval, c("none", "credible", "prediction"), "interval")
   check_level(level)
-  pred <- if (interval == "none") {
-    if (!missing(level)) warn_level_without_interval()
-    stats::predict(x, newdata, use_reference = use_reference, threads = threads)
-  } else {
-    stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference,
-                   threads = threads)
-  }
+  if (interval == "none" && !missing(level)) warn_level_without_interval()
+  pred <- in_words_of_fit_data(object = x, from_fit = from_fit, {
+    if (interval == "none") stats::predict(x, newdata, use_reference = use_reference, threads = threads) else
+      stats::predict(x, newdata, interval = interval, level = level, use_reference = use_reference, threads = threads)
+  })
   bind_predictions(newdata, pred, x)
 }
 

@@ -70,13 +70,17 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   unit_of_row <- units[labelled][keep]
   check_offset_units(unit_of_row, unit, call)
   warn_units_out_of_time_order(data, labelled[keep], unit_of_row, unit, call)
-  shrunk <- shrunk_offsets(difference, unit_of_row)
+  shrunk <- shrunk_offsets(difference, unit_of_row, call)
   names(shrunk$table)[1] <- unit
   c(list(unit = unit), shrunk)
 }
 
-# Reference rows at min_offset_units or more units, and some unit with two of them.
-check_offset_units <- function(unit_of_row, unit, call) {
+# Reference rows at min_offset_units or more units, and min_block_degrees degrees of freedom
+# for the noise of a unit's mean: the rows beyond the first of each unit, less those `repeated`
+# (a copy of another row of its unit in every column the model reads gives the same
+# difference, so no noise to tell). A variance on fewer swings by chance (on 1, a chance-small
+# one in 10 tries is under a 60th of the truth) and makes every offset over-confident.
+check_offset_units <- function(unit_of_row, unit, call, repeated = rep(FALSE, length(unit_of_row))) {
   unit_names <- unique(unit_of_row)
   if (length(unit_names) < min_offset_units) {
     have <- paste(length(unit_names), if (length(unit_names) == 1L) "has" else "have")
@@ -86,6 +90,14 @@ check_offset_units <- function(unit_of_row, unit, call) {
   if (length(unit_of_row) == length(unit_names)) {
     ncam_abort(c("{.arg unit}: every unit of {.field {unit}} has a single reference row, which leaves nothing to tell a unit's offset from the noise of its rows.",
                  i = "Give some units two or more reference rows, or leave {.arg unit} out."), call = call)
+  }
+  degrees <- sum(!repeated) - length(unit_names)
+  n_repeated <- sum(repeated)
+  if (degrees < min_block_degrees) {
+    ncam_abort(c("{.arg unit}: the reference rows at the units of {.field {unit}} leave {degrees} degree{?s} of freedom (rows beyond the first of each unit) to estimate the noise of a unit's mean; it needs {min_block_degrees}, or a chance-small noise makes the offsets and their {.field offset_sd} over-confident.",
+                 "!" = if (n_repeated) "{n_repeated} of the reference rows repeat{?s/} another row of {?its/their} unit in every column the model reads (duplicated rows): {?it gives/they give} the same difference, no noise to tell.",
+                 i = if (n_repeated) "Remove the repeated rows (such as with {.fn unique}).",
+                 i = "Give more units two or more reference rows (a longer co-location), or leave {.arg unit} out."), call = call)
   }
 }
 
@@ -121,7 +133,7 @@ warn_units_out_of_time_order <- function(data, rows, unit_of_row, unit, call) {
 # is the long-run variance per row (block_variance()) over its rows, at most the variance of
 # one row: the model's error at a unit wanders over days and weeks, which a lag-1
 # autocorrelation does not see. tau2, the variance between units: between_unit_variance().
-shrunk_offsets <- function(difference, unit_of_row) {
+shrunk_offsets <- function(difference, unit_of_row, call = parent.frame()) {
   unit_names <- unique(unit_of_row)
   code <- match(unit_of_row, unit_names)
   ordered <- order(code, seq_along(code))
@@ -130,6 +142,12 @@ shrunk_offsets <- function(difference, unit_of_row) {
   n <- tabulate(code, length(unit_names))
   means <- as.vector(rowsum(difference, code, reorder = TRUE)) / n
   long_run <- block_variance(difference, code, n, means)
+  # A noise of 0 would take every mean for exact: weights 1 / 0, and tau2 NaN.
+  if (isTRUE(long_run$variance == 0)) {
+    ncam_abort(c("The noise of the unit offsets cannot be estimated: the difference between the reference and the estimate does not vary within any unit.",
+                 i = "Rows repeated within units (the same readings and covariates) give the same difference: remove them (such as with {.fn unique}), or leave {.arg unit} out."),
+               call = call)
+  }
   # Centring on each unit's mean takes its noise out of the squares: add it back.
   row_variance <- (sum((difference - means[code])^2) + length(n) * long_run$variance) / length(difference)
   noise <- if (is.finite(long_run$variance)) pmin(long_run$variance / n, row_variance) else rep(Inf, length(n))
@@ -209,8 +227,10 @@ block_variance <- function(difference, code, n, means) {
 }
 
 # `unit` needs reference readings at enough units among `rows` (the training and validation
-# rows), and is neither a sensor nor the reference.
-check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame()) {
+# rows), and is neither a sensor nor the reference. `readings` (the reference's too) and the
+# covariate columns `x` are what the model reads: rows of a unit alike in all of them are alike
+# in their differences too.
+check_unit <- function(unit, reference, sensors, data, rows, readings, x, call = parent.frame()) {
   if (is.null(unit)) return(invisible())
   check_columns(data, unit, "unit", call = call)
   if (is.null(reference)) {
@@ -221,9 +241,11 @@ check_unit <- function(unit, reference, sensors, data, rows, call = parent.frame
     ncam_abort("{.arg unit} column {.field {unit}} is a sensor or the reference, not a column telling units apart.",
                call = call)
   }
-  units <- unit_values(data, unit, "data", call)[rows]
-  # Checked before training, on the rows with a reference reading and a unit.
-  check_offset_units(units[!is.na(data[[reference]][rows]) & !is.na(units)], unit, call)
+  units <- unit_values(data, unit, "data", call)
+  # Checked before training, on the co-location rows with a unit, which the offsets read.
+  labelled <- rows[colocated_rows(readings, reference)[rows] & !is.na(units[rows])]
+  repeated <- labelled %in% repeated_rows(c(list(units), readings, x), labelled)
+  check_offset_units(units[labelled], unit, call, repeated)
 }
 
 # The column `unit` of `data` (table `arg`), one value per row as it is (sensor_drift() keeps

@@ -245,6 +245,13 @@ test_that("a group's errors, warnings and messages name the group, classes kept"
   cal_rows <- d[601:800, ]
   cal_rows$ref[cal_rows$site == "north"][1:7] <- NA
   expect_message(calibrate(fits, cal_rows), "Group site = north: 7 rows of `data` without a reference value")
+  # Printed, it ends its line as calibrate() of the group's fit does: the next output starts a line.
+  printed <- capture.output(type = "message", {
+    calibrate(fits, cal_rows)
+    message("next")
+  })
+  expect_identical(printed[length(printed)], "next")
+  expect_match(printed[length(printed) - 1L], "are left out of the calibration.$")
   cal_rows$ref[cal_rows$site == "south"] <- NA
   expect_error(suppressMessages(calibrate(fits, cal_rows)), "Could not calibrate group site = south")
   # A group's error about its rows names calibrate()'s `data`.

@@ -130,6 +130,17 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   # A Date is a number of days underneath; the number does not find the day's group.
   msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
   expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
+  # Number keys given as text: converted when the text reads as numbers, not when it is a name.
+  by_site <- short_fit(ncam_by(by_formula, by_fixture(), by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  as_text <- transform(by_fixture(), site = as.character(site))
+  msg <- flat(expect_error(stats::predict(by_site, as_text), "No row of `newdata` belongs"))
+  expect_match(msg, "`site` is text in `newdata` but a number in `object`: convert it with `as.numeric(as.character(site))`", fixed = TRUE)
+  expect_identical(stats::predict(by_site, within(as_text, site <- as.numeric(as.character(site)))), stats::predict(by_site, by_fixture()))
+  named <- transform(by_fixture(), site = paste0("site", site))
+  msg <- flat(expect_error(stats::predict(by_site, named), "No row of `newdata` belongs"))
+  expect_match(msg, "`site` is text in `newdata` but a number in `object`: its text (such as \"site2\") does not read as numbers; write the keys as numbers, as `object` has them (such as 1), or fit the groups again with these keys.",
+               fixed = TRUE)
+  expect_no_match(msg, "as.numeric", fixed = TRUE)
   # Some rows of an unknown day: their key, as a date, in the warning.
   new <- toy[toy$site == 1, ]
   new$day[2] <- as.Date("2023-05-06")
@@ -230,6 +241,39 @@ test_that("arguments that pass the checks reach each group's fit unchanged", {
       expect_identical(fits$fit[[k]]$n_validation, alone$n_validation)
     }
   }
+})
+
+test_that("a column one group lacks: the hint keeps it for the other groups", {
+  # ncam()'s hint, to leave the column out of the formula, would drop it for every group.
+  toy <- by_fixture()
+  toy$sensor_2[toy$site == 2] <- NA
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  err <- expect_error(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
+                      "Could not fit group site = 2", class = "ncam_error")
+  msg <- flat(err)
+  expect_match(msg, "Sensor column sensor_2 is entirely \"NA\".", fixed = TRUE)
+  expect_match(msg, "Leaving sensor_2 out of `formula` would drop it for every group: give `errors = \"skip\"` to fit the other groups, and fit this group on its own with `ncam()` and a formula without sensor_2.",
+               fixed = TRUE)
+  expect_no_match(msg, "Leave it out of the formula")
+  # A covariate all NA in one group, and a sensor stuck at one value, alike.
+  no_x1 <- by_fixture()
+  no_x1$x1[no_x1$site == 1] <- NA
+  expect_match(flat(expect_error(short_fit(ncam_by(by_formula, no_x1, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
+                                 "Could not fit group site = 1")),
+               "Covariate x1 is entirely \"NA\". i Leaving x1 out of `formula` would drop it for every group")
+  stuck <- by_fixture()
+  stuck$sensor_0[stuck$site == 1] <- 5
+  expect_match(flat(expect_error(short_fit(ncam_by(by_formula, stuck, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
+                                 "Could not fit group site = 1")),
+               "Leaving sensor_0 out of `formula` would drop it for every group")
+  # Following the hint: the other group fits, and this one without the sensor.
+  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L, errors = "skip"),
+                           classes = c("ncam_warning_group_not_fitted", "ncam_warning_not_converged"))
+  expect_null(fits$fit[[2]])
+  expect_s3_class(fits$fit[[1]], "ncam")
+  alone <- short_fit(ncam(sensor_0 + sensor_1 ~ x1, toy[toy$site == 2, ], hidden = 4L, epochs = 2L, seed = 1, threads = 1L),
+                     also = "ncam_warning_two_sensors")
+  expect_identical(alone$sensors, c("sensor_0", "sensor_1"))
 })
 
 test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA", {

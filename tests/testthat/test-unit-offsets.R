@@ -270,6 +270,24 @@ test_that("predict() adds each unit's offset and its variance; an unknown unit g
   expect_lt(rmse(predict(fit, later)$.pred), 0.7 * rmse(predict(pooled, later)$.pred))
 })
 
+test_that("without newdata, the warning about units without an offset names the fit's data", {
+  # Site f was never beside the reference: its rows of the fit's own data get no offset.
+  sites <- unit_sites_data(site_bias = c(a = -3, b = -1, c = 0, d = 1.5, e = 3, f = 0))
+  sites$ref[sites$site == "f"] <- NA
+  fit <- short_fit(ncam(s1 + s2 ~ rh, sites, reference = "ref", unit = "site", hidden = 8L, epochs = 20L, learn_rate = 0.01,
+                        seed = 1, threads = 1), also = "ncam_warning_clamp")
+  said <- "^240 rows of `sites` \\(the fit's data\\) have 1 unit of site without reference rows in the fit \\(\"f\"\\)"
+  for (method in list(predict, fitted, residuals, augment)) {
+    w <- expect_warning(method(fit), said, class = "ncam_warning_unknown_unit")
+    expect_no_match(conditionMessage(w), "newdata")
+  }
+  # Given as newdata, they are newdata's rows, as before.
+  expect_warning(predict(fit, sites), "^240 rows of `newdata` have", class = "ncam_warning_unknown_unit")
+  # A fit whose data is no name (a call) says the fit's data.
+  fit$call$data <- quote(sites[seq_len(nrow(sites)), ])
+  expect_warning(fitted(fit), "^240 rows of the fit's data have", class = "ncam_warning_unknown_unit")
+})
+
 test_that("a reference in other units than the sensors gives offsets in the estimate's units", {
   skip_if_not_installed("units")
   d <- unit_sites_data()
@@ -296,6 +314,55 @@ test_that("unit needs a reference, reference rows at 3 or more units, and a colu
   two <- d
   two$ref[two$site %in% c("c", "d", "e")] <- NA
   expect_error(unit_fit(two, unit = "site"), "3 or more units of site to tell how much units differ; only 2 have them")
+})
+
+test_that("the noise of a unit's mean needs 20 degrees of freedom, repeated rows not counted", {
+  # Reference rows on the first days of each of the 5 sites: the noise of a unit's mean rests
+  # on the rows beyond each site's first, sum(n) - 5 degrees of freedom.
+  colocated <- function(n) {
+    d <- unit_sites_data(days = 40)
+    d$ref[d$day > n[match(d$site, letters[1:5])]] <- NA
+    d
+  }
+  fit <- unit_fit(colocated(c(5, 5, 5, 5, 5)), unit = "site")
+  expect_identical(sum(fit$unit_offsets$table$n) - 5L, 20L)
+  expect_error(unit_fit(colocated(c(5, 5, 5, 5, 4)), unit = "site"),
+               "the reference rows at the units of site leave 19 degrees of freedom .* it needs 20", class = "ncam_error")
+  # One pair at one site beside single rows elsewhere: a single degree of freedom, whose chance-small
+  # variance left every offset unshrunk with an offset_sd near 0.
+  pair <- unit_sites_data(days = 40, site_bias = stats::setNames(seq(-3, 3, length.out = 21), paste0("s", 1:21)))
+  pair$ref[pair$day > ifelse(pair$site == "s1", 2, 1)] <- NA
+  expect_error(unit_fit(pair, unit = "site"), "leave 1 degree of freedom", class = "ncam_error")
+  # A row copied at a unit tells no noise: 20 rows beyond the first, 19 of them distinct.
+  copied <- colocated(c(5, 5, 5, 5, 5))
+  copied[copied$site == "e" & copied$day == 5, c("rh", "s1", "s2", "ref")] <- copied[copied$site == "e" & copied$day == 4, c("rh", "s1", "s2", "ref")]
+  err <- expect_error(unit_fit(copied, unit = "site"), "leave 19 degrees of freedom", class = "ncam_error")
+  expect_match(conditionMessage(err), "1 of the reference rows repeats another row of its unit in every column the model reads")
+})
+
+test_that("reference rows that repeat within every unit are an error before training, not a crash after it", {
+  # 30 units with one reference row each, and one row copied: the copy's difference is the
+  # original's, so the noise of the units' means would be 0 (if (tau2 > 0) on NaN, before).
+  d <- as.data.frame(simulate_colocation(days = 20, sites = 1, colocation = 20, seed = 7))
+  d$unit <- rep(1:30, length.out = nrow(d))
+  first <- match(1:30, d$unit)
+  d$ref[-first] <- NA
+  d2 <- rbind(d, d[first[1], ])
+  d2 <- d2[order(d2$unit, d2$date), ]
+  expect_warning(err <- expect_error(ncam(pa_a + pa_b + opc ~ rh + temperature, data = d2, reference = "ref", unit = "unit",
+                                          hidden = 8, epochs = 30, seed = 1, threads = 1),
+                                     "leave 0 degrees of freedom", class = "ncam_error"),
+                 class = "ncam_warning_repeated_rows")
+  expect_match(conditionMessage(err), "1 of the reference rows repeats another row of its unit")
+  expect_match(conditionMessage(err), "Remove the repeated rows")
+})
+
+test_that("differences that do not vary within any unit are an error, not a crash", {
+  # Each unit's differences the same on all its rows: the noise of their means would be 0, and
+  # weights of 1 / 0 made tau2 NaN (if (tau2 > 0) failed, before).
+  expect_error(ncam:::shrunk_offsets(rep(c(1, 2, 3), each = 10), rep(1:3, each = 10)),
+               "The noise of the unit offsets cannot be estimated: the difference between the reference and the estimate does not vary within any unit",
+               class = "ncam_error")
 })
 
 test_that("intervals of known units are not too narrow for new reference readings", {
