@@ -251,7 +251,7 @@ test_that("a column one group lacks: the hint keeps it for the other groups", {
   err <- expect_error(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
                       "Could not fit group site = 2", class = "ncam_error")
   msg <- flat(err)
-  expect_match(msg, "Sensor column sensor_2 is entirely \"NA\".", fixed = TRUE)
+  expect_match(msg, "Sensor column sensor_2 is entirely `NA`.", fixed = TRUE)
   expect_match(msg, "Leaving sensor_2 out of `formula` would drop it for every group: give `errors = \"skip\"` to fit the other groups, and fit this group on its own with `ncam()` and a formula without sensor_2.",
                fixed = TRUE)
   expect_no_match(msg, "Leave it out of the formula")
@@ -260,7 +260,7 @@ test_that("a column one group lacks: the hint keeps it for the other groups", {
   no_x1$x1[no_x1$site == 1] <- NA
   expect_match(flat(expect_error(short_fit(ncam_by(by_formula, no_x1, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
                                  "Could not fit group site = 1")),
-               "Covariate x1 is entirely \"NA\". i Leaving x1 out of `formula` would drop it for every group")
+               "Covariate x1 is entirely `NA`. i Leaving x1 out of `formula` would drop it for every group")
   stuck <- by_fixture()
   stuck$sensor_0[stuck$site == 1] <- 5
   expect_match(flat(expect_error(short_fit(ncam_by(by_formula, stuck, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),

@@ -1,0 +1,126 @@
+# Gross outliers (spikes): the screen of ncam() and of predict(), and its warnings.
+
+# Gross outliers: a reading further than `threshold` robust spreads (its sensor's MAD) from its
+# sensor's median AND from where the row's other sensors put it (their median standardised
+# value) is a spike, not the air: every sensor sees a real pollution event. A reading with no
+# other sensor in its row must be `alone_factor` times further out. Such readings are set to NA.
+# The medians and spreads (`scales`) are those of the training rows, kept by the fit so that
+# predict() screens new readings by the same rule. Returns the screened readings, the spike
+# rows and their count per sensor, and the scales.
+spike_scales <- function(readings, rows) {
+  list(centre = vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1)),
+       spread = vapply(readings, function(v) robust_spread(v[rows]), numeric(1)))
+}
+screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20) {
+  counts <- stats::setNames(integer(length(readings)), names(readings))
+  spikes <- stats::setNames(vector("list", length(readings)), names(readings))
+  centre <- scales$centre
+  spread <- scales$spread
+  usable <- names(readings)[names(readings) %in% names(spread)]
+  usable <- usable[is.finite(spread[usable]) & spread[usable] > 0]
+  # A reading is judged against its row's other sensors: without two, or a threshold, nothing is.
+  if (!is.finite(threshold) || length(usable) < 2L) usable <- character(0)
+  standardised <- function(s, at) (readings[[s]][at] - centre[[s]]) / spread[[s]]
+  for (k in seq_along(usable)) {
+    # Only readings beyond the threshold from their own median can be spikes: the row's other
+    # sensors are looked at for those alone (predict() screens every new row). They are found
+    # by the readings' bounds, a hair wider than the threshold so that rounding loses none;
+    # the standardised test decides. `rows` of full length are every row, in order.
+    s <- usable[k]
+    reach <- max(0, threshold * spread[[s]] * (1 - 1e-9) - 4 * .Machine$double.eps * abs(centre[[s]]))
+    values <- if (length(rows) == length(readings[[s]])) readings[[s]] else readings[[s]][rows]
+    candidates <- rows_outside(values, centre[[s]] - reach, centre[[s]] + reach)
+    z_k <- standardised(s, rows[candidates])
+    beyond <- abs(z_k) > threshold
+    candidates <- candidates[beyond]
+    z_k <- z_k[beyond]
+    if (!length(candidates)) next
+    others <- vapply(usable[-k], standardised, numeric(length(candidates)), at = rows[candidates])
+    dim(others) <- c(length(candidates), length(usable) - 1L)
+    # The median of one or two values is their mean; apply() only for three or more.
+    consensus <- if (ncol(others) <= 2L) rowMeans(others, na.rm = TRUE) else
+      apply(others, 1L, stats::median, na.rm = TRUE)
+    # Alone in its row, a reading is a spike only far beyond any pollution event.
+    alone <- is.na(consensus)
+    spike <- which((!alone & abs(z_k - consensus) > threshold) | (alone & abs(z_k) > alone_factor * threshold))
+    spikes[[usable[k]]] <- rows[candidates[spike]]
+  }
+  for (s in usable) {
+    if (length(spikes[[s]])) {
+      readings[[s]][spikes[[s]]] <- NA_real_
+      counts[[s]] <- length(spikes[[s]])
+    }
+  }
+  list(readings = readings, counts = counts, rows = spikes, scales = scales)
+}
+
+# Readings in the model scale screened as read: on log readings a code of 9999 among readings
+# near 10 sits about 7 log units out, inside 50 robust spreads of log levels (about 0.6 each),
+# where as read it is thousands of spreads out. A log fit so screens what the same data would
+# lose without the transform. The scales are kept `on` the readings as read.
+screen_readings <- function(readings, rows, threshold, transform, scales = NULL) {
+  as_read <- if (identical(transform, "log")) lapply(readings, exp) else readings
+  screened <- if (is.null(scales)) screen_spikes(as_read, rows, threshold) else screen_spikes(as_read, rows, threshold, scales)
+  for (s in names(screened$rows)) readings[[s]][screened$rows[[s]]] <- NA_real_
+  screened$readings <- readings
+  screened$scales$on <- "readings"
+  screened
+}
+
+# New readings screened by the fit's rule and training scales (fits made before the scales were
+# kept are not screened; those made before they were kept as read hold them in the model scale),
+# with one warning naming the sensors and rows.
+screen_new_spikes <- function(object, readings, call) {
+  threshold <- object$settings$control$screen_outliers
+  if (is.null(object$spike_scales) || is.null(threshold) || length(readings[[1]]) == 0L) return(readings)
+  transform <- if (is.null(object$spike_scales$on)) "none" else object$transform
+  screened <- screen_readings(readings, seq_along(readings[[1]]), threshold, transform, object$spike_scales)
+  hit <- names(screened$counts)[screened$counts > 0L]
+  if (length(hit)) {
+    # The rows go with the warning, for predict() on parts (groups, chunks) to number them.
+    rows <- screened$rows[hit]
+    shown <- lapply(rows, function(r) input_rows(utils::head(r, 5L)))
+    warn_new_spikes(lengths(rows), shown, threshold, "{.arg newdata}", call, rows = rows)
+  }
+  screened$readings
+}
+
+# The warning about new readings screened as spikes: their number per sensor (`counts`) and the
+# rows to name per sensor (`shown`, numbers or text such as "5 of a.csv").
+warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, rows = NULL) {
+  where <- vapply(names(counts), function(s) {
+    more <- if (counts[[s]] > length(shown[[s]])) sprintf(" and %d more", counts[[s]] - length(shown[[s]])) else ""
+    paste0(s, " (", if (counts[[s]] == 1L) "row " else "rows ", toString(shown[[s]]), more, ")")
+  }, "")
+  total <- sum(counts)
+  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}."),
+                  i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
+                  i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
+                class = c("ncam_warning_spikes", "ncam_warning"), call = call, rows = rows, threshold = threshold)
+}
+
+warn_spikes <- function(counts, threshold, call) {
+  if (!any(counts > 0L)) return(invisible(NULL))
+  hit <- counts[counts > 0L]
+  cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers ({paste0(names(hit), ': ', hit, collapse = ', ')}): each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
+                  i = "They are treated as missing. {.code control = ncam_control(screen_outliers = Inf)} keeps them."),
+                class = c("ncam_warning_spikes", "ncam_warning"), call = call)
+}
+
+# Readings the default screen would leave out, kept by a fit screened more leniently (`threshold`
+# Inf turns screening off): said once, naming sensors and rows, as a few spikes of a fault can
+# inflate a sensor's noise and every interval many times over (bench/spikes.R).
+warn_spikes_kept <- function(readings, rows, threshold, transform, call = NULL) {
+  default <- formals(ncam_control)$screen_outliers
+  if (threshold <= default) return(invisible(NULL))
+  spikes <- Filter(length, screen_readings(readings, rows, default, transform)$rows)
+  if (!length(spikes)) return(invisible(NULL))
+  where <- vapply(names(spikes), function(s) {
+    more <- if (length(spikes[[s]]) > 5L) sprintf(" and %d more", length(spikes[[s]]) - 5L) else ""
+    sprintf("%s (%s %s%s)", s, if (length(spikes[[s]]) == 1L) "row" else "rows", toString(input_rows(utils::head(spikes[[s]], 5L))), more)
+  }, "")
+  n_kept <- sum(lengths(spikes))
+  cli::cli_warn(c("{n_kept} reading{?s} kept that the default screen ({.code screen_outliers = {default}}) leaves out as gross outliers: {paste(where, collapse = '; ')}.",
+                  i = "If they are faults (a -999 code, a stuck channel), they inflate their sensor's noise and every interval: mend them, or fit with the default screen."),
+                class = c("ncam_warning_spikes_kept", "ncam_warning"), call = call)
+}
