@@ -208,11 +208,16 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
   )
 }
 
-# An error whose fix for ncam() is to leave a column out of the formula (its field `leave_out`):
-# under ncam_by() that would drop the column for every group, where one group lacks it.
+# An error whose fix for ncam() is to leave a column out of the formula or out of `reference`
+# (its fields `leave_out` and `leave_out_of`): under ncam_by() that would drop the column for
+# every group, where one group lacks it.
 group_error_hint <- function(e) {
   if (is.null(e$leave_out)) return(e)
-  e$body <- c(i = cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} and a formula without {.field {e$leave_out}}."))
+  e$body <- c(i = if (identical(e$leave_out_of, "reference")) {
+    cli::format_inline("Leaving out {.arg reference} would drop {.field {e$leave_out}} for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} without {.arg reference} (label-free).")
+  } else {
+    cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} and a formula without {.field {e$leave_out}}.")
+  })
   e
 }
 

@@ -9,7 +9,7 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
   if (all(is.na(data[[reference]]))) {
     ncam_abort(c("Reference column {.field {reference}} is never observed: it is {.code NA} on every row.",
                  i = "Check the join that brought it in (its times, keys and time zone: {.fn join_reference} warns when no row paired), or leave {.arg reference} out for a label-free fit."),
-               call = call)
+               leave_out = reference, leave_out_of = "reference", call = call)
   }
   col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
   n_obs <- sum(!is.na(col[[1]]) & n_observed(lapply(sensors, function(s) data[[s]])) > 0L)  # as colocated_rows() counts
@@ -18,7 +18,7 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
     ncam_abort(c("Reference column {.field {reference}} is observed beside the sensors on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
                  i = if (alone > 0) "{alone} more row{?s} read the reference without any sensor reading, which tell{?s/} nothing of its noise.",
                  i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
-               call = call)
+               leave_out = reference, leave_out_of = "reference", call = call)
   }
   col
 }
