@@ -25,10 +25,12 @@
 #'   the others can lie within it and be kept. A few such readings in a `reference` column
 #'   inflate its learned noise, and every interval with it, many times over: look at the
 #'   reference's largest differences from the sensors before fitting, or give a smaller
-#'   `screen_outliers`. Readings are screened as read, also under `transform = "log"`, so a log
-#'   fit leaves out what the same data would lose without the transform (on log readings a
-#'   9999 code would lie within 50 spreads). A reading near 0 is not a spike by this rule, yet
-#'   weighs heavily in a log fit: see `transform` in [ncam()].
+#'   `screen_outliers`. Readings are screened as read, also under `transform = "log"` (on log
+#'   readings a 9999 code among readings near 10 would lie within 50 spreads); a log fit, for
+#'   sensors that differ by factors, also needs a reading beside others more than 10 times
+#'   where they put it (or below a tenth), so a smoke event's 2000 beside 700 and 250 is kept.
+#'   A reading near 0 is not a spike by this rule, yet weighs heavily in a log fit: see
+#'   `transform` in [ncam()].
 #' @param adapt_threads With `threads` above 1, time batches of the training at `threads` and
 #'   at one thread as the fit goes and use the faster. On a machine where another program
 #'   keeps a core busy, threads that wait for each other at every batch can be several times

@@ -5,13 +5,16 @@
 # value) is a spike, not the air: every sensor sees a real pollution event. A reading with no
 # other sensor in its row must be `alone_factor` times further out. Such readings are set to NA.
 # The medians and spreads (`scales`) are those of the training rows, kept by the fit so that
-# predict() screens new readings by the same rule. Returns the screened readings, the spike
-# rows and their count per sensor, and the scales.
+# predict() screens new readings by the same rule. With `min_ratio`, a reading in a row with
+# other sensors must also be more than `min_ratio` times where they put it (or below 1 /
+# `min_ratio` of it). Returns the screened readings, the spike rows and their count per sensor,
+# and the scales.
 spike_scales <- function(readings, rows) {
   list(centre = vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1)),
        spread = vapply(readings, function(v) robust_spread(v[rows]), numeric(1)))
 }
-screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20) {
+screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20,
+                          min_ratio = NULL) {
   counts <- stats::setNames(integer(length(readings)), names(readings))
   spikes <- stats::setNames(vector("list", length(readings)), names(readings))
   centre <- scales$centre
@@ -42,7 +45,14 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
       apply(others, 1L, stats::median, na.rm = TRUE)
     # Alone in its row, a reading is a spike only far beyond any pollution event.
     alone <- is.na(consensus)
-    spike <- which((!alone & abs(z_k - consensus) > threshold) | (alone & abs(z_k) > alone_factor * threshold))
+    apart <- !alone & abs(z_k - consensus) > threshold
+    if (!is.null(min_ratio)) {
+      # Where the others put it, as read; at or below 0 they are no measure of a ratio.
+      put <- centre[[s]] + consensus * spread[[s]]
+      ratio <- readings[[s]][rows[candidates]] / put
+      apart <- apart & (is.na(put) | put <= 0 | ratio > min_ratio | ratio < 1 / min_ratio)
+    }
+    spike <- which(apart | (alone & abs(z_k) > alone_factor * threshold))
     spikes[[usable[k]]] <- rows[candidates[spike]]
   }
   for (s in usable) {
@@ -56,11 +66,16 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
 
 # Readings in the model scale screened as read: on log readings a code of 9999 among readings
 # near 10 sits about 7 log units out, inside 50 robust spreads of log levels (about 0.6 each),
-# where as read it is thousands of spreads out. A log fit so screens what the same data would
-# lose without the transform. The scales are kept `on` the readings as read.
+# where as read it is thousands of spreads out. A log fit is for sensors that differ by factors,
+# which as read at high levels lie many spreads apart (a wildfire's 500 beside 300 and 150), so
+# it also needs the reading more than log_spike_ratio times where the row's others put it: a
+# code or a fault is off by orders of magnitude. The scales are kept `on` the readings as read.
+log_spike_ratio <- 10
 screen_readings <- function(readings, rows, threshold, transform, scales = NULL) {
-  as_read <- if (identical(transform, "log")) lapply(readings, exp) else readings
-  screened <- if (is.null(scales)) screen_spikes(as_read, rows, threshold) else screen_spikes(as_read, rows, threshold, scales)
+  log_fit <- identical(transform, "log")
+  as_read <- if (log_fit) lapply(readings, exp) else readings
+  if (is.null(scales)) scales <- spike_scales(as_read, rows)
+  screened <- screen_spikes(as_read, rows, threshold, scales, min_ratio = if (log_fit) log_spike_ratio)
   for (s in names(screened$rows)) readings[[s]][screened$rows[[s]]] <- NA_real_
   screened$readings <- readings
   screened$scales$on <- "readings"

@@ -96,9 +96,11 @@ test_that("a log fit by group names rows of newdata with readings <= 0", {
   toy <- simulate_toy(n = 400, seed = 1)
   for (s in c("sensor_0", "sensor_1", "sensor_2")) toy[[s]] <- exp(toy[[s]] / 10)
   toy$site <- rep(c("north", "south"), 200)
+  # exp() of the toy's heavy tail puts one south reading of sensor_2 at 1106 beside 6.4 and 14.1,
+  # 46 times where they put it: screened as a spike.
   fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy[1:300, ], by = "site", transform = "log",
                             hidden = 4L, epochs = 3L, seed = 1, threads = 1L),
-                    also = "ncam_warning_clamp")
+                    also = c("ncam_warning_clamp", "ncam_warning_spikes"))
   new <- toy[301:400, ]
   new$sensor_2[c(4, 8)] <- 0  # the south rows 2 and 4
   w <- expect_warning(predict(fits, new), class = "ncam_warning_nonpositive_reading")

@@ -461,6 +461,19 @@ test_that("a log model screens spikes as read, as the same data without the tran
   without$pa_b[2] <- NA
   expect_warning(got <- predict(fits[[1]], with_code), "pa_b \\(row 2\\)", class = "ncam_warning_spikes")
   expect_identical(got, predict(fits[[1]], without))
+  # A smoke event whose sensors differ by factors: as read pa_a lies (2000 - median) / spread
+  # robust spreads out and the others about 46, more than 50 apart, but only 2.7 times where they
+  # put it. Without the transform it is screened; a log fit, for readings that differ by factors,
+  # keeps it.
+  smoke <- list(pa_a = 2000, pa_b = 700, opc = 250)
+  scales <- fits[[1]]$spike_scales
+  z <- (unlist(smoke) - scales$centre[names(smoke)]) / scales$spread[names(smoke)]
+  put <- scales$centre[["pa_a"]] + mean(z[c("pa_b", "opc")]) * scales$spread[["pa_a"]]
+  expect_gt(z[["pa_a"]] - mean(z[c("pa_b", "opc")]), 50)
+  expect_lt(2000 / put, 10)
+  expect_identical(ncam:::screen_readings(smoke, 1L, 50, "none", scales)$rows$pa_a, 1L)
+  expect_length(ncam:::screen_readings(lapply(smoke, log), 1L, 50, "log", scales)$rows$pa_a, 0L)
+  expect_identical(ncam:::screen_readings(list(pa_a = log(9999), pa_b = log(20), opc = log(8)), 1L, 50, "log", scales)$rows$pa_a, 1L)
 })
 
 test_that("a log model refuses infinite and overflowing readings as read, as without the transform", {
