@@ -209,16 +209,27 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
 }
 
 # Predictions for newdata and the rows that have both a finite reference (in `plain`, the
-# plain numbers of newdata) and a fused estimate, with their reference values.
+# plain numbers of newdata) and a fused estimate from at least one sensor reading, with their
+# reference values. A row without a reading has the model's prior, not a measurement: left out
+# as evaluate_fusion() and sensor_performance() leave it out, and counted (`n_prior`).
 reference_rows <- function(source, newdata, plain, reference, call) {
   pred <- source$predict(newdata)
-  usable <- is.finite(plain[[reference]]) & is.finite(pred$.pred)
+  paired <- is.finite(plain[[reference]]) & is.finite(pred$.pred)
+  prior_only <- paired & !is.na(pred$.n_sensors) & pred$.n_sensors == 0L
+  usable <- paired & !prior_only
   if (!any(usable)) {
-    ncam_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate.",
+    ncam_abort("No row of {.arg newdata} has both a reference value in {.field {reference}} and a fused estimate from a sensor reading.",
                call = call)
   }
-  list(pred = pred, usable = usable, n_dropped = sum(!usable), reference = plain[[reference]][usable],
-       group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])
+  list(pred = pred, usable = usable, n_dropped = sum(!paired), n_prior = sum(prior_only),
+       reference = plain[[reference]][usable], group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])
+}
+
+# The caption lines of rows left out of a comparison with the reference.
+left_out_caption <- function(rows) {
+  c(dropped_caption(rows$n_dropped, "pair"),
+    if (rows$n_prior > 0L) sprintf("%s row%s without a sensor reading (the model's prior, not a measurement) not shown.",
+                                   format(rows$n_prior, big.mark = ","), if (rows$n_prior == 1L) "" else "s"))
 }
 
 plot_scatter <- function(source, newdata, plain, reference, call) {
@@ -251,7 +262,7 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
     ggplot2::labs(x = sprintf("Reference (%s)", paste(c(reference, estimate_unit(source$model)), collapse = ", ")),
                   y = with_unit(paste(source$fused_label, "estimate"), estimate_unit(source$model)),
                   title = "Fused estimate against the reference", subtitle = stats_txt,
-                  caption = dropped_caption(rows$n_dropped, "pair")) +
+                  caption = if (length(left_out_caption(rows))) paste(left_out_caption(rows), collapse = "\n")) +
     plot_theme()
 }
 
@@ -295,7 +306,7 @@ plot_coverage <- function(source, newdata, plain, reference, levels, interval, c
                   subtitle = sprintf("%s rows with both a reference value and an estimate",
                                      format(sum(rows$usable), big.mark = ",")),
                   # One sentence per line: the square panel leaves the caption little width.
-                  caption = paste(c("Dashed diagonal: perfect calibration.", dropped_caption(rows$n_dropped, "pair")),
+                  caption = paste(c("Dashed diagonal: perfect calibration.", left_out_caption(rows)),
                                   collapse = "\n")) +
     plot_theme()
 }

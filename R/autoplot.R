@@ -199,14 +199,14 @@ dropped_caption <- function(n_dropped, what = "row") {
   sprintf("%s %s%s with missing values not shown.", format(n_dropped, big.mark = ","), what, plural)
 }
 
-# The caption is placed against the whole figure, not the panel: a panel narrowed by
-# coord_equal() (the coverage plot) would push a long caption off the left edge.
+# Titles and the caption are placed against the whole figure, not the panel: a panel narrowed
+# by coord_equal() (the scatter and coverage plots) would push long ones off the edges.
 plot_theme <- function() {
   ggplot2::theme_bw(base_size = 11) +
     ggplot2::theme(legend.position = "bottom", panel.grid.minor = ggplot2::element_blank(),
                    strip.background = ggplot2::element_rect(fill = "grey95"),
                    plot.caption = ggplot2::element_text(colour = "grey35"),
-                   plot.caption.position = "plot")
+                   plot.title.position = "plot", plot.caption.position = "plot")
 }
 
 # A fit's training and validation NLL per epoch as one long table, epochs without a value left

@@ -156,3 +156,24 @@ test_that("kalman gives the one-step prediction on a row without readings, acros
   expect_equal(out$.pred_sd[at[4]]^2, out$.pred_sd[before_gap]^2 + 6 * p$q, tolerance = 1e-10)
   expect_identical(out$.n_sensors[at], rep(0L, 4))
 })
+
+test_that("the scatter and coverage plots leave out rows without a reading, as evaluate_fusion() does", {
+  empty <- c(4, 9, 10, 250)
+  d <- no_readings_data(empty)
+  d$truth <- rowMeans(d[c("s1", "s4")], na.rm = TRUE)
+  d$truth[empty] <- 20  # a reference beside rows whose estimate is the factor model's prior
+  fit <- fit_method(d, "factor", train = 1:200)
+  pred <- suppressWarnings(predict(fit, d), classes = "ncam_warning_no_readings")
+  measured <- pred$.n_sensors > 0
+  error <- pred$.pred[measured] - d$truth[measured]
+  scatter <- suppressWarnings(ggplot2::autoplot(fit, "scatter", newdata = d, reference = "truth"),
+                              classes = c("ncam_warning_no_readings", "ncam_warning_few_training_rows"))
+  expect_identical(nrow(ggplot2::layer_data(scatter, 2)), sum(measured))
+  expect_match(scatter$labels$subtitle, sprintf("^n = %d, bias = %.3g, RMSE = %.3g,", sum(measured), mean(error),
+                                                 sqrt(mean(error^2))))
+  expect_match(scatter$labels$caption, "4 rows without a sensor reading (the model's prior, not a measurement) not shown.",
+               fixed = TRUE)
+  coverage <- suppressWarnings(ggplot2::autoplot(fit, "coverage", newdata = d, reference = "truth"),
+                               classes = c("ncam_warning_no_readings", "ncam_warning_few_training_rows"))
+  expect_match(coverage$labels$subtitle, sprintf("^%d rows with both", sum(measured)))
+})
