@@ -246,8 +246,8 @@ test_that("arguments that pass the checks reach each group's fit unchanged", {
 test_that("a group without reference readings: the hint keeps the reference for the other groups", {
   d <- as.data.frame(simulate_colocation(days = 6, sites = 2, colocation = 3, seed = 4))
   d$ref[d$site == 2] <- NA
-  err <- expect_error(ncam_by(pa_a + pa_b ~ rh, d, by = "site", reference = "ref", hidden = 4L, epochs = 2L,
-                              seed = 1, threads = 1L),
+  err <- expect_error(short_fit(ncam_by(pa_a + pa_b ~ rh, d, by = "site", reference = "ref", hidden = 4L, epochs = 2L,
+                                        seed = 1, threads = 1L)),
                       "Could not fit group site = 2", class = "ncam_error")
   msg <- gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err)))
   expect_match(msg, "Reference column ref is never observed", fixed = TRUE)
