@@ -78,8 +78,7 @@ log_readings <- function(cols, label, training, call) {
   not_positive <- nonpositive_rows(cols)
   if (length(not_positive)) {
     if (training) abort_nonpositive(not_positive, label, call)
-    details <- nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
-    warn_nonpositive_readings(details, rows = not_positive, call = call)
+    warn_nonpositive_readings(nonpositive_bullets(not_positive), rows = not_positive, call = call)
   }
   lapply(stats::setNames(nm = names(cols)), function(s) {
     v <- cols[[s]]
@@ -102,10 +101,15 @@ check_positive_readings <- function(data, columns, call = parent.frame()) {
 }
 
 abort_nonpositive <- function(not_positive, label, call) {
-  details <- nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
+  details <- nonpositive_bullets(not_positive)
   ncam_abort(c("{.code transform = \"log\"} needs positive readings, but {tolower(label)}{cli::qty(length(not_positive))}{?s} {.field {names(not_positive)}} {?has/have} readings <= 0:",
                stats::setNames(details, rep("*", length(details))),
                i = "Set them to {.code NA} (a missing reading is handled row by row), or fit with {.code transform = \"none\"}."), call = call)
+}
+
+# The bullets of nonpositive_details() for the rows of readings <= 0 per column, numbered as given.
+nonpositive_bullets <- function(not_positive) {
+  nonpositive_details(lengths(not_positive), lapply(not_positive, function(rows) input_rows(utils::head(rows, 5))))
 }
 
 # Per column, its number of readings <= 0 (`counts`, named) and the first of their rows (`shown`,
