@@ -80,9 +80,14 @@ max_calibration_scores <- 1e7
 #' periods), not one.
 #'
 #' Rows with missing covariates are skipped. Rows without any sensor reading
-#' still have a prior-based mean and standard deviation and contribute to
-#' `"mc_model"` and `"split"`, but give no score for `"mc_empirical"` and
-#' `"sensor_anchored"`.
+#' have the model's prior as their estimate, not a measurement: they give no
+#' score for `"split"` (with a message counting them; their scores, of the
+#' prior, would widen the intervals of every measured row), `"mc_empirical"`
+#' and `"sensor_anchored"`, as [evaluate_fusion()] leaves them out. They
+#' contribute to `"mc_model"`, whose scores follow \eqn{|N(0, 1)|}{|N(0, 1)|}
+#' on any row. `predict()` of a calibration still gives such rows an interval,
+#' with the warning of class `ncam_warning_no_readings`: one calibrated on rows
+#' with readings, which says nothing of how often it covers a prior's.
 #'
 #' @section Threshold:
 #' With \eqn{n} calibration rows, \eqn{m} scores per row and
@@ -311,7 +316,14 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   no_prediction <- is.na(post$mu) & scored
   counts <- missing_covariate_counts(object, data, no_prediction)
   by_column <- if (length(counts)) paste0(" (", paste0(names(counts), ": ", counts, collapse = ", "), ")")
-  no_reading <- if (method %in% c("mc_empirical", "sensor_anchored")) sum(post$ok & rowSums(!is.na(post$b)) == 0L) else 0L
+  # A row without a sensor reading has the prior as its estimate: it gives no sensor-based score,
+  # and for "split" its score, of the prior, would widen the intervals of measured rows.
+  without_reading <- post$ok & rowSums(!is.na(post$b)) == 0L & scored
+  if (method == "split") reference_values[without_reading] <- NA
+  no_reading <- if (method == "mc_model") 0L else sum(without_reading)
+  if (method == "split" && no_reading > 0L) {
+    cli::cli_inform("{no_reading} row{?s} of {.arg data} with a reference value but no sensor reading {cli::qty(no_reading)}{?is/are} left out of the calibration: {?its estimate is/their estimates are} the model's prior, not a measurement.")
+  }
   # Named in the warning when too few rows are left for the level.
   left_out <- c(
     if (method == "split" && unlabelled > 0L) paste0(unlabelled, " without a reference reading (", reference, ")"),

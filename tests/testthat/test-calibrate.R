@@ -198,6 +198,21 @@ test_that("split conformal says how many rows lack a reference, and scores the o
   expect_identical(cal$scores, calibrate(fit, cal_data[-(1:30), ], method = "split", reference = "truth")$scores)
 })
 
+test_that("split conformal leaves out rows with a reference but no sensor reading, saying so", {
+  d <- cal_data[1:300, ]
+  d[1:40, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  expect_message(cal <- calibrate(fit, d, method = "split", reference = "truth"),
+                 "40 rows of `data` with a reference value but no sensor reading are left out of the calibration")
+  expect_identical(cal$n, 260L)
+  # The scores of the measured rows alone, by hand: |reference - estimate| / predictive sd.
+  p <- predict(fit, d[41:300, ])
+  expect_equal(cal$scores, sort(abs(d$truth[41:300] - p$.pred) / p$.pred_sd))
+  # Too few rows left: the warning counts the rows without a reading among those left out.
+  w <- expect_warning(suppressMessages(calibrate(fit, d[c(1:40, 41:45), ], method = "split", reference = "truth")),
+                      class = "ncam_warning_small_calibration")
+  expect_match(conditionMessage(w), "40 without any sensor reading", fixed = TRUE)
+})
+
 test_that("intervals are .pred -/+ q * .pred_sd and the level is chosen at prediction", {
   cal <- calibrate(fit, cal_data, method = "split", reference = "truth")
   p <- predict(fit, test_data[1:50, ])

@@ -50,6 +50,26 @@ test_that("split: each group's threshold and intervals are those of its scores, 
   expect_error(predict(cals, test, interval = "prediction"), "leave `interval` out")
 })
 
+test_that("split: a group's rows with a reference but no sensor reading are left out, naming the group", {
+  d <- by_cal_fixture()
+  fits <- short_fit(ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, data = d[1:600, ], by = "site", reference = "ref",
+                            hidden = 4L, epochs = 5L, seed = 2, threads = 1L))
+  cal_rows <- d[601:800, ]
+  blank <- which(cal_rows$site == "south")[1:12]
+  cal_rows[blank, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  expect_message(cals <- calibrate(fits, cal_rows),
+                 "Group site = south: 12 rows of `data` with a reference value but no sensor reading are left out")
+  # The south group's scores are those of its measured rows, by hand.
+  measured <- cal_rows[cal_rows$site == "south" & !seq_len(nrow(cal_rows)) %in% blank, ]
+  p <- predict(fits$fit[[2]], measured, interval = "prediction")
+  expect_identical(cals$calibration[[2]]$n, 88L)
+  expect_equal(cals$calibration[[2]]$scores, sort(abs(measured$ref - p$.pred) / p$.pred_sd))
+  # predict() afterwards still gives those rows the prior's estimate, with its warning.
+  expect_warning(got <- predict(cals, cal_rows[blank, ]), class = "ncam_warning_no_readings")
+  expect_identical(got$.n_sensors, rep(0L, 12))
+  expect_true(all(is.finite(got$.pred_upper)))
+})
+
 test_that("Monte Carlo methods: the same calibrations as group by group by hand, with seeds that keep", {
   d <- by_cal_fixture()
   train <- d[1:600, ]
