@@ -107,6 +107,8 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
 # The pictures draw `plain`, newdata's plain numbers; predictions read newdata as given, as a
 # converted column stripped of its units would be refused there (it could be in either unit).
 plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
+  predict <- source$predict
+  source$predict <- function(...) in_call_of(predict(...), call)
   plain <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {
@@ -275,7 +277,7 @@ loss_zoom <- function(curves) {
 }
 
 plot_sensors <- function(object, newdata, covariate, call) {
-  params <- sensor_params(object, newdata)  # as given: the x axis is drawn from plain numbers
+  params <- in_call_of(sensor_params(object, newdata), call)  # as given: the x axis is drawn from plain numbers
   newdata <- plain_plot_data(object, newdata, NULL, call)
   if (is.null(covariate)) {
     # The first continuous variable of the formula (`air temp`, or rh in poly(rh, 2)).

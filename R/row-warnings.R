@@ -353,6 +353,17 @@ in_words_of <- function(expr, arg, in_code = TRUE, words = paste0("`", arg, "`")
   }, errors = TRUE)
 }
 
+# A picture's predictions (autoplot()) call predict() on the user's behalf: its errors and
+# warnings, which named that inner call in their "In ..." line, are given again naming the
+# user's call, the frame `env` (classes and fields kept). Those without a call keep none.
+in_call_of <- function(expr, env) {
+  user_call <- rlang::error_call(env)  # as rlang names it in errors: the generic's call, not its method's
+  with_conditions_edited(expr, function(cnd) {
+    if (!is.null(cnd$call)) cnd$call <- user_call
+    cnd
+  }, errors = TRUE)
+}
+
 # Without `newdata`, predict(), fitted() and the like read the data the model was fitted to
 # (when `from_fit`): their conditions name that data, `d` of ncam(data = d), not the `newdata`
 # the user did not give.

@@ -163,3 +163,25 @@ test_that("a calibration's coverage and series use its conformal intervals, alon
   expect_error(ggplot2::autoplot(cal_by, newdata = north[names(north) != "site"], reference = "truth"),
                "lacks column", class = "ncam_error")
 })
+
+test_that("warnings and errors of a picture's predictions name the user's call, not the inner predict()", {
+  few <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, others_toy[1:100, ], "factor")
+  w <- expect_warning(ggplot2::autoplot(few, "series", newdata = others_toy[1:200, ]),
+                      class = "ncam_warning_few_training_rows")
+  expect_identical(conditionCall(w), quote(ggplot2::autoplot(few, "series", newdata = others_toy[1:200, ])))
+  # Each picture: the coverage picture predicts once per level, its warnings said once.
+  caught <- caught_warnings(ggplot2::autoplot(few, "coverage", newdata = others_toy, reference = "truth"))
+  expect_length(caught, 1L)
+  expect_identical(conditionCall(caught[[1]]),
+                   quote(ggplot2::autoplot(few, "coverage", newdata = others_toy, reference = "truth")))
+  huge <- others_toy[1:200, ]
+  huge$sensor_1[3] <- 1e200
+  err <- expect_error(ggplot2::autoplot(few, "series", newdata = huge), "has a reading of 1e+200 in row 3", fixed = TRUE)
+  expect_identical(conditionCall(err), quote(ggplot2::autoplot(few, "series", newdata = huge)))
+  # A warning without a call (about rows) is given without one.
+  huge$sensor_1[3] <- NA
+  huge[5, c("sensor_0", "sensor_1", "sensor_2")] <- NA
+  caught <- caught_warnings(ggplot2::autoplot(others_by, "series", newdata = huge))
+  expect_true(any(vapply(caught, inherits, logical(1), "ncam_warning_no_readings")))
+  expect_null(conditionCall(caught[[which(vapply(caught, inherits, logical(1), "ncam_warning_no_readings"))[1]]]))
+})
