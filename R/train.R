@@ -29,6 +29,7 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   stopped_early <- FALSE
   min_delta <- schedule$min_delta
   if (verbose) {
+    started <- proc.time()[["elapsed"]]
     loss_txt <- ""
     # ncam_by() names the group whose fit trains (fit_group() sets the option).
     group <- getOption("ncam.training_group")
@@ -73,7 +74,13 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
       break
     }
   }
-  if (verbose) cli::cli_progress_done()
+  if (verbose) {
+    cli::cli_progress_done()
+    # cli shows the bar only after 2 s: a shorter fit would print nothing without this line.
+    criterion_txt <- if (has_val) "validation NLL (capped)" else "training NLL"
+    seconds <- proc.time()[["elapsed"]] - started
+    cli::cli_inform("{group_txt}Trained {epoch} epoch{?s} in {format(seconds, digits = 2)} s{if (stopped_early) ' (early stopping)'}; best epoch {best_epoch}, {criterion_txt} {format(best, digits = 4)}.")
+  }
   list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
        stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
        initial_train_nll = initial_train_nll)

@@ -599,6 +599,36 @@ test_that("verbose = TRUE shows each epoch's training and one validation NLL; un
   expect_equal(sub(": Epoch.*", "", by_lines), rep(c("Group site = east", "Group site = west"), each = 3))
 })
 
+test_that("verbose = TRUE ends with one line of epochs, time, best epoch and NLL, however short the fit", {
+  toy <- simulate_toy(300, seed = 1)
+  messages <- function(expr) {
+    lines <- character()
+    withCallingHandlers(expr, message = function(m) {
+      lines <<- c(lines, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+    lines
+  }
+  # Five epochs take far less than the 2 s after which cli shows a progress bar.
+  fit <- NULL
+  lines <- messages(suppressWarnings(fit <- quick_fit(toy, verbose = TRUE)))
+  trained <- grep("^Trained", lines, value = TRUE)
+  expect_length(trained, 1L)
+  expect_match(trained, "^Trained 5 epochs in [0-9.]+ s; best epoch [1-5], validation NLL \\(capped\\) [0-9.]+\\.$")
+  expect_identical(as.integer(sub(".*best epoch ([0-9]+),.*", "\\1", trained)), fit$best_epoch)
+  shown <- as.numeric(sub(".*\\(capped\\) ([0-9.]+)\\.$", "\\1", trained))
+  expect_equal(shown, signif(fit$history$validation_criterion[fit$best_epoch], 4))
+  no_validation <- grep("^Trained", messages(suppressWarnings(quick_fit(toy, verbose = TRUE, validation = 0))), value = TRUE)
+  expect_match(no_validation, "^Trained 5 epochs in [0-9.]+ s; best epoch [1-5], training NLL [0-9.]+\\.$")
+  expect_length(messages(suppressWarnings(quick_fit(toy))), 0L)
+  toy$site <- rep(c("east", "west"), 150)
+  by_lines <- messages(suppressWarnings(
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4, epochs = 3, seed = 1, verbose = TRUE)
+  ))
+  expect_match(grep("Trained", by_lines, value = TRUE), "^Group site = (east|west): Trained 3 epochs")
+  expect_length(grep("Trained", by_lines), 2L)
+})
+
 test_that("a formula term that is a constant, and a complex covariate, are errors naming them", {
   toy <- simulate_toy(300, seed = 1)
   expect_error(ncam(sensor_0 + sensor_1 ~ x1 + NA, toy), "right side of `formula` has a term `NA`")
