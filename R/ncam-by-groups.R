@@ -225,60 +225,6 @@ shown_labels <- function(keys, most = 5L, beside = NULL) {
 
 is_plain_double <- function(v) is.double(v) && !is.object(v)
 
-# For each key column whose type in newdata differs from the fit's, a bullet saying so and how
-# to convert it (text and factors compare by their labels, so they count as one type). Text
-# that does not read as numbers ("site1") has no conversion to the fit's numbers: it would be NA.
-key_type_hints <- function(groups, keys, arg = "newdata") {
-  hints <- character()
-  for (col in names(keys)) {
-    fitted <- key_type(groups[[col]])
-    given <- key_type(keys[[col]])
-    # A column of NA alone (read as logical) has no type to convert: match_groups() names its keys as missing.
-    if (all(is.na(keys[[col]])) || fitted == given || all(c(fitted, given) %in% c("text", "factor"))) next
-    text <- if (given %in% c("text", "factor")) unique(as.character(keys[[col]][!is.na(keys[[col]])]))
-    not_numbers <- text[is.na(suppressWarnings(as.numeric(text)))]
-    advice <- if (fitted == "number" && length(not_numbers)) {
-      sprintf(": its text (such as %s) does not read as numbers; write the keys as numbers, as `object` has them (such as %s), or fit the groups again with these keys",
-              encodeString(not_numbers[1], quote = "\""), as.character(groups[[col]][1]))
-    } else {
-      conversion <- key_conversion(groups[[col]], keys[[col]], col)
-      if (is.null(conversion)) "" else paste0(": convert it with `", conversion, "`")
-    }
-    hint <- sprintf("Column `%s` is %s in `%s` but %s in `object`%s.", col, key_type_name(given), arg,
-                    key_type_name(fitted), advice)
-    hints <- c(hints, i = gsub("([{}])", "\\1\\1", hint))  # already text: braces stay braces
-  }
-  hints
-}
-
-key_type <- function(x) {
-  if (inherits(x, "Date")) return("Date")
-  if (inherits(x, "POSIXt")) return("POSIXct")
-  if (is.factor(x)) return("factor")
-  if (is.numeric(x)) return("number")
-  if (is.character(x)) return("text")
-  class(x)[1]
-}
-
-key_type_name <- function(type) {
-  names <- c(Date = "a date (Date)", POSIXct = "a date-time (POSIXct)", factor = "a factor",
-             number = "a number", text = "text", logical = "logical")
-  if (type %in% names(names)) names[[type]] else paste("of class", type)
-}
-
-# Code converting column `col` (values `given`) to the type of the fit's key `fitted`, when
-# there is one. A date-time becomes the calendar day it shows in its own time zone: as.Date()
-# of a POSIXct takes the day in UTC, the day before for a local midnight east of Greenwich.
-key_conversion <- function(fitted, given, col) {
-  switch(key_type(fitted),
-    Date = if (key_type(given) == "POSIXct") sprintf("as.Date(format(%s, \"%%Y-%%m-%%d\"))", col) else sprintf("as.Date(%s)", col),
-    POSIXct = sprintf("as.POSIXct(format(%s), tz = \"%s\")", col, c(attr(fitted, "tzone"), "")[1]),
-    number = sprintf("as.numeric(as.character(%s))", col),
-    text = ,
-    factor = sprintf("as.character(%s)", col)
-  )
-}
-
 # predict() of a table by group: each row of newdata scored by its group's model (a fit, or a
 # calibration), in order; rows of a group without one NA, with match_groups()'s warning; the
 # row warnings of the groups summed into one of each kind. `...` goes to the models' predict().

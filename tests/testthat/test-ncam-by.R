@@ -129,7 +129,32 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   expect_identical(follow_hint(brussels)$day, toy$day)
   # A Date is a number of days underneath; the number does not find the day's group.
   msg <- flat(expect_error(stats::predict(fits, transform(toy, day = as.numeric(day))), "No row of `newdata` belongs"))
-  expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`", fixed = TRUE)
+  expect_match(msg, "`day` is a number in `newdata` but a date (Date) in `object`: numbers do not say which dates they stand for; write the keys as dates, as `object` has them (such as 2022-01-01)",
+               fixed = TRUE)
+  expect_no_match(msg, "as.Date", fixed = TRUE)
+  # Date keys as text: as.Date() only for text that reads as dates.
+  as_date_text <- transform(toy, day = format(day))
+  msg <- flat(expect_error(stats::predict(fits, as_date_text), "No row of `newdata` belongs"))
+  expect_match(msg, "`day` is text in `newdata` but a date (Date) in `object`: convert it with `as.Date(day)`", fixed = TRUE)
+  expect_identical(stats::predict(fits, within(as_date_text, day <- as.Date(day))), stats::predict(fits, toy))
+  for (names in list(paste0("site", toy$site), factor(paste0("site", toy$site)))) {
+    msg <- flat(expect_error(stats::predict(fits, transform(toy, day = names)), "No row of `newdata` belongs"))
+    expect_match(msg, "in `newdata` but a date (Date) in `object`: its text (such as \"site2\") does not read as dates; write the keys as dates, as `object` has them (such as 2022-01-01), or fit the groups again with these keys.",
+                 fixed = TRUE)
+    expect_no_match(msg, "as.Date", fixed = TRUE)
+  }
+  # Days written in two formats: as.Date() reads them all with the format of the first (row 1 is
+  # of site 2), so it cannot convert them all.
+  mixed_formats <- transform(toy, day = ifelse(site == 1, format(day), format(day, "%Y/%m/%d")))
+  msg <- flat(expect_error(stats::predict(fits, mixed_formats), "No row of `newdata` belongs"))
+  expect_match(msg, "its text (such as \"2022-01-01\") does not read as dates in one format", fixed = TRUE)
+  # Date-time keys and names: no as.POSIXct().
+  fits_time <- short_fit(ncam_by(by_formula, transform(toy, day = as.POSIXct(format(day), tz = "UTC")), by = "day",
+                                 hidden = 4L, epochs = 2L, seed = 1))
+  msg <- flat(expect_error(stats::predict(fits_time, transform(toy, day = paste0("site", site))), "No row"))
+  expect_match(msg, "its text (such as \"site2\") does not read as date-times; write the keys as date-times", fixed = TRUE)
+  msg <- flat(expect_error(stats::predict(fits_time, transform(toy, day = format(day))), "No row"))
+  expect_match(msg, "convert it with `as.POSIXct(format(day), tz = \"UTC\")`", fixed = TRUE)
   # Number keys given as text: converted when the text reads as numbers, not when it is a name.
   by_site <- short_fit(ncam_by(by_formula, by_fixture(), by = "site", hidden = 4L, epochs = 2L, seed = 1))
   as_text <- transform(by_fixture(), site = as.character(site))
@@ -141,6 +166,14 @@ test_that("rows without a group: the model's groups and newdata's keys as writte
   expect_match(msg, "`site` is text in `newdata` but a number in `object`: its text (such as \"site2\") does not read as numbers; write the keys as numbers, as `object` has them (such as 1), or fit the groups again with these keys.",
                fixed = TRUE)
   expect_no_match(msg, "as.numeric", fixed = TRUE)
+  # Dates for number keys: no as.numeric(as.character()), which gives NA; text keys take as.character().
+  msg <- flat(expect_error(stats::predict(by_site, transform(by_fixture(), site = as.Date("2024-01-01") + site)), "No row"))
+  expect_match(msg, "`site` is a date (Date) in `newdata` but a number in `object`: dates are not numbers; write the keys as numbers, as `object` has them (such as 1)",
+               fixed = TRUE)
+  expect_no_match(msg, "as.numeric", fixed = TRUE)
+  by_name <- short_fit(ncam_by(by_formula, named, by = "site", hidden = 4L, epochs = 2L, seed = 1))
+  msg <- flat(expect_error(stats::predict(by_name, transform(named, site = as.Date("2024-01-01"))), "No row"))
+  expect_match(msg, "`site` is a date (Date) in `newdata` but text in `object`: convert it with `as.character(site)`", fixed = TRUE)
   # Some rows of an unknown day: their key, as a date, in the warning.
   new <- toy[toy$site == 1, ]
   new$day[2] <- as.Date("2023-05-06")
