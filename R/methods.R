@@ -32,7 +32,8 @@
 #'   `calibration_range` tibble (lowest and
 #'   highest reading of each sensor and value of each covariate over the rows the calibration
 #'   was learned from; see the Extrapolation section of [predict.ncam()]) and, for a fit with
-#'   `unit` offsets, `unit_offsets` (the unit column, the table of units with their reference
+#'   `unit` offsets, `unit_offsets` (the unit column, the table of units, as that column holds
+#'   them (a factor keeps its levels; numbers and dates their type), with their reference
 #'   rows `n`, `mean_difference`, shrunk `offset` and `offset_sd`, the between-unit variance
 #'   `tau2` (0 when the units' means differ no more than their noise), `tau2_floor` (the least
 #'   between-unit variance those means could show, which `offset_sd` and `new_unit_variance`

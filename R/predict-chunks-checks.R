@@ -133,7 +133,7 @@ code_columns <- function(model) {
   }, character(1))
   codes <- stats::setNames(model$xlevels, of_column)[!is.na(of_column)]
   unit <- model$unit_offsets$unit
-  if (!is.null(unit)) codes[[unit]] <- model$unit_offsets$table[[unit]]
+  if (!is.null(unit)) codes[[unit]] <- key_text(model$unit_offsets$table[[unit]])
   as_number_differs <- vapply(codes, function(code) {
     any(!is.na(code) & is.na(suppressWarnings(as.numeric(code)))) || any(number_rewrites_code(code))
   }, logical(1))

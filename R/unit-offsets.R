@@ -71,6 +71,10 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   check_offset_units(unit_of_row, unit, call)
   warn_units_out_of_time_order(data, labelled[keep], unit_of_row, unit, call)
   shrunk <- shrunk_offsets(difference, unit_of_row, call)
+  # The units as the user's column holds them (a factor with its levels, numbers, dates), so that
+  # the table joins back to the data; predict() matches them as text (key_text()).
+  given <- unit_column(data, unit, "data", call)
+  shrunk$table$unit <- given[match(shrunk$table$unit, units)]
   names(shrunk$table)[1] <- unit
   c(list(unit = unit), shrunk)
 }
@@ -290,7 +294,7 @@ add_unit_offsets <- function(object, post, newdata, reference_used, reference, s
   offsets <- object$unit_offsets
   if (is.null(offsets)) return(post)
   units <- unit_values(newdata, offsets$unit, "newdata", call)
-  hit <- match(units, offsets$table[[offsets$unit]])
+  hit <- match(units, key_text(offsets$table[[offsets$unit]]))  # fits saved before kept the units as text
   warn_unknown_units(units, hit, offsets$unit, call)
   shift <- ifelse(is.na(hit), 0, offsets$table$offset[hit])
   # Fits saved before new_unit_variance was kept have tau2 alone.

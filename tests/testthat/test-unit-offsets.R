@@ -378,6 +378,31 @@ test_that("intervals of known units are not too narrow for new reference reading
   expect_gt(covered, 0.9)
 })
 
+test_that("the table of offsets keeps the unit column's type: a factor with its levels, numbers, dates", {
+  d <- unit_sites_data()
+  as_text <- unit_fit(d, unit = "site")
+  d$site_f <- factor(d$site, levels = c("e", "d", "c", "b", "a", "z"))
+  d$site_i <- match(d$site, letters)
+  d$site_date <- as.Date("2024-01-01") + d$site_i
+  later <- d[d$day > 60, ]
+  for (column in c("site_f", "site_i", "site_date")) {
+    fit <- unit_fit(d, unit = column)
+    table <- fit$unit_offsets$table
+    expect_identical(table[[column]], d[[column]][match(as_text$unit_offsets$table$site, d$site)])
+    expect_equal(table[names(table) != column], as_text$unit_offsets$table[-1])
+    # Joined back to the data by the column, every row finds its unit's offset.
+    joined <- merge(d, table, by = column)
+    expect_identical(nrow(joined), nrow(d))
+    expect_equal(joined$offset, as_text$unit_offsets$table$offset[match(joined$site, as_text$unit_offsets$table$site)])
+    # predict() matches the units as before.
+    expect_identical(predict(fit, later), predict(as_text, later))
+  }
+  # Fits saved before kept the units as text: predict() matches them all the same.
+  old <- fit
+  old$unit_offsets$table$site_date <- as.character(old$unit_offsets$table$site_date)
+  expect_identical(predict(old, later), predict(fit, later))
+})
+
 test_that("units match by value across types; edge cases are errors that say why", {
   d <- unit_sites_data()
   d$site <- c(a = 100000L, b = 2L, c = 3L, d = 4L, e = 5L)[d$site]
