@@ -6,8 +6,9 @@
 # say which points they are.
 
 # What the pictures need from a fitted object: its predictions, the sensor columns and their
-# legend labels, the fused value's label, for ncam_by the group of each row of newdata (NULL
-# otherwise), whose groups become panels, and the model whose units newdata is read in (for a
+# legend labels, the fused value's label, for ncam_by the group of each row of newdata and for a
+# fit with unit offsets its unit (NULL otherwise), whose groups become panels, with the columns
+# that give them and what they are called, and the model whose units newdata is read in (for a
 # calibration, its fit).
 fused_source <- function(object) {
   if (inherits(object, "ncam_baseline")) {
@@ -37,11 +38,24 @@ fused_source <- function(object) {
     return(list(predict = predict,
                 sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
                 fused_label = "NCAM fused",
-                group_of = function(newdata) group_labels(newdata[by], beside = object[by]), model = first))
+                group_of = function(newdata) group_labels(newdata[by], beside = object[by]),
+                group_columns = by, group_word = "group", model = first))
   }
   model <- if (calibrated) object$model else object
+  unit <- model$unit_offsets$unit
   list(predict = predict, sensors = model$sensors, sensor_series = sensor_labels(model)[seq_along(model$sensors)],
-       fused_label = "NCAM fused", group_of = NULL, model = model)
+       fused_label = "NCAM fused", group_of = if (!is.null(unit)) unit_panels(unit),
+       group_columns = unit, group_word = "unit", model = model)
+}
+
+# A fit with unit offsets estimates each unit with its own offset: one panel per unit of
+# newdata, as ncam_by() fits have one per group, in the order of the unit column's values (a
+# factor's levels).
+unit_panels <- function(unit) {
+  function(newdata) {
+    labels <- group_labels(newdata[unit])
+    factor(labels, levels = unique(labels[order(newdata[[unit]])]))
+  }
 }
 
 # newdata without units (units package), for pictures that compare and draw plain numbers: the
@@ -122,7 +136,7 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
   group <- if (is.null(source$group_of)) rep("", nrow(newdata)) else source$group_of(newdata)
   repeated <- sum(duplicated(data.frame(group, time)[!is.na(time), , drop = FALSE]))
   if (repeated > 0L) {
-    within <- if (is.null(source$group_of)) "" else " within a group"
+    within <- if (is.null(source$group_of)) "" else paste(" within a", source$group_word)
     ncam_abort(c("Column {.field {date}} of {.arg newdata} repeats {repeated} time{?s}{within}: the series plot draws one time series{within}.",
                  i = "Subset {.arg newdata} to one site or sensor group first."), call = call)
   }
@@ -283,7 +297,7 @@ plot_coverage <- function(source, newdata, plain, reference, levels, interval, c
   }
   points <- coverage_of(rep(TRUE, length(ref)), "all rows")
   if (!is.null(rows$group)) {
-    groups <- unique(group)
+    groups <- if (is.factor(group)) intersect(levels(group), as.character(group)) else unique(group)  # units in their order
     points <- rbind(points, do.call(rbind, lapply(groups, function(g) coverage_of(group == g, g))))
   }
   points$curve <- factor(points$curve, levels = unique(points$curve))

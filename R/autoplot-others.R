@@ -78,7 +78,6 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
   interval <- plot_interval(interval, object$fit[[which(has_fit(object))[1]]])
-  check_columns(newdata, attr(object, "by"), "object", data_arg = "newdata", call = call)
   plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
 }
 
@@ -134,7 +133,6 @@ plot_calibrated <- function(object, type, newdata, date, reference, level, own_l
   check_ggplot2(call)
   type <- match_choice(type, c("coverage", "series", "scatter"), "type", call = call)
   check_plot_newdata(newdata, type, call)
-  if (inherits(object, "ncam_by_calibration")) check_columns(newdata, attr(object, "by"), "object", data_arg = "newdata", call = call)
   if (!is.null(level)) check_level(level, call = call)
   if (type == "series" && is.null(level)) level <- own_level
   plot_fused(fused_source(object), type, newdata, date, reference, level, "conformal", call)

@@ -26,6 +26,12 @@
 #'   interval (see `interval`) at `level` as a ribbon, and the reference when
 #'   `reference` names a column, against the `date` column. `newdata` must
 #'   hold one time series (no repeated times); subset it to one site first.
+#'   For a model fitted with `unit` offsets, one panel per unit of
+#'   `newdata`'s unit column (in the order of its values, a factor's levels),
+#'   each one time series, as for fits by group from [ncam_by()]; the
+#'   `"scatter"` then has one panel per unit too, and the `"coverage"` one
+#'   line per unit beside that of all rows. Subset `newdata` to draw fewer
+#'   units.
 #'   Crosses mark the fused values of rows that lie far outside the range the
 #'   calibration was learned from (those `predict()` warns about; see the
 #'   Extrapolation section of [predict.ncam()]).
@@ -107,6 +113,7 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
 # The pictures draw `plain`, newdata's plain numbers; predictions read newdata as given, as a
 # converted column stripped of its units would be refused there (it could be in either unit).
 plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
+  check_columns(newdata, source$group_columns, "object", data_arg = "newdata", call = call)
   predict <- source$predict
   source$predict <- function(...) in_call_of(predict(...), call)
   plain <- plain_plot_data(source$model, newdata, reference, call)

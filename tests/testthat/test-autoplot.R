@@ -331,3 +331,39 @@ test_that("axes of readings and estimates name the estimate's unit, and no unit 
   expect_identical(ggplot2::autoplot(unanchored, "series", newdata = in_unit(plot_test, "ug/m3"))$labels$y,
                    "Reading and estimate")
 })
+
+test_that("a fit with unit offsets draws one panel per unit, in the order of the unit column", {
+  d <- unit_sites_data(days = 120)
+  d$date <- as.Date("2024-01-01") + d$day - 1
+  d$site <- factor(d$site, levels = c("e", "d", "c", "b", "a"))
+  fit <- short_fit(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "site", hidden = 4L, epochs = 20L,
+                        seed = 1, threads = 1), also = "ncam_warning_clamp")
+  later <- d[d$day > 60, ]
+  p <- ggplot2::autoplot(fit, "series", newdata = later, reference = "truth")
+  expect_identical(levels(p$data$group), paste("site =", c("e", "d", "c", "b", "a")))
+  # Each panel's fused line is its unit's predictions (offset added), in time order.
+  fused <- p$data[p$data$series == "NCAM fused", ]
+  pred <- predict(fit, later)
+  for (unit in levels(d$site)) {
+    in_panel <- fused[fused$group == paste("site =", unit), ]
+    rows <- which(later$site == unit)
+    expect_equal(in_panel$value[order(in_panel$time)], pred$.pred[rows][order(later$date[rows])])
+  }
+  built <- ggplot2::ggplot_build(p)
+  expect_identical(nrow(built$layout$layout), 5L)
+  scatter <- ggplot2::autoplot(fit, "scatter", newdata = later, reference = "truth")
+  expect_equal(as.vector(table(layer_data_of(scatter, "GeomPoint")$PANEL)), rep(60L, 5))
+  coverage <- ggplot2::autoplot(fit, "coverage", newdata = later, reference = "truth", level = 0.9)
+  expect_identical(levels(coverage$data$curve), c("all rows", paste("site =", c("e", "d", "c", "b", "a"))))
+  # Numbers as units: panels in numeric order, not as text sorts them ("10" before "9").
+  d$site_number <- c(e = 10L, d = 9L, c = 1L, b = 2L, a = 3L)[as.character(d$site)]
+  numbered <- short_fit(ncam(s1 + s2 ~ rh, d, reference = "ref", unit = "site_number", hidden = 4L, epochs = 20L,
+                             seed = 1, threads = 1), also = "ncam_warning_clamp")
+  p <- ggplot2::autoplot(numbered, "series", newdata = d[d$day > 60, ])
+  expect_identical(levels(p$data$group), paste("site_number =", c(1, 2, 3, 9, 10)))
+  # Repeated times within a unit, and newdata without the unit column, are errors.
+  twice <- rbind(later, later[1, ])
+  expect_error(ggplot2::autoplot(fit, "series", newdata = twice), "repeats 1 time within a unit")
+  expect_error(ggplot2::autoplot(fit, "series", newdata = later[names(later) != "site"]),
+               "`newdata` lacks column \"site\"", fixed = TRUE)
+})
