@@ -109,17 +109,20 @@ jobs <- c(
 )
 if (quick) jobs <- c(jobs, list(job("check", 1)))  # the traced fit against ncam() itself
 fits_file <- opt_value("--fits", NULL)
-# The fits of an earlier run with the same settings are reused; only jobs added since run.
-results <- if (!is.null(fits_file) && file.exists(fits_file)) readRDS(fits_file) else list()
-if (length(results)) cat(sprintf("Reusing %d of %d fits from %s\n", min(length(results), length(jobs)), length(jobs), fits_file))
-results <- results[seq_len(min(length(results), length(jobs)))]
-todo <- seq_along(jobs) > length(results)
+# A saved fit is reused only for the job it was made for, every setting of the job equal (fits
+# were once reused by position across sessions whose job lists differed). Fits made by an older
+# build are not told apart: delete the file after changing the package.
+saved <- if (!is.null(fits_file) && file.exists(fits_file)) readRDS(fits_file) else list()
+made_for <- function(result, job) is.list(result) && identical(result[names(job)], job)
+results <- lapply(jobs, function(j) Find(function(r) made_for(r, j), saved))
+todo <- vapply(results, is.null, logical(1))
+if (length(saved)) cat(sprintf("Reusing %d of %d fits from %s\n", sum(!todo), length(jobs), fits_file))
 # Fitted in batches, each saved to --fits, so that a run stopped midway resumes where it was.
 batches <- split(which(todo), ceiling(seq_len(sum(todo)) / (4L * cores)))
 for (batch in batches) {
-  results <- c(results, parallel::mclapply(jobs[batch], run_job, data = data, cfg = cfg, mc.cores = cores,
-                                           mc.preschedule = FALSE))
-  if (!is.null(fits_file)) saveRDS(results, fits_file)
+  results[batch] <- parallel::mclapply(jobs[batch], run_job, data = data, cfg = cfg, mc.cores = cores,
+                                       mc.preschedule = FALSE)
+  if (!is.null(fits_file)) saveRDS(Filter(Negate(is.null), results), fits_file)
 }
 failed <- vapply(results, inherits, logical(1), "try-error")
 if (any(failed)) stop("Fits failed: ", paste(unique(unlist(results[failed])), collapse = "; "))
