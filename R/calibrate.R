@@ -308,7 +308,15 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
 
   if (method != "split") warn_in_sample_calibration(object, data_as_given, method, seq_len(nrow(data)))
 
-  post <- label_variance(object, in_words_of(ncam_posterior(object, data, threads), "data"))
+  rows <- seq_len(nrow(data))
+  if (method == "split") {
+    # Only labelled rows give scores: after a short co-location nine rows in ten have no label,
+    # and their posterior took most of the time and memory. Warnings name rows of `data`.
+    rows <- labelled
+    data <- data[labelled, , drop = FALSE]
+    reference_values <- reference_values[labelled]
+  }
+  post <- label_variance(object, in_words_of(with_input_rows(rows, ncam_posterior(object, data, threads)), "data"))
   # Rows beyond the networks' range or with an unseen level have their own warnings, those
   # without a reference were counted: the others are counted here.
   scored <- if (method == "split") !is.na(reference_values) else rep(TRUE, nrow(data))

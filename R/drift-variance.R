@@ -51,9 +51,17 @@ period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 3
 tie_lag_products <- function(x, cell, time) {
   tie <- cumsum(c(TRUE, cell[-1] != cell[-length(cell)] | time[-1] != time[-length(time)]))
   size <- tabulate(tie)
-  sums <- as.vector(rowsum(x, tie, reorder = FALSE))
-  within_tie <- (sums^2 - as.vector(rowsum(x^2, tie, reorder = FALSE))) / size
-  first <- which(!duplicated(tie))
+  if (all(size == 1L)) {
+    # One reading per time, the usual case: each tie's sum is its reading, with no pair within
+    # it (rowsum() would name a million groups of one).
+    sums <- x
+    within_tie <- numeric(length(x))
+    first <- seq_along(x)
+  } else {
+    sums <- as.vector(rowsum(x, tie, reorder = FALSE))
+    within_tie <- (sums^2 - as.vector(rowsum(x^2, tie, reorder = FALSE))) / size
+    first <- which(!duplicated(tie))
+  }
   means <- sums / size
   same_cell <- c(cell[first][-1] == cell[first][-length(first)], FALSE)
   list(products = within_tie + ifelse(same_cell, means * c(means[-1], 0), 0), first = first)

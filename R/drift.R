@@ -247,7 +247,11 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   # every sum runs in one order, whatever the order of the rows of newdata (boxes of one unit
   # share their times) or the session's collation.
   unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
-  cell <- paste(unit_code, as.numeric(starts), sep = "\r")
+  # Cells of unit and period as numbers in order of first appearance: text pasted per row, and
+  # grouped by that text per sensor, took a third of the time at a million rows.
+  period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
+  pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
+  cell <- match(pair, unique(pair))
   first <- !duplicated(cell)
   seconds <- as.numeric(time)
   tables <- lapply(sensors, function(s) {
@@ -298,9 +302,10 @@ beyond_tolerance <- function(mean_z, std_error, tolerance, df) {
   pmin(1, stats::pt(edge - distance, df) + stats::pt(-edge - distance, df))
 }
 
-# Per unit and period (cells `keys`, of units `unit` and starting at `start`): readings
-# compared, mean z and mean shift.
+# Per unit and period (cells `keys`, numbers, of units `unit` and starting at `start`):
+# readings compared, mean z and mean shift.
 period_means <- function(z, shift, cell, keys, unit, start) {
+  keys <- as.character(keys)
   list(n = as.integer(tapply(!is.na(z), cell, sum)[keys]),
        mean_z = as.vector(tapply(z, cell, mean, na.rm = TRUE)[keys]),
        shift = as.vector(tapply(shift, cell, mean, na.rm = TRUE)[keys]),

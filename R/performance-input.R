@@ -55,7 +55,7 @@ timed_units <- function(data, date, unit, call = parent.frame()) {
                 {rows_text(which(is.na(units)))}.", call = call)
   }
   seconds <- as.numeric(time) * if (inherits(time, "Date")) 86400 else 1
-  repeated <- which(duplicated(data.frame(units, seconds)))
+  repeated <- repeated_rows(data.frame(units, seconds))  # duplicated() of the frame pastes each row
   if (length(repeated) > 0L) {
     if (is.null(unit)) {
       # A grouped tibble's groups, which are not read, likely name the units.

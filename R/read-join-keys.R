@@ -24,6 +24,12 @@ series_key <- function(data, keys) {
 # and 0.1 + 0.2 alike, which made two units one.
 key_text <- function(x) {
   if (!is.numeric(x)) return(as.character(x))
+  # Once per distinct value: a unit column of a million rows holds a few hundred.
+  values <- unique(x)
+  number_key_text(values)[match(x, values)]
+}
+
+number_key_text <- function(x) {
   x[which(x == 0)] <- 0  # sprintf() writes -0 as "-0"
   text <- as.character(x)
   if (is_plain_double(x)) {

@@ -347,6 +347,26 @@ test_that("periods follow the local calendar across clock changes", {
   expect_equal(ncam:::drift_periods(months, "quarter"), as.Date(c("2023-10-01", "2024-01-01", "2024-01-01", "2024-01-01", "2024-04-01")))
 })
 
+test_that("periods of a network's rows (times repeated, out of order) are those of each row's local date", {
+  zone <- "Europe/Berlin"
+  times <- as.POSIXct("2024-03-29 22:00", tz = zone) + 1800 * (0:200)
+  set.seed(4)
+  time <- sample(rep(times, 3))  # three units at the same times, rows shuffled
+  by_row <- function(pattern) as.POSIXct(format(time, pattern, tz = zone), tz = zone)
+  expect_identical(ncam:::drift_periods(time, "day"), by_row("%Y-%m-%d"))
+  expect_identical(ncam:::drift_periods(time, "month"), by_row("%Y-%m-01"))
+  monday <- as.Date(format(time, "%Y-%m-%d", tz = zone)) - (as.POSIXlt(time, tz = zone)$wday + 6) %% 7
+  expect_identical(ncam:::drift_periods(time, "week"), as.POSIXct(format(monday), tz = zone))
+})
+
+test_that("lag-1 products without ties are the products of consecutive readings of a cell", {
+  x <- c(0.5, -1.2, 2.0, 0.3, -0.7, 1.1)
+  cell <- c(3L, 3L, 3L, 1L, 1L, 2L)
+  lags <- ncam:::tie_lag_products(x, cell, time = c(1, 2, 3, 1, 2, 1))
+  expect_identical(lags$products, c(0.5 * -1.2, -1.2 * 2.0, 0, 0.3 * -0.7, 0, 0))
+  expect_identical(lags$first, 1:6)
+})
+
 test_that("fits by group: no rows give an empty table, rows of no group are left unchecked with a warning", {
   toy <- daily_toy(400)
   toy$site <- rep(c("north", "south"), each = 200)

@@ -21,3 +21,12 @@ test_that("numeric keys match as whole numbers up to 2^53 and by their full digi
   res <- sensor_performance(data, "est", "ref", unit = "unit", averaging = "as_given")
   expect_identical(res$unit[1], "1000000000000000")
 })
+
+test_that("repeated numeric keys get the text of each value, whatever the values around them", {
+  x <- c(1e5, 0.1 + 0.2, 0.3, -0, 1e5, NA, 2.5, 0.1 + 0.2, 0, NaN, 2^53, 2.5)
+  expected <- c("100000", "0.30000000000000004", "0.3", "0", "100000", NA, "2.5",
+                "0.30000000000000004", "0", "NaN", "9007199254740992", "2.5")
+  expect_identical(ncam:::key_text(x), expected)
+  expect_identical(ncam:::key_text(rev(x)), rev(expected))
+  expect_identical(ncam:::key_text(c(7L, NA, 7L, 100000L)), c("7", NA, "7", "100000"))
+})
