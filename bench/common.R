@@ -1,5 +1,17 @@
 # Helpers shared by the bench scripts.
 
+# For long scripts: say(fmt, ...) prints a line and rewrites `out_path` with every line so far,
+# so that a run stopped midway leaves its figures.
+bench_logger <- function(out_path) {
+  lines <- character()
+  function(...) {
+    line <- sprintf(...)
+    cat(line, "\n", sep = "")
+    lines <<- c(lines, line)
+    writeLines(lines, out_path)
+  }
+}
+
 # For the child scripts of bench/speed.R: the engine's raw inputs for toy data at hidden
 # width 64 (covariates, readings, model spec, working scale, Adam settings).
 toy_engine_inputs <- function(d, batch_size = 256L) {

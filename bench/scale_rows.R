@@ -99,13 +99,8 @@ libs <- c(after = Sys.getenv("NCAM_LIB", ""))
 if (nzchar(Sys.getenv("NCAM_LIB_BEFORE"))) libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), libs)
 repo <- dirname(dirname(script))
 out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "scale_rows.out"))
-log_lines <- character()
-say <- function(...) {
-  line <- sprintf(...)
-  cat(line, "\n", sep = "")
-  log_lines <<- c(log_lines, line)
-  writeLines(log_lines, out_path)
-}
+source(file.path(repo, "bench", "common.R"))
+say <- bench_logger(out_path)
 steps <- c("simulate", "fit_ref_1", "fit_ref_4", "fit_noref_1", "fit_noref_4", "predict",
            "predict_prediction", "predict_use_reference", "calibrate_split", "augment",
            "sensor_performance", "average_estimates", "evaluate_fusion", "sensor_drift", "predict_chunks")

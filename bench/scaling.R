@@ -35,13 +35,8 @@ if (length(args) && args[1] == "--child") {
 
 millions <- if (length(args)) as.integer(args[1]) else 50L
 out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "scaling.out"))
-log_lines <- character()
-say <- function(...) {
-  line <- sprintf(...)
-  cat(line, "\n", sep = "")
-  log_lines <<- c(log_lines, line)
-  writeLines(log_lines, out_path)
-}
+source(file.path(repo, "bench", "common.R"))
+say <- bench_logger(out_path)
 work <- tempfile("ncam-scaling-")
 dir.create(work)
 load_average <- function() strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
