@@ -256,7 +256,7 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
   stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f%s",
                        format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
                        if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_,
-                       if (is.null(rows$group)) "" else " (all groups)")
+                       if (is.null(rows$group)) "" else sprintf(" (all %ss)", source$group_word))
   limits <- range(points$reference, points$fused)
   ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +

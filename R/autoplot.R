@@ -66,7 +66,9 @@
 #' @param date For `"series"`: name of the Date or POSIXct column of
 #'   `newdata` giving the time of each row.
 #' @param reference Name of the column of `newdata` with reference values:
-#'   optional for `"series"`, required for `"scatter"` and `"coverage"`.
+#'   optional for `"series"`, required for `"scatter"` and `"coverage"`. For a
+#'   model fitted with `reference`, that column of `newdata` when it has one
+#'   (as [calibrate()] takes it; in the series, when it holds a value).
 #' @param interval For `"series"` and `"coverage"`: `"prediction"` (an
 #'   interval for a reading of the reference, or of the anchor sensor without
 #'   one) or `"credible"` (for the true value); see [predict.ncam()]. The
@@ -116,6 +118,13 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
   check_columns(newdata, source$group_columns, "object", data_arg = "newdata", call = call)
   predict <- source$predict
   source$predict <- function(...) in_call_of(predict(...), call)
+  # A model fitted with a reference is compared with that column, as calibrate() is, when there
+  # (in the series, when it holds a reading: after the co-location it is often all missing).
+  fit_reference <- source$model$reference
+  if (is.null(reference) && is.character(fit_reference) && fit_reference %in% names(newdata) &&
+      (type != "series" || !all(is.na(newdata[[fit_reference]])))) {
+    reference <- fit_reference
+  }
   plain <- plain_plot_data(source$model, newdata, reference, call)
   if (type == "series") {
     if (length(level) > 1L) {

@@ -161,6 +161,18 @@ test_that("for a reference fit the series and coverage plots use intervals for a
   expect_equal(ribbon$ymax - ribbon$ymin, 2 * half[1:48])
   expect_error(ggplot2::autoplot(fit, "coverage", newdata = co, reference = "ref", interval = "conformal"),
                "interval")
+  # Without `reference`, the fit's own reference column: the same rows and coverage as naming it;
+  # the series draws it when it holds a reading, not when it is all missing (after a co-location).
+  implicit <- ggplot2::autoplot(fit, "coverage", newdata = co, level = 0.9)
+  expect_equal(layer_data_of(implicit, "GeomPoint")$y, by_hand)
+  scatter <- ggplot2::autoplot(fit, "scatter", newdata = co)
+  expect_equal(nrow(layer_data_of(scatter, "GeomPoint")), sum(!is.na(co$ref)))
+  expect_match(scatter$labels$x, "Reference (ref", fixed = TRUE)
+  expect_true("ref (reference)" %in% ggplot2::autoplot(fit, "series", newdata = co[1:48, ])$data$series)
+  unlabelled <- co[1:48, ]
+  unlabelled$ref <- NA_real_
+  expect_false("ref (reference)" %in% ggplot2::autoplot(fit, "series", newdata = unlabelled)$data$series)
+  expect_error(ggplot2::autoplot(plot_fit, "scatter", newdata = plot_test), "`reference` is required")
   # Without a reference the default stays the credible interval (tested above).
   expect_match(ggplot2::autoplot(plot_fit, "coverage", newdata = plot_test, reference = "truth")$labels$title,
                "credible intervals")
