@@ -75,6 +75,9 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   # the table joins back to the data; predict() matches them as text (key_text()).
   given <- unit_column(data, unit, "data", call)
   shrunk$table$unit <- given[match(shrunk$table$unit, units)]
+  # In the column's order (a factor's levels, numbers, dates), as autoplot() draws the units;
+  # text keeps the order in which units first appear, the same in every locale.
+  if (!is.character(given)) shrunk$table <- shrunk$table[order(shrunk$table$unit), ]
   names(shrunk$table)[1] <- unit
   c(list(unit = unit), shrunk)
 }
