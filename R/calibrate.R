@@ -362,37 +362,6 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out
 }
 
-# Scores of the chosen method: list(scores, holdout, n), n = rows giving scores
-# (for "ecdf", the rows behind `scores`, excluding the holdout).
-calibration_scores <- function(method, post, sd_pred, m, correction, reference) {
-  if (method == "split") {
-    use <- which(post$ok & is.finite(reference))
-    return(list(scores = abs(reference[use] - post$mu[use]) / sd_pred[use],
-                holdout = NULL, n = length(use)))
-  }
-  observed <- !is.na(post$b)
-  if (method == "sensor_anchored") {
-    implied <- (post$b - post$c) / post$a
-    s <- abs(implied - post$mu) / sd_pred
-    use <- observed & post$ok
-    return(list(scores = s[use], holdout = NULL, n = sum(rowSums(use) > 0)))
-  }
-  rows <- which(post$ok)
-  if (method == "mc_empirical") rows <- rows[rowSums(observed[rows, , drop = FALSE]) > 0]
-  draw <- if (method == "mc_model") draw_model_labels else draw_sensor_labels
-  if (correction == "ecdf") {
-    # Random halves: calibration scores and a holdout for the ECDF correction.
-    rows <- rows[sample.int(length(rows))]
-    half <- floor(length(rows) / 2)
-    cal_rows <- rows[seq_len(half)]
-    hold_rows <- rows[-seq_len(half)]
-    return(list(scores = mc_scores(draw, post, sd_pred, cal_rows, m),
-                holdout = mc_scores(draw, post, sd_pred, hold_rows, 1L),
-                n = length(cal_rows)))
-  }
-  list(scores = mc_scores(draw, post, sd_pred, rows, m), holdout = NULL, n = length(rows))
-}
-
 # Arguments of the draws (`given`: the names of those the user gave), which the methods that draw
 # nothing would silently ignore: an error for them.
 refuse_draw_arguments <- function(method, given, call = parent.frame()) {
