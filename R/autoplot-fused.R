@@ -54,7 +54,7 @@ fused_source <- function(object) {
 unit_panels <- function(unit) {
   function(newdata) {
     labels <- group_labels(newdata[unit])
-    factor(labels, levels = unique(labels[order(newdata[[unit]])]))
+    factor(labels, levels = unique(labels[unit_order(newdata[[unit]])]))
   }
 }
 

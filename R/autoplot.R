@@ -27,7 +27,7 @@
 #'   `reference` names a column, against the `date` column. `newdata` must
 #'   hold one time series (no repeated times); subset it to one site first.
 #'   For a model fitted with `unit` offsets, one panel per unit of
-#'   `newdata`'s unit column (in the order of its values, a factor's levels),
+#'   `newdata`'s unit column (in the order of its values, a factor's levels, text byte by byte),
 #'   each one time series, as for fits by group from [ncam_by()]; the
 #'   `"scatter"` then has one panel per unit too, and the `"coverage"` one
 #'   line per unit beside that of all rows. Subset `newdata` to draw fewer

@@ -115,8 +115,8 @@
 #'   unshrunk with a tiny `offset_sd`; 20 keep its relative error near 0.32, as for the longer
 #'   blocks. `newdata` then needs the column. The offsets are
 #'   in `fit$unit_offsets` (its `table` holds the units as the unit column does, a factor with its
-#'   levels, so that it joins back to the data, in that column's order; text units in the order
-#'   they first appear), tabled by `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not
+#'   levels, so that it joins back to the data, in that column's order; text sorted byte by
+#'   byte, as `autoplot()` draws the units), tabled by `summary()`, counted by `glance()` (`n_units`, `unit_sd`), not
 #'   by `logLik()`.
 #' @param hidden Widths of the hidden layers of each of the three networks; `integer(0)` for
 #'   none (the heads are then affine in the covariates).

@@ -75,12 +75,15 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   # the table joins back to the data; predict() matches them as text (key_text()).
   given <- unit_column(data, unit, "data", call)
   shrunk$table$unit <- given[match(shrunk$table$unit, units)]
-  # In the column's order (a factor's levels, numbers, dates), as autoplot() draws the units;
-  # text keeps the order in which units first appear, the same in every locale.
-  if (!is.character(given)) shrunk$table <- shrunk$table[order(shrunk$table$unit), ]
+  shrunk$table <- shrunk$table[unit_order(shrunk$table$unit), ]
   names(shrunk$table)[1] <- unit
   c(list(unit = unit), shrunk)
 }
+
+# The order in which units are listed (the table) and drawn (autoplot()'s panels): the unit
+# column's, a factor's levels, numbers and dates by value, text byte by byte (the same in every
+# locale).
+unit_order <- function(values) order(values, method = "radix")
 
 # Reference rows at min_offset_units or more units, and min_block_degrees degrees of freedom
 # for the noise of a unit's mean: the rows beyond the first of each unit, less those `repeated`
