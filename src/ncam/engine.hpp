@@ -133,9 +133,9 @@ class Engine {
     return total;
   }
 
-  // Posterior (and the optional outputs of PosteriorOut) for every row of the data, in the working scale,
-  // or with model_units in the readings' units (see ReadingScale); rows with a missing
-  // covariate get NaN.
+  // Posterior (and the optional outputs of PosteriorOut) for every row of the data, in the
+  // working scale, or with model_units in the readings' units (see ReadingScale); rows with a
+  // missing covariate get NaN.
   void predict(const T* params, const PosteriorOut& out, bool model_units = false) {
     if (out.noise_log_variance != nullptr && (out.noise_sensor < 0 || out.noise_sensor >= model_.spec().n_sensors))
       throw std::invalid_argument("noise_sensor out of range");
