@@ -17,12 +17,8 @@ ncam_trainer_params <- function(state) {
     .Call(`_ncam_ncam_trainer_params`, state)
 }
 
-ncam_predict_cpp <- function(spec, params, x, b, scaling, threads, precision, heads, simd = TRUE) {
-    .Call(`_ncam_ncam_predict_cpp`, spec, params, x, b, scaling, threads, precision, heads, simd)
-}
-
-ncam_head_columns_cpp <- function(n_sensors) {
-    .Call(`_ncam_ncam_head_columns_cpp`, n_sensors)
+ncam_predict_cpp <- function(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd = TRUE) {
+    .Call(`_ncam_ncam_predict_cpp`, spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd)
 }
 
 ncam_objective_cpp <- function(spec, params, x, b, scaling, rows, threads, precision, simd = TRUE) {

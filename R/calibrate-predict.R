@@ -33,7 +33,8 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
   model <- object$model
-  post <- ncam_posterior(model, newdata, threads, heads = !is.null(model$reference), extrapolation = TRUE)
+  outputs <- if (is.null(model$reference)) "posterior" else "anchor_noise"  # label_variance() reads
+  post <- ncam_posterior(model, newdata, threads, outputs = outputs, extrapolation = TRUE)
   posterior_table(model, label_variance(model, post), q)
 }
 

@@ -234,8 +234,10 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   # and not screened as a spike (a stuck sensor is what the check must show).
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
-  post <- ncam_posterior(object, newdata, threads, use_reference = has_reference, raw = TRUE, call = call)
-  loo <- leave_one_sensor_out(post)
+  # The posterior with every sensor's heads is held only while the readings are compared: the
+  # tables below need the comparison alone.
+  loo <- leave_one_sensor_out(ncam_posterior(object, newdata, threads, use_reference = has_reference, raw = TRUE,
+                                             call = call))
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)
   if (length(sensors) < 2L) {
@@ -276,20 +278,28 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
 leave_one_sensor_out <- function(post) {
   b <- post$b
   observed <- !is.na(b) & post$ok & !is.na(post$mu)
-  info <- ifelse(observed, post$a^2 / post$sigma2, 0)
-  pull <- ifelse(observed, post$a * (b - post$c) / post$sigma2, 0)
-  all_info <- 1 / post$s0_2 + rowSums(info)
-  all_pull <- post$mu0 / post$s0_2 + rowSums(pull)
+  # Per row, the information a^2 / sigma^2 and pull a (b - c) / sigma^2 of its readings summed;
+  # each sensor's own is computed again below, where it is taken out, so that no rows x sensors
+  # matrix of them outlives the sums.
+  summed <- function(x) {
+    x[!observed] <- 0
+    rowSums(x)
+  }
+  all_info <- 1 / post$s0_2 + summed(post$a^2 / post$sigma2)
+  all_pull <- post$mu0 / post$s0_2 + summed(post$a * (b - post$c) / post$sigma2)
   z <- shift <- matrix(NA_real_, nrow(b), ncol(b), dimnames = list(NULL, colnames(b)))
   for (j in seq_len(ncol(b))) {
     others <- rowSums(observed[, -j, drop = FALSE]) > 0
     use <- observed[, j] & others
-    precision <- all_info[use] - info[use, j]
-    mean_theta <- (all_pull[use] - pull[use, j]) / precision
     a <- post$a[use, j]
-    predicted <- a * mean_theta + post$c[use, j]
-    z[use, j] <- (b[use, j] - predicted) / sqrt(a^2 / precision + post$sigma2[use, j])
-    shift[use, j] <- (b[use, j] - post$c[use, j]) / a - mean_theta
+    c <- post$c[use, j]
+    sigma2 <- post$sigma2[use, j]
+    reading <- b[use, j]
+    precision <- all_info[use] - a^2 / sigma2
+    mean_theta <- (all_pull[use] - a * (reading - c) / sigma2) / precision
+    predicted <- a * mean_theta + c
+    z[use, j] <- (reading - predicted) / sqrt(a^2 / precision + sigma2)
+    shift[use, j] <- (reading - c) / a - mean_theta
   }
   list(z = z, shift = shift)
 }

@@ -16,7 +16,7 @@ fitted_summary <- function(fit, x, readings, usable, nll_offset, threads, block_
   clamped <- matrix(0, 2L, length(model_sensors(fit)), dimnames = list(c("low", "high"), model_sensors(fit)))
   for (start in seq(1L, n, by = block_rows)) {
     idx <- start:min(n, start + block_rows - 1L)
-    post <- ncam_posterior_columns(fit, take_rows(x, idx), take_rows(readings, idx), threads)
+    post <- ncam_posterior_columns(fit, take_rows(x, idx), take_rows(readings, idx), threads, noise_clamp = TRUE)
     keep <- usable[idx]
     nll <- nll + sum(post$nll[keep])
     clamped <- clamped + at_logvar_clamp(post$noise_clamp[keep, , drop = FALSE])

@@ -221,7 +221,7 @@ fitted.ncam <- function(object, newdata, ...) {
   from_fit <- missing(newdata)
   if (from_fit) newdata <- fitting_data(object)
   in_words_of_fit_data(object = object, from_fit = from_fit, {
-    post <- ncam_posterior(object, newdata, heads = FALSE)
+    post <- ncam_posterior(object, newdata, outputs = "posterior")
     warn_rows_missing_covariates(post)
     ncam_untransform(object, post$mu)
   })

@@ -11,7 +11,7 @@ drop_beyond_range <- function(object, post, x, readings, call = parent.frame(), 
   rows <- sort(union(rows_beyond_range(object, post, x), also))
   post$beyond_rows <- rows
   if (!length(rows)) return(post)
-  for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2")) {
+  for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2", "anchor_sigma2")) {
     if (!is.null(post[[field]])) post[[field]][rows] <- NA_real_
   }
   post$n_sensors[rows] <- NA_integer_
@@ -30,10 +30,7 @@ rows_beyond_range <- function(object, post, x) {
   eps <- if (identical(object$settings$control$precision, "double")) .Machine$double.eps else 2^-23
   scaling <- object$scaling
   rows <- call_engine(ncam_rows_unresolved_cpp(post$mu, post$var_post, scaling$b_shift, scaling$b_scale, eps))
-  if (!is.null(post$a)) {
-    heads <- rowSums(post$a) + rowSums(post$c) + rowSums(post$sigma2) + post$mu0 + post$s0_2
-    rows <- sort(union(rows, which(!is.finite(heads))))
-  }
+  if (!is.null(post$heads_not_finite)) rows <- sort(union(rows, post$heads_not_finite))
   rows[!row_has_na(x, rows)]  # those are rows with a missing covariate
 }
 

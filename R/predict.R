@@ -155,7 +155,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
                  i = "Use {.code interval = \"credible\"}, or fit with {.code parameterization = \"anchored\"}."))
   }
   in_words_of_fit_data(object = object, from_fit = from_fit, {
-    post <- ncam_posterior(object, newdata, threads, heads = interval == "prediction",
+    post <- ncam_posterior(object, newdata, threads, outputs = if (interval == "prediction") "anchor_noise" else "posterior",
                            use_reference = use_reference, extrapolation = TRUE)
     if (interval == "prediction") {
       post$var_pred <- post$var_post + anchor_noise_variance(object, post)
@@ -238,9 +238,13 @@ sensor_params <- function(object, newdata, threads = NULL, ...) {
                  a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
 
-# The anchor's own noise variance per row (a posterior with heads): added to Theta's posterior
-# variance, the variance of a new reading of the anchor instrument.
-anchor_noise_variance <- function(object, post) post$sigma2[, match(object$anchor, model_sensors(object))]
+# The anchor's own noise variance per row (of a posterior with outputs "anchor_noise" or
+# "sensors"): added to Theta's posterior variance, the variance of a new reading of the anchor
+# instrument.
+anchor_noise_variance <- function(object, post) {
+  if (!is.null(post$anchor_sigma2)) return(post$anchor_sigma2)
+  post$sigma2[, match(object$anchor, model_sensors(object))]
+}
 
 # A reference column of newdata in model units, checked as a sensor's readings are: an error
 # for text or infinite values, a warning and NA for values <= 0 of a log model.
@@ -248,11 +252,11 @@ new_reference_readings <- function(data, reference, transform, call = parent.fra
   sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", call = call)[[1]]
 }
 
-# Posterior and (with heads = TRUE) head outputs for newdata, in model units (the user's
-# units, or log units for transform = "log"). Rows with a missing covariate, or beyond what
-# the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the sensor
-# model alone: readings as given (no spike screen) and no unit offsets.
-ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_reference = FALSE,
+# Posterior and the per-row `outputs` of ncam_posterior_columns() for newdata, in model units
+# (the user's units, or log units for transform = "log"). Rows with a missing covariate, or
+# beyond what the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the
+# sensor model alone: readings as given (no spike screen) and no unit offsets.
+ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors", use_reference = FALSE,
                            extrapolation = FALSE, raw = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
@@ -278,7 +282,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, heads = TRUE, use_re
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
-  post <- ncam_posterior_columns(object, x, readings, threads, heads)
+  post <- ncam_posterior_columns(object, x, readings, threads, outputs)
   # With unit offsets, a row's reference reading is combined with the sensors' own estimate:
   # where that is beyond range, so is the row.
   sensors <- if (!raw) sensors_only_posterior(object, x, readings, reference_used, threads)
@@ -303,44 +307,39 @@ empty_design <- function(object, newdata, call) {
   matrix(numeric(0), 0L, length(object$covariates), dimnames = list(NULL, object$covariates))
 }
 
-# The engine's posterior for lists of columns (or matrices), already in model units; with
-# heads, also the head outputs and the engine's report of where the clamp sets each sensor's
-# noise (`noise_clamp`, rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
-ncam_posterior_columns <- function(object, x, readings, threads, heads = TRUE) {
+# The engine's posterior for lists of columns (or matrices), already in model units, and per
+# row what `outputs` asks for (each head output is a double per row, and per sensor for the
+# sensors' own, so ask for no more than is used): "posterior" nothing more; "anchor_noise" the anchor's noise variance
+# (`anchor_sigma2`, all a prediction interval needs); "sensors" every head (prior mean `mu0`
+# and variance `s0_2`; gains `a`, offsets `c` and noise variances `sigma2`, rows x sensors),
+# the readings `b` and `ok`. Both add `heads_not_finite` (for drop_beyond_range()). With
+# noise_clamp, the engine's report of where the clamp sets each sensor's noise (`noise_clamp`,
+# rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
+ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sensors", noise_clamp = FALSE) {
   raw <- call_engine(ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
-                                      object$settings$control$precision, heads, use_simd()))
+                                      object$settings$control$precision, outputs, noise_clamp, use_simd()))
   if (raw$interrupted) rlang::interrupt()  # Ctrl-C between blocks of rows
   missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
   any_missing <- any(missing_x)
   if (any_missing) {
-    raw$mean[missing_x] <- NA_real_
-    raw$variance[missing_x] <- NA_real_
-    raw$nll[missing_x] <- NA_real_
-    raw$n_observed[missing_x] <- NA_integer_
+    for (field in setdiff(names(raw), c("interrupted", "heads_not_finite"))) {
+      if (is.matrix(raw[[field]])) raw[[field]][missing_x, ] <- NA else raw[[field]][missing_x] <- NA
+    }
   }
   post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
                n_sensors = raw$n_observed, nll = raw$nll)
-  if (!heads) return(post)
-  col <- head_columns(length(model_sensors(object)))
-  h <- raw$heads
-  noise_clamp <- raw$noise_clamp  # -1 / 1 where the clamp sets a sensor's noise to its lower / upper end
-  if (any_missing) {
-    h[missing_x, ] <- NA_real_
-    noise_clamp[missing_x, ] <- NA_integer_
+  post$heads_not_finite <- raw$heads_not_finite
+  post$noise_clamp <- raw$noise_clamp
+  if (outputs == "anchor_noise") post$anchor_sigma2 <- exp(raw$noise_log_variance)
+  if (outputs != "sensors") return(post)
+  b <- readings
+  if (is.list(readings)) {  # one matrix, without a copy beside it: dim<- on the fresh vector
+    b <- unlist(readings, use.names = FALSE)
+    dim(b) <- c(length(raw$mean), length(readings))
+    dimnames(b) <- list(NULL, names(readings))
   }
-  c(post, list(
-    mu0 = h[, col$prior_mean],
-    s0_2 = exp(h[, col$prior_log_variance]),
-    a = h[, col$gain, drop = FALSE],
-    c = h[, col$offset, drop = FALSE],
-    sigma2 = exp(h[, col$noise_log_variance, drop = FALSE]),
-    noise_clamp = noise_clamp,
-    b = if (is.list(readings)) {
-      matrix(unlist(readings, use.names = FALSE), length(raw$mean), length(readings),
-             dimnames = list(NULL, names(readings)))
-    } else readings,
-    ok = !missing_x
-  ))
+  c(post, list(mu0 = raw$prior_mean, s0_2 = exp(raw$prior_log_variance), a = raw$gain, c = raw$offset,
+               sigma2 = exp(raw$noise_log_variance), b = b, ok = !missing_x))
 }
 
 # Bias-corrected residuals (b_j - c_j) / a_j - mu, in the units of the fused value.

@@ -122,9 +122,6 @@ check_object_format <- function(object, arg = "object", call = parent.frame()) {
   invisible(object)
 }
 
-# 1-based columns of the engine's per-row head outputs, as the engine defines them.
-head_columns <- function(n_sensors) call_engine(ncam_head_columns_cpp(as.integer(n_sensors)))
-
 # A fit made inside a function (or a purrr lambda) would keep that function's frame as the
 # environment of its formula and terms, and with it every object there, its data included:
 # saveRDS() would write them all. The formula keeps only the objects it names from such

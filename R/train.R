@@ -110,7 +110,7 @@ capped_validation_nll <- function(spec, inputs, val_rows, nll_offset, precision,
   pattern <- reading_patterns(observed)
   simd <- use_simd()
   function(params) {
-    raw <- call_engine(ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, simd))$nll
+    raw <- call_engine(ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, "posterior", FALSE, simd))$nll
     ok <- is.finite(raw)
     plain <- sum(raw[ok]) / length(raw) + mean(offset)
     working_nll <- raw - to_working

@@ -284,7 +284,7 @@ sensors_only_posterior <- function(object, x, readings, reference_used, threads)
   row_readings <- lapply(readings, `[`, rows)
   row_readings[[object$reference]] <- rep(NA_real_, length(rows))
   row_x <- if (is.list(x)) lapply(x, `[`, rows) else x[rows, , drop = FALSE]
-  sensors <- ncam_posterior_columns(object, row_x, row_readings, threads)
+  sensors <- ncam_posterior_columns(object, row_x, row_readings, threads, outputs = "anchor_noise")
   sensors$rows <- rows
   sensors$beyond_rows <- rows[rows_beyond_range(object, sensors, row_x)]
   sensors
@@ -313,7 +313,7 @@ add_unit_offsets <- function(object, post, newdata, reference_used, reference, s
   if (length(blended)) {
     at <- match(blended, sensors$rows)
     corrected_precision <- 1 / (sensors$var_post[at] + extra[blended])
-    reading_precision <- 1 / sensors$sigma2[at, ncol(sensors$sigma2)]  # the reference is the last sensor
+    reading_precision <- 1 / anchor_noise_variance(object, sensors)[at]  # the reference is the anchor
     post$var_post[blended] <- 1 / (corrected_precision + reading_precision)
     post$mu[blended] <- post$var_post[blended] *
       (corrected_precision * (sensors$mu[at] + shift[blended]) + reading_precision * reference[blended])

@@ -36,7 +36,7 @@ pooled_criterion <- function(spec, inputs, val_rows, nll_offset, precision, thre
   to_working <- log(inputs$scaling$b_scale) * Reduce(`+`, lapply(readings, function(v) !is.na(v)), 0)
   labelled <- !is.na(readings[[length(readings)]])
   function(params) {
-    raw <- ns$call_engine(ns$ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, FALSE, ns$use_simd()))$nll
+    raw <- ns$call_engine(ns$ncam_predict_cpp(spec, params, x, readings, inputs$scaling, threads, precision, "posterior", FALSE, ns$use_simd()))$nll
     ok <- is.finite(raw)
     working <- raw - to_working
     cap <- stats::median(working[ok]) + 10 * stats::mad(working[ok])

@@ -31,7 +31,7 @@ conditional_criterion <- function(spec, inputs, val_rows, nll_offset, precision,
   sensors_only <- readings
   sensors_only[[ref_col]] <- rep(NA_real_, length(val_rows))
   row_nll <- function(params, cols) {
-    ns$call_engine(ns$ncam_predict_cpp(spec, params, x, cols, inputs$scaling, threads, precision, FALSE, ns$use_simd()))$nll
+    ns$call_engine(ns$ncam_predict_cpp(spec, params, x, cols, inputs$scaling, threads, precision, "posterior", FALSE, ns$use_simd()))$nll
   }
   function(params) {
     full <- row_nll(params, readings)

@@ -17,7 +17,7 @@ for (pr in c("float", "double")) {
   out[[paste0("train_", pr)]] <- 20000 / median(vapply(seq_len(reps), function(i) el(ncam:::ncam_trainer_epoch(st)), 0))
   p <- ncam:::ncam_trainer_params(st)
   out[[paste0("post_", pr)]] <- 200000 / median(vapply(seq_len(reps), function(i)
-    el(ncam:::ncam_predict_cpp(spec, p, X, B, sc, 1L, pr, FALSE)), 0))
+    el(ncam:::ncam_predict_cpp(spec, p, X, B, sc, 1L, pr, "posterior", FALSE)), 0))
   out[[paste0("probe_", pr)]] <- median(vapply(1:3, function(i) ncam:::ncam_gemm_probe_cpp(64L, 64L, 128L, 200L, pr), 0))
 }
 cat(jsonlite::toJSON(out, auto_unbox = TRUE, digits = NA), "\n")

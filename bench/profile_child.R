@@ -17,5 +17,5 @@ if (what == "train") {
   for (e in 1:15) ncam:::ncam_trainer_epoch(st)
 } else {
   p <- ncam:::ncam_init_params_cpp(spec, 1)
-  for (r in 1:3) ncam:::ncam_predict_cpp(spec, p, X, B, sc, threads, precision, FALSE)
+  for (r in 1:3) ncam:::ncam_predict_cpp(spec, p, X, B, sc, threads, precision, "posterior", FALSE)
 }

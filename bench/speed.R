@@ -352,7 +352,7 @@ for (h in c(64L, 4L)) {
     t_pred <- median(vapply(seq_len(reps), function(i) timed(predict(fit, big, interval = "credible", threads = th)), 0))
     t_raw <- median(vapply(seq_len(reps), function(i)
       timed(ncam:::ncam_predict_cpp(fit$spec, fit$params, xb_big$X, xb_big$B, fit$scaling, th,
-                                    fit$settings$control$precision, FALSE)), 0))
+                                    fit$settings$control$precision, "posterior", FALSE)), 0))
     post_tab <- rbind(post_tab, data.frame(hidden = h, threads = th, precision = fit$settings$control$precision,
                                            predict = nrow(big) / t_pred, raw = nrow(big) / t_raw,
                                            peer = peer_rate("posterior", h, th)))

@@ -67,8 +67,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_predict_cpp
-List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads, std::string precision, bool heads, bool simd);
-RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP headsSEXP, SEXP simdSEXP) {
+List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads, std::string precision, std::string outputs, bool noise_clamp, bool simd);
+RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP outputsSEXP, SEXP noise_clampSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -79,20 +79,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< List >::type scaling(scalingSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< std::string >::type precision(precisionSEXP);
-    Rcpp::traits::input_parameter< bool >::type heads(headsSEXP);
+    Rcpp::traits::input_parameter< std::string >::type outputs(outputsSEXP);
+    Rcpp::traits::input_parameter< bool >::type noise_clamp(noise_clampSEXP);
     Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, heads, simd));
-    return rcpp_result_gen;
-END_RCPP
-}
-// ncam_head_columns_cpp
-List ncam_head_columns_cpp(int n_sensors);
-RcppExport SEXP _ncam_ncam_head_columns_cpp(SEXP n_sensorsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< int >::type n_sensors(n_sensorsSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_head_columns_cpp(n_sensors));
+    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -225,8 +215,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_trainer_epoch", (DL_FUNC) &_ncam_ncam_trainer_epoch, 1},
     {"_ncam_ncam_trainer_nll", (DL_FUNC) &_ncam_ncam_trainer_nll, 2},
     {"_ncam_ncam_trainer_params", (DL_FUNC) &_ncam_ncam_trainer_params, 1},
-    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 9},
-    {"_ncam_ncam_head_columns_cpp", (DL_FUNC) &_ncam_ncam_head_columns_cpp, 1},
+    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 10},
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 9},
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 3},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 2},

@@ -170,29 +170,46 @@ NumericVector ncam_trainer_params(SEXP state) {
   return NumericVector(p.begin(), p.end());
 }
 
-// Posterior of every row, in model units, and with heads its head outputs and the engine's
-// report of the noise log-variances the clamp sets (`noise_clamp`, rows x sensors: -1 at the
-// lower bound, 1 at the upper, 0 inside; see PosteriorOut). Rows go to the engine in blocks,
-// with a check for a user interrupt after each: `interrupted` is then TRUE and the outputs
-// incomplete.
+// Posterior of every row, in model units, with the per-row outputs `outputs` asks for:
+// "posterior" (mean, variance, n_observed, nll) alone; "anchor_noise" adds the anchor's noise
+// log-variance, all a prediction interval needs; "sensors" adds every head: prior_mean and
+// prior_log_variance (vectors), noise_log_variance, gain and offset (rows x sensors). Both
+// others add `heads_not_finite`, the 1-based rows with a head output that is not finite (see
+// PosteriorOut::heads_finite). With noise_clamp, also the engine's report of the noise
+// log-variances the clamp sets (`noise_clamp`, rows x sensors: -1 at the lower bound, 1 at the
+// upper, 0 inside; see PosteriorOut). Rows go to the engine in blocks, with a check for a user
+// interrupt after each: `interrupted` is then TRUE and the outputs incomplete.
 // [[Rcpp::export]]
-List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling,
-                      int threads, std::string precision, bool heads, bool simd = true) {
+List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads,
+                      std::string precision, std::string outputs, bool noise_clamp, bool simd = true) {
   const ncam_types::ModelSpec s = spec_from_list(spec);
   const ncam_types::DataView data = data_view(s, x, b, scaling);
   const ncam_dispatch::Backend& engine = backend(simd);
   if (static_cast<std::size_t>(params.size()) != engine.layout(s).n_params)
     Rcpp::stop("parameter vector has the wrong length");
-  const int n = data.n_rows;
-  const ncam_types::HeadColumns columns{s.n_sensors};
-  const int n_heads = columns.count();
+  const bool sensors = outputs == "sensors", anchor_noise = outputs == "anchor_noise";
+  if (!sensors && !anchor_noise && outputs != "posterior") Rcpp::stop("unknown outputs '%s'", outputs);
+  if (anchor_noise && s.parameterization != ncam_types::Parameterization::anchored)
+    Rcpp::stop("outputs 'anchor_noise' need a model with an anchor");
+  const int n = data.n_rows, L = s.n_sensors;
+  const ncam_types::HeadColumns columns{L};
   NumericVector mean(n), variance(n), nll(n);
   IntegerVector n_obs(n);
-  NumericMatrix head_out(heads ? n : 0, heads ? n_heads : 0);
-  IntegerMatrix clamp_out(heads ? n : 0, heads ? s.n_sensors : 0);
+  NumericVector noise(anchor_noise ? n : 0);
+  NumericVector prior_mean(sensors ? n : 0), prior_log_variance(sensors ? n : 0);
+  NumericMatrix noise_log_variance(sensors ? n : 0, sensors ? L : 0), gain(sensors ? n : 0, sensors ? L : 0),
+      offset(sensors ? n : 0, sensors ? L : 0);
+  IntegerMatrix clamp_out(noise_clamp ? n : 0, noise_clamp ? L : 0);
+  std::vector<int> not_finite;
   const std::size_t max_block = static_cast<std::size_t>(std::min(n, ncam_types::kPredictBlockRows));
-  std::vector<double> block_heads(heads ? max_block * n_heads : 0);
-  std::vector<int> block_clamp(heads ? max_block * s.n_sensors : 0);
+  std::vector<double> block_heads(sensors ? max_block * columns.count() : 0);
+  std::vector<int> block_clamp(noise_clamp ? max_block * L : 0);
+  std::vector<int> block_finite(sensors || anchor_noise ? max_block : 0);
+  // The block's m-row columns first..first + count - 1 into rows begin.. of an n-row matrix.
+  auto copy_columns = [&](const double* from, int first, int count, int m, int begin, double* to) {
+    for (int k = 0; k < count; ++k)
+      std::copy_n(from + static_cast<std::size_t>(first + k) * m, m, to + static_cast<std::size_t>(k) * n + begin);
+  };
   bool interrupted = false;
   for (int begin = 0; begin < n && !interrupted; begin += ncam_types::kPredictBlockRows) {
     const int m = std::min(ncam_types::kPredictBlockRows, n - begin);
@@ -200,40 +217,48 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
     for (const double*& col : block.x) col += begin;
     for (const double*& col : block.b) col += begin;
     block.n_rows = m;
-    const ncam_types::PosteriorOut out{mean.begin() + begin, variance.begin() + begin, n_obs.begin() + begin,
-                                       nll.begin() + begin, heads ? block_heads.data() : nullptr,
-                                       heads ? block_clamp.data() : nullptr};
+    ncam_types::PosteriorOut out{mean.begin() + begin, variance.begin() + begin, n_obs.begin() + begin,
+                                 nll.begin() + begin};
+    if (sensors) out.heads = block_heads.data();
+    if (noise_clamp) out.noise_clamp = block_clamp.data();
+    if (anchor_noise) {
+      out.noise_log_variance = noise.begin() + begin;
+      out.noise_sensor = s.anchor;
+    }
+    if (sensors || anchor_noise) out.heads_finite = block_finite.data();
     engine.predict(s, params.begin(), block, threads, is_float(precision), out);
-    if (heads) {  // the block's m-row columns into rows begin.. of the n-row matrices
-      for (int k = 0; k < n_heads; ++k)
-        std::copy_n(block_heads.begin() + static_cast<std::size_t>(k) * m, m,
-                    head_out.begin() + static_cast<std::size_t>(k) * n + begin);
-      for (int j = 0; j < s.n_sensors; ++j)
+    if (sensors) {
+      const double* h = block_heads.data();
+      copy_columns(h, columns.prior_mean(), 1, m, begin, prior_mean.begin());
+      copy_columns(h, columns.prior_log_variance(), 1, m, begin, prior_log_variance.begin());
+      copy_columns(h, columns.noise_log_variance(0), L, m, begin, noise_log_variance.begin());
+      copy_columns(h, columns.gain(0), L, m, begin, gain.begin());
+      copy_columns(h, columns.offset(0), L, m, begin, offset.begin());
+    }
+    if (noise_clamp) {
+      for (int j = 0; j < L; ++j)
         std::copy_n(block_clamp.begin() + static_cast<std::size_t>(j) * m, m,
                     clamp_out.begin() + static_cast<std::size_t>(j) * n + begin);
     }
+    if (sensors || anchor_noise) {
+      for (int i = 0; i < m; ++i)
+        if (!block_finite[i]) not_finite.push_back(begin + i + 1);
+    }
     interrupted = begin + m < n && user_interrupted();
   }
-  return List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
-                      Rcpp::_["nll"] = nll,
-                      Rcpp::_["heads"] = heads ? Rcpp::RObject(head_out) : Rcpp::RObject(R_NilValue),
-                      Rcpp::_["noise_clamp"] = heads ? Rcpp::RObject(clamp_out) : Rcpp::RObject(R_NilValue),
-                      Rcpp::_["interrupted"] = interrupted);
-}
-
-// 1-based columns of the head outputs (ncam_types::HeadColumns) for n_sensors sensors.
-// [[Rcpp::export]]
-List ncam_head_columns_cpp(int n_sensors) {
-  const ncam_types::HeadColumns c{n_sensors};
-  IntegerVector noise(n_sensors), gain(n_sensors), offset(n_sensors);
-  for (int j = 0; j < n_sensors; ++j) {
-    noise[j] = c.noise_log_variance(j) + 1;
-    gain[j] = c.gain(j) + 1;
-    offset[j] = c.offset(j) + 1;
+  List result = List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
+                             Rcpp::_["nll"] = nll, Rcpp::_["interrupted"] = interrupted);
+  if (anchor_noise) result["noise_log_variance"] = noise;
+  if (sensors) {
+    result["prior_mean"] = prior_mean;
+    result["prior_log_variance"] = prior_log_variance;
+    result["noise_log_variance"] = noise_log_variance;
+    result["gain"] = gain;
+    result["offset"] = offset;
   }
-  return List::create(Rcpp::_["prior_mean"] = c.prior_mean() + 1,
-                      Rcpp::_["prior_log_variance"] = c.prior_log_variance() + 1,
-                      Rcpp::_["noise_log_variance"] = noise, Rcpp::_["gain"] = gain, Rcpp::_["offset"] = offset);
+  if (sensors || anchor_noise) result["heads_not_finite"] = IntegerVector(not_finite.begin(), not_finite.end());
+  if (noise_clamp) result["noise_clamp"] = clamp_out;
+  return result;
 }
 
 // The training objective on the working scale (loss, NLL sum, gradient), for tests.

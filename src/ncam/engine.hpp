@@ -133,10 +133,12 @@ class Engine {
     return total;
   }
 
-  // Posterior (and optionally head outputs) for every row of the data, in the working scale,
-  // or with model_units in the readings' units (see ReadingScale); rows with a missing
-  // covariate get NaN.
+  // Posterior (and the optional outputs of PosteriorOut) for every row of the data, in the
+  // working scale, or with model_units in the readings' units (see ReadingScale); rows with a
+  // missing covariate get NaN.
   void predict(const T* params, const PosteriorOut& out, bool model_units = false) {
+    if (out.noise_log_variance != nullptr && (out.noise_sensor < 0 || out.noise_sensor >= model_.spec().n_sensors))
+      throw std::invalid_argument("noise_sensor out of range");
     model_units_ = model_units;
     const int n = data_.n_rows;
     const int n_chunks = (n + kChunkRows - 1) / kChunkRows;
@@ -288,34 +290,33 @@ class Engine {
       for (int j = 0; j < col.n_sensors; ++j)
         out.noise_clamp[row + j * n] = model_.clamp_side(static_cast<double>(raw_noise(j, i)));
     }
-    if (!model_units_) {
-      out.mean[row] = post.mean;
-      out.nll[row] = nll;
-      out.variance[row] = post.variance;
-      if (out.heads == nullptr) return;
-      double* at = out.heads + row;
-      at[col.prior_mean() * n] = h.mu0(i);
-      at[col.prior_log_variance() * n] = h.v0(i);
-      for (int j = 0; j < col.n_sensors; ++j) {
-        at[col.noise_log_variance(j) * n] = h.w(j, i);
-        at[col.gain(j) * n] = h.a(j, i);
-        at[col.offset(j) * n] = h.c(j, i);
-      }
-      return;
-    }
     const ReadingScale& u = reading_scale_;
-    out.mean[row] = u.value_to_units(post.mean);
-    out.nll[row] = u.nll_to_units(nll, post.n_observed);
-    out.variance[row] = u.variance_to_units(post.variance);
-    if (out.heads == nullptr) return;
-    double* at = out.heads + row;
-    at[col.prior_mean() * n] = u.value_to_units(h.mu0(i));
-    at[col.prior_log_variance() * n] = u.log_variance_to_units(h.v0(i));
-    for (int j = 0; j < col.n_sensors; ++j) {
-      at[col.noise_log_variance(j) * n] = u.log_variance_to_units(h.w(j, i));
-      at[col.gain(j) * n] = h.a(j, i);
-      at[col.offset(j) * n] = u.offset_to_units(h.c(j, i), h.a(j, i));
+    out.mean[row] = model_units_ ? u.value_to_units(post.mean) : post.mean;
+    out.nll[row] = model_units_ ? u.nll_to_units(nll, post.n_observed) : nll;
+    out.variance[row] = model_units_ ? u.variance_to_units(post.variance) : post.variance;
+    auto log_variance = [&](double v) { return model_units_ ? u.log_variance_to_units(v) : v; };
+    if (out.noise_log_variance != nullptr) out.noise_log_variance[row] = log_variance(h.w(out.noise_sensor, i));
+    if (out.heads == nullptr && out.heads_finite == nullptr) return;
+    const double mu0 = model_units_ ? u.value_to_units(h.mu0(i)) : h.mu0(i);
+    const double v0 = log_variance(h.v0(i));
+    double* at = out.heads == nullptr ? nullptr : out.heads + row;
+    if (at != nullptr) {
+      at[col.prior_mean() * n] = mu0;
+      at[col.prior_log_variance() * n] = v0;
     }
+    const bool check = out.heads_finite != nullptr;
+    bool finite = !check || (std::isfinite(mu0) && std::isfinite(std::exp(v0)));
+    for (int j = 0; j < col.n_sensors; ++j) {
+      const double w = log_variance(h.w(j, i)), a = h.a(j, i);
+      const double c = model_units_ ? u.offset_to_units(h.c(j, i), a) : h.c(j, i);
+      if (at != nullptr) {
+        at[col.noise_log_variance(j) * n] = w;
+        at[col.gain(j) * n] = a;
+        at[col.offset(j) * n] = c;
+      }
+      if (check) finite = finite && std::isfinite(std::exp(w)) && std::isfinite(a) && std::isfinite(c);
+    }
+    if (check) out.heads_finite[row] = finite;
   }
 
   void write_missing(const PosteriorOut& out, int row) const {
@@ -328,6 +329,8 @@ class Engine {
     if (out.noise_clamp != nullptr) {
       for (int j = 0; j < model_.spec().n_sensors; ++j) out.noise_clamp[row + j * n] = 0;
     }
+    if (out.noise_log_variance != nullptr) out.noise_log_variance[row] = nan;
+    if (out.heads_finite != nullptr) out.heads_finite[row] = 0;
     if (out.heads == nullptr) return;
     for (int k = 0; k < HeadColumns{model_.spec().n_sensors}.count(); ++k) out.heads[row + k * n] = nan;
   }

@@ -67,7 +67,7 @@ struct ReadingScale {
 };
 
 // Columns (0-based) of the per-row head outputs, PosteriorOut::heads: the one definition of
-// that layout (R reads it through the glue, see ncam_head_columns_cpp()).
+// that layout (the glue splits it into R's vectors and matrices, see ncam_predict_cpp()).
 struct HeadColumns {
   int n_sensors = 0;
   int prior_mean() const { return 0; }
@@ -96,6 +96,15 @@ struct PosteriorOut {
   // inside or on a bound, and for a row with a missing covariate), non-zero exactly where the
   // clamp sets the value. The clamp acts relative to the sensor's level (ModelSpec::sensor_gain).
   int* noise_clamp = nullptr;
+  // Optional n: the noise log-variance of sensor `noise_sensor` alone, for a caller that needs
+  // one sensor's noise (a prediction interval, the anchor's) and not the n x
+  // HeadColumns::count() of `heads`.
+  double* noise_log_variance = nullptr;
+  int noise_sensor = 0;
+  // Optional n: 1 where every head output is finite, the variances taken as exp() of the
+  // log-variances, else 0 (also for a row with a missing covariate). A row's posterior can be
+  // finite beside a head that is not: a gain that overflows where its sensor has no reading.
+  int* heads_finite = nullptr;
 };
 
 // Where each head's weights sit in the flat parameter vector (see mlp.hpp).

@@ -546,6 +546,115 @@ void test_noise_clamp() {
   noise_clamp_case<float>("float");
 }
 
+// PosteriorOut's outputs for a caller that needs one sensor's noise and not every head (a
+// prediction interval, the anchor's): the posterior as with every head, the noise column that
+// of the full head outputs, and `heads_finite` 0 exactly where a head output, or the exp() of
+// a log-variance, is not finite, also where the posterior is finite.
+template <typename T>
+void one_noise_case(const char* prec) {
+  const std::string tag = std::string("one sensor's noise (") + prec + ")";
+  const int L = 3, noise_sensor = 1;
+  const HeadColumns col{L};
+  struct Outputs {
+    std::vector<double> mean, variance, nll, noise, heads;
+    std::vector<int> n_obs, finite;
+    explicit Outputs(std::size_t n, std::size_t n_heads)
+        : mean(n), variance(n), nll(n), noise(n), heads(n * n_heads), n_obs(n), finite(n, 7) {}
+  };
+  // Every head, and the posterior with the one noise and the flags alone.
+  auto run = [&](Engine<T>& engine, const std::vector<T>& params, std::size_t n, bool units, Outputs& all,
+                 Outputs& one) {
+    engine.predict(params.data(), PosteriorOut{all.mean.data(), all.variance.data(), all.n_obs.data(),
+                                               all.nll.data(), all.heads.data()}, units);
+    PosteriorOut out{one.mean.data(), one.variance.data(), one.n_obs.data(), one.nll.data()};
+    out.noise_log_variance = one.noise.data();
+    out.noise_sensor = noise_sensor;
+    out.heads_finite = one.finite.data();
+    engine.predict(params.data(), out, units);
+  };
+  auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  };
+  // A generic network on simulated rows, one of them without its covariate (row 5).
+  Data d = simulate(300, 2, L, 90, 0.2);
+  d.x[5] = kNaN;
+  const ModelSpec spec = make_spec(2, L, {6}, 0, 1);
+  Model model(spec);
+  const std::vector<double> pd = generic_params(model, 91, 0.3);
+  const std::vector<T> params(pd.begin(), pd.end());
+  Engine<T> engine(model, d.view(), 2);
+  const std::size_t n = d.n;
+  for (bool units : {false, true}) {
+    Outputs all(n, col.count()), one(n, col.count());
+    run(engine, params, n, units, all, one);
+    const std::string at = tag + (units ? ", model units" : ", working scale");
+    check(same(one.mean, all.mean) && same(one.variance, all.variance) && same(one.nll, all.nll) &&
+              one.n_obs == all.n_obs,
+          at + ": the posterior as with every head");
+    const std::vector<double> column(all.heads.begin() + col.noise_log_variance(noise_sensor) * n,
+                                     all.heads.begin() + (col.noise_log_variance(noise_sensor) + 1) * n);
+    check(same(one.noise, column), at + ": the noise is that column of the head outputs");
+    bool flags = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      bool finite = true;
+      for (int k = 0; k < col.count(); ++k) {
+        const double v = all.heads[i + k * n];
+        const bool log_variance = k == col.prior_log_variance() || (k >= col.noise_log_variance(0) && k < col.gain(0));
+        finite = finite && std::isfinite(log_variance ? std::exp(v) : v);
+      }
+      flags = flags && one.finite[i] == static_cast<int>(finite) && one.finite[i] == (i != 5);
+    }
+    check(flags, at + ": every row flagged finite but the one without its covariate");
+  }
+  // No hidden layer; x' = (x - 3) / 2. Sensor 1's raw gain is the largest T times x': at x' = 10
+  // it overflows, at x' = 0 it is 0. Row 0 (x' = 10) lacks sensor 1's reading, so its posterior
+  // is finite; row 1 (x' = 0) is finite throughout; row 2 lacks its covariate.
+  Data e;
+  e.n = 3;
+  e.p = 1;
+  e.L = L;
+  e.x = {23.0, 3.0, kNaN};
+  e.b = {10.0, 11.0, 10.0, kNaN, 11.0, 11.0, 12.0, 12.0, 12.0};
+  ModelSpec plain = make_spec(1, L, {}, 0, 0);
+  for (int overflow_noise = 0; overflow_noise < 2; ++overflow_noise) {
+    // Then also sensor 2's noise log-variance at 750, inside a clamp widened to 800, which exp()
+    // takes beyond the largest double on every row.
+    ModelSpec s = plain;
+    if (overflow_noise) s.logvar_max = 800.0;
+    Model m(s);
+    std::vector<T> p(m.n_params(), T(0));
+    p[m.bias().w_offset[0] + m.free_index(1)] = std::numeric_limits<T>::max();
+    if (overflow_noise) p[m.reliability().b_offset[0] + 2] = T(750);
+    Engine<T> small(m, e.view(), 1);
+    Outputs all(3, col.count()), one(3, col.count());
+    run(small, p, 3, true, all, one);
+    const std::string at = tag + (overflow_noise ? ", a noise variance beyond the largest double" : ", a gain that overflows");
+    check(std::isfinite(one.mean[0]) && std::isfinite(one.variance[0]) && std::isfinite(one.mean[1]),
+          at + ": the posterior is finite (test precondition)");
+    check(!std::isfinite(all.heads[0 + col.gain(1) * 3]) && std::isfinite(all.heads[1 + col.gain(1) * 3]),
+          at + ": the gain overflows at x' = 10 only (test precondition)");
+    const std::vector<int> expected = {0, overflow_noise ? 0 : 1, 0};
+    check(one.finite == expected, at + ": rows flagged as their heads are");
+  }
+  // A sensor the model does not have is refused.
+  Outputs unused(n, 0);
+  PosteriorOut bad{unused.mean.data(), unused.variance.data(), unused.n_obs.data(), unused.nll.data()};
+  bad.noise_log_variance = unused.noise.data();
+  bad.noise_sensor = L;
+  bool refused = false;
+  try {
+    engine.predict(params.data(), bad);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  check(refused, tag + ": a sensor out of range is refused");
+}
+
+void test_one_noise() {
+  one_noise_case<double>("double");
+  one_noise_case<float>("float");
+}
+
 // Identical results for 1, 2 and 3 threads over many chunks (fixed reduction order).
 template <typename T>
 void thread_case(const char* prec) {
@@ -913,6 +1022,7 @@ int main() {
   test_engine_dense();
   test_sensor_levels();
   test_noise_clamp();
+  test_one_noise();
   test_threads();
   test_thread_chooser();
   test_float();

@@ -110,12 +110,9 @@ eng_heads_r <- function(spec, params, X, scaling) {
        raw_v0 = pr[, 2], raw_w = rl, logvar_shift = shift)
 }
 
-# Split the engine's heads matrix by the columns the engine names.
-eng_split_heads <- function(H, L) {
-  col <- ncam:::head_columns(L)
-  list(mu0 = H[, col$prior_mean], v0 = H[, col$prior_log_variance],
-       w = H[, col$noise_log_variance, drop = FALSE], a = H[, col$gain, drop = FALSE],
-       c = H[, col$offset, drop = FALSE])
+# The engine's head outputs of every sensor (ncam_predict_cpp(outputs = "sensors")) by name.
+eng_heads <- function(pr) {
+  list(mu0 = pr$prior_mean, v0 = pr$prior_log_variance, w = pr$noise_log_variance, a = pr$gain, c = pr$offset)
 }
 
 # Dense -log N(b; a mu0 + c, s0^2 a a' + diag(sigma^2)) over the observed entries of b.
@@ -145,18 +142,15 @@ eng_predict <- function(spec, params, X, B, scaling, threads = 1L, precision = "
   pr$mean <- (pr$mean - m) / k
   pr$variance <- pr$variance / k^2
   pr$nll <- pr$nll - pr$n_observed * log(k)
-  col <- ncam:::head_columns(spec$n_sensors)
-  H <- pr$heads
-  H[, col$prior_mean] <- (H[, col$prior_mean] - m) / k
-  H[, c(col$prior_log_variance, col$noise_log_variance)] <-
-    H[, c(col$prior_log_variance, col$noise_log_variance)] - 2 * log(k)
-  H[, col$offset] <- (H[, col$offset] - m * (1 - H[, col$gain])) / k
-  pr$heads <- H
+  pr$prior_mean <- (pr$prior_mean - m) / k
+  pr$prior_log_variance <- pr$prior_log_variance - 2 * log(k)
+  pr$noise_log_variance <- pr$noise_log_variance - 2 * log(k)
+  pr$offset <- (pr$offset - m * (1 - pr$gain)) / k
   pr
 }
 
 eng_predict_units <- function(spec, params, X, B, scaling, threads = 1L, precision = "double") {
-  ncam:::ncam_predict_cpp(spec, params, X, B, scaling, as.integer(threads), precision, TRUE)
+  ncam:::ncam_predict_cpp(spec, params, X, B, scaling, as.integer(threads), precision, "sensors", TRUE)
 }
 
 # Simulated data in raw units: n x p covariates, n x L readings with missing cells and one
@@ -217,7 +211,7 @@ test_that("head outputs match an R forward pass (GELU, softplus, clamp, anchor, 
     params[lay$heads$reliability$b_offset[3] + 1] <- 4.5
     params[lay$heads$prior$b_offset[3] + 2] <- -5.2
     pr <- eng_predict(spec, params, d$X, d$B, d$scaling)
-    H <- eng_split_heads(pr$heads, 3)
+    H <- eng_heads(pr)
     R <- eng_heads_r(spec, params, d$X, d$scaling)
     expect_true(any(R$raw_w > 4) || any(R$raw_v0 < -5))
     expect_equal(H$mu0, R$mu0, tolerance = 1e-12)
@@ -236,7 +230,7 @@ test_that("head outputs match an R forward pass (GELU, softplus, clamp, anchor, 
     spec <- eng_spec(2, 3, c(5, 3), param, anchor = 1L, sensor_level = level)
     params <- eng_params(spec, 8, noise = 0.8)
     params[eng_layout(spec)$heads$reliability$b_offset[3] + 1] <- 4.5  # beyond the clamp
-    H <- eng_split_heads(eng_predict(spec, params, d$X, d$B, d$scaling)$heads, 3)
+    H <- eng_heads(eng_predict(spec, params, d$X, d$B, d$scaling))
     R <- eng_heads_r(spec, params, d$X, d$scaling)
     expect_true(any(R$raw_w[, 1] > 4))
     expect_equal(unname(H$w), R$w, tolerance = 1e-12)
@@ -293,13 +287,52 @@ test_that("the clamp report of rows past the glue's first block of 32768 rows la
   expect_identical(report, matrix(as.integer(expected), nrow(expected)))
 })
 
+test_that("the glue returns the per-row outputs asked for, on rows past its first block too", {
+  # 33000 rows: the glue's first block holds 32768. The anchor is sensor 3. Sensor 1's raw gain
+  # is x' times the largest double (x' ~ N(0, 1), the working-scale covariate): its gain, or its
+  # offset in the readings' units, is not finite where x' is well above 0; sensor 1 has no
+  # reading there, so the posterior stays finite beside heads that are not.
+  d <- eng_data(33000, 1, 3, seed = 33)
+  spec <- eng_spec(1, 3, integer(0), 0L, anchor = 2L)
+  params <- eng_params(spec, 34)
+  bias <- eng_layout(spec)$heads$bias
+  params[bias$w_offset[1] + 1] <- .Machine$double.xmax
+  params[bias$b_offset[1] + 1] <- 0
+  d$B[(d$X[, 1] - 3) / 2 > 0, 1] <- NA
+  run <- function(outputs) ncam:::ncam_predict_cpp(spec, params, d$X, d$B, d$scaling, 2L, "double", outputs, FALSE)
+  posterior <- run("posterior")
+  anchor <- run("anchor_noise")
+  sensors <- run("sensors")
+  expect_named(posterior, c("mean", "variance", "n_observed", "nll", "interrupted"))
+  expect_named(anchor, c(names(posterior), "noise_log_variance", "heads_not_finite"))
+  expect_named(sensors, c(names(posterior), "prior_mean", "prior_log_variance", "noise_log_variance", "gain",
+                          "offset", "heads_not_finite"))
+  for (out in list(anchor, sensors)) expect_identical(out[names(posterior)], posterior)
+  expect_identical(anchor$noise_log_variance, sensors$noise_log_variance[, 3])
+  # Not finite: a head output, or a variance exp(log-variance), as R reads them.
+  finite <- is.finite(sensors$prior_mean) & is.finite(exp(sensors$prior_log_variance)) &
+    rowSums(!is.finite(cbind(exp(sensors$noise_log_variance), sensors$gain, sensors$offset))) == 0
+  late <- 32769:33000
+  expect_true(any(!finite[late]) && any(finite[late]) && all(is.finite(posterior$mean)))
+  expect_identical(anchor$heads_not_finite, which(!finite))
+  expect_identical(sensors$heads_not_finite, which(!finite))
+  # The clamp report is asked for apart, with any outputs.
+  with_clamp <- ncam:::ncam_predict_cpp(spec, params, d$X, d$B, d$scaling, 2L, "double", "posterior", TRUE)
+  expect_identical(dim(with_clamp$noise_clamp), c(33000L, 3L))
+  # The anchor's noise needs an anchor; other outputs are unknown.
+  unanchored <- eng_spec(1, 3, integer(0), 1L)
+  expect_error(ncam:::ncam_predict_cpp(unanchored, eng_params(unanchored, 1), d$X, d$B, d$scaling, 1L, "double",
+                                       "anchor_noise", FALSE), "need a model with an anchor")
+  expect_error(run("heads"), "unknown outputs 'heads'")
+})
+
 test_that("rows with a missing covariate give NA predictions", {
   d <- eng_data(10, 2, 3, seed = 3)
   d$X[4, 2] <- NA
   spec <- eng_spec(2, 3, 4L, 0L)
   pr <- eng_predict(spec, eng_params(spec, 1), d$X, d$B, d$scaling)
   expect_true(is.na(pr$mean[4]) && is.na(pr$variance[4]) && is.na(pr$nll[4]))
-  expect_true(all(is.na(pr$heads[4, ])))
+  expect_true(all(is.na(unlist(lapply(eng_heads(pr), function(h) if (is.matrix(h)) h[4, ] else h[4])))))
   expect_false(anyNA(pr$mean[-4]))
 })
 
@@ -319,20 +352,12 @@ test_that("the engine returns results in the readings' units, whatever the worki
     expect_equal(raw$mean, m + k * std$mean, tolerance = 1e-12)
     expect_equal(raw$variance, k^2 * std$variance, tolerance = 1e-12)
     expect_equal(raw$nll, std$nll + rowSums(!is.na(d$B)) * log(k), tolerance = 1e-12)
-    H <- eng_split_heads(raw$heads, 3)
-    S <- eng_split_heads(std$heads, 3)
+    H <- eng_heads(raw)
+    S <- eng_heads(std)
     expect_equal(H$a, S$a, tolerance = 1e-12)
     expect_equal(H$c, k * S$c + m * (1 - S$a), tolerance = 1e-12)
     expect_equal(exp(H$w), k^2 * exp(S$w), tolerance = 1e-12)
     expect_equal(H$mu0, m + k * S$mu0, tolerance = 1e-12)
-  }
-})
-
-test_that("the head columns named by the engine are the documented layout", {
-  for (L in c(1L, 3L)) {
-    col <- ncam:::head_columns(L)
-    expect_identical(unlist(col, use.names = FALSE), seq_len(2L + 3L * L))
-    expect_identical(col$gain, 2L + L + seq_len(L))
   }
 })
 
@@ -446,7 +471,7 @@ test_that("the clamp of log variances has zero gradient where active", {
   expect_equal(f(idx_v0[1], 0.1), f(idx_v0[1], -0.1), tolerance = 1e-14)
   expect_equal(f(idx_w3[1], 0.1), f(idx_w3[1], -0.1), tolerance = 1e-14)
   # The loss uses the clamped value: v0 = logvar_max in the penalty.
-  H <- eng_split_heads(eng_predict(spec, params, d$X, d$B, d$scaling)$heads, 3)
+  H <- eng_heads(eng_predict(spec, params, d$X, d$B, d$scaling))
   expect_true(all(H$v0 == spec$logvar_max) && all(H$w[, 3] == spec$logvar_min))
 })
 
@@ -467,7 +492,7 @@ test_that("per-row NLL equals the dense multivariate normal computation", {
     spec <- eng_spec(2, 4, c(5, 3), param, anchor = 2L, sensor_level = level)
     params <- eng_params(spec, 31, noise = 0.5)
     pr <- eng_predict(spec, params, d$X, d$B, d$scaling)
-    H <- eng_split_heads(pr$heads, 4)
+    H <- eng_heads(pr)
     Bw <- (d$B - d$scaling$b_shift) / d$scaling$b_scale
     dense <- vapply(seq_len(nrow(Bw)), function(i) {
       eng_dense_nll(Bw[i, ], H$mu0[i], H$v0[i], H$w[i, ], H$a[i, ], H$c[i, ])
@@ -499,7 +524,7 @@ test_that("posterior mean, variance and marginal likelihood match numerical inte
   spec <- eng_spec(2, 3, 4L, 1L)
   params <- eng_params(spec, 41, noise = 0.5)
   pr <- eng_predict(spec, params, d$X, d$B, d$scaling)
-  H <- eng_split_heads(pr$heads, 3)
+  H <- eng_heads(pr)
   Bw <- (d$B - d$scaling$b_shift) / d$scaling$b_scale
   full <- which(rowSums(is.na(d$B)) == 0)[1]
   partial <- which(rowSums(is.na(d$B)) == 1)[1]
@@ -562,7 +587,7 @@ test_that("a missing reading is marginalised out of the row's Gaussian", {
   Z <- stats::integrate(dens, ctr - 200, ctr + 200, rel.tol = 1e-12, subdivisions = 1000L)$value
   expect_equal(nll_missing, -log(Z), tolerance = 1e-8)
   # Dense marginal: drop row/column k of the full covariance.
-  H <- eng_split_heads(eng_predict(spec, params, Xi, d$B[i, , drop = FALSE], d$scaling)$heads, 3)
+  H <- eng_heads(eng_predict(spec, params, Xi, d$B[i, , drop = FALSE], d$scaling))
   bw <- (d$B[i, ] - d$scaling$b_shift) / d$scaling$b_scale
   mu <- H$a[1, ] * H$mu0 + H$c[1, ]
   S <- exp(H$v0) * tcrossprod(H$a[1, ]) + diag(exp(H$w[1, ]))
@@ -591,7 +616,7 @@ test_that("a sensor missing everywhere gets no likelihood gradient (only the pen
   expect_true(all(obj$gradient[out_w + c(seq(3, by = 2 * nf, length.out = 3),
                                          seq(nf + 3, by = 2 * nf, length.out = 3))] == 0))
   # log sigma_3^2 output bias: only the penalty, d/dw mean(ls * w^2) = 2 ls mean(w).
-  H <- eng_split_heads(eng_predict(spec, params, d$X, d$B, d$scaling)$heads, 3)
+  H <- eng_heads(eng_predict(spec, params, d$X, d$B, d$scaling))
   expect_equal(obj$gradient[lay$heads$reliability$b_offset[3] + 3], 2 * spec$lambda_sensor * mean(H$w[, 3]),
                tolerance = 1e-12)
   # Changing sensor 3's head outputs does not change the NLL.
@@ -620,7 +645,7 @@ test_that("an affine reparameterisation of Theta leaves the unanchored likelihoo
   par2 <- pack(e * mu0 + f, v0 + 2 * log(e), w, a / e, cc - a * f / e)
   pr1 <- eng_predict(spec, par1, d$X, d$B, d$scaling)
   pr2 <- eng_predict(spec, par2, d$X, d$B, d$scaling)
-  H2 <- eng_split_heads(pr2$heads, L)
+  H2 <- eng_heads(pr2)
   expect_equal(H2$a[1, ], a / e, tolerance = 1e-12)  # the softplus inverse was right
   expect_equal(pr2$nll, pr1$nll, tolerance = 1e-10)
   expect_equal(pr2$mean, e * pr1$mean + f, tolerance = 1e-10)
@@ -640,7 +665,7 @@ test_that("an affine reparameterisation of Theta leaves the unanchored likelihoo
   pa2 <- pack_a(e * mu0 + f, v0 + 2 * log(e), w, a1 / e, c1 - a1 * f / e)
   pra1 <- eng_predict(spec_a, pa1, d$X, d$B, d$scaling)
   pra2 <- eng_predict(spec_a, pa2, d$X, d$B, d$scaling)
-  Ha <- eng_split_heads(pra2$heads, L)
+  Ha <- eng_heads(pra2)
   expect_true(all(Ha$a[, 1] == 1 & Ha$c[, 1] == 0))
   expect_gt(abs(sum(pra2$nll) - sum(pra1$nll)), 1e-2)
   # ... and the anchored NLL agrees with the unanchored model whose sensor 1 has a = 1, c = 0.
@@ -700,7 +725,7 @@ test_that("columns given as a list are read in place and give the matrix results
                      eng_predict(spec, params, d$X, d$B, d$scaling, precision = prec))
   }
   # Shapes that do not match the model are errors, not out-of-bounds reads.
-  predict_raw <- function(x, b) ncam:::ncam_predict_cpp(spec, params, x, b, d$scaling, 1L, "double", FALSE)
+  predict_raw <- function(x, b) ncam:::ncam_predict_cpp(spec, params, x, b, d$scaling, 1L, "double", "posterior", FALSE)
   expect_error(predict_raw(d$X[, 1, drop = FALSE], d$B), "covariate columns")
   expect_error(predict_raw(d$X, d$B[, 1:2]), "sensor columns")
   expect_error(predict_raw(d$X[1:10, ], d$B), "rows")
@@ -751,7 +776,7 @@ test_that("initialisation follows PyTorch bounds and starts at mu0 = 0, a = 1, c
   # Intercept-only model: everything but the output biases is empty; gains start at a = 1.
   spec <- eng_spec(0, 3, integer(0), 1L)
   p0 <- ncam:::ncam_init_params_cpp(spec, 5)
-  H <- eng_split_heads(eng_predict(spec, p0, matrix(0, 2, 0), matrix(1, 2, 3), eng_scaling(0))$heads, 3)
+  H <- eng_heads(eng_predict(spec, p0, matrix(0, 2, 0), matrix(1, 2, 3), eng_scaling(0)))
   expect_equal(H$a, matrix(1, 2, 3), tolerance = 1e-15)
   expect_equal(H$c, matrix(0, 2, 3))
   expect_equal(H$mu0, c(0, 0))

@@ -725,7 +725,7 @@ test_that("early stopping caps each validation row's NLL, so that a spike cannot
   inputs <- list(x = lapply(short[fit$covariates], as.double), readings = lapply(short[c(fit$sensors, "ref")], as.double),
                  scaling = fit$scaling)
   row_nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, inputs$x, inputs$readings, fit$scaling, 1L,
-                                     fit$settings$control$precision, FALSE)$nll
+                                     fit$settings$control$precision, "posterior", FALSE)$nll
   criterion <- ncam:::capped_validation_nll(fit$spec, inputs, seq_len(nrow(short)), 0, fit$settings$control$precision, 1L)
   # The cap is set on the working scale (each reading's NLL there is log(b_scale) smaller), per
   # pattern of observed readings; patterns of fewer than 20 rows share one.

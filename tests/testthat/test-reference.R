@@ -294,6 +294,41 @@ test_that("one low-cost sensor with a reference predicts reference readings as a
   expect_equal(pi$.pred, unname(stats::predict(peer, d[test, ])), tolerance = 0.05)
 })
 
+test_that("a prediction interval is the posterior widened by the anchor's own noise variance", {
+  # The interval by hand from the posterior (predict() without an interval) and the anchor's
+  # noise sd per row (sensor_params()), on rows with and without sensor readings and a row
+  # without its covariate.
+  d <- coloc_data(600, 11, 300)
+  rows <- d[c(1:5, 301:305), ]
+  rows$s1[2] <- NA
+  rows$rh[7] <- NA
+  by_hand <- function(fit, anchor, ..., level = 0.8) {
+    post <- predict(fit, rows, ...)
+    sigma <- with(sensor_params(fit, rows), sigma[sensor == anchor])
+    sd <- sqrt(post$.post_sd^2 + sigma^2)
+    z <- stats::qnorm((1 + level) / 2)
+    got <- predict(fit, rows, interval = "prediction", level = level, ...)
+    expect_equal(got$.pred, post$.pred)
+    expect_equal(got$.pred_sd, sd, tolerance = 1e-12)
+    expect_equal(got$.pred_lower, post$.pred - z * sd, tolerance = 1e-12)
+    expect_equal(got$.pred_upper, post$.pred + z * sd, tolerance = 1e-12)
+    expect_identical(which(is.na(got$.pred_sd)), 7L)
+  }
+  missing_rh <- "ncam_warning_missing_covariate"
+  suppressWarnings(classes = missing_rh, {
+    fit <- fit_ref(d)
+    # The reference's noise follows rh: a prediction interval's width varies with it.
+    expect_gt(stats::sd(with(sensor_params(fit, rows), sigma[sensor == "ref"]), na.rm = TRUE), 0)
+    by_hand(fit, "ref")
+    by_hand(fit, "ref", use_reference = TRUE)
+    by_hand(fit_ref(d, control = ncam_control(reference_noise = "constant")), "ref", level = 0.95)
+    # Without a reference: the anchor sensor's noise.
+    anchored <- short_fit(ncam(s1 + s2 + ref ~ rh, data = d, anchor = "s2", hidden = 8L, epochs = 40L, seed = 3L,
+                               threads = 1L))
+    by_hand(anchored, "s2")
+  })
+})
+
 test_that("prediction intervals cover a new anchor reading and credible ones cover Theta", {
   # Data simulated from the model itself, with constant heads: Theta ~ N(10, 2^2); the anchor
   # reads Theta + N(0, 1.5^2); the other sensors their own gain, offset and noise.

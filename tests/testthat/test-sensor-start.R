@@ -102,7 +102,8 @@ test_that("the noise clamp, and its warning, act on each sensor's noise relative
   # Independently of the engine's report: the rows whose noise variance, relative to the
   # sensor's level on the working scale, lies on a bound (to the rounding of the way back from
   # the user's units; a raw output a float step inside a bound is not clamped).
-  post <- ncam:::ncam_posterior(fit, d, threads = 1L, raw = TRUE)
+  post <- ncam:::ncam_posterior_columns(fit, ncam:::new_design(fit, d), as.list(d[c(fit$sensors, "ref")]),
+                                       threads = 1L, noise_clamp = TRUE)
   relative <- sweep(log(post$sigma2 / fit$scaling$b_scale^2), 2L, 2 * log(fit$spec$sensor_gain))
   at_high <- abs(relative - range[2]) < 1e-12
   at_low <- abs(relative - range[1]) < 1e-12
