@@ -15,12 +15,13 @@
 #     month, so blocks of 2 days and a gap of 12 hours.
 # Two labelled shares: "scarce" (prop train 0.2, test 0.8) and "paper" (the paper's split with
 # train, validation and calibration blocks all labelled, 85 %, test 15 %).
+# Last, the paper's split as a user judges intervals with it (score_conformal() below).
 # Every fit: package defaults, threads = 1. Prints per split seed and the mean [min-max], with the
 # warnings the fits gave (counted by class). Each configuration is fitted a second time with
 # ncam_control(logvar_range = c(-9, 4)), what the warning ncam_warning_clamp advises when a
 # sensor's noise sits at the lower clamp.
 #
-# Run (about 2 min on the shared 2-core VM):
+# Run (about 1-2 min on the shared 2-core VM):
 #   NCAM_LIB=<lib> [NCAM_SHARED_DATA=<folder>] nice -n 10 Rscript bench/colocation_blocks.R > bench/colocation_blocks.out
 
 lib <- Sys.getenv("NCAM_LIB")
@@ -69,6 +70,49 @@ score_split <- function(data, group, sensors, covariates, block, gap, prop, seed
   do.call(rbind, per_group)
 }
 
+# The paper's split used as a user would to judge intervals: the reference kept on the train and
+# validation blocks only, calibrate(method = "split") on the calibration blocks' reference
+# readings, and the 90 % intervals scored on the test blocks: the fit's own "prediction" interval,
+# the conformal one, and lm's (fitted on the same labelled rows) with coverage and mean width.
+score_conformal <- function(data, group, sensors, covariates, block, gap, seed) {
+  formula <- stats::as.formula(paste(paste(sensors, collapse = " + "), "~",
+                                     if (length(covariates)) paste(covariates, collapse = " + ") else "1"))
+  lm_formula <- stats::reformulate(c("sensor_mean", covariates), "ref")
+  per_group <- lapply(split(data, data[[group]]), function(g) {
+    g <- g[order(g$date), ]
+    share <- split_blocks(g, "date", block = block, gap = gap, prop = shares$paper, seed = seed)
+    labelled <- !is.na(share) & share %in% c("train", "validation") & !is.na(g$ref)
+    calibration <- !is.na(share) & share == "calibration" & !is.na(g$ref)
+    scored <- !is.na(share) & share == "test" & !is.na(g$ref)
+    train <- g
+    train$ref[!labelled] <- NA
+    fit <- suppressWarnings(ncam(formula, data = train, reference = "ref", seed = seed, threads = 1))
+    own <- suppressWarnings(predict(fit, g[scored, ], interval = "prediction", level = level))
+    cal <- suppressMessages(suppressWarnings(calibrate(fit, g[calibration, ], method = "split", reference = "ref", level = level)))
+    conformal <- suppressWarnings(predict(cal, g[scored, ]))
+    q <- stats::predict(stats::lm(lm_formula, data = g[labelled, ]), g[scored, ], interval = "prediction", level = level)
+    y <- g$ref[scored]
+    rbind(data.frame(method = "ncam prediction interval", covered = y >= own$.pred_lower & y <= own$.pred_upper, width = own$.pred_upper - own$.pred_lower),
+          data.frame(method = "ncam calibrate(split)", covered = y >= conformal$.pred_lower & y <= conformal$.pred_upper,
+                     width = conformal$.pred_upper - conformal$.pred_lower),
+          data.frame(method = "lm prediction interval", covered = y >= q[, "lwr"] & y <= q[, "upr"], width = q[, "upr"] - q[, "lwr"]))
+  })
+  do.call(rbind, per_group)
+}
+
+run_conformal <- function(title, data, group, sensors, covariates, block, gap) {
+  data$sensor_mean <- rowMeans(as.matrix(data[sensors]), na.rm = TRUE)
+  runs <- lapply(split_seeds, function(seed) cbind(seed = seed, score_conformal(data, group, sensors, covariates, block, gap, seed)))
+  all <- do.call(rbind, runs)
+  per_seed <- stats::aggregate(cbind(coverage = covered, width = width) ~ method + seed, data = all, FUN = mean)
+  cat(sprintf("\n== %s: 90 %% intervals on the test blocks, reference on the train and validation blocks, calibration blocks for calibrate()\n", title))
+  for (m in unique(per_seed$method)) {
+    r <- per_seed[per_seed$method == m, ]
+    cat(sprintf("%-26s coverage %s  mean [min-max] %.3f [%.3f-%.3f]; mean width %.2f ug/m3\n", m,
+                paste(sprintf("%.3f", r$coverage), collapse = " "), mean(r$coverage), min(r$coverage), max(r$coverage), mean(r$width)))
+  }
+}
+
 controls <- list(defaults = ncam_control(), "logvar_range = c(-9, 4)" = ncam_control(logvar_range = c(-9, 4)))
 
 run_data_set <- function(title, data, group, sensors, covariates, block, gap) {
@@ -113,5 +157,11 @@ usable <- stats::complete.cases(toucan[c("rh", "temperature")]) & rowSums(!is.na
 cat(sprintf("\nToucan: %d of %d hours kept (RH, T and at least one unit present)\n", sum(usable), nrow(toucan)))
 run_data_set("EPA Toucan (3 units, one fit, rt01 + rt02 + rt03 ~ rh + temperature)", toucan[usable, ], "unit",
              c("rt01", "rt02", "rt03"), c("rh", "temperature"), block = "2 days", gap = "12 hours")
+
+cat("\nIntervals judged as a user would on the paper's split (split seeds 1-5, coverage per seed):\n")
+run_conformal("SensEURCity Antwerp", antwerp[antwerp$station %in% two_box, ], "station", c("box_1", "box_2"), character(0),
+              block = "7 days", gap = "36 hours")
+run_conformal("EPA Toucan", toucan[usable, ], "unit", c("rt01", "rt02", "rt03"), c("rh", "temperature"),
+              block = "2 days", gap = "12 hours")
 
 cat(sprintf("\nncam %s; %.1f min\n", utils::packageVersion("ncam"), (proc.time()[["elapsed"]] - started) / 60))
