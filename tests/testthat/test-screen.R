@@ -248,6 +248,23 @@ test_that("validation that never improves while training does is told apart from
                  "exploded", class = "ncam_warning_unstable")
 })
 
+test_that("a validation that never improves names the training NLL of the untrained model", {
+  # A learning rate of 1e-20 leaves the weights as drawn, so the fit keeps the untrained model:
+  # the NLL the warning gives for it before the first epoch is its mean NLL on the training rows,
+  # here from the posterior's per-row NLL in double precision.
+  toy <- screen_toy(300)
+  validation <- seq_len(300) %% 10 == 0
+  w <- expect_warning(fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, validation = validation, epochs = 1L,
+                                  hidden = 8L, learn_rate = 1e-20, seed = 1L, threads = 1L),
+                      "while the training NLL fell from", class = "ncam_warning_validation_not_improved")
+  nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, list(x1 = toy$x1), as.list(toy[c("sensor_0", "sensor_1", "sensor_2")]),
+                                 fit$scaling, 1L, "double", FALSE)$nll
+  message <- gsub("\\s+", " ", conditionMessage(w))  # as wrapped to the console's width
+  told <- regmatches(message, regexec("training NLL fell from ([0-9.]+) to ([0-9.]+)", message))[[1]]
+  expect_identical(as.numeric(told[2]), signif(mean(nll[!validation]), 4))
+  expect_identical(as.numeric(told[3]), signif(min(fit$history$train_nll), 4))
+})
+
 test_that("noise levels held at the clamp on most rows are reported, with the clamp's end", {
   set.seed(4)
   n <- 2000
