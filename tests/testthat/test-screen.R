@@ -183,6 +183,23 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   expect_identical(unname(clean$n_screened), c(0L, 0L, 0L))
 })
 
+test_that("a log fit screens its readings as read, and keeps their medians and MADs on the fitted rows", {
+  d <- simulate_colocation(days = 30, seed = 2)
+  readings <- c("pa_a", "pa_b", "opc", "ref")
+  for (s in readings) d[[s]][which(d[[s]] <= 0)] <- NA
+  d$pa_b[c(20, 200)] <- 9999  # a logger's missing-value code
+  expect_warning(fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh, d, reference = "ref", transform = "log", hidden = 4L,
+                                       epochs = 2L, seed = 1L, threads = 1L)),
+                 "2 readings left out of training as gross outliers \\(pa_b: 2\\)", class = "ncam_warning_spikes")
+  fitted_rows <- rowSums(!is.na(d[readings])) > 0
+  for (s in readings) {
+    as_read <- d[[s]][fitted_rows]
+    expect_equal(fit$spike_scales$centre[[s]], stats::median(as_read, na.rm = TRUE), tolerance = 1e-12)
+    expect_equal(fit$spike_scales$spread[[s]], stats::mad(as_read, na.rm = TRUE), tolerance = 1e-12)
+  }
+  expect_identical(fit$spike_scales$on, "readings")
+})
+
 test_that("predict() treats new gross outliers as missing by the training rule, naming the rows", {
   toy <- simulate_toy(n = 3000, seed = 3)
   fit <- small_fit(toy[1:2500, ])
