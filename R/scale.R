@@ -39,7 +39,12 @@ user_scale_sd <- function(object, mu, variance, sd = NULL) {
 # the user's units: sum(log b) over a row's readings for the log transform, else 0.
 transform_nll_offset <- function(readings, transform) {
   if (transform != "log") return(0)
-  Reduce(`+`, lapply(readings, function(v) ifelse(is.na(v), 0, v)), 0)
+  offset <- 0
+  for (v in readings) {
+    v[is.na(v)] <- 0
+    offset <- offset + v
+  }
+  offset
 }
 
 # The level each sensor is fitted at on the working scale (the model spec's sensor_gain and
