@@ -99,7 +99,6 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
 # Whether training never beat the untrained model's criterion (`trained`, from train_loop()).
 never_improved <- function(trained) is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll
 
-
 # Early stopping's criterion: the validation rows' mean NLL with each row's NLL capped at the
 # median plus 10 median absolute deviations of the rows with the same readings observed. A
 # reading far off the others (a spike the screen let through) has an NLL that grows without
