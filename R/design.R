@@ -231,6 +231,9 @@ design_matrix <- function(rhs, mf, call = parent.frame()) {
   factors <- names(mf)[vapply(mf, is.factor, logical(1))]
   contrasts <- lapply(mf[factors], function(f) stats::contrasts(f, contrasts = FALSE))
   x <- stats::model.matrix(rhs, mf, contrasts.arg = if (length(contrasts)) contrasts)
+  # model.matrix() names the rows "1", "2", ...: text per row, which every subset of a column
+  # (the training rows, a block of rows) would copy.
+  dimnames(x) <- list(NULL, colnames(x))
   x <- x[, colnames(x) != "(Intercept)", drop = FALSE]
   storage.mode(x) <- "double"
   columns <- as_columns(x)

@@ -39,7 +39,12 @@ user_scale_sd <- function(object, mu, variance, sd = NULL) {
 # the user's units: sum(log b) over a row's readings for the log transform, else 0.
 transform_nll_offset <- function(readings, transform) {
   if (transform != "log") return(0)
-  Reduce(`+`, lapply(readings, function(v) ifelse(is.na(v), 0, v)), 0)
+  offset <- 0
+  for (v in readings) {
+    v[is.na(v)] <- 0
+    offset <- offset + v
+  }
+  offset
 }
 
 # The level each sensor is fitted at on the working scale (the model spec's sensor_gain and
@@ -58,22 +63,28 @@ transform_nll_offset <- function(readings, transform) {
 # for "anchor_level" and without an anchor, where every sensor is at the pooled level.
 sensor_levels <- function(readings, anchor, train_rows, scaling, rule = "auto") {
   if (is.null(anchor) || rule == "anchor_level") return(NULL)
-  working <- lapply(readings, function(v) (v[train_rows] - scaling$b_shift) / scaling$b_scale)
-  reference <- working[[anchor]]
+  # One sensor's training readings on the working scale at a time: at a million rows, all of
+  # them at once would add a copy of the readings.
+  working <- function(v) (v[train_rows] - scaling$b_shift) / scaling$b_scale
+  reference <- working(readings[[anchor]])
   own_level <- function(v) {
     both <- !is.na(v) & !is.na(reference)
     # Too few rows beside the anchor for a slope: gain 1 and the difference of all their means.
     if (sum(both) < min_start_rows) return(c(gain = 1, offset = mean(v, na.rm = TRUE) - mean(reference, na.rm = TRUE)))
     # The slope of the sensor on the anchor: the ratio of their sds would count the sensor's
     # noise as gain (a sensor sharing a few quiet rows with the reference started at gain 3).
-    gain <- stats::cov(v[both], reference[both]) / stats::var(reference[both])
+    v <- v[both]
+    on_anchor <- reference[both]
+    gain <- stats::cov(v, on_anchor) / stats::var(on_anchor)
     if (!is.finite(gain) || gain <= 0) gain <- 1
-    c(gain = gain, offset = mean(v[both]) - gain * mean(reference[both]))
+    c(gain = gain, offset = mean(v) - gain * mean(on_anchor))
   }
-  starts <- vapply(working, own_level, numeric(2))
+  # The anchor is at its own level.
+  starts <- vapply(names(readings), function(s) if (s == anchor) c(gain = 1, offset = 0) else own_level(working(readings[[s]])),
+                   numeric(2))
   within_reach <- abs(starts["offset", ]) <= start_reach[["offset"]] &
     abs(log(starts["gain", ])) <= log(start_reach[["gain"]])
-  at_anchor_level <- names(working) == anchor | (rule == "auto" & within_reach)
+  at_anchor_level <- names(readings) == anchor | (rule == "auto" & within_reach)
   starts[, at_anchor_level] <- c(1, 0)
   list(gain = unname(starts["gain", ]), offset = unname(starts["offset", ]))
 }

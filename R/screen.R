@@ -13,11 +13,12 @@ min_sensor_readings <- 20L
 # clamp, not the data.
 max_clamped_share <- 0.5
 
-# Robust spread of a column: the MAD, or the IQR / sd when most readings are equal.
-robust_spread <- function(v) {
+# Robust spread of a column: the MAD, or the IQR / sd when most readings are equal. `centre`:
+# the median of the readings, when the caller has it already.
+robust_spread <- function(v, centre = NULL) {
   v <- v[!is.na(v)]
   if (length(v) < 2L) return(NA_real_)
-  s <- stats::mad(v)
+  s <- stats::mad(v, center = if (is.null(centre)) stats::median(v) else centre)
   if (!is.finite(s) || s == 0) s <- stats::IQR(v) / 1.349
   if (!is.finite(s) || s == 0) s <- stats::sd(v)
   s
@@ -240,7 +241,7 @@ check_training <- function(fit, trained, clamped_share, call = parent.frame()) {
                     i = "Give more {.arg epochs} (or a larger {.arg learn_rate})."),
                   class = c("ncam_warning_not_converged", "ncam_warning"), call = call)
   }
-  if (is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll) {
+  if (never_improved(trained)) {
     best_train <- suppressWarnings(min(fit$history$train_nll, na.rm = TRUE))
     if (fit$n_validation > 0L && best_train < trained$initial_train_nll) {
       # Training worked on its rows; only the validation rows did not follow.

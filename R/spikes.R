@@ -7,14 +7,22 @@
 # The medians and spreads (`scales`) are those of the training rows, kept by the fit so that
 # predict() screens new readings by the same rule. With `min_ratio`, a reading in a row with
 # other sensors must also be more than `min_ratio` times where they put it (or below 1 /
-# `min_ratio` of it). Returns the screened readings, the spike rows and their count per sensor,
-# and the scales.
-spike_scales <- function(readings, rows) {
-  list(centre = vapply(readings, function(v) stats::median(v[rows], na.rm = TRUE), numeric(1)),
-       spread = vapply(readings, function(v) robust_spread(v[rows]), numeric(1)))
+# `min_ratio` of it). Readings are judged as `as_read()` gives them (exp() of log readings),
+# taken one sensor at a time: at a million rows, all sensors' at once would add a copy of the
+# readings. Returns the readings (as given) screened, the spike rows and their count per
+# sensor, and the scales.
+spike_scales <- function(readings, rows, as_read = identity) {
+  centre <- spread <- stats::setNames(numeric(length(readings)), names(readings))
+  for (k in seq_along(readings)) {
+    v <- as_read(readings[[k]][rows])
+    v <- v[!is.na(v)]
+    centre[[k]] <- stats::median(v)
+    spread[[k]] <- robust_spread(v, centre[[k]])
+  }
+  list(centre = centre, spread = spread)
 }
-screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows), alone_factor = 20,
-                          min_ratio = NULL) {
+screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readings, rows, as_read), alone_factor = 20,
+                          min_ratio = NULL, as_read = identity) {
   counts <- stats::setNames(integer(length(readings)), names(readings))
   spikes <- stats::setNames(vector("list", length(readings)), names(readings))
   centre <- scales$centre
@@ -23,7 +31,7 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
   usable <- usable[is.finite(spread[usable]) & spread[usable] > 0]
   # A reading is judged against its row's other sensors: without two, or a threshold, nothing is.
   if (!is.finite(threshold) || length(usable) < 2L) usable <- character(0)
-  standardised <- function(s, at) (readings[[s]][at] - centre[[s]]) / spread[[s]]
+  standardised <- function(s, at) (as_read(readings[[s]][at]) - centre[[s]]) / spread[[s]]
   for (k in seq_along(usable)) {
     # Only readings beyond the threshold from their own median can be spikes: the row's other
     # sensors are looked at for those alone (predict() screens every new row). They are found
@@ -31,8 +39,9 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
     # the standardised test decides. `rows` of full length are every row, in order.
     s <- usable[k]
     reach <- max(0, threshold * spread[[s]] * (1 - 1e-9) - 4 * .Machine$double.eps * abs(centre[[s]]))
-    values <- if (length(rows) == length(readings[[s]])) readings[[s]] else readings[[s]][rows]
+    values <- as_read(if (length(rows) == length(readings[[s]])) readings[[s]] else readings[[s]][rows])
     candidates <- rows_outside(values, centre[[s]] - reach, centre[[s]] + reach)
+    rm(values)  # an exp() copy for log readings: one sensor's at a time
     z_k <- standardised(s, rows[candidates])
     beyond <- abs(z_k) > threshold
     candidates <- candidates[beyond]
@@ -49,7 +58,7 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
     if (!is.null(min_ratio)) {
       # Where the others put it, as read; at or below 0 they are no measure of a ratio.
       put <- centre[[s]] + consensus * spread[[s]]
-      ratio <- readings[[s]][rows[candidates]] / put
+      ratio <- as_read(readings[[s]][rows[candidates]]) / put
       apart <- apart & (is.na(put) | put <= 0 | ratio > min_ratio | ratio < 1 / min_ratio)
     }
     spike <- which(apart | (alone & abs(z_k) > alone_factor * threshold))
@@ -73,11 +82,10 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
 log_spike_ratio <- 10
 screen_readings <- function(readings, rows, threshold, transform, scales = NULL) {
   log_fit <- identical(transform, "log")
-  as_read <- if (log_fit) lapply(readings, exp) else readings
-  if (is.null(scales)) scales <- spike_scales(as_read, rows)
-  screened <- screen_spikes(as_read, rows, threshold, scales, min_ratio = if (log_fit) log_spike_ratio)
-  for (s in names(screened$rows)) readings[[s]][screened$rows[[s]]] <- NA_real_
-  screened$readings <- readings
+  as_read <- if (log_fit) exp else identity
+  if (is.null(scales)) scales <- spike_scales(readings, rows, as_read)
+  screened <- screen_spikes(readings, rows, threshold, scales, min_ratio = if (log_fit) log_spike_ratio,
+                            as_read = as_read)
   screened$scales$on <- "readings"
   screened
 }

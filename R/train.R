@@ -6,15 +6,21 @@
 # engine reports NLLs of the model-unit readings; `nll_offset` (per row, the log
 # transform's Jacobian) turns them into NLLs of the readings as given.
 train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, verbose) {
-  state <- call_engine(ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
-                                        schedule$seed, threads, schedule$precision, use_simd()))
+  new_trainer <- function() {
+    call_engine(ncam_trainer_new(spec, inputs$x, inputs$readings, inputs$scaling, rows$train - 1L, adam,
+                                 schedule$seed, threads, schedule$precision, use_simd()))
+  }
+  state <- new_trainer()
   val_rows <- rows$validation
   has_val <- length(val_rows) > 0L
   mean_offset <- function(idx) if (length(nll_offset) == 1L) nll_offset else mean(nll_offset[idx])
   train_offset <- mean_offset(rows$train)
+  untrained_nll <- function(state) call_engine(ncam_trainer_nll(state, rows$train - 1L)) + train_offset
   criterion_of <- if (has_val) capped_validation_nll(spec, inputs, val_rows, nll_offset, schedule$precision, threads)
   # The criterion before any update: a fit that never beats it was made worse by training.
-  initial_train_nll <- call_engine(ncam_trainer_nll(state, rows$train - 1L)) + train_offset
+  # With validation rows the training NLL before any update, a pass over every training row,
+  # is needed only when the validation never improved (see below).
+  initial_train_nll <- if (has_val) NA_real_ else untrained_nll(state)
   initial_nll <- if (has_val) criterion_of(call_engine(ncam_trainer_params(state)))[["capped"]] else initial_train_nll
   epochs <- schedule$epochs
   stop_iter <- schedule$stop_iter
@@ -81,10 +87,17 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     seconds <- proc.time()[["elapsed"]] - started
     cli::cli_inform("{group_txt}Trained {epoch} epoch{?s} in {format(seconds, digits = 2)} s{if (stopped_early) ' (early stopping)'}; best epoch {best_epoch}, {criterion_txt} {format(best, digits = 4)}.")
   }
-  list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
-       stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
-       initial_train_nll = initial_train_nll)
+  trained <- list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
+                  stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
+                  initial_train_nll = initial_train_nll)
+  # check_training() then compares it with the training NLL: a new trainer of the same seed
+  # holds the untrained weights.
+  if (has_val && never_improved(trained)) trained$initial_train_nll <- untrained_nll(new_trainer())
+  trained
 }
+
+# Whether training never beat the untrained model's criterion (`trained`, from train_loop()).
+never_improved <- function(trained) is.finite(trained$initial_nll) && trained$best_nll >= trained$initial_nll
 
 # Early stopping's criterion: the validation rows' mean NLL with each row's NLL capped at the
 # median plus 10 median absolute deviations of the rows with the same readings observed. A

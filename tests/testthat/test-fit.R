@@ -323,6 +323,24 @@ test_that("transform = 'log' models log readings and maps predictions back", {
   expect_gt(cor(log(pred$.pred), theta), 0.9)
 })
 
+test_that("a log fit's likelihood is that of the readings as given: the log readings' less their Jacobian", {
+  set.seed(9)
+  n <- 400
+  theta <- rnorm(n, 2, 0.5)
+  d <- data.frame(a = exp(theta + rnorm(n, 0, 0.1)), b = exp(0.2 + theta + rnorm(n, 0, 0.2)),
+                  c = exp(theta - 0.1 + rnorm(n, 0, 0.15)), rh = runif(n))
+  d$a[c(3, 40)] <- NA
+  d$b[c(3, 77)] <- NA
+  fit <- short_fit(ncam(a + b + c ~ rh, data = d, hidden = 4L, epochs = 3L, transform = "log", seed = 1, threads = 1,
+                        control = ncam_control(precision = "double")))
+  readings <- d[c("a", "b", "c")]
+  nll_of_logs <- ncam:::ncam_predict_cpp(fit$spec, fit$params, list(rh = d$rh), lapply(readings, log), fit$scaling,
+                                         1L, "double", FALSE)$nll
+  # The density of a reading b is that of log b times 1 / b: each row's NLL gains the sum of
+  # the log readings it has.
+  expect_equal(as.numeric(logLik(fit)), -(sum(nll_of_logs) + sum(log(unlist(readings)), na.rm = TRUE)), tolerance = 1e-10)
+})
+
 test_that("factor and character covariates are one-hot encoded", {
   toy <- simulate_toy(n = 600, seed = 10)
   toy$site <- rep(c("north", "south", "east"), length.out = nrow(toy))

@@ -106,9 +106,12 @@ test_that("a covariate constant in training is left out, and predict() says when
   expect_warning(moved <- predict(fit, new), "2 rows of `newdata` have other values \\(row 4: 1000\\)",
                  class = "ncam_warning_constant_covariate")
   expect_identical(moved, predict(fit, toy[1:10, ]))  # no warning where the value is the training one
-  # A transformed covariate goes through the model matrix: the same check.
+  # A transformed covariate goes through the model matrix: the same check, with the values alone
+  # (the model matrix names its rows "1", "2", ...: no such names reach the fit or the warning).
   expect_warning(fit_i <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + I(2 * site)), "Dropping")
-  expect_warning(predict(fit_i, new), class = "ncam_warning_constant_covariate")
+  expect_identical(fit_i$constant_values, list(`I(2 * site)` = 6))
+  w <- expect_warning(predict(fit_i, new), class = "ncam_warning_constant_covariate")
+  expect_identical(w[c("training_value", "first_value", "rows")], list(training_value = 6, first_value = 2000, rows = 4:5))
   # A text covariate with one value leaves the formula at fit time: the same check.
   toy$kind <- "urban"
   expect_warning(fit_k <- quick_fit(toy, formula = sensor_0 + sensor_1 + sensor_2 ~ x1 + kind), "single value")

@@ -183,6 +183,23 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   expect_identical(unname(clean$n_screened), c(0L, 0L, 0L))
 })
 
+test_that("a log fit screens its readings as read, and keeps their medians and MADs on the fitted rows", {
+  d <- simulate_colocation(days = 30, seed = 2)
+  readings <- c("pa_a", "pa_b", "opc", "ref")
+  for (s in readings) d[[s]][which(d[[s]] <= 0)] <- NA
+  d$pa_b[c(20, 200)] <- 9999  # a logger's missing-value code
+  expect_warning(fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh, d, reference = "ref", transform = "log", hidden = 4L,
+                                       epochs = 2L, seed = 1L, threads = 1L)),
+                 "2 readings left out of training as gross outliers \\(pa_b: 2\\)", class = "ncam_warning_spikes")
+  fitted_rows <- rowSums(!is.na(d[readings])) > 0
+  for (s in readings) {
+    as_read <- d[[s]][fitted_rows]
+    expect_equal(fit$spike_scales$centre[[s]], stats::median(as_read, na.rm = TRUE), tolerance = 1e-12)
+    expect_equal(fit$spike_scales$spread[[s]], stats::mad(as_read, na.rm = TRUE), tolerance = 1e-12)
+  }
+  expect_identical(fit$spike_scales$on, "readings")
+})
+
 test_that("predict() treats new gross outliers as missing by the training rule, naming the rows", {
   toy <- simulate_toy(n = 3000, seed = 3)
   fit <- small_fit(toy[1:2500, ])
@@ -246,6 +263,23 @@ test_that("validation that never improves while training does is told apart from
   # Training rose too: the loss exploded.
   expect_warning(ncam:::check_training(record(seq(11.5, 40, length.out = 20), 3L), trained, unclamped),
                  "exploded", class = "ncam_warning_unstable")
+})
+
+test_that("a validation that never improves names the training NLL of the untrained model", {
+  # A learning rate of 1e-20 leaves the weights as drawn, so the fit keeps the untrained model:
+  # the NLL the warning gives for it before the first epoch is its mean NLL on the training rows,
+  # here from the posterior's per-row NLL in double precision.
+  toy <- screen_toy(300)
+  validation <- seq_len(300) %% 10 == 0
+  w <- expect_warning(fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, validation = validation, epochs = 1L,
+                                  hidden = 8L, learn_rate = 1e-20, seed = 1L, threads = 1L),
+                      "while the training NLL fell from", class = "ncam_warning_validation_not_improved")
+  nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, list(x1 = toy$x1), as.list(toy[c("sensor_0", "sensor_1", "sensor_2")]),
+                                 fit$scaling, 1L, "double", FALSE)$nll
+  message <- gsub("\\s+", " ", conditionMessage(w))  # as wrapped to the console's width
+  told <- regmatches(message, regexec("training NLL fell from ([0-9.]+) to ([0-9.]+)", message))[[1]]
+  expect_identical(as.numeric(told[2]), signif(mean(nll[!validation]), 4))
+  expect_identical(as.numeric(told[3]), signif(min(fit$history$train_nll), 4))
 })
 
 test_that("noise levels held at the clamp on most rows are reported, with the clamp's end", {
