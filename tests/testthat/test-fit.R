@@ -335,7 +335,7 @@ test_that("a log fit's likelihood is that of the readings as given: the log read
                         control = ncam_control(precision = "double")))
   readings <- d[c("a", "b", "c")]
   nll_of_logs <- ncam:::ncam_predict_cpp(fit$spec, fit$params, list(rh = d$rh), lapply(readings, log), fit$scaling,
-                                         1L, "double", FALSE)$nll
+                                         1L, "double", "posterior", FALSE)$nll
   # The density of a reading b is that of log b times 1 / b: each row's NLL gains the sum of
   # the log readings it has.
   expect_equal(as.numeric(logLik(fit)), -(sum(nll_of_logs) + sum(log(unlist(readings)), na.rm = TRUE)), tolerance = 1e-10)

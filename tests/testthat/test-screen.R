@@ -275,7 +275,7 @@ test_that("a validation that never improves names the training NLL of the untrai
                                   hidden = 8L, learn_rate = 1e-20, seed = 1L, threads = 1L),
                       "while the training NLL fell from", class = "ncam_warning_validation_not_improved")
   nll <- ncam:::ncam_predict_cpp(fit$spec, fit$params, list(x1 = toy$x1), as.list(toy[c("sensor_0", "sensor_1", "sensor_2")]),
-                                 fit$scaling, 1L, "double", FALSE)$nll
+                                 fit$scaling, 1L, "double", "posterior", FALSE)$nll
   message <- gsub("\\s+", " ", conditionMessage(w))  # as wrapped to the console's width
   told <- regmatches(message, regexec("training NLL fell from ([0-9.]+) to ([0-9.]+)", message))[[1]]
   expect_identical(as.numeric(told[2]), signif(mean(nll[!validation]), 4))
