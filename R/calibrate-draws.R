@@ -60,3 +60,16 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
   }
   list(scores = mc_scores(draw, post, sd_pred, rows, m), holdout = NULL, n = length(rows))
 }
+
+# "split" scores of the estimates the rows would have without any low-cost reading (the prior
+# from their covariates), against the same reference readings: the threshold of rows without a
+# reading (calibration_quantile(no_readings = TRUE)). `scored` marks the rows "split" scores;
+# the first pass over `data` already gave its warnings.
+prior_only_scores <- function(object, data, reference, scored, threads) {
+  post <- withCallingHandlers(
+    label_variance(object, ncam_posterior(object, data, threads, outputs = "anchor_noise", prior_only = TRUE)),
+    ncam_warning = function(cnd) rlang::cnd_muffle(cnd)
+  )
+  use <- which(scored & is.finite(post$mu) & is.finite(reference))
+  list(scores = sort(abs(reference[use] - post$mu[use]) / sqrt(post$var_pred[use])), n = length(use))
+}

@@ -15,7 +15,11 @@
 #' @return The tibble of `predict()` for the model (one row per row of
 #'   `newdata`, in order) with columns `.pred_lower` and `.pred_upper` added;
 #'   `NA` for rows with missing covariates, infinite when the calibration set
-#'   is too small for `level` (the lower bound 0 with a log transform).
+#'   is too small for `level` (the lower bound 0 with a log transform). Rows
+#'   without any sensor reading (`.n_sensors` = 0) have the model's prior as
+#'   their estimate; a `"split"` calibration gives them the threshold of its
+#'   prior-only scores (see [calibrate()]), the other methods their one
+#'   threshold.
 #' @seealso [calibrate()]
 #' @export
 #' @examples
@@ -35,6 +39,11 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   model <- object$model
   outputs <- if (is.null(model$reference)) "posterior" else "anchor_noise"  # label_variance() reads
   post <- ncam_posterior(model, newdata, threads, outputs = outputs, extrapolation = TRUE)
+  no_readings <- which(post$n_sensors == 0L)
+  if (length(no_readings)) {
+    q <- rep(q, length(post$mu))
+    q[no_readings] <- no_readings_quantile(object, level, q[1])
+  }
   posterior_table(model, label_variance(model, post), q)
 }
 
@@ -67,6 +76,10 @@ print.ncam_calibration <- function(x, ...) {
       "Scores per row:   ", if (x$method == "sensor_anchored") "one per observed sensor" else x$m,
       "\n",
       "Quantile at level ", x$level, ": ", format(x$quantile, digits = 4), "\n",
+      if (!is.null(x$prior_scores)) {
+        paste0("  rows without a reading: ", format(no_readings_quantile(x, x$level, x$quantile), digits = 4),
+               " (prior-only scores of ", x$n_prior, " rows)\n")
+      },
       if (!is.null(x$seed)) paste0("Seed:             ", x$seed, "\n"), sep = "")
   invisible(x)
 }

@@ -14,6 +14,15 @@ calibration_quantile <- function(cal, level, left_out = NULL) {
   conformal_threshold(cal$scores, cal$n, cal$m, level, cal$correction, cal$holdout, left_out = left_out)
 }
 
+# The threshold of rows without any low-cost reading, beside the calibration's own `q` at
+# `level`: from the prior-only scores of "split" (prior_only_scores()). The other methods, and
+# calibrations made before those scores were kept, have the one threshold; so does a set too
+# small for `level` (q infinite, as its warning said), whose prior-only rows are as few.
+no_readings_quantile <- function(cal, level, q) {
+  if (is.null(cal$prior_scores) || !is.finite(q)) return(q)
+  conformal_threshold(cal$prior_scores, cal$n_prior, 1L, level)
+}
+
 # conformal_threshold()'s ranks are floors of products of alpha that are whole numbers in
 # decimals but not always in doubles (0.29 * 100 is 28.999999999999996): raised by this share.
 rank_fuzz <- 1e-12

@@ -86,10 +86,17 @@ max_calibration_scores <- 1e7
 #' and `"sensor_anchored"`, as [evaluate_fusion()] leaves them out. They
 #' contribute to `"mc_model"`, whose scores follow \eqn{|N(0, 1)|}{|N(0, 1)|}
 #' on any row. `predict()` of a calibration still gives such rows an interval,
-#' with the warning of class `ncam_warning_no_readings`: one calibrated on rows
-#' with readings, which says nothing of how often it covers a prior's (on
-#' simulated rows, `bench/calibrate_no_readings.R` in the source repository,
-#' 90 % intervals covered 0.39 to 0.59 of new rows without a reading).
+#' with the warning of class `ncam_warning_no_readings`. For `"split"` that
+#' interval has its own threshold: every calibration row with a reference
+#' reading is scored a second time against the estimate it would have had
+#' without any low-cost reading (the prior from its covariates), and those
+#' scores set the multiplier of rows without a reading (`quantile_no_readings`
+#' in [tidy.ncam_calibration()]), with the same guarantee when sensors drop
+#' out independently of the air. The other methods apply their one threshold,
+#' calibrated on rows with readings, which says nothing of how often it covers a
+#' prior's (on simulated rows, `bench/calibrate_no_readings.R` in the source
+#' repository, 90 % intervals with the threshold of the measured rows covered
+#' 0.39 to 0.59 of new rows without a reading).
 #'
 #' @section Threshold:
 #' With \eqn{n} calibration rows, \eqn{m} scores per row and
@@ -190,7 +197,9 @@ max_calibration_scores <- 1e7
 #'   for `"sensor_anchored"` by [glance()]), `quantile` (the threshold at
 #'   `level`), `seed` (the seed of the Monte Carlo draws; `NULL` for the
 #'   other methods), `reference` (the column of `data` whose readings
-#'   `"split"` scored against; `NULL` for the other methods), and
+#'   `"split"` scored against; `NULL` for the other methods), for `"split"`
+#'   `prior_scores` and `n_prior` (the scores of the estimates without any
+#'   low-cost reading, and the rows behind them; see Details), and
 #'   `ncam_version` and `object_format` as in [ncam()].
 #'   The scores are kept so that [predict()] can use another `level`: the object
 #'   grows by 8 bytes per score, `n * m` of them (about 40 MB for the default
@@ -329,6 +338,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   # A row without a sensor reading has the prior as its estimate: it gives no sensor-based score,
   # and for "split" its score, of the prior, would widen the intervals of measured rows.
   without_reading <- post$ok & rowSums(!is.na(post$b)) == 0L & scored
+  prior <- if (method == "split") prior_only_scores(object, data, reference_values, scored, threads)
   if (method == "split") reference_values[without_reading] <- NA
   no_reading <- if (method == "mc_model") 0L else sum(without_reading)
   if (method == "split" && no_reading > 0L) {
@@ -356,7 +366,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   out <- structure(c(list(
     model = object, method = method, level = level, correction = correction,
     scores = sort(draws$scores), holdout = draws$holdout,
-    n = draws$n, m = as.integer(m), seed = seed, reference = if (method == "split") reference
+    n = draws$n, m = as.integer(m), seed = seed, reference = if (method == "split") reference,
+    prior_scores = prior$scores, n_prior = prior$n
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out

@@ -257,7 +257,7 @@ new_reference_readings <- function(data, reference, transform, call = parent.fra
 # beyond what the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the
 # sensor model alone: readings as given (no spike screen) and no unit offsets.
 ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors", use_reference = FALSE,
-                           extrapolation = FALSE, raw = FALSE, call = parent.frame()) {
+                           extrapolation = FALSE, raw = FALSE, prior_only = FALSE, call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   # The reference is read only with use_reference: plain numbers there are then no question.
@@ -265,6 +265,8 @@ ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors",
   threads <- resolve_threads(threads, call)
   check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata", hint = missing_sensor_hint)
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
+  # prior_only: each row's estimate as it would be without any low-cost reading (calibrate()).
+  if (prior_only) readings[object$sensors] <- list(rep(NA_real_, nrow(newdata)))
   if (!is.null(object$reference)) {
     # The reference instrument is the model's last sensor; by default the estimate comes from
     # the low-cost sensors alone, so its readings are treated as missing.

@@ -77,8 +77,12 @@ generics::augment
 #'     multiplier of the predictive standard deviation at that level, `Inf`
 #'     with a warning when the calibration set is too small for it),
 #'     `gaussian` (the multiplier of the model's own Gaussian interval,
-#'     `qnorm((1 + level) / 2)`) and `width_ratio` (their ratio: above 1 the
-#'     calibration widens the model's intervals, below 1 it narrows them).
+#'     `qnorm((1 + level) / 2)`), `width_ratio` (their ratio: above 1 the
+#'     calibration widens the model's intervals, below 1 it narrows them) and
+#'     `quantile_no_readings` (the multiplier of rows without any sensor
+#'     reading: for `"split"` from the scores of the calibration rows'
+#'     prior-only estimates, see [calibrate()]; for the other methods
+#'     `quantile`).
 #'   * `augment()`: the columns of `newdata`, then those of [predict()]:
 #'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
 #'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
@@ -184,9 +188,10 @@ tidy.ncam_calibration <- function(x, level = c(0.5, 0.8, 0.9, 0.95, x$level), ..
   check_level(level)
   level <- sort(unique(level))
   quantile <- vapply(level, function(l) calibration_quantile(x, l), numeric(1))
+  no_readings <- vapply(seq_along(level), function(i) no_readings_quantile(x, level[i], quantile[i]), numeric(1))
   gaussian <- stats::qnorm((1 + level) / 2)
   tibble::tibble(level = level, quantile = quantile, gaussian = gaussian,
-                 width_ratio = quantile / gaussian)
+                 width_ratio = quantile / gaussian, quantile_no_readings = no_readings)
 }
 
 #' @rdname ncam-tidy

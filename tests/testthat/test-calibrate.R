@@ -562,3 +562,54 @@ test_that("nobs() of a calibration counts its rows; the generics it has no answe
                  class = "ncam_error")
   }
 })
+
+test_that("split conformal gives rows without a reading the threshold of the prior-only scores", {
+  sensors <- c("sensor_0", "sensor_1", "sensor_2")
+  d <- cal_data[1:300, ]
+  d[1:40, sensors] <- NA
+  cal <- suppressMessages(calibrate(fit, d, method = "split", reference = "truth"))
+  # Every row with a reference, scored against the estimate it has without any reading: by hand
+  # from predict() of the rows with every reading removed.
+  blank <- d
+  blank[sensors] <- NA
+  prior <- suppressWarnings(predict(fit, blank), classes = "ncam_warning_no_readings")
+  prior_scores <- sort(abs(d$truth - prior$.pred) / prior$.pred_sd)
+  expect_equal(cal$prior_scores, prior_scores)
+  expect_identical(cal$n_prior, 300L)
+  q_prior <- prior_scores[ceiling(0.9 * 301)]
+  expect_equal(tidy(cal, level = 0.9)$quantile_no_readings, q_prior)
+  # New rows: those without a reading get q_prior, the others the measured rows' threshold.
+  new_rows <- test_data[1:50, ]
+  new_rows[1:10, sensors] <- NA
+  p <- suppressWarnings(predict(fit, new_rows), classes = "ncam_warning_no_readings")
+  expect_warning(out <- predict(cal, new_rows), class = "ncam_warning_no_readings")
+  q <- ifelse(p$.n_sensors == 0L, q_prior, cal$quantile)
+  expect_equal(out$.pred_lower, p$.pred - q * p$.pred_sd)
+  expect_equal(out$.pred_upper, p$.pred + q * p$.pred_sd)
+  expect_output(print(cal), sprintf("rows without a reading: %s (prior-only scores of 300 rows)", format(q_prior, digits = 4)), fixed = TRUE)
+  # The Monte Carlo and sensor-based methods keep one threshold for every row.
+  model <- calibrate(fit, d, method = "mc_model", m = 5, seed = 1)
+  expect_null(model$prior_scores)
+  expect_identical(tidy(model, level = 0.9)$quantile_no_readings, model$quantile)
+})
+
+test_that("split conformal intervals of rows without a reading cover at their level", {
+  # A Gaussian prior of a lognormal truth: the prior's own spread is wrong, and the threshold of
+  # the measured rows (about 0.4-0.7 of the Gaussian one here) covered about half of the rows
+  # without a reading (bench/calibrate_no_readings.R).
+  set.seed(11)
+  n <- 3800
+  truth <- stats::rlnorm(n, log(10), 0.5)
+  d <- data.frame(rh = stats::runif(n, 20, 90), a = 1.3 * truth + stats::rnorm(n),
+                  b = 0.9 * truth + 1 + stats::rnorm(n), ref = truth + stats::rnorm(n, sd = 0.3))
+  fit_ref <- suppressWarnings(ncam(a + b ~ rh, data = d[1:600, ], reference = "ref", hidden = 4, epochs = 100,
+                                   seed = 1, threads = 1))
+  cal <- calibrate(fit_ref, d[601:1600, ])
+  test_rows <- d[1601:n, ]
+  test_rows[c("a", "b")] <- NA
+  out <- suppressWarnings(predict(cal, test_rows), classes = c("ncam_warning_no_readings", "ncam_warning_extrapolation"))
+  covered <- mean(test_rows$ref >= out$.pred_lower & test_rows$ref <= out$.pred_upper)
+  # Conformal coverage given 1000 calibration rows has sd sqrt(0.09 / 1000); 2200 test rows add
+  # a binomial sd sqrt(0.09 / 2200): within 4 of their combined sd of 0.9.
+  expect_lt(abs(covered - 0.9), 4 * sqrt(0.09 / 1000 + 0.09 / 2200))
+})

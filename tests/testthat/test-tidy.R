@@ -191,7 +191,7 @@ test_that("tidy() of a split calibration gives the conformal quantile of scores 
   pred <- predict(tidy_fit, held_out)
   scores <- sort(abs(held_out$truth - pred$.pred) / pred$.pred_sd)
   out <- tidy(cal, level = c(0.5, 0.9))
-  expect_named(out, c("level", "quantile", "gaussian", "width_ratio"))
+  expect_named(out, c("level", "quantile", "gaussian", "width_ratio", "quantile_no_readings"))
   # Split conformal: the ceiling((n + 1) * level)-th smallest of the n scores.
   expect_equal(out$quantile, scores[ceiling(101 * c(0.5, 0.9))])
   expect_equal(out$width_ratio, out$quantile / qnorm(c(0.75, 0.95)))
