@@ -66,8 +66,9 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
 # reading (calibration_quantile(no_readings = TRUE)). `scored` marks the rows "split" scores;
 # the first pass over `data` already gave its warnings.
 prior_only_scores <- function(object, data, reference, scored, threads) {
+  outputs <- if (is.null(object$reference)) "posterior" else "anchor_noise"  # what label_variance() reads
   post <- withCallingHandlers(
-    label_variance(object, ncam_posterior(object, data, threads, outputs = "anchor_noise", prior_only = TRUE)),
+    label_variance(object, ncam_posterior(object, data, threads, outputs = outputs, prior_only = TRUE)),
     ncam_warning = function(cnd) rlang::cnd_muffle(cnd)
   )
   use <- which(scored & is.finite(post$mu) & is.finite(reference))
