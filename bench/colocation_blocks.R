@@ -73,7 +73,9 @@ score_split <- function(data, group, sensors, covariates, block, gap, prop, seed
 # The paper's split used as a user would to judge intervals: the reference kept on the train and
 # validation blocks only, calibrate(method = "split") on the calibration blocks' reference
 # readings, and the 90 % intervals scored on the test blocks: the fit's own "prediction" interval,
-# the conformal one, and lm's (fitted on the same labelled rows) with coverage and mean width.
+# the conformal one, and lm's (fitted on the same labelled rows) with coverage and mean width;
+# then the test rows with every sensor reading removed (the estimate is the prior), with the
+# calibration's threshold for rows without a reading and with that of the measured rows.
 score_conformal <- function(data, group, sensors, covariates, block, gap, seed) {
   formula <- stats::as.formula(paste(paste(sensors, collapse = " + "), "~",
                                      if (length(covariates)) paste(covariates, collapse = " + ") else "1"))
@@ -92,9 +94,18 @@ score_conformal <- function(data, group, sensors, covariates, block, gap, seed) 
     conformal <- suppressWarnings(predict(cal, g[scored, ]))
     q <- stats::predict(stats::lm(lm_formula, data = g[labelled, ]), g[scored, ], interval = "prediction", level = level)
     y <- g$ref[scored]
+    # The same test rows as if every sensor had dropped out: the estimate is the prior from the
+    # covariates; calibrate()'s threshold for such rows, and the measured rows' one by hand.
+    blank <- g[scored, ]
+    blank[sensors] <- NA
+    prior <- suppressWarnings(predict(cal, blank))
+    half <- cal$quantile * (prior$.pred_upper - prior$.pred_lower) / (2 * tidy(cal, level = level)$quantile_no_readings)
     rbind(data.frame(method = "ncam prediction interval", covered = y >= own$.pred_lower & y <= own$.pred_upper, width = own$.pred_upper - own$.pred_lower),
           data.frame(method = "ncam calibrate(split)", covered = y >= conformal$.pred_lower & y <= conformal$.pred_upper,
                      width = conformal$.pred_upper - conformal$.pred_lower),
+          data.frame(method = "no readings, calibrated", covered = y >= prior$.pred_lower & y <= prior$.pred_upper,
+                     width = prior$.pred_upper - prior$.pred_lower),
+          data.frame(method = "no readings, measured q", covered = abs(y - prior$.pred) <= half, width = 2 * half),
           data.frame(method = "lm prediction interval", covered = y >= q[, "lwr"] & y <= q[, "upr"], width = q[, "upr"] - q[, "lwr"]))
   })
   do.call(rbind, per_group)
