@@ -33,12 +33,13 @@ if (length(args) && args[1] == "--child") {
   step("leave_one_sensor_out")
   rm(post)
   step("posterior_freed")
-  unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
-  period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
-  pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
-  cell <- match(pair, unique(pair))
-  first <- !duplicated(cell)
-  seconds <- as.numeric(time)
+  # The cells of unit and period: drift_rows() codes them in its own body, not in a function of
+  # their own, so its statements that assign these names are taken from the build and run here.
+  coded <- c("unit_code", "period_code", "pair", "cell", "first", "seconds")
+  coding <- Filter(function(e) is.call(e) && identical(e[[1]], as.name("<-")) && deparse(e[[2]]) %in% coded,
+                   as.list(body(ns$drift_rows)))
+  if (length(coding) != length(coded)) stop("drift_rows() of ", args[3], " does not assign ", toString(coded))
+  for (statement in coding) eval(statement)
   for (s in colnames(loo$z)) {
     ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
     periods <- ns$period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first],
