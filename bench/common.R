@@ -87,3 +87,133 @@ short_protocol_lm <- function(protocol) {
   fit <- stats::lm(ref ~ pa_mean + rh + temperature, data = protocol$data[protocol$first_days, ])
   list(fit = fit, rmse = sqrt(mean((stats::predict(fit, protocol$test) - protocol$test$ref)^2)))
 }
+
+# ---- For the scripts that measure builds of ncam in child Rscripts (bench/scale_rows.R,
+# predict_memory.R, predict_cpu.R, drift_memory_phases.R, setup_time.R, setup_profile.R). Their
+# children read this file with sys.source(): source() alone adds about 2 MB to the resident size
+# they measure.
+
+# The libraries to compare, named by build: $NCAM_LIB as "after" ("" for R's default), with
+# $NCAM_LIB_BEFORE as "before" ahead of it when set; `both`: stop unless both are set.
+bench_libraries <- function(both = FALSE) {
+  libs <- c(after = Sys.getenv("NCAM_LIB", ""))
+  if (nzchar(Sys.getenv("NCAM_LIB_BEFORE"))) libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), libs)
+  if (both && (length(libs) < 2L || !nzchar(libs[["after"]]))) stop("set NCAM_LIB_BEFORE and NCAM_LIB")
+  libs
+}
+
+# The logger (bench_logger()) of the script at `script`: bench/NAME.out beside it, or $NCAM_BENCH_OUT.
+script_logger <- function(script) bench_logger(Sys.getenv("NCAM_BENCH_OUT", sub("\\.R$", ".out", script)))
+
+# The 1-minute load average now, as /proc/loadavg writes it.
+load_average <- function() strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
+
+# The first two lines of the output: the script and the date, then the machine, the git commit of
+# the script's checkout, the libraries and the load average; `before_libraries` and
+# `after_libraries`: the run's settings, written before or after the libraries.
+say_machine <- function(say, script, libs, before_libraries = NULL, after_libraries = NULL) {
+  setting <- function(text) if (is.null(text)) "" else paste0(text, "; ")
+  say("# bench/%s, %s", basename(script), format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
+  say("Machine: %d cores, R %s, ncam at git %s; %slibraries: %s; %s1-minute load average at start %s",
+      parallel::detectCores(), getRversion(),
+      system2("git", c("-C", dirname(dirname(script)), "rev-parse", "--short", "HEAD"), stdout = TRUE),
+      setting(before_libraries), paste(names(libs), libs, sep = " = ", collapse = ", "), setting(after_libraries),
+      load_average())
+}
+
+# A markdown table's first two lines: the column names and the rule under them.
+say_table_head <- function(say, columns) {
+  say("| %s |", paste(columns, collapse = " | "))
+  say("|%s", strrep("---|", length(columns)))
+}
+
+# In a child Rscript: ncam attached from library `lib` ("" for R's default).
+attach_ncam <- function(lib) {
+  if (nzchar(lib)) .libPaths(c(lib, .libPaths()))
+  suppressPackageStartupMessages(library(ncam))
+}
+
+# A field of /proc/self/status in MB: VmRSS, the resident size now; VmHWM, its high-water mark.
+status_mb <- function(field = "VmRSS") {
+  line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
+
+# The CPU seconds (user + system) this process has spent so far.
+cpu_seconds <- function() {
+  spent <- proc.time()
+  spent[["user.self"]] + spent[["sys.self"]]
+}
+
+# Runs Rscript with `args` (under /usr/bin/time -v writing to `timing`, when given) and returns
+# the lines of its output that start with the word `tag`, each split at its spaces; stops with
+# the whole output when there are none.
+child_lines <- function(args, tag, timing = NULL) {
+  rscript <- file.path(R.home("bin"), "Rscript")
+  out <- if (is.null(timing)) {
+    system2(rscript, args, stdout = TRUE, stderr = TRUE)
+  } else {
+    system2("/usr/bin/time", c("-v", "-o", timing, rscript, args), stdout = TRUE, stderr = TRUE)
+  }
+  lines <- grep(paste0("^", tag, " "), out, value = TRUE)
+  if (!length(lines)) stop(paste(args, collapse = " "), " failed:\n", paste(out, collapse = "\n"))
+  strsplit(lines, " ")
+}
+
+# Runs Rscript with `args` under /usr/bin/time -v: the words after "result" on the line the child
+# prints, and the child's peak resident size in MB.
+timed_child <- function(args) {
+  timing <- tempfile()
+  words <- child_lines(args, "result", timing)[[1]][-1]
+  peak_mb <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", readLines(timing), value = TRUE))) / 1024
+  unlink(timing)
+  list(result = words, peak_mb = peak_mb)
+}
+
+# The network of bench/scale_rows.R at `rows` rows: 417 days of hourly readings, the reference on
+# the first 42, at rows / 10008 sites.
+simulate_network <- function(rows, seed) {
+  ncam::simulate_colocation(days = 417, sites = round(rows / (417 * 24)), colocation = 42, seed = seed)
+}
+
+# One step of bench/scale_rows.R's child mode (`scale_rows_script`) on the files in `work`, with
+# library `lib`, at `rows` rows: its wall and CPU seconds, its resident MB with the inputs read,
+# its peak MB, the classes of its warnings and its note; load: the load average after it.
+scale_rows_step <- function(scale_rows_script, step, work, lib, rows) {
+  run <- timed_child(c(scale_rows_script, "--child", step, work, shQuote(lib), format(rows, scientific = FALSE)))
+  x <- run$result
+  data.frame(step = step, rows = rows, seconds = as.numeric(x[1]), input_mb = as.numeric(x[2]), peak_mb = run$peak_mb,
+             warnings = x[3], note = x[4], cpu = as.numeric(x[5]), load = load_average())
+}
+
+# bench/scale_rows.R's data at `rows` rows (data.rds) and its reference fit of 4 epochs (fit.rds),
+# made with library `lib` in a new folder: the folder, and the two steps as scale_rows_step() gives them.
+scale_rows_work <- function(scale_rows_script, lib, rows, prefix) {
+  work <- tempfile(prefix)
+  dir.create(work)
+  made <- lapply(c("simulate", "fit_ref_4"), function(step) scale_rows_step(scale_rows_script, step, work, lib, rows))
+  list(dir = work, made = do.call(rbind, made))
+}
+
+# In a child Rscript: ncam attached from library `lib`, and the data (d) and fit that
+# scale_rows_work() made in `work`.
+read_scale_rows_work <- function(work, lib) {
+  attach_ncam(lib)
+  list(d = readRDS(file.path(work, "data.rds")), fit = readRDS(file.path(work, "fit.rds")))
+}
+
+# The data `d` with the readings of pa_a, pa_b, opc and ref that are <= 0 set to NA (for
+# transform = "log").
+nonpositive_readings_as_na <- function(d) {
+  for (s in c("pa_a", "pa_b", "opc", "ref")) d[[s]][which(d[[s]] <= 0)] <- NA
+  d
+}
+
+# The data of a fit of `kind` in bench/setup_time.R and bench/setup_profile.R, read from `path`:
+# for "log", readings <= 0 set to NA; for "factor", a factor covariate season (date's quarter).
+setup_fit_data <- function(path, kind) {
+  d <- readRDS(path)
+  if (kind == "log") d <- nonpositive_readings_as_na(d)
+  if (kind == "factor") d$season <- factor(quarters(d$date))
+  d
+}

@@ -11,39 +11,35 @@
 
 args <- commandArgs(TRUE)
 script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+sys.source(file.path(dirname(script), "common.R"), envir = globalenv())
 
 if (length(args) && args[1] == "--child") {
-  .libPaths(c(args[3], .libPaths()))
-  suppressPackageStartupMessages(library(ncam))
-  d <- readRDS(file.path(args[2], "data.rds"))
-  fit <- readRDS(file.path(args[2], "fit.rds"))
+  work <- read_scale_rows_work(args[2], args[3])
   ns <- asNamespace("ncam")
-  vm <- function(field) {
-    line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
-    as.numeric(gsub("[^0-9]", "", line)) / 1024
-  }
   step <- function(label) {
     g <- gc()
-    cat(sprintf("phase %s %.1f %.1f %.1f %.1f\n", label, vm("VmRSS"), vm("VmHWM"), sum(g[, 2]), sum(g[, 6])))
+    cat(sprintf("phase %s %.1f %.1f %.1f %.1f\n", label, status_mb("VmRSS"), status_mb("VmHWM"), sum(g[, 2]),
+                sum(g[, 6])))
     cat("5", file = "/proc/self/clear_refs")
     invisible(gc(reset = TRUE))
   }
-  time <- ns$drift_times(d, "date")
+  time <- ns$drift_times(work$d, "date")
   starts <- ns$drift_periods(time, "month")
-  unit_values <- ns$drift_units(d, "site")
+  unit_values <- ns$drift_units(work$d, "site")
   step("inputs")
-  post <- suppressWarnings(ns$ncam_posterior(fit, d, NULL, use_reference = TRUE, raw = TRUE))
+  post <- suppressWarnings(ns$ncam_posterior(work$fit, work$d, NULL, use_reference = TRUE, raw = TRUE))
   step("posterior")
   loo <- ns$leave_one_sensor_out(post)
   step("leave_one_sensor_out")
   rm(post)
   step("posterior_freed")
-  unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
-  period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
-  pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
-  cell <- match(pair, unique(pair))
-  first <- !duplicated(cell)
-  seconds <- as.numeric(time)
+  # The cells of unit and period: drift_rows() codes them in its own body, not in a function of
+  # their own, so its statements that assign these names are taken from the build and run here.
+  coded <- c("unit_code", "period_code", "pair", "cell", "first", "seconds")
+  coding <- Filter(function(e) is.call(e) && identical(e[[1]], as.name("<-")) && deparse(e[[2]]) %in% coded,
+                   as.list(body(ns$drift_rows)))
+  if (length(coding) != length(coded)) stop("drift_rows() of ", args[3], " does not assign ", toString(coded))
+  for (statement in coding) eval(statement)
   for (s in colnames(loo$z)) {
     ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
     periods <- ns$period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first],
@@ -54,33 +50,15 @@ if (length(args) && args[1] == "--child") {
   quit(save = "no")
 }
 
-repo <- dirname(dirname(script))
-libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), after = Sys.getenv("NCAM_LIB"))
-if (!all(nzchar(libs))) stop("set NCAM_LIB_BEFORE and NCAM_LIB")
-out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "drift_memory_phases.out"))
-source(file.path(repo, "bench", "common.R"))
-say <- bench_logger(out_path)
-say("# bench/drift_memory_phases.R, %s", format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
-say("Machine: %d cores, R %s, ncam at git %s; libraries: %s; 1-minute load average at start %s",
-    parallel::detectCores(), getRversion(), system2("git", c("-C", repo, "rev-parse", "--short", "HEAD"), stdout = TRUE),
-    paste(names(libs), libs, sep = " = ", collapse = ", "), strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+libs <- bench_libraries(both = TRUE)
+say <- script_logger(script)
+say_machine(say, script, libs)
 say("MB after each step of sensor_drift(unit = \"site\") on 1e6 rows: RSS now, RSS high-water mark during the step, R heap in use now, R heap peak during the step")
 
-work <- tempfile("ncam-drift-phases-")
-dir.create(work)
-for (step in c("simulate", "fit_ref_4")) {
-  out <- system2(file.path(R.home("bin"), "Rscript"), c(file.path(repo, "bench", "scale_rows.R"), "--child", step, work,
-                                                         shQuote(libs[["after"]]), "1000000"), stdout = TRUE, stderr = TRUE)
-  if (!length(grep("^result ", out))) stop(step, " failed:\n", paste(out, collapse = "\n"))
-}
-say("| step | build | RSS now | RSS peak | R heap now | R heap peak |")
-say("|---|---|---|---|---|---|")
+work <- scale_rows_work(file.path(dirname(script), "scale_rows.R"), libs[["after"]], 1e6, "ncam-drift-phases-")$dir
+say_table_head(say, c("step", "build", "RSS now", "RSS peak", "R heap now", "R heap peak"))
 for (label in names(libs)) {
-  out <- system2(file.path(R.home("bin"), "Rscript"), c(script, "--child", work, shQuote(libs[[label]])),
-                 stdout = TRUE, stderr = TRUE)
-  lines <- grep("^phase ", out, value = TRUE)
-  if (!length(lines)) stop("child failed:\n", paste(out, collapse = "\n"))
-  for (line in strsplit(lines, " ")) {
+  for (line in child_lines(c(script, "--child", work, shQuote(libs[[label]])), "phase")) {
     v <- as.numeric(line[3:6])
     say("| %s | %s | %.0f | %.0f | %.0f | %.0f |", line[2], label, v[1], v[2], v[3], v[4])
   }

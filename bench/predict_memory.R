@@ -11,60 +11,34 @@
 
 args <- commandArgs(TRUE)
 script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
-repo <- dirname(dirname(script))
+sys.source(file.path(dirname(script), "common.R"), envir = globalenv())
 rows <- if (length(args)) as.numeric(args[1]) else 1e6
-libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), after = Sys.getenv("NCAM_LIB"))
-if (!all(nzchar(libs))) stop("set NCAM_LIB_BEFORE and NCAM_LIB")
-out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "predict_memory.out"))
-source(file.path(repo, "bench", "common.R"))
-say <- bench_logger(out_path)
-child_script <- file.path(repo, "bench", "scale_rows.R")
+libs <- bench_libraries(both = TRUE)
+say <- script_logger(script)
+child_script <- file.path(dirname(script), "scale_rows.R")
 
-# One step in a child process (bench/scale_rows.R --child): its seconds, CPU seconds, the RSS
-# with its inputs read and the peak RSS.
-run_child <- function(step, work, lib) {
-  timing <- tempfile()
-  out <- system2("/usr/bin/time", c("-v", "-o", timing, file.path(R.home("bin"), "Rscript"), child_script,
-                                    "--child", step, work, shQuote(lib), format(rows, scientific = FALSE)),
-                 stdout = TRUE, stderr = TRUE)
-  line <- grep("^result ", out, value = TRUE)
-  if (!length(line)) stop("step ", step, " failed:\n", paste(out, collapse = "\n"))
-  parts <- strsplit(line, " ")[[1]]
-  peak <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", readLines(timing), value = TRUE))) / 1024
-  data.frame(step = step, seconds = as.numeric(parts[2]), input_mb = as.numeric(parts[3]), peak_mb = peak,
-             warnings = parts[4], cpu = as.numeric(parts[6]), load = strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
-}
-
-say("# bench/predict_memory.R, %s", format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
-say("Machine: %d cores, R %s, ncam at git %s; %g rows; libraries: %s; 1-minute load average at start %s",
-    parallel::detectCores(), getRversion(),
-    system2("git", c("-C", repo, "rev-parse", "--short", "HEAD"), stdout = TRUE), rows,
-    paste(names(libs), libs, sep = " = ", collapse = ", "), strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+say_machine(say, script, libs, before_libraries = sprintf("%g rows", rows))
 say("One run per cell on a shared machine. peak MB: Maximum resident set size of the child; input MB: its resident size with the data and fit read; extra MB: peak - input; CPU: user + system seconds of the step alone")
 
-work <- tempfile("ncam-predict-memory-")
-dir.create(work)
 # The data and the fit, made once by the newer build (a fit is plain data that either reads).
-for (step in c("simulate", "fit_ref_4")) {
-  r <- run_child(step, work, libs[["after"]])
-  say("  made %-10s %7.2f s", step, r$seconds)
-}
+work <- scale_rows_work(child_script, libs[["after"]], rows, "ncam-predict-memory-")
+for (i in seq_len(nrow(work$made))) say("  made %-10s %7.2f s", work$made$step[i], work$made$seconds[i])
 results <- list()
 for (step in c("predict", "predict_prediction", "augment", "sensor_drift")) {
   for (label in names(libs)) {
-    r <- run_child(step, work, libs[[label]])
+    r <- scale_rows_step(child_script, step, work$dir, libs[[label]], rows)
     r$build <- label
     results[[length(results) + 1L]] <- r
     say("  %-6s %-20s %6.2f s (CPU %6.2f s, load %s)  peak %7.1f MB  input %7.1f MB  extra %7.1f MB  warnings %s",
         label, step, r$seconds, r$cpu, r$load, r$peak_mb, r$input_mb, r$peak_mb - r$input_mb, r$warnings)
   }
 }
-unlink(work, recursive = TRUE)
+unlink(work$dir, recursive = TRUE)
 res <- do.call(rbind, results)
 
 say("")
-say("| step | peak MB before | peak MB after | extra MB before | extra MB after | CPU s before | CPU s after |")
-say("|---|---|---|---|---|---|---|")
+say_table_head(say, c("step", "peak MB before", "peak MB after", "extra MB before", "extra MB after", "CPU s before",
+                      "CPU s after"))
 for (step in unique(res$step)) {
   b <- res[res$step == step & res$build == "before", ]
   a <- res[res$step == step & res$build == "after", ]

@@ -15,17 +15,13 @@
 
 args <- commandArgs(TRUE)
 script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+sys.source(file.path(dirname(script), "common.R"), envir = globalenv())
 
 # ---- child: one step, timed; prints one line "result <seconds> <input MB> <warnings> <note>"
 if (length(args) && args[1] == "--child") {
   step <- args[2]
   work <- args[3]
-  if (nzchar(args[4])) .libPaths(c(args[4], .libPaths()))
-  suppressPackageStartupMessages(library(ncam))
-  rss_mb <- function() {
-    line <- grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE)
-    as.numeric(gsub("[^0-9]", "", line)) / 1024
-  }
+  attach_ncam(args[4])
   at <- function(name) file.path(work, name)
   inputs <- switch(step,
     simulate = list(),
@@ -36,7 +32,7 @@ if (length(args) && args[1] == "--child") {
     list(d = "data.rds", fit = "fit.rds"))
   for (name in names(inputs)) assign(name, readRDS(at(inputs[[name]])))
   invisible(gc())
-  input_mb <- rss_mb()
+  input_mb <- status_mb("VmRSS")
   form <- pa_a + pa_b + opc ~ rh + temperature
   note <- ""
   seen <- character()
@@ -48,10 +44,7 @@ if (length(args) && args[1] == "--child") {
   }
   t0 <- proc.time()
   result <- run(switch(step,
-    simulate = {
-      rows <- as.numeric(args[5])
-      simulate_colocation(days = 417, sites = round(rows / (417 * 24)), colocation = 42, seed = 1)
-    },
+    simulate = simulate_network(as.numeric(args[5]), seed = 1),
     fit_ref_1 = ncam(form, data = d, reference = "ref", epochs = 1L, seed = 1L),
     fit_ref_4 = ncam(form, data = d, reference = "ref", epochs = 4L, seed = 1L),
     fit_noref_1 = ncam(form, data = d, epochs = 1L, seed = 1L),
@@ -73,8 +66,7 @@ if (length(args) && args[1] == "--child") {
   cpu <- spent[["user.self"]] + spent[["sys.self"]]
   if (step == "simulate") {
     saveRDS(result, at("data.rds"), compress = FALSE)
-    saveRDS(simulate_colocation(days = 417, sites = round(as.numeric(args[5]) / (417 * 24)),
-                                colocation = 42, seed = 2), at("new.rds"), compress = FALSE)
+    saveRDS(simulate_network(as.numeric(args[5]), seed = 2), at("new.rds"), compress = FALSE)
     utils::write.csv(result, at("data.csv"), row.names = FALSE)
     note <- sprintf("data_mb=%.1f", as.numeric(object.size(result)) / 2^20)
   }
@@ -95,36 +87,13 @@ if (length(args) && args[1] == "--child") {
 
 # ---- parent
 sizes <- if (length(args)) as.numeric(args) else c(1e5, 3e5, 1e6)
-libs <- c(after = Sys.getenv("NCAM_LIB", ""))
-if (nzchar(Sys.getenv("NCAM_LIB_BEFORE"))) libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), libs)
-repo <- dirname(dirname(script))
-out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "scale_rows.out"))
-source(file.path(repo, "bench", "common.R"))
-say <- bench_logger(out_path)
+libs <- bench_libraries()
+say <- script_logger(script)
 steps <- c("simulate", "fit_ref_1", "fit_ref_4", "fit_noref_1", "fit_noref_4", "predict",
            "predict_prediction", "predict_use_reference", "calibrate_split", "augment",
            "sensor_performance", "average_estimates", "evaluate_fusion", "sensor_drift", "predict_chunks")
 
-# One step in a child process: its own timing, the RSS with its inputs read, and the peak RSS.
-run_child <- function(step, work, lib, rows) {
-  timing <- tempfile()
-  out <- system2("/usr/bin/time", c("-v", "-o", timing, file.path(R.home("bin"), "Rscript"), script,
-                                    "--child", step, work, shQuote(lib), format(rows, scientific = FALSE)),
-                 stdout = TRUE, stderr = TRUE)
-  line <- grep("^result ", out, value = TRUE)
-  if (!length(line)) stop("step ", step, " failed:\n", paste(out, collapse = "\n"))
-  parts <- strsplit(line, " ")[[1]]
-  peak <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", readLines(timing), value = TRUE))) / 1024
-  data.frame(step = step, rows = rows, seconds = as.numeric(parts[2]), input_mb = as.numeric(parts[3]),
-             peak_mb = peak, warnings = parts[4], note = parts[5], cpu = as.numeric(parts[6]),
-             load = strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
-}
-
-say("# bench/scale_rows.R, %s", format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
-say("Machine: %d cores, R %s, ncam at git %s; libraries: %s; 1-minute load average at start %s",
-    parallel::detectCores(), getRversion(),
-    system2("git", c("-C", repo, "rev-parse", "--short", "HEAD"), stdout = TRUE),
-    paste(names(libs), libs, sep = " = ", collapse = ", "), strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+say_machine(say, script, libs)
 say("Shared machine: one run per cell, so wall times carry the noise of other work.")
 say("seconds: wall time of the step alone (inside the child), CPU its user + system time (both threads of a fit), load the 1-minute load average after it; peak MB: Maximum resident set size of the child (R, ncam, the step's inputs and the step); input MB: resident size once the inputs are read")
 
@@ -136,7 +105,7 @@ for (rows in sizes) {
     for (label in names(libs)) {
       # The data are made once, by the last library.
       if (step == "simulate" && label != tail(names(libs), 1)) next
-      r <- run_child(step, work, libs[[label]], rows)
+      r <- scale_rows_step(script, step, work, libs[[label]], rows)
       r$build <- label
       results[[length(results) + 1L]] <- r
       say("  %-6s %-22s %8.0f rows %8.2f s (CPU %6.2f s, load %s)  peak %7.1f MB  input %7.1f MB  warnings %s  %s",
@@ -157,9 +126,8 @@ cells <- function(r) {
     if (nrow(x)) sprintf("%.2f s (CPU %.2f) / %.0f MB", x$seconds, x$cpu, x$peak_mb) else "-"
   }, ""), collapse = " | ")
 }
-say("| step | build | %s | wall %g/%g | CPU %g/%g | extra MB %g/%g | warnings at %g |", paste(format(sizes, big.mark = ",", scientific = FALSE), collapse = " | "),
-    hi, lo, hi, lo, hi, lo, hi)
-say("|---|---|%s---|---|---|---|", strrep("---|", length(sizes)))
+say_table_head(say, c("step", "build", format(sizes, big.mark = ",", scientific = FALSE),
+                      sprintf("%s %g/%g", c("wall", "CPU", "extra MB"), hi, lo), sprintf("warnings at %g", hi)))
 for (step in steps) {
   for (label in unique(res$build[res$step == step])) {
     r <- res[res$step == step & res$build == label, ]
@@ -172,8 +140,7 @@ for (step in steps) {
 
 say("")
 say("## Training: seconds per epoch ((4 epochs - 1 epoch) / 3) and the fixed cost of a fit (1 epoch - one epoch)")
-say("| fit | build | %s |", paste(format(sizes, big.mark = ",", scientific = FALSE), collapse = " | "))
-say("|---|---|%s", strrep("---|", length(sizes)))
+say_table_head(say, c("fit", "build", format(sizes, big.mark = ",", scientific = FALSE)))
 for (kind in c("ref", "noref")) {
   for (label in names(libs)) {
     row <- vapply(sizes, function(n) {

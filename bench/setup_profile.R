@@ -15,6 +15,7 @@
 
 args <- commandArgs(TRUE)
 script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+sys.source(file.path(dirname(script), "common.R"), envir = globalenv())
 steps <- c("check_positive_readings", "sensor_columns", "reference_readings", "build_design", "rows_without_na",
            "warn_repeated_training_rows", "resolve_validation", "check_reference_training_rows",
            "constant_covariates", "covariate_spread", "check_readings", "check_linked", "screen_readings",
@@ -24,35 +25,28 @@ steps <- c("check_positive_readings", "sensor_columns", "reference_readings", "b
 
 if (length(args) && args[1] == "--child") {
   kind <- args[2]
-  if (nzchar(args[4])) .libPaths(c(args[4], .libPaths()))
-  suppressPackageStartupMessages(library(ncam))
-  d <- readRDS(args[3])
-  if (kind == "log") for (s in c("pa_a", "pa_b", "opc", "ref")) d[[s]][which(d[[s]] <= 0)] <- NA
-  if (kind == "factor") d$season <- factor(quarters(d$date))
-  cpu <- function() {
-    p <- proc.time()
-    p[["user.self"]] + p[["sys.self"]]
-  }
+  attach_ncam(args[4])
+  d <- setup_fit_data(args[3], kind)
   ns <- asNamespace("ncam")
   spent <- new.env()
   for (step in intersect(steps, ls(ns))) {
     spent[[step]] <- c(calls = 0, cpu = 0)
     # Calls of a step inside itself (none here) would be counted twice.
     suppressMessages(trace(step, where = ns, print = FALSE,
-      tracer = bquote(assign(.(paste0("start_", step)), get("cpu", globalenv())(), envir = get("spent", globalenv()))),
+      tracer = bquote(assign(.(paste0("start_", step)), get("cpu_seconds", globalenv())(),
+                             envir = get("spent", globalenv()))),
       exit = bquote(local({
         spent <- get("spent", globalenv())
-        spent[[.(step)]] <- spent[[.(step)]] + c(1, get("cpu", globalenv())() - spent[[.(paste0("start_", step))]])
+        spent[[.(step)]] <- spent[[.(step)]] + c(1, get("cpu_seconds", globalenv())() - spent[[.(paste0("start_", step))]])
       }))))
   }
   form <- if (kind == "factor") pa_a + pa_b + opc ~ rh + temperature + season else pa_a + pa_b + opc ~ rh + temperature
   invisible(gc())
-  start <- cpu()
-  fit <- withCallingHandlers(
+  start <- cpu_seconds()
+  fit <- suppressWarnings(
     ncam(form, data = d, reference = if (kind != "log") "ref", transform = if (kind == "log") "log" else "none",
-         epochs = 1L, seed = 1L, threads = 1L),
-    warning = function(w) invokeRestart("muffleWarning"))
-  total <- cpu() - start
+         epochs = 1L, seed = 1L, threads = 1L))
+  total <- cpu_seconds() - start
   for (step in intersect(steps, ls(spent))) {
     cat(sprintf("step %s %d %.3f\n", step, as.integer(spent[[step]][["calls"]]), spent[[step]][["cpu"]]))
   }
@@ -61,41 +55,27 @@ if (length(args) && args[1] == "--child") {
 }
 
 rows <- if (length(args)) as.numeric(args[1]) else 1e6
-libs <- c(after = Sys.getenv("NCAM_LIB", ""))
-if (nzchar(Sys.getenv("NCAM_LIB_BEFORE"))) libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), libs)
-repo <- dirname(dirname(script))
-out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "setup_profile.out"))
-source(file.path(repo, "bench", "common.R"))
-say <- bench_logger(out_path)
-say("# bench/setup_profile.R, %s", format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
-say("Machine: %d cores, R %s, ncam at git %s; libraries: %s; 1-minute load average at start %s",
-    parallel::detectCores(), getRversion(), system2("git", c("-C", repo, "rev-parse", "--short", "HEAD"), stdout = TRUE),
-    paste(names(libs), libs, sep = " = ", collapse = ", "), strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+libs <- bench_libraries()
+say <- script_logger(script)
+say_machine(say, script, libs)
 say("CPU s of each step of ncam(..., epochs = 1, threads = 1) at %s rows, one run per build and fit; a step includes the steps it calls ('in': where a step is called from). '-': the build has no such step or did not call it.",
     format(rows, big.mark = ",", scientific = FALSE))
 
-.libPaths(c(libs[["after"]], .libPaths()))
-suppressPackageStartupMessages(library(ncam))
+attach_ncam(libs[["after"]])
 data_path <- tempfile(fileext = ".rds")
-saveRDS(simulate_colocation(days = 417, sites = round(rows / (417 * 24)), colocation = 42, seed = 1), data_path,
-        compress = FALSE)
+saveRDS(simulate_network(rows, seed = 1), data_path, compress = FALSE)
 inside <- c(ncam_trainer_epoch = "train_loop", ncam_trainer_nll = "train_loop", capped_validation_nll = "train_loop",
             data_fingerprint = "new_ncam_fit", ncam_predict_cpp = "train_loop and fitted_summary",
             sensor_columns = "ncam() and reference_readings")
 for (kind in c("reference", "log", "factor")) {
   runs <- lapply(libs, function(lib) {
-    out <- system2(file.path(R.home("bin"), "Rscript"), c(script, "--child", kind, data_path, shQuote(lib)),
-                   stdout = TRUE, stderr = TRUE)
-    lines <- grep("^step ", out, value = TRUE)
-    if (!length(lines)) stop("child failed:\n", paste(out, collapse = "\n"))
-    parts <- strsplit(lines, " ")
+    parts <- child_lines(c(script, "--child", kind, data_path, shQuote(lib)), "step")
     stats::setNames(lapply(parts, function(p) as.numeric(p[3:4])), vapply(parts, `[`, "", 2))
   })
   say("")
   say("## %s", switch(kind, reference = "reference = \"ref\"", log = "transform = \"log\", no reference",
                       factor = "reference = \"ref\", factor covariate season"))
-  say("| step | %s |", paste(sprintf("%s: calls, CPU s", names(libs)), collapse = " | "))
-  say("|---|%s", strrep("---|", length(libs)))
+  say_table_head(say, c("step", sprintf("%s: calls, CPU s", names(libs))))
   for (step in c(steps, "ncam()")) {
     cells <- vapply(runs, function(r) if (is.null(r[[step]])) "-" else sprintf("%d, %.2f", as.integer(r[[step]][1]), r[[step]][2]), "")
     if (all(cells == "-")) next

@@ -32,47 +32,40 @@
 
 args <- commandArgs(TRUE)
 script <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+sys.source(file.path(dirname(script), "common.R"), envir = globalenv())
 
 # ---- child: one fit, timed; prints "result <total cpu> <epoch cpu> <before cpu> <after cpu> <wall> <input MB>"
 if (length(args) && args[1] == "--time") {
   kind <- args[2]
-  if (nzchar(args[4])) .libPaths(c(args[4], .libPaths()))
-  suppressPackageStartupMessages(library(ncam))
-  d <- readRDS(args[3])
-  if (kind == "log") for (s in c("pa_a", "pa_b", "opc", "ref")) d[[s]][which(d[[s]] <= 0)] <- NA
-  if (kind == "factor") d$season <- factor(quarters(d$date))
-  cpu <- function() {
-    p <- proc.time()
-    p[["user.self"]] + p[["sys.self"]]
-  }
+  attach_ncam(args[4])
+  d <- setup_fit_data(args[3], kind)
   clock <- new.env()
   clock$epoch <- 0
   ns <- asNamespace("ncam")
   suppressMessages({
     trace("ncam_trainer_epoch", where = ns, print = FALSE,
-          tracer = quote(assign("epoch_start", get("cpu", globalenv())(), envir = get("clock", globalenv()))),
+          tracer = quote(assign("epoch_start", get("cpu_seconds", globalenv())(), envir = get("clock", globalenv()))),
           exit = quote(local({
             clock <- get("clock", globalenv())
-            clock$epoch <- clock$epoch + get("cpu", globalenv())() - clock$epoch_start
+            clock$epoch <- clock$epoch + get("cpu_seconds", globalenv())() - clock$epoch_start
           })))
     trace("train_loop", where = ns, print = FALSE,
-          tracer = quote(assign("train_start", get("cpu", globalenv())(), envir = get("clock", globalenv()))),
-          exit = quote(assign("train_end", get("cpu", globalenv())(), envir = get("clock", globalenv()))))
+          tracer = quote(assign("train_start", get("cpu_seconds", globalenv())(), envir = get("clock", globalenv()))),
+          exit = quote(assign("train_end", get("cpu_seconds", globalenv())(), envir = get("clock", globalenv()))))
   })
   form <- pa_a + pa_b + opc ~ rh + temperature
   invisible(gc())
-  rss <- as.numeric(gsub("[^0-9]", "", grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE))) / 1024
-  quiet <- function(expr) withCallingHandlers(expr, warning = function(w) invokeRestart("muffleWarning"))
+  rss <- status_mb("VmRSS")
   wall <- proc.time()[["elapsed"]]
-  start <- cpu()
-  fit <- quiet(switch(kind,
+  start <- cpu_seconds()
+  fit <- suppressWarnings(switch(kind,
     reference = ncam(form, data = d, reference = "ref", epochs = 1L, seed = 1L, threads = 1L),
     log = ncam(form, data = d, transform = "log", epochs = 1L, seed = 1L, threads = 1L),
     unit = ncam(form, data = d, reference = "ref", unit = "site", epochs = 1L, seed = 1L, threads = 1L),
     factor = ncam(pa_a + pa_b + opc ~ rh + temperature + season, data = d, reference = "ref", epochs = 1L,
                   seed = 1L, threads = 1L),
     stop("unknown kind ", kind)))
-  end <- cpu()
+  end <- cpu_seconds()
   wall <- proc.time()[["elapsed"]] - wall
   cat(sprintf("result %.3f %.3f %.3f %.3f %.3f %.1f\n", end - start, clock$epoch, clock$train_start - start,
               end - clock$train_end, wall, rss))
@@ -81,13 +74,11 @@ if (length(args) && args[1] == "--time") {
 
 # ---- child: the models compared across builds, saved with the text of their warnings
 if (length(args) && args[1] == "--fits") {
-  if (nzchar(args[3])) .libPaths(c(args[3], .libPaths()))
-  suppressPackageStartupMessages(library(ncam))
+  attach_ncam(args[3])
   d <- as.data.frame(simulate_colocation(days = 60, sites = 4, seed = 1))
   d$pa_a[c(100, 2000)] <- 900  # spikes for the screen
   d$site_f <- factor(paste0("s", d$site))
-  d_log <- d
-  for (s in c("pa_a", "pa_b", "opc", "ref")) d_log[[s]][which(d_log[[s]] <= 0)] <- NA
+  d_log <- nonpositive_readings_as_na(d)
   toy <- simulate_toy(300, seed = 1)
   form <- pa_a + pa_b + opc ~ rh + temperature
   warned <- list()
@@ -155,43 +146,27 @@ if (length(args) && args[1] == "--fits") {
 
 # ---- parent
 sizes <- if (length(args)) as.numeric(args) else c(1e5, 1e6)
-libs <- c(after = Sys.getenv("NCAM_LIB", ""))
-if (nzchar(Sys.getenv("NCAM_LIB_BEFORE"))) libs <- c(before = Sys.getenv("NCAM_LIB_BEFORE"), libs)
+libs <- bench_libraries()
 reps <- as.integer(Sys.getenv("NCAM_BENCH_REPS", "3"))
 kinds <- c("reference", "log", "unit", "factor")
-repo <- dirname(dirname(script))
-out_path <- Sys.getenv("NCAM_BENCH_OUT", file.path(repo, "bench", "setup_time.out"))
-source(file.path(repo, "bench", "common.R"))
-say <- bench_logger(out_path)
-rscript <- file.path(R.home("bin"), "Rscript")
-load_now <- function() strsplit(readLines("/proc/loadavg"), " ")[[1]][1]
+say <- script_logger(script)
 
+# One fit of `kind` in a child under /usr/bin/time -v: its CPU s, wall s, input and peak MB.
 run_child <- function(kind, data_path, lib) {
-  timing <- tempfile()
-  out <- system2("/usr/bin/time", c("-v", "-o", timing, rscript, script, "--time", kind, data_path, shQuote(lib)),
-                 stdout = TRUE, stderr = TRUE)
-  line <- grep("^result ", out, value = TRUE)
-  if (!length(line)) stop("fit ", kind, " failed:\n", paste(out, collapse = "\n"))
-  x <- as.numeric(strsplit(line, " ")[[1]][-1])
-  peak <- as.numeric(sub(".*: ", "", grep("Maximum resident set size", readLines(timing), value = TRUE))) / 1024
+  run <- timed_child(c(script, "--time", kind, data_path, shQuote(lib)))
+  x <- as.numeric(run$result)
   data.frame(cpu = x[1], epoch = x[2], before_training = x[3], after_training = x[4], wall = x[5], input_mb = x[6],
-             peak_mb = peak, load = load_now())
+             peak_mb = run$peak_mb, load = load_average())
 }
 
-say("# bench/setup_time.R, %s", format(Sys.time(), "%Y-%m-%d %H:%M %Z"))
-say("Machine: %d cores, R %s, ncam at git %s; libraries: %s; 1-minute load average at start %s",
-    parallel::detectCores(), getRversion(),
-    system2("git", c("-C", repo, "rev-parse", "--short", "HEAD"), stdout = TRUE),
-    paste(names(libs), libs, sep = " = ", collapse = ", "), load_now())
+say_machine(say, script, libs)
 say("CPU s (user + system) of ncam(..., epochs = 1, threads = 1) in a child Rscript: whole call, its one epoch, fixed = whole - epoch, before training (from the call to train_loop()), after training; %d runs per cell, the two builds alternating. Peak MB: maximum resident set size of the child; input MB: its resident size with the data read.", reps)
 
-.libPaths(c(libs[["after"]], .libPaths()))
-suppressPackageStartupMessages(library(ncam))
+attach_ncam(libs[["after"]])
 results <- list()
 for (rows in sizes) {
   data_path <- tempfile(fileext = ".rds")
-  saveRDS(simulate_colocation(days = 417, sites = round(rows / (417 * 24)), colocation = 42, seed = 1), data_path,
-          compress = FALSE)
+  saveRDS(simulate_network(rows, seed = 1), data_path, compress = FALSE)
   for (kind in kinds) {
     for (rep in seq_len(reps)) {
       for (label in names(libs)) {
@@ -211,8 +186,8 @@ res$fixed <- res$cpu - res$epoch
 
 say("")
 say("## Medians over the runs: CPU s of the fixed cost (before training / after), of the epoch, and peak MB")
-say("| rows | fit | build | fixed CPU s | before training | after training | epoch CPU s | peak MB (input MB) |")
-say("|---|---|---|---|---|---|---|---|")
+say_table_head(say, c("rows", "fit", "build", "fixed CPU s", "before training", "after training", "epoch CPU s",
+                      "peak MB (input MB)"))
 med <- function(x) stats::median(x)
 cells <- list()
 for (rows in sizes) {
@@ -229,8 +204,8 @@ for (rows in sizes) {
 if (length(libs) == 2L) {
   say("")
   say("## After / before: fixed CPU s and peak MB beyond the input (medians)")
-  say("| rows | fit | fixed CPU s, before -> after (ratio) | peak MB beyond input, before -> after (ratio) |")
-  say("|---|---|---|---|")
+  say_table_head(say, c("rows", "fit", "fixed CPU s, before -> after (ratio)",
+                        "peak MB beyond input, before -> after (ratio)"))
   for (rows in sizes) {
     for (kind in kinds) {
       b <- cells[[paste(rows, kind, "before")]]
@@ -245,12 +220,13 @@ if (length(libs) == 2L) {
   say("## The same models? Both builds fit 17 small models and make 8 predictions (--fits); identical() of each")
   made <- lapply(libs, function(lib) {
     path <- tempfile(fileext = ".rds")
-    out <- system2(rscript, c(script, "--fits", path, shQuote(lib)), stdout = TRUE, stderr = TRUE)
+    out <- system2(file.path(R.home("bin"), "Rscript"), c(script, "--fits", path, shQuote(lib)), stdout = TRUE,
+                   stderr = TRUE)
     if (!file.exists(path)) stop("--fits failed:\n", paste(out, collapse = "\n"))
     readRDS(path)
   })
-  say("| object | params | sensor_summary | history | whole object | warnings' text | parts that differ |")
-  say("|---|---|---|---|---|---|---|")
+  say_table_head(say, c("object", "params", "sensor_summary", "history", "whole object", "warnings' text",
+                        "parts that differ"))
   for (name in names(made$before$objects)) {
     b <- made$before$objects[[name]]
     a <- made$after$objects[[name]]
