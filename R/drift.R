@@ -244,18 +244,11 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
     ncam_abort(c("With one low-cost sensor, {.fn sensor_drift} needs readings of the reference {.field {object$reference}} in {.arg newdata}: a reading is checked against the others of its row.",
                  i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
   }
-  # Units coded in sorted order (by value: text of numbers could merge two units; radix: by
-  # bytes, the same in every locale), and each sensor's rows sorted by unit, time, z and shift:
-  # every sum runs in one order, whatever the order of the rows of newdata (boxes of one unit
-  # share their times) or the session's collation.
-  unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
-  # Cells of unit and period as numbers in order of first appearance: text pasted per row, and
-  # grouped by that text per sensor, took a third of the time at a million rows.
-  period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
-  pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
-  cell <- match(pair, unique(pair))
-  first <- !duplicated(cell)
-  seconds <- as.numeric(time)
+  cells <- drift_cells(unit_values, starts, time)
+  unit_code <- cells$unit_code
+  cell <- cells$cell
+  first <- cells$first
+  seconds <- cells$seconds
   tables <- lapply(sensors, function(s) {
     ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
     periods <- period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first], starts[first])
@@ -270,6 +263,21 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   })
   out <- do.call(rbind, tables)
   out[order(out$unit, match(out$sensor, sensors), out$period, method = "radix"), ]
+}
+
+# The cells of unit and period that sensor_drift() averages over, for every row: `unit_code`
+# (units coded in sorted order, by value: text of numbers could merge two units; radix: by
+# bytes, the same in every locale), `cell` (unit and period as numbers in order of first
+# appearance: text pasted per row, and grouped by that text per sensor, took a third of the
+# time at a million rows), `first` (each cell's first row) and `seconds` (the time as a
+# number). Each sensor's rows are then sorted by unit, time, z and shift: every sum runs in one
+# order, whatever the order of the rows (boxes of one unit share their times) or the collation.
+drift_cells <- function(unit_values, starts, time) {
+  unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
+  period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
+  pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
+  cell <- match(pair, unique(pair))
+  list(unit_code = unit_code, cell = cell, first = !duplicated(cell), seconds = as.numeric(time))
 }
 
 # Leave-one-sensor-out predictive comparison of every reading: z (standardized) and shift (in

@@ -3,6 +3,8 @@
 # with after each the resident size (VmRSS), its high-water mark since the step before
 # (VmHWM, reset through /proc/self/clear_refs), R's heap in use after gc() and its peak since
 # the step before (gc()'s "max used", reset). Data and fit as in bench/predict_memory.R.
+# Both builds need drift_cells() (session 38 on); the committed .out was made before it, when
+# the script carried its own copy of the cell coding, with session 37's build as "before".
 #
 #   NCAM_LIB_BEFORE=<older library> NCAM_LIB=<library> nice -n 10 Rscript bench/drift_memory_phases.R
 #
@@ -33,13 +35,13 @@ if (length(args) && args[1] == "--child") {
   step("leave_one_sensor_out")
   rm(post)
   step("posterior_freed")
-  # The cells of unit and period: drift_rows() codes them in its own body, not in a function of
-  # their own, so its statements that assign these names are taken from the build and run here.
-  coded <- c("unit_code", "period_code", "pair", "cell", "first", "seconds")
-  coding <- Filter(function(e) is.call(e) && identical(e[[1]], as.name("<-")) && deparse(e[[2]]) %in% coded,
-                   as.list(body(ns$drift_rows)))
-  if (length(coding) != length(coded)) stop("drift_rows() of ", args[3], " does not assign ", toString(coded))
-  for (statement in coding) eval(statement)
+  # The cells of unit and period, as drift_rows() codes them (drift_cells(), from session 38).
+  if (!exists("drift_cells", envir = ns, inherits = FALSE)) stop("The ncam in ", args[3], " predates drift_cells(): use a build from session 38 or later.")
+  cells <- ns$drift_cells(unit_values, starts, time)
+  unit_code <- cells$unit_code
+  cell <- cells$cell
+  first <- cells$first
+  seconds <- cells$seconds
   for (s in colnames(loo$z)) {
     ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
     periods <- ns$period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first],
