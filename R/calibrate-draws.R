@@ -63,8 +63,10 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
 
 # "split" scores of the estimates the rows would have without any low-cost reading (the prior
 # from their covariates), against the same reference readings: the threshold of rows without a
-# reading (calibration_quantile(no_readings = TRUE)). `scored` marks the rows "split" scores;
-# the first pass over `data` already gave its warnings.
+# reading (no_readings_quantile()). `scored` marks the rows "split" scores; the first pass over
+# `data` already gave its warnings. A second pass rather than that pass's prior (mu0, s0_2):
+# the estimate of a row without readings is the prior as predict() gives it, unit offsets
+# included.
 prior_only_scores <- function(object, data, reference, scored, threads) {
   outputs <- if (is.null(object$reference)) "posterior" else "anchor_noise"  # what label_variance() reads
   post <- withCallingHandlers(

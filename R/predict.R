@@ -311,10 +311,11 @@ empty_design <- function(object, newdata, call) {
 
 # The engine's posterior for lists of columns (or matrices), already in model units, and per
 # row what `outputs` asks for (each head output is a double per row, and per sensor for the
-# sensors' own, so ask for no more than is used): "posterior" nothing more; "anchor_noise" the anchor's noise variance
-# (`anchor_sigma2`, all a prediction interval needs); "sensors" every head (prior mean `mu0`
-# and variance `s0_2`; gains `a`, offsets `c` and noise variances `sigma2`, rows x sensors),
-# the readings `b` and `ok`. Both add `heads_not_finite` (for drop_beyond_range()). With
+# sensors' own, so ask for no more than is used): "posterior" nothing more; "anchor_noise"
+# the anchor's noise variance (`anchor_sigma2`, all a prediction interval needs); "sensors"
+# every head (prior mean `mu0` and variance `s0_2`; gains `a`, offsets `c` and noise variances
+# `sigma2`, rows x sensors), the readings `b` and `ok`. Both add `heads_not_finite` (for
+# drop_beyond_range()). With
 # noise_clamp, the engine's report of where the clamp sets each sensor's noise (`noise_clamp`,
 # rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
 ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sensors", noise_clamp = FALSE) {
