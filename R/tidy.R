@@ -69,7 +69,8 @@ generics::augment
 #'     model's units); the last three are `NA` for fits without them.
 #'   * `glance()` of a calibration from [calibrate()]: one row: `method`,
 #'     `level`, `quantile` (the score quantile that scales the intervals at
-#'     that level), `n_calibration` (rows), `m` (scores per row; `NA` for
+#'     that level), `quantile_no_readings` (the one of rows without any sensor
+#'     reading, as in `tidy()`), `n_calibration` (rows), `m` (scores per row; `NA` for
 #'     `"sensor_anchored"`, which has one per observed sensor) and `correction`
 #'     (`NA` but for the MC methods).
 #'   * `tidy()` of a calibration: one row per `level` (by default 50, 80, 90
@@ -175,6 +176,7 @@ glance.ncam_calibration <- function(x, ...) {
   check_calibration(x, "x")
   mc <- x$method %in% c("mc_model", "mc_empirical")
   tibble::tibble(method = x$method, level = x$level, quantile = x$quantile,
+                 quantile_no_readings = no_readings_quantile(x, x$level, x$quantile),
                  n_calibration = as.integer(x$n),
                  m = if (x$method == "sensor_anchored") NA_integer_ else as.integer(x$m),
                  correction = if (mc) x$correction else NA_character_)

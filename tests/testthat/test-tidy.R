@@ -178,6 +178,11 @@ test_that("glance() of a calibration gives its method, level and quantile", {
   expect_identical(g$correction, "stutz")
   # The k-th largest of the n * m scores, k = floor(alpha * m * (n + 1)) - m + 1.
   expect_equal(g$quantile, sort(cal$scores, decreasing = TRUE)[floor(0.1 * 5 * 51) - 5 + 1])
+  # MC-CP (model) has one threshold, for rows with and without readings alike.
+  expect_identical(g$quantile_no_readings, g$quantile)
+  # Split conformal: rows without a reading get the prior-only scores' split-conformal threshold.
+  split <- calibrate(tidy_fit, tidy_toy[301:350, ], method = "split", reference = "truth")
+  expect_identical(glance(split)$quantile_no_readings, sort(split$prior_scores)[ceiling(0.9 * 51)])
   anchored <- glance(calibrate(tidy_fit, tidy_toy[301:350, ], method = "sensor_anchored"))
   expect_identical(anchored$m, NA_integer_)
   expect_identical(anchored$correction, NA_character_)
