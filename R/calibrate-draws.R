@@ -68,9 +68,8 @@ calibration_scores <- function(method, post, sd_pred, m, correction, reference) 
 # the estimate of a row without readings is the prior as predict() gives it, unit offsets
 # included.
 prior_only_scores <- function(object, data, reference, scored, threads) {
-  outputs <- if (is.null(object$reference)) "posterior" else "anchor_noise"  # what label_variance() reads
   post <- withCallingHandlers(
-    label_variance(object, ncam_posterior(object, data, threads, outputs = outputs, prior_only = TRUE)),
+    label_variance(object, ncam_posterior(object, data, threads, outputs = label_outputs(object), prior_only = TRUE)),
     ncam_warning = function(cnd) rlang::cnd_muffle(cnd)
   )
   use <- which(scored & is.finite(post$mu) & is.finite(reference))

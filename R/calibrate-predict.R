@@ -37,8 +37,7 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
   model <- object$model
-  outputs <- if (is.null(model$reference)) "posterior" else "anchor_noise"  # label_variance() reads
-  post <- ncam_posterior(model, newdata, threads, outputs = outputs, extrapolation = TRUE)
+  post <- ncam_posterior(model, newdata, threads, outputs = label_outputs(model), extrapolation = TRUE)
   no_readings <- which(post$n_sensors == 0L)
   if (length(no_readings)) {
     q <- rep(q, length(post$mu))
@@ -61,6 +60,9 @@ label_variance <- function(object, post) {
   post$var_pred <- post$var_post + post$label_var
   post
 }
+
+# The posterior outputs label_variance() reads: the anchor's noise for a model with a reference.
+label_outputs <- function(object) if (is.null(object$reference)) "posterior" else "anchor_noise"
 
 #' @export
 print.ncam_calibration <- function(x, ...) {

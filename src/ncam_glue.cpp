@@ -206,7 +206,7 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
   std::vector<int> block_clamp(noise_clamp ? max_block * L : 0);
   std::vector<int> block_finite(sensors || anchor_noise ? max_block : 0);
   // The block's m-row columns first..first + count - 1 into rows begin.. of an n-row matrix.
-  auto copy_columns = [&](const double* from, int first, int count, int m, int begin, double* to) {
+  auto copy_columns = [&](const auto* from, int first, int count, int m, int begin, auto* to) {
     for (int k = 0; k < count; ++k)
       std::copy_n(from + static_cast<std::size_t>(first + k) * m, m, to + static_cast<std::size_t>(k) * n + begin);
   };
@@ -235,11 +235,7 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
       copy_columns(h, columns.gain(0), L, m, begin, gain.begin());
       copy_columns(h, columns.offset(0), L, m, begin, offset.begin());
     }
-    if (noise_clamp) {
-      for (int j = 0; j < L; ++j)
-        std::copy_n(block_clamp.begin() + static_cast<std::size_t>(j) * m, m,
-                    clamp_out.begin() + static_cast<std::size_t>(j) * n + begin);
-    }
+    if (noise_clamp) copy_columns(block_clamp.data(), 0, L, m, begin, clamp_out.begin());
     if (sensors || anchor_noise) {
       for (int i = 0; i < m; ++i)
         if (!block_finite[i]) not_finite.push_back(begin + i + 1);
