@@ -81,7 +81,8 @@
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
 #'   period (`NA` elsewhere), not on the formula's left side. The reference becomes the anchor (a = 1, c
 #'   = 0), so the fused value is on the reference's scale, and its noise is learned from the rows where
-#'   it reads beside at least one low-cost sensor (at least 20 such training rows; rows where it reads
+#'   it reads beside at least one low-cost sensor (at least 20 such training rows: a random
+#'   `validation` draw leaves 20 of them to training whenever there are 20; rows where it reads
 #'   alone inform the prior only; below 200, warning `ncam_warning_few_reference_rows`: credible intervals
 #'   ignore the calibration's own error; judge them by [calibrate()] `method = "split"` on held-back
 #'   co-location rows). [predict.ncam()] does not need the column (by default it estimates from the
@@ -248,6 +249,9 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   usable <- complete_x & n_observed(readings) > 0L
   warn_repeated_training_rows(data, which(usable))
   validation_rows <- resolve_validation(validation, nrow(data), usable, seed)
+  if (!is.null(reference) && is_validation_fraction(validation)) {
+    validation_rows <- reference_rows_to_training(validation_rows, usable, readings, reference, seed)
+  }
   rows <- list(train = which(usable & !validation_rows), validation = which(usable & validation_rows),
                n = nrow(data))
   check_training_rows(rows, sum(usable))

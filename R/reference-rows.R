@@ -52,6 +52,20 @@ colocated_rows <- function(readings, reference) {
   !is.na(readings[[reference]]) & n_observed(readings[names(readings) != reference]) > 0L
 }
 
+# A random validation draw (`validation` a fraction) can take so many co-location rows that
+# fewer than min_reference_rows train though enough exist: whether a short co-location fits
+# would then depend on the seed. Such a draw gives just enough of them back to training, chosen
+# with the fit's seed; a draw that leaves enough is kept as it is. Validation rows given as rows
+# are the caller's choice (check_reference_training_rows() says what to change).
+reference_rows_to_training <- function(validation_rows, usable, readings, reference, seed) {
+  colocated <- which(usable & colocated_rows(readings, reference))
+  missing_rows <- min_reference_rows - sum(!validation_rows[colocated])
+  if (missing_rows <= 0L || length(colocated) < min_reference_rows) return(validation_rows)
+  drawn <- colocated[validation_rows[colocated]]
+  validation_rows[with_local_seed(seed, drawn[sample.int(length(drawn), missing_rows)])] <- FALSE
+  validation_rows
+}
+
 # The reference's noise is learned on the training rows: a validation choice that takes most of
 # the co-location rows (a time split of a short co-location) leaves too few. Enough of them
 # may still be too few for credible intervals (warn_few_reference_rows()).

@@ -174,7 +174,7 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
   check_validation(validation, n, call)
   if (is.logical(validation)) return(validation)
   out <- logical(n)
-  if (length(validation) > 1L || validation >= 1) {
+  if (!is_validation_fraction(validation)) {
     out[validation] <- TRUE
     return(out)
   }
@@ -189,6 +189,11 @@ resolve_validation <- function(validation, n, usable, seed, call = parent.frame(
                   class = c("ncam_warning_no_validation_rows", "ncam_warning"), call = call)
   }
   out
+}
+
+# A checked `validation` that asks for a random share of the rows (not logical, not row numbers).
+is_validation_fraction <- function(validation) {
+  is.numeric(validation) && length(validation) == 1L && validation < 1
 }
 
 # `validation` for `n` rows; with `n = NULL` (ncam_by(), for groups of any size) as far as it

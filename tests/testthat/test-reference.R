@@ -148,6 +148,25 @@ test_that("reference errors name the cause", {
   labelled <- which(!is.na(d$ref))
   expect_error(ncam(s1 + s2 ~ rh, d, reference = "ref", validation = labelled[-(1:10)]),
                "observed beside the sensors on 10 training rows \\(90 more are validation rows\\); at least 20 training rows")
+  # 22 co-location rows of 300: a random tenth for validation takes 3 or more of them with
+  # some seeds, which left fewer than 20 training and made the fit depend on the seed. Such a
+  # draw gives back just enough; one that leaves 20 or more is kept as drawn.
+  short <- d
+  short$ref[-(1:22)] <- NA
+  fit_seed <- function(data, seed) {
+    suppressWarnings(ncam(s1 + s2 ~ rh, data, reference = "ref", hidden = integer(0), epochs = 3L, seed = seed, threads = 1))
+  }
+  n_reference <- vapply(1:10, function(seed) fit_seed(short, seed)$n_reference, integer(2))
+  expect_true(all(n_reference["train", ] >= 20L & colSums(n_reference) == 22L))
+  drawn_in_validation <- vapply(1:10, function(seed) {
+    sum(with_local_seed(seed, sample.int(300, 30)) <= 22L)
+  }, integer(1))
+  expect_true(any(drawn_in_validation > 2L))  # the seeds include draws that took too many
+  expect_identical(n_reference["validation", ], pmin(drawn_in_validation, 2L))
+  # Enough co-location rows: the draw is kept (the validation rows are the seed's tenth).
+  fit <- fit_seed(d, 4)
+  expect_identical(sum(fit$n_reference), 100L)
+  expect_identical(fit$n_reference[["validation"]], sum(with_local_seed(4, sample.int(300, 30)) <= 100L))
   # Rows where the reference reads without any sensor tell nothing of its noise: not counted.
   alone <- d
   alone$ref[101:200] <- alone$truth[101:200]
