@@ -5,61 +5,61 @@
 #' reliability-weighted, bias-corrected mean, and the predictive variance (posterior variance
 #' plus `sigma_y2`).
 #'
-#' With `transform = "log"` the model works on log readings: `.pred` is then the predictive
-#' median `exp(mu)`, below the log-normal mean `exp(mu + s^2 / 2)` by that factor (2.5 % at a
-#' log sd `s` of 0.22), so averages of `.pred` (daily means, a mean bias against a reference)
-#' sit that much low; `.pred_sd` and `.post_sd` are the standard deviations of the log-normal
-#' predictive and posterior, and the bounds `exp(mu -/+ z s)`, with `s` the log-scale sd. A
-#' reading <= 0 has no log: it is treated as missing, with a warning naming the sensor and
-#' rows.
+#' With `transform = "log"` the model works on log readings: `.pred` is then the predictive median
+#' `exp(mu)`, below the log-normal mean `exp(mu + s^2 / 2)` by that factor (2.5 % at a log sd `s` of
+#' 0.22), so averages of `.pred` (daily means, a mean bias against a reference) sit that much low;
+#' `.pred_sd` and `.post_sd` are the standard deviations of the log-normal predictive and posterior,
+#' and the bounds `exp(mu -/+ z s)`, with `s` the log-scale sd. A reading <= 0 has no log: it is
+#' treated as missing, with a warning naming the sensor and rows.
 #'
-#' The networks run in single precision unless the model was fitted with
-#' `ncam_control(precision = "double")`: a row's results can then differ in about the seventh
-#' significant digit with the rows predicted beside it (the engine works on blocks of rows), so
-#' `predict(fit, d[1:10, ])` and `predict(fit, d)[1:10, ]` agree to about 1e-7 relative (single
-#' precision), not bit for bit; with double-precision networks they agree to the last bits
-#' (about 1e-15).
+#' The networks run in single precision unless the model was fitted with `ncam_control(precision =
+#' "double")`: a row's results can then differ in about the seventh significant digit with the rows
+#' predicted beside it (the engine works on blocks of rows), so `predict(fit, d[1:10, ])` and
+#' `predict(fit, d)[1:10, ]` agree to about 1e-7 relative (single precision), not bit for bit; with
+#' double-precision networks they agree to the last bits (about 1e-15).
 #'
 #' @param object A fitted [ncam()] model.
-#' @param newdata A data frame with the sensor columns (readings may be `NA`) and the
-#'   covariates. If omitted, the data the model was fitted to, found again and checked as
-#'   described under Value in [ncam()]. Factor terms (a factor or text column, or
-#'   `factor(site)`, `interaction(site, hour)` in the formula) are evaluated on it as
-#'   [stats::lm()] does and coded with the levels of the training rows. A row with another
-#'   level, also one of the factor's levels that no training row had (only on validation rows,
-#'   or rows without a reading), has no prediction (see Value). Columns with units
-#'   (units package) are converted to the units they had in the fit (an error when they cannot
-#'   be); a plain number is taken to be in the units of the estimate, and refused in a column
-#'   the fit converted from other units (opc given in mg/m3 to a fit in ug/m3), where it is
-#'   read: the reference column is read only with `use_reference = TRUE`, and otherwise left as
+#' @param newdata A data frame with the sensor columns (readings may be `NA`) and the covariates. If
+#'   omitted, the data the model was fitted to, found again and checked as described under Value in
+#'   [ncam()]. Factor terms (a factor or text column, or `factor(site)`, `interaction(site, hour)`
+#'   in the formula) are evaluated on it as [stats::lm()] does and coded with the levels of the
+#'   training rows. A row with another level, also one of the factor's levels that no training row
+#'   had (only on validation rows, or rows without a reading), has no prediction (see Value).
+#'   Columns with units (units package) are converted to the units they had in the fit (an error
+#'   when they cannot be); a plain number is taken to be in the units of the estimate, and refused
+#'   in a column the fit converted from other units (opc given in mg/m3 to a fit in ug/m3), where it
+#'   is read: the reference column is read only with `use_reference = TRUE`, and otherwise left as
 #'   it is, whatever its units.
-#' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the
-#'   true value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of
-#'   \eqn{\Theta} plus `sigma_y2`, the paper's small aleatoric variance of the true value
-#'   around \eqn{\Theta} (so for \eqn{\Theta} itself it is slightly conservative; fit with
-#'   `sigma_y2 = 0` for an interval for \eqn{\Theta} alone). A `"prediction"` interval is for
-#'   what the anchor instrument (the `reference` monitor) would read: the posterior variance
-#'   plus the anchor's own noise variance \eqn{\sigma^2_{anchor}(X)} (for a `reference`
-#'   fitted with `ncam_control(reference_noise = "constant")`, one value for every row); use it
-#'   to compare with reference readings. Both are Gaussian: with heavier-tailed sensor noise
-#'   they are too wide at 50 % and too narrow at 99 %. Both take the model as right: on [simulate_colocation()]'s
-#'   data, whose sensor noise grows with the concentration and whose two Plantower channels
-#'   share one humidity error, a reference fit's 90 % credible intervals covered 0.837 of the
-#'   true values on held-out weeks (0.59 in the tenth with the highest concentrations), its
-#'   prediction intervals 0.887 of new reference readings (`bench/coverage_misspecified.R` in the
-#'   source repository). For conformal intervals, which need no such assumption, see [calibrate()]:
-#'   split conformal covered 0.896 of later reference readings there. With a short co-location of
-#'   autocorrelated (such as hourly) readings, a few hundred rows, the model's intervals can be
-#'   too narrow, as such rows teach it less than their number suggests: on EPA's Toucan data
-#'   ([read_toucan()]; three sensors, 233 usable reference hours in the first 10 days) 90 %
-#'   prediction intervals covered 0.78-0.82 of the later hours (three seeds,
-#'   `bench/toucan_short_colocation.R` in the source repository). Hold some
+#' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the true
+#'   value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of \eqn{\Theta} plus
+#'   `sigma_y2`, the paper's small aleatoric variance of the true value around \eqn{\Theta} (so for
+#'   \eqn{\Theta} itself it is slightly conservative; fit with `sigma_y2 = 0` for an interval for
+#'   \eqn{\Theta} alone). A `"prediction"` interval is for what the anchor instrument (the
+#'   `reference` monitor) would read: the posterior variance plus the anchor's own noise variance
+#'   \eqn{\sigma^2_{anchor}(X)} (for a `reference` fitted with `ncam_control(reference_noise =
+#'   "constant")`, one value for every row); use it to compare with reference readings. Both are
+#'   Gaussian: with heavier-tailed sensor noise they are too wide at 50 % and too narrow at 99 %.
+#'   Both take the model as right: on [simulate_colocation()]'s data, whose sensor noise grows with
+#'   the concentration and whose two Plantower channels share one humidity error, a reference fit's
+#'   90 % credible intervals covered 0.837 of the true values on held-out weeks (0.59 in the tenth
+#'   with the highest concentrations), its prediction intervals 0.887 of new reference readings
+#'   (`bench/coverage_misspecified.R` in the source repository). For conformal intervals, which need
+#'   no such assumption, see [calibrate()]: split conformal covered 0.896 of later reference
+#'   readings there. With a short co-location of autocorrelated (such as hourly) readings, a few
+#'   hundred rows, the model's intervals can be too narrow, as such rows teach it less than their
+#'   number suggests: on EPA's Toucan data ([read_toucan()]; three sensors, 233 usable reference
+#'   hours in the first 10 days) 90 % prediction intervals covered 0.78-0.82 of the later hours
+#'   (three seeds, `bench/toucan_short_colocation.R` in the source repository). Hold some
 #'   co-location rows out of the fit (their reference `NA` in its data) and give them to
-#'   [calibrate()] with `method = "split", reference = ` the reference column: there (fitted on
-#'   7 days, calibrated on the next 3) 0.94-0.96.
+#'   [calibrate()] with `method = "split", reference = ` the reference column: there (fitted on 7
+#'   days, calibrated on the next 3) 0.94-0.96.
 #' @param use_reference For a model fitted with a `reference`: `TRUE` folds the reference
 #'   readings of `newdata`, where present, into the posterior (gap filling); the default
 #'   `FALSE` estimates from the low-cost sensors alone, and `newdata` needs no reference column.
+#'   It weighs as a reading with the reference's learned noise: where the sensors share an error
+#'   (PurpleAir's two channels in humid air) that noise is learned large, and a reference reading
+#'   moves the estimate only part of the way to itself. To keep the reference's value where it
+#'   reads, use `dplyr::coalesce(newdata$ref, predict(fit, newdata)$.pred)` instead.
 #'   With `unit` offsets, a reference reading is combined with the sensors' estimate after its
 #'   unit's offset; a row whose sensors' estimate is beyond what the networks compute with (see
 #'   Value) is then `NA` as it is without the reading. `TRUE` is an error for a model fitted
@@ -68,24 +68,24 @@
 #' @param threads Number of threads; see [ncam_threads()].
 #' @param ... Must be empty: a misspelt argument is an error, not ignored.
 #' @section Extrapolation:
-#' The model learns its calibration from a range of conditions: the readings and covariates of
-#' the rows with a reference reading for a model fitted with `reference` (the co-location
-#' period), else of all fitted rows. Column `.extrapolation` says how far each row lies outside
-#' that range: 0 inside it, else the largest distance beyond the range of any of its sensor
-#' readings or covariates, as a share of that range (`Inf` beyond a range of width zero, such as
-#' a factor level absent from the co-location rows). A warning names the variables when rows lie
-#' more than `r 100 * extrapolation_warning_share` % of the range outside. Such rows are where a
-#' calibration fails first: on PurpleAir data with a short co-location period (the first 10 % of
-#' each site's days), 16 of 5090 later days lie that far outside; their root mean squared error
-#' was 11.9 ug/m3 against 2.16 inside the range, and 90 % prediction intervals covered 20 % of
-#' them. On SensEURCity Antwerp, with the first 20 % of each station's hours as co-location and
-#' one fit per station without covariates, 218 of 12771 later hours: 11.9 against 2.88, covered
-#' 12 % (`bench/colocation.R` in the source repository; means over 10 seeds). The
-#' vignette "SensEURCity Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap
-#' and station and hour of day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35
-#' on the hours not warned about, covered 20.9 %. For a model fitted with `transform = "log"`
-#' the ranges and distances of the readings are those of their logs (the warning gives the range
-#' in the readings' units): a reading of a tenth of the range's lower end lies far outside.
+#' The model learns its calibration from a range of conditions: the readings and covariates of the
+#' rows with a reference reading for a model fitted with `reference` (the co-location period), else
+#' of all fitted rows. Column `.extrapolation` says how far each row lies outside that range: 0
+#' inside it, else the largest distance beyond the range of any of its sensor readings or
+#' covariates, as a share of that range (`Inf` beyond a range of width zero, such as a factor level
+#' absent from the co-location rows). A warning names the variables when rows lie more than
+#' `r 100 * extrapolation_warning_share` % of the range outside. Such rows are where a calibration fails
+#' first: on PurpleAir data with a short co-location period (the first 10 % of each site's days), 16
+#' of 5090 later days lie that far outside; their root mean squared error was 11.9 ug/m3 against
+#' 2.16 inside the range, and 90 % prediction intervals covered 20 % of them. On SensEURCity
+#' Antwerp, with the first 20 % of each station's hours as co-location and one fit per station
+#' without covariates, 218 of 12771 later hours: 11.9 against 2.88, covered 12 %
+#' (`bench/colocation.R` in the source repository; means over 10 seeds). The vignette "SensEURCity
+#' Antwerp", with the first 10 % of the hours as co-location, a 36-hour gap and station and hour of
+#' day as covariates, warns about 196 of 14261 hours: 11.53 against 3.35 on the hours not warned
+#' about, covered 20.9 %. For a model fitted with `transform = "log"` the ranges and distances of
+#' the readings are those of their logs (the warning gives the range in the readings' units): a
+#' reading of a tenth of the range's lower end lies far outside.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean;
 #'   median with `transform = "log"`), `.pred_sd` (the standard deviation of the true value,
 #'   or with `interval = "prediction"` of a reading of the anchor, the interval's; with
@@ -97,11 +97,11 @@
 #'   any sensor reading gets the model's prior from its covariates (`.n_sensors` = 0), with a
 #'   warning of class `ncam_warning_no_readings`: a fair guess with a wide interval, but not a
 #'   measurement, so leave such rows out before daily means or [sensor_performance()] (they
-#'   would count towards a day's completeness). A row with a
-#'   missing covariate has no prediction: all its columns are `NA`, and a warning counts such
-#'   rows per covariate. So is a row with a level of a factor covariate not seen in training
-#'   (the model learned nothing of it), with one warning of class `ncam_warning_unseen_level`
-#'   naming the term, the levels and the first rows. A row with a value so far beyond the training data that the networks
+#'   would count towards a day's completeness). A row with a missing covariate has no
+#'   prediction: all its columns are `NA`, and a warning counts such rows per covariate. So is a
+#'   row with a level of a factor covariate not seen in training (the model learned nothing of
+#'   it), with one warning of class `ncam_warning_unseen_level` naming the term, the levels and
+#'   the first rows. A row with a value so far beyond the training data that the networks
 #'   overflow, or give a posterior sd below the precision of the mean, is `NA` too, with a
 #'   warning naming the variable and rows. Estimates, standard deviations and bounds are in the units of the
 #'   anchor's readings (of the reference monitor for a model fitted with `reference`), also for
