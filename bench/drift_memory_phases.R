@@ -2,7 +2,9 @@
 # its steps run one by one in a child Rscript (the internals of drift_rows(), in its order),
 # with after each the resident size (VmRSS), its high-water mark since the step before
 # (VmHWM, reset through /proc/self/clear_refs), R's heap in use after gc() and its peak since
-# the step before (gc()'s "max used", reset). Data and fit as in bench/predict_memory.R.
+# the step before (gc()'s "max used", reset), and the heap R then keeps ("gc trigger"): R
+# collects when its heap reaches that, so a step that allocates more than the limit less what
+# is in use fills it, whatever it holds at once. Data and fit as in bench/predict_memory.R.
 # Both builds need drift_cells() (session 38 on). A build with drift_table() (session 39 on)
 # runs its own steps: the posterior trimmed by drift_posterior(), the rows ordered once in
 # drift_cells(), each sensor's table by drift_table(); an older one the steps of its drift_rows().
@@ -21,8 +23,8 @@ if (length(args) && args[1] == "--child") {
   ns <- asNamespace("ncam")
   step <- function(label) {
     g <- gc()
-    cat(sprintf("phase %s %.1f %.1f %.1f %.1f\n", label, status_mb("VmRSS"), status_mb("VmHWM"), sum(g[, 2]),
-                sum(g[, 6])))
+    cat(sprintf("phase %s %.1f %.1f %.1f %.1f %.1f\n", label, status_mb("VmRSS"), status_mb("VmHWM"), sum(g[, 2]),
+                sum(g[, 6]), sum(g[, 4])))
     cat("5", file = "/proc/self/clear_refs")
     invisible(gc(reset = TRUE))
   }
@@ -58,14 +60,14 @@ if (length(args) && args[1] == "--child") {
 libs <- bench_libraries(both = TRUE)
 say <- script_logger(script)
 say_machine(say, script, libs)
-say("MB after each step of sensor_drift(unit = \"site\") on 1e6 rows: RSS now, RSS high-water mark during the step, R heap in use now, R heap peak during the step")
+say("MB after each step of sensor_drift(unit = \"site\") on 1e6 rows: RSS now, RSS high-water mark during the step, R heap in use now, R heap peak during the step, R heap limit after the step's gc()")
 
 work <- scale_rows_work(file.path(dirname(script), "scale_rows.R"), libs[["after"]], 1e6, "ncam-drift-phases-")$dir
-say_table_head(say, c("step", "build", "RSS now", "RSS peak", "R heap now", "R heap peak"))
+say_table_head(say, c("step", "build", "RSS now", "RSS peak", "R heap now", "R heap peak", "R heap limit"))
 for (label in names(libs)) {
   for (line in child_lines(c(script, "--child", work, shQuote(libs[[label]])), "phase")) {
-    v <- as.numeric(line[3:6])
-    say("| %s | %s | %.0f | %.0f | %.0f | %.0f |", line[2], label, v[1], v[2], v[3], v[4])
+    v <- as.numeric(line[3:7])
+    say("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |", line[2], label, v[1], v[2], v[3], v[4], v[5])
   }
 }
 unlink(work, recursive = TRUE)
