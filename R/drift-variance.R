@@ -29,11 +29,12 @@ period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 3
   lags <- tie_lag_products(centred, cell, time)
   squares <- centred^2
   rm(centred, z)
-  noise_variance <- function(squares, products, cells) {
-    degrees <- length(squares) - cells
+  # From the squares and lag products of some rows, and the number of cells they fall in.
+  noise_variance <- function(squared, products, cells) {
+    degrees <- length(squared) - cells
     if (degrees < 2L) return(c(variance = NA_real_, degrees = degrees))
-    rho <- min(max(sum(products) / sum(squares), 0), 0.99)
-    c(variance = sum(squares) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
+    rho <- min(max(sum(products) / sum(squared), 0), 0.99)
+    c(variance = sum(squared) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
   }
   pooled <- noise_variance(squares, lags$products, max(code))
   if (is.na(pooled[["variance"]])) return(none)
