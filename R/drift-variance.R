@@ -13,27 +13,36 @@
 # sets the t distribution of the test. `within` is indexed by unit code.
 period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 30L) {
   ok <- !is.na(z)
-  z <- z[ok]
-  cell <- cell[ok]
-  unit_of_row <- unit_of_row[ok]
+  if (!all(ok)) {
+    z <- z[ok]
+    cell <- cell[ok]
+    unit_of_row <- unit_of_row[ok]
+    time <- time[ok]
+  }
+  rm(ok)
   n_units <- max(c(periods$unit, 0L))
   none <- list(within = rep(NA_real_, n_units), between = NA_real_, df = NA_real_)
   if (length(z) == 0L) return(none)
-  centred <- z - stats::ave(z, cell)
-  lags <- tie_lag_products(centred, cell, time[ok])
-  noise_variance <- function(rows, ties) {
-    degrees <- length(rows) - length(unique(cell[rows]))
+  # z around its cell's mean, as stats::ave() centred it (mean() of the same values in order).
+  code <- match(cell, unique(cell))
+  centred <- z - group_means(z, code_factor(code, max(code)))[code]
+  lags <- tie_lag_products(centred, cell, time)
+  squares <- centred^2
+  rm(centred, z)
+  # From the squares and lag products of some rows, and the number of cells they fall in.
+  noise_variance <- function(squared, products, cells) {
+    degrees <- length(squared) - cells
     if (degrees < 2L) return(c(variance = NA_real_, degrees = degrees))
-    rho <- min(max(sum(lags$products[ties]) / sum(centred[rows]^2), 0), 0.99)
-    c(variance = sum(centred[rows]^2) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
+    rho <- min(max(sum(products) / sum(squared), 0), 0.99)
+    c(variance = sum(squared) / degrees * (1 + rho) / (1 - rho), degrees = degrees)
   }
-  pooled <- noise_variance(seq_along(z), seq_along(lags$products))
+  pooled <- noise_variance(squares, lags$products, max(code))
   if (is.na(pooled[["variance"]])) return(none)
   within <- rep(pooled[["variance"]], n_units)
   ties_of_unit <- split(seq_along(lags$products), unit_of_row[lags$first])
-  for (rows in split(seq_along(z), unit_of_row)) {
+  for (rows in split(seq_along(squares), unit_of_row)) {
     unit <- unit_of_row[rows[1]]
-    own <- noise_variance(rows, ties_of_unit[[as.character(unit)]])
+    own <- noise_variance(squares[rows], lags$products[ties_of_unit[[as.character(unit)]]], length(unique(code[rows])))
     if (own[["degrees"]] >= min_within_df) within[unit] <- own[["variance"]]
   }
   used <- periods$n >= 3L
@@ -42,6 +51,14 @@ period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 3
     between_periods(periods$mean_z[used][by_time], periods$unit[used][by_time], periods$n[used][by_time], within))
 }
 
+# Each group's mean of x, groups a factor (code_factor()): mean() of the group's values other
+# than NA, in their order, as tapply(x, group, mean, na.rm = TRUE) gives it.
+group_means <- function(x, groups) vapply(split(x, groups), mean, numeric(1), na.rm = TRUE, USE.NAMES = FALSE)
+
+# Codes 1..levels (NA: in no group) as a factor, for split(): as.factor() would sort and
+# match a million codes again, tapply() label every group.
+code_factor <- function(code, levels) structure(code, levels = as.character(seq_len(levels)), class = "factor")
+
 # The lag-1 products of readings x (centred, sorted by unit and time; cells of unit and period),
 # one per tie: the readings of one cell at one time, m of them with sum S and sum of squares Q.
 # Products of consecutive readings in a random order of each tie, in expectation: within a
@@ -49,19 +66,20 @@ period_spread <- function(z, cell, unit_of_row, time, periods, min_within_df = 3
 # cell, the two ties' means. For a time of one reading that is x_t x_(t+1), as without ties.
 # `first`: the first row of each tie.
 tie_lag_products <- function(x, cell, time) {
-  tie <- cumsum(c(TRUE, cell[-1] != cell[-length(cell)] | time[-1] != time[-length(time)]))
-  size <- tabulate(tie)
-  if (all(size == 1L)) {
-    # One reading per time, the usual case: each tie's sum is its reading, with no pair within
-    # it (rowsum() would name a million groups of one).
-    sums <- x
-    within_tie <- numeric(length(x))
-    first <- seq_along(x)
-  } else {
-    sums <- as.vector(rowsum(x, tie, reorder = FALSE))
-    within_tie <- (sums^2 - as.vector(rowsum(x^2, tie, reorder = FALSE))) / size
-    first <- which(!duplicated(tie))
+  later <- seq_along(x)[-1L]
+  same_cell <- cell[later] == cell[later - 1L]
+  if (!any(same_cell & time[later] == time[later - 1L])) {
+    # One reading per time, the usual case: each reading is its tie, with no pair within it.
+    products <- x * c(x[later], 0)
+    products[!c(same_cell, FALSE)] <- 0
+    return(list(products = products, first = seq_along(x)))
   }
+  tie <- cumsum(c(TRUE, !same_cell | time[later] != time[later - 1L]))
+  rm(later, same_cell)
+  size <- tabulate(tie)
+  sums <- as.vector(rowsum(x, tie, reorder = FALSE))
+  within_tie <- (sums^2 - as.vector(rowsum(x^2, tie, reorder = FALSE))) / size
+  first <- which(!duplicated(tie))
   means <- sums / size
   same_cell <- c(cell[first][-1] == cell[first][-length(first)], FALSE)
   list(products = within_tie + ifelse(same_cell, means * c(means[-1], 0), 0), first = first)

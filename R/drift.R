@@ -234,10 +234,8 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
   # and not screened as a spike (a stuck sensor is what the check must show).
   has_reference <- !is.null(object$reference) && object$reference %in% names(newdata) &&
     !all(is.na(newdata[[object$reference]]))
-  # The posterior with every sensor's heads is held only while the readings are compared: the
-  # tables below need the comparison alone.
-  loo <- leave_one_sensor_out(ncam_posterior(object, newdata, threads, use_reference = has_reference, raw = TRUE,
-                                             call = call))
+  # The posterior is held only while the readings are compared: the tables need the comparison.
+  loo <- leave_one_sensor_out(drift_posterior(object, newdata, has_reference, threads, call))
   sensors <- colnames(loo$z)
   if (!has_reference) sensors <- setdiff(sensors, object$reference)
   if (length(sensors) < 2L) {
@@ -245,71 +243,60 @@ drift_rows <- function(object, newdata, time, starts, unit_values, tolerance, th
                  i = "Add the reference column with its readings, or fit more than one low-cost sensor."), call = call)
   }
   cells <- drift_cells(unit_values, starts, time)
-  unit_code <- cells$unit_code
-  cell <- cells$cell
-  first <- cells$first
-  seconds <- cells$seconds
-  tables <- lapply(sensors, function(s) {
-    ord <- order(unit_code, seconds, loo$z[, s], loo$shift[, s])
-    periods <- period_means(loo$z[ord, s], loo$shift[ord, s], cell[ord], cell[first], unit_code[first], starts[first])
-    spread <- period_spread(loo$z[ord, s], cell[ord], unit_code[ord], seconds[ord], periods)
-    enough <- periods$n >= 3L
-    # as.double(): ifelse() of no periods is logical(0)
-    std_error <- as.double(ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_))
-    mean_z <- as.double(ifelse(enough, periods$mean_z, NA_real_))
-    data.frame(unit = unit_values[first], sensor = rep(s, sum(first)), period = starts[first], n = periods$n,
-               shift = as.double(ifelse(enough, periods$shift, NA_real_)), mean_z = mean_z, std_error = std_error,
-               p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df), stringsAsFactors = FALSE)
-  })
+  tables <- lapply(sensors, drift_table, loo = loo, cells = cells, unit_values = unit_values, starts = starts,
+                   tolerance = tolerance)
   out <- do.call(rbind, tables)
   out[order(out$unit, match(out$sensor, sensors), out$period, method = "radix"), ]
 }
 
-# The cells of unit and period that sensor_drift() averages over, for every row: `unit_code`
-# (units coded in sorted order, by value: text of numbers could merge two units; radix: by
-# bytes, the same in every locale), `cell` (unit and period as numbers in order of first
-# appearance: text pasted per row, and grouped by that text per sensor, took a third of the
-# time at a million rows), `first` (each cell's first row) and `seconds` (the time as a
-# number). Each sensor's rows are then sorted by unit, time, z and shift: every sum runs in one
-# order, whatever the order of the rows (boxes of one unit share their times) or the collation.
+# One sensor's rows of the table, one per cell of unit and period (`cells`, from drift_cells()).
+drift_table <- function(sensor, loo, cells, unit_values, starts, tolerance) {
+  ord <- cells$order
+  if (cells$shared_times) {
+    # Readings of a unit at one time (boxes side by side) in the order of their z and shift:
+    # every sum runs in one order, whatever the order of the rows.
+    ord <- ord[order(cells$unit_code, cells$seconds, loo$z[ord, sensor], loo$shift[ord, sensor])]
+  }
+  z <- loo$z[ord, sensor]
+  keys <- seq_along(cells$cell_row)
+  periods <- period_means(z, loo$shift[ord, sensor], cells$cell, keys, cells$cell_unit, starts[cells$cell_row])
+  spread <- period_spread(z, cells$cell, cells$unit_code, cells$seconds, periods)
+  rm(z, ord)
+  enough <- periods$n >= 3L
+  # as.double(): ifelse() of no periods is logical(0)
+  std_error <- as.double(ifelse(enough, sqrt(spread$between + spread$within[periods$unit] / periods$n), NA_real_))
+  mean_z <- as.double(ifelse(enough, periods$mean_z, NA_real_))
+  data.frame(unit = unit_values[cells$cell_row], sensor = rep(sensor, length(keys)), period = starts[cells$cell_row],
+             n = periods$n, shift = as.double(ifelse(enough, periods$shift, NA_real_)), mean_z = mean_z,
+             std_error = std_error, p_value = beyond_tolerance(mean_z, std_error, tolerance, spread$df),
+             stringsAsFactors = FALSE)
+}
+
+# The cells of unit and period that sensor_drift() averages over. Units are coded in sorted
+# order, by value (text of numbers could merge two units; radix: by bytes, the same in every
+# locale), cells as numbers in order of first appearance (text pasted per row, and grouped by
+# that text per sensor, took a third of the time at a million rows): `cell_row`, each cell's
+# first row, and `cell_unit`, its unit's code. The rows are sorted once by unit and time
+# (`order`), and `cell`, `unit_code` and `seconds` (the time as a number) are given in that
+# order: every sum then runs in one order, whatever the order of the rows or the collation.
+# `shared_times`: some rows of a unit share a time (boxes of one unit), which each sensor's
+# table then orders by z and shift.
 drift_cells <- function(unit_values, starts, time) {
   unit_code <- match(unit_values, sort(unique(unit_values), method = "radix"))
   period_code <- match(as.numeric(starts), unique(as.numeric(starts)))
   pair <- (unit_code - 1) * max(c(period_code, 0L)) + period_code
   cell <- match(pair, unique(pair))
-  list(unit_code = unit_code, cell = cell, first = !duplicated(cell), seconds = as.numeric(time))
-}
-
-# Leave-one-sensor-out predictive comparison of every reading: z (standardized) and shift (in
-# fused units), rows x sensors, NA where the sensor, every other sensor or the estimate is
-# missing. The posterior without sensor j is the prior plus the other sensors' information.
-leave_one_sensor_out <- function(post) {
-  b <- post$b
-  observed <- !is.na(b) & post$ok & !is.na(post$mu)
-  # Per row, the information a^2 / sigma^2 and pull a (b - c) / sigma^2 of its readings summed;
-  # each sensor's own is computed again below, where it is taken out, so that no rows x sensors
-  # matrix of them outlives the sums.
-  summed <- function(x) {
-    x[!observed] <- 0
-    rowSums(x)
-  }
-  all_info <- 1 / post$s0_2 + summed(post$a^2 / post$sigma2)
-  all_pull <- post$mu0 / post$s0_2 + summed(post$a * (b - post$c) / post$sigma2)
-  z <- shift <- matrix(NA_real_, nrow(b), ncol(b), dimnames = list(NULL, colnames(b)))
-  for (j in seq_len(ncol(b))) {
-    others <- rowSums(observed[, -j, drop = FALSE]) > 0
-    use <- observed[, j] & others
-    a <- post$a[use, j]
-    c <- post$c[use, j]
-    sigma2 <- post$sigma2[use, j]
-    reading <- b[use, j]
-    precision <- all_info[use] - a^2 / sigma2
-    mean_theta <- (all_pull[use] - a * (reading - c) / sigma2) / precision
-    predicted <- a * mean_theta + c
-    z[use, j] <- (reading - predicted) / sqrt(a^2 / precision + sigma2)
-    shift[use, j] <- (reading - c) / a - mean_theta
-  }
-  list(z = z, shift = shift)
+  rm(pair, period_code)
+  cell_row <- which(!duplicated(cell))
+  seconds <- as.numeric(time)
+  by_time <- order(unit_code, seconds)
+  cell_unit <- unit_code[cell_row]
+  unit_code <- unit_code[by_time]
+  seconds <- seconds[by_time]
+  later <- seq_along(by_time)[-1L]
+  shared_times <- any(unit_code[later] == unit_code[later - 1L] & seconds[later] == seconds[later - 1L])
+  list(order = by_time, cell = cell[by_time], unit_code = unit_code, seconds = seconds, cell_row = cell_row,
+       cell_unit = cell_unit, shared_times = shared_times)
 }
 
 # p-value of "the period's true mean z lies within +-tolerance": the probability of a mean as
@@ -320,14 +307,14 @@ beyond_tolerance <- function(mean_z, std_error, tolerance, df) {
   pmin(1, stats::pt(edge - distance, df) + stats::pt(-edge - distance, df))
 }
 
-# Per unit and period (cells `keys`, numbers, of units `unit` and starting at `start`):
-# readings compared, mean z and mean shift.
+# Per unit and period (cells `keys` of units `unit`, starting at `start`): readings compared,
+# mean z and mean shift. Each mean is mean() of the cell's values in their order, as tapply()
+# took it, without tapply()'s text labels of every cell.
 period_means <- function(z, shift, cell, keys, unit, start) {
-  keys <- as.character(keys)
-  list(n = as.integer(tapply(!is.na(z), cell, sum)[keys]),
-       mean_z = as.vector(tapply(z, cell, mean, na.rm = TRUE)[keys]),
-       shift = as.vector(tapply(shift, cell, mean, na.rm = TRUE)[keys]),
-       unit = unit, start = as.numeric(start))
+  code <- match(cell, keys)
+  groups <- code_factor(code, length(keys))
+  list(n = tabulate(code[!is.na(z)], length(keys)), mean_z = group_means(z, groups),
+       shift = group_means(shift, groups), unit = unit, start = as.numeric(start))
 }
 
 drift_units <- function(data, unit, call = parent.frame()) {

@@ -46,7 +46,8 @@ test_that("each reading is compared with its conditional distribution given the 
   rows <- toy[c(5, 17, 40, 41), ]
   rows$sensor_1[2] <- NA  # a row with two sensors: each is predicted from the other alone
   post <- ncam:::ncam_posterior(fit, rows)
-  loo <- ncam:::leave_one_sensor_out(post)
+  loo <- ncam:::leave_one_sensor_out(post, block_rows = 3L)  # rows compared in two blocks
+  expect_identical(ncam:::leave_one_sensor_out(post), loo)
   params <- sensor_params(fit, rows)
   sensors <- c("sensor_0", "sensor_1", "sensor_2")
   for (i in seq_len(nrow(rows))) {
