@@ -337,6 +337,16 @@ signal_message <- function(m) {
   invisible()
 }
 
+# `expr` with its messages printed by signal_message(). future relays a worker's messages by
+# giving the condition to message(), which ran a cli message onto the next output's line (one
+# verbose summary line per group of ncam_by() became one line, ending in "Warning messages:").
+with_messages_printed <- function(expr) {
+  withCallingHandlers(expr, message = function(m) {
+    signal_message(m)
+    invokeRestart("muffleMessage")
+  })
+}
+
 # predict() and its helpers call the rows they read `newdata`: their errors, warnings and
 # messages are given again naming `arg`, the argument the user passed the rows as (or `words`),
 # classes and fields kept. With `in_code`, also `newdata$opc` in a hint's code (`arg` is then a
