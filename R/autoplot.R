@@ -17,7 +17,15 @@
 #'   `covariate`: one point per row (at most 5,000 rows are drawn, evenly
 #'   spaced) and a line through the means of all rows in 40 bins of equal
 #'   width along the covariate (one bin per 10 rows for fewer than 400 rows;
-#'   bins with fewer than 5 rows are skipped). Dashed lines mark a perfect sensor (gain 1, offset
+#'   bins with fewer than 5 rows are skipped). The offset is the reading at a
+#'   true value of 0, often far below the data, so a gain well above 1 with a
+#'   negative offset can read close to the true value where the data lie: the
+#'   top panel gives each sensor's reading, gain x value + offset (for a log
+#'   model exp(gain x log value + offset)), at a typical true value, the
+#'   anchor's median reading in training (the reference's, for a model fitted
+#'   with `reference`), and the subtitle says so. A model without an anchor
+#'   (`parameterization` `"unanchored"` or `"no_bias"`) has no such panel.
+#'   Dashed lines mark a perfect sensor (that typical value, gain 1, offset
 #'   0); the anchor sensor sits on them by construction. When other
 #'   covariates also drive the parameters, the points at one value of
 #'   `covariate` spread vertically. Offsets and noise are in reading units (log
@@ -290,98 +298,4 @@ loss_zoom <- function(curves) {
   list(coord = ggplot2::coord_cartesian(ylim = range(late)),
        caption = sprintf("y axis zoomed on epochs after %d; the curves start at %.4g.",
                          skip, max(curves$nll[curves$epoch == min(curves$epoch)])))
-}
-
-plot_sensors <- function(object, newdata, covariate, call) {
-  params <- in_call_of(sensor_params(object, newdata), call)  # as given: the x axis is drawn from plain numbers
-  newdata <- plain_plot_data(object, newdata, NULL, call)
-  if (is.null(covariate)) {
-    # The first continuous variable of the formula (`air temp`, or rh in poly(rh, 2)).
-    continuous <- Filter(function(v) is.numeric(newdata[[v]]),
-                         intersect(all.vars(object$terms), names(newdata)))
-    covariate <- c(continuous, NA_character_)[1]
-    if (is.na(covariate)) {
-      ncam_abort(c("{.arg covariate} is required: no numeric covariate of the model is a column of {.arg newdata}.",
-                   i = "Name a numeric, Date or POSIXct column of {.arg newdata} for the x axis."),
-                 call = call)
-    }
-  }
-  check_plot_column(newdata, covariate, "covariate", call, kind = "continuous")
-  x <- newdata[[covariate]]
-  reading_unit <- c(estimate_unit(object), "reading units")[1]
-  units <- if (identical(object$transform, "log")) paste("log", reading_unit) else reading_unit
-  parameter_labels <- c(gain = if (identical(object$transform, "log")) "Gain (log reading per log true value)" else
-                          "Gain (reading per unit of true value)",
-                        offset = sprintf("Offset (%s)", units),
-                        noise = sprintf("Noise standard deviation (%s)", units))
-  n_rows <- nrow(params)
-  long <- data.frame(.row = rep(params$.row, 3L),
-                     sensor = factor(rep(params$sensor, 3L), levels = model_sensors(object),
-                                     labels = sensor_labels(object)),
-                     parameter = factor(rep(names(parameter_labels), each = n_rows),
-                                        levels = names(parameter_labels)),
-                     value = c(params$a, params$c, params$sigma))
-  long$x <- x[long$.row]
-  complete_rows <- tapply(is.finite(long$value) & !is.na(long$x), long$.row, all)
-  n_dropped <- sum(!complete_rows)
-  long <- long[long$.row %in% which(complete_rows), , drop = FALSE]
-  if (nrow(long) == 0L) {
-    ncam_abort("No row of {.arg newdata} has both {.field {covariate}} and the model's covariates.",
-               call = call)
-  }
-  # Points for at most 5,000 rows keep the figure light; the bin means use every row.
-  kept_rows <- unique(long$.row)
-  shown_rows <- if (length(kept_rows) > 5000L) {
-    kept_rows[round(seq(1, length(kept_rows), length.out = 5000L))]
-  } else kept_rows
-  points <- long[long$.row %in% shown_rows, , drop = FALSE]
-  alpha <- min(0.6, max(0.15, 300 / length(shown_rows)))
-  perfect <- data.frame(parameter = factor(c("gain", "offset"), levels = names(parameter_labels)),
-                        value = c(1, 0))
-  caption <- paste(c(
-    if (length(shown_rows) < length(kept_rows)) {
-      sprintf("Points: %s evenly spaced rows of %s; lines: means of all rows in equal-width bins of x.",
-              format(length(shown_rows), big.mark = ","), format(length(kept_rows), big.mark = ","))
-    } else "Points: rows; lines: means in equal-width bins of x.",
-    dropped_caption(n_dropped)
-  ), collapse = " ")
-  ggplot2::ggplot(long, ggplot2::aes(.data$x, .data$value, colour = .data$sensor)) +
-    ggplot2::geom_hline(data = perfect, ggplot2::aes(yintercept = .data$value),
-                        linetype = "dashed", colour = "grey40") +
-    ggplot2::geom_point(data = points, alpha = alpha, size = 1.1, stroke = 0) +
-    ggplot2::geom_line(data = bin_means(long), linewidth = 0.9) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$parameter), ncol = 1L, scales = "free_y",
-                        labeller = ggplot2::as_labeller(parameter_labels)) +
-    ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(nlevels(long$sensor)),
-                                                          levels(long$sensor))) +
-    ggplot2::guides(colour = ggplot2::guide_legend(override.aes = list(alpha = 1, size = 2.5))) +
-    ggplot2::labs(x = covariate, y = NULL, colour = "Sensor",
-                  title = sprintf("Learned sensor model against %s", covariate),
-                  caption = caption) +
-    plot_theme()
-}
-
-# Mean x and value of each sensor and parameter in bins of equal width along x, so the line
-# spans the data: 40 bins, or one per 10 rows for fewer than 400 rows; bins with fewer than
-# 5 rows are left out (too noisy). x keeps its Date/POSIXct class.
-bin_means <- function(long) {
-  x_num <- as.numeric(long$x)
-  n_bins <- max(1L, min(40L, length(unique(long$.row)) %/% 10L))
-  span <- range(x_num)
-  bin <- if (span[1] < span[2]) {
-    pmin(n_bins, 1L + floor(n_bins * (x_num - span[1]) / (span[2] - span[1])))
-  } else rep(1L, length(x_num))
-  groups <- interaction(long$sensor, long$parameter, bin, drop = TRUE)
-  first <- !duplicated(groups)
-  key <- as.character(groups[first])
-  means <- data.frame(sensor = long$sensor[first], parameter = long$parameter[first],
-                      x = as.vector(tapply(x_num, groups, mean)[key]),
-                      value = as.vector(tapply(long$value, groups, mean)[key]),
-                      n = as.vector(table(groups)[key]))
-  means <- means[means$n >= 5L, , drop = FALSE]
-  means <- means[order(means$sensor, means$parameter, means$x), , drop = FALSE]
-  # Restore the time class so the line shares the points' axis.
-  time_attributes <- attributes(long$x)[intersect(c("class", "tzone"), names(attributes(long$x)))]
-  attributes(means$x) <- time_attributes
-  means
 }

@@ -92,7 +92,8 @@ print.ncam <- function(x, ...) {
   line("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
   best <- x$history[x$best_epoch, ]
   if (x$n_validation > 0L) {
-    line("Validation NLL per row at best epoch: {format(best$validation_nll, digits = 5)}")
+    # The plain NLL beside the capped one on which early stopping chose the best epoch.
+    line("Validation NLL per row at best epoch: {validation_nll_text(best$validation_nll, best$validation_criterion)}")
   } else {
     line("Training NLL per row at best epoch: {format(best$train_nll, digits = 5)}")
   }

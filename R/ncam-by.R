@@ -145,7 +145,8 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
          label = groups$labels[k], validation = validation_rows[groups$rows[[k]]], rows = groups$rows[[k]])
   })
-  fits <- if (requireNamespace("future.apply", quietly = TRUE)) {
+  # Each group's messages (verbose = TRUE) on their own lines, as relayed by future: see with_messages_printed().
+  fits <- with_messages_printed(if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
@@ -154,7 +155,7 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
     ))
   } else {
     lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd)
-  }
+  })
   failed <- vapply(fits, inherits, logical(1), "error")
   if (any(failed)) {
     why <- vapply(fits[failed], function(e) {

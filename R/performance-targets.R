@@ -66,6 +66,21 @@ judge_targets <- function(result, targets) {
     within <- rowSums(!do.call(cbind, between), na.rm = TRUE) == 0
     result$pass_between_sampler_uncertainty <- ifelse(is.na(between[[1]]), NA, within)
   }
+  note_other_steps(result, unique(targets$averaging))
+}
+
+# Rows with metrics at a time step the targets are not set for (hourly data as given, for
+# PM2.5): every pass_* is NA, and the note says why, beside any other reason it gives.
+note_other_steps <- function(result, averaging) {
+  judged <- c("r2", "slope", "intercept", "rmse", "nrmse", "sd", "cv", "expanded_uncertainty",
+              "between_sampler_uncertainty")
+  has_metric <- rowSums(!is.na(as.data.frame(result)[judged])) > 0L
+  other <- has_metric & !is.na(result$time_step) & result$time_step != averaging
+  set_for <- paste0("US EPA and EU targets apply to ", sub(" hours?$", "-hour", averaging), " averages")
+  why <- ifelse(result$time_step == "mixed",
+                paste0(set_for, ": not judged where the units' time steps differ"),
+                paste0(set_for, ": not judged at a time step of ", result$time_step))
+  result$note[other] <- vapply(which(other), function(i) paste_notes(why[i], result$note[i]), "")
   result
 }
 

@@ -197,7 +197,9 @@
 #'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
-#' PM2.5, 1 hour for O3); elsewhere, and where the metric is NA, it is NA.
+#' PM2.5, 1 hour for O3); elsewhere it is NA and `note` says which averaging
+#' the targets apply to (as on hourly PM2.5 rows as given). Where the metric is
+#' NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
 #' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column `unit` of
 #' [performance_targets()]). A column of class `"units"` (the units package), `estimate` or

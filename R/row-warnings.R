@@ -78,6 +78,19 @@ first_rows_text <- function(first_rows, n) {
   paste0(if (n == 1L) "row " else "rows ", paste(input_rows(first_rows), collapse = ", "), if (n > length(first_rows)) ", ..." else "")
 }
 
+# "pa_b (rows 20, 200 and 3 more); opc (row 7)": per sensor its count (`counts`, named) and the
+# rows to name (`shown`, a list by sensor of row numbers of the input, or text such as "5 of
+# a.csv"); a sensor without rows to name gives its count alone ("pa_b: 5").
+sensor_rows_text <- function(counts, shown) {
+  where <- vapply(names(counts), function(s) {
+    rows <- shown[[s]]
+    if (!length(rows)) return(paste0(s, ": ", counts[[s]]))
+    more <- if (counts[[s]] > length(rows)) sprintf(" and %d more", counts[[s]] - length(rows)) else ""
+    paste0(s, " (", if (counts[[s]] == 1L) "row " else "rows ", toString(rows), more, ")")
+  }, "")
+  paste(where, collapse = "; ")
+}
+
 # Values in double quotes, listed with commas (at most 10).
 quoted <- function(values) {
   paste0(paste0("\"", utils::head(values, 10), "\"", collapse = ", "), if (length(values) > 10L) ", ..." else "")
@@ -335,6 +348,16 @@ signal_message <- function(m) {
     cat(conditionMessage(m), "\n", sep = "", file = stderr())
   }, muffleMessage = function() NULL)
   invisible()
+}
+
+# `expr` with its messages printed by signal_message(). future relays a worker's messages by
+# giving the condition to message(), which ran a cli message onto the next output's line (one
+# verbose summary line per group of ncam_by() became one line, ending in "Warning messages:").
+with_messages_printed <- function(expr) {
+  withCallingHandlers(expr, message = function(m) {
+    signal_message(m)
+    invokeRestart("muffleMessage")
+  })
 }
 
 # predict() and its helpers call the rows they read `newdata`: their errors, warnings and

@@ -70,6 +70,9 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
       counts[[s]] <- length(spikes[[s]])
     }
   }
+  # The first few rows of each sensor hit go with the counts, for warn_spikes() to name (ncam()
+  # passes it the counts alone, and keeps them as the fit's n_screened).
+  if (any(counts > 0L)) attr(counts, "rows") <- lapply(spikes[counts > 0L], utils::head, 5L)
   list(readings = readings, counts = counts, rows = spikes, scales = scales)
 }
 
@@ -111,21 +114,22 @@ screen_new_spikes <- function(object, readings, call) {
 # The warning about new readings screened as spikes: their number per sensor (`counts`) and the
 # rows to name per sensor (`shown`, numbers or text such as "5 of a.csv").
 warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, rows = NULL) {
-  where <- vapply(names(counts), function(s) {
-    more <- if (counts[[s]] > length(shown[[s]])) sprintf(" and %d more", counts[[s]] - length(shown[[s]])) else ""
-    paste0(s, " (", if (counts[[s]] == 1L) "row " else "rows ", toString(shown[[s]]), more, ")")
-  }, "")
+  where <- sensor_rows_text(counts, shown)
   total <- sum(counts)
-  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {paste(where, collapse = '; ')}."),
+  cli::cli_warn(c(paste0("{total} reading{?s} of ", of, " treated as missing as gross outliers, as in training: {where}."),
                   i = "Each is more than {threshold} robust spreads (of its sensor in training) from its sensor's training median and from the row's other sensors: a fault or a missing-value code such as -999, not the air.",
                   i = "The rows are estimated from their other sensors. A fit with {.code control = ncam_control(screen_outliers = Inf)} keeps such readings."),
                 class = c("ncam_warning_spikes", "ncam_warning"), call = call, rows = rows, threshold = threshold)
 }
 
+# The warning of ncam() about readings screened out of training: their number per sensor
+# (`counts`, from screen_spikes(), its attribute "rows" the first rows of each sensor hit).
 warn_spikes <- function(counts, threshold, call) {
   if (!any(counts > 0L)) return(invisible(NULL))
   hit <- counts[counts > 0L]
-  cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers ({paste0(names(hit), ': ', hit, collapse = ', ')}): each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
+  shown <- lapply(attr(counts, "rows")[names(hit)], input_rows)
+  cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers: {sensor_rows_text(hit, shown)}.",
+                  i = "Each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
                   i = "They are treated as missing. {.code control = ncam_control(screen_outliers = Inf)} keeps them."),
                 class = c("ncam_warning_spikes", "ncam_warning"), call = call)
 }
@@ -138,12 +142,9 @@ warn_spikes_kept <- function(readings, rows, threshold, transform, call = NULL) 
   if (threshold <= default) return(invisible(NULL))
   spikes <- Filter(length, screen_readings(readings, rows, default, transform)$rows)
   if (!length(spikes)) return(invisible(NULL))
-  where <- vapply(names(spikes), function(s) {
-    more <- if (length(spikes[[s]]) > 5L) sprintf(" and %d more", length(spikes[[s]]) - 5L) else ""
-    sprintf("%s (%s %s%s)", s, if (length(spikes[[s]]) == 1L) "row" else "rows", toString(input_rows(utils::head(spikes[[s]], 5L))), more)
-  }, "")
+  where <- sensor_rows_text(lengths(spikes), lapply(spikes, function(r) input_rows(utils::head(r, 5L))))
   n_kept <- sum(lengths(spikes))
-  cli::cli_warn(c("{n_kept} reading{?s} kept that the default screen ({.code screen_outliers = {default}}) leaves out as gross outliers: {paste(where, collapse = '; ')}.",
+  cli::cli_warn(c("{n_kept} reading{?s} kept that the default screen ({.code screen_outliers = {default}}) leaves out as gross outliers: {where}.",
                   i = "If they are faults (a -999 code, a stuck channel), they inflate their sensor's noise and every interval: mend them, or fit with the default screen."),
                 class = c("ncam_warning_spikes_kept", "ncam_warning"), call = call)
 }

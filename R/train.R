@@ -36,12 +36,14 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   min_delta <- schedule$min_delta
   if (verbose) {
     started <- proc.time()[["elapsed"]]
-    loss_txt <- ""
+    loss_txt <- bar_txt <- group_shown <- ""
     # ncam_by() names the group whose fit trains (fit_group() sets the option).
     group <- getOption("ncam.training_group")
     group_txt <- if (is.null(group)) "" else paste0("Group ", group, ": ")
+    # The bar and the group's name take the room the NLLs leave (progress_texts()), so that
+    # cli's cut at the console's width never reaches them.
     cli::cli_progress_bar("Training", total = epochs,
-                          format = "{group_txt}Epoch {cli::pb_current}/{cli::pb_total} {cli::pb_bar} ETA {cli::pb_eta} | {loss_txt}",
+                          format = "{group_shown}Epoch {cli::pb_current}/{cli::pb_total} {bar_txt}ETA {cli::pb_eta} | {loss_txt}",
                           clear = FALSE)
   }
   for (epoch in seq_len(epochs)) {
@@ -70,7 +72,10 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     if (verbose) {
       # The validation NLL that early stopping watches: capped, so it may lie below the history's.
       loss_txt <- sprintf("NLL train %.4g%s", history$train_nll[epoch],
-                          if (has_val) sprintf(", val (capped) %.4g", criterion) else "")
+                          if (has_val) sprintf(", val capped %.4g", criterion) else "")
+      shown <- progress_texts(group_txt, epoch, epochs, loss_txt)
+      group_shown <- shown$group
+      bar_txt <- shown$bar
       cli::cli_progress_update()
     }
     # Without validation rows every epoch runs: the training NLL, averaged over minibatches
@@ -83,9 +88,14 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   if (verbose) {
     cli::cli_progress_done()
     # cli shows the bar only after 2 s: a shorter fit would print nothing without this line.
-    criterion_txt <- if (has_val) "validation NLL (capped)" else "training NLL"
+    # With validation rows, the plain NLL (as print() gives it) beside the capped one.
+    criterion_txt <- if (has_val) {
+      paste("validation NLL", validation_nll_text(history$validation_nll[max(1L, best_epoch)], best))
+    } else {
+      paste("training NLL", format(best, digits = 5))
+    }
     seconds <- proc.time()[["elapsed"]] - started
-    cli::cli_inform("{group_txt}Trained {epoch} epoch{?s} in {format(seconds, digits = 2)} s{if (stopped_early) ' (early stopping)'}; best epoch {best_epoch}, {criterion_txt} {format(best, digits = 4)}.")
+    cli::cli_inform("{group_txt}Trained {epoch} epoch{?s} in {format(seconds, digits = 2)} s{if (stopped_early) ' (early stopping)'}; best epoch {best_epoch}, {criterion_txt}.")
   }
   trained <- list(params = best_params, history = history[seq_len(epoch), , drop = FALSE], best_epoch = best_epoch,
                   stopped_early = stopped_early, initial_nll = initial_nll, best_nll = best,
@@ -94,6 +104,33 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
   # holds the untrained weights.
   if (has_val && never_improved(trained)) trained$initial_train_nll <- untrained_nll(new_trainer())
   trained
+}
+
+# The group's name (`group_txt`, "" outside ncam_by()) and the bar of the progress line, in the
+# room its other text leaves on the console: the name cut short (to 10 columns at least) when
+# it would push the NLLs out, the bar at most cli's 30 columns wide, none below 5.
+progress_texts <- function(group_txt, epoch, epochs, loss_txt) {
+  width <- cli::console_width()
+  # "ETA 59m" is the widest cli's terse ETA gets below an hour.
+  rest <- nchar(sprintf("Epoch %d/%d ETA 59m | %s", epoch, epochs, loss_txt), type = "width")
+  if (nzchar(group_txt) && nchar(group_txt, type = "width") + rest > width) {
+    group_txt <- paste0(cli::ansi_strtrim(sub(": $", "", group_txt), max(10L, width - rest - 2L)), ": ")
+  }
+  bar_width <- min(30L, width - nchar(group_txt, type = "width") - rest - 1L)
+  if (bar_width < 5L) return(list(group = group_txt, bar = ""))
+  full <- round(bar_width * epoch / epochs)
+  marks <- if (cli::is_utf8_output()) c("\u25a0", " ") else c("=", "-")
+  list(group = group_txt, bar = paste0(strrep(marks[1], full), strrep(marks[2], bar_width - full), " "))
+}
+
+# The numbers of the validation NLL at the best epoch, plain (`plain`, the history's `validation_nll`) and
+# capped (`capped`, early stopping's criterion, NULL or NA for fits made before it was kept),
+# for the last line of verbose = TRUE and print().
+validation_nll_text <- function(plain, capped) {
+  capped_txt <- if (length(capped) && !is.na(capped)) {
+    paste0(" uncapped, ", format(capped, digits = 5), " capped (early stopping's criterion)")
+  } else ""
+  paste0(format(plain, digits = 5), capped_txt)
 }
 
 # Whether training never beat the untrained model's criterion (`trained`, from train_loop()).

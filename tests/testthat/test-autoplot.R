@@ -55,10 +55,12 @@ test_that("the sensors plot shows sensor_params() against the covariate", {
   p <- ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test, covariate = "x2")
   params <- sensor_params(plot_fit, plot_test)
   points <- layer_data_of(p, "GeomPoint")
-  expect_identical(nrow(points), 3L * 3L * 100L)
-  expect_equal(sort(points$y), sort(c(params$a, params$c, params$sigma)))
+  expect_identical(nrow(points), 3L * 4L * 100L)
+  # The top panel: each sensor's reading at the anchor's median reading on the fitted rows.
+  typical <- stats::median(plot_toy$sensor_0[1:200])
+  expect_equal(sort(points$y), sort(c(params$a * typical + params$c, params$a, params$c, params$sigma)))
   expect_equal(sort(unique(points$x)), sort(unique(plot_test$x2)))
-  expect_equal(sort(layer_data_of(p, "GeomHline")$yintercept), c(0, 1))
+  expect_equal(sort(layer_data_of(p, "GeomHline")$yintercept), sort(c(0, 1, typical)))
   expect_identical(p$labels$x, "x2")
   # The first covariate is the default.
   expect_identical(ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test)$labels$x, "x1")
@@ -201,13 +203,40 @@ test_that("the sensors plot of the PurpleAir data anchors the reference monitor"
                         seed = 1, threads = 1))
   p <- ggplot2::autoplot(fit, "sensors", newdata = pa)
   points <- layer_data_of(p, "GeomPoint")
-  # 5,000 of the rows are drawn, for each of 3 sensors and 3 parameters.
-  expect_identical(nrow(points), 5000L * 9L)
+  # 5,000 of the rows are drawn, for each of 3 sensors and 4 panels.
+  expect_identical(nrow(points), 5000L * 12L)
   expect_identical(p$labels$x, "rh")
   expect_identical(levels(p$data$sensor), c("ref (anchor)", "pa_a", "pa_b"))
   anchor <- p$data[p$data$sensor == "ref (anchor)", ]
   expect_true(all(anchor$value[anchor$parameter == "gain"] == 1))
   expect_true(all(anchor$value[anchor$parameter == "offset"] == 0))
+  # The reference reads the typical true value, its median on the rows the fit trained on.
+  fitted_rows <- rowSums(!is.na(pa[c("ref", "pa_a", "pa_b")])) > 0 & !is.na(pa$rh) & !is.na(pa$temperature)
+  expect_equal(unique(anchor$value[anchor$parameter == "reading"]), stats::median(pa$ref[fitted_rows], na.rm = TRUE))
+})
+
+test_that("the sensors plot says what gain and offset mean, and reads each sensor at a typical true value", {
+  p <- ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test)
+  strips <- function(p) p$facet$params$labeller(data.frame(parameter = levels(p$data$parameter)))[[1]]
+  expect_snapshot(writeLines(c(p$labels$subtitle, strips(p))))
+  # A log model reads them at exp(gain x log value + offset).
+  positive <- plot_toy
+  for (s in c("sensor_0", "sensor_1", "sensor_2")) positive[[s]] <- pmax(abs(positive[[s]]), 0.5)
+  log_fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = positive, transform = "log",
+                            hidden = 4L, epochs = 3L, seed = 1, threads = 1))
+  log_plot <- ggplot2::autoplot(log_fit, "sensors", newdata = positive)
+  expect_snapshot(writeLines(c(log_plot$labels$subtitle, strips(log_plot)[1])))
+  params <- sensor_params(log_fit, positive)
+  typical <- stats::median(positive$sensor_0)
+  reading <- log_plot$data[log_plot$data$parameter == "reading", ]
+  expect_identical(nrow(reading), 3L * nrow(positive))
+  expect_equal(sort(reading$value), sort(exp(params$a * log(typical) + params$c)))
+  # Without an anchor the latent value is on no reading's scale: no such panel.
+  free <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1 + x2, data = plot_toy[1:200, ], parameterization = "unanchored",
+                         hidden = 4L, epochs = 2L, seed = 1, threads = 1))
+  free_plot <- ggplot2::autoplot(free, "sensors", newdata = plot_test)
+  expect_identical(levels(free_plot$data$parameter), c("gain", "offset", "noise"))
+  expect_snapshot(writeLines(free_plot$labels$subtitle))
 })
 
 test_that("bad autoplot input gives clear errors naming the argument and column", {
@@ -331,6 +360,8 @@ test_that("axes of readings and estimates name the estimate's unit, and no unit 
   strips <- sensors$facet$params$labeller(data.frame(parameter = c("gain", "offset", "noise")))[[1]]
   expect_identical(unname(strips), c("Gain (reading per unit of true value)", "Offset (mg/m3)",
                                      "Noise standard deviation (mg/m3)"))
+  expect_match(sensors$facet$params$labeller(data.frame(parameter = "reading"))[[1]],
+               "^Reading at a true value of [0-9.]+ mg/m3 \\(median of sensor_0 in training\\)$")
   base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, in_unit(plot_toy[1:200, ], "ug/m3"), "ivw")
   expect_identical(ggplot2::autoplot(base, "scatter", newdata = in_unit(plot_test, "ug/m3"), reference = "truth")$labels$y,
                    "IVW baseline estimate (ug/m3)")

@@ -587,9 +587,9 @@ test_that("`verbose` must be TRUE or FALSE, in ncam() and ncam_by()", {
 
 # The lines of the progress bars of verbose = TRUE, each update shown: cli otherwise shows one
 # only when its 200 ms timer has ticked. cli's own tests stop the timer so.
-progress_lines <- function(expr) {
+progress_lines <- function(expr, width = 200) {
   skip_if_not(exists("cli_with_ticks", asNamespace("cli")), "cli without cli_with_ticks()")
-  withr::local_options(cli.dynamic = FALSE, cli.width = 200)
+  withr::local_options(cli.dynamic = FALSE, cli.width = width)
   lines <- character()
   utils::getFromNamespace("cli_with_ticks", "cli")(withCallingHandlers(expr, message = function(m) {
     lines <<- c(lines, conditionMessage(m))
@@ -605,7 +605,7 @@ test_that("verbose = TRUE shows each epoch's training and one validation NLL; un
   expect_length(lines, 5)
   expect_false(any(grepl("and NLL", lines)))
   expect_true(all(lengths(regmatches(lines, gregexpr("val", lines))) == 1L))
-  expect_match(lines, "^Epoch [1-5]/5 .*\\| NLL train [0-9.]+, val \\(capped\\) [0-9.]+$")
+  expect_match(lines, "^Epoch [1-5]/5 .*\\| NLL train [0-9.]+, val capped [0-9.]+$")
   shown_train <- as.numeric(sub(".*NLL train ([0-9.]+),.*", "\\1", lines))
   expect_equal(shown_train, signif(fit$history$train_nll, 4))
   no_validation <- progress_lines(suppressWarnings(quick_fit(toy, verbose = TRUE, validation = 0)))
@@ -615,6 +615,18 @@ test_that("verbose = TRUE shows each epoch's training and one validation NLL; un
     ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4, epochs = 3, seed = 1, verbose = TRUE)
   ))
   expect_equal(sub(": Epoch.*", "", by_lines), rep(c("Group site = east", "Group site = west"), each = 3))
+})
+
+test_that("at 80 columns the progress line shows both NLLs, the bar taking the room left", {
+  toy <- simulate_toy(300, seed = 1)
+  # cli cuts a line at the console's width: a bar of 30 columns cut off the validation NLL.
+  lines <- progress_lines(suppressWarnings(quick_fit(toy, verbose = TRUE)), width = 80)
+  toy$site <- rep(c("a site with a long name", "west"), 150)
+  by_lines <- progress_lines(suppressWarnings(
+    ncam_by(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, by = "site", hidden = 4, epochs = 2, seed = 1, verbose = TRUE)
+  ), width = 80)
+  expect_lte(max(nchar(c(lines, by_lines), type = "width")), 80L)
+  expect_snapshot(writeLines(c(lines, by_lines)), transform = function(x) sub("ETA +[0-9?]+[smh]?", "ETA <eta>", x))
 })
 
 test_that("verbose = TRUE ends with one line of epochs, time, best epoch and NLL, however short the fit", {
@@ -632,10 +644,14 @@ test_that("verbose = TRUE ends with one line of epochs, time, best epoch and NLL
   lines <- messages(suppressWarnings(fit <- quick_fit(toy, verbose = TRUE)))
   trained <- grep("^Trained", lines, value = TRUE)
   expect_length(trained, 1L)
-  expect_match(trained, "^Trained 5 epochs in [0-9.]+ s; best epoch [1-5], validation NLL \\(capped\\) [0-9.]+\\.$")
+  expect_match(trained, "^Trained 5 epochs in [0-9.]+ s; best epoch [1-5], validation NLL [0-9.]+ uncapped, [0-9.]+ capped \\(early stopping's criterion\\)\\.$")
   expect_identical(as.integer(sub(".*best epoch ([0-9]+),.*", "\\1", trained)), fit$best_epoch)
-  shown <- as.numeric(sub(".*\\(capped\\) ([0-9.]+)\\.$", "\\1", trained))
-  expect_equal(shown, signif(fit$history$validation_criterion[fit$best_epoch], 4))
+  # The plain NLL, as print() gives it, beside the capped one that chose the best epoch.
+  shown <- as.numeric(regmatches(trained, gregexpr("[0-9.]+(?= (un)?capped)", trained, perl = TRUE))[[1]])
+  expect_equal(shown, signif(unlist(fit$history[fit$best_epoch, c("validation_nll", "validation_criterion")]), 5),
+               ignore_attr = TRUE)
+  expect_output(print(fit), paste0("Validation NLL per row at best epoch: ", shown[1], " uncapped, ", shown[2], " capped"),
+                fixed = TRUE)
   no_validation <- grep("^Trained", messages(suppressWarnings(quick_fit(toy, verbose = TRUE, validation = 0))), value = TRUE)
   expect_match(no_validation, "^Trained 5 epochs in [0-9.]+ s; best epoch [1-5], training NLL [0-9.]+\\.$")
   expect_length(messages(suppressWarnings(quick_fit(toy))), 0L)

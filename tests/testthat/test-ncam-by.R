@@ -680,3 +680,15 @@ test_that("0 and -0 are one group, keyed 0, and rows of either go to its model",
   # The group's call finds its rows, of both keys (the formula is written here, where `toy` is).
   expect_identical(fitted(fits$fit[[1]]), fitted(fits$fit[[1]], toy[toy$g == 0, ]))
 })
+
+test_that("verbose = TRUE prints each group's summary on its own line, as ncam() does", {
+  toy <- by_fixture()
+  # future hands a group's message to message(), which printed a cli message without its
+  # final newline: the groups' lines ran together, and the last into the next output.
+  printed <- capture.output(type = "message", {
+    fits <- short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 7, verbose = TRUE))
+    message("next output")
+  })
+  expect_snapshot(writeLines(printed),
+                  transform = function(x) gsub("[0-9.]+ s\\b", "<seconds> s", x))
+})

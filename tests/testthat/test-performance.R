@@ -400,6 +400,34 @@ test_that("targets apply only at the averaging the reports specify", {
                                   averaging = "as_given")$pass_slope)
 })
 
+test_that("the note of a row at another averaging than the targets' says why they are not judged", {
+  hours <- seq(as.POSIXct("2024-01-01", tz = "UTC"), by = "hour", length.out = 96)
+  ref <- 10 + 5 * sin(seq_along(hours) / 5)
+  obs <- data.frame(date = hours, ref = ref, est = 1.1 * ref + withr::with_seed(4, stats::rnorm(96)))
+  # A limit value inside the reference values, so that no other note is due.
+  pm <- sensor_performance(obs, "est", "ref", limit_value = 10)
+  given <- pm[pm$averaging == "as_given", ]
+  expect_true(all(is.na(unlist(given[grep("^pass_", names(given))]))))
+  expect_identical(given$note, "US EPA and EU targets apply to 24-hour averages: not judged at a time step of 1 hour")
+  expect_true(is.na(pm$note[pm$averaging == "24h"]))
+  # O3's targets are set on 1-hour values: its 24-hour means are the rows not judged.
+  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", averaging = c("as_given", "24h"),
+                           limit_value = 10)
+  expect_true(is.na(o3$note[o3$averaging == "as_given"]))
+  expect_identical(o3$note[o3$averaging == "24h"],
+                   "US EPA and EU targets apply to 1-hour averages: not judged at a time step of 24 hours")
+  # Beside another reason, and on the "all" row of units at two time steps.
+  halves <- seq(hours[1], by = "30 min", length.out = 192)
+  two <- rbind(cbind(obs, unit = "hourly"),
+               data.frame(date = halves, ref = rep(ref, each = 2), est = rep(obs$est, each = 2), unit = "half"))
+  res <- sensor_performance(two, "est", "ref", unit = "unit", averaging = "as_given")
+  expect_identical(res$time_step, c("1 hour", "30 minutes", "mixed"))
+  expect_identical(res$note[1:2], paste0("US EPA and EU targets apply to 24-hour averages: not judged at a time step of ",
+                                         c("1 hour", "30 minutes"), "; limit value 30 lies outside the range of the ",
+                                         "reference values (5 to 15): expanded uncertainty not judged"))
+  expect_match(res$note[3], "^US EPA and EU targets apply to 24-hour averages: not judged where the units' time steps differ; ")
+})
+
 test_that("EU expanded uncertainty is judged against the data quality objective", {
   ref <- rep(c(5, 10, 15, 20, 25, 30, 35, 40), 5)
   obs <- data.frame(date = daily_dates(40), ref = ref, est = ref + 1)

@@ -164,8 +164,12 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   spiked$sensor_0[hit] <- spiked$sensor_0[hit] * 1e4
   rmse <- function(fit) sqrt(mean((predict(fit, test)$.pred - test$truth)^2))
   clean <- small_fit(train)
-  expect_warning(screened <- small_fit(spiked), "5 readings", class = "ncam_warning_spikes")
-  expect_identical(unname(screened$n_screened), c(5L, 0L, 0L))
+  expect_warning(screened <- small_fit(spiked),
+                 "5 readings left out of training as gross outliers: sensor_0 \\(rows 100, 900, 1800, 2700, 3600\\)",
+                 class = "ncam_warning_spikes")
+  # The counts keep the first rows of each sensor hit, which the warning names.
+  expect_identical(unname(c(screened$n_screened)), c(5L, 0L, 0L))
+  expect_identical(attr(screened$n_screened, "rows"), list(sensor_0 = as.integer(hit)))
   # A fit that keeps them says which readings the default screen would leave out; one screened
   # more leniently too, and neither does on clean data.
   expect_warning(raw <- small_fit(spiked, control = ncam_control(screen_outliers = Inf)),
@@ -183,6 +187,22 @@ test_that("rare gross spikes are screened out and cannot wreck the fit", {
   expect_identical(unname(clean$n_screened), c(0L, 0L, 0L))
 })
 
+test_that("ncam()'s warning on readings screened out names their first rows; under ncam_by() rows of its data", {
+  d <- simulate_colocation(days = 30, seed = 1)
+  d$pa_b[c(20, 200, 300, 400, 500, 600, 700)] <- 9999  # a logger's missing-value code
+  d$opc[50] <- 9999
+  fit_of <- function(data) {
+    short_fit(ncam(pa_a + pa_b + opc ~ rh, data, reference = "ref", hidden = 4L, epochs = 2L, seed = 1L, threads = 1L))
+  }
+  expect_snapshot(invisible(fit_of(d)))
+  # Under ncam_by() the rows of the second half's group are numbered as rows of `d`.
+  expect_identical(nrow(d), 720L)
+  d$half <- rep(1:2, each = 360)
+  expect_snapshot(invisible(short_fit(
+    ncam_by(pa_a + pa_b + opc ~ rh, d, by = "half", reference = "ref", hidden = 4L, epochs = 2L, seed = 1L, threads = 1L)
+  )))
+})
+
 test_that("a log fit screens its readings as read, and keeps their medians and MADs on the fitted rows", {
   d <- simulate_colocation(days = 30, seed = 2)
   readings <- c("pa_a", "pa_b", "opc", "ref")
@@ -190,7 +210,7 @@ test_that("a log fit screens its readings as read, and keeps their medians and M
   d$pa_b[c(20, 200)] <- 9999  # a logger's missing-value code
   expect_warning(fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh, d, reference = "ref", transform = "log", hidden = 4L,
                                        epochs = 2L, seed = 1L, threads = 1L)),
-                 "2 readings left out of training as gross outliers \\(pa_b: 2\\)", class = "ncam_warning_spikes")
+                 "2 readings left out of training as gross outliers: pa_b \\(rows 20, 200\\)", class = "ncam_warning_spikes")
   fitted_rows <- rowSums(!is.na(d[readings])) > 0
   for (s in readings) {
     as_read <- d[[s]][fitted_rows]
