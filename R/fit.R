@@ -165,10 +165,11 @@
 #'   busy on a core); see `adapt_threads` in [ncam_control()].
 #' @param verbose Show a progress bar with epoch, NLL and time left (cli shows it once training
 #'   has run for 2 seconds), and at the end, however short the fit, one line with the epochs
-#'   run, the time they took, the best epoch and its NLL. The validation NLL of both is the
-#'   one early stopping watches, each row's NLL capped (see `stop_iter`), so it can lie below
-#'   the uncapped `validation_nll` of the history and of `glance()`; without validation rows,
-#'   the training NLL. Under [ncam_by()] the bar and the line name the group that trains.
+#'   run, the time they took, the best epoch and its NLL. The bar shows the validation NLL
+#'   early stopping watches, each row's NLL capped (see `stop_iter`), so it can lie below the
+#'   uncapped `validation_nll` of the history and of `glance()`; the last line gives the best
+#'   epoch's validation NLL uncapped and capped; without validation rows, the training NLL.
+#'   Under [ncam_by()] the bar and the line name the group that trains.
 #' @param control Optimiser details from [ncam_control()].
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the

@@ -127,10 +127,11 @@ progress_texts <- function(group_txt, epoch, epochs, loss_txt) {
 # capped (`capped`, early stopping's criterion, NULL or NA for fits made before it was kept),
 # for the last line of verbose = TRUE and print().
 validation_nll_text <- function(plain, capped) {
-  capped_txt <- if (length(capped) && !is.na(capped)) {
-    paste0(" uncapped, ", format(capped, digits = 5), " capped (early stopping's criterion)")
-  } else ""
-  paste0(format(plain, digits = 5), capped_txt)
+  plain_txt <- format(plain, digits = 5)
+  if (!length(capped) || is.na(capped)) return(plain_txt)
+  capped_txt <- format(capped, digits = 5)
+  if (identical(capped_txt, plain_txt)) return(paste0(plain_txt, " (uncapped and capped alike)"))
+  paste0(plain_txt, " uncapped, ", capped_txt, " capped (early stopping's criterion)")
 }
 
 # Whether training never beat the untrained model's criterion (`trained`, from train_loop()).
