@@ -86,11 +86,12 @@ plot_sensors <- function(object, newdata, covariate, call) {
 # true value where the data lie (`typical`: the top panel shows that reading).
 sensors_subtitle <- function(log_fit, typical) {
   model <- if (log_fit) {
-    "A sensor's log reading is gain x log true value + offset (plus noise): the offset is its log reading at a true value of 1"
+    "Log reading = gain x log true value + offset (plus noise). The offset is the log reading at a true value of 1"
   } else {
-    "A sensor reads gain x true value + offset (plus noise): the offset is its reading at a true value of 0"
+    "Reading = gain x true value + offset (plus noise). The offset is the reading at a true value of 0"
   }
-  paste0(model, ",\noften far below the data", if (typical) ", so the top panel gives its reading at a typical true value." else ".")
+  text <- paste0(model, ", often far below the data", if (typical) "; the top panel gives the reading at a typical true value." else ".")
+  paste(strwrap(text, width = 85), collapse = "\n")  # fits a 7-inch figure
 }
 
 # The true value the top panel reads the sensors at: the anchor's median reading on the fitted
