@@ -11,6 +11,26 @@ group_seeds <- function(base_seed, keys) {
   }, integer(1), USE.NAMES = FALSE)
 }
 
+# A sensor of the formula without a single reading in a group (a station with one of two
+# boxes) would stop that group's fit. The group is fitted without it, with a message, unless it
+# is the anchor, which sets the scale of the group's estimates (the error then stands), or the
+# fit is not anchored. The column leaves the group's data too, so that `~ .` does not take it
+# as a covariate.
+without_absent_sensors <- function(task, formula, args) {
+  parameterization <- if (is.null(args$parameterization)) parameterizations[1] else args$parameterization
+  if (parameterization != "anchored") return(list(task = task, formula = formula))
+  sensors <- sensor_names(formula)
+  anchor <- if (is.null(args$reference)) resolve_anchor(args$anchor, sensors, parameterization)
+  absent <- setdiff(sensors[vapply(sensors, function(s) all(is.na(task$data[[s]])), logical(1))], anchor)
+  if (!length(absent)) return(list(task = task, formula = formula))
+  kept <- setdiff(sensors, absent)
+  formula[[2]] <- str2lang(paste(sprintf("`%s`", kept), collapse = " + "))
+  task$data <- task$data[setdiff(names(task$data), absent)]
+  cli::cli_inform("Group {task$label}: {.field {absent}} {?has/have} no reading in this group; its model is fitted without {?it/them}.",
+                  class = "ncam_message_sensor_left_out")
+  list(task = task, formula = formula)
+}
+
 # Rows of each group, groups sorted by their keys: list(keys (a data frame, one row per
 # group), rows (a list of row numbers), labels ("site = 3, unit = a")).
 group_rows <- function(data, by, call = parent.frame()) {

@@ -12,17 +12,16 @@
 #' group's fit name the group, and the rows they name are rows of `data`, not of the group's
 #' share of it.
 #'
-#' @section Reproducibility: each group's seed is derived from `seed` and the group's key
-#'   values alone (with `seed = NULL`, from one number drawn from R's current stream, so
-#'   [set.seed()] applies): a group keeps its seed, and so its fit, when other groups are
-#'   added or removed, and whether its key column is text, a factor or a number (double,
-#'   integer or `integer64`) written the same way, or a date or date-time stored as double
-#'   or as integer (`data.table::fread()`'s `IDate`). Each group's fit depends only on its rows
-#'   and its seed, kept in column `.seed`, never on the plan, the number of workers or the
-#'   scheduling, and not on the number of threads (see [ncam_threads()]): `ncam(formula,
-#'   data = <the group's rows without the by columns>, seed = .seed, ...)` reproduces it, as
-#'   the fit's call says (see Value). The futures also get parallel-safe random number streams
-#'   (future.apply's `future.seed`), derived from the same seed.
+#' @section Reproducibility: each group's seed is derived from `seed` and the group's key values
+#'   alone (with `seed = NULL`, from one number drawn from R's current stream, so [set.seed()]
+#'   applies): a group keeps its seed, and so its fit, when other groups are added or removed, and
+#'   whether its key column is text, a factor or a number (double, integer or `integer64`) written
+#'   the same way, or a date or date-time stored as double or as integer (`data.table::fread()`'s
+#'   `IDate`). Each group's fit depends only on its rows and its seed, kept in column `.seed`, never
+#'   on the plan, the number of workers or the scheduling, and not on the number of threads (see
+#'   [ncam_threads()]): `ncam(formula, data = <the group's rows without the by columns>, seed =
+#'   .seed, ...)` reproduces it, as the fit's call says (see Value). The futures also get
+#'   parallel-safe random number streams (future.apply's `future.seed`), derived from the same seed.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
@@ -31,14 +30,16 @@
 #'   after the other.
 #'
 #' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
-#'   leaves them out, and naming one in `formula` is an error.
-#' @param by Names of the columns of `data` that define the groups. A missing value in them is
-#'   an error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`; `-0` is `0`), 64-bit integers
+#'   leaves them out, and naming one in `formula` is an error. A sensor without any reading in
+#'   a group (a station with one of two boxes) is left out of that group's model, with a
+#'   message, unless it is the anchor, which sets the scale of the group's estimates.
+#' @param by Names of the columns of `data` that define the groups. A missing value in them is an
+#'   error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`; `-0` is `0`), 64-bit integers
 #'   (bit64's `integer64`, as from `data.table::fread()`) exactly; date-times by instant, so a
-#'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column
-#'   is an error, and so, with several `by` columns, is text holding a carriage return
-#'   (`"\r"`, which joins their keys), here and in the data of `predict()`, `calibrate()` and
-#'   `sensor_drift()`: replace the character.
+#'   `POSIXlt` column groups as the `POSIXct` it denotes and is returned as one. A list column is an
+#'   error, and so, with several `by` columns, is text holding a carriage return (`"\r"`, which
+#'   joins their keys), here and in the data of `predict()`, `calibrate()` and `sensor_drift()`:
+#'   replace the character.
 #' @param ... Arguments of [ncam()] (such as `anchor`, `hidden`, `epochs`), the same for every
 #'   group; named. A `validation` given as rows of `data` (a logical vector, or row numbers)
 #'   gives each group its own rows of it.
@@ -48,20 +49,19 @@
 #'   the group. `"skip"`: such a group keeps `fit = NULL`, one warning names the groups and
 #'   their errors, and `predict()` gives `NA` for their rows (with a warning), as for a group
 #'   without a model; the other groups' fits are kept.
-#' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns:
-#'   those columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its
-#'   seed) and `fit` (a list of `ncam` models), with attributes `ncam_version` and
-#'   `object_format` as in [ncam()]. A group's fit names its rows in its call, as `data` cut
-#'   to the group (`base::subset(d, site == "north", select = <the other columns>)`, each key
-#'   written so that the call as printed gives it exactly: `base::as.double("0.30000000000000004")`,
-#'   `base::as.Date("2024-05-01")`), and finds them
-#'   there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
-#'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained
-#'   it, work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not:
-#'   give the group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
-#' @seealso [calibrate()] of the fits, for conformal intervals by group
-#'   ([calibrate.ncam_by()]); [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring
-#'   data larger than memory; [sensor_drift()] to check each group's sensors after the co-location.
+#' @return A tibble of class `ncam_by` with one row per group, sorted by the `by` columns: those
+#'   columns (a `POSIXlt` one as `POSIXct`), `.n` (the group's rows), `.seed` (its seed) and `fit`
+#'   (a list of `ncam` models), with attributes `ncam_version` and `object_format` as in [ncam()]. A
+#'   group's fit names its rows in its call, as `data` cut to the group (`base::subset(d, site ==
+#'   "north", select = <the other columns>)`, each key written so that the call as printed gives it
+#'   exactly: `base::as.double("0.30000000000000004")`, `base::as.Date("2024-05-01")`), and finds
+#'   them there as a fit of [ncam()] finds its data: `fitted()`, `residuals()`, `augment()` and
+#'   `update()` without data, and [calibrate()]'s warning about calibration rows that trained it,
+#'   work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not: give
+#'   the group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
+#' @seealso [calibrate()] of the fits, for conformal intervals by group ([calibrate.ncam_by()]);
+#'   [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger than memory;
+#'   [sensor_drift()] to check each group's sensors after the co-location.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)
 #' toy$site <- rep(c("north", "south"), each = 300)
@@ -194,8 +194,9 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
                     class = c("ncam_warning_no_validation_rows", "ncam_warning"), call = NULL)
     }
   }
+  with_present <- without_absent_sensors(task, formula, args)
   withCallingHandlers(
-    with_input_rows(task$rows, do.call(ncam, c(list(formula = formula, data = task$data), args,
+    with_input_rows(task$rows, do.call(ncam, c(list(formula = with_present$formula, data = with_present$task$data), args,
                                                list(seed = task$seed, threads = threads)))),
     warning = function(w) {
       # The same condition, classes, fields and bullets kept, its headline naming the group:

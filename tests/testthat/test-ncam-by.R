@@ -288,16 +288,43 @@ test_that("a group without reference readings: the hint keeps the reference for 
   expect_no_match(msg, "leave `reference` out for a label-free fit", fixed = TRUE)
 })
 
-test_that("a column one group lacks: the hint keeps it for the other groups", {
-  # ncam()'s hint, to leave the column out of the formula, would drop it for every group.
+test_that("a sensor one group lacks: that group is fitted without it, unless it is the anchor", {
+  # A station with one of two boxes: the group's model is ncam() on its rows without the sensor
+  # (it stopped the whole call before), with a message naming it.
   toy <- by_fixture()
   toy$sensor_2[toy$site == 2] <- NA
+  messages <- testthat::capture_messages(fits <- suppressWarnings(
+    ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L),
+    classes = c("ncam_warning_not_converged", "ncam_warning_two_sensors")))
+  expect_match(messages, "Group site = 2: sensor_2 has no reading in this group; its model is fitted without it.", fixed = TRUE)
+  expect_length(messages, 1L)
+  expect_identical(fits$fit[[1]]$sensors, c("sensor_0", "sensor_1", "sensor_2"))
+  alone <- short_fit(ncam(sensor_0 + sensor_1 ~ x1, toy[toy$site == 2, ], hidden = 4L, epochs = 2L, seed = fits$.seed[2],
+                          threads = 1L), also = "ncam_warning_two_sensors")
+  expect_identical(fits$fit[[2]]$sensors, c("sensor_0", "sensor_1"))
+  expect_identical(fits$fit[[2]]$params, alone$params)
+  pred <- stats::predict(fits, toy)
+  expect_identical(nrow(pred), nrow(toy))
+  expect_identical(pred$.pred[toy$site == 2], stats::predict(alone, toy[toy$site == 2, ])$.pred)
+  # With a reference as the anchor, a group with one low-cost sensor beside it.
+  d <- as.data.frame(simulate_colocation(days = 8, sites = 2, colocation = 6, seed = 4))
+  d$pa_b[d$site == 1] <- NA
+  expect_message(with_ref <- suppressWarnings(
+    ncam_by(pa_a + pa_b ~ rh, d, by = "site", reference = "ref", hidden = 4L, epochs = 2L, seed = 1, threads = 1L),
+    classes = c("ncam_warning_not_converged", "ncam_warning_few_reference_rows", "ncam_warning_two_sensors",
+                "ncam_warning_validation_not_improved")),
+    "site = 1: pa_b has no reading", class = "ncam_message_sensor_left_out")
+  expect_identical(with_ref$fit[[1]]$sensors, "pa_a")
+  expect_identical(with_ref$fit[[2]]$sensors, c("pa_a", "pa_b"))
+  # ncam()'s hint, to leave the column out of the formula, would drop it for every group: where
+  # the column cannot be left out of one group (the anchor, a covariate), the hint says so.
   flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
-  err <- expect_error(short_fit(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
-                      "Could not fit group site = 2", class = "ncam_error")
-  msg <- flat(err)
-  expect_match(msg, "Sensor column sensor_2 is entirely `NA`.", fixed = TRUE)
-  expect_match(msg, "Leaving sensor_2 out of `formula` would drop it for every group: give `errors = \"skip\"` to fit the other groups, and fit this group on its own with `ncam()` and a formula without sensor_2.",
+  no_anchor <- by_fixture()
+  no_anchor$sensor_0[no_anchor$site == 2] <- NA
+  msg <- flat(expect_error(short_fit(ncam_by(by_formula, no_anchor, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
+                           "Could not fit group site = 2", class = "ncam_error"))
+  expect_match(msg, "Sensor column sensor_0 is entirely `NA`.", fixed = TRUE)
+  expect_match(msg, "Leaving sensor_0 out of `formula` would drop it for every group: give `errors = \"skip\"` to fit the other groups, and fit this group on its own with `ncam()` and a formula without sensor_0.",
                fixed = TRUE)
   expect_no_match(msg, "Leave it out of the formula")
   # A covariate all NA in one group, and a sensor stuck at one value, alike.
@@ -311,14 +338,11 @@ test_that("a column one group lacks: the hint keeps it for the other groups", {
   expect_match(flat(expect_error(short_fit(ncam_by(by_formula, stuck, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L)),
                                  "Could not fit group site = 1")),
                "Leaving sensor_0 out of `formula` would drop it for every group")
-  # Following the hint: the other group fits, and this one without the sensor.
-  fits <- suppressWarnings(ncam_by(by_formula, toy, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L, errors = "skip"),
+  # Following the hint: the other group fits.
+  fits <- suppressWarnings(ncam_by(by_formula, no_anchor, by = "site", hidden = 4L, epochs = 2L, seed = 1, threads = 1L, errors = "skip"),
                            classes = c("ncam_warning_group_not_fitted", "ncam_warning_not_converged"))
   expect_null(fits$fit[[2]])
   expect_s3_class(fits$fit[[1]], "ncam")
-  alone <- short_fit(ncam(sensor_0 + sensor_1 ~ x1, toy[toy$site == 2, ], hidden = 4L, epochs = 2L, seed = 1, threads = 1L),
-                     also = "ncam_warning_two_sensors")
-  expect_identical(alone$sensors, c("sensor_0", "sensor_1"))
 })
 
 test_that("errors = \"skip\" keeps the groups that fit and leaves the others NA", {
