@@ -170,6 +170,7 @@
 #'        function(fit) sqrt(mean((predict(fit, toy)$.pred - toy$truth)^2)))
 ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalman", "factor"),
                           train = NULL, anchor = NULL, order = NULL) {
+  check_column_name_args(c("anchor", "order"))
   check_data_frame(data)
   method <- match_choice(method, c("mean", "ivw", "ppca", "kalman", "factor"), "method")
   sensors <- baseline_sensors(formula, data)

@@ -232,6 +232,7 @@ max_calibration_scores <- 1e7
 #' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+  check_column_name_args("reference")
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
   if (inherits(object, "ncam_baseline")) {
     ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn calibrate} calibrates the intervals of {.fn ncam} fits.",

@@ -212,6 +212,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  parameterization = c("anchored", "unanchored", "no_bias"),
                  transform = c("none", "log"), seed = NULL, threads = NULL, verbose = FALSE,
                  control = ncam_control(), unit = NULL) {
+  check_column_name_args(c("anchor", "reference", "unit"))  # before mget() below evaluates them
   call <- lean_call(match.call())
   check_fit_data(data, call$data)
   call <- freeze_call_arguments(call, mget(intersect(frozen_arguments, names(call)), envir = environment()))
