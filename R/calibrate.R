@@ -285,7 +285,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (inherits(data[[reference]], "units") && !reference %in% names(object$units)) {
       data[[reference]] <- reference_in_estimate_units(object, data[[reference]], reference, environment(), "data")
     }
-    reference_values <- new_reference_readings(data, reference, object$transform)
+    reference_values <- new_reference_readings(data, reference, object$transform, data_arg = "data")
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
       ncam_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")

@@ -203,23 +203,25 @@ check_column_name <- function(x, arg, example, call = parent.frame()) {
 
 # A column of readings must hold numbers. Text is most often numbers with a few entries that are
 # not ("<LOD", "12,5"): the error names the first of those, and how to convert the column.
-# `label` names the column's role ("Sensor column", "Reference column").
-check_numeric_readings <- function(v, column, label, call = parent.frame()) {
+# `label` names the column's role ("Sensor column", "Reference column"), `data_arg` the argument
+# that holds it, as the hint's code writes it (`newdata$ref` for predict()).
+check_numeric_readings <- function(v, column, label, data_arg = "data", call = parent.frame()) {
   if (is.numeric(v)) return(invisible(v))
   if (!is.character(v) && !is.factor(v)) {
     ncam_abort("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
   }
   text <- as.character(v)
-  convert <- sprintf(if (is.factor(v)) "as.numeric(as.character(data$%s))" else "as.numeric(data$%s)", column)
+  target <- paste0(data_arg, "$", column)
+  convert <- paste(target, "<-", sprintf(if (is.factor(v)) "as.numeric(as.character(%s))" else "as.numeric(%s)", target))
   bad <- which(!is_missing_value_text(text) & is.na(decimal_numbers(text)))
   if (!length(bad)) {
     ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: it holds numbers stored as text.",
-                 i = "Convert it: {.code data${column} <- {convert}}."), call = call)
+                 i = "Convert it: {.code {convert}}."), call = call)
   }
   shown <- utils::head(bad, 3L)
   entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", input_rows(shown), ")", collapse = ", ")
   ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
-               i = "Correct those entries or set them to {.code NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.code NA})."),
+               i = "Correct those entries or set them to {.code NA}, then convert the column: {.code {convert}} (which reads entries that are not numbers as {.code NA})."),
              call = call)
 }
 

@@ -5,14 +5,15 @@
 
 # A matrix or data-frame column holds several values per row: model.frame() recycles it and the
 # engine gets columns of the wrong length. A list column was converted silently or failed
-# inside model.frame(). `what` names the columns' role in the message.
-check_vector_columns <- function(data, cols, what = "Column", call = parent.frame()) {
+# inside model.frame(). `what` names the columns' role in the message, `data_arg` the data frame.
+check_vector_columns <- function(data, cols, what = "Column", call = parent.frame(), data_arg = "data") {
   for (v in intersect(cols, names(data))) {
     col <- data[[v]]
     if (is.data.frame(col) || length(dim(col)) > 1L) {
       kind <- if (is.data.frame(col)) "a data frame" else "a matrix"
       ncam_abort(c("{what} {.field {v}} is {kind} with {NCOL(col)} columns: ncam needs one value per row.",
-                   i = "Split it into separate columns of {.arg data} and name those in {.arg formula}."),
+                   i = if (data_arg == "data") "Split it into separate columns of {.arg data} and name those in {.arg formula}." else
+                     "Give {.arg {data_arg}} the model's columns as plain columns, one value per row."),
                  call = call)
     }
     if (is_list_column(col)) {

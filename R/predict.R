@@ -248,8 +248,8 @@ anchor_noise_variance <- function(object, post) {
 
 # A reference column of newdata in model units, checked as a sensor's readings are: an error
 # for text or infinite values, a warning and NA for values <= 0 of a log model.
-new_reference_readings <- function(data, reference, transform, call = parent.frame()) {
-  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", call = call)[[1]]
+new_reference_readings <- function(data, reference, transform, data_arg = "newdata", call = parent.frame()) {
+  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", data_arg = data_arg, call = call)[[1]]
 }
 
 # Posterior and the per-row `outputs` of ncam_posterior_columns() for newdata, in model units
