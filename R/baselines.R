@@ -120,7 +120,7 @@
 #' @param data A data frame holding the sensor readings. Columns with units (the units package)
 #'   are converted to one unit as by [ncam()] (see its `data`): plain ones beside readings whose
 #'   numbers were converted are an error; beside columns all in one unit they are taken to be in
-#'   it, with warning `ncam_warning_readings_without_units` where that matters.
+#'   it, with warning `ncam_warning_readings_without_units`.
 #' @param method The baseline: `"mean"`, `"ivw"`, `"ppca"`, `"kalman"` or
 #'   `"factor"` (see Methods).
 #' @param train Rows used to estimate the parameters: `NULL` (all rows), a

@@ -82,8 +82,8 @@ refuse_plain_converted <- function(object, newdata, unread, call) {
 # whose numbers a conversion changes: the plain ones' unit cannot be known, and taken to be the
 # new unit, they no longer match the readings they were given beside. Beside columns all in one
 # unit, plain ones are taken to be in it (the fit is that of the plain numbers), with a warning
-# where the estimates are on a plain column's scale (see warn_readings_without_units()). The
-# returned data's attribute "units_given" keeps the units of the columns converted.
+# (see warn_readings_without_units()). The returned data's attribute "units_given" keeps the
+# units of the columns converted.
 common_reading_units <- function(data, sensors, anchor = NULL, reference = NULL, call = parent.frame()) {
   columns <- c(sensors, reference)
   with_units <- Filter(function(v) inherits(data[[v]], "units"), columns)
@@ -108,7 +108,7 @@ common_reading_units <- function(data, sensors, anchor = NULL, reference = NULL,
   }
   # The estimates are on the scale of the reference, else of the anchor, else of all sensors.
   on_scale <- if (!is.null(reference)) reference else if (!is.null(anchor)) anchor else sensors
-  warn_readings_without_units(plain, goal, on_scale, call)
+  warn_readings_without_units(plain, with_units, goal, on_scale, call)
   data
 }
 
@@ -126,14 +126,21 @@ refuse_readings_without_units <- function(plain, converted, goal, goal_column, c
              call = call)
 }
 
-# Plain reading columns beside columns with units all in one unit, `goal`, are taken to be in
-# it; that matters, and so warns, where the estimates are on a plain column's scale: their
-# unit, `goal` as fit$units and print() say, is then assumed.
-warn_readings_without_units <- function(plain, goal, on_scale, call) {
-  if (!any(on_scale %in% plain)) return(invisible())
-  cli::cli_warn(c("{cli::qty(length(plain))}Reading column{?s} {.field {plain}} {?has/have} no units, beside readings with units: {?it is/they are} taken to be in {.val {goal}}, the unit the estimates are given in.",
-                  i = "{cli::qty(length(plain))}If {?it is/they are} in another unit, the estimates are off by the conversion factor. Give {?it/them} the units {?it is/they are} in (with {.fn units::set_units}), or give no reading column units."),
-                class = c("ncam_warning_readings_without_units", "ncam_warning"), call = call)
+# Plain reading columns beside columns with units (`with_units`) all in one unit, `goal`, are
+# taken to be in it, as fit$units and print() then say. Wrong where their numbers are in another
+# unit: on a plain column's scale the estimates are off by the conversion factor; beside a
+# reference with units in mg/m3, plain sensors in ug/m3 fit with gains near 1000 (the estimates,
+# on the reference's scale, stay right, but the unit said for the readings is wrong). The fix is
+# the same either way, one rule for every reading column, so any plain one beside units warns.
+warn_readings_without_units <- function(plain, with_units, goal, on_scale, call) {
+  if (!length(plain)) return(invisible())
+  effect <- if (any(on_scale %in% plain)) "the estimates are off by the conversion factor" else
+    "their gains and offsets take up the conversion factor, and {.code fit$units} and {.fn print} give the wrong unit for {?its/their} readings"
+  cli::cli_warn(c("{cli::qty(length(plain))}Reading column{?s} {.field {plain}} {?has/have} no units, beside {.field {with_units}} with units: {cli::qty(length(plain))}{?it is/they are} taken to be in {.val {goal}}, the unit the estimates are given in.",
+                  i = paste0("{cli::qty(length(plain))}If {?it is/they are} in another unit, ", effect, "."),
+                  i = "Give every reading column its units (with {.fn units::set_units}), or none (with {.fn units::drop_units})."),
+                class = c("ncam_warning_readings_without_units", "ncam_warning"), call = call,
+                columns = plain, assumed = goal)
 }
 
 # A units column in `goal`, or the error `message` (cli text, glued in the caller's frame) for

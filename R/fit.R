@@ -75,7 +75,10 @@
 #'   is not known, so neither is whether they match the converted readings; give them units, or
 #'   convert every reading column yourself and give none units. Beside columns with units all in
 #'   one unit, plain ones are taken to be in it (nothing is converted), with warning
-#'   `ncam_warning_readings_without_units` where the estimates are on such a column's scale.
+#'   `ncam_warning_readings_without_units`. If they are in another unit, the estimates are off by
+#'   the conversion factor (when on such a column's scale), or the unit `fit$units` gives their
+#'   readings is wrong (sensors in ug/m3 beside a reference in mg/m3 fit with gains near 1000).
+#'   Give every reading column units, or none.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location

@@ -26,7 +26,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_units", "ncam()",
     "sensors the fit takes at one scale have spreads so different that their units probably differ"),
   c("ncam_warning_readings_without_units", "ncam(), ncam_baseline()",
-    "sensor or reference columns without units beside ones with units all in one unit, taken to be in it, where the estimates are on a plain column's scale"),
+    "sensor or reference columns without units beside ones with units all in one unit, taken to be in it (fields columns and assumed)"),
   c("ncam_warning_unknown_unit", "predict() of a fit with unit offsets",
     "rows of units without reference rows in the fit, or with no unit: no offset, the variance of a new unit"),
   c("ncam_warning_unit_time_order", "ncam(), ncam_by() with unit",
