@@ -60,29 +60,52 @@ reading_scale <- function(readings, rows, transform) {
 
 # The warning for the sensor columns of `readings` (new data, model units, as ncam_posterior()
 # reads them) whose median lies on another scale than the fit's training readings; nothing for a
-# fit without `reading_scale`.
+# fit without `reading_scale`. A long column is screened first on a sample of its rows, with the
+# thresholds halved: only a column the sample puts within a factor 2 of them is judged on all its
+# readings (the median of 1e6 rows costs a few percent of predict()'s time).
 warn_reading_scale <- function(object, readings, call = parent.frame()) {
   scale_table <- object$reading_scale
   if (!is.data.frame(scale_table) || !nrow(scale_table)) return(invisible())
+  log_readings <- identical(object$transform, "log")
   found <- list()
   for (k in seq_len(nrow(scale_table))) {
     v <- readings[[scale_table$sensor[k]]]
     if (is.null(v)) next
-    n <- length(v) - sum(is.na(v))
-    if (n < reading_scale_min_readings) next
-    centre <- stats::median(v, na.rm = TRUE)
-    if (identical(object$transform, "log")) centre <- exp(centre)
-    lower <- scale_table$lower[k]
-    upper <- scale_table$upper[k]
-    low <- isTRUE(lower > 0 && centre > 0 && centre < lower / reading_scale_factor)
-    high <- isTRUE(upper > 0 && centre > upper * reading_scale_factor)
-    if (low || high) {
-      found[[length(found) + 1L]] <- list(column = scale_table$sensor[k], n = n, median = centre, lower = lower,
-                                          upper = upper, side = if (low) "below" else "above")
+    bounds <- c(scale_table$lower[k], scale_table$upper[k])
+    if (length(v) > reading_scale_sample_above) {
+      screened <- reading_scale_verdict(v[reading_scale_sample(length(v))], bounds, log_readings, reading_scale_factor / 2)
+      if (identical(screened$side, "none")) next  # enough readings in the sample, none near a threshold
+    }
+    verdict <- reading_scale_verdict(v, bounds, log_readings, reading_scale_factor)
+    if (!is.null(verdict) && verdict$side != "none") {
+      found[[length(found) + 1L]] <- c(list(column = scale_table$sensor[k], lower = bounds[1], upper = bounds[2]), verdict)
     }
   }
   if (length(found)) reading_scale_warning(found, object, call)
   invisible()
+}
+
+# The verdict on readings `v` (model units; logs with `log_readings`) against the percentiles
+# `bounds` and a factor: NULL for too few readings, else their number `n`, `median` (in the
+# readings' units) and `side` ("below", "above" or "none").
+reading_scale_verdict <- function(v, bounds, log_readings, factor) {
+  n <- length(v) - sum(is.na(v))
+  if (n < reading_scale_min_readings) return(NULL)
+  centre <- stats::median(v, na.rm = TRUE)
+  if (log_readings) centre <- exp(centre)
+  side <- if (isTRUE(bounds[1] > 0 && centre > 0 && centre < bounds[1] / factor)) "below" else
+    if (isTRUE(bounds[2] > 0 && centre > bounds[2] * factor)) "above" else "none"
+  list(n = n, median = centre, side = side)
+}
+
+# Rows of a column of `n` rows in the screening sample: about 1e5, every step-th row from the
+# first, the step prime to 2, 3, 5 and 7 so that the sample runs through every hour of a day,
+# day of a week or minute of an hour (hourly data in steps of 24 would read one hour only).
+reading_scale_sample_above <- 2e5
+reading_scale_sample <- function(n) {
+  step <- max(1L, as.integer(n %/% 1e5))
+  while (step > 1L && any(step %% c(2L, 3L, 5L, 7L) == 0L)) step <- step + 1L
+  seq.int(1, n, by = step)
 }
 
 reading_scale_warning <- function(found, object, call) {
@@ -90,8 +113,8 @@ reading_scale_warning <- function(found, object, call) {
   details <- vapply(found, function(f) {
     where <- if (f$side == "below") sprintf("under a %gth of the 1st percentile", reading_scale_factor) else
       sprintf("over %g times the 99th percentile", reading_scale_factor)
-    sprintf("%s: median %s of %d readings, %s of its training readings (1st to 99th percentile %s to %s)",
-            f$column, format(signif(f$median, 3)), f$n, where, format(signif(f$lower, 3)), format(signif(f$upper, 3)))
+    sprintf("%s: median %s of %s readings, %s of its training readings (1st to 99th percentile %s to %s)",
+            f$column, format(signif(f$median, 3)), format(f$n, big.mark = ",", scientific = FALSE), where, format(signif(f$lower, 3)), format(signif(f$upper, 3)))
   }, character(1))
   details <- gsub("([{}])", "\\1\\1", details)  # text, not cli markup
   fitted_units <- unique(object$units[intersect(columns, names(object$units))])

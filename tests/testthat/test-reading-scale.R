@@ -109,3 +109,26 @@ test_that("calibrate(), fitted() and predict_chunks() warn too; a fit saved befo
   expect_no_warning(old_pred <- predict(old, mg), class = "ncam_warning_reading_scale")
   expect_identical(old_pred, suppressWarnings(predict(fit, mg), classes = "ncam_warning_reading_scale"))
 })
+
+test_that("a long column is screened on a sample and judged on all its readings", {
+  scale_table <- data.frame(sensor = "s1", lower = 2, upper = 50)
+  model <- list(reading_scale = scale_table, transform = "none", units = NULL)
+  judged <- function(v) tryCatch({
+    ncam:::warn_reading_scale(model, list(s1 = v))
+    NULL
+  }, ncam_warning_reading_scale = function(w) w)
+  withr::local_seed(1)
+  n <- 3e5
+  ug <- stats::rlnorm(n, log(10), 0.7)
+  expect_null(judged(ug))
+  w <- judged(ug / 1000)
+  expect_equal(w$medians, stats::median(ug / 1000))  # the median of every reading, not of the sample
+  expect_match(conditionMessage(w), "of 300,000 readings", fixed = TRUE)
+  # Hourly readings whose every 24th hour is far lower: a sample in steps of 24 would see only those.
+  hourly <- rep(c(0.05, rep(10, 23)), length.out = n)
+  expect_equal(ncam:::reading_scale_sample(n)[1:3], c(1, 12, 23))  # step 11: prime to 24
+  expect_null(judged(hourly))
+  # Near a threshold on the sample, the whole column decides: medians just inside and just outside.
+  expect_null(judged(rep(2 / 19, n)))
+  expect_equal(judged(rep(2 / 21, n))$medians, 2 / 21)
+})
