@@ -13,12 +13,13 @@
 # The rule, for readings of either sign: the lower test only where the 1st percentile and the
 # median are above 0 (a ratio means nothing across 0, and a batch of readings at exactly 0, a
 # sensor at its floor, says nothing of units), the upper test where the 99th percentile is above
-# 0. A factor of 20 leaves a margin of 50 for a factor of 1000 on the lower side of data whose
-# 1st percentile lies 20 times below their median (SensEURCity Antwerp's hourly boxes).
+# 0. Why 20: readings 1000 times too small of data whose 1st percentile lies 20 times below their
+# median (SensEURCity Antwerp's hourly boxes) have their median at a 50th of that percentile,
+# only 2.5 times beyond the threshold; a factor of 100 would miss them.
 # bench/reading_scale.R (in the source repository) judges the later readings of each series
 # (site, station), in windows of 5 to 24 consecutive rows, against the first 10 % or 20 % of it:
-# the rule fired on no window of PurpleAir (daily) nor Toucan (hourly), and on 7-13 of 53,000-
-# 59,000 windows of SensEURCity Antwerp (hourly), all in one night when box_2 at station R804
+# the rule fired on no window of PurpleAir (daily) nor Toucan (hourly), and on 7-13 of 52,526-
+# 59,355 windows of SensEURCity Antwerp (hourly), all in one night when box_2 at station R804
 # read 0.01-0.04 ug/m3 for 13 hours (the clean spell the warning names as the other cause). It
 # also counts the warning in the package's workflows on those data: none.
 
@@ -32,7 +33,7 @@
 #' some 5 % of the range below it. The lower test needs a 1st percentile and a median above 0 (a
 #' sensor whose training readings reach 0 or below is checked above only). A sensor that reads near
 #' 0 for hours (a clean spell below what it detects) can set it off: later readings judged 5 to 24
-#' rows at a time against the first 10 % or 20 % of their series did so for 7-13 of 53,000-59,000
+#' rows at a time against the first 10 % or 20 % of their series did so for 7-13 of 52,526-59,355
 #' windows of SensEURCity Antwerp's hourly boxes, all in one night when one box read 0.01-0.04
 #' ug/m3 for 13 hours, and for none of PurpleAir's days or Toucan's hours; the package's workflows
 #' on those data gave no such warning (`bench/reading_scale.R` in the source repository). Fits
