@@ -137,7 +137,7 @@ average_estimates <- function(data, averaging = c("24h", "1h"), date = "date", u
                               columns = NULL, completeness = 0.75, time_step = NULL) {
   check_data_frame(data, "data")
   averaging <- match_choice(averaging, c("24h", "1h"), "averaging")
-  check_column_name_args(c("date", "unit"))
+  check_column_name_args(c("date", "unit", "columns"))
   check_number(completeness, "completeness", min = 0, max = 1)
   if (!is.null(columns) && (!is.character(columns) || anyNA(columns))) {
     ncam_abort("{.arg columns} must be column names (a character vector), not

@@ -120,7 +120,7 @@
 #' @param data A data frame holding the sensor readings. Columns with units (the units package)
 #'   are converted to one unit as by [ncam()] (see its `data`): plain ones beside readings whose
 #'   numbers were converted are an error; beside columns all in one unit they are taken to be in
-#'   it, with warning `ncam_warning_readings_without_units` where that matters.
+#'   it, with warning `ncam_warning_readings_without_units`.
 #' @param method The baseline: `"mean"`, `"ivw"`, `"ppca"`, `"kalman"` or
 #'   `"factor"` (see Methods).
 #' @param train Rows used to estimate the parameters: `NULL` (all rows), a
@@ -170,6 +170,7 @@
 #'        function(fit) sqrt(mean((predict(fit, toy)$.pred - toy$truth)^2)))
 ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalman", "factor"),
                           train = NULL, anchor = NULL, order = NULL) {
+  check_column_name_args(c("anchor", "order"))
   check_data_frame(data)
   method <- match_choice(method, c("mean", "ivw", "ppca", "kalman", "factor"), "method")
   sensors <- baseline_sensors(formula, data)

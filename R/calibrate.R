@@ -232,6 +232,7 @@ max_calibration_scores <- 1e7
 #' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
                       seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+  check_column_name_args("reference")
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
   if (inherits(object, "ncam_baseline")) {
     ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn calibrate} calibrates the intervals of {.fn ncam} fits.",
@@ -284,7 +285,7 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     if (inherits(data[[reference]], "units") && !reference %in% names(object$units)) {
       data[[reference]] <- reference_in_estimate_units(object, data[[reference]], reference, environment(), "data")
     }
-    reference_values <- new_reference_readings(data, reference, object$transform)
+    reference_values <- new_reference_readings(data, reference, object$transform, data_arg = "data")
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
       ncam_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")

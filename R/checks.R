@@ -124,26 +124,54 @@ dots_names <- function(env) {
   if (is.null(given)) character() else given[nzchar(given)]
 }
 
-# Arguments that take a column name: an unquoted name (`estimate = pm`) is evaluated as a
-# variable, and R's "object 'pm' not found" does not say what the argument wants.
+# Arguments that take column names, each checked before anything evaluates it: an unquoted name
+# (`estimate = pm`) is evaluated as a variable, and R's "object 'pm' not found" does not say what
+# the argument wants; one that R finds as a function (`date = date`) is not a column either.
+# `args` may name arguments the caller takes in its `...` (ncam_by() passes ncam()'s on),
+# checked when given.
 check_column_name_args <- function(args, env = parent.frame(), call = parent.frame()) {
+  dots <- if (exists("...", envir = env, inherits = FALSE)) as.list(substitute(list(...), env))[-1] else list()
   for (arg in args) {
-    tryCatch(get(arg, envir = env), error = function(e) {
+    formal <- exists(arg, envir = env, inherits = FALSE)
+    at <- match(arg, names(dots))
+    if (!formal && is.na(at)) next
+    given <- if (formal) do.call(substitute, list(as.name(arg), env)) else dots[[at]]
+    value <- tryCatch(if (formal) get(arg, envir = env) else eval(call("...elt", at), env), error = function(e) {
       # Not given, and without a default (a default would have been found).
-      if (eval(call("missing", as.name(arg)), env)) {
+      if (formal && eval(call("missing", as.name(arg)), env)) {
         ncam_abort("{.arg {arg}} is required: the name of a column of {.arg data}, as a string.", call = call)
       }
-      given <- do.call(substitute, list(as.name(arg), env))
-      text <- paste(deparse(given), collapse = " ")
-      problem <- conditionMessage(e)
-      if (is.symbol(given)) {
-        ncam_abort(c("{.arg {arg}} takes a column name as a string: {.code {arg} = \"{text}\"}, not {.code {arg} = {text}}.",
-                     x = "{problem}"), call = call)
-      }
-      ncam_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
-                   x = "{problem}"), call = call)
+      abort_unquoted_column(arg, given, conditionMessage(e), call)
     })
+    if (is.function(value) && is.symbol(given)) {
+      abort_unquoted_column(arg, given, sprintf("R found `%s` as a function, not a column name.", as.character(given)), call)
+    }
   }
+}
+
+# The error for a column-name argument given as an expression that is no string: the fix when
+# it is a name or c() of names (`by = c("site", "day")`).
+abort_unquoted_column <- function(arg, given, problem, call) {
+  text <- paste(deparse(given), collapse = " ")
+  fix <- quoted_names(given)
+  if (is.null(fix)) {
+    ncam_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
+                 x = "{problem}"), call = call)
+  }
+  what <- if (is.symbol(given)) "a column name as a string" else "column names as strings"
+  ncam_abort(c("{.arg {arg}} takes {what}: {.code {arg} = {fix}}, not {.code {arg} = {text}}.",
+               x = "{problem}"), call = call)
+}
+
+# `expr` with its names written as strings (`site` as "site", `c(site, day)` as c("site", "day")),
+# or NULL for an expression that is not a name or c() of names and strings.
+quoted_names <- function(expr) {
+  name_text <- function(e) if (is.symbol(e)) as.character(e) else if (is.character(e) && length(e) == 1L) e
+  if (is.symbol(expr)) return(encodeString(as.character(expr), quote = "\""))
+  if (!is.call(expr) || !identical(expr[[1]], as.name("c")) || length(expr) < 2L) return(NULL)
+  parts <- lapply(as.list(expr)[-1], name_text)
+  if (any(vapply(parts, is.null, logical(1)))) return(NULL)
+  sprintf("c(%s)", paste(encodeString(unlist(parts), quote = "\""), collapse = ", "))
 }
 
 check_flag <- function(x, arg, call = parent.frame()) {
@@ -175,23 +203,25 @@ check_column_name <- function(x, arg, example, call = parent.frame()) {
 
 # A column of readings must hold numbers. Text is most often numbers with a few entries that are
 # not ("<LOD", "12,5"): the error names the first of those, and how to convert the column.
-# `label` names the column's role ("Sensor column", "Reference column").
-check_numeric_readings <- function(v, column, label, call = parent.frame()) {
+# `label` names the column's role ("Sensor column", "Reference column"), `data_arg` the argument
+# that holds it, as the hint's code writes it (`newdata$ref` for predict()).
+check_numeric_readings <- function(v, column, label, data_arg = "data", call = parent.frame()) {
   if (is.numeric(v)) return(invisible(v))
   if (!is.character(v) && !is.factor(v)) {
     ncam_abort("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
   }
   text <- as.character(v)
-  convert <- sprintf(if (is.factor(v)) "as.numeric(as.character(data$%s))" else "as.numeric(data$%s)", column)
+  target <- paste0(data_arg, "$", column)
+  convert <- paste(target, "<-", sprintf(if (is.factor(v)) "as.numeric(as.character(%s))" else "as.numeric(%s)", target))
   bad <- which(!is_missing_value_text(text) & is.na(decimal_numbers(text)))
   if (!length(bad)) {
     ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: it holds numbers stored as text.",
-                 i = "Convert it: {.code data${column} <- {convert}}."), call = call)
+                 i = "Convert it: {.code {convert}}."), call = call)
   }
   shown <- utils::head(bad, 3L)
   entries <- paste0(encodeString(text[shown], quote = "\""), " (row ", input_rows(shown), ")", collapse = ", ")
   ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
-               i = "Correct those entries or set them to {.code NA}, then convert the column: {.code data${column} <- {convert}} (which reads entries that are not numbers as {.code NA})."),
+               i = "Correct those entries or set them to {.code NA}, then convert the column: {.code {convert}} (which reads entries that are not numbers as {.code NA})."),
              call = call)
 }
 

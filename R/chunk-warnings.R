@@ -34,7 +34,10 @@ chunk_warning <- function(w, input_rows) {
     record$key <- paste(record$key, w$covariate)
     return(record)
   }
-  list(condition = w, key = paste(class(w)[1], conditionMessage(w)), counts = integer(0), shown = no_rows)
+  # Readings on another scale give each chunk's median: one warning per column, the first chunk's.
+  key <- if (inherits(w, "ncam_warning_reading_scale")) paste(c(class(w)[1], w$columns), collapse = " ") else
+    paste(class(w)[1], conditionMessage(w))
+  list(condition = w, key = key, counts = integer(0), shown = no_rows)
 }
 
 # The records of `a`, then those of `b`, one per key: the first condition of a key, its counts

@@ -49,15 +49,16 @@ n_observed <- function(cols) Reduce(`+`, lapply(cols, Negate(is.na)), 0L)
 # of double columns: the columns of `data` themselves when they are already double and
 # untransformed, so the engine reads them without a copy. A reading <= 0 has no log: an error
 # in training, a missing reading (with one warning) in prediction, so every row keeps its row.
-# `label` names the columns in errors: a reference monitor is not a low-cost sensor.
+# `label` names the columns in errors: a reference monitor is not a low-cost sensor; `data_arg`
+# the argument that holds them (predict()'s helpers call any rows they read `newdata`).
 sensor_columns <- function(data, sensors, transform, training = TRUE, label = "Sensor column",
-                           call = parent.frame()) {
-  check_single_columns(data, sensors, call)
-  check_vector_columns(data, sensors, label, call)
+                           data_arg = if (training) "data" else "newdata", call = parent.frame()) {
+  check_single_columns(data, sensors, call, data_arg)
+  check_vector_columns(data, sensors, label, call, data_arg)
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     v <- all_missing_as_numeric(v)  # a column with no reading at all
-    check_numeric_readings(v, s, label, call)
+    check_numeric_readings(v, s, label, data_arg, call)
     if (training && all(is.na(v))) {
       ncam_abort(c("{label} {.field {s}} is entirely {.code NA}.", i = "Leave it out of the formula."), leave_out = s, call = call)
     }
@@ -130,11 +131,12 @@ warn_nonpositive_readings <- function(details, rows = NULL, call = NULL) {
 }
 
 # A column used by the model must appear once: with two of one name, which one is meant?
-check_single_columns <- function(data, cols, call = parent.frame()) {
+# `data_arg` names the data frame as the hint's code writes it.
+check_single_columns <- function(data, cols, call = parent.frame(), data_arg = "data") {
   twice <- intersect(cols, names(data)[duplicated(names(data))])
   if (length(twice)) {
     ncam_abort(c("Column{?s} {.field {twice}} appear{?s/} more than once in the data.",
-                 i = "Keep one column of each name (e.g. with {.code data[!duplicated(names(data))]})."),
+                 i = "Keep one column of each name (e.g. with {.code {data_arg}[!duplicated(names({data_arg}))]})."),
                call = call)
   }
 }
@@ -306,8 +308,8 @@ plain_names <- function(names) gsub("`", "", names, fixed = TRUE)
 new_design <- function(object, newdata, call = parent.frame()) {
   vars <- model_columns(object$terms)
   check_columns(newdata, vars, "object", call = call, data_arg = "newdata")
-  check_single_columns(newdata, vars, call)
-  check_vector_columns(newdata, vars, "Covariate", call)
+  check_single_columns(newdata, vars, call, "newdata")
+  check_vector_columns(newdata, vars, "Covariate", call, "newdata")
   newdata <- integer64_by_value(newdata, vars)
   text <- vars[!vars %in% factor_term_columns(object) &
                  vapply(vars, function(v) is.character(newdata[[v]]) || is.factor(newdata[[v]]), logical(1))]

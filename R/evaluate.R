@@ -55,7 +55,7 @@ evaluate_fusion <- function(pred, truth) {
                             vector (such as {.code pred${names(pred)[1]}})."))
     }
     # With two columns of one name, pred$.pred would silently take the first.
-    check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)))
+    check_single_columns(pred, intersect(c(".pred", ".pred_lower", ".pred_upper"), names(pred)), data_arg = "pred")
     estimate <- all_missing_as_numeric(pred$.pred)
     if (inherits(estimate, "integer64")) estimate <- integer64_to_double(estimate, ".pred", environment())
     check_numeric_column(estimate, ".pred")

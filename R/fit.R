@@ -75,7 +75,10 @@
 #'   is not known, so neither is whether they match the converted readings; give them units, or
 #'   convert every reading column yourself and give none units. Beside columns with units all in
 #'   one unit, plain ones are taken to be in it (nothing is converted), with warning
-#'   `ncam_warning_readings_without_units` where the estimates are on such a column's scale.
+#'   `ncam_warning_readings_without_units`. If they are in another unit, the estimates are off by
+#'   the conversion factor (when on such a column's scale), or the unit `fit$units` gives their
+#'   readings is wrong (sensors in ug/m3 beside a reference in mg/m3 fit with gains near 1000).
+#'   Give every reading column units, or none.
 #' @param anchor Name of the anchor sensor (default: the first sensor). Ignored unless
 #'   `parameterization = "anchored"`; must be `NULL` when `reference` is given.
 #' @param reference Name of a column holding a reference monitor's readings during a co-location
@@ -173,7 +176,8 @@
 #' @param control Optimiser details from [ncam_control()].
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
-#'   call and the terms, a per-sensor summary and, with `unit`, the table of unit offsets
+#'   call and the terms, a per-sensor summary, the 1st and 99th percentiles of each sensor's
+#'   training readings (`reading_scale`, which [predict.ncam()] compares new readings with) and, with `unit`, the table of unit offsets
 #'   (`unit_offsets`), but no per-row results: its size does not grow with the data. It
 #'   records the ncam version that made it (`ncam_version`) and its `object_format`; methods
 #'   refuse an object of a newer format than the installed ncam reads. `fitted()`, `residuals()`, `predict()`, `augment()` and
@@ -214,6 +218,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                  parameterization = c("anchored", "unanchored", "no_bias"),
                  transform = c("none", "log"), seed = NULL, threads = NULL, verbose = FALSE,
                  control = ncam_control(), unit = NULL) {
+  check_column_name_args(c("anchor", "reference", "unit"))  # before mget() below evaluates them
   call <- lean_call(match.call())
   check_fit_data(data, call$data)
   call <- freeze_call_arguments(call, mget(intersect(frozen_arguments, names(call)), envir = environment()))
@@ -322,6 +327,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     calibration_rows <- calibration_rows[colocated[calibration_rows]]
   }
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
+  fit$reading_scale <- reading_scale(readings[sensors], fitted_rows, transform)
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
   if (!is.null(unit)) {

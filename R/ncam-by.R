@@ -80,6 +80,7 @@
 #' @export
 ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
                     errors = c("stop", "skip")) {
+  check_column_name_args(c("by", "anchor", "reference", "unit"))  # the last three in `...`
   check_data_frame(data, "data")
   errors <- match_choice(errors, c("stop", "skip"), "errors")
   if (!is.character(by) || length(by) == 0L || anyNA(by) || anyDuplicated(by)) {

@@ -111,6 +111,7 @@
 predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, keep = character(),
                            reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
                            units = NULL, ...) {
+  check_column_name_args("keep")
   if (!inherits(object, c("ncam", "ncam_calibration"))) {
     ncam_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
   }

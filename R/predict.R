@@ -248,8 +248,8 @@ anchor_noise_variance <- function(object, post) {
 
 # A reference column of newdata in model units, checked as a sensor's readings are: an error
 # for text or infinite values, a warning and NA for values <= 0 of a log model.
-new_reference_readings <- function(data, reference, transform, call = parent.frame()) {
-  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", call = call)[[1]]
+new_reference_readings <- function(data, reference, transform, data_arg = "newdata", call = parent.frame()) {
+  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", data_arg = data_arg, call = call)[[1]]
 }
 
 # Posterior and the per-row `outputs` of ncam_posterior_columns() for newdata, in model units
@@ -267,6 +267,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors",
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   # prior_only: each row's estimate as it would be without any low-cost reading (calibrate()).
   if (prior_only) readings[object$sensors] <- list(rep(NA_real_, nrow(newdata)))
+  warn_reading_scale(object, readings, call)  # mg/m3 given to a fit made in ug/m3, before the spike screen
   if (!is.null(object$reference)) {
     # The reference instrument is the model's last sensor; by default the estimate comes from
     # the low-cost sensors alone, so its readings are treated as missing.

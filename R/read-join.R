@@ -165,6 +165,7 @@
 #' join_reference(sensors, reference, keys = "site", average = NULL, tolerance = "5 min")
 join_reference <- function(sensors, reference, by = "date", keys = NULL, average = "1 hour",
                            completeness = 0.75, tolerance = NULL) {
+  check_column_name_args(c("by", "keys"))
   check_data_frame(sensors)
   check_data_frame(reference)
   check_string(by, "by")

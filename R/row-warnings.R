@@ -362,12 +362,12 @@ with_messages_printed <- function(expr) {
 
 # predict() and its helpers call the rows they read `newdata`: their errors, warnings and
 # messages are given again naming `arg`, the argument the user passed the rows as (or `words`),
-# classes and fields kept. With `in_code`, also `newdata$opc` in a hint's code (`arg` is then a
-# data frame).
+# classes and fields kept. With `in_code`, also `newdata$opc`, `newdata[...]` and `names(newdata)`
+# in a hint's code (`arg` is then a data frame).
 in_words_of <- function(expr, arg, in_code = TRUE, words = paste0("`", arg, "`")) {
   renamed <- function(text) {
     text <- gsub("`newdata`", words, text, fixed = TRUE)
-    if (in_code) gsub("newdata$", paste0(arg, "$"), text, fixed = TRUE) else text
+    if (in_code) gsub("\\bnewdata(?=[$[)])", arg, text, perl = TRUE) else text
   }
   with_conditions_edited(expr, function(cnd) {
     cnd$message[] <- renamed(cnd$message)

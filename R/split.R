@@ -93,6 +93,7 @@ split_random <- function(data,
 split_chronological <- function(data, date,
                                 prop = c(train = 0.6, validation = 0.1, calibration = 0.15, test = 0.15),
                                 gap = "36 hours") {
+  check_column_name_args("date")
   check_data_frame(data)
   time <- time_column(data, date)
   prop <- check_prop(prop)
@@ -171,6 +172,7 @@ split_chronological <- function(data, date,
 split_blocks <- function(data, date, block = "7 days", gap = "36 hours",
                          prop = c(train = 0.6, validation = 0.1, calibration = 0.15, test = 0.15),
                          seed = NULL) {
+  check_column_name_args("date")
   check_data_frame(data)
   time <- time_column(data, date)
   block <- parse_block(block, time, date)

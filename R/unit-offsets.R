@@ -64,7 +64,7 @@ estimate_unit_offsets <- function(fit, data, unit, rows, threads, call = parent.
   labelled <- rows[!is.na(data[[fit$reference]][rows]) & !is.na(units[rows])]
   # Its messages name rows of `data`, not of the labelled rows alone.
   post <- in_words_of(with_input_rows(labelled, ncam_posterior(fit, data[labelled, , drop = FALSE], threads, call = call)), "data")
-  ref <- new_reference_readings(data[labelled, , drop = FALSE], fit$reference, fit$transform, call = call)
+  ref <- new_reference_readings(data[labelled, , drop = FALSE], fit$reference, fit$transform, data_arg = "data", call = call)
   keep <- !is.na(post$mu) & !is.na(ref)
   difference <- (ref - post$mu)[keep]
   unit_of_row <- units[labelled][keep]
@@ -262,7 +262,7 @@ check_unit <- function(unit, reference, sensors, data, rows, readings, x, call =
 # the values in its result).
 unit_column <- function(data, unit, arg, call) {
   check_columns(data, unit, "unit", call = call, data_arg = arg)
-  check_single_columns(data, unit, call)
+  check_single_columns(data, unit, call, arg)
   values <- data[[unit]]
   if (!is.atomic(values) || is.list(values)) {
     ncam_abort("Column {.field {unit}} (from {.arg unit}) of {.arg {arg}} must hold one value per row, not {.obj_type_friendly {values}}.",

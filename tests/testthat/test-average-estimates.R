@@ -230,7 +230,8 @@ test_that("bad input is an error naming the column and rows", {
   crossed <- d
   crossed[7, c(".pred_lower", ".pred_upper")] <- crossed[7, c(".pred_upper", ".pred_lower")]
   expect_error(average_estimates(crossed), "above .*row 7")
-  expect_error(average_estimates(d, date = date), "single non-empty string")
+  # base::date, found for the unquoted name: not a column.
+  expect_error(average_estimates(d, date = date), "`date` takes a column name as a string: `date = \"date\"`.*R found `date` as a function")
   expect_error(average_estimates(d, averaging = "week"), "averaging")
 })
 

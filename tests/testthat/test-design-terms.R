@@ -282,12 +282,14 @@ test_that("reading columns without units are refused beside converted readings, 
   mixed$ref <- units::set_units(d$ref, "ug/m3")
   expect_error(fit_in(mixed), paste("pa_a and pa_b of `data` have no units, beside readings converted to \"mg/m3\"",
                                     "\\(the units of opc\\) from other units: ref \\(ug/m3\\)"))
-  # A change of spelling converts no number: plain columns beside it are taken to be in the unit,
-  # and the fit is that of the plain numbers.
+  # A change of spelling converts no number: plain columns beside it are taken to be in the unit
+  # (with a warning: some reading columns have units, others none), and the fit is that of the
+  # plain numbers.
   spelled <- d
   spelled$opc <- units::set_units(d$opc, "\u00b5g/m3")
   spelled$ref <- units::set_units(d$ref, "ug/m^3")
-  expect_no_warning(fit_spelled <- fit_in(spelled), class = "ncam_warning_readings_without_units")
+  expect_warning(fit_spelled <- fit_in(spelled), "pa_a and pa_b have no units, beside opc and ref with units",
+                 class = "ncam_warning_readings_without_units")
   expect_null(attr(fit_spelled$units, "given"))
   expect_equal(predict(fit_spelled, d[rows, ])$.pred, predict(fit_in(d), d[rows, ])$.pred, tolerance = 1e-10)
   # Given their units, they are converted with the others to pa_a's ug/m3: the same fit as on
@@ -309,10 +311,10 @@ test_that("reading columns without units are refused beside converted readings, 
   in_ppb$opc <- units::set_units(d$opc[rows], "ppb")
   expect_error(predict(fit_units, in_ppb), "Column opc of `newdata` is in \"ppb\", which cannot be converted to \"ug/m3\"")
   # Only the reference with units, no conversion: the estimates are in its unit and the sensors'
-  # numbers are as given, so nothing is assumed and nothing warns.
+  # numbers are as given, but taken to be in it (test-column-units.R).
   ref_only <- d
   ref_only$ref <- units::set_units(d$ref, "ug/m3")
-  expect_no_warning(fit_ref <- fit_in(ref_only), class = "ncam_warning_readings_without_units")
+  fit_ref <- suppressWarnings(fit_in(ref_only), classes = "ncam_warning_readings_without_units")
   expect_identical(fit_ref$units, c(ref = "ug/m3"))
   expect_equal(predict(fit_ref, d[rows, ])$.pred, predict(fit_hand, by_hand[rows, ])$.pred, tolerance = 1e-5)
   # A plain reference beside sensors with units: the estimates, on its scale, are taken to be in theirs.

@@ -93,9 +93,11 @@ test_that("predict_chunks() gives the plain numbers of a column the units of `un
   utils::write.csv(in_ug, ug_path, row.names = FALSE)
   expect_equal(predict_chunks(fx$fit, ug_path, units = c(opc = "ug/m3"), verbose = FALSE)$.pred, got$.pred,
                tolerance = 1e-12)
-  expect_warning(predict_chunks(fx$fit, ug_path, units = c(opc = "mg/m3"), verbose = FALSE),
-                 sprintf("%d readings of `input` treated as missing as gross outliers, as in training: opc", nrow(plain)),
-                 class = "ncam_warning_spikes")
+  # The check of the readings' scale says why.
+  expect_warning(expect_warning(predict_chunks(fx$fit, ug_path, units = c(opc = "mg/m3"), verbose = FALSE),
+                                sprintf("%d readings of `input` treated as missing as gross outliers, as in training: opc", nrow(plain)),
+                                class = "ncam_warning_spikes"),
+                 "opc: median .* over 20 times the 99th percentile", class = "ncam_warning_reading_scale")
   # Every chunk of a function input (a row's result depends on the rows scored beside it to
   # about 1e-7 relative, in single precision).
   chunked <- predict_chunks(fx$fit, row_chunks(plain, 7), units = list(opc = "mg/m3"), verbose = FALSE)

@@ -182,6 +182,41 @@ test_that("reference errors name the cause", {
   expect_error(ncam(s1 ~ rh, d), "at least two sensors.*reference")
 })
 
+test_that("the hints of the column checks name the data frame the user gave: newdata to predict(), data to calibrate()", {
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  d <- coloc_data(400, 3, 400)
+  fit <- fit_ref(d[1:300, ])
+  new <- d[301:310, ]
+  new$ref <- as.character(new$ref)
+  # The review's case: predict(fit, nd, use_reference = TRUE) with the reference as text said
+  # "Convert it: `data$ref <- as.numeric(data$ref)`".
+  expect_match(flat(expect_error(predict(fit, new, use_reference = TRUE), class = "ncam_error")),
+               "Convert it: `newdata$ref <- as.numeric(newdata$ref)`.", fixed = TRUE)
+  new$ref[2] <- "<LOD"
+  expect_match(flat(expect_error(predict(fit, new, use_reference = TRUE))),
+               "then convert the column: `newdata$ref <- as.numeric(newdata$ref)`", fixed = TRUE)
+  # calibrate() reads its `data`, in its own code and through predict()'s helpers.
+  expect_match(flat(expect_error(calibrate(fit, new, method = "split"))), "`data$ref <- as.numeric(data$ref)`", fixed = TRUE)
+  factor_sensor <- d[301:310, ]
+  factor_sensor$s1 <- factor(factor_sensor$s1)
+  expect_match(flat(expect_error(predict(fit, factor_sensor))), "`newdata$s1 <- as.numeric(as.character(newdata$s1))`", fixed = TRUE)
+  expect_match(flat(expect_error(calibrate(fit, factor_sensor, method = "split"))), "`data$s1 <- as.numeric(as.character(data$s1))`",
+               fixed = TRUE)
+  # Without newdata, the fit's data by its name.
+  expect_match(flat(expect_error(fitted(fit, factor_sensor))), "`newdata$s1 <- ", fixed = TRUE)
+  twice <- cbind(d[301:310, ], d[301:310, "s1", drop = FALSE])
+  expect_match(flat(expect_error(predict(fit, twice))), "`newdata[!duplicated(names(newdata))]`", fixed = TRUE)
+  expect_match(flat(expect_error(calibrate(fit, twice, method = "split"))), "`data[!duplicated(names(data))]`", fixed = TRUE)
+  expect_match(flat(expect_error(evaluate_fusion(data.frame(.pred = 1:3, .pred = 1:3, check.names = FALSE), 1:3))),
+               "`pred[!duplicated(names(pred))]`", fixed = TRUE)
+  matrix_column <- d[301:310, ]
+  matrix_column$rh <- cbind(matrix_column$rh, matrix_column$rh)
+  matrix_text <- flat(expect_error(predict(fit, matrix_column)))
+  expect_match(matrix_text, "Covariate rh is a matrix with 2 columns: ncam needs one value per row. i Give `newdata` the model's columns as plain columns",
+               fixed = TRUE)
+  expect_no_match(matrix_text, "name those in `formula`", fixed = TRUE)
+})
+
 test_that("a reference given as values, a column of text, a constant reference and a formula as text say what to do", {
   flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
   d <- coloc_data(300, 3, 100)
