@@ -29,10 +29,9 @@
 #'   The future.apply package is needed for parallel plans; without it, groups are fitted one
 #'   after the other.
 #'
-#' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .`
-#'   leaves them out, and naming one in `formula` is an error. A sensor without any reading in
-#'   a group (a station with one of two boxes) is left out of that group's model, with a
-#'   message, unless it is the anchor, which sets the scale of the group's estimates.
+#' @param formula,data As for [ncam()]. The `by` columns are constant within a group: `~ .` leaves
+#'   them out, and naming one in `formula` is an error. A sensor without any reading in a group (a
+#'   station with one of two boxes) is left out of its model, with a message, unless it is the anchor.
 #' @param by Names of the columns of `data` that define the groups. A missing value in them is an
 #'   error. Numbers are keys by exact value (`0.1 + 0.2` is not `0.3`; `-0` is `0`), 64-bit integers
 #'   (bit64's `integer64`, as from `data.table::fread()`) exactly; date-times by instant, so a
