@@ -217,3 +217,48 @@ setup_fit_data <- function(path, kind) {
   if (kind == "factor") d$season <- factor(quarters(d$date))
   d
 }
+
+# The CPU benches of one call or two at a million rows (predict_cpu.R, drift_cpu.R), both halves
+# of the script: the child times each of `calls` (functions of the work read by
+# read_scale_rows_work()) `reps` times and prints "cpu <case> <seconds>"; the parent alternates
+# the two builds over `rounds` rounds of a child each and writes the medians per case.
+cpu_bench_child <- function(args, calls) {
+  work <- read_scale_rows_work(args[2], args[3])
+  for (r in seq_len(as.integer(args[4]))) {
+    for (case in names(calls)) {
+      start <- cpu_seconds()
+      suppressWarnings(calls[[case]](work))
+      cat(sprintf("cpu %s %.3f\n", case, cpu_seconds() - start))
+    }
+  }
+  quit(save = "no")
+}
+
+cpu_bench_parent <- function(script, args, cases, default_reps, work_prefix, threads_txt) {
+  rounds <- if (length(args) >= 1) as.integer(args[1]) else 2L
+  reps <- if (length(args) >= 2) as.integer(args[2]) else default_reps
+  libs <- bench_libraries(both = TRUE)
+  say <- script_logger(script)
+  say_machine(say, script, libs, after_libraries = sprintf("%d rounds of %d calls", rounds, reps))
+  work <- scale_rows_work(file.path(dirname(script), "scale_rows.R"), libs[["after"]], 1e6, work_prefix)$dir
+  times <- list()
+  for (round in seq_len(rounds)) {
+    for (label in names(libs)) {
+      lines <- child_lines(c(script, "--child", work, shQuote(libs[[label]]), reps), "cpu")
+      got <- data.frame(build = label, case = vapply(lines, `[`, "", 2), cpu = as.numeric(vapply(lines, `[`, "", 3)))
+      say("  round %d %-6s %s", round, label, paste(vapply(cases, function(k) {
+        sprintf("%s: %s", k, paste(sprintf("%.2f", got$cpu[got$case == k]), collapse = " "))
+      }, ""), collapse = " | "))
+      times[[length(times) + 1L]] <- got
+    }
+  }
+  unlink(work, recursive = TRUE)
+  times <- do.call(rbind, times)
+  say("")
+  say("Median CPU seconds per call (user + system, %s):", threads_txt)
+  say_table_head(say, c("call", "before", "after"))
+  for (k in cases) {
+    med <- function(label) stats::median(times$cpu[times$build == label & times$case == k])
+    say("| %s | %.2f | %.2f |", k, med("before"), med("after"))
+  }
+}
