@@ -281,7 +281,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fitted_rows <- sort(c(rows$train, rows$validation))
   screened <- screen_readings(readings, fitted_rows, control$screen_outliers, transform)
   readings <- screened$readings
-  warn_spikes(screened$counts, control$screen_outliers, call = NULL)
+  warn_spikes(screened$counts, screened$rows, control$screen_outliers, call = NULL)
   warn_spikes_kept(readings, fitted_rows, control$screen_outliers, transform)
   scaling <- working_scale(design$x, x_sd, readings, rows$train, anchor)
 

@@ -70,9 +70,6 @@ screen_spikes <- function(readings, rows, threshold, scales = spike_scales(readi
       counts[[s]] <- length(spikes[[s]])
     }
   }
-  # The first few rows of each sensor hit go with the counts, for warn_spikes() to name (ncam()
-  # passes it the counts alone, and keeps them as the fit's n_screened).
-  if (any(counts > 0L)) attr(counts, "rows") <- lapply(spikes[counts > 0L], utils::head, 5L)
   list(readings = readings, counts = counts, rows = spikes, scales = scales)
 }
 
@@ -123,11 +120,11 @@ warn_new_spikes <- function(counts, shown, threshold, of, call = NULL, rows = NU
 }
 
 # The warning of ncam() about readings screened out of training: their number per sensor
-# (`counts`, from screen_spikes(), its attribute "rows" the first rows of each sensor hit).
-warn_spikes <- function(counts, threshold, call) {
+# (`counts`) and their rows (`rows`, by sensor), as screen_readings() gives them.
+warn_spikes <- function(counts, rows, threshold, call) {
   if (!any(counts > 0L)) return(invisible(NULL))
   hit <- counts[counts > 0L]
-  shown <- lapply(attr(counts, "rows")[names(hit)], input_rows)
+  shown <- lapply(rows[names(hit)], function(r) input_rows(utils::head(r, 5L)))
   cli::cli_warn(c("{sum(hit)} reading{?s} left out of training as gross outliers: {sensor_rows_text(hit, shown)}.",
                   i = "Each is more than {threshold} robust spreads from its sensor's median and from the row's other sensors.",
                   i = "They are treated as missing. {.code control = ncam_control(screen_outliers = Inf)} keeps them."),
