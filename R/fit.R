@@ -329,7 +329,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
   fit$reading_scale <- reading_scale(readings[sensors], fitted_rows, transform)
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
-  fit[c("loglik", "nobs", "sensor_summary")] <- summary_rows[c("loglik", "nobs", "sensor_summary")]
+  fit[c("loglik", "nobs", "sensor_summary", "clamped_share")] <- summary_rows[c("loglik", "nobs", "sensor_summary", "clamped_share")]
   if (!is.null(unit)) {
     # The fit warned about its spikes already.
     fit$unit_offsets <- suppressWarnings(estimate_unit_offsets(fit, data, unit, calibration_rows, threads),

@@ -88,6 +88,10 @@ print.ncam <- function(x, ...) {
   line("Rows: {fit_rows_text(x)}; seed: {x$settings$seed}")
   screened <- x$n_screened[x$n_screened > 0L]
   if (length(screened)) line("Readings left out as gross outliers: {paste(names(screened), screened, collapse = ', ')}")
+  at_floor <- lower_clamp_shares(x)
+  if (length(at_floor)) {
+    line("Noise at the lower clamp of {.code logvar_range} (agreeing more closely than it allows; see {.code ?ncam_control}): {paste(names(at_floor), paste0(round(100 * at_floor), '%'), collapse = ', ')} of rows")
+  }
   stop_txt <- if (x$stopped_early) " (early stopping)" else ""
   line("Epochs run: {x$epochs_run}{stop_txt}; best epoch: {x$best_epoch}")
   best <- x$history[x$best_epoch, ]
@@ -98,6 +102,13 @@ print.ncam <- function(x, ...) {
     line("Training NLL per row at best epoch: {format(best$train_nll, digits = 5)}")
   }
   invisible(x)
+}
+
+# The sensors (and reference) whose noise sits at the lower log-variance clamp on more than
+# max_clamped_share of the fitted rows, with those shares (none for fits saved before they were kept).
+lower_clamp_shares <- function(x) {
+  low <- x$clamped_share["low", ]
+  low[!is.na(low) & low > max_clamped_share]
 }
 
 # The rows a fit trained and validated on, and those of its data it left out and why.

@@ -300,21 +300,37 @@ test_that("a validation that never improves names the training NLL of the untrai
   expect_identical(as.numeric(told[3]), signif(min(fit$history$train_nll), 4))
 })
 
-test_that("noise levels held at the clamp on most rows are reported, with the clamp's end", {
+test_that("noise levels held at the lower clamp on most rows are printed, not warned about", {
   set.seed(4)
   n <- 2000
   truth <- rnorm(n, 30, 10)
   # s2 reads the truth to 0.001: its noise is far below the clamp's floor (0.08 x the spread)
   d <- data.frame(s1 = truth + rnorm(n, 0, 1), s2 = truth + rnorm(n, 0, 0.001), s3 = truth + rnorm(n, 0, 1),
                   x = rnorm(n))
-  expect_warning(fit <- ncam(s1 + s2 + s3 ~ x, d, hidden = 4L, epochs = 100L, learn_rate = 1e-2, seed = 1L,
-                             threads = 1L),
-                 "s2.*lower log-variance clamp", class = "ncam_warning_clamp")
+  expect_no_warning(fit <- ncam(s1 + s2 + s3 ~ x, d, hidden = 4L, epochs = 100L, learn_rate = 1e-2, seed = 1L,
+                                threads = 1L))
   # independent check: the fraction of rows whose s2 noise variance equals the clamp's lower end
   heads <- sensor_params(fit, d)
   floor_var <- exp(fit$settings$control$logvar_range[1]) * fit$scaling$b_scale^2
   s2 <- heads$sigma[heads$sensor == "s2"]
-  expect_gt(mean(abs(s2^2 / floor_var - 1) < 1e-4), 0.5)
+  at_floor <- mean(abs(s2^2 / floor_var - 1) < 1e-4)
+  expect_gt(at_floor, 0.5)
+  printed <- paste(cli::ansi_strip(utils::capture.output(print(fit))), collapse = " ")
+  expect_match(printed, sprintf("Noise at the lower clamp of `logvar_range` .*s2 %d%%.* of rows", round(100 * at_floor)))
+})
+
+test_that("noise levels held at the upper clamp on most rows are warned about, with a wider range", {
+  record <- list(settings = list(epochs = 20L, learn_rate = 1e-3, control = list(logvar_range = c(-5, 4))),
+                 best_epoch = 10L, epochs_run = 20L, n_validation = 3L,
+                 history = data.frame(epoch = 1:20, train_nll = seq(11, 10, length.out = 20)))
+  trained <- list(initial_nll = 12, best_nll = 9, initial_train_nll = 12)
+  shares <- matrix(c(0.9, 0, 0, 0.8, 0, 0.2), 2, 3, dimnames = list(c("low", "high"), c("a", "b", "c")))
+  expect_warning(ncam:::check_training(record, trained, shares),
+                 "noise level of b sits at the upper log-variance clamp on 80%.*logvar_range = c\\(-5, 8\\)",
+                 class = "ncam_warning_clamp")
+  # At the lower end (a, 90 %) nothing is said here: print() of the fit says it.
+  shares["high", "b"] <- 0
+  expect_no_warning(ncam:::check_training(record, trained, shares))
 })
 
 test_that("`~ .` refuses date-times, identifiers and single-valued labels, and never takes the reference", {
