@@ -42,8 +42,10 @@ train_loop <- function(spec, adam, inputs, rows, schedule, nll_offset, threads, 
     group_txt <- if (is.null(group)) "" else paste0("Group ", group, ": ")
     # The bar and the group's name take the room the NLLs leave (progress_texts()), so that
     # cli's cut at the console's width never reaches them.
+    # Done, cli would show the bar full (epochs/epochs) after early stopping: the last epoch run.
     cli::cli_progress_bar("Training", total = epochs,
                           format = "{group_shown}Epoch {cli::pb_current}/{cli::pb_total} {bar_txt}ETA {cli::pb_eta} | {loss_txt}",
+                          format_done = "{group_shown}Epoch {epoch}/{epochs} {bar_txt}| {loss_txt}",
                           clear = FALSE)
   }
   for (epoch in seq_len(epochs)) {

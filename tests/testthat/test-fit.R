@@ -617,6 +617,18 @@ test_that("verbose = TRUE shows each epoch's training and one validation NLL; un
   expect_equal(sub(": Epoch.*", "", by_lines), rep(c("Group site = east", "Group site = west"), each = 3))
 })
 
+test_that("after early stopping the progress bar ends on the last epoch run, not on `epochs`", {
+  toy <- simulate_toy(600, seed = 1)
+  fit <- NULL
+  lines <- progress_lines(suppressWarnings(
+    fit <- ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, toy, hidden = 4L, epochs = 400L, stop_iter = 3L,
+                learn_rate = 0.05, seed = 1L, threads = 1L, verbose = TRUE)))
+  expect_true(fit$stopped_early)
+  expect_lt(fit$epochs_run, 400L)
+  expect_match(lines[length(lines)], sprintf("^Epoch %d/400 ", fit$epochs_run))
+  expect_false(any(grepl("^Epoch 400/400", lines)))
+})
+
 test_that("at 80 columns the progress line shows both NLLs, the bar taking the room left", {
   toy <- simulate_toy(300, seed = 1)
   # cli cuts a line at the console's width: a bar of 30 columns cut off the validation NLL.
