@@ -172,6 +172,7 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
                           train = NULL, anchor = NULL, order = NULL) {
   check_column_name_args(c("anchor", "order"))
   check_data_frame(data)
+  warn_grouped_data(data)
   method <- match_choice(method, c("mean", "ivw", "ppca", "kalman", "factor"), "method")
   sensors <- baseline_sensors(formula, data)
   in_units <- common_reading_units(data, sensors, anchor)

@@ -72,3 +72,18 @@ written_out <- function(expr) {
   head %in% c("c", "ncam_control", "ncam::ncam_control") &&
     all(vapply(as.list(expr)[-1], function(arg) !is.language(arg) || written_out(arg), logical(1)))
 }
+
+# A grouped tibble's groups are not read (as by lm()): one model is fitted to all their rows.
+# Said when there are several groups, unless they are the fit's `unit`; a group's rows alone
+# (as ncam_by() hands them on) are one group.
+warn_grouped_data <- function(data, unit = NULL, call = parent.frame()) {
+  groups <- if (inherits(data, "grouped_df")) setdiff(names(attr(data, "groups")), ".rows")
+  n_groups <- NROW(attr(data, "groups"))
+  if (!length(groups) || n_groups < 2L || setequal(groups, unit)) return(invisible())
+  by_txt <- if (length(groups) == 1L) paste0('"', groups, '"') else paste0("c(", paste0('"', groups, '"', collapse = ", "), ")")
+  unit_txt <- if (length(groups) == 1L) paste0(" for one model with an offset per ", groups, ", {.code unit = ", by_txt, "};")
+  cli::cli_warn(c(paste0("{.arg data} is grouped by {.field {groups}}, but groups are not read: one model is fitted to the rows of all ", n_groups, " groups."),
+                  i = paste0("For one model per group use {.code ncam_by(by = ", by_txt, ")};", if (!is.null(unit_txt)) unit_txt else "",
+                             " {.code dplyr::ungroup()} the data to fit them together without this warning.")),
+                class = c("ncam_warning_grouped_data", "ncam_warning"), call = call)
+}

@@ -221,6 +221,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
   check_column_name_args(c("anchor", "reference", "unit"))  # before mget() below evaluates them
   call <- lean_call(match.call())
   check_fit_data(data, call$data)
+  warn_grouped_data(data, unit)
   call <- freeze_call_arguments(call, mget(intersect(frozen_arguments, names(call)), envir = environment()))
   check_fit_formula(formula)
   checked <- check_fit_arguments(mget(names(fit_argument_rules), envir = environment()),

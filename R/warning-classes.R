@@ -12,6 +12,8 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_clamp", "ncam()",
     paste0("a sensor's noise level sits at the upper bound of logvar_range on a share above ", max_clamped_share,
            " of the training rows (at the lower bound, print() of the fit says so)")),
+  c("ncam_warning_grouped_data", "ncam(), ncam_baseline()",
+    "a grouped tibble with several groups, whose groups are not read: one model is fitted to all their rows"),
   c("ncam_warning_two_sensors", "ncam()",
     "two sensors without a reference (their noise levels are not identified), or one sensor beside a reference"),
   c("ncam_warning_few_readings", "ncam()",
