@@ -224,7 +224,7 @@ warn_rows_missing_covariates <- function(post) {
 #' @export
 sensor_params <- function(object, newdata, threads = NULL, ...) {
   check_dots_empty_hinted()
-  check_ncam(object)
+  if (inherits(object, "ncam_by")) UseMethod("sensor_params") else check_ncam(object)  # by group: R/sensor-params-by-group.R
   from_fit <- missing(newdata)
   if (from_fit) newdata <- fitting_data(object)
   post <- in_words_of_fit_data(object = object, from_fit = from_fit, {

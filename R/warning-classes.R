@@ -68,7 +68,7 @@ warning_classes <- do.call(rbind, lapply(list(
     "groups left without a model by errors = \"skip\""),
   c("ncam_warning_few_periods", "sensor_drift()",
     "too few periods per sensor to judge the variation between them: no test"),
-  c("ncam_warning_no_group_model", "predict() and calibrate() of ncam_by(), sensor_drift()",
+  c("ncam_warning_no_group_model", "predict(), calibrate() and sensor_params() of ncam_by(), sensor_drift()",
     "rows of no group with a model"),
   c("ncam_warning_in_sample_calibration", "calibrate()",
     "the calibration rows were used to fit the model"),
