@@ -50,7 +50,7 @@ warning_classes <- do.call(rbind, lapply(list(
   c("ncam_warning_unseen_level", "predict(), predict_chunks(), model.matrix()",
     "rows with a factor level not seen in training (also class ncam_row_warning)"),
   c("ncam_warning_reading_scale", "predict(), predict_chunks() and the functions that estimate from new data",
-    paste0("a sensor column of new data whose median reading lies below the 1st percentile of its training readings over ",
+    paste0("a sensor column of new data (or its reference column, with use_reference = TRUE) whose median reading lies below the 1st percentile of its training readings over ",
            reading_scale_factor, ", or above their 99th percentile times ", reading_scale_factor, ": other units? (fields columns and medians)")),
   c("ncam_warning_beyond_range", "predict(), predict_chunks()",
     "rows so far outside the training data that the networks cannot compute with them"),
