@@ -48,6 +48,7 @@ NULL
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_baseline)
 autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "coverage"), newdata = NULL,
                                    date = "date", reference = NULL, level = NULL, ...) {
+  check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted()
   check_object_format(object)
   call <- rlang::current_env()
@@ -68,6 +69,7 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by)
 autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
                              date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
+  check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted()
   check_ncam_by(object)
   call <- rlang::current_env()
@@ -110,6 +112,7 @@ plot_group_losses <- function(object) {
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_calibration)
 autoplot.ncam_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
                                       date = "date", reference = NULL, level = NULL, ...) {
+  check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted(calibrated_interval_hint)
   check_calibration(object)
   plot_calibrated(object, type, newdata, date, reference, level, object$level)
@@ -120,6 +123,7 @@ autoplot.ncam_calibration <- function(object, type = c("coverage", "series", "sc
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by_calibration)
 autoplot.ncam_by_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
                                          date = "date", reference = NULL, level = NULL, ...) {
+  check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted(calibrated_interval_hint)
   check_ncam_by_calibration(object)
   if (!any(has_fit(object))) ncam_abort("{.arg object} has no calibrated group to plot.")

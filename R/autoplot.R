@@ -104,6 +104,7 @@
 autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
                           newdata = NULL, covariate = NULL, date = "date", reference = NULL,
                           level = NULL, interval = NULL, ...) {
+  check_column_name_args(c("covariate", "date", "reference"))
   check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ncam(object)

@@ -149,3 +149,30 @@ convert_units <- function(x, goal, message, call, env = parent.frame()) {
   tryCatch(units::set_units(x, goal, mode = "standard"),
            error = function(e) ncam_abort(message, call = call, .envir = env))
 }
+
+# print()'s account of the readings' units (the text after "Units: "), NULL for a fit to plain
+# numbers: the one unit of the readings and estimates, and each reading column given otherwise,
+# converted from another unit or plain numbers taken to be in it (as ncam() said when fitting).
+# Reading columns of a fit in several units (none of ncam()'s own) are named each with its unit.
+reading_units_text <- function(x) {
+  readings <- c(x$sensors, x$reference)
+  units <- x$units[intersect(readings, names(x$units))]
+  if (!length(units)) return(NULL)
+  # An unanchored fit's latent value is on no reading's scale.
+  estimates <- if (!identical(x$parameterization, "unanchored")) estimate_unit(x)
+  if (length(unique(units)) > 1L) {
+    each <- paste0(names(units), " ", encodeString(units, quote = "\""), collapse = ", ")
+    estimates_txt <- if (!is.null(estimates)) cli::format_inline("; estimates in {.val {estimates}}") else ""
+    return(cli::format_inline("the reading columns differ ({each}){estimates_txt}"))
+  }
+  goal <- unname(units[1])
+  given <- attr(x$units, "given")
+  given <- given[intersect(names(given), readings)]
+  plain <- setdiff(readings, names(units))
+  own <- c(
+    if (length(given)) paste(names(given), "converted from", encodeString(given, quote = "\"")),
+    if (length(plain)) cli::format_inline("{plain} without units, taken to be in it")
+  )
+  paste0(cli::format_inline("readings{if (is.null(estimates)) '' else ' and estimates'} in {.val {goal}}"),
+         if (length(own)) paste0(" (", paste(own, collapse = "; "), ")"))
+}

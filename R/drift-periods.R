@@ -4,7 +4,7 @@
 drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
-  check_single_columns(data, date, call)
+  check_single_columns(data, date, call, "newdata")  # the hint's code names sensor_drift()'s argument
   date_column(data, date, call)
 }
 

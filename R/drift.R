@@ -129,6 +129,7 @@
 #' @export
 sensor_drift <- function(object, newdata, date = "date", period = "month", unit = NULL,
                          tolerance = 0.1, alpha = 0.01, threads = NULL, ...) {
+  check_column_name_args(c("date", "unit"))
   check_dots_empty_hinted()
   call <- rlang::current_env()
   by_groups <- inherits(object, "ncam_by")

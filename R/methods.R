@@ -1,6 +1,8 @@
 #' Methods for fitted NCAM models
 #'
-#' `print()` shows the sensors, anchor, covariates and training; `summary()` the per-sensor
+#' `print()` shows the sensors, anchor, covariates and training, and for a fit to columns with
+#' units the unit of its readings and estimates, naming each reading column converted from another
+#' unit or given without units (taken to be in it); `summary()` the per-sensor
 #' gain \eqn{a_j}, offset \eqn{c_j} and noise \eqn{\sigma_j} averaged over the fitted data, with
 #' their spread; `coef()` the network weights; `logLik()` the marginal log-likelihood of the
 #' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
@@ -70,12 +72,8 @@ print.ncam <- function(x, ...) {
     alone <- if (isTRUE(x$n_reference_alone > 0)) paste0(" (", x$n_reference_alone, " more without a sensor reading)") else ""
     line("Reference: {.field {x$reference}}, observed beside the sensors on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows{alone}; {noise_txt}")
   }
-  reading_units <- unname(x$units[intersect(c(x$sensors, x$reference), names(x$units))])
-  if (length(reading_units)) {
-    # An unanchored fit's latent value is on no reading's scale.
-    estimates_txt <- if (identical(x$parameterization, "unanchored")) "" else " and estimates"
-    line("Units: readings{estimates_txt} in {.val {reading_units[1]}}")
-  }
+  units_txt <- reading_units_text(x)
+  if (!is.null(units_txt)) line("Units: {units_txt}")
   if (!is.null(x$unit_offsets)) {
     offsets <- x$unit_offsets
     scale_txt <- if (identical(x$transform, "log")) " (log units)" else ""

@@ -224,7 +224,7 @@ warn_rows_missing_covariates <- function(post) {
 #' @export
 sensor_params <- function(object, newdata, threads = NULL, ...) {
   check_dots_empty_hinted()
-  check_ncam(object)
+  if (inherits(object, "ncam_by")) UseMethod("sensor_params") else check_ncam(object)  # by group: R/sensor-params-by-group.R
   from_fit <- missing(newdata)
   if (from_fit) newdata <- fitting_data(object)
   post <- in_words_of_fit_data(object = object, from_fit = from_fit, {
@@ -267,7 +267,6 @@ ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors",
   readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
   # prior_only: each row's estimate as it would be without any low-cost reading (calibrate()).
   if (prior_only) readings[object$sensors] <- list(rep(NA_real_, nrow(newdata)))
-  warn_reading_scale(object, readings, call)  # mg/m3 given to a fit made in ug/m3, before the spike screen
   if (!is.null(object$reference)) {
     # The reference instrument is the model's last sensor; by default the estimate comes from
     # the low-cost sensors alone, so its readings are treated as missing.
@@ -279,6 +278,7 @@ ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors",
     }
     readings[[object$reference]] <- ref
   }
+  warn_reading_scale(object, readings, call)  # mg/m3 given to a fit made in ug/m3 (the reference too, if read), before the spike screen
   if (!raw) readings <- screen_new_spikes(object, readings, call)
   reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else
     rep(FALSE, nrow(newdata))

@@ -3,10 +3,12 @@
 # The networks then read values near 0, or far beyond training, and give believable numbers:
 # `.extrapolation` measures the distance beyond the calibration range as a share of its width,
 # so readings 1000 times too small lie only some 5 % of it below its lower end. The fit keeps,
-# per sensor, the 1st and 99th percentiles of its readings on the fitted rows
-# (`fit$reading_scale`, two numbers per sensor; fits saved before it are not checked), and the
-# functions that estimate from new data (predict(), augment(), calibrate(), sensor_drift(), ...,
-# through ncam_posterior()) warn about a sensor column whose median over at least
+# per sensor, the 1st and 99th percentiles of its readings on the fitted rows, and for a fit
+# with a reference those of the reference's readings there (`fit$reading_scale`, two numbers
+# per column; fits saved before it are not checked, nor a reference where the fit kept only the
+# sensors'), and the functions that estimate from new data (predict(), augment(), calibrate(),
+# sensor_drift(), ..., through ncam_posterior()) warn about a sensor column, or the reference
+# column where they read it (`use_reference = TRUE`), whose median over at least
 # `reading_scale_min_readings` readings lies beyond `reading_scale_factor` times those
 # percentiles: below the 1st percentile over the factor, or above the 99th times the factor.
 #
@@ -28,7 +30,8 @@
 #' A sensor column of `newdata` whose median reading (of at least `r reading_scale_min_readings`)
 #' lies below the 1st percentile of the fit's training readings over `r reading_scale_factor`, or
 #' above their 99th percentile times `r reading_scale_factor`, gets warning
-#' `ncam_warning_reading_scale` naming it: readings in mg/m3 given to a fit made in ug/m3 are 1000
+#' `ncam_warning_reading_scale` naming it; so does the reference column with `use_reference = TRUE`,
+#' against the reference's readings on the training rows. Readings in mg/m3 given to a fit made in ug/m3 are 1000
 #' times too small, yet the estimates from them look plausible, and `.extrapolation` puts them only
 #' some 5 % of the range below it. The lower test needs a 1st percentile and a median above 0 (a
 #' sensor whose training readings reach 0 or below is checked above only). A sensor that reads near
@@ -45,7 +48,8 @@ reading_scale_probs <- c(0.01, 0.99)
 reading_scale_factor <- 20
 reading_scale_min_readings <- 5L
 
-# Per sensor (columns `readings` in model units, log units for transform = "log"), the 1st and
+# Per sensor (columns `readings` in model units, log units for transform = "log"; the reference
+# too, whose missing readings leave its percentiles those of its readings on `rows`), the 1st and
 # 99th percentiles of its readings on `rows`, in the user's units: a table with columns sensor,
 # lower, upper (NA for a sensor without a reading there).
 reading_scale <- function(readings, rows, transform) {
@@ -60,8 +64,9 @@ reading_scale <- function(readings, rows, transform) {
 }
 
 # The warning for the sensor columns of `readings` (new data, model units, as ncam_posterior()
-# reads them) whose median lies on another scale than the fit's training readings; nothing for a
-# fit without `reading_scale`. A long column is screened first on a sample of its rows, with the
+# reads them), and its reference column when it holds readings (use_reference = TRUE; all NA
+# otherwise, so not judged), whose median lies on another scale than the fit's training readings;
+# nothing for a fit without `reading_scale`, or for a column it has no row for. A long column is screened first on a sample of its rows, with the
 # thresholds halved: only a column the sample puts within a factor 2 of them is judged on all its
 # readings (the median of 1e6 rows costs a few percent of predict()'s time).
 warn_reading_scale <- function(object, readings, call = parent.frame()) {
@@ -121,7 +126,9 @@ reading_scale_warning <- function(found, object, call) {
   fitted_units <- unique(object$units[intersect(columns, names(object$units))])
   unit_hint <- if (length(fitted_units) == 1L) sprintf(" (the fit's %s)", encodeString(fitted_units, quote = "\"")) else ""
   low <- any(vapply(found, `[[`, "", "side") == "below")
-  cli::cli_warn(c("{cli::qty(length(columns))}Sensor column{?s} {.field {columns}} of {.arg newdata} read{?s/} on another scale than the fit's training readings:",
+  is_reference <- columns %in% object$reference
+  label <- if (all(is_reference)) "Reference column" else if (any(is_reference)) "Column" else "Sensor column"
+  cli::cli_warn(c(paste0("{cli::qty(length(columns))}", label, "{?s} {.field {columns}} of {.arg newdata} read{?s/} on another scale than the fit's training readings:"),
                   stats::setNames(details, rep("*", length(details))),
                   i = paste0("{cli::qty(length(columns))}Check {?its/their} units: readings in mg/m3 given to a fit made in ug/m3 are 1000 times too small, and the estimates from them look plausible but are wrong. Convert {?it/them} to the unit of the training readings", unit_hint, "."),
                   i = if (low) "{cli::qty(length(columns))}If the units are right, {?the sensor/the sensors} read near 0 throughout these rows (a clean spell below what {?it detects/they detect}, or a fault)."),

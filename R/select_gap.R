@@ -100,6 +100,7 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
   check_level(level)
   if (length(level) != 1L) ncam_abort("{.arg level} must be a single number.")
   if (is.data.frame(residuals)) {
+    check_column_name_args(c("date", "group"))  # names of its columns, here
     named <- c(date = if (is_column_name(date)) date, group = if (is_column_name(group)) group)
     for (arg in names(named)) check_columns(residuals, named[[arg]], arg)
     if ("date" %in% names(named)) date <- residuals[[named[["date"]]]]

@@ -200,6 +200,17 @@ test_that("bad input gets errors that name the argument and column", {
   expect_error(sensor_drift(fit, toy, unit = "site"), "row 1")
   expect_error(sensor_drift(fit, toy, alpha = 2), "alpha")
   expect_error(sensor_drift(fit, toy[setdiff(names(toy), "sensor_2")]), "sensor_2")
+  # Two columns of one name: the hint's code names the argument that holds them, `newdata`, for
+  # the date column as for the others (it said `data[!duplicated(names(data))]` for the date).
+  toy$site <- "a"
+  fix <- "Keep one column of each name (e.g. with `newdata[!duplicated(names(newdata))]`)."
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  for (column in c("date", "site", "sensor_1")) {
+    twice <- cbind(toy, toy[column])
+    text <- flat(expect_error(sensor_drift(fit, twice, unit = "site"), class = "ncam_error"))
+    expect_match(text, paste0("Column ", column, " appears more than once in the data."), fixed = TRUE)
+    expect_match(text, fix, fixed = TRUE)
+  }
 })
 
 test_that("autoplot draws one panel per unit", {

@@ -132,3 +132,47 @@ test_that("a long column is screened on a sample and judged on all its readings"
   expect_null(judged(rep(2 / 19, n)))
   expect_equal(judged(rep(2 / 21, n))$medians, 2 / 21)
 })
+
+test_that("with use_reference = TRUE the reference column is judged too, against the reference's training readings", {
+  d <- scale_data()
+  fit <- scale_fit(d)
+  # The reference's 1st and 99th percentiles over its readings on the training rows (rows 1-300;
+  # none screened out), as ncam() keeps them beside the sensors' (R/fit.R, reading_scale() of
+  # the reference's readings too); a fit that kept only the sensors' is given them here.
+  expected <- data.frame(sensor = "ref", lower = stats::quantile(d$ref, 0.01, na.rm = TRUE, names = FALSE),
+                         upper = stats::quantile(d$ref, 0.99, na.rm = TRUE, names = FALSE))
+  expect_identical(sum(fit$n_screened), 0L)
+  if ("ref" %in% fit$reading_scale$sensor) {
+    expect_equal(fit$reading_scale[fit$reading_scale$sensor == "ref", ], expected, ignore_attr = TRUE)
+  } else {
+    fit$reading_scale <- rbind(fit$reading_scale, expected)
+  }
+  new <- scale_data(40, seed = 2)  # every row with a reference reading
+  # The monitor's export in mg/m3, the sensors' in ug/m3: the reference is read only when asked.
+  mg_ref <- transform(new, ref = ref / 1000)
+  expect_no_warning(predict(fit, mg_ref), class = "ncam_warning_reading_scale")
+  expect_no_warning(predict(fit, new, use_reference = TRUE), class = "ncam_warning_reading_scale")
+  w <- expect_warning(suppressWarnings(predict(fit, mg_ref, use_reference = TRUE), classes = "ncam_warning_spikes"),
+                      class = "ncam_warning_reading_scale")
+  expect_identical(w$columns, "ref")
+  expect_equal(w$medians, stats::median(mg_ref$ref))
+  text <- gsub("\\s+", " ", cli::ansi_strip(conditionMessage(w)))
+  expect_match(text, "Reference column ref of `newdata` reads on another scale than the fit's training readings", fixed = TRUE)
+  expect_match(text, sprintf("ref: median %s of 40 readings, under a 20th of the 1st percentile of its training readings (1st to 99th percentile %s to %s)",
+                             format(signif(stats::median(mg_ref$ref), 3)), format(signif(expected$lower, 3)),
+                             format(signif(expected$upper, 3))), fixed = TRUE)
+  # Sensors and reference alike: one warning naming them all.
+  mg <- transform(mg_ref, s1 = s1 / 1000, s2 = s2 / 1000)
+  w <- expect_warning(suppressWarnings(predict(fit, mg, use_reference = TRUE), classes = "ncam_warning_spikes"),
+                      "Columns s1, s2, and ref of `newdata` read on another scale", class = "ncam_warning_reading_scale")
+  expect_identical(w$columns, c("s1", "s2", "ref"))
+  # sensor_drift() reads the reference where newdata holds it: it judges it too.
+  mg_ref$date <- as.Date("2024-01-01") + seq_len(nrow(mg_ref)) - 1
+  expect_warning(suppressWarnings(sensor_drift(fit, mg_ref, period = "week"), classes = "ncam_warning_few_periods"),
+                 "Reference column ref of `newdata` reads on another scale", class = "ncam_warning_reading_scale")
+  # A fit without the reference's percentiles does not judge it.
+  sensors_only <- fit
+  sensors_only$reading_scale <- fit$reading_scale[fit$reading_scale$sensor != "ref", ]
+  expect_no_warning(suppressWarnings(predict(sensors_only, mg_ref, use_reference = TRUE), classes = "ncam_warning_spikes"),
+                    class = "ncam_warning_reading_scale")
+})
