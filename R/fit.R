@@ -177,7 +177,7 @@
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
 #'   call and the terms, a per-sensor summary, the 1st and 99th percentiles of each sensor's
-#'   training readings (`reading_scale`, which [predict.ncam()] compares new readings with) and, with `unit`, the table of unit offsets
+#'   training readings and the reference's (`reading_scale`, which [predict.ncam()] compares new readings with) and, with `unit`, the table of unit offsets
 #'   (`unit_offsets`), but no per-row results: its size does not grow with the data. It
 #'   records the ncam version that made it (`ncam_version`) and its `object_format`; methods
 #'   refuse an object of a newer format than the installed ncam reads. `fitted()`, `residuals()`, `predict()`, `augment()` and
@@ -328,7 +328,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     calibration_rows <- calibration_rows[colocated[calibration_rows]]
   }
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
-  fit$reading_scale <- reading_scale(readings[sensors], fitted_rows, transform)
+  fit$reading_scale <- reading_scale(readings[c(sensors, reference)], fitted_rows, transform)
   summary_rows <- fitted_summary(fit, design$x, readings, usable, nll_offset, threads)
   fit[c("loglik", "nobs", "sensor_summary", "clamped_share")] <- summary_rows[c("loglik", "nobs", "sensor_summary", "clamped_share")]
   if (!is.null(unit)) {

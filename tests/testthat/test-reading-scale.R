@@ -21,11 +21,12 @@ test_that("the fit keeps the 1st and 99th percentiles of each sensor's training 
   d$s2[c(3, 7)] <- NA
   fit <- scale_fit(d)
   expect_identical(sum(fit$n_screened), 0L)  # no reading screened out: the percentiles are the data's
-  expect_identical(fit$reading_scale$sensor, c("s1", "s2"))
-  expect_equal(fit$reading_scale$lower, c(stats::quantile(d$s1, 0.01), stats::quantile(d$s2, 0.01, na.rm = TRUE)),
-               ignore_attr = TRUE)
-  expect_equal(fit$reading_scale$upper, c(stats::quantile(d$s1, 0.99), stats::quantile(d$s2, 0.99, na.rm = TRUE)),
-               ignore_attr = TRUE)
+  # The reference's over its readings on the training rows (rows 1-300).
+  expect_identical(fit$reading_scale$sensor, c("s1", "s2", "ref"))
+  expect_equal(fit$reading_scale$lower, c(stats::quantile(d$s1, 0.01), stats::quantile(d$s2, 0.01, na.rm = TRUE),
+                                          stats::quantile(d$ref, 0.01, na.rm = TRUE)), ignore_attr = TRUE)
+  expect_equal(fit$reading_scale$upper, c(stats::quantile(d$s1, 0.99), stats::quantile(d$s2, 0.99, na.rm = TRUE),
+                                          stats::quantile(d$ref, 0.99, na.rm = TRUE)), ignore_attr = TRUE)
   # A log model keeps them in the readings' units.
   log_fit <- scale_fit(d, transform = "log")
   expect_equal(log_fit$reading_scale$lower[1], exp(stats::quantile(log(d$s1), 0.01, names = FALSE)))
@@ -137,16 +138,11 @@ test_that("with use_reference = TRUE the reference column is judged too, against
   d <- scale_data()
   fit <- scale_fit(d)
   # The reference's 1st and 99th percentiles over its readings on the training rows (rows 1-300;
-  # none screened out), as ncam() keeps them beside the sensors' (R/fit.R, reading_scale() of
-  # the reference's readings too); a fit that kept only the sensors' is given them here.
+  # none screened out), kept beside the sensors'.
   expected <- data.frame(sensor = "ref", lower = stats::quantile(d$ref, 0.01, na.rm = TRUE, names = FALSE),
                          upper = stats::quantile(d$ref, 0.99, na.rm = TRUE, names = FALSE))
   expect_identical(sum(fit$n_screened), 0L)
-  if ("ref" %in% fit$reading_scale$sensor) {
-    expect_equal(fit$reading_scale[fit$reading_scale$sensor == "ref", ], expected, ignore_attr = TRUE)
-  } else {
-    fit$reading_scale <- rbind(fit$reading_scale, expected)
-  }
+  expect_equal(fit$reading_scale[fit$reading_scale$sensor == "ref", ], expected, ignore_attr = TRUE)
   new <- scale_data(40, seed = 2)  # every row with a reference reading
   # The monitor's export in mg/m3, the sensors' in ug/m3: the reference is read only when asked.
   mg_ref <- transform(new, ref = ref / 1000)
