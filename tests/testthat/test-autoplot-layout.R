@@ -1,5 +1,5 @@
 # autoplot() at 7 x 5 inches: text wrapped rather than cut, strips that name their group in full,
-# many groups in panels rather than colours.
+# many groups in panels rather than colours, the sensors' bin lines broken over empty bins.
 
 skip_if_not_installed("ggplot2")
 
@@ -99,4 +99,33 @@ test_that("subtitles that used to run off a 7-inch figure are wrapped, in full",
   expect_identical(gsub("\n", " ", loss),
                    "Dashed: the best epoch, chosen on the capped validation NLL, whose weights each model keeps")
   expect_true(all(nchar(strsplit(loss, "\n")[[1]]) <= subtitle_room()))
+})
+
+test_that("the sensors picture names its covariate and breaks its bin lines over empty bins", {
+  toy <- simulate_toy(300, seed = 7)
+  toy$date <- as.Date("2024-01-01") + c(0:149, 250:399)  # 100 days without rows
+  fit <- short_fit(ncam(sensor_0 + sensor_1 + sensor_2 ~ x1, data = toy, anchor = "sensor_0", hidden = 4L,
+                        epochs = 3L, seed = 1, threads = 1), also = "ncam_warning_clamp")
+  p <- ggplot2::autoplot(fit, "sensors", newdata = toy, covariate = "date")
+  expect_match(gsub("\n", " ", p$labels$caption), "means in 30 equal-width bins of date, broken where a bin has no rows")
+  lines <- layer_data_of(p, "GeomLine")
+  # 30 bins of 13.3 days: days 0-149 fill bins 1-12 (the 12th reaches day 159.6), 250-399 bins
+  # 19-30. Each sensor and panel has two runs, neither across the gap.
+  expect_identical(length(unique(lines$group)), 2L * 3L * 4L)
+  start <- as.numeric(as.Date("2024-01-01"))
+  expect_true(all(tapply(lines$x, lines$group, function(x) all(x < start + 160) || all(x > start + 240))))
+  # Four panels in two columns.
+  expect_identical(max(ggplot2::ggplot_build(p)$layout$layout$COL), 2L)
+})
+
+test_that("bin means mark the runs of bins between empty ones, a lone bin spanning its rows", {
+  long <- data.frame(.row = 1:100, sensor = factor("s"), parameter = factor("gain"), x = c(1:30, 55:60, 90:153))
+  long$value <- long$x
+  means <- bin_means(long)
+  # 10 bins of 15.2 over 1 to 153: x 1-30 in bins 1-2, 55-60 in bin 4, 90-92 in bin 6 (3 rows,
+  # too few for a mean, but not empty: the run goes on), 93-153 in bins 7-10.
+  expect_identical(attr(means, "bins"), 10L)
+  expect_equal(means$bin, c(1, 2, 4, 7, 8, 9, 10))
+  expect_identical(means$run, c(1L, 1L, 2L, 3L, 3L, 3L, 3L))
+  expect_equal(c(means$x_from[3], means$x_to[3], means$x[3]), c(55, 60, 57.5))
 })
