@@ -178,8 +178,15 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
   grid <- group_grid(if (is.factor(group)) group, ncol = if (length(unique(group)) <= 4L) 1L else 2L)
+  colocation <- colocation_spans(source, newdata, time, group, segment)
+  fills <- if (!is.null(colocation$spans)) stats::setNames(colocation_fill, colocation$spans$fill[1])
+  shading <- if (!is.null(colocation$spans)) {
+    ggplot2::geom_rect(data = colocation$spans, ggplot2::aes(xmin = .data$from, xmax = .data$to, ymin = -Inf,
+                                                       ymax = Inf, fill = .data$fill), inherit.aes = FALSE)
+  }
+  ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
+  if (interval != "none") fills <- c(fills, stats::setNames(ribbon_fill, ribbon_label))
   ribbon <- if (interval != "none") {
-    ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
     band <- data.frame(time = time, group = group, segment = segment, lower = pred$.pred_lower,
                        upper = pred$.pred_upper)
     band <- band[stats::complete.cases(band), , drop = FALSE]
@@ -187,8 +194,7 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
     list(ggplot2::geom_ribbon(data = band, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
                                                         fill = ribbon_label,
                                                         group = interaction(.data$group, .data$segment)),
-                              inherit.aes = FALSE),
-         ggplot2::scale_fill_manual(values = stats::setNames(ribbon_fill, ribbon_label)))
+                              inherit.aes = FALSE))
   }
   far <- which(far_rows(pred) & !is.na(time))
   marks <- if (length(far)) {
@@ -202,7 +208,9 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
   # scales share one legend only with one guide.
   series_guide <- ggplot2::guide_legend(nrow = ceiling(length(series_levels) / 3), byrow = TRUE)
   ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
+    shading +
     ribbon +
+    (if (length(fills)) ggplot2::scale_fill_manual(values = fills, breaks = names(fills))) +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
                                     linetype = .data$series, alpha = .data$series,
                                     group = interaction(.data$series, .data$group, .data$segment)),
@@ -219,12 +227,49 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = sprintf("Raw sensors and the %s estimate", fused_label),
                   subtitle = if (!is.null(grid$key)) sprintf("One panel per %s", grid$key),
-                  caption = dropped_caption(n_missing, "value")) +
+                  caption = wrap_caption(c(dropped_caption(n_missing, "value"), colocation$note))) +
     plot_theme() +
     # The interval key on its own row keeps a legend of many series within the width; the rows
     # sit close together so that the legend does not squeeze the panel.
     ggplot2::theme(legend.box = "vertical", legend.spacing.y = ggplot2::unit(0, "pt"),
                    legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"))
+}
+
+# The co-location period of a fit with a reference, to shade in the series: each run of rows of
+# newdata (in time order, within its group and its segment of time_segments()) with a reading in
+# the fit's reference column, the rows such a fit learns its calibration from, from its first
+# time to its last (a lone row, half the median time step either side). `spans` is NULL for a
+# fit without a reference or rows without such readings; also, with a `note` for the caption,
+# when newdata cannot tell the co-location apart: every row has a reading, or (for one fit, not
+# fits by group whose source gives the first group's model only) more rows than the fit learned
+# from, its rows with a reference and those it left out.
+colocation_spans <- function(source, newdata, time, group, segment) {
+  reference <- source$model$reference
+  if (!is.character(reference) || length(reference) != 1L || !reference %in% names(newdata)) return(list())
+  dated <- !is.na(time)
+  observed <- !is.na(newdata[[reference]]) & dated
+  if (!any(observed)) return(list())
+  # (A fit saved before it counted its reference rows is not checked.)
+  learned <- if (is.null(source$model$n_reference)) Inf else sum(source$model$n_reference) + sum(source$model$n_left_out)
+  note <- if (all(observed[dated])) "has a reading on every row" else
+    if (!identical(source$group_word, "group") && sum(observed) > learned) {
+      sprintf("has readings on more rows (%s) than the fit learned from", format(sum(observed), big.mark = ","))
+    }
+  if (!is.null(note)) return(list(note = sprintf("No co-location shaded: %s %s.", reference, note)))
+  spans <- lapply(unique(group[dated]), function(g) {
+    rows <- which(group == g & dated)
+    rows <- rows[order(time[rows])]
+    run <- cumsum(c(TRUE, diff(observed[rows]) != 0 | diff(segment[rows]) != 0))
+    first <- rows[!duplicated(run) & observed[rows]]
+    last <- rows[!duplicated(run, fromLast = TRUE) & observed[rows]]
+    if (!length(first)) return(NULL)
+    step <- stats::median(diff(sort(unique(as.numeric(time[rows])))))
+    half <- ifelse(first == last & is.finite(step), step / 2, 0)
+    data.frame(group = group[first], from = time[first] - half, to = time[last] + half)
+  })
+  spans <- do.call(rbind, spans)
+  spans$fill <- sprintf("co-location: rows with a reading of %s", reference)
+  list(spans = spans)
 }
 
 # Predictions for newdata and the rows that have both a finite reference (in `plain`, the
@@ -327,3 +372,5 @@ far_label <- function() {
 far_colour <- "#D55E00"
 # Grey, not a colour of the palette: a sensor's line (the anchor's blue) stays visible on it.
 ribbon_fill <- "grey82"
+# A pale yellow beneath everything: the ribbon's grey and the sensors' lines stay visible on it.
+colocation_fill <- "#F5EDC8"

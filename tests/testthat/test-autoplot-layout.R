@@ -1,5 +1,6 @@
 # autoplot() at 7 x 5 inches: text wrapped rather than cut, strips that name their group in full,
-# many groups in panels rather than colours, the sensors' bin lines broken over empty bins.
+# many groups in panels rather than colours, the sensors' bin lines broken over empty bins, and
+# the co-location period shaded in the series.
 
 skip_if_not_installed("ggplot2")
 
@@ -128,4 +129,56 @@ test_that("bin means mark the runs of bins between empty ones, a lone bin spanni
   expect_equal(means$bin, c(1, 2, 4, 7, 8, 9, 10))
   expect_identical(means$run, c(1L, 1L, 2L, 3L, 3L, 3L, 3L))
   expect_equal(c(means$x_from[3], means$x_to[3], means$x[3]), c(55, 60, 57.5))
+})
+
+test_that("the series of a reference fit shades the rows with a reference reading, run by run", {
+  sim <- simulate_colocation(days = 30, colocation = 10, seed = 3)
+  sim$ref[c(50:52, 100, 102)] <- NA  # dropouts of the reference: hour 101 alone between two
+  fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh, data = sim, reference = "ref", hidden = 4L, epochs = 3L,
+                        seed = 1, threads = 1), also = "ncam_warning_clamp")
+  far <- "ncam_warning_extrapolation"  # the later weeks reach above the co-location's readings
+  p <- suppressWarnings(ggplot2::autoplot(fit, "series", newdata = sim, reference = "truth"), classes = far)
+  rect <- layer_data_of(p, "GeomRect")
+  # Runs of hours with a reference reading, from the first to the last; a lone hour, half an hour
+  # either side.
+  runs <- rle(!is.na(sim$ref))
+  last <- cumsum(runs$lengths)[runs$values]
+  first <- last - runs$lengths[runs$values] + 1L
+  half <- ifelse(first == last, 1800, 0)
+  expect_identical(sum(first == last), 1L)
+  expect_equal(rect$xmin, as.numeric(sim$date[first]) - half)
+  expect_equal(rect$xmax, as.numeric(sim$date[last]) + half)
+  expect_true(all(is.infinite(c(rect$ymin, rect$ymax))))
+  built <- ggplot2::ggplot_build(p)
+  fill_scale <- built$plot$scales$get_scales("fill")
+  expect_identical(c(fill_scale$get_breaks()), c("co-location: rows with a reading of ref", "90% prediction interval"))
+  # A reference on every row, or on more rows than the fit had, tells nothing of the co-location.
+  sim$ref <- sim$truth
+  every <- suppressWarnings(ggplot2::autoplot(fit, "series", newdata = sim), classes = far)
+  expect_false("GeomRect" %in% vapply(every$layers, function(l) class(l$geom)[1], ""))
+  expect_match(every$labels$caption, "No co-location shaded: ref has a reading on every row.", fixed = TRUE)
+  sim$ref[1] <- NA
+  more <- suppressWarnings(ggplot2::autoplot(fit, "series", newdata = sim), classes = far)
+  expect_match(gsub("\n", " ", more$labels$caption), "ref has readings on more rows (719) than the fit learned from",
+               fixed = TRUE)
+  # Without a reference in the fit, nothing is shaded.
+  free <- short_fit(ncam(pa_a + pa_b + opc ~ rh, data = sim, anchor = "opc", hidden = 4L, epochs = 3L,
+                         seed = 1, threads = 1), also = c("ncam_warning_clamp", "ncam_warning_two_sensors"))
+  free_plot <- suppressWarnings(ggplot2::autoplot(free, "series", newdata = sim), classes = far)
+  expect_false("GeomRect" %in% vapply(free_plot$layers, function(l) class(l$geom)[1], ""))
+})
+
+test_that("each unit's panel shades its own co-location", {
+  later_ref <- layout_sites[layout_sites$site %in% long_names[1:3], ]
+  # One unit's co-location starts late.
+  later_ref$ref[later_ref$site == long_names[2] & later_ref$day <= 30] <- NA
+  p <- ggplot2::autoplot(layout_fit, "series", newdata = later_ref)
+  rect <- layer_data_of(p, "GeomRect")
+  panels <- levels(p$data$group)
+  expect_identical(nrow(rect), 3L)
+  for (unit in long_names[1:3]) {
+    rows <- later_ref[later_ref$site == unit & !is.na(later_ref$ref), ]
+    in_panel <- rect[rect$PANEL == match(paste("site =", unit), panels), ]
+    expect_equal(c(in_panel$xmin, in_panel$xmax), as.numeric(range(rows$date)), info = unit)
+  }
 })
