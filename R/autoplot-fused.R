@@ -107,10 +107,12 @@ reference_in_estimate_units <- function(model, values, reference, call, data_arg
     i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
 }
 
-# One panel per group when the source has groups; long group labels wrap.
-group_facets <- function(source, ...) {
-  if (is.null(source$group_of)) return(NULL)
-  ggplot2::facet_wrap(ggplot2::vars(.data$group), labeller = ggplot2::label_wrap_gen(width = 40), ...)
+# A grid of panels, one per group of `group` (a factor, NULL without groups), `ncol` columns of
+# them, each strip naming its group in full, wrapped to the panel's width; `shown`, the groups.
+group_grid <- function(group, ncol) {
+  if (is.null(group)) return(NULL)
+  shown <- levels(droplevels(group))
+  c(panel_grid(shown, square = FALSE, ncol = ncol), list(shown = shown))
 }
 
 # Segments of each group's time axis, split where consecutive times lie more than three times
@@ -133,7 +135,8 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
   check_plot_column(newdata, date, "date", call, kind = "time")
   if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
   time <- newdata[[date]]
-  group <- if (is.null(source$group_of)) rep("", nrow(newdata)) else source$group_of(newdata)
+  group <- panel_groups(source, newdata)
+  if (is.null(group)) group <- rep("", nrow(newdata))
   repeated <- sum(duplicated(data.frame(group, time)[!is.na(time), , drop = FALSE]))
   if (repeated > 0L) {
     within <- if (is.null(source$group_of)) "" else paste(" within a", source$group_word)
@@ -174,8 +177,16 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
+  grid <- group_grid(if (is.factor(group)) group, ncol = if (length(unique(group)) <= 4L) 1L else 2L)
+  colocation <- colocation_spans(source, newdata, time, group, segment)
+  fills <- if (!is.null(colocation$spans)) stats::setNames(colocation_fill, colocation$spans$fill[1])
+  shading <- if (!is.null(colocation$spans)) {
+    ggplot2::geom_rect(data = colocation$spans, ggplot2::aes(xmin = .data$from, xmax = .data$to, ymin = -Inf,
+                                                       ymax = Inf, fill = .data$fill), inherit.aes = FALSE)
+  }
+  ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
+  if (interval != "none") fills <- c(fills, stats::setNames(ribbon_fill, ribbon_label))
   ribbon <- if (interval != "none") {
-    ribbon_label <- sprintf("%g%% %s interval", 100 * level, interval)
     band <- data.frame(time = time, group = group, segment = segment, lower = pred$.pred_lower,
                        upper = pred$.pred_upper)
     band <- band[stats::complete.cases(band), , drop = FALSE]
@@ -183,8 +194,7 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
     list(ggplot2::geom_ribbon(data = band, ggplot2::aes(.data$time, ymin = .data$lower, ymax = .data$upper,
                                                         fill = ribbon_label,
                                                         group = interaction(.data$group, .data$segment)),
-                              inherit.aes = FALSE),
-         ggplot2::scale_fill_manual(values = stats::setNames(ribbon_fill, ribbon_label)))
+                              inherit.aes = FALSE))
   }
   far <- which(far_rows(pred) & !is.na(time))
   marks <- if (length(far)) {
@@ -198,7 +208,9 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
   # scales share one legend only with one guide.
   series_guide <- ggplot2::guide_legend(nrow = ceiling(length(series_levels) / 3), byrow = TRUE)
   ggplot2::ggplot(lines, ggplot2::aes(.data$time, .data$value)) +
+    shading +
     ribbon +
+    (if (length(fills)) ggplot2::scale_fill_manual(values = fills, breaks = names(fills))) +
     ggplot2::geom_line(ggplot2::aes(colour = .data$series, linewidth = .data$series,
                                     linetype = .data$series, alpha = .data$series,
                                     group = interaction(.data$series, .data$group, .data$segment)),
@@ -210,16 +222,54 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
     ggplot2::guides(colour = series_guide, linewidth = series_guide, linetype = series_guide,
                     alpha = series_guide) +
     marks +
-    group_facets(source, ncol = if (length(unique(group)) <= 4L) 1L else 2L, scales = "free") +
+    (if (!is.null(grid)) labelled_facets("group", grid$shown, grid$labels, ncol = grid$ncol, scales = "free")) +
     ggplot2::labs(x = date, y = with_unit("Reading and estimate", estimate_unit(source$model)), colour = NULL,
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = sprintf("Raw sensors and the %s estimate", fused_label),
-                  caption = dropped_caption(n_missing, "value")) +
+                  subtitle = if (!is.null(grid$key)) sprintf("One panel per %s", grid$key),
+                  caption = wrap_caption(c(dropped_caption(n_missing, "value"), colocation$note))) +
     plot_theme() +
     # The interval key on its own row keeps a legend of many series within the width; the rows
     # sit close together so that the legend does not squeeze the panel.
     ggplot2::theme(legend.box = "vertical", legend.spacing.y = ggplot2::unit(0, "pt"),
                    legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"))
+}
+
+# The co-location period of a fit with a reference, to shade in the series: each run of rows of
+# newdata (in time order, within its group and its segment of time_segments()) with a reading in
+# the fit's reference column, the rows such a fit learns its calibration from, from its first
+# time to its last (a lone row, half the median time step either side). `spans` is NULL for a
+# fit without a reference or rows without such readings; also, with a `note` for the caption,
+# when newdata cannot tell the co-location apart: every row has a reading, or (for one fit, not
+# fits by group whose source gives the first group's model only) more rows than the fit learned
+# from, its rows with a reference and those it left out.
+colocation_spans <- function(source, newdata, time, group, segment) {
+  reference <- source$model$reference
+  if (!is.character(reference) || length(reference) != 1L || !reference %in% names(newdata)) return(list())
+  dated <- !is.na(time)
+  observed <- !is.na(newdata[[reference]]) & dated
+  if (!any(observed)) return(list())
+  # (A fit saved before it counted its reference rows is not checked.)
+  learned <- if (is.null(source$model$n_reference)) Inf else sum(source$model$n_reference) + sum(source$model$n_left_out)
+  note <- if (all(observed[dated])) "has a reading on every row" else
+    if (!identical(source$group_word, "group") && sum(observed) > learned) {
+      sprintf("has readings on more rows (%s) than the fit learned from", format(sum(observed), big.mark = ","))
+    }
+  if (!is.null(note)) return(list(note = sprintf("No co-location shaded: %s %s.", reference, note)))
+  spans <- lapply(unique(group[dated]), function(g) {
+    rows <- which(group == g & dated)
+    rows <- rows[order(time[rows])]
+    run <- cumsum(c(TRUE, diff(observed[rows]) != 0 | diff(segment[rows]) != 0))
+    first <- rows[!duplicated(run) & observed[rows]]
+    last <- rows[!duplicated(run, fromLast = TRUE) & observed[rows]]
+    if (!length(first)) return(NULL)
+    step <- stats::median(diff(sort(unique(as.numeric(time[rows])))))
+    half <- ifelse(first == last & is.finite(step), step / 2, 0)
+    data.frame(group = group[first], from = time[first] - half, to = time[last] + half)
+  })
+  spans <- do.call(rbind, spans)
+  spans$fill <- sprintf("co-location: rows with a reading of %s", reference)
+  list(spans = spans)
 }
 
 # Predictions for newdata and the rows that have both a finite reference (in `plain`, the
@@ -236,7 +286,7 @@ reference_rows <- function(source, newdata, plain, reference, call) {
                call = call)
   }
   list(pred = pred, usable = usable, n_dropped = sum(!paired), n_prior = sum(prior_only),
-       reference = plain[[reference]][usable], group = if (!is.null(source$group_of)) source$group_of(newdata)[usable])
+       reference = plain[[reference]][usable], group = panel_groups(source, newdata)[usable])
 }
 
 # The caption lines of rows left out of a comparison with the reference.
@@ -258,6 +308,16 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
                        if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_,
                        if (is.null(rows$group)) "" else sprintf(" (all %ss)", source$group_word))
   limits <- range(points$reference, points$fused)
+  caption <- if (length(left_out_caption(rows))) wrap_caption(left_out_caption(rows))
+  far_legend <- any(points$where != "inside")
+  # The height left for the panels: the figure's less its title, subtitle, axis, legend and caption.
+  room <- function(subtitle) {
+    plot_height_in - 0.8 - 0.19 * n_lines(subtitle) - (if (far_legend) 0.3 else 0) -
+      (if (is.null(caption)) 0 else 0.15 * n_lines(caption))
+  }
+  grid <- scatter_grid(rows$group, room(wrap_subtitle(stats_txt)))
+  subtitle <- wrap_subtitle(paste(c(stats_txt, panels_note(grid)), collapse = "; "))
+  if (!is.null(grid$key)) grid <- scatter_grid(rows$group, room(subtitle))
   ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
     # The few rows far outside stay visible however many rows fade the others.
@@ -265,64 +325,28 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
                         stroke = 0) +
     ggplot2::scale_colour_manual(values = stats::setNames(c("#0072B2", far_colour), c("inside", far_label())),
                                  breaks = far_label(), name = NULL,
-                                 guide = if (any(points$where != "inside")) {
+                                 guide = if (far_legend) {
                                    ggplot2::guide_legend(override.aes = list(alpha = 1, size = 2))
                                  } else "none") +
     ggplot2::scale_alpha_manual(values = stats::setNames(c(min(0.7, max(0.1, 200 / nrow(points))), 1),
                                                          c("inside", far_label())), guide = "none") +
     ggplot2::scale_size_manual(values = stats::setNames(c(1.2, 2), c("inside", far_label())), guide = "none") +
     ggplot2::coord_equal(xlim = limits, ylim = limits) +
-    group_facets(source) +
+    (if (!is.null(grid)) labelled_facets("group", grid$shown, grid$labels, ncol = grid$ncol)) +
     ggplot2::labs(x = sprintf("Reference (%s)", paste(c(reference, estimate_unit(source$model)), collapse = ", ")),
                   y = with_unit(paste(source$fused_label, "estimate"), estimate_unit(source$model)),
-                  title = "Fused estimate against the reference", subtitle = stats_txt,
-                  caption = if (length(left_out_caption(rows))) paste(left_out_caption(rows), collapse = "\n")) +
+                  title = "Fused estimate against the reference", subtitle = subtitle, caption = caption) +
     plot_theme()
 }
 
-# With groups, one line per group beside the line of all rows. newdata is predicted once per
-# level: what its rows warn of (groups without a model, spikes) is said once.
-plot_coverage <- function(source, newdata, plain, reference, levels, interval, call) {
-  once <- muffle_repeated_warnings()
-  rows <- withCallingHandlers(reference_rows(source, newdata, plain, reference, call), warning = once)
-  ref <- rows$reference
-  group <- if (is.null(rows$group)) rep("all rows", length(ref)) else rows$group
-  inside <- withCallingHandlers(without_part_warnings(lapply(levels, function(level) {  # reference_rows() warned
-    pred <- source$predict(newdata, interval = interval, level = level)[rows$usable, ]
-    ref >= pred$.pred_lower & ref <= pred$.pred_upper
-  })), warning = once)
-  coverage_of <- function(keep, name) {
-    data.frame(nominal = levels, curve = name,
-               empirical = vapply(inside, function(hit) mean(hit[keep]), numeric(1)))
-  }
-  points <- coverage_of(rep(TRUE, length(ref)), "all rows")
-  if (!is.null(rows$group)) {
-    groups <- if (is.factor(group)) intersect(levels(group), as.character(group)) else unique(group)  # units in their order
-    points <- rbind(points, do.call(rbind, lapply(groups, function(g) coverage_of(group == g, g))))
-  }
-  points$curve <- factor(points$curve, levels = unique(points$curve))
-  colours <- stats::setNames(c("black", sensor_palette(nlevels(points$curve) - 1L)), levels(points$curve))
-  lower <- min(points$nominal, points$empirical, 0.5)
-  percent <- function(p) paste0(100 * p, "%")
-  ggplot2::ggplot(points, ggplot2::aes(.data$nominal, .data$empirical, colour = .data$curve)) +
-    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
-    ggplot2::geom_line(linewidth = 0.8) +
-    ggplot2::geom_point(size = 2.2) +
-    ggplot2::scale_colour_manual(values = colours, guide = if (is.null(rows$group)) "none" else {
-      ggplot2::guide_legend(ncol = if (nlevels(points$curve) > 4L) 2L else NULL)
-    }, labels = function(x) vapply(x, function(l) paste(strwrap(l, 40), collapse = "\n"), "")) +
-    ggplot2::coord_equal(xlim = c(lower, 1), ylim = c(lower, 1)) +
-    ggplot2::scale_x_continuous(labels = percent) +
-    ggplot2::scale_y_continuous(labels = percent) +
-    ggplot2::labs(x = sprintf("Nominal level of the %s interval", interval),
-                  y = sprintf("Rows whose %s lies inside", reference), colour = NULL,
-                  title = sprintf("Coverage of the %s intervals", interval),
-                  subtitle = sprintf("%s rows with both a reference value and an estimate",
-                                     format(sum(rows$usable), big.mark = ",")),
-                  # One sentence per line: the square panel leaves the caption little width.
-                  caption = paste(c("Dashed diagonal: perfect calibration.", left_out_caption(rows)),
-                                  collapse = "\n")) +
-    plot_theme()
+# A grid of square panels, one per group of `group` (a factor of the rows drawn; NULL without
+# groups), as large as `room` inches of height allow, each strip naming its group in full and
+# its number of rows; `shown`, the groups.
+scatter_grid <- function(group, room) {
+  if (is.null(group)) return(NULL)
+  group <- droplevels(group)
+  counts <- format(as.vector(table(group)), big.mark = ",", trim = TRUE)
+  c(panel_grid(levels(group), room, extra = paste("n =", counts)), list(shown = levels(group)))
 }
 
 # A calling handler for warnings that muffles each one whose class and message it has seen.
@@ -348,3 +372,5 @@ far_label <- function() {
 far_colour <- "#D55E00"
 # Grey, not a colour of the palette: a sensor's line (the anchor's blue) stays visible on it.
 ribbon_fill <- "grey82"
+# A pale yellow beneath everything: the ribbon's grey and the sensors' lines stay visible on it.
+colocation_fill <- "#F5EDC8"

@@ -8,8 +8,9 @@
 #'   interval (the mean has no interval: its series has no ribbon, and it has no coverage
 #'   picture).
 #' * For fits from [ncam_by()]: the pictures of [autoplot.ncam()] with one panel per group
-#'   (`"loss"`, `"series"`, `"scatter"`); `"coverage"` draws one line per group beside the
-#'   line of all rows. `newdata` must hold the `by` columns; each row goes to its group's
+#'   (`"loss"`, `"series"`, `"scatter"`), in the order of the `by` columns' values;
+#'   `"coverage"` draws one line per group beside the line of all rows (for more than 7
+#'   groups, a panel per group). `newdata` must hold the `by` columns; each row goes to its group's
 #'   model as in [predict.ncam_by()]. The series plot draws one time series per group.
 #' * For a calibration from [calibrate()] (of one fit, or of fits by group): the `"coverage"`
 #'   (default), `"series"` and `"scatter"` pictures with its conformal intervals, at the
@@ -93,15 +94,17 @@ plot_group_losses <- function(object) {
   best <- data.frame(group = factor(labels[fitted_groups], levels = labels[fitted_groups]),
                      epoch = vapply(object$fit[fitted_groups], function(f) as.numeric(f$best_epoch), numeric(1)))
   skipped <- sum(!has_fit(object))
+  grid <- panel_grid(levels(curves$group), square = FALSE)
   ggplot2::ggplot(curves, ggplot2::aes(.data$epoch, .data$nll, colour = .data$curve)) +
     ggplot2::geom_vline(data = best, ggplot2::aes(xintercept = .data$epoch), linetype = "dashed",
                         colour = "grey45") +
     ggplot2::geom_line(linewidth = 0.7) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$group), scales = "free_y") +
+    labelled_facets("group", levels(curves$group), grid$labels, ncol = grid$ncol, scales = "free_y") +
     ggplot2::scale_colour_manual(values = loss_colours) +
     ggplot2::labs(x = "Epoch", y = "Negative log-likelihood per row", colour = NULL,
                   title = "NCAM training, one model per group",
-                  subtitle = "Dashed: the best epoch, chosen on the capped validation NLL, whose weights each model keeps",
+                  subtitle = wrap_subtitle(paste(c("Dashed: the best epoch, chosen on the capped validation NLL, whose weights each model keeps",
+                                                   panels_note(grid)), collapse = "; ")),
                   caption = if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
                                                       if (skipped == 1L) "" else "s")) +
     plot_theme()

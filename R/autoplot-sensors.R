@@ -58,40 +58,47 @@ plot_sensors <- function(object, newdata, covariate, call) {
   perfect <- data.frame(parameter = factor(c(if (!is.null(typical)) "reading", "gain", "offset"),
                                            levels = names(parameter_labels)),
                         value = c(typical$value, 1, 0))
-  caption <- paste(c(
+  means <- bin_means(long)
+  caption <- wrap_caption(paste(c(
     if (length(shown_rows) < length(kept_rows)) {
-      sprintf("Points: %s evenly spaced rows of %s; lines: means of all rows in equal-width bins of x.",
-              format(length(shown_rows), big.mark = ","), format(length(kept_rows), big.mark = ","))
-    } else "Points: rows; lines: means in equal-width bins of x.",
+      sprintf("Points: %s evenly spaced rows of %s; lines: means of all rows in %d equal-width bins of %s,",
+              format(length(shown_rows), big.mark = ","), format(length(kept_rows), big.mark = ","),
+              attr(means, "bins"), covariate)
+    } else sprintf("Points: rows; lines: means in %d equal-width bins of %s,", attr(means, "bins"), covariate),
+    "broken where a bin has no rows (a bin between two empty ones: a bar across its rows).",
     dropped_caption(n_dropped)
-  ), collapse = " ")
+  ), collapse = " "))
+  joined <- means$run %in% means$run[duplicated(means$run)]  # runs of two bins or more
+  # Two columns of panels: at 7 x 5 inches, four stacked panels leave room for two ticks each.
+  strip_width <- chars_in((plot_width_in - 0.7) / 2 - 0.1, strip_pt)
   ggplot2::ggplot(long, ggplot2::aes(.data$x, .data$value, colour = .data$sensor)) +
     ggplot2::geom_hline(data = perfect, ggplot2::aes(yintercept = .data$value),
                         linetype = "dashed", colour = "grey40") +
     ggplot2::geom_point(data = points, alpha = alpha, size = 1.1, stroke = 0) +
-    ggplot2::geom_line(data = bin_means(long), linewidth = 0.9) +
-    ggplot2::facet_wrap(ggplot2::vars(.data$parameter), ncol = 1L, scales = "free_y",
-                        labeller = ggplot2::as_labeller(parameter_labels)) +
+    ggplot2::geom_line(data = means[joined, , drop = FALSE], ggplot2::aes(group = .data$run), linewidth = 0.9) +
+    ggplot2::geom_segment(data = means[!joined, , drop = FALSE],
+                          ggplot2::aes(x = .data$x_from, xend = .data$x_to, yend = .data$value), linewidth = 0.9) +
+    ggplot2::facet_wrap(ggplot2::vars(.data$parameter), ncol = 2L, scales = "free_y",
+                        labeller = ggplot2::as_labeller(vapply(parameter_labels, wrap_plot_text, "", strip_width))) +
     ggplot2::scale_colour_manual(values = stats::setNames(sensor_palette(nlevels(long$sensor)),
                                                           levels(long$sensor))) +
     ggplot2::guides(colour = ggplot2::guide_legend(override.aes = list(alpha = 1, size = 2.5))) +
     ggplot2::labs(x = covariate, y = NULL, colour = "Sensor",
                   title = sprintf("Learned sensor model against %s", covariate),
-                  subtitle = sensors_subtitle(log_fit, !is.null(typical)), caption = caption) +
+                  subtitle = sensors_subtitle(log_fit), caption = caption) +
     plot_theme()
 }
 
 # What gain and offset mean, for the subtitle: the offset is the reading at a true value of 0,
 # often far below the data, so that a large gain with a negative offset can read close to the
-# true value where the data lie (`typical`: the top panel shows that reading).
-sensors_subtitle <- function(log_fit, typical) {
+# true value where the data lie (the first panel, when there is an anchor, gives that reading).
+sensors_subtitle <- function(log_fit) {
   model <- if (log_fit) {
     "Log reading = gain x log true value + offset (plus noise). The offset is the log reading at a true value of 1"
   } else {
     "Reading = gain x true value + offset (plus noise). The offset is the reading at a true value of 0"
   }
-  text <- paste0(model, ", often far below the data", if (typical) "; the top panel gives the reading at a typical true value." else ".")
-  paste(strwrap(text, width = 85), collapse = "\n")  # fits a 7-inch figure
+  wrap_subtitle(paste0(model, ", often far below the data."))
 }
 
 # The true value the top panel reads the sensors at: the anchor's median reading on the fitted
@@ -112,8 +119,10 @@ typical_true_value <- function(object) {
 }
 
 # Mean x and value of each sensor and parameter in bins of equal width along x, so the line
-# spans the data: 40 bins, or one per 10 rows for fewer than 400 rows; bins with fewer than
-# 5 rows are left out (too noisy). x keeps its Date/POSIXct class.
+# spans the data: 40 bins, or one per 10 rows for fewer than 400 rows (attribute "bins"); bins
+# with fewer than 5 rows are left out (too noisy). `run` numbers the stretches of bins without
+# an empty bin between them (a line is not drawn across a gap in the data); `x_from` and `x_to`
+# span the rows of each bin. x keeps its Date/POSIXct class.
 bin_means <- function(long) {
   x_num <- as.numeric(long$x)
   n_bins <- max(1L, min(40L, length(unique(long$.row)) %/% 10L))
@@ -124,14 +133,20 @@ bin_means <- function(long) {
   groups <- interaction(long$sensor, long$parameter, bin, drop = TRUE)
   first <- !duplicated(groups)
   key <- as.character(groups[first])
-  means <- data.frame(sensor = long$sensor[first], parameter = long$parameter[first],
-                      x = as.vector(tapply(x_num, groups, mean)[key]),
-                      value = as.vector(tapply(long$value, groups, mean)[key]),
+  summary_of <- function(values, f) as.vector(tapply(values, groups, f)[key])
+  means <- data.frame(sensor = long$sensor[first], parameter = long$parameter[first], bin = bin[first],
+                      x = summary_of(x_num, mean), value = summary_of(long$value, mean),
+                      x_from = summary_of(x_num, min), x_to = summary_of(x_num, max),
                       n = as.vector(table(groups)[key]))
+  means <- means[order(means$sensor, means$parameter, means$bin), , drop = FALSE]
+  # A new run after a bin without rows (every sensor and parameter has the same rows).
+  gap <- c(TRUE, diff(means$bin) != 1L | means$sensor[-1] != means$sensor[-nrow(means)] |
+             means$parameter[-1] != means$parameter[-nrow(means)])
+  means$run <- cumsum(gap)
   means <- means[means$n >= 5L, , drop = FALSE]
-  means <- means[order(means$sensor, means$parameter, means$x), , drop = FALSE]
   # Restore the time class so the line shares the points' axis.
   time_attributes <- attributes(long$x)[intersect(c("class", "tzone"), names(attributes(long$x)))]
-  attributes(means$x) <- time_attributes
-  means
+  for (column in c("x", "x_from", "x_to")) attributes(means[[column]]) <- time_attributes
+  rownames(means) <- NULL
+  structure(means, bins = n_bins)
 }

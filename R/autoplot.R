@@ -17,13 +17,16 @@
 #'   `covariate`: one point per row (at most 5,000 rows are drawn, evenly
 #'   spaced) and a line through the means of all rows in 40 bins of equal
 #'   width along the covariate (one bin per 10 rows for fewer than 400 rows;
-#'   bins with fewer than 5 rows are skipped). The offset is the reading at a
-#'   true value of 0, often far below the data, so a gain well above 1 with a
-#'   negative offset can read close to the true value where the data lie: the
-#'   top panel gives each sensor's reading, gain x value + offset (for a log
-#'   model exp(gain x log value + offset)), at a typical true value, the
-#'   anchor's median reading in training (the reference's, for a model fitted
-#'   with `reference`), and the subtitle says so. A model without an anchor
+#'   bins with fewer than 5 rows are skipped), broken where a bin has no rows
+#'   (a gap in the data, such as months without readings; a bin between two
+#'   empty ones is a bar across its rows); the caption names the covariate
+#'   and the number of bins. The panels stand in two columns. The offset is
+#'   the reading at a true value of 0, often far below the data, so a gain
+#'   well above 1 with a negative offset can read close to the true value
+#'   where the data lie: the first panel gives each sensor's reading, gain x
+#'   value + offset (for a log model exp(gain x log value + offset)), at a
+#'   typical true value, the anchor's median reading in training (the
+#'   reference's, for a model fitted with `reference`), as its title says. A model without an anchor
 #'   (`parameterization` `"unanchored"` or `"no_bias"`) has no such panel.
 #'   Dashed lines mark a perfect sensor (that typical value, gain 1, offset
 #'   0); the anchor sensor sits on them by construction. When other
@@ -38,18 +41,31 @@
 #'   `newdata`'s unit column (in the order of its values, a factor's levels, text byte by byte),
 #'   each one time series, as for fits by group from [ncam_by()]; the
 #'   `"scatter"` then has one panel per unit too, and the `"coverage"` one
-#'   line per unit beside that of all rows. Subset `newdata` to draw fewer
+#'   line per unit beside that of all rows (for more than 7 units, a panel each). Subset `newdata` to draw fewer
 #'   units.
 #'   Crosses mark the fused values of rows that lie far outside the range the
 #'   calibration was learned from (those `predict()` warns about; see the
-#'   Extrapolation section of [predict.ncam()]).
+#'   Extrapolation section of [predict.ncam()]). For a model fitted with
+#'   `reference`, each run of rows of `newdata` with a reading in that column,
+#'   the co-location period when `newdata` is the data the model was fitted
+#'   to, is shaded (with a legend entry); not when every row has a reading, or
+#'   more rows than the fit learned from (the caption then says so): pass the
+#'   reference as it was at the fit to see the period.
 #' * `"scatter"`: the fused estimate against the reference, with the 1:1
 #'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
 #'   Rows far outside the calibration range are drawn in another colour.
 #' * `"coverage"`: the fraction of rows whose reference lies inside the
 #'   interval (see `interval`), against the nominal level, at each level of
-#'   `level`, with the diagonal of perfect calibration. For conformal
-#'   intervals use [calibrate()] and [augment()].
+#'   `level`, with the diagonal of perfect calibration. With units (or
+#'   groups), up to 7 get a line of their own colour beside the black line of
+#'   all rows; more get one small panel each, their line over the grey line of
+#'   all rows. For conformal intervals use [calibrate()] and [augment()].
+#'
+#' The pictures are laid out for a figure 7 inches wide (`ggsave(width = 7, height = 5)`):
+#' subtitles, captions and legends are wrapped to that width, and the panels of units or
+#' groups are arranged so that each strip names its group in full (its value alone, the
+#' subtitle naming the key, such as "one panel per site", when `site = 101259` would not fit),
+#' in the scatter with its number of rows.
 #'
 #' Axes of readings and estimates name their unit (such as `Reference (ref, ug/m3)`) when the
 #' model was fitted to columns with units (units package; see `data` in [ncam()]): the unit of the

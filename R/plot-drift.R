@@ -20,11 +20,13 @@ autoplot.ncam_drift <- function(object, ...) {
   unit_columns <- intersect(attr(object, "unit_columns"), names(points))
   points$line <- drift_line_runs(points, unit_columns, attr(object, "period"))
   # Panels labelled "site = north" as in the other per-group pictures, in the order of the keys.
+  grid <- NULL
   units_shown <- if (length(unit_columns)) {
     labels <- group_labels(points[unit_columns])
     in_order <- do.call(order, unname(as.list(points[unit_columns])))
     points$unit_panel <- factor(labels, levels = unique(labels[in_order]))
-    ggplot2::facet_wrap(ggplot2::vars(.data$unit_panel), labeller = ggplot2::label_wrap_gen(width = 40))
+    grid <- panel_grid(levels(points$unit_panel), square = FALSE, width = plot_width_in - 0.9, spacing = 0.5)
+    labelled_facets("unit_panel", levels(points$unit_panel), grid$labels, ncol = grid$ncol)
   }
   # The colours of the other pictures, sensors in the model's order (as the table lists them).
   sensors <- union(attr(object, "sensors"), unique(as.character(points$sensor)))
@@ -46,9 +48,10 @@ autoplot.ncam_drift <- function(object, ...) {
     units_shown +
     ggplot2::labs(x = "Period", y = sprintf("Shift (%s)", scale_txt), colour = "Sensor",
                   title = "Each sensor against the estimate from the others",
-                  subtitle = sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)%s",
-                                     attr(object, "alpha"),
-                                     if (any(points$flag == "not tested")) "; open circles: not tested" else "")) +
+                  subtitle = wrap_subtitle(sprintf("Mean difference per period; triangles: flagged (Holm, alpha = %g)%s%s",
+                                                   attr(object, "alpha"),
+                                                   if (any(points$flag == "not tested")) "; open circles: not tested" else "",
+                                                   if (is.null(grid$key)) "" else paste(";", panels_note(grid))))) +
     plot_theme() +
     # Room for half the last date label, centred on the panel's right edge, and between panels
     # for that half and the next panel's first.

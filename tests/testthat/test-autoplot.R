@@ -360,7 +360,8 @@ test_that("axes of readings and estimates name the estimate's unit, and no unit 
   strips <- sensors$facet$params$labeller(data.frame(parameter = c("gain", "offset", "noise")))[[1]]
   expect_identical(unname(strips), c("Gain (reading per unit of true value)", "Offset (mg/m3)",
                                      "Noise standard deviation (mg/m3)"))
-  expect_match(sensors$facet$params$labeller(data.frame(parameter = "reading"))[[1]],
+  # Wrapped to the width of its panel.
+  expect_match(gsub("\n", " ", sensors$facet$params$labeller(data.frame(parameter = "reading"))[[1]]),
                "^Reading at a true value of [0-9.]+ mg/m3 \\(median of sensor_0 in training\\)$")
   base <- ncam_baseline(sensor_0 + sensor_1 + sensor_2 ~ 1, in_unit(plot_toy[1:200, ], "ug/m3"), "ivw")
   expect_identical(ggplot2::autoplot(base, "scatter", newdata = in_unit(plot_test, "ug/m3"), reference = "truth")$labels$y,
