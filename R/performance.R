@@ -1,7 +1,8 @@
 # Sensor performance by the US EPA targets and the EU uncertainty test: the entry point (input
 # checks in R/performance-input.R, thresholds, the pass/fail judgement and the notes on units
 # failing alone in R/performance-targets.R, metrics in R/performance-metrics.R, time step
-# in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R).
+# in R/performance-averaging.R, 1-hour and 24-hour means in R/performance-block-means.R; the
+# class of the result and its methods in R/performance-class.R and the files it names).
 
 #' Performance of sensor estimates against a reference
 #'
@@ -246,7 +247,8 @@
 #'   the reference's own random uncertainty, such as the Guide estimates from
 #'   two reference samplers side by side. The units' between-sampler
 #'   uncertainty is reported on its own and does not enter it.
-#' @return A tibble with, per averaging (in the order of `averaging`, less any
+#' @return A tibble of class `ncam_performance` (its `print()`, `tidy()`, `glance()` and
+#'   `autoplot()`: [ncam_performance-methods]) with, per averaging (in the order of `averaging`, less any
 #'   block left out), one row per unit (in order of first appearance) and one
 #'   with `unit = "all"`: `unit`, `averaging` (`"as_given"`, `"1h"` or
 #'   `"24h"`), `time_step` (of the data the row uses: the step the unit is
@@ -270,7 +272,7 @@
 #'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
 #'   CEN/TS 17660-2:2024, Air quality - Performance evaluation of air quality
 #'   sensor systems - Part 2: Particulate matter in ambient air.
-#' @seealso [performance_targets()]
+#' @seealso [performance_targets()], [ncam_performance-methods]
 #' @export
 #' @examples
 #' set.seed(1)
@@ -279,7 +281,9 @@
 #' obs <- data.frame(date = rep(hours, 2), unit = rep(c("a", "b"), each = length(hours)),
 #'                   ref = rep(truth, 2))
 #' obs$pm <- 1.1 * obs$ref + 0.5 + rnorm(nrow(obs))
-#' sensor_performance(obs, estimate = "pm", reference = "ref", unit = "unit")
+#' perf <- sensor_performance(obs, estimate = "pm", reference = "ref", unit = "unit")
+#' perf
+#' as.data.frame(perf[perf$unit == "all", c("averaging", "n", "rmse", "pass_error")])
 sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
                                pollutant = c("pm25", "o3"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
@@ -359,7 +363,7 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                "between_sampler_uncertainty_above", "pass_r2", "pass_slope", "pass_intercept",
                "pass_error", "pass_precision", "pass_expanded_uncertainty",
                "pass_between_sampler_uncertainty", "note")
-  tibble::as_tibble(result[columns])
+  new_performance(result[columns], pollutant)
 }
 
 # Rows without both an estimate and a reference: out of the pairs of rows taken as given, but

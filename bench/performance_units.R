@@ -15,3 +15,11 @@ elapsed <- system.time(res <- suppressWarnings(suppressMessages(
   sensor_performance(obs, "est", "ref", unit = "unit"))))[["elapsed"]]
 cat(sprintf("%g rows, %g units: sensor_performance() %.1f s (%d result rows, sum of RMSE %.6f)\n",
             rows, units, elapsed, nrow(res), sum(res$rmse, na.rm = TRUE)))
+# The methods of the table (builds from session 40 on): seconds of each on this result.
+if (inherits(res, "ncam_performance")) {
+  seconds <- function(expr) system.time(expr)[["elapsed"]]
+  cat(sprintf("  methods: tidy() %.3f s (%d rows), glance() %.3f s, print() %.3f s (%d lines), autoplot() built %.2f s\n",
+              seconds(long <- tidy(res)), nrow(long), seconds(glance(res)),
+              seconds(printed <- utils::capture.output(print(res))), length(printed),
+              seconds(ggplot2::ggplot_build(ggplot2::autoplot(res)))))
+}
