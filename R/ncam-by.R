@@ -22,6 +22,19 @@
 #'   .seed, ...)` reproduces it, as the fit's call says (see Value). The futures also get
 #'   parallel-safe random number streams (future.apply's `future.seed`), derived from the same seed.
 #'
+#' @section Groups without a reference: with `reference`, a group whose reference column holds no
+#'   reading (a station without a co-location), or too few, cannot be fitted: `ncam_by()` stops, or
+#'   with `errors = "skip"` leaves it without a model, and `predict()` gives its rows `NA`. To
+#'   estimate it, fit all groups in one model, `ncam(formula, data, reference = "ref", unit =
+#'   "station")`: the groups with reference readings teach it, each gets its own offset, and a
+#'   group without them gets the pooled model with the between-unit variance in its intervals (see
+#'   `unit` and section Unit offsets in [ncam()]; offsets need reference readings at 3 or more
+#'   groups, a pooled fit without `unit` at one). Or predict its rows with a neighbouring group's
+#'   model, `predict(fits$fit[[i]], rows)`, choosing one whose sensors they read. Only with two or
+#'   more sensors can it be fitted on its own without `reference` (label-free, on the scale of its
+#'   anchor sensor). A group with one sensor beside the reference is fitted, but its credible
+#'   intervals are not identified: one warning (class `ncam_warning_one_sensor`) names all such groups.
+#'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
 #'   receives the rows of its groups only, and must have the same version of ncam installed.
@@ -139,22 +152,34 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
 
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
+  # What a group's error can advise (a group without reference readings: a pooled fit?).
+  context <- list(by = by, formula = formula, data = substitute(data), reference = args$reference,
+                  reference_groups = if (!is.null(args$reference)) {
+                    sum(vapply(groups$rows, function(rows) any(!is.na(data[[args$reference]][rows])), logical(1)))
+                  })
   tasks <- lapply(seq_along(groups$rows), function(k) {
     # Without the `by` columns, constant within the group: `~ .` is then the other columns.
     list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
          label = groups$labels[k], validation = validation_rows[groups$rows[[k]]], rows = groups$rows[[k]])
   })
-  # Each group's messages (verbose = TRUE) on their own lines, as relayed by future: see with_messages_printed().
-  fits <- with_messages_printed(if (requireNamespace("future.apply", quietly = TRUE)) {
+  # Each group's messages (verbose = TRUE) on their own lines, as relayed by future: see
+  # with_messages_printed(). The groups with one sensor beside the reference get one warning.
+  one_sensor <- list()
+  fits <- withCallingHandlers(with_messages_printed(if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
       tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors,
-      simd = simd, future.seed = base_seed
+      simd = simd, context = context, future.seed = base_seed
     ))
   } else {
-    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd)
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd,
+           context = context)
+  }), ncam_warning_one_sensor = function(w) {
+    one_sensor[[length(one_sensor) + 1L]] <<- w
+    invokeRestart("muffleWarning")
   })
+  warn_one_sensor_groups(one_sensor, groups$labels)
   failed <- vapply(fits, inherits, logical(1), "error")
   if (any(failed)) {
     why <- vapply(fits[failed], function(e) {
@@ -179,9 +204,9 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
 # ncam_by()'s `data` (task$rows). ncam(seed = .seed) fixes R's generator kind itself, so the fit
 # is the same on any worker. With errors = "skip"
 # a failed fit returns its error condition, for the main side to report.
-fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd()) {
+fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd(), context = list()) {
   if (errors == "skip") {
-    return(tryCatch(fit_group(task, formula, args, threads, simd = simd), error = function(e) e))
+    return(tryCatch(fit_group(task, formula, args, threads, simd = simd, context = context), error = function(e) e))
   }
   # The group's label for the progress bar of verbose = TRUE.
   options_before <- options(ncam.simd = simd, ncam.training_group = task$label); on.exit(options(options_before))
@@ -202,24 +227,15 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
       # handlers for a class (ncam_warning_not_converged) catch it as from ncam().
       w$message[1] <- paste0("Group ", task$label, ": ", w$message[1])
       w["call"] <- list(NULL)
+      w$group <- task$label
       warning(w)
       invokeRestart("muffleWarning")
     },
-    error = function(e) ncam_abort("Could not fit group {task$label}.", parent = group_error_hint(e), call = NULL)
+    error = function(e) {
+      ncam_abort("Could not fit group {task$label}.", call = NULL,
+                 parent = group_error_hint(e, context, sensor_names(with_present$formula)))
+    }
   )
-}
-
-# An error whose fix for ncam() is to leave a column out of the formula or out of `reference`
-# (its fields `leave_out` and `leave_out_of`): under ncam_by() that would drop the column for
-# every group, where one group lacks it.
-group_error_hint <- function(e) {
-  if (is.null(e$leave_out)) return(e)
-  e$body <- c(i = if (identical(e$leave_out_of, "reference")) {
-    cli::format_inline("Leaving out {.arg reference} would drop {.field {e$leave_out}} for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} without {.arg reference} (label-free).")
-  } else {
-    cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} and a formula without {.field {e$leave_out}}.")
-  })
-  e
 }
 
 #' Predictions and augmented data from fits by group

@@ -6,7 +6,7 @@ one_box_data <- function() {
   d$pa_b[d$site == 1] <- NA
   d$ref[d$site == 4] <- NA
   d$site <- paste0("s", d$site)
-  d[c("date", "site", "pa_a", "pa_b", "ref", "truth")]
+  d[c("date", "site", "rh", "pa_a", "pa_b", "ref", "truth")]
 }
 
 # ncam_by() of those stations (errors = "skip": site 4 has no model), its warnings other than
