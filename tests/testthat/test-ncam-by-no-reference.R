@@ -141,3 +141,39 @@ test_that("the one-sensor warning is one for the groups from parallel workers to
   expect_length(one, 1L)
   expect_identical(one[[1]]$groups, c("site = s1", "site = s3"))
 })
+
+test_that("SensEURCity Antwerp: six stations with four weeks of reference, three without", {
+  dir <- shared_data("senseurcity-antwerp-ineris")
+  skip_if_not(dir.exists(dir), "shared SensEURCity data not available")
+  d <- read_senseurcity_antwerp(dir)
+  stations <- sort(unique(d$station))
+  for (s in stations) {
+    rows <- d$station == s
+    later <- d$date >= min(d$date[rows]) + 28 * 86400
+    d$ref[rows & (later | s %in% stations[7:9])] <- NA
+  }
+  d <- d[c("date", "station", "box_1", "box_2", "ref")]
+  warnings <- caught_warnings(suppressMessages(
+    fits <- ncam_by(box_1 + box_2 ~ 1, data = d, by = "station", reference = "ref", hidden = 4L, epochs = 3L,
+                    seed = 1L, threads = 1L, errors = "skip"),
+    classes = "ncam_message_sensor_left_out"))
+  one <- Filter(function(w) inherits(w, "ncam_warning_one_sensor"), warnings)
+  expect_length(one, 1L)
+  expect_identical(one[[1]]$groups, paste("station =", c("ANT_REF_AL01", "ANT_REF_M802", "ANT_REF_R803")))
+  expect_identical(sum(!vapply(fits$fit, is.null, logical(1))), 6L)
+  warnings <- caught_warnings(pred <- predict(fits, d))
+  classes <- vapply(warnings, function(w) class(w)[1], "")
+  expect_match(flat(warnings[[which(classes == "ncam_warning_no_group_model")]]),
+               "^16902 rows of `newdata` belong to 3 groups without a model .*`ncam\\(formula, data, reference = \"ref\", unit = \"station\"\\)`")
+  far <- flat(warnings[[which(classes == "ncam_warning_extrapolation")]])
+  expect_match(far, sprintf("^%d of 33141 rows lie", sum(pred$.extrapolation > 0.25, na.rm = TRUE)))
+  expect_match(far, "and 1 more group i")
+  # Station R801's panel draws both its boxes, AL01's its one.
+  skip_if_not_installed("ggplot2")
+  week <- d[d$station %in% c("ANT_REF_AL01", "ANT_REF_R801") & d$date >= as.POSIXct("2020-09-01", tz = "UTC") &
+              d$date < as.POSIXct("2020-09-08", tz = "UTC"), ]
+  p <- suppressWarnings(ggplot2::autoplot(fits, "series", newdata = week), classes = "ncam_warning_extrapolation")
+  series <- split(as.character(p$data$series), p$data$group)
+  expect_setequal(unique(series[["station = ANT_REF_R801"]]), c("box_1", "box_2", "NCAM fused"))
+  expect_setequal(unique(series[["station = ANT_REF_AL01"]]), c("box_1", "NCAM fused"))
+})
