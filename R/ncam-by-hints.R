@@ -4,7 +4,7 @@
 # An error whose fix for ncam() is to leave a column out of the formula or out of `reference`
 # (its fields `leave_out` and `leave_out_of`): under ncam_by() that would drop the column for
 # every group, where one group lacks it. `context` (from ncam_by()): the `by` columns, the
-# formula, the `data` expression, the reference and how many groups read it; `sensors`: those of
+# formula, the name of `data`, the reference and how many groups read it; `sensors`: those of
 # the group's model, the ones it reads.
 group_error_hint <- function(e, context = list(), sensors = character()) {
   if (is.null(e$leave_out)) return(e)
@@ -30,11 +30,10 @@ no_reference_hint <- function(reference, context, sensors) {
     formula <- context$formula
     # `~ .` would take the group columns as covariates.
     if ("." %in% all.names(formula[[3]])) formula[[3]] <- str2lang(paste(c(deparse(formula[[3]]), by), collapse = " - "))
-    data <- if (is.symbol(context$data)) as.character(context$data) else "data"
     unit <- if (with_reference < min_offset_units) "" else
       sprintf(", unit = %s", if (length(by) == 1L) encodeString(by, quote = "\"") else "<a column naming the groups>")
     pooled <- sprintf("ncam(%s, data = %s, reference = %s%s)", paste(deparse(formula, width.cutoff = 500L), collapse = " "),
-                      data, encodeString(reference, quote = "\""), unit)
+                      context$data, encodeString(reference, quote = "\""), unit)
   }
   alone <- if (length(sensors) >= 2L) {
     "fit this group on its own with {.fn ncam} without {.arg reference} (label-free, on the scale of its anchor sensor)"
@@ -92,7 +91,7 @@ no_model_hint <- function(object, newdata, missing) {
   c(i = cli::format_inline("For a group without reference readings, fit all groups in one model, {.code {pooled}}", if (nzchar(unit)) {
       ", which gives it the pooled model and the between-unit variance in its intervals (see {.arg unit} in {.fn ncam})."
     } else "."),
-    i = if (any(shared > 0)) cli::format_inline("Or predict its rows with a neighbouring group's model, such as that of {group_labels(object[best, by])}, whose sensors they read: {.code {neighbour}}."))
+    i = if (any(shared > 0)) cli::format_inline("Or predict its rows with a neighbouring group's model, such as that of {group_labels(object[best, by, drop = FALSE])}, whose sensors they read: {.code {neighbour}}."))
 }
 
 # Text already formatted by cli (named bullets) given to cli again: its braces kept as text.

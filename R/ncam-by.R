@@ -153,7 +153,8 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
   # What a group's error can advise (a group without reference readings: a pooled fit?).
-  context <- list(by = by, formula = formula, data = substitute(data), reference = args$reference,
+  context <- list(by = by, formula = formula, data = if (is.symbol(substitute(data))) deparse(substitute(data)) else "data",
+                  reference = args$reference,
                   reference_groups = if (!is.null(args$reference)) {
                     sum(vapply(groups$rows, function(rows) any(!is.na(data[[args$reference]][rows])), logical(1)))
                   })
