@@ -6,7 +6,8 @@
 # say which points they are.
 
 # What the pictures need from a fitted object: its predictions, the sensor columns and their
-# legend labels, the fused value's label, for ncam_by the group of each row of newdata and for a
+# legend labels (for ncam_by, those of every group, and `sensors_of` the ones each row's group
+# reads), the fused value's label, for ncam_by the group of each row of newdata and for a
 # fit with unit offsets its unit (NULL otherwise), whose groups become panels, with the columns
 # that give them and what they are called, and the model whose units newdata is read in (for a
 # calibration, its fit).
@@ -32,11 +33,19 @@ fused_source <- function(object) {
     }
   } else function(newdata, ...) stats::predict(object, newdata, ...)
   if (inherits(object, c("ncam_by", "ncam_by_calibration"))) {
-    first <- group_models(object)[[which(has_fit(object))[1]]]
-    if (calibrated) first <- first$model
+    models <- group_models(object)
+    if (calibrated) models[has_fit(object)] <- lapply(models[has_fit(object)], `[[`, "model")
+    first <- models[[which(has_fit(object))[1]]]
     by <- attr(object, "by")
-    return(list(predict = predict,
-                sensors = first$sensors, sensor_series = sensor_labels(first)[seq_along(first$sensors)],
+    # Every group's sensors, in the order the groups first name them: a group fitted without a
+    # sensor it never read (a station with one of two boxes) has fewer than the others.
+    each <- lapply(models[has_fit(object)], function(m) {
+      stats::setNames(sensor_labels(m)[seq_along(m$sensors)], m$sensors)
+    })
+    labels <- unlist(unname(each))
+    labels <- labels[!duplicated(names(labels))]
+    return(list(predict = predict, sensors = names(labels), sensor_series = unname(labels),
+                sensors_of = function(newdata) group_sensors(object, models, newdata, names(labels)),
                 fused_label = "NCAM fused",
                 group_of = function(newdata) group_labels(newdata[by], beside = object[by]),
                 group_columns = by, group_word = "group", model = first))
@@ -46,6 +55,23 @@ fused_source <- function(object) {
   list(predict = predict, sensors = model$sensors, sensor_series = sensor_labels(model)[seq_along(model$sensors)],
        fused_label = "NCAM fused", group_of = if (!is.null(unit)) unit_panels(unit),
        group_columns = unit, group_word = "unit", model = model)
+}
+
+# Which of `sensors` each row of newdata draws (a logical matrix, a row per row of newdata): those
+# of its group's model; for a row of a group without one, those that read on any of its group's
+# rows.
+group_sensors <- function(object, models, newdata, sensors) {
+  by <- attr(object, "by")
+  keys <- key_strings(key_columns(newdata[by], "newdata"))
+  group <- match(keys, key_strings(key_columns(object[by], "object")))
+  group[!is.na(group) & !has_fit(object)[group]] <- NA
+  drawn <- matrix(FALSE, nrow(newdata), length(sensors), dimnames = list(NULL, sensors))
+  for (g in unique(group[!is.na(group)])) drawn[group %in% g, sensors %in% models[[g]]$sensors] <- TRUE
+  for (key in unique(keys[is.na(group)])) {
+    rows <- which(keys == key & is.na(group))
+    drawn[rows, ] <- rep(vapply(sensors, function(s) any(!is.na(newdata[[s]][rows])), logical(1)), each = length(rows))
+  }
+  drawn
 }
 
 # A fit with unit offsets estimates each unit with its own offset: one panel per unit of
@@ -157,6 +183,8 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
                          series = rep(sensor_series, each = nrow(newdata)),
                          value = unlist(lapply(sensors, function(s) as.numeric(plain[[s]])),
                                         use.names = FALSE))
+  # Fits by group: each panel draws its own group's sensors.
+  if (!is.null(source$sensors_of)) readings <- readings[as.vector(source$sensors_of(newdata)), , drop = FALSE]
   lines <- rbind(readings,
                  if (!is.null(reference)) data.frame(time = time, group = group, segment = segment,
                                                      series = reference_label, value = plain[[reference]]),

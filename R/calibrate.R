@@ -288,7 +288,12 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
     reference_values <- new_reference_readings(data, reference, object$transform, data_arg = "data")
     unlabelled <- sum(is.na(reference_values))
     if (unlabelled == nrow(data)) {
-      ncam_abort("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.")
+      # Numeric columns with values that the model does not read, which might hold the readings.
+      others <- setdiff(names(data), c(reference, object$sensors, object$reference, model_columns(object$terms)))
+      others <- others[vapply(others, function(v) is.numeric(data[[v]]) && !all(is.na(data[[v]])), logical(1))]
+      ncam_abort(c("Reference column {.field {reference}} has no observed value in {.arg data}: split conformal needs reference readings.",
+                   i = if (length(others)) "If another column of {.arg data} holds them, name it in {.arg reference}, such as {.code reference = \"<column>\"}; numeric columns with values: {.field {others}}.",
+                   i = "Or calibrate on rows with reference readings in {.field {reference}}, such as co-location rows the model did not train on."))
     }
     labelled <- which(!is.na(reference_values))
     warn_in_sample_calibration(object, data_as_given, method, labelled)

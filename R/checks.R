@@ -204,8 +204,9 @@ check_column_name <- function(x, arg, example, call = parent.frame()) {
 # A column of readings must hold numbers. Text is most often numbers with a few entries that are
 # not ("<LOD", "12,5"): the error names the first of those, and how to convert the column.
 # `label` names the column's role ("Sensor column", "Reference column"), `data_arg` the argument
-# that holds it, as the hint's code writes it (`newdata$ref` for predict()).
-check_numeric_readings <- function(v, column, label, data_arg = "data", call = parent.frame()) {
+# that holds it, as the hint's code writes it (`newdata$ref` for predict()); `training`, whether
+# the readings are to learn from (a column with none is then left out, not converted).
+check_numeric_readings <- function(v, column, label, data_arg = "data", call = parent.frame(), training = TRUE) {
   if (is.numeric(v)) return(invisible(v))
   if (!is.character(v) && !is.factor(v)) {
     ncam_abort("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}.", call = call)
@@ -214,6 +215,13 @@ check_numeric_readings <- function(v, column, label, data_arg = "data", call = p
   target <- paste0(data_arg, "$", column)
   convert <- paste(target, "<-", sprintf(if (is.factor(v)) "as.numeric(as.character(%s))" else "as.numeric(%s)", target))
   bad <- which(!is_missing_value_text(text) & is.na(decimal_numbers(text)))
+  if (all(is_missing_value_text(text))) {
+    # No number to read: as numbers, a sensor without readings.
+    ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: every entry is missing ({.code NA} or empty), so it holds no reading.",
+                 i = if (training) "Leave the sensor out of {.arg formula}: it has no reading to learn from." else
+                   "Without readings, it is a column of missing numbers: convert it, {.code {convert}}."),
+               leave_out = if (training) column, call = call)
+  }
   if (!length(bad)) {
     ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: it holds numbers stored as text.",
                  i = "Convert it: {.code {convert}}."), call = call)

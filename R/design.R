@@ -58,7 +58,7 @@ sensor_columns <- function(data, sensors, transform, training = TRUE, label = "S
   cols <- lapply(sensors, function(s) {
     v <- data[[s]]
     v <- all_missing_as_numeric(v)  # a column with no reading at all
-    check_numeric_readings(v, s, label, data_arg, call)
+    check_numeric_readings(v, s, label, data_arg, call, training = training)
     if (training && all(is.na(v))) {
       ncam_abort(c("{label} {.field {s}} is entirely {.code NA}.", i = "Leave it out of the formula."), leave_out = s, call = call)
     }

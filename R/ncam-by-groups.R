@@ -189,9 +189,10 @@ integer64_key_strings <- function(v) {
 # "skip"), with one warning naming them and saying what becomes of them (`outcome`). A key
 # matches only a key of the same type: a Date given as POSIXct never does. No row in any group is
 # an error, most likely the wrong column or type. With `keep_failed`, a row of a group that could
-# not be fitted keeps that group (still warned about).
+# not be fitted keeps that group (still warned about). `hint(rows)`, for the rows without a model
+# (a logical vector), gives bullets saying what else estimates them.
 match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_rows)}{?its/their} predictions are {.code NA}",
-                         keep_failed = FALSE, call = parent.frame()) {
+                         keep_failed = FALSE, hint = function(rows) NULL, call = parent.frame()) {
   keys <- key_columns(keys, arg, call)
   groups <- key_columns(object[names(keys)], "object", call)
   group <- match(key_strings(keys), key_strings(groups))
@@ -211,7 +212,8 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
                  x = "Keys in {.arg {arg}}: {shown_labels(keys, beside = groups)}.",
                  i = "Groups of {.arg object}: {shown_labels(groups, beside = keys)}.",
                  i = if (any(missing_key)) "{sum(missing_key)} row{?s} {?has a/have a} missing key, {.code NA}: give {?it its/them their} group.",
-                 type_hints, exact_hint), call = call)
+                 type_hints, exact_hint,
+                 if (!length(type_hints) && is.null(exact_hint) && !any(missing_key)) escape_cli(hint(unknown))), call = call)
   }
   failed <- !unknown & !has_fit(object)[group]
   missing <- unknown | failed
@@ -221,7 +223,8 @@ match_groups <- function(object, keys, arg = "newdata", outcome = "{cli::qty(n_r
     cli::cli_warn(c(paste0("{n_rows} row{?s} of {.arg {arg}} {cli::qty(n_rows)}belong{?s/} to {n_groups} group{?s} without a model ({shown_labels(keys[missing, , drop = FALSE], beside = groups)}): ", outcome, "."),
                     i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], beside = groups)}; its groups: {shown_labels(groups, beside = keys)}.",
                     if (any(unknown)) c(type_hints, exact_hint),
-                    i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
+                    i = if (any(missing_key)) "{sum(missing_key)} of them {cli::qty(sum(missing_key))}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out.",
+                    escape_cli(hint(missing & !missing_key))),
                 class = c("ncam_warning_no_group_model", "ncam_warning"), call = call)
   }
   if (!keep_failed) group[failed] <- NA
@@ -264,7 +267,7 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
   template <- suppressWarnings(stats::predict(models[[which(has_fit(object))[1]]], newdata[0, , drop = FALSE], ...,
                                               threads = threads), classes = "ncam_warning_small_calibration")
   if (nrow(newdata) == 0L) return(template)
-  group <- match_groups(object, newdata[by], call = call)
+  group <- match_groups(object, newdata[by], hint = function(rows) no_model_hint(object, newdata, rows), call = call)
   labels <- group_labels(object[by])
   out <- lapply(template, function(col) col[rep(NA_integer_, nrow(newdata))])  # NA until filled
   beyond <- part_tally()
@@ -280,7 +283,8 @@ predict_by_group <- function(object, newdata, ..., threads = NULL, call = parent
     for (col in names(out)) out[[col]][rows] <- part$value[[col]]
   }
   flags <- Reduce(`+`, group_flags, no_row_flags)
-  warn_part_totals(flags, nrow(newdata), "groups", beyond, part_flags = group_flags)
+  # Out of the rows that have a model: match_groups() warned of the others.
+  warn_part_totals(flags, sum(!is.na(group)), "groups", beyond, part_flags = group_flags)
   tibble::new_tibble(out, nrow = nrow(newdata))
 }
 

@@ -1,6 +1,5 @@
 # Many independent fits, one per group (a site, a sensor unit), on whatever future plan the
-# user set; and the plan helpers shared with predict_chunks(): ordered futures with bounded
-# memory and live progress, the choice of threads per worker.
+# user set (its helpers in R/future-plan.R).
 
 #' Fit one NCAM per group, in parallel
 #'
@@ -22,6 +21,19 @@
 #'   [ncam_threads()]): `ncam(formula, data = <the group's rows without the by columns>, seed =
 #'   .seed, ...)` reproduces it, as the fit's call says (see Value). The futures also get
 #'   parallel-safe random number streams (future.apply's `future.seed`), derived from the same seed.
+#'
+#' @section Groups without a reference: with `reference`, a group whose reference column holds no
+#'   reading (a station without a co-location), or too few, cannot be fitted: `ncam_by()` stops, or
+#'   with `errors = "skip"` leaves it without a model, and `predict()` gives its rows `NA`. To
+#'   estimate it, fit all groups in one model, `ncam(formula, data, reference = "ref", unit =
+#'   "station")`: the groups with reference readings teach it, each gets its own offset, and a
+#'   group without them gets the pooled model with the between-unit variance in its intervals (see
+#'   `unit` and section Unit offsets in [ncam()]; offsets need reference readings at 3 or more
+#'   groups, a pooled fit without `unit` at one). Or predict its rows with a neighbouring group's
+#'   model, `predict(fits$fit[[i]], rows)`, choosing one whose sensors they read. Only with two or
+#'   more sensors can it be fitted on its own without `reference` (label-free, on the scale of its
+#'   anchor sensor). A group with one sensor beside the reference is fitted, but its credible
+#'   intervals are not identified: one warning (class `ncam_warning_one_sensor`) names all such groups.
 #'
 #' @section Workers: under a parallel plan each fit uses 1 thread unless `threads` says
 #'   otherwise, so that workers times threads does not oversubscribe the cores. Each worker
@@ -140,22 +152,35 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
 
   groups <- group_rows(data, by)
   seeds <- group_seeds(base_seed, key_strings(groups$keys))
+  # What a group's error can advise (a group without reference readings: a pooled fit?).
+  context <- list(by = by, formula = formula, data = if (is.symbol(substitute(data))) deparse(substitute(data)) else "data",
+                  reference = args$reference,
+                  reference_groups = if (!is.null(args$reference)) {
+                    sum(vapply(groups$rows, function(rows) any(!is.na(data[[args$reference]][rows])), logical(1)))
+                  })
   tasks <- lapply(seq_along(groups$rows), function(k) {
     # Without the `by` columns, constant within the group: `~ .` is then the other columns.
     list(data = data[groups$rows[[k]], !names(data) %in% by, drop = FALSE], seed = seeds[k],
          label = groups$labels[k], validation = validation_rows[groups$rows[[k]]], rows = groups$rows[[k]])
   })
-  # Each group's messages (verbose = TRUE) on their own lines, as relayed by future: see with_messages_printed().
-  fits <- with_messages_printed(if (requireNamespace("future.apply", quietly = TRUE)) {
+  # Each group's messages (verbose = TRUE) on their own lines, as relayed by future: see
+  # with_messages_printed(). The groups with one sensor beside the reference get one warning.
+  one_sensor <- list()
+  fits <- withCallingHandlers(with_messages_printed(if (requireNamespace("future.apply", quietly = TRUE)) {
     # future.apply can leave the generator switched to L'Ecuyer-CMRG (when there was no
     # .Random.seed yet): the caller's kind and state are put back.
     with_rng_kind(RNGkind(), future.apply::future_lapply(
       tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors,
-      simd = simd, future.seed = base_seed
+      simd = simd, context = context, future.seed = base_seed
     ))
   } else {
-    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd)
+    lapply(tasks, fit_group, formula = formula, args = args, threads = threads, errors = errors, simd = simd,
+           context = context)
+  }), ncam_warning_one_sensor = function(w) {
+    one_sensor[[length(one_sensor) + 1L]] <<- w
+    invokeRestart("muffleWarning")
   })
+  warn_one_sensor_groups(one_sensor, groups$labels)
   failed <- vapply(fits, inherits, logical(1), "error")
   if (any(failed)) {
     why <- vapply(fits[failed], function(e) {
@@ -180,9 +205,9 @@ ncam_by <- function(formula, data, by, ..., seed = NULL, threads = NULL,
 # ncam_by()'s `data` (task$rows). ncam(seed = .seed) fixes R's generator kind itself, so the fit
 # is the same on any worker. With errors = "skip"
 # a failed fit returns its error condition, for the main side to report.
-fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd()) {
+fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_simd(), context = list()) {
   if (errors == "skip") {
-    return(tryCatch(fit_group(task, formula, args, threads, simd = simd), error = function(e) e))
+    return(tryCatch(fit_group(task, formula, args, threads, simd = simd, context = context), error = function(e) e))
   }
   # The group's label for the progress bar of verbose = TRUE.
   options_before <- options(ncam.simd = simd, ncam.training_group = task$label); on.exit(options(options_before))
@@ -203,24 +228,15 @@ fit_group <- function(task, formula, args, threads, errors = "stop", simd = use_
       # handlers for a class (ncam_warning_not_converged) catch it as from ncam().
       w$message[1] <- paste0("Group ", task$label, ": ", w$message[1])
       w["call"] <- list(NULL)
+      w$group <- task$label
       warning(w)
       invokeRestart("muffleWarning")
     },
-    error = function(e) ncam_abort("Could not fit group {task$label}.", parent = group_error_hint(e), call = NULL)
+    error = function(e) {
+      ncam_abort("Could not fit group {task$label}.", call = NULL,
+                 parent = group_error_hint(e, context, sensor_names(with_present$formula)))
+    }
   )
-}
-
-# An error whose fix for ncam() is to leave a column out of the formula or out of `reference`
-# (its fields `leave_out` and `leave_out_of`): under ncam_by() that would drop the column for
-# every group, where one group lacks it.
-group_error_hint <- function(e) {
-  if (is.null(e$leave_out)) return(e)
-  e$body <- c(i = if (identical(e$leave_out_of, "reference")) {
-    cli::format_inline("Leaving out {.arg reference} would drop {.field {e$leave_out}} for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} without {.arg reference} (label-free).")
-  } else {
-    cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group: give {.code errors = \"skip\"} to fit the other groups, and fit this group on its own with {.fn ncam} and a formula without {.field {e$leave_out}}.")
-  })
-  e
 }
 
 #' Predictions and augmented data from fits by group
@@ -301,100 +317,4 @@ check_group_table <- function(object, column, class, check_each, arg, call, what
   for (item in items[!vapply(items, is.null, logical(1))]) check_each(item, arg, call)
   check_unique_groups(object, by, arg, call)
   invisible(object)
-}
-
-# Plan helpers, shared with predict_chunks() --------------------------------------------------
-
-# Runs run(task) for each task from next_task() (NULL when there are no more) on the current
-# future plan and hands the results to collect(value, i) in task order. At most one task per
-# worker is in flight, so memory stays bounded. Progress conditions from the workers go to
-# on_progress as they arrive. When the run ends early (a worker lost, an interrupt), the tasks
-# in flight are waited for, and with collect_in_flight those that finish are collected too:
-# predict_chunks()'s blocks of files, whose finished output files stay and need their warnings.
-run_in_order <- function(next_task, run, collect, on_progress, collect_in_flight = FALSE) {
-  i <- 0L
-  if (!parallel_plan()) {
-    while (!is.null(task <- next_task())) {
-      collect(withCallingHandlers(run(task), ncam_chunk_progress = on_progress), i <- i + 1L)
-    }
-    return(invisible())
-  }
-  workers <- parallel_workers()
-  pending <- list()
-  on.exit(for (f in pending) {
-    value <- tryCatch(future::value(f), error = function(e) NULL)
-    i <- i + 1L
-    if (collect_in_flight && !is.null(value)) collect(value, i)
-  }, add = TRUE)
-  exhausted <- FALSE
-  repeat {
-    while (!exhausted && length(pending) < workers) {
-      task <- next_task()
-      exhausted <- is.null(task)
-      if (!exhausted) {
-        # seed = NULL: scoring draws no random numbers, though the engine's Rcpp glue creates
-        # .Random.seed in a fresh worker, which future would take for random draws.
-        pending[[length(pending) + 1L]] <- future::future(run(task), seed = NULL,
-                                                          globals = list(run = run, task = task))
-      }
-    }
-    if (length(pending) == 0L) break
-    # resolved() relays the workers' progress conditions.
-    done <- withCallingHandlers(future::resolved(pending), ncam_chunk_progress = on_progress)
-    if (!done[1]) {
-      Sys.sleep(0.05)
-      next
-    }
-    value <- withCallingHandlers(future::value(pending[[1]]), ncam_chunk_progress = on_progress)
-    pending[[1]] <- NULL
-    collect(value, i <- i + 1L)
-  }
-  invisible()
-}
-
-# Progress travels as an immediate condition, which futures relay while the worker runs.
-signal_progress <- function(bytes, rows) {
-  signalCondition(structure(class = c("ncam_chunk_progress", "immediateCondition", "condition"),
-                            list(message = "", call = NULL, bytes = bytes, rows = rows)))
-}
-
-# A cli progress bar in bytes of input (total known) or in rows (a function input); it
-# lives as long as the caller's frame.
-new_progress <- function(verbose, total, envir = parent.frame()) {
-  rows_done <- 0
-  shown <- function() format(rows_done, big.mark = ",", scientific = FALSE)
-  bar <- if (verbose) {
-    format <- if (is.na(total)) {
-      "Scoring {cli::pb_spin} {cli::pb_extra$rows} rows | {cli::pb_elapsed}"
-    } else {
-      "Scoring {cli::pb_bar} {cli::pb_percent} | {cli::pb_extra$rows} rows | ETA: {cli::pb_eta}"
-    }
-    cli::cli_progress_bar(format = format, total = total, extra = list(rows = shown()),
-                          auto_terminate = FALSE, .envir = envir)
-  }
-  list(
-    update = function(condition) {
-      rows_done <<- rows_done + condition$rows
-      if (!is.null(bar)) {
-        cli::cli_progress_update(inc = if (is.na(total)) condition$rows else condition$bytes,
-                                 extra = list(rows = shown()), id = bar, .envir = envir)
-      }
-    },
-    done = function() if (!is.null(bar)) cli::cli_progress_done(id = bar)
-  )
-}
-
-# TRUE under a plan whose futures run outside this process.
-parallel_plan <- function() {
-  requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "uniprocess")
-}
-
-parallel_workers <- function() {
-  if (parallel_plan()) max(1L, as.integer(future::nbrOfWorkers())) else 1L
-}
-
-# Threads per worker: 1 under a parallel plan unless asked, so workers x threads stays
-# within the cores.
-worker_threads <- function(threads, call = parent.frame()) {
-  if (is.null(threads) && parallel_plan()) 1L else resolve_threads(threads, call)
 }

@@ -8,7 +8,7 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
   check_reference(reference, data, sensors, anchor, parameterization, call)
   if (all(is.na(data[[reference]]))) {
     ncam_abort(c("Reference column {.field {reference}} is never observed: it is {.code NA} on every row.",
-                 i = "Check the join that brought it in (its times, keys and time zone: {.fn join_reference} warns when no row paired), or leave {.arg reference} out for a label-free fit."),
+                 i = paste0("Check the join that brought it in (its times, keys and time zone: {.fn join_reference} warns when no row paired)", label_free_hint(sensors), ".")),
                leave_out = reference, leave_out_of = "reference", call = call)
   }
   col <- sensor_columns(data, reference, transform, label = "Reference column", call = call)
@@ -17,10 +17,16 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
     alone <- sum(!is.na(col[[1]])) - n_obs
     ncam_abort(c("Reference column {.field {reference}} is observed beside the sensors on {n_obs} row{?s}; at least {min_reference_rows} are needed to learn its noise level.",
                  i = if (alone > 0) "{alone} more row{?s} read the reference without any sensor reading, which tell{?s/} nothing of its noise.",
-                 i = "Give a longer co-location period, or leave {.arg reference} out for a label-free fit."),
+                 i = paste0("Give a longer co-location period", label_free_hint(sensors), ".")),
                leave_out = reference, leave_out_of = "reference", call = call)
   }
   col
+}
+
+# A label-free fit needs two sensors or more: one sensor has nothing to be calibrated by.
+label_free_hint <- function(sensors) {
+  if (length(sensors) >= 2L) ", or leave {.arg reference} out for a label-free fit" else
+    "; one sensor cannot be fitted without a reference (label-free fits need two or more)"
 }
 
 # `reference` as far as the column names and the other arguments decide: a column of `data`

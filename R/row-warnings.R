@@ -302,8 +302,9 @@ group_bullets <- function(part_flags, flag) {
   counts <- counts[counts > 0]
   if (!length(counts)) return(character())
   shown <- utils::head(counts, 5L)
+  more <- length(counts) - length(shown)
   text <- c(sprintf("Group %s: %d row%s", names(shown), shown, ifelse(shown == 1, "", "s")),
-            if (length(counts) > 5L) sprintf("and %d more groups", length(counts) - 5L))
+            if (more > 0L) cli::pluralize("and {more} more group{?s}"))
   stats::setNames(gsub("([{}])", "\\1\\1", text), rep("*", length(text)))  # labels are text, not cli markup
 }
 

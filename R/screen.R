@@ -213,6 +213,9 @@ row_blocks <- function(rows, size = 65536L) {
   lapply(seq(1L, length(rows), by = size), function(first) rows[first:min(first + size - 1L, length(rows))])
 }
 
+# What to do with one sensor beside a reference (ncam() and ncam_by() say it).
+one_sensor_hint <- "Use {.code interval = \"prediction\"}, an interval for a reference reading, which is identified; a second sensor identifies both."
+
 # With two sensors and nothing else, the data fix how much the two disagree but not which of
 # them is noisier (two indicators of one latent value: three moments for four unknowns). The
 # fusion's weights then come from the initialisation, not the data: in bench/two_sensors.R,
@@ -222,9 +225,10 @@ warn_two_sensors <- function(sensors, reference, call = parent.frame()) {
   if (length(sensors) == 1L) {
     # Reference and sensor readings fix the reference's variance given the sensor, not how it
     # splits into the true value's spread and the reference's own noise.
+    # ncam_by() gives one of these for all its groups (field `sensors`).
     cli::cli_warn(c("With one low-cost sensor ({.field {sensors}}) beside the reference, the data cannot tell the reference's own noise from the spread of the true value: intervals for the true value ({.code interval = \"credible\"}) are not identified.",
-                    i = "Use {.code interval = \"prediction\"}, an interval for a reference reading, which is identified; a second sensor identifies both."),
-                  class = c("ncam_warning_two_sensors", "ncam_warning"), call = call)
+                    i = one_sensor_hint),
+                  class = c("ncam_warning_one_sensor", "ncam_warning_two_sensors", "ncam_warning"), call = call, sensors = sensors)
   }
   if (length(sensors) != 2L || !is.null(reference)) return(invisible(NULL))
   cli::cli_warn(c("With two sensors ({.field {sensors}}) and no reference, the data cannot tell which of them is noisier: their noise levels, and so the weights of the fused value, are not identified.",

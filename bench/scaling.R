@@ -18,7 +18,7 @@ suppressMessages(library(ncam))
 repo <- normalizePath(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))), ".."))
 if (!exists("predict_chunks", envir = asNamespace("ncam"))) {
   dev <- new.env(parent = asNamespace("ncam"))
-  for (f in c("checks.R", "predict-chunks.R", "ncam-by.R")) sys.source(file.path(repo, "R", f), envir = dev)
+  for (f in c("checks.R", "predict-chunks.R", "ncam-by.R", "future-plan.R")) sys.source(file.path(repo, "R", f), envir = dev)
   registerS3method("predict", "ncam_by", dev$predict.ncam_by, envir = asNamespace("ncam"))
   predict_chunks <- dev$predict_chunks
   ncam_by <- dev$ncam_by

@@ -185,3 +185,21 @@ test_that("warnings and errors of a picture's predictions name the user's call, 
   expect_true(any(vapply(caught, inherits, logical(1), "ncam_warning_no_readings")))
   expect_null(conditionCall(caught[[which(vapply(caught, inherits, logical(1), "ncam_warning_no_readings"))[1]]]))
 })
+
+test_that("per-group series panels draw each group's own sensors", {
+  d <- one_box_data()
+  fits <- one_box_fits(d)
+  rows <- d$site %in% c("s1", "s2")
+  p <- suppressWarnings(ggplot2::autoplot(fits, "series", newdata = d[rows, ]),
+                        classes = c("ncam_warning_extrapolation", "ncam_warning_no_readings"))
+  drawn <- p$data[p$data$series %in% c("pa_a", "pa_b"), ]
+  # Site 1's model has pa_a alone, site 2's both boxes.
+  expect_identical(sort(unique(as.character(drawn$series[drawn$group == "site = s1"]))), "pa_a")
+  expect_identical(sort(unique(as.character(drawn$series[drawn$group == "site = s2"]))), c("pa_a", "pa_b"))
+  s2 <- d[d$site == "s2", ]
+  b <- drawn[drawn$group == "site = s2" & drawn$series == "pa_b", ]
+  expect_equal(b$value[order(b$time)], s2$pa_b[order(s2$date)])
+  # Site 1's absent pa_b is not a missing value of the picture.
+  n_missing <- sum(is.na(d$pa_a[rows])) + sum(is.na(s2$pa_b)) + sum(is.na(d$ref[rows]))
+  expect_identical(p$labels$caption, sprintf("%s missing values not shown.", format(n_missing, big.mark = ",")))
+})

@@ -156,3 +156,22 @@ test_that("calibration rows that trained a fit to a converted units column warn 
   expect_match(conditionMessage(w), "`data` is the data `object` was fitted to")
   expect_no_warning(suppressMessages(calibrate(fit, given[501:720, ], method = "split")), class = in_sample)
 })
+
+test_that("a reference column without any value names the columns that might hold the readings", {
+  d <- simulate_colocation(days = 10, colocation = 5, seed = 3)
+  fit <- short_fit(ncam(pa_a + pa_b ~ rh, data = d, reference = "ref", hidden = 4L, epochs = 3L, seed = 1L, threads = 1L),
+                   also = "ncam_warning_clamp")
+  later <- d[is.na(d$ref), c("date", "rh", "temperature", "pa_a", "pa_b", "ref", "truth")]
+  flat <- function(cnd) gsub("\\s+", " ", cli::ansi_strip(conditionMessage(cnd)))
+  msg <- flat(expect_error(calibrate(fit, later, method = "split"), class = "ncam_error"))
+  # Not the model's sensors, its covariate rh, the empty reference or the date.
+  expect_identical(msg, paste("Reference column ref has no observed value in `data`: split conformal needs reference readings.",
+                              "i If another column of `data` holds them, name it in `reference`, such as `reference = \"<column>\"`; numeric columns with values: temperature and truth.",
+                              "i Or calibrate on rows with reference readings in ref, such as co-location rows the model did not train on."))
+  # The columns it names calibrate.
+  expect_s3_class(calibrate(fit, later, method = "split", reference = "truth"), "ncam_calibration")
+  # Without such a column, the second hint alone.
+  msg <- flat(expect_error(calibrate(fit, later[c("rh", "pa_a", "pa_b", "ref")], method = "split")))
+  expect_no_match(msg, "another column")
+  expect_match(msg, "Or calibrate on rows with reference readings in ref", fixed = TRUE)
+})

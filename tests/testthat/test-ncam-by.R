@@ -284,7 +284,10 @@ test_that("a group without reference readings: the hint keeps the reference for 
                       "Could not fit group site = 2", class = "ncam_error")
   msg <- gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err)))
   expect_match(msg, "Reference column ref is never observed", fixed = TRUE)
-  expect_match(msg, "Leaving out `reference` would drop ref for every group: give `errors = \"skip\"`", fixed = TRUE)
+  expect_match(msg, "Leaving out `reference` would drop ref for every group.", fixed = TRUE)
+  # One group with reference readings: a pooled fit without unit offsets; site 2 reads two sensors.
+  expect_match(msg, "Fit all groups in one model, `ncam(pa_a + pa_b ~ rh, data = d, reference = \"ref\")`", fixed = TRUE)
+  expect_match(msg, "Or give `errors = \"skip\"` to fit the other groups, and fit this group on its own with `ncam()` without `reference`", fixed = TRUE)
   expect_no_match(msg, "leave `reference` out for a label-free fit", fixed = TRUE)
 })
 

@@ -239,6 +239,11 @@ test_that("a reference given as values, a column of text, a constant reference a
   expect_match(flat(expect_error(ncam(txt + s2 ~ rh, d, reference = "ref"))),
                "Sensor column txt must be numeric, not a character vector: it holds numbers stored as text. i Convert it: `data$txt <- as.numeric(data$txt)`.",
                fixed = TRUE)
+  # A text column without any entry holds no number to convert: in training it is left out,
+  # in new data converted.
+  d$empty <- NA_character_
+  expect_identical(flat(expect_error(ncam(empty + s2 ~ rh, d, reference = "ref"), class = "ncam_error")),
+                   "Sensor column empty must be numeric, not a character vector: every entry is missing (`NA` or empty), so it holds no reading. i Leave the sensor out of `formula`: it has no reading to learn from.")
   d$fac <- factor(d$s1)
   expect_match(flat(expect_error(ncam(fac + s2 ~ rh, d, reference = "ref"))), "as.numeric(as.character(data$fac))", fixed = TRUE)
   # A reference at a missing-value code wherever it is observed is the reference's fault.
@@ -508,4 +513,23 @@ test_that("a reference noise at the lower clamp is printed, not warned about", {
   expect_gt(fit$clamped_share["low", "ref"], 0.5)
   printed <- paste(cli::ansi_strip(utils::capture.output(print(fit))), collapse = " ")
   expect_match(printed, "Noise at the lower clamp of `logvar_range` .*: ref [0-9]+% of rows")
+})
+
+test_that("a text column of new data without any entry is a sensor that did not read: convert it", {
+  d <- simulate_colocation(days = 10, colocation = 5, seed = 2)
+  fit <- short_fit(ncam(pa_a + pa_b + opc ~ rh, data = d, reference = "ref", hidden = 4L, epochs = 3L, seed = 1L, threads = 1L),
+                   also = "ncam_warning_clamp")
+  nd <- d
+  nd$opc <- NA_character_
+  err <- expect_error(predict(fit, nd), class = "ncam_error")
+  expect_identical(gsub("\\s+", " ", cli::ansi_strip(conditionMessage(err))),
+                   "Sensor column opc must be numeric, not a character vector: every entry is missing (`NA` or empty), so it holds no reading. i Without readings, it is a column of missing numbers: convert it, `newdata$opc <- as.numeric(newdata$opc)`.")
+  # The conversion as given gives the predictions without opc.
+  newdata <- nd
+  eval(str2lang("newdata$opc <- as.numeric(newdata$opc)"))
+  without <- d
+  without$opc <- NA_real_
+  expect_identical(suppressWarnings(predict(fit, newdata)), suppressWarnings(predict(fit, without)))
+  nd$opc <- c("", " NA", "nan")[rep_len(1:3, nrow(nd))]  # missing-value text, as a file writes it
+  expect_error(predict(fit, nd), "every entry is missing")
 })
