@@ -5,7 +5,7 @@ drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
   check_single_columns(data, date, call)
-  date_column(data, date, call)
+  date_column(data, date, call, data_arg = "newdata")
 }
 
 # The start of each row's period, of the class (and time zone) of the time column. Weeks
