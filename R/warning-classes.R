@@ -78,6 +78,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "too few calibration rows for the level: infinite intervals"),
   c("ncam_warning_heywood", "ncam_baseline(), predict()",
     "an error variance estimated at zero (a Heywood case); predict() repeats it for credible intervals"),
+  c("ncam_warning_kalman_row_order", "ncam_baseline(), predict() of ncam_baseline()",
+    "method \"kalman\" without order on rows whose time column repeats times (several series stacked): filtered as one series in row order"),
   c("ncam_warning_few_training_rows", "predict() of ncam_baseline()",
     paste("credible intervals of \"ivw\", \"factor\" or \"kalman\" fitted on fewer than",
           min_interval_training_rows, "rows: too narrow")),
