@@ -61,7 +61,7 @@ chunk_times_from_text <- function(chunk, times, classes, path, before) {
     kind <- if (!is.null(key)) key_type(key) else if (!is.null(fixed)) fixed else text_time_kind(text)
     if (is.null(kind) || !kind %in% c("Date", "POSIXct")) next
     tz <- if (kind == "POSIXct" && !is.null(key)) c(attr(key, "tzone"), "")[1] else "UTC"
-    value <- text_times(text, kind, if (nzchar(tz)) tz else Sys.timezone())
+    value <- text_times(text, kind, tz)  # "": the session's zone
     bad <- which(is.na(value) & !is_missing_value_text(text))
     if (length(bad)) {
       what <- if (kind == "Date") "days such as {.val 2024-05-01}" else
