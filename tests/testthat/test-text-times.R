@@ -67,3 +67,23 @@ test_that("a time column of text gets the conversion that reads it, in average_e
   days$date <- paste("day", seq_len(nrow(days)))
   expect_no_match(conditionMessage(expect_error(sensor_drift(fit, days), class = "ncam_error")), "convert")
 })
+
+test_that("times written as write.csv() and predict_chunks() write them are read by value, other forms as the readers read them", {
+  steps <- seq(0, 60000, by = 7)
+  instants <- as.POSIXct("1899-12-25", tz = "UTC") + 86400 * steps + 3671 * (seq_along(steps) %% 24)
+  expect_identical(as.numeric(ncam:::text_times(format(instants), "POSIXct")), as.numeric(instants))
+  expect_identical(as.numeric(ncam:::text_times(format(instants, "%Y-%m-%dT%H:%M:%SZ"), "POSIXct")), as.numeric(instants))
+  days <- as.Date("1899-12-25") + 0:60000
+  expect_identical(ncam:::text_times(format(days), "Date"), days)
+  # Not on the calendar or clock: NA, as parse_time() and parse_timestamp() refuse them.
+  expect_identical(is.na(ncam:::text_times(c("2024-02-29", "2023-02-29", "2024-04-31", "2024-13-01", " NA ", "nan"), "Date")),
+                   c(FALSE, TRUE, TRUE, TRUE, TRUE, TRUE))
+  got <- ncam:::text_times(c("2024-01-01 24:00:00", "2024-01-01 23:59:60", "2024-01-01 23:59", " 2024-01-01 10:00:00+02:00",
+                             "2024-01-01T10:00Z", "2024-01-01 10:00:00.5 UTC", "2024-01-01"), "POSIXct")
+  expect_identical(format(got, "%Y-%m-%d %H:%M:%OS1"),
+                   c(NA, NA, "2024-01-01 23:59:00.0", "2024-01-01 08:00:00.0", "2024-01-01 10:00:00.0",
+                     "2024-01-01 10:00:00.5", "2024-01-01 00:00:00.0"))
+  # In a zone: clock times of that zone, times with an offset as written.
+  paris <- ncam:::text_times(c("2024-07-01 12:00:00", "2024-07-01T12:00:00Z", "2024-07-01"), "POSIXct", tz = "Europe/Paris")
+  expect_identical(as.numeric(paris), as.numeric(as.POSIXct(c("2024-07-01 10:00", "2024-07-01 12:00", "2024-06-30 22:00"), tz = "UTC")))
+})
