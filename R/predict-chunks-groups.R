@@ -30,7 +30,7 @@ check_chunk_object <- function(object, call = parent.frame()) {
     } else {
       "Its estimates take each row's readings alone, without networks to run: read the input in parts that fit in memory and give each to {.fn predict}, such as {.code lapply(files, function(f) predict(fit, utils::read.csv(f)))}."
     }
-    ncam_abort(c("{.fn predict_chunks} scores models of {.fn ncam}, not baselines from {.fn ncam_baseline}.",
+    ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn predict_chunks} scores models of {.fn ncam} and {.fn ncam_by}.",
                  i = filter), call = call)
   }
   if (!inherits(object, c("ncam", "ncam_calibration", "ncam_by", "ncam_by_calibration"))) {

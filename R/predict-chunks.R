@@ -21,8 +21,8 @@
 #'   engine's block of rows (other chunk boundaries would change the last bits of the float
 #'   arithmetic). A function input makes its own chunks: they give `predict()`'s results to the
 #'   last bits when their rows are multiples of 128, and to about 1e-7 relative otherwise
-#'   (single-precision networks; see [predict.ncam()]). So do fits by group, whose rows of a group
-#'   in a chunk are a part of the group's rows in the whole input.
+#'   (single-precision networks; see [predict.ncam()]). Fits by group give them to about 1e-7
+#'   relative too: a group's rows in a chunk are a part of its rows in the whole input.
 #'
 #' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
 #'   package when it is installed, else each whole with the smaller nanoparquet package (an
