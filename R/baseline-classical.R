@@ -146,6 +146,28 @@ fit_kalman_rw <- function(b, visit, time = NULL, call = parent.frame()) {
        loglik = ll[best], df = ncol(b) + 3L, heywood = variances$heywood)
 }
 
+# Without `order`, the "kalman" filter runs through the rows `rows` of `data` in row order, as one
+# series: a time column whose times repeat there (sites stacked) has it run from one series into
+# the next, silently. A warning naming the column (a Date or date-time column, or one named
+# "date") and the first repeat, and what to give instead.
+warn_kalman_row_order <- function(data, rows = seq_len(nrow(data)), data_arg = "data", call = parent.frame()) {
+  times <- names(data)[vapply(data, function(v) inherits(v, c("Date", "POSIXt")), logical(1))]
+  if ("date" %in% names(data) && is.atomic(data[["date"]])) times <- union("date", times)
+  for (col in times) {
+    key <- data[[col]][rows]
+    if (inherits(key, "POSIXlt")) key <- as.POSIXct(key)
+    repeated <- which(duplicated(key) & !is.na(key))
+    if (!length(repeated)) next
+    first <- match(key[repeated[1]], key)
+    fit_each <- sprintf("lapply(split(%s, %s$site), function(d) ncam_baseline(..., d, \"kalman\", order = \"%s\"))", data_arg, data_arg, col)
+    cli::cli_warn(c("Without {.arg order}, the {.val kalman} filter runs through the rows of {.arg {data_arg}} in row order, as one series, but column {.field {col}} repeats times: row {rows[repeated[1]]} has the time of row {rows[first]} ({format(key[first])}); {length(repeated)} row{?s} repeat{?s/} an earlier time.",
+                    i = if (data_arg == "newdata") "Rows of several series (such as sites) are filtered as one. Predict one series at a time, such as {.code predict(fit, newdata[newdata$site == \"A\", ])}, and give {.arg order} at the fit." else
+                      "Rows of several series (such as sites) are filtered as one. Fit each series on its own with {.code order = \"{col}\"}, such as {.code {fit_each}}."),
+                  class = c("ncam_warning_kalman_row_order", "ncam_warning"), call = call)
+    return(invisible())
+  }
+}
+
 # Filtered means and sds of the rows of `b` visited in the order `visit`, in row order. Fits
 # without a step (row order, text times, or saved before steps were kept) step by row.
 kalman_rw_fuse <- function(b, params, visit) {

@@ -55,6 +55,7 @@ predict.ncam_baseline <- function(object, newdata, interval = c("none", "credibl
   check_reading_magnitude(lapply(stats::setNames(nm = object$sensors), function(s) b[, s]))
   n_obs <- as.integer(rowSums(!is.na(b)))
   params <- object$params
+  if (method == "kalman" && is.null(object$order)) warn_kalman_row_order(newdata, data_arg = "newdata")
   fused <- switch(method,
     mean = list(.pred = ifelse(n_obs > 0L, rowMeans(b, na.rm = TRUE), NA_real_)),
     ivw = ivw_combine(b, params$sensor_var),

@@ -80,7 +80,10 @@
 #'   seconds for a `POSIXct`, the column's units for numbers), so that a gap
 #'   (hours missing from an hourly series, a week without data) lets the state
 #'   wander, and widens the intervals, in proportion to its length. Without
-#'   `order`, or with times as text, every row is one step.
+#'   `order`, or with times as text, every row is one step. Without `order` the rows are
+#'   filtered in row order, as one series: a `Date` or date-time column (or one named `date`)
+#'   that repeats times among them, as when stations are stacked, gives a warning (class
+#'   `ncam_warning_kalman_row_order`) at the fit and in [predict()].
 #'   [predict()] runs the filter with these parameters over the rows of
 #'   `newdata` in the order of its `order` column: `.pred` and `.pred_sd` are
 #'   the filtered (forward) mean and sd, returned in the row order of `newdata`;
@@ -207,6 +210,7 @@ ncam_baseline <- function(formula, data, method = c("mean", "ivw", "ppca", "kalm
     ppca = fit_ppca1(b_train, match(anchor, sensors)),
     kalman = {
       # The training rows are checked and visited in the order of the column.
+      if (is.null(order)) warn_kalman_row_order(data, which(train))
       visit <- visit_order(order, data, rows = which(train))
       fit_kalman_rw(b_train, visit, attr(visit, "time"))
     },

@@ -75,7 +75,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
     as_text <- isTRUE(quoted) || is.null(twin)
     # Logical columns are read as text and converted, so that a value that is not TRUE or FALSE
     # (or a quoted "T", which scan() does not take as logical) is named with its column.
-    read_classes <- if (as_text) "character" else replace(classes, classes %in% "logical", "character")
+    read_classes <- if (as_text) "character" else replace(classes, classes %in% c("logical", "Date", "POSIXct"), "character")
     # Before the first chunk fixes the types, the fit's code columns are read as text.
     if (!as_text && identical(classes, NA) && length(text_columns)) {
       read_classes <- stats::setNames(rep("character", length(text_columns)), text_columns)
@@ -105,6 +105,7 @@ csv_chunks <- function(path, chunk_rows, strict) {
     # Columns neither read by the model nor kept stay text: they never stop a prediction.
     logical_columns <- intersect(names(classes)[classes %in% "logical"], c(strict$finite, strict$decimal))
     chunk <- logicals_from_text(chunk, logical_columns, chunk_rows, rows_read)
+    chunk <- chunk_times_from_text(chunk, strict$times, classes, path, rows_read)  # kept and key times
     rows_read <<- rows_read + nrow(chunk)
     # A column empty throughout a chunk reads as logical NA; in a CSV file that is a column
     # of missing numbers (an offline sensor).
@@ -222,7 +223,7 @@ refuse_infinite_inputs <- function(chunk, object, predict_args, first_row, sourc
 # (opc given in mg/m3, fused in ug/m3) could be in either unit: predict() refuses them, and this
 # says how to give them units here: by `units`, a `reader` or from the function input.
 refuse_plain_converted_inputs <- function(chunk, object, predict_args, source, from_function) {
-  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  model <- chunk_fit(object)
   plain <- intersect(plain_converted_columns(model, chunk), columns_predict_reads(object, predict_args))
   if (!length(plain)) return(invisible())
   v <- plain[1]
@@ -255,20 +256,17 @@ set_chunk_units <- function(chunk, units, source) {
   chunk
 }
 
-# The columns predict() reads as numbers, with the arguments `predict_args`: the sensors, the
-# variables of the covariates and, with `use_reference = TRUE`, the reference.
-columns_predict_reads <- function(object, predict_args) {
-  model <- if (inherits(object, "ncam_calibration")) object$model else object
-  c(model$sensors, model_columns(model$terms), if (isTRUE(predict_args$use_reference)) model$reference)
-}
-
 # The `strict` columns of csv_chunks() for a task of predict_chunks(): infinite numbers in those
 # predict() reads as numbers; hexadecimal text there, in the unit column of a fit with unit
-# offsets (a code read as a number would be an unknown unit) and in the kept columns.
+# offsets (a code read as a number would be an unknown unit) and in the kept columns; `times`
+# (chunk_times_from_text()) the kept columns and the `by` columns of fits by group.
 strict_csv_columns <- function(task) {
-  model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
   read <- columns_predict_reads(task$object, task$predict_args)
-  list(finite = read, decimal = c(read, model$unit_offsets$unit, task$keep), text = code_columns(model))
+  keys <- group_key_columns(task$object)
+  times <- c(stats::setNames(vector("list", length(task$keep)), task$keep), keys$times)
+  list(finite = read, decimal = c(read, chunk_fit(task$object)$unit_offsets$unit, task$keep),
+       text = unique(c(unlist(lapply(chunk_fits(task$object), code_columns)), keys$text)),
+       times = times[!duplicated(names(times), fromLast = TRUE)])
 }
 
 # Parquet files: in record batches with arrow when it is installed, else whole with nanoparquet
@@ -330,9 +328,11 @@ check_parquet_reader <- function(call = parent.frame()) {
 # training levels, and, where text codes were read as numbers ("001" as 1), how to read them as text.
 warn_chunk_totals <- function(flags, n_rows, beyond, object, files, gathered) {
   warn_gathered_chunks(gathered)
-  model <- if (inherits(object, "ncam_calibration")) object$model else object
+  model <- chunk_fit(object)
+  if (is_chunk_groups(object)) warn_chunk_rows_without_group(object, beyond$groups$missing)
   withCallingHandlers(
-    warn_part_totals(flags, n_rows, "chunks", beyond, of = "{.arg input}"),
+    warn_part_totals(flags, n_rows, if (is_chunk_groups(object)) "groups" else "chunks", beyond, of = "{.arg input}",
+                     part_flags = if (is.null(beyond$groups$flags)) list() else beyond$groups$flags),
     ncam_warning_unseen_level = function(w) {
       hints <- unseen_level_hints(model, w$levels, files)
       if (length(hints)) {

@@ -1,5 +1,5 @@
-# How predict_chunks() writes its CSV output: the same file whichever writer is installed, and
-# never a half-written one.
+# How predict_chunks() puts its output together: the same CSV file whichever writer is
+# installed, never a half-written one, or the parts combined in memory.
 
 # Writes CSV: data.table::fwrite where installed (fast), else utils::write.table.
 write_csv_chunk <- function(x, path, append, fwrite = requireNamespace("data.table", quietly = TRUE)) {
@@ -35,4 +35,28 @@ part_output <- function(out) {
          finished <<- TRUE
        },
        abandon = function() if (!finished) unlink(part))
+}
+
+# Row-binds tibbles with the same columns, column by column (c() keeps dates and factors).
+bind_parts <- function(parts) {
+  parts <- Filter(function(p) !is.null(p) && ncol(p) > 0L, parts)
+  if (length(parts) == 0L) return(tibble::tibble())
+  columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
+    pieces <- unname(lapply(parts, function(p) p[[col]]))
+    # A chunk missing a column throughout may hold it as logical NA: such pieces take the class
+    # of the others, as c() of NA and dates would give numbers.
+    blank <- vapply(pieces, is_all_missing, logical(1))
+    if (any(blank) && !all(blank)) {
+      typed <- pieces[!blank][[1]]
+      pieces[blank] <- lapply(pieces[blank], function(v) typed[rep(NA_integer_, length(v))])
+    }
+    # c() of a factor and text would give the factor's codes: such a column becomes text.
+    # A kept time read as days in one file (midnights alone) and as date-times in another.
+    dates <- vapply(pieces, inherits, logical(1), "Date")
+    if (any(dates) && any(vapply(pieces, inherits, logical(1), "POSIXct"))) pieces[dates] <- lapply(pieces[dates], as.POSIXct)
+    factors <- vapply(pieces, is.factor, logical(1))
+    if (any(factors) && !all(factors)) pieces <- lapply(pieces, function(v) if (is.factor(v)) as.character(v) else v)
+    do.call(c, pieces)
+  })
+  tibble::new_tibble(columns, nrow = sum(vapply(parts, nrow, integer(1))))
 }

@@ -1,11 +1,29 @@
-# The periods sensor_drift() judges: the time column, each row's period start, calendar
-# periods, and the name of the session's time zone that periods of its clock keep.
+# The periods sensor_drift() judges: the time column, rows repeated in it, each row's period
+# start, calendar periods, and the name of the session's time zone that periods of its clock keep.
 
 drift_times <- function(data, date, call = parent.frame()) {
   check_string(date, "date", call = call)
   check_columns(data, date, "date", call = call)
   check_single_columns(data, date, call, "newdata")  # the hint's code names sensor_drift()'s argument
-  date_column(data, date, call)
+  date_column(data, date, call, data_arg = "newdata")
+}
+
+# Rows of `newdata` that repeat an earlier row in every column (overlapping downloads, a table
+# bound twice) count twice in their period's mean and in its number of readings: a warning
+# naming them, as ncam() gives for its training rows.
+warn_repeated_drift_rows <- function(newdata, call = parent.frame()) {
+  repeated <- repeated_rows(newdata)
+  if (!length(repeated)) return(invisible())
+  first <- repeated[1]
+  same <- rep(TRUE, nrow(newdata))
+  for (x in newdata) {
+    if (!is.atomic(x) || !is.null(dim(x))) next  # list and matrix columns are not compared, as in repeated_rows()
+    x <- comparable_values(if (inherits(x, "POSIXlt")) as.POSIXct(x) else x)
+    same <- same & ((is.na(x) & is.na(x[first])) | (!is.na(x) & !is.na(x[first]) & x == x[first]))
+  }
+  cli::cli_warn(c("{length(repeated)} row{?s} of {.arg newdata} repeat{?s/} an earlier row in every column ({rows_text(repeated)}; row {first} repeats row {which(same)[1]}): each copy counts again in its period's mean and number of readings.",
+                  i = "Remove the copies (such as with {.fn unique}), or check the join or download that made them."),
+                class = c("ncam_warning_repeated_rows", "ncam_warning"), call = call)
 }
 
 # The start of each row's period, of the class (and time zone) of the time column. Weeks

@@ -142,6 +142,7 @@ sensor_drift <- function(object, newdata, date = "date", period = "month", unit 
   check_number(tolerance, "tolerance", min = 0)
   check_number(alpha, "alpha", min = 0, max = 1)
   time <- drift_times(newdata, date)
+  warn_repeated_drift_rows(newdata, call)
   starts <- drift_periods(time, period)
   # Periods of the session's clock keep its zone's name: read in another zone, the table still
   # shows the periods as they were cut.

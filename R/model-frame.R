@@ -24,7 +24,7 @@
 #'   covariate of the fit, named as `fit$covariates`.
 #' @examples
 #' fit <- ncam(pa_a + pa_b ~ rh + temperature, data = colocation, reference = "ref",
-#'             hidden = 8, epochs = 20, seed = 1, threads = 1)
+#'             hidden = 8, epochs = 300, learn_rate = 0.02, seed = 1, threads = 1)
 #' head(model.frame(fit))
 #' head(model.matrix(fit))
 #' @name ncam-model-frame

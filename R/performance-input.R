@@ -99,13 +99,17 @@ warn_days_offset <- function(time, date, obs, steps, call = parent.frame()) {
 }
 
 # The time column named by `date` (already checked to exist once): Date or POSIXct (a POSIXlt
-# as the POSIXct instants it denotes), on every row and finite.
-date_column <- function(data, date, call = parent.frame()) {
+# as the POSIXct instants it denotes), on every row and finite. Times as text (as read from a
+# CSV file) get the code that converts them, for the data frame `data_arg`.
+date_column <- function(data, date, call = parent.frame(), data_arg = "data") {
   time <- data[[date]]
   if (inherits(time, "POSIXlt")) time <- as.POSIXct(time)
   if (!inherits(time, c("POSIXct", "Date"))) {
-    ncam_abort("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
-                    {.obj_type_friendly {time}}.", call = call)
+    fix <- if (is.character(time) || is.factor(time)) time_text_fix(time, date, data_arg)
+    ncam_abort(c("Column {.val {date}} (from {.arg date}) must be POSIXct or Date, not
+                    {.obj_type_friendly {time}}.",
+                 i = if (!is.null(fix)) "It holds times as text: convert it first, with {.code {fix$code}}{fix$note}."),
+               call = call)
   }
   if (anyNA(time)) {
     ncam_abort(c("Column {.val {date}} (from {.arg date}) is missing in

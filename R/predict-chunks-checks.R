@@ -2,7 +2,8 @@
 
 # The predict() method's own arguments, so a misspelt one fails here rather than on a worker.
 check_predict_args <- function(object, args, call = parent.frame()) {
-  method <- if (inherits(object, "ncam_calibration")) predict.ncam_calibration else predict.ncam
+  calibration <- inherits(object, c("ncam_calibration", "ncam_by_calibration"))
+  method <- if (calibration) predict.ncam_calibration else predict.ncam  # that of each group's model, by group
   allowed <- setdiff(names(formals(method)), c("object", "newdata", "threads", "..."))
   bad <- setdiff(names(args), allowed)
   if (length(args) && (is.null(names(args)) || any(!nzchar(names(args))) || length(bad))) {
@@ -14,7 +15,7 @@ check_predict_args <- function(object, args, call = parent.frame()) {
   if ("level" %in% names(args)) check_scalar_level(args$level, call)
   if ("interval" %in% names(args)) match_choice(args$interval, c("none", "credible", "prediction"), "interval", call)
   no_interval <- is.null(args$interval) || identical(args$interval, "none")
-  if (!inherits(object, "ncam_calibration") && "level" %in% names(args) && no_interval) {
+  if (!calibration && "level" %in% names(args) && no_interval) {
     warn_level_without_interval(call)
   }
   args
@@ -99,8 +100,7 @@ check_chunk_units <- function(units, object, call = parent.frame()) {
   }
   repeated <- unique(names(units)[duplicated(names(units))])
   if (length(repeated)) ncam_abort("{.arg units} names column{?s} {.field {repeated}} more than once.", call = call)
-  model <- if (inherits(object, "ncam_calibration")) object$model else object
-  fitted <- model$units
+  fitted <- chunk_fit(object)$units
   unknown <- setdiff(names(units), names(fitted))
   if (length(unknown)) {
     ncam_abort(c("{.arg units} names column{?s} {.field {unknown}}, which the model did not read with units.",

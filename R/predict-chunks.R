@@ -4,7 +4,8 @@
 #' Score data larger than memory, chunk by chunk
 #'
 #' Reads the input `chunk_rows` rows at a time, scores each chunk with [predict.ncam()] (or
-#' [predict.ncam_calibration()]) and writes the results to one CSV file per input, or returns
+#' [predict.ncam_calibration()], or for fits by group from [ncam_by()] with their
+#' [predict()][predict.ncam_by()]) and writes the results to one CSV file per input, or returns
 #' them combined. Memory stays bounded by a few chunks per process, whatever the size of the
 #' input, unless `output = NULL` asks for the whole result in memory.
 #'
@@ -20,7 +21,8 @@
 #'   engine's block of rows (other chunk boundaries would change the last bits of the float
 #'   arithmetic). A function input makes its own chunks: they give `predict()`'s results to the
 #'   last bits when their rows are multiples of 128, and to about 1e-7 relative otherwise
-#'   (single-precision networks; see [predict.ncam()]).
+#'   (single-precision networks; see [predict.ncam()]). Fits by group give them to about 1e-7
+#'   relative too: a group's rows in a chunk are a part of its rows in the whole input.
 #'
 #' @section Reading and writing: files ending in `.parquet` are read in parts with the arrow
 #'   package when it is installed, else each whole with the smaller nanoparquet package (an
@@ -37,10 +39,17 @@
 #'   of a fit with unit offsets and in the `keep` columns, are an error naming the column, the
 #'   value and its data row, as in the package's readers. Other columns are read as read.csv()
 #'   reads them and never stop a prediction (a kept column passes `Inf` through). The `keep`
-#'   columns are read the same way: text such as `"00001"` comes back as a number, a time as
-#'   text. But the columns the fit matches as codes, its `unit` column and the columns of text or
-#'   factor covariates, are read as text when a code of the fit's would not come back from a
-#'   number (site `"0101259"` read as 101259 would be a unit, or a level, the fit never saw).
+#'   columns are read the same way (text such as `"00001"` comes back as a number), but for
+#'   times, typed as the package's readers type them: a kept column whose values in the first
+#'   chunk of a file are all days (`"2024-05-01"`, as [utils::write.csv()] writes a `Date`) comes
+#'   back a `Date`, one of ISO 8601 date-times (`"2024-05-01 13:00:00"`, `"2024-05-01T13:00:00Z"`,
+#'   with a zone offset or not) a `POSIXct` in UTC (a time without a zone is taken as UTC), and a
+#'   later value that is not such a time is an error naming its row. The columns the fit matches
+#'   as codes, its `unit` column and the columns of text or factor covariates, are read as text
+#'   when a code of the fit's would not come back from a number (site `"0101259"` read as 101259
+#'   would be a unit, or a level, the fit never saw); the `by` columns of fits by group are read
+#'   as their keys are: text and factor keys as text, dates and date-times as such (a time
+#'   without a zone in the keys' time zone).
 #'   A `reader` such as [read_toucan()] reads the package's readers' formats, a whole
 #'   file at a time (memory is then bounded by the largest file). From a `reader`, a Parquet
 #'   file or a function input, an infinite value in a column the model reads is an error
@@ -64,7 +73,11 @@
 #'   Outputs are CSV files (15 significant digits, missing values `NA`) named after the inputs
 #'   with the extension `.csv`, written under a temporary name and renamed when complete.
 #'
-#' @param object A fitted [ncam()] model or an `ncam_calibration` from [calibrate()].
+#' @param object A fitted [ncam()] model, fits by group from [ncam_by()], or a calibration of
+#'   either from [calibrate()]. Each row of fits by group is scored by its group's model, as
+#'   [predict.ncam_by()] scores it, and the input needs the `by` columns; rows of no group with
+#'   a model get `NA`, with one warning for the whole input. Baselines from [ncam_baseline()]
+#'   are an error saying how to score them: [predict.ncam_baseline()] on parts of the input.
 #' @param input A character vector (or list) of file paths, scored in this order; or a function
 #'   without arguments that returns the next chunk (a data frame) at each call and `NULL` when
 #'   there is no more.
@@ -112,9 +125,7 @@ predict_chunks <- function(object, input, output = NULL, chunk_rows = 102400L, k
                            reader = NULL, overwrite = FALSE, threads = NULL, verbose = interactive(),
                            units = NULL, ...) {
   check_column_name_args("keep")
-  if (!inherits(object, c("ncam", "ncam_calibration"))) {
-    ncam_abort("{.arg object} must be a model fitted by {.fn ncam} or a calibration from {.fn calibrate}, not {.obj_type_friendly {object}}.")
-  }
+  check_chunk_object(object)
   check_number(chunk_rows, "chunk_rows", min = 1, max = 1e9, integer = TRUE)
   if (!is.null(reader) && !is.function(reader)) {
     ncam_abort("{.arg reader} must be {.code NULL} or a function of a path, not {.obj_type_friendly {reader}}.")
@@ -180,6 +191,7 @@ score_files <- function(files, task, out, verbose) {
       found <- results[[i]]$beyond
       found$shown$file <- rep(labels[i], nrow(found$shown))
       found$spikes$file <- rep(labels[i], nrow(found$spikes))
+      if (!is.null(found$far)) found$far$shown$file <- rep(labels[i], nrow(found$far$shown))
       beyond <- add_part_tallies(beyond, found)
     }
     rows <- sum(vapply(results[done], `[[`, 1, "rows"))
@@ -227,7 +239,7 @@ score_generator <- function(input, task, out, verbose) {
   finished <- FALSE
   on.exit(if (!finished) warn_gathered_chunks(gathered), add = TRUE)
   collect <- function(value, i) {
-    flags <<- flags + row_flags(value$value, value$beyond)
+    flags <<- flags + value$flags
     beyond <<- add_part_tallies(beyond, value$beyond)
     gathered <<- add_chunk_warnings(gathered, value$warnings)
     if (is.null(out)) results[[i]] <<- value$value else part$write(value$value, append = i > 1L)
@@ -248,11 +260,11 @@ score_generator <- function(input, task, out, verbose) {
   invisible(tibble::tibble(input = "<function>", output = out, rows = rows))
 }
 
-# A zero-row input with the columns the model reads, and the kept ones.
+# A zero-row input with the columns the models read, and the kept ones.
 empty_input <- function(task) {
-  model <- if (inherits(task$object, "ncam_calibration")) task$object$model else task$object
-  numeric_columns <- unique(c(model$sensors, model_columns(model$terms)))
-  other_keep <- setdiff(c(task$keep, model$unit_offsets$unit), numeric_columns)
+  fits <- chunk_fits(task$object)
+  numeric_columns <- unique(unlist(lapply(fits, function(fit) c(fit$sensors, model_columns(fit$terms)))))
+  other_keep <- setdiff(c(task$keep, fits[[1]]$unit_offsets$unit, attr(task$object, "by")), numeric_columns)
   columns <- c(rep(list(numeric(0)), length(numeric_columns)), rep(list(logical(0)), length(other_keep)))
   as.data.frame(stats::setNames(columns, c(numeric_columns, other_keep)), check.names = FALSE)
 }
@@ -293,7 +305,7 @@ score_file_chunks <- function(path, out, task, keep_warnings) {
   bytes <- 0  # reported to the progress bar so far
   while (!is.null(chunk <- read_chunk(chunks, path, rows))) {
     scored <- score_chunk(c(task, list(chunk = chunk, first_row = rows + 1, path = path)))
-    flags <- flags + row_flags(scored$value, scored$beyond)
+    flags <- flags + scored$flags
     beyond <- add_part_tallies(beyond, scored$beyond)
     keep_warnings(scored$warnings)
     scored <- scored$value
@@ -353,9 +365,17 @@ score_chunk <- function(task) {
     refuse_plain_converted_inputs(newdata, task$object, task$predict_args, source, is.null(task$path))
     # One warning for the whole input when all are scored; predict()'s name the input's rows.
     input_rows <- task$first_row - 1 + seq_len(nrow(chunk))
-    predicted <- function() do.call(stats::predict, c(list(task$object, newdata), task$predict_args, list(threads = task$threads)))
+    predicted <- if (is_chunk_groups(task$object)) {
+      function() score_groups_chunk(task$object, newdata, task$predict_args, task$threads, input_rows)
+    } else {
+      function() do.call(stats::predict, c(list(task$object, newdata), task$predict_args, list(threads = task$threads)))
+    }
     scored <- gather_chunk_warnings(score_part(with_input_rows(input_rows, in_words_of(predicted(), "input", in_code = FALSE)),
                                                input_rows = input_rows), input_rows)
+    # Fits by group tally their groups' rows themselves (a row of no group has no prediction,
+    # but no missing covariate either).
+    scored <- if (is_chunk_groups(task$object)) c(scored$value, list(warnings = scored$warnings)) else
+      c(scored, list(flags = row_flags(scored$value, scored$beyond)))
   }, error = function(e) {
     path <- task$path
     msg <- if (is.null(path)) "Could not score rows {rows} of the chunks of {.arg input}." else
@@ -366,25 +386,4 @@ score_chunk <- function(task) {
     scored$value <- tibble::new_tibble(c(as.list(chunk)[task$keep], as.list(scored$value)), nrow = nrow(chunk))
   }
   scored
-}
-
-# Row-binds tibbles with the same columns, column by column (c() keeps dates and factors).
-bind_parts <- function(parts) {
-  parts <- Filter(function(p) !is.null(p) && ncol(p) > 0L, parts)
-  if (length(parts) == 0L) return(tibble::tibble())
-  columns <- lapply(stats::setNames(nm = names(parts[[1]])), function(col) {
-    pieces <- unname(lapply(parts, function(p) p[[col]]))
-    # A chunk missing a column throughout may hold it as logical NA: such pieces take the class
-    # of the others, as c() of NA and dates would give numbers.
-    blank <- vapply(pieces, is_all_missing, logical(1))
-    if (any(blank) && !all(blank)) {
-      typed <- pieces[!blank][[1]]
-      pieces[blank] <- lapply(pieces[blank], function(v) typed[rep(NA_integer_, length(v))])
-    }
-    # c() of a factor and text would give the factor's codes: such a column becomes text.
-    factors <- vapply(pieces, is.factor, logical(1))
-    if (any(factors) && !all(factors)) pieces <- lapply(pieces, function(v) if (is.factor(v)) as.character(v) else v)
-    do.call(c, pieces)
-  })
-  tibble::new_tibble(columns, nrow = sum(vapply(parts, nrow, integer(1))))
 }

@@ -108,23 +108,27 @@ warn_extrapolation <- function(object, far, n_far, n_rows) {
     sprintf("%s: %d row%s outside %s to %s (as %s as %s): %s", plain_names(v), f$rows, if (f$rows == 1L) "" else "s",
             shown[1], shown[2], if (f$farthest < f$lower) "low" else "high", shown[3], first_rows_text(f$first_rows, f$rows))
   }, character(1))
-  warn_far_rows(n_far, n_rows, on, stats::setNames(details, rep("*", length(details))))
+  warn_far_rows(n_far, n_rows, on, stats::setNames(details, rep("*", length(details))), far = extrapolation_tally(object, far, on))
 }
 
 # The same warning after scoring in parts (chunks, groups), from the counts alone (and the
-# groups' names, `details`).
-warn_extrapolation_total <- function(n_far, n_rows, parts, details = character()) {
+# groups' names, `details`); chunks of one model name the variables as predict() does, from
+# the tally of their warnings (`far`, of extrapolation_tally()).
+warn_extrapolation_total <- function(n_far, n_rows, parts, details = character(), far = NULL) {
   on <- if (parts == "groups") "{cli::qty(n_far)}the model of {?its/their} group learned from" else "the model learned from"
-  warn_far_rows(n_far, n_rows, on, details, hint = paste0("; {.fn predict} on one of the ", parts, " names the variables"))
+  by_variable <- if (parts == "chunks") far_total_details(far)  # NULL without a tally
+  if (!is.null(by_variable)) on <- far$on
+  warn_far_rows(n_far, n_rows, on, c(details, by_variable),
+                hint = if (is.null(by_variable)) paste0("; {.fn predict} on one of the ", parts, " names the variables") else "")
 }
 
-# `on`: cli text, with n_far at hand for its plural.
-warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "") {
+# `on`: cli text, with n_far at hand for its plural; `...`: fields of the condition.
+warn_far_rows <- function(n_far, n_rows, on, details = character(), hint = "", ...) {
   if (n_far == 0) return(invisible())
   cli::cli_warn(c(paste0("{n_far} of {n_rows} row{?s} {cli::qty(n_far)}{?lies/lie} more than {100 * extrapolation_warning_share}% of the range outside the readings and covariates ", on, "; {cli::qty(n_far)}{?its prediction extrapolates/their predictions extrapolate} what the model learned and {?is/are} less reliable."),
                   details,
                   i = paste0("Column {.field .extrapolation} gives each row's distance outside the range, as a share of it (0 inside)", hint, ".")),
-                class = c("ncam_warning_extrapolation", "ncam_row_warning", "ncam_warning"), call = NULL)
+                class = c("ncam_warning_extrapolation", "ncam_row_warning", "ncam_warning"), call = NULL, ...)
 }
 
 # Which distances (column .extrapolation) are far enough outside to warn about; NA is not.
@@ -180,6 +184,7 @@ score_part <- function(expr, input_rows) {
       if (inherits(w, "ncam_warning_unseen_level")) {
         beyond <<- add_part_tallies(beyond, part_tally(unseen_rows = length(w$rows), unseen_levels = w$levels))
       }
+      if (!is.null(w$far)) beyond <<- add_part_tallies(beyond, part_tally(far = far_in_input_rows(w$far, input_rows)))
       invokeRestart("muffleWarning")
     },
     ncam_warning_beyond_range = function(w) {
@@ -215,10 +220,11 @@ part_tally <- function(counts = c(x = 0)[0],
                          spikes = data.frame(row = numeric(0), file = character(0), sensor = character(0),
                                              stringsAsFactors = FALSE),
                          spike_threshold = NULL,
-                         unknown_units = list(unit = NULL, values = character(0), n_unknown = 0, n_missing = 0)) {
+                         unknown_units = list(unit = NULL, values = character(0), n_unknown = 0, n_missing = 0),
+                         far = NULL, groups = NULL) {
   list(counts = counts, shown = shown, unseen_rows = unseen_rows, unseen_levels = unseen_levels,
        spike_counts = spike_counts, spikes = spikes, spike_threshold = spike_threshold,
-       unknown_units = unknown_units)
+       unknown_units = unknown_units, far = far, groups = groups)
 }
 
 # Two tallies in one (`a`'s files before `b`'s).
@@ -245,21 +251,8 @@ add_part_tallies <- function(a, b) {
                         n_missing = first_units$n_missing + second_units$n_missing)
   part_tally(counts, shown[sort(keep), , drop = FALSE], a$unseen_rows + b$unseen_rows, levels,
              spike_counts, spikes[sort(first_spikes), , drop = FALSE],
-             if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold, unknown_units)
-}
-
-# Two named counts in one, by name.
-sum_counts <- function(a, b) {
-  names_ab <- union(names(a), names(b))
-  stats::setNames(vapply(names_ab, function(v) sum(a[v], b[v], na.rm = TRUE), 1), names_ab)
-}
-
-# Rows of the input as text: the row, and "of <file>" when the input is files.
-input_row_labels <- function(row, file) {
-  labels <- format(row, scientific = FALSE, trim = TRUE)
-  in_file <- !is.na(file)
-  labels[in_file] <- paste(labels[in_file], "of", file[in_file])
-  labels
+             if (is.null(a$spike_threshold)) b$spike_threshold else a$spike_threshold, unknown_units,
+             add_far_tallies(a$far, b$far), add_group_tallies(a$groups, b$groups))
 }
 
 # The row warnings after scoring in parts (chunks, groups) of `of` (the whole input), from the
@@ -281,7 +274,7 @@ warn_part_totals <- function(flags, n_rows, parts, beyond = part_tally(), of = "
   }
   unknown <- beyond$unknown_units
   warn_unknown_unit_rows(unknown$unit, unknown$values, unknown$n_unknown, unknown$n_missing, of)
-  warn_extrapolation_total(flags[["far"]], n_rows, parts, group_bullets(part_flags, "far"))
+  warn_extrapolation_total(flags[["far"]], n_rows, parts, group_bullets(part_flags, "far"), beyond$far)
   warn_unseen_total(beyond, n_rows, parts, of)
   warn_missing_covariates(flags[["missing"]], n_rows,
                           hint = paste0("; {.fn predict} on one of the ", parts, " names the covariates"),

@@ -464,3 +464,22 @@ test_that("fitted() and residuals() of a baseline are clear errors, not NULL", {
   expect_error(fitted(base), "predict\\(object, newdata\\)")
   expect_error(residuals(base), "no residuals")
 })
+
+test_that("kalman without `order` on stacked sites (times repeated) warns, at the fit and in predict()", {
+  d <- additive_sensors(300, c(1, 4, 9), seed = 3)
+  d$site <- rep(1:2, each = 150)
+  d$date <- as.POSIXct("2021-04-01", tz = "UTC") + 3600 * rep(0:149, 2)
+  expect_snapshot(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman"))
+  expect_warning(predict(fit, d), "Predict one series at a time", class = "ncam_warning_kalman_row_order")
+  # One site, or the times as `order`: no warning.
+  one <- d[d$site == 1, ]
+  expect_no_warning(fit <- ncam_baseline(s1 + s2 + s3 ~ 1, one, "kalman"))
+  expect_no_warning(predict(fit, one))
+  expect_no_warning(ncam_baseline(s1 + s2 + s3 ~ 1, one, "kalman", order = "date"))
+  # A column named date as text counts too, among the training rows; other methods filter nothing.
+  d$date <- format(d$date)
+  expect_warning(ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman", train = 101:300), "column date repeats times: row 251 has the time of row 101",
+                 class = "ncam_warning_kalman_row_order")
+  expect_no_warning(ncam_baseline(s1 + s2 + s3 ~ 1, d, "kalman", train = 1:150))
+  expect_no_warning(ncam_baseline(s1 + s2 + s3 ~ 1, d, "factor"))
+})

@@ -627,3 +627,21 @@ test_that("the plot's lines break at a unit's gap also beside a unit whose key w
   expect_equal(sort(unname(runs)), sort(3 * (1 + unname(gaps))))
   expect_equal(sort(unname(runs)), c(3, 6))
 })
+
+test_that("rows repeated in every column are warned about, naming them", {
+  toy <- daily_toy()
+  fx <- list(toy = toy, fit = drift_fit(toy[1:240, ]))
+  twice <- fx$toy[c(seq_len(nrow(fx$toy)), 5, 700), ]
+  warnings <- caught_warnings(drift <- sensor_drift(fx$fit, twice, period = "month"))
+  expect_length(warnings, 1L)
+  expect_s3_class(warnings[[1]], "ncam_warning_repeated_rows")
+  expect_match(gsub("\\s+", " ", conditionMessage(warnings[[1]])),
+               "2 rows of `newdata` repeat an earlier row in every column (rows 721, 722; row 721 repeats row 5)", fixed = TRUE)
+  # The copies count again, for each sensor.
+  once <- sensor_drift(fx$fit, fx$toy, period = "month")
+  expect_identical(sum(drift$n) - sum(once$n), 2L * 3L)
+  # Two boxes of one unit at one time are not copies.
+  boxes <- fx$toy[c(1:10, 1:10), ]
+  boxes$box <- rep(1:2, each = 10)
+  expect_no_warning(suppressWarnings(sensor_drift(fx$fit, boxes, period = "1 day"), classes = "ncam_warning_few_periods"))
+})

@@ -44,3 +44,14 @@ test_that("model.matrix() is the covariate design as the networks take it, befor
   expect_identical(dim(model.matrix(none)), c(300L, 0L))
   expect_named(model.frame(none), c("pa_a", "pa_b", "ref"))
 })
+
+test_that("the example of ?ncam-model-frame runs without a warning", {
+  # The Rd files beside the tests (a source tree, or R CMD check's copy of it).
+  candidates <- c(test_path("..", "..", "man"), test_path("..", "..", "00_pkg_src", "ncam", "man"))
+  man <- candidates[dir.exists(candidates)]
+  skip_if(length(man) == 0L, "the package's Rd files are not beside the tests")
+  code <- tempfile(fileext = ".R")
+  on.exit(unlink(code))
+  tools::Rd2ex(file.path(man[1], "ncam-model-frame.Rd"), code)
+  expect_no_warning(utils::capture.output(source(code, local = new.env(), echo = FALSE)))
+})
