@@ -133,14 +133,6 @@ reference_in_estimate_units <- function(model, values, reference, call, data_arg
     i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
 }
 
-# A grid of panels, one per group of `group` (a factor, NULL without groups), `ncol` columns of
-# them, each strip naming its group in full, wrapped to the panel's width; `shown`, the groups.
-group_grid <- function(group, ncol) {
-  if (is.null(group)) return(NULL)
-  shown <- levels(droplevels(group))
-  c(panel_grid(shown, square = FALSE, ncol = ncol), list(shown = shown))
-}
-
 # Segments of each group's time axis, split where consecutive times lie more than three times
 # the group's median spacing apart, so that lines and ribbons do not bridge gaps in the data.
 time_segments <- function(time, group) {
@@ -365,16 +357,6 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
                   y = with_unit(paste(source$fused_label, "estimate"), estimate_unit(source$model)),
                   title = "Fused estimate against the reference", subtitle = subtitle, caption = caption) +
     plot_theme()
-}
-
-# A grid of square panels, one per group of `group` (a factor of the rows drawn; NULL without
-# groups), as large as `room` inches of height allow, each strip naming its group in full and
-# its number of rows; `shown`, the groups.
-scatter_grid <- function(group, room) {
-  if (is.null(group)) return(NULL)
-  group <- droplevels(group)
-  counts <- format(as.vector(table(group)), big.mark = ",", trim = TRUE)
-  c(panel_grid(levels(group), room, extra = paste("n =", counts)), list(shown = levels(group)))
 }
 
 # A calling handler for warnings that muffles each one whose class and message it has seen.

@@ -148,3 +148,21 @@ legend_columns <- function(labels, key = 0.45) {
 wrap_plot_text_each <- function(labels, width) {
   vapply(labels, wrap_group_label, character(1), width = width, USE.NAMES = FALSE)
 }
+
+# A grid of panels, one per group of `group` (a factor, NULL without groups), `ncol` columns of
+# them, each strip naming its group in full, wrapped to the panel's width; `shown`, the groups.
+group_grid <- function(group, ncol) {
+  if (is.null(group)) return(NULL)
+  shown <- levels(droplevels(group))
+  c(panel_grid(shown, square = FALSE, ncol = ncol), list(shown = shown))
+}
+
+# A grid of square panels, one per group of `group` (a factor of the rows drawn; NULL without
+# groups), as large as `room` inches of height allow, each strip naming its group in full and
+# its number of rows; `shown`, the groups.
+scatter_grid <- function(group, room) {
+  if (is.null(group)) return(NULL)
+  group <- droplevels(group)
+  counts <- format(as.vector(table(group)), big.mark = ",", trim = TRUE)
+  c(panel_grid(levels(group), room, extra = paste("n =", counts)), list(shown = levels(group)))
+}
