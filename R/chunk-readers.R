@@ -329,7 +329,11 @@ check_parquet_reader <- function(call = parent.frame()) {
 warn_chunk_totals <- function(flags, n_rows, beyond, object, files, gathered) {
   warn_gathered_chunks(gathered)
   model <- chunk_fit(object)
-  if (is_chunk_groups(object)) warn_chunk_rows_without_group(object, beyond$groups$missing)
+  if (is_chunk_groups(object)) {
+    warn_chunk_rows_without_group(object, beyond$groups$missing)
+    # As predict() of fits by group: the row warnings count the rows that have a model.
+    if (!is.null(beyond$groups$missing)) n_rows <- n_rows - sum(beyond$groups$missing$.rows)
+  }
   withCallingHandlers(
     warn_part_totals(flags, n_rows, if (is_chunk_groups(object)) "groups" else "chunks", beyond, of = "{.arg input}",
                      part_flags = if (is.null(beyond$groups$flags)) list() else beyond$groups$flags),

@@ -115,6 +115,8 @@ warn_chunk_rows_without_group <- function(object, missing) {
   n_missing_key <- as_count(sum(missing$.rows[missing_key]))
   cli::cli_warn(c("{n_rows} row{?s} of {.arg input} {cli::qty(n_rows)}belong{?s/} to {nrow(keys)} group{?s} without a model ({shown_labels(keys, beside = groups)}): {cli::qty(n_rows)}{?its prediction is/their predictions are} {.code NA}.",
                   i = if (any(unknown)) "Not a group of {.arg object}: {shown_labels(keys[unknown, , drop = FALSE], beside = groups)}; its groups: {shown_labels(groups, beside = keys)}.",
-                  i = if (n_missing_key > 0) "{n_missing_key} of them {cli::qty(n_missing_key)}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out."),
+                  i = if (n_missing_key > 0) "{n_missing_key} of them {cli::qty(n_missing_key)}{?has/have} a missing key, {.code NA}: give {?it its/them their} group, or leave {?it/them} out.",
+                  # The pooled fit; the rows are not at hand to name the neighbouring model whose sensors they read.
+                  escape_cli(no_model_hint(object, NULL, NULL))),
                 class = c("ncam_warning_no_group_model", "ncam_warning"), call = NULL)
 }
