@@ -7,7 +7,7 @@ max_colour_groups <- 7L
 
 # newdata is predicted once per level: what its rows warn of (groups without a model, spikes)
 # is said once.
-plot_coverage <- function(source, newdata, plain, reference, levels, interval, call) {
+plot_coverage <- function(source, newdata, plain, reference, levels, interval, call, panels = NULL) {
   once <- muffle_repeated_warnings()
   rows <- withCallingHandlers(reference_rows(source, newdata, plain, reference, call), warning = once)
   ref <- rows$reference
@@ -20,13 +20,26 @@ plot_coverage <- function(source, newdata, plain, reference, levels, interval, c
                empirical = vapply(inside, function(hit) mean(hit[keep]), numeric(1)))
   }
   points <- coverage_of(rep(TRUE, length(ref)), "all rows")
-  groups <- if (!is.null(rows$group)) levels(droplevels(rows$group))  # units in their order
+  # The groups drawn, of all groups of newdata, those with rows to compare (units in their order);
+  # the line of all rows stays that of every group.
+  # By default as many panels as are at least min_square_side a side.
+  subtitle <- sprintf("%s rows with both a reference value and an estimate",
+                      format(sum(rows$usable), big.mark = ","))
+  room <- function(subtitle, caption) plot_height_in - 1.35 - 0.19 * n_lines(subtitle) - 0.15 * n_lines(caption)
+  with_rows <- if (!is.null(rows$group)) levels(droplevels(rows$group))
+  fits <- function(shown) {
+    shown <- intersect(shown, with_rows)
+    caption <- wrap_caption(c("Dashed diagonal: perfect calibration.", "Panels 1-20 of 100 shown.", left_out_caption(rows)))
+    length(shown) <= max_colour_groups ||
+      panel_grid(shown, room(wrap_subtitle(paste0(subtitle, ", one panel per unit")), caption))$side >= min_square_side
+  }
+  picked <- if (!is.null(rows$group)) pick_panels(levels(rows$group), panels, "coverage", source$group_word, call, fits)
+  groups <- intersect(picked$shown, with_rows)
+  if (length(groups) <= max_colour_groups) picked$note <- sub("^Panel", "Line", picked$note)
   points <- rbind(points, do.call(rbind, lapply(groups, function(g) coverage_of(rows$group == g, g))))
   points$curve <- factor(points$curve, levels = unique(points$curve))
   lower <- min(points$nominal, points$empirical, 0.5)
-  caption <- wrap_caption(c("Dashed diagonal: perfect calibration.", left_out_caption(rows)))
-  subtitle <- sprintf("%s rows with both a reference value and an estimate",
-                      format(sum(rows$usable), big.mark = ","))
+  caption <- wrap_caption(c("Dashed diagonal: perfect calibration.", picked$note, left_out_caption(rows)))
   drawn <- if (length(groups) > max_colour_groups) {
     room <- function(subtitle) plot_height_in - 1.35 - 0.19 * n_lines(subtitle) - 0.15 * n_lines(caption)
     grid <- panel_grid(groups, room(wrap_subtitle(subtitle)))

@@ -9,8 +9,9 @@
 # legend labels (for ncam_by, those of every group, and `sensors_of` the ones each row's group
 # reads), the fused value's label, for ncam_by the group of each row of newdata and for a
 # fit with unit offsets its unit (NULL otherwise), whose groups become panels, with the columns
-# that give them and what they are called, and the model whose units newdata is read in (for a
-# calibration, its fit).
+# that give them and what they are called, the model whose units newdata is read in (for a
+# calibration, its fit), and the periods of the rows that carried the reference in the fit(s)
+# (fit_periods(); NULL for a baseline).
 fused_source <- function(object) {
   if (inherits(object, "ncam_baseline")) {
     titles <- c(mean = "mean", ivw = "IVW", ppca = "PPCA", kalman = "Kalman", factor = "factor-model")
@@ -48,13 +49,14 @@ fused_source <- function(object) {
                 sensors_of = function(newdata) group_sensors(object, models, newdata, names(labels)),
                 fused_label = "NCAM fused",
                 group_of = function(newdata) group_labels(newdata[by], beside = object[by]),
-                group_columns = by, group_word = "group", model = first))
+                group_columns = by, group_word = "group", model = first,
+                periods = by_group_periods(object, models)))
   }
   model <- if (calibrated) object$model else object
   unit <- model$unit_offsets$unit
   list(predict = predict, sensors = model$sensors, sensor_series = sensor_labels(model)[seq_along(model$sensors)],
        fused_label = "NCAM fused", group_of = if (!is.null(unit)) unit_panels(unit),
-       group_columns = unit, group_word = "unit", model = model)
+       group_columns = unit, group_word = "unit", model = model, periods = fit_periods(model))
 }
 
 # Which of `sensors` each row of newdata draws (a logical matrix, a row per row of newdata): those
@@ -133,6 +135,10 @@ reference_in_estimate_units <- function(model, values, reference, call, data_arg
     i = "Give {.field {reference}} in {.val {goal}} or units convertible to it."), call)
 }
 
+# Columns of series panels: one for up to 3, whose days need the figure's width; two beyond, each
+# panel then as high as it is wide enough for (max_panels); three for more than 12 asked for.
+series_columns <- function(n) if (n <= 3L) 1L else if (n <= 12L) 2L else 3L
+
 # Segments of each group's time axis, split where consecutive times lie more than three times
 # the group's median spacing apart, so that lines and ribbons do not bridge gaps in the data.
 time_segments <- function(time, group) {
@@ -149,11 +155,19 @@ time_segments <- function(time, group) {
   segment
 }
 
-plot_series <- function(source, newdata, plain, date, reference, level, interval, call) {
+plot_series <- function(source, newdata, plain, date, reference, level, interval, call, panels = NULL) {
   check_plot_column(newdata, date, "date", call, kind = "time")
   if (!is.null(reference)) check_plot_column(newdata, reference, "reference", call)
-  time <- newdata[[date]]
   group <- panel_groups(source, newdata)
+  # Only the rows of the panels drawn are predicted.
+  picked <- if (!is.null(group)) pick_panels(levels(group), panels, "series", source$group_word, call)
+  if (!is.null(group) && !identical(picked$shown, levels(group))) {
+    drawn <- group %in% picked$shown
+    newdata <- newdata[drawn, , drop = FALSE]
+    plain <- plain[drawn, , drop = FALSE]
+    group <- factor(group[drawn], levels = picked$shown)
+  }
+  time <- newdata[[date]]
   if (is.null(group)) group <- rep("", nrow(newdata))
   repeated <- sum(duplicated(data.frame(group, time)[!is.na(time), , drop = FALSE]))
   if (repeated > 0L) {
@@ -197,8 +211,8 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
                             series_levels)
   types <- stats::setNames(c(rep("solid", length(sensors)), if (!is.null(reference)) "22", "solid"),
                            series_levels)
-  grid <- group_grid(if (is.factor(group)) group, ncol = if (length(unique(group)) <= 4L) 1L else 2L)
-  colocation <- colocation_spans(source, newdata, time, group, segment)
+  grid <- group_grid(if (is.factor(group)) group, ncol = series_columns(length(unique(group))))
+  colocation <- colocation_spans(source, newdata, time, group, segment, date)
   fills <- if (!is.null(colocation$spans)) stats::setNames(colocation_fill, colocation$spans$fill[1])
   shading <- if (!is.null(colocation$spans)) {
     ggplot2::geom_rect(data = colocation$spans, ggplot2::aes(xmin = .data$from, xmax = .data$to, ymin = -Inf,
@@ -247,49 +261,14 @@ plot_series <- function(source, newdata, plain, date, reference, level, interval
                   linewidth = NULL, linetype = NULL, alpha = NULL, fill = NULL, shape = NULL,
                   title = sprintf("Raw sensors and the %s estimate", fused_label),
                   subtitle = if (!is.null(grid$key)) sprintf("One panel per %s", grid$key),
-                  caption = wrap_caption(c(dropped_caption(n_missing, "value"), colocation$note))) +
+                  caption = wrap_caption(c(picked$note, dropped_caption(n_missing, "value"), colocation$note))) +
     plot_theme() +
     # The interval key on its own row keeps a legend of many series within the width; the rows
-    # sit close together so that the legend does not squeeze the panel.
+    # sit close together so that the legend does not squeeze the panel. Panels side by side
+    # keep their last and first date labels apart.
     ggplot2::theme(legend.box = "vertical", legend.spacing.y = ggplot2::unit(0, "pt"),
-                   legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"))
-}
-
-# The co-location period of a fit with a reference, to shade in the series: each run of rows of
-# newdata (in time order, within its group and its segment of time_segments()) with a reading in
-# the fit's reference column, the rows such a fit learns its calibration from, from its first
-# time to its last (a lone row, half the median time step either side). `spans` is NULL for a
-# fit without a reference or rows without such readings; also, with a `note` for the caption,
-# when newdata cannot tell the co-location apart: every row has a reading, or (for one fit, not
-# fits by group whose source gives the first group's model only) more rows than the fit learned
-# from, its rows with a reference and those it left out.
-colocation_spans <- function(source, newdata, time, group, segment) {
-  reference <- source$model$reference
-  if (!is.character(reference) || length(reference) != 1L || !reference %in% names(newdata)) return(list())
-  dated <- !is.na(time)
-  observed <- !is.na(newdata[[reference]]) & dated
-  if (!any(observed)) return(list())
-  # (A fit saved before it counted its reference rows is not checked.)
-  learned <- if (is.null(source$model$n_reference)) Inf else sum(source$model$n_reference) + sum(source$model$n_left_out)
-  note <- if (all(observed[dated])) "has a reading on every row" else
-    if (!identical(source$group_word, "group") && sum(observed) > learned) {
-      sprintf("has readings on more rows (%s) than the fit learned from", format(sum(observed), big.mark = ","))
-    }
-  if (!is.null(note)) return(list(note = sprintf("No co-location shaded: %s %s.", reference, note)))
-  spans <- lapply(unique(group[dated]), function(g) {
-    rows <- which(group == g & dated)
-    rows <- rows[order(time[rows])]
-    run <- cumsum(c(TRUE, diff(observed[rows]) != 0 | diff(segment[rows]) != 0))
-    first <- rows[!duplicated(run) & observed[rows]]
-    last <- rows[!duplicated(run, fromLast = TRUE) & observed[rows]]
-    if (!length(first)) return(NULL)
-    step <- stats::median(diff(sort(unique(as.numeric(time[rows])))))
-    half <- ifelse(first == last & is.finite(step), step / 2, 0)
-    data.frame(group = group[first], from = time[first] - half, to = time[last] + half)
-  })
-  spans <- do.call(rbind, spans)
-  spans$fill <- sprintf("co-location: rows with a reading of %s", reference)
-  list(spans = spans)
+                   legend.margin = ggplot2::margin(0, 0, 0, 0), legend.box.spacing = ggplot2::unit(4, "pt"),
+                   panel.spacing.x = ggplot2::unit(14, "pt"))
 }
 
 # Predictions for newdata and the rows that have both a finite reference (in `plain`, the
@@ -316,7 +295,7 @@ left_out_caption <- function(rows) {
                                    format(rows$n_prior, big.mark = ","), if (rows$n_prior == 1L) "" else "s"))
 }
 
-plot_scatter <- function(source, newdata, plain, reference, call) {
+plot_scatter <- function(source, newdata, plain, reference, call, panels = NULL) {
   rows <- reference_rows(source, newdata, plain, reference, call)
   points <- data.frame(reference = rows$reference,
                        fused = rows$pred$.pred[rows$usable],
@@ -327,17 +306,31 @@ plot_scatter <- function(source, newdata, plain, reference, call) {
                        format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
                        if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_,
                        if (is.null(rows$group)) "" else sprintf(" (all %ss)", source$group_word))
-  limits <- range(points$reference, points$fused)
-  caption <- if (length(left_out_caption(rows))) wrap_caption(left_out_caption(rows))
   far_legend <- any(points$where != "inside")
   # The height left for the panels: the figure's less its title, subtitle, axis, legend and caption.
-  room <- function(subtitle) {
+  room <- function(subtitle, caption) {
     plot_height_in - 0.8 - 0.19 * n_lines(subtitle) - (if (far_legend) 0.3 else 0) -
       (if (is.null(caption)) 0 else 0.15 * n_lines(caption))
   }
-  grid <- scatter_grid(rows$group, room(wrap_subtitle(stats_txt)))
+  # The panels drawn, of all groups of newdata (by default as many as are at least
+  # min_square_side a side); the subtitle's figures stay those of all rows.
+  fits <- function(shown) {
+    caption <- wrap_caption(c("Panels 1-20 of 100 shown.", left_out_caption(rows)))
+    in_shown <- points$group %in% shown
+    !any(in_shown) || scatter_grid(factor(points$group[in_shown], levels = shown), room(wrap_subtitle(stats_txt), caption))$side >= min_square_side
+  }
+  picked <- if (!is.null(rows$group)) pick_panels(levels(rows$group), panels, "scatter", source$group_word, call, fits)
+  if (!is.null(picked)) {
+    points <- points[points$group %in% picked$shown, , drop = FALSE]
+    points$group <- factor(points$group, levels = picked$shown)
+    far_legend <- any(points$where != "inside")
+  }
+  limits <- range(points$reference, points$fused)
+  caption_lines <- c(picked$note, left_out_caption(rows))
+  caption <- if (length(caption_lines)) wrap_caption(caption_lines)
+  grid <- scatter_grid(points$group, room(wrap_subtitle(stats_txt), caption))
   subtitle <- wrap_subtitle(paste(c(stats_txt, panels_note(grid)), collapse = "; "))
-  if (!is.null(grid$key)) grid <- scatter_grid(rows$group, room(subtitle))
+  if (!is.null(grid$key)) grid <- scatter_grid(points$group, room(subtitle, caption))
   ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
     # The few rows far outside stay visible however many rows fade the others.

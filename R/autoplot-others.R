@@ -10,7 +10,8 @@
 #' * For fits from [ncam_by()]: the pictures of [autoplot.ncam()] with one panel per group
 #'   (`"loss"`, `"series"`, `"scatter"`), in the order of the `by` columns' values;
 #'   `"coverage"` draws one line per group beside the line of all rows (for more than 7
-#'   groups, a panel per group). `newdata` must hold the `by` columns; each row goes to its group's
+#'   groups, a panel per group); for many groups, the first ones that fit a 7 x 5 inch figure,
+#'   see `panels`. The series shades each group's co-location, kept in its fit. `newdata` must hold the `by` columns; each row goes to its group's
 #'   model as in [predict.ncam_by()]. The series plot draws one time series per group.
 #' * For a calibration from [calibrate()] (of one fit, or of fits by group): the `"coverage"`
 #'   (default), `"series"` and `"scatter"` pictures with its conformal intervals, at the
@@ -24,8 +25,10 @@
 #' @param object A baseline, `ncam_by` fits, a calibration (of one fit or of fits by group)
 #'   or an `ncam_gap`.
 #' @param type Which picture; see [autoplot.ncam()].
-#' @param newdata,date,reference,level,interval As for [autoplot.ncam()]; a baseline and a
-#'   calibration have no `interval` choice.
+#' @param newdata,date,reference,level,interval,panels As for [autoplot.ncam()]; a baseline and a
+#'   calibration have no `interval` choice, a baseline no `panels`. For fits by group, `panels`
+#'   picks groups (in `"loss"` too, among the groups with a model), at most 20 drawn by default
+#'   in `"loss"`.
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A ggplot object.
 #' @seealso [autoplot.ncam()]
@@ -69,7 +72,7 @@ autoplot.ncam_baseline <- function(object, type = c("series", "scatter", "covera
 #' @method autoplot ncam_by
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by)
 autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "coverage"), newdata = NULL,
-                             date = "date", reference = NULL, level = NULL, interval = NULL, ...) {
+                             date = "date", reference = NULL, level = NULL, interval = NULL, panels = NULL, ...) {
   check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted()
   check_ncam_by(object)
@@ -77,17 +80,20 @@ autoplot.ncam_by <- function(object, type = c("loss", "series", "scatter", "cove
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "series", "scatter", "coverage"), "type")
   if (!any(has_fit(object))) ncam_abort("{.arg object} has no fitted group to plot.", call = call)
-  if (type == "loss") return(plot_group_losses(object))
+  if (type == "loss") return(plot_group_losses(object, panels, call))
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
   interval <- plot_interval(interval, object$fit[[which(has_fit(object))[1]]])
-  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
+  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call, panels)
 }
 
-# Each group's training and validation curves in its own panel, its best epoch marked.
-plot_group_losses <- function(object) {
+# Each group's training and validation curves in its own panel, its best epoch marked: of the
+# groups with a model, those `panels` picks (pick_panels()).
+plot_group_losses <- function(object, panels = NULL, call = parent.frame()) {
   fitted_groups <- which(has_fit(object))
   labels <- group_labels(object[attr(object, "by")])
+  picked <- pick_panels(labels[fitted_groups], panels, "loss", "group", call)
+  fitted_groups <- fitted_groups[match(picked$shown, labels[fitted_groups])]
   parts <- lapply(fitted_groups, function(g) cbind(group = labels[g], loss_curves(object$fit[[g]]$history)))
   curves <- do.call(rbind, parts)
   curves$group <- factor(curves$group, levels = labels[fitted_groups])
@@ -105,8 +111,8 @@ plot_group_losses <- function(object) {
                   title = "NCAM training, one model per group",
                   subtitle = wrap_subtitle(paste(c("Dashed: the best epoch, chosen on the capped validation NLL, whose weights each model keeps",
                                                    panels_note(grid)), collapse = "; ")),
-                  caption = if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
-                                                      if (skipped == 1L) "" else "s")) +
+                  caption = wrap_caption(c(picked$note, if (skipped > 0L) sprintf("%d group%s without a model not shown.", skipped,
+                                                                                  if (skipped == 1L) "" else "s")))) +
     plot_theme()
 }
 
@@ -114,35 +120,36 @@ plot_group_losses <- function(object) {
 #' @method autoplot ncam_calibration
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_calibration)
 autoplot.ncam_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
-                                      date = "date", reference = NULL, level = NULL, ...) {
+                                      date = "date", reference = NULL, level = NULL, panels = NULL, ...) {
   check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted(calibrated_interval_hint)
   check_calibration(object)
-  plot_calibrated(object, type, newdata, date, reference, level, object$level)
+  plot_calibrated(object, type, newdata, date, reference, level, object$level, panels)
 }
 
 #' @rdname autoplot-others
 #' @method autoplot ncam_by_calibration
 #' @rawNamespace S3method(ggplot2::autoplot, ncam_by_calibration)
 autoplot.ncam_by_calibration <- function(object, type = c("coverage", "series", "scatter"), newdata = NULL,
-                                         date = "date", reference = NULL, level = NULL, ...) {
+                                         date = "date", reference = NULL, level = NULL, panels = NULL, ...) {
   check_column_name_args(c("date", "reference"))
   check_dots_empty_hinted(calibrated_interval_hint)
   check_ncam_by_calibration(object)
   if (!any(has_fit(object))) ncam_abort("{.arg object} has no calibrated group to plot.")
   # The series ribbon at one level for all groups: the first group's, unless given.
-  plot_calibrated(object, type, newdata, date, reference, level, group_models(object)[[which(has_fit(object))[1]]]$level)
+  plot_calibrated(object, type, newdata, date, reference, level, group_models(object)[[which(has_fit(object))[1]]]$level,
+                  panels)
 }
 
 # The fused-value pictures of a calibration (or calibrations by group), with its conformal
 # intervals: the series at `own_level` unless `level` is given.
-plot_calibrated <- function(object, type, newdata, date, reference, level, own_level, call = parent.frame()) {
+plot_calibrated <- function(object, type, newdata, date, reference, level, own_level, panels, call = parent.frame()) {
   check_ggplot2(call)
   type <- match_choice(type, c("coverage", "series", "scatter"), "type", call = call)
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level, call = call)
   if (type == "series" && is.null(level)) level <- own_level
-  plot_fused(fused_source(object), type, newdata, date, reference, level, "conformal", call)
+  plot_fused(fused_source(object), type, newdata, date, reference, level, "conformal", call, panels)
 }
 
 #' @rdname autoplot-others

@@ -41,16 +41,23 @@
 #'   `newdata`'s unit column (in the order of its values, a factor's levels, text byte by byte),
 #'   each one time series, as for fits by group from [ncam_by()]; the
 #'   `"scatter"` then has one panel per unit too, and the `"coverage"` one
-#'   line per unit beside that of all rows (for more than 7 units, a panel each). Subset `newdata` to draw fewer
-#'   units.
+#'   line per unit beside that of all rows (for more than 7 units, a panel each). A figure of
+#'   7 x 5 inches holds 6 series panels, and square scatter or coverage panels while they keep
+#'   0.7 inches a side (18 sites named by number do; at most 20): for more units, the first
+#'   ones are drawn, with a message and a caption naming the `panels` that draw the next.
 #'   Crosses mark the fused values of rows that lie far outside the range the
 #'   calibration was learned from (those `predict()` warns about; see the
 #'   Extrapolation section of [predict.ncam()]). For a model fitted with
-#'   `reference`, each run of rows of `newdata` with a reading in that column,
-#'   the co-location period when `newdata` is the data the model was fitted
-#'   to, is shaded (with a legend entry); not when every row has a reading, or
-#'   more rows than the fit learned from (the caption then says so): pass the
-#'   reference as it was at the fit to see the period.
+#'   `reference`, the co-location period is shaded (with a legend entry): the
+#'   periods of the rows that carried the reference in the fit, which it keeps
+#'   (`reference_periods`, see [ncam()]; per unit, each in its unit's panel), when
+#'   they were read from the column `date` names, within the times shown (the
+#'   caption says when they lie outside them). A fit to data without a date
+#'   column, one whose reference rows repeat times (several sites in one model
+#'   without `unit`), or one saved by an ncam that did not keep them, shades each
+#'   run of rows of `newdata` with a reading in the reference column instead:
+#'   not when every row has a reading, or more rows than the fit learned from
+#'   (the caption then says so), so pass the reference as it was at the fit.
 #' * `"scatter"`: the fused estimate against the reference, with the 1:1
 #'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
 #'   Rows far outside the calibration range are drawn in another colour.
@@ -101,6 +108,15 @@
 #' @param level Coverage level of the interval: one number for
 #'   `"series"` (default 0.9), the levels to check for `"coverage"` (default
 #'   0.50, 0.55, ..., 0.95).
+#' @param panels For `"series"`, `"scatter"` and `"coverage"` of a model fitted with `unit`
+#'   offsets (and of fits by group, see [autoplot.ncam_by()]): which units' panels to draw,
+#'   by number in the order drawn (`panels = 7:12`) or by label (`"site = 101259"`, or the
+#'   value alone, `"101259"`, when the units are one column's), in the order given. By
+#'   default all of them, up to 6 for `"series"`, and for `"scatter"` and `"coverage"` as many
+#'   as keep their square panels 0.7 inches a side, at most 20; beyond that the first ones,
+#'   with a message (class `ncam_message_panels`) and a caption saying which `panels` draw the
+#'   others. The subtitle's figures of the scatter and the coverage line of all rows stay
+#'   those of every unit. An error for a picture without such panels.
 #' @param ... Must be empty; a misspelt argument is an error.
 #' @return A ggplot object.
 #' @seealso [plot.ncam()], [sensor_params()], [predict.ncam()], [ncam-tidy]
@@ -119,13 +135,14 @@
 #' ggplot2::autoplot(fit, "coverage", newdata = toy[301:400, ], reference = "truth")
 autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter", "coverage"),
                           newdata = NULL, covariate = NULL, date = "date", reference = NULL,
-                          level = NULL, interval = NULL, ...) {
+                          level = NULL, interval = NULL, panels = NULL, ...) {
   check_column_name_args(c("covariate", "date", "reference"))
   check_dots_empty_hinted()
   call <- rlang::current_env()
   check_ncam(object)
   check_ggplot2(call)
   type <- match_choice(type, c("loss", "sensors", "series", "scatter", "coverage"), "type")
+  if (type %in% c("loss", "sensors")) check_no_panels(panels, sprintf("the \"%s\" picture of one fit has none", type), call)
   if (type == "loss") return(plot_loss(object))
   check_plot_newdata(newdata, type, call)
   if (!is.null(level)) check_level(level)
@@ -133,14 +150,15 @@ autoplot.ncam <- function(object, type = c("loss", "sensors", "series", "scatter
   if (type == "sensors") {
     return(plot_sensors(object, newdata, covariate, call))
   }
-  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call)
+  plot_fused(fused_source(object), type, newdata, date, reference, level, interval, call, panels)
 }
 
 # The series, scatter and coverage pictures of any fitted object with a fused_source().
 # The pictures draw `plain`, newdata's plain numbers; predictions read newdata as given, as a
 # converted column stripped of its units would be refused there (it could be in either unit).
-plot_fused <- function(source, type, newdata, date, reference, level, interval, call) {
+plot_fused <- function(source, type, newdata, date, reference, level, interval, call, panels = NULL) {
   check_columns(newdata, source$group_columns, "object", data_arg = "newdata", call = call)
+  if (is.null(source$group_of)) check_no_panels(panels, "a fit without unit offsets or groups draws one panel", call)
   predict <- source$predict
   source$predict <- function(...) in_call_of(predict(...), call)
   # A model fitted with a reference is compared with that column, as calibrate() is, when there
@@ -157,16 +175,16 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
                  call = call)
     }
     return(plot_series(source, newdata, plain, date, reference, if (is.null(level)) 0.9 else level,
-                       interval, call))
+                       interval, call, panels))
   }
   if (is.null(reference)) {
     ncam_abort(c("{.arg reference} is required for {.code type = \"{type}\"}.",
                  i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
   check_plot_column(plain, reference, "reference", call)
-  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, call))
+  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, call, panels))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(source, newdata, plain, reference, levels, interval, call)
+  plot_coverage(source, newdata, plain, reference, levels, interval, call, panels)
 }
 
 # newdata is required for every picture but the loss curve, and has rows to draw.

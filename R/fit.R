@@ -183,8 +183,15 @@
 #' @return An object of class `ncam`: a list of plain R vectors (no external pointers), so
 #'   [saveRDS()] works. It holds the network weights, the scaling, the training history, the
 #'   call and the terms, a per-sensor summary, the 1st and 99th percentiles of each sensor's
-#'   training readings and the reference's (`reading_scale`, which [predict.ncam()] compares new readings with) and, with `unit`, the table of unit offsets
-#'   (`unit_offsets`), but no per-row results: its size does not grow with the data. It
+#'   training readings and the reference's (`reading_scale`, which [predict.ncam()] compares new readings with), with `unit`, the table of unit offsets
+#'   (`unit_offsets`) and, with `reference`, when the rows that carried it were (`reference_periods`, when
+#'   `data` has a `Date` or `POSIXct` column: `date` if it is one, else the first that varies over those
+#'   rows, named in `column`; `periods`, the first and last time of each run of those rows, per unit
+#'   with `unit`, a run broken where they pause for more than 10 times their median spacing and more
+#'   than a 20th of their whole span, with its rows `n`; `one_series`, `FALSE` when their times repeat
+#'   within a unit, as for several sites in one model without `unit`), which `print()` names,
+#'   [glance()] gives as `reference_from` and `reference_to` and the `"series"` of [autoplot.ncam()]
+#'   shades; but no per-row results: its size does not grow with the data. It
 #'   records the ncam version that made it (`ncam_version`) and its `object_format`; methods
 #'   refuse an object of a newer format than the installed ncam reads. `fitted()`, `residuals()`, `predict()`, `augment()` and
 #'   `sensor_params()` without `newdata` find the data again by evaluating the call's `data`
@@ -332,6 +339,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
     fit$n_reference <- c(train = sum(colocated[rows$train]), validation = sum(colocated[rows$validation]))
     fit$n_reference_alone <- sum(!is.na(readings[[reference]][calibration_rows])) - sum(fit$n_reference)
     calibration_rows <- calibration_rows[colocated[calibration_rows]]
+    fit$reference_periods <- reference_periods(data, calibration_rows, unit)
   }
   fit$calibration_range <- calibration_range(design$x, readings[sensors], calibration_rows)
   fit$reading_scale <- reading_scale(readings[c(sensors, reference)], fitted_rows, transform)

@@ -70,7 +70,8 @@ print.ncam <- function(x, ...) {
     noise_txt <- if (isTRUE(x$spec$constant_anchor_noise)) "constant noise" else "noise from the covariates"
     # Fits saved before rows of the reference alone were told apart have no n_reference_alone.
     alone <- if (isTRUE(x$n_reference_alone > 0)) paste0(" (", x$n_reference_alone, " more without a sensor reading)") else ""
-    line("Reference: {.field {x$reference}}, observed beside the sensors on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows{alone}; {noise_txt}")
+    when <- reference_periods_text(x)  # "" for fits without a date column, or saved before periods were kept
+    line("Reference: {.field {x$reference}}, observed beside the sensors on {x$n_reference[['train']]} training and {x$n_reference[['validation']]} validation rows{alone}{when}; {noise_txt}")
   }
   units_txt <- reading_units_text(x)
   if (!is.null(units_txt)) line("Units: {units_txt}")

@@ -66,7 +66,11 @@ generics::augment
 #'     `converged` (see Details), `n_reference` (training and validation rows
 #'     with a reading of the `reference`), `n_units` and `unit_sd` (units with
 #'     an offset and the between-unit sd of a fit with `unit` offsets, in the
-#'     model's units); the last three are `NA` for fits without them.
+#'     model's units), `reference_from` and `reference_to` (the first and last time of
+#'     the rows with a reading of the `reference`, as `Date` or `POSIXct` in the data's date
+#'     column; see `reference_periods` in [ncam()]); the last five are `NA` for fits without
+#'     them (these two also for a fit to data without a date column, or saved before they
+#'     were kept).
 #'   * `glance()` of a calibration from [calibrate()]: one row: `method`,
 #'     `level`, `quantile` (the score quantile that scales the intervals at
 #'     that level), `quantile_no_readings` (the one of rows without any sensor
@@ -147,7 +151,8 @@ glance.ncam <- function(x, ...) {
     converged = x$best_epoch < x$epochs_run,
     n_reference = if (is.null(x$reference)) NA_integer_ else as.integer(sum(x$n_reference)),
     n_units = if (is.null(x$unit_offsets)) NA_integer_ else nrow(x$unit_offsets$table),
-    unit_sd = if (is.null(x$unit_offsets)) NA_real_ else sqrt(x$unit_offsets$tau2)
+    unit_sd = if (is.null(x$unit_offsets)) NA_real_ else sqrt(x$unit_offsets$tau2),
+    reference_from = reference_time_range(x)$from, reference_to = reference_time_range(x)$to
   )
 }
 

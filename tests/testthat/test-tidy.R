@@ -46,10 +46,12 @@ test_that("glance() matches logLik, AIC, BIC, nobs and the training record", {
   out <- glance(tidy_fit)
   expect_s3_class(out, "tbl_df")
   expect_named(out, c("logLik", "df", "AIC", "BIC", "nobs", "n_train", "n_validation", "epochs_run",
-                      "best_epoch", "validation_nll", "converged", "n_reference", "n_units", "unit_sd"))
+                      "best_epoch", "validation_nll", "converged", "n_reference", "n_units", "unit_sd",
+                      "reference_from", "reference_to"))
   # a label-free fit has no reference and no unit offsets
   expect_identical(c(out$n_reference, out$n_units), c(NA_integer_, NA_integer_))
   expect_identical(out$unit_sd, NA_real_)
+  expect_identical(c(out$reference_from, out$reference_to), as.POSIXct(c(NA_real_, NA_real_), tz = "UTC"))
   expect_identical(nrow(out), 1L)
   ll <- logLik(tidy_fit)
   df <- attr(ll, "df")
