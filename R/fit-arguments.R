@@ -87,3 +87,15 @@ warn_grouped_data <- function(data, unit = NULL, call = parent.frame()) {
                              " {.code dplyr::ungroup()} the data to fit them together without this warning.")),
                 class = c("ncam_warning_grouped_data", "ncam_warning"), call = call)
 }
+
+# The call as the fit keeps it: arguments that arrived as values rather than expressions
+# (do.call(ncam, list(data = d, ...)) puts the whole data frame in the call) are replaced by
+# their names, so that a fit never carries a copy of its data.
+lean_call <- function(call) {
+  if (is.function(call[[1]])) call[[1]] <- quote(ncam)  # do.call(ncam, ...) puts the function there
+  for (arg in setdiff(names(call), "")) {
+    value <- call[[arg]]
+    if (!is.language(value) && utils::object.size(value) > 1e4) call[[arg]] <- as.name(arg)
+  }
+  call
+}

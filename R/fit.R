@@ -139,13 +139,9 @@
 #' @param stop_iter Stop after this many epochs without improvement of the validation NLL (rows'
 #'   NLLs capped at their median plus 10 MADs (`stats::mad()`, scaled to a normal sd): a spike's grows without bound as the model grows
 #'   confident); the best epoch's weights are kept. `0`, or no validation rows, never stops early.
-#' @param lambda_var Weight of the variance penalty, added to each row's NLL as
-#'   `lambda_var * (v0^2 + sum_j (w_j - w_j0)^2)`, with `v0` the prior's log-variance and `w_j`
-#'   sensor j's log noise variance on the working scale, `w_j0` the level the sensor is fitted
-#'   at. The default `1e-3` barely pulls; the paper used `0` on its toy data and `1.0` on
-#'   SensEURCity and CAIRSENSE: give that value to reproduce its real-data settings. Larger
-#'   values pull the prior's variance towards that of the anchor's readings and each sensor's
-#'   noise towards its starting level.
+#' @param lambda_var Weight \eqn{\lambda}{lambda} of the variance penalty (see Description). The
+#'   default `1e-3` barely pulls; the paper used `0` on its toy data and `1.0` on SensEURCity and
+#'   CAIRSENSE: give that value to reproduce its real-data settings.
 #' @param sigma_y2 Variance of the true value around \eqn{\Theta} (the aleatoric term added to
 #'   the predictive variance), as a fraction of the variance of the anchor's readings on the
 #'   training rows (of all sensors' readings pooled without an anchor; of log readings with
@@ -368,18 +364,6 @@ fit_sensors <- function(formula, data, reference, call = parent.frame()) {
     ncam_abort("{.arg formula} names sensor {.val {sensors[duplicated(sensors)]}} more than once.", call = call)
   }
   sensors
-}
-
-# The call as the fit keeps it: arguments that arrived as values rather than expressions
-# (do.call(ncam, list(data = d, ...)) puts the whole data frame in the call) are replaced by
-# their names, so that a fit never carries a copy of its data.
-lean_call <- function(call) {
-  if (is.function(call[[1]])) call[[1]] <- quote(ncam)  # do.call(ncam, ...) puts the function there
-  for (arg in setdiff(names(call), "")) {
-    value <- call[[arg]]
-    if (!is.language(value) && utils::object.size(value) > 1e4) call[[arg]] <- as.name(arg)
-  }
-  call
 }
 
 # One warning for the rows left out of training for a missing covariate, naming per column of
