@@ -19,9 +19,12 @@ new_reference_readings <- function(data, reference, transform, data_arg = "newda
 # Posterior and the per-row `outputs` of ncam_posterior_columns() for newdata, in model units
 # (the user's units, or log units for transform = "log"). Rows with a missing covariate, or
 # beyond what the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the
-# sensor model alone: readings as given (no spike screen) and no unit offsets.
+# sensor model alone: readings as given (no spike screen) and no unit offsets. disagreement =
+# TRUE adds predict()'s `.disagreement` per row (`disagreement`, see ncam_posterior_columns()),
+# over the readings of the posterior, the reference's after its unit's offset (add_unit_offsets()).
 ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors", use_reference = FALSE,
-                           extrapolation = FALSE, raw = FALSE, prior_only = FALSE, call = parent.frame()) {
+                           extrapolation = FALSE, raw = FALSE, prior_only = FALSE, disagreement = FALSE,
+                           call = parent.frame()) {
   check_ncam(object, call = call)
   check_data_frame(newdata, "newdata", call = call)
   # The reference is read only with use_reference: plain numbers there are then no question.
@@ -49,10 +52,10 @@ ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors",
   x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
   unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
   if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
-  post <- ncam_posterior_columns(object, x, readings, threads, outputs)
+  post <- ncam_posterior_columns(object, x, readings, threads, outputs, disagreement = disagreement)
   # With unit offsets, a row's reference reading is combined with the sensors' own estimate:
   # where that is beyond range, so is the row.
-  sensors <- if (!raw) sensors_only_posterior(object, x, readings, reference_used, threads)
+  sensors <- if (!raw) sensors_only_posterior(object, x, readings, reference_used, threads, disagreement)
   post <- drop_beyond_range(object, post, x, readings, call, also = sensors$beyond_rows)
   if (!raw) {
     post <- add_unit_offsets(object, post, newdata, reference_used, readings[[object$reference]], sensors, call)
@@ -82,10 +85,15 @@ empty_design <- function(object, newdata, call) {
 # `sigma2`, rows x sensors), the readings `b` and `ok`. Both add `heads_not_finite` (for
 # drop_beyond_range()). With
 # noise_clamp, the engine's report of where the clamp sets each sensor's noise (`noise_clamp`,
-# rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
-ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sensors", noise_clamp = FALSE) {
+# rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside). With disagreement, how
+# much each row's readings disagree beyond their noise (`disagreement`: Q / (k - 1) over its k
+# readings, NA for k < 2; see row_disagreement() in src/ncam/likelihood.hpp), one double per row
+# from the engine's pass.
+ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sensors", noise_clamp = FALSE,
+                                   disagreement = FALSE) {
   raw <- call_engine(ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
-                                      object$settings$control$precision, outputs, noise_clamp, use_simd()))
+                                      object$settings$control$precision, outputs, noise_clamp, use_simd(),
+                                      disagreement))
   if (raw$interrupted) rlang::interrupt()  # Ctrl-C between blocks of rows
   missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
   any_missing <- any(missing_x)
@@ -98,6 +106,7 @@ ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sens
                n_sensors = raw$n_observed, nll = raw$nll)
   post$heads_not_finite <- raw$heads_not_finite
   post$noise_clamp <- raw$noise_clamp
+  post$disagreement <- raw$disagreement
   if (outputs == "anchor_noise") post$anchor_sigma2 <- exp(raw$noise_log_variance)
   if (outputs != "sensors") return(post)
   b <- readings

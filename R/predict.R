@@ -86,6 +86,28 @@
 #' about, covered 20.9 %. For a model fitted with `transform = "log"` the ranges and distances of
 #' the readings are those of their logs (the warning gives the range in the readings' units): a
 #' reading of a tenth of the range's lower end lies far outside.
+#' @section Sensor disagreement:
+#' Column `.disagreement` measures how much a row's readings disagree with one another beyond the
+#' noise the model learned for each sensor: the readings are put on the estimate's scale with the
+#' row's gains and offsets, \eqn{z_j = (b_j - c_j) / a_j}, with variance \eqn{v_j = \sigma_j^2 /
+#' a_j^2}; their squared differences from their precision-weighted mean, each divided by its
+#' \eqn{v_j}, are summed and divided by one less than the number \eqn{k} of readings (a reduced
+#' chi-square). Where the sensors behave as the model says, it is a chi-square variable with
+#' \eqn{k - 1} degrees of freedom divided by \eqn{k - 1}, whatever the true value, so values near 1
+#' are normal, and values above 6.6 (two readings), 4.6 (three) or 3.8 (four) come on 1 % of rows.
+#' It is `NA` with fewer than two readings, which cannot disagree. With `use_reference = TRUE` a
+#' reference reading counts as one of them (for a model with `unit` offsets, after its unit's
+#' offset and with the offset's variance added to its noise); with `transform = "log"` it compares
+#' the logs of the readings. A large value means that at least one sensor does not read as its
+#' calibration says on that row (a fault, a drift, a spike, conditions the co-location period did
+#' not cover): the estimate then follows the sensors the model trusts most, and its interval, whose
+#' width does not grow with the disagreement, is too narrow. After a short co-location
+#' (`bench/interval_levels.R` in the source repository, seeds 1-3), 0.5 % of the later PurpleAir
+#' days and 2 % of the SensEURCity Antwerp hours had values above 16; 90 % prediction intervals
+#' covered 0.390 and 0.232 of them, against 0.903 and 0.757 of the days and hours at 1 or below.
+#' Look at such rows' readings (each on the estimate's scale, `(reading - c) / a` with the row's
+#' [sensor_params()]), check the sensors against each other over time with [sensor_drift()], and
+#' leave the rows out, or take their intervals as too narrow, where honest intervals matter.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean;
 #'   median with `transform = "log"`), `.pred_sd` (the standard deviation of the true value,
 #'   or with `interval = "prediction"` of a reading of the anchor, the interval's; with
@@ -93,7 +115,9 @@
 #'   readings, ask for `"prediction"`: in a model fitted with `reference` the default sd leaves
 #'   out the reference's own noise and can be several times smaller), `.post_sd` (posterior,
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
-#'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row without
+#'   section), `.disagreement` (how much the readings disagree beyond their learned noise: about 1
+#'   where the model holds, `NA` with fewer than two readings; see section Sensor disagreement),
+#'   and `.pred_lower`, `.pred_upper` when an interval is asked for. A row without
 #'   any sensor reading gets the model's prior from its covariates (`.n_sensors` = 0), with a
 #'   warning of class `ncam_warning_no_readings`: a fair guess with a wide interval, but not a
 #'   measurement, so leave such rows out before daily means or [sensor_performance()] (they
@@ -156,7 +180,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   }
   in_words_of_fit_data(object = object, from_fit = from_fit, {
     post <- ncam_posterior(object, newdata, threads, outputs = if (interval == "prediction") "anchor_noise" else "posterior",
-                           use_reference = use_reference, extrapolation = TRUE)
+                           use_reference = use_reference, extrapolation = TRUE, disagreement = TRUE)
     if (interval == "prediction") {
       post$var_pred <- post$var_post + anchor_noise_variance(object, post)
     }
@@ -173,8 +197,9 @@ warn_level_without_interval <- function(call = parent.frame(),
                 call = call, class = c("ncam_warning_level_without_interval", "ncam_warning"))
 }
 
-# The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));
-# with `multiplier`, also the interval mu -/+ multiplier * sd_pred, mapped to the user's units.
+# The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE,
+# disagreement = TRUE)); with `multiplier`, also the interval mu -/+ multiplier * sd_pred,
+# mapped to the user's units.
 # Warns about the rows far outside the calibration range and those with a missing covariate.
 posterior_table <- function(object, post, multiplier = NULL) {
   sd_pred <- sqrt(post$var_pred)
@@ -183,7 +208,8 @@ posterior_table <- function(object, post, multiplier = NULL) {
     .pred_sd = user_scale_sd(object, post$mu, post$var_pred, sd_pred),
     .post_sd = user_scale_sd(object, post$mu, post$var_post),
     .n_sensors = post$n_sensors,
-    .extrapolation = post$extrapolation$distance
+    .extrapolation = post$extrapolation$distance,
+    .disagreement = post$disagreement
   )
   if (!is.null(multiplier)) {
     half <- multiplier * sd_pred
