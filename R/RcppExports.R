@@ -17,8 +17,8 @@ ncam_trainer_params <- function(state) {
     .Call(`_ncam_ncam_trainer_params`, state)
 }
 
-ncam_predict_cpp <- function(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd = TRUE) {
-    .Call(`_ncam_ncam_predict_cpp`, spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd)
+ncam_predict_cpp <- function(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd = TRUE, disagreement = FALSE) {
+    .Call(`_ncam_ncam_predict_cpp`, spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd, disagreement)
 }
 
 ncam_objective_cpp <- function(spec, params, x, b, scaling, rows, threads, precision, simd = TRUE) {

@@ -37,7 +37,7 @@ predict.ncam_calibration <- function(object, newdata, level = object$level, thre
   check_scalar_level(level)
   q <- calibration_quantile(object, level)
   model <- object$model
-  post <- ncam_posterior(model, newdata, threads, outputs = label_outputs(model), extrapolation = TRUE)
+  post <- ncam_posterior(model, newdata, threads, outputs = label_outputs(model), extrapolation = TRUE, disagreement = TRUE)
   no_readings <- which(post$n_sensors == 0L)
   if (length(no_readings)) {
     q <- rep(q, length(post$mu))

@@ -11,7 +11,7 @@ drop_beyond_range <- function(object, post, x, readings, call = parent.frame(), 
   rows <- sort(union(rows_beyond_range(object, post, x), also))
   post$beyond_rows <- rows
   if (!length(rows)) return(post)
-  for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2", "anchor_sigma2")) {
+  for (field in c("mu", "var_post", "var_pred", "nll", "mu0", "s0_2", "anchor_sigma2", "disagreement")) {
     if (!is.null(post[[field]])) post[[field]][rows] <- NA_real_
   }
   post$n_sensors[rows] <- NA_integer_

@@ -86,6 +86,28 @@
 #' about, covered 20.9 %. For a model fitted with `transform = "log"` the ranges and distances of
 #' the readings are those of their logs (the warning gives the range in the readings' units): a
 #' reading of a tenth of the range's lower end lies far outside.
+#' @section Sensor disagreement:
+#' Column `.disagreement` measures how much a row's readings disagree with one another beyond the
+#' noise the model learned for each sensor: the readings are put on the estimate's scale with the
+#' row's gains and offsets, \eqn{z_j = (b_j - c_j) / a_j}, with variance \eqn{v_j = \sigma_j^2 /
+#' a_j^2}; their squared differences from their precision-weighted mean, each divided by its
+#' \eqn{v_j}, are summed and divided by one less than the number \eqn{k} of readings (a reduced
+#' chi-square). Where the sensors behave as the model says, it is a chi-square variable with
+#' \eqn{k - 1} degrees of freedom divided by \eqn{k - 1}, whatever the true value, so values near 1
+#' are normal, and values above 6.6 (two readings), 4.6 (three) or 3.8 (four) come on 1 % of rows.
+#' It is `NA` with fewer than two readings, which cannot disagree. With `use_reference = TRUE` a
+#' reference reading counts as one of them (for a model with `unit` offsets, after its unit's
+#' offset and with the offset's variance added to its noise); with `transform = "log"` it compares
+#' the logs of the readings. A large value means that at least one sensor does not read as its
+#' calibration says on that row (a fault, a drift, a spike, conditions the co-location period did
+#' not cover): the estimate then follows the sensors the model trusts most, and its interval, whose
+#' width does not grow with the disagreement, is too narrow. After a short co-location
+#' (`bench/interval_levels.R` in the source repository, seeds 1-3), 0.5 % of the later PurpleAir
+#' days and 2 % of the SensEURCity Antwerp hours had values above 16; 90 % prediction intervals
+#' covered 0.390 and 0.232 of them, against 0.903 and 0.757 of the days and hours at 1 or below.
+#' Look at such rows' readings (each on the estimate's scale, `(reading - c) / a` with the row's
+#' [sensor_params()]), check the sensors against each other over time with [sensor_drift()], and
+#' leave the rows out, or take their intervals as too narrow, where honest intervals matter.
 #' @return A tibble with one row per row of `newdata`, in order: `.pred` (posterior mean;
 #'   median with `transform = "log"`), `.pred_sd` (the standard deviation of the true value,
 #'   or with `interval = "prediction"` of a reading of the anchor, the interval's; with
@@ -93,7 +115,9 @@
 #'   readings, ask for `"prediction"`: in a model fitted with `reference` the default sd leaves
 #'   out the reference's own noise and can be several times smaller), `.post_sd` (posterior,
 #'   epistemic, standard deviation), `.n_sensors` (readings used), `.extrapolation` (see the
-#'   section), and `.pred_lower`, `.pred_upper` when an interval is asked for. A row without
+#'   section), `.disagreement` (how much the readings disagree beyond their learned noise: about 1
+#'   where the model holds, `NA` with fewer than two readings; see section Sensor disagreement),
+#'   and `.pred_lower`, `.pred_upper` when an interval is asked for. A row without
 #'   any sensor reading gets the model's prior from its covariates (`.n_sensors` = 0), with a
 #'   warning of class `ncam_warning_no_readings`: a fair guess with a wide interval, but not a
 #'   measurement, so leave such rows out before daily means or [sensor_performance()] (they
@@ -156,7 +180,7 @@ predict.ncam <- function(object, newdata, interval = c("none", "credible", "pred
   }
   in_words_of_fit_data(object = object, from_fit = from_fit, {
     post <- ncam_posterior(object, newdata, threads, outputs = if (interval == "prediction") "anchor_noise" else "posterior",
-                           use_reference = use_reference, extrapolation = TRUE)
+                           use_reference = use_reference, extrapolation = TRUE, disagreement = TRUE)
     if (interval == "prediction") {
       post$var_pred <- post$var_post + anchor_noise_variance(object, post)
     }
@@ -173,8 +197,9 @@ warn_level_without_interval <- function(call = parent.frame(),
                 call = call, class = c("ncam_warning_level_without_interval", "ncam_warning"))
 }
 
-# The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE));
-# with `multiplier`, also the interval mu -/+ multiplier * sd_pred, mapped to the user's units.
+# The prediction table from a model-unit posterior (of ncam_posterior(extrapolation = TRUE,
+# disagreement = TRUE)); with `multiplier`, also the interval mu -/+ multiplier * sd_pred,
+# mapped to the user's units.
 # Warns about the rows far outside the calibration range and those with a missing covariate.
 posterior_table <- function(object, post, multiplier = NULL) {
   sd_pred <- sqrt(post$var_pred)
@@ -183,7 +208,8 @@ posterior_table <- function(object, post, multiplier = NULL) {
     .pred_sd = user_scale_sd(object, post$mu, post$var_pred, sd_pred),
     .post_sd = user_scale_sd(object, post$mu, post$var_post),
     .n_sensors = post$n_sensors,
-    .extrapolation = post$extrapolation$distance
+    .extrapolation = post$extrapolation$distance,
+    .disagreement = post$disagreement
   )
   if (!is.null(multiplier)) {
     half <- multiplier * sd_pred
@@ -237,122 +263,6 @@ sensor_params <- function(object, newdata, threads = NULL, ...) {
   tibble::tibble(.row = rep(seq_len(n), times = length(sensors)), sensor = rep(sensors, each = n),
                  a = as.vector(post$a), c = as.vector(post$c), sigma = sqrt(as.vector(post$sigma2)))
 }
-
-# The anchor's own noise variance per row (of a posterior with outputs "anchor_noise" or
-# "sensors"): added to Theta's posterior variance, the variance of a new reading of the anchor
-# instrument.
-anchor_noise_variance <- function(object, post) {
-  if (!is.null(post$anchor_sigma2)) return(post$anchor_sigma2)
-  post$sigma2[, match(object$anchor, model_sensors(object))]
-}
-
-# A reference column of newdata in model units, checked as a sensor's readings are: an error
-# for text or infinite values, a warning and NA for values <= 0 of a log model.
-new_reference_readings <- function(data, reference, transform, data_arg = "newdata", call = parent.frame()) {
-  sensor_columns(data, reference, transform, training = FALSE, label = "Reference column", data_arg = data_arg, call = call)[[1]]
-}
-
-# Posterior and the per-row `outputs` of ncam_posterior_columns() for newdata, in model units
-# (the user's units, or log units for transform = "log"). Rows with a missing covariate, or
-# beyond what the networks compute with (see drop_beyond_range()), are NA. raw = TRUE gives the
-# sensor model alone: readings as given (no spike screen) and no unit offsets.
-ncam_posterior <- function(object, newdata, threads = NULL, outputs = "sensors", use_reference = FALSE,
-                           extrapolation = FALSE, raw = FALSE, prior_only = FALSE, call = parent.frame()) {
-  check_ncam(object, call = call)
-  check_data_frame(newdata, "newdata", call = call)
-  # The reference is read only with use_reference: plain numbers there are then no question.
-  newdata <- match_units(object, newdata, call, unread = if (!use_reference) object$reference)
-  threads <- resolve_threads(threads, call)
-  check_columns(newdata, object$sensors, "object", call = call, data_arg = "newdata", hint = missing_sensor_hint)
-  readings <- sensor_columns(newdata, object$sensors, object$transform, training = FALSE, call = call)
-  # prior_only: each row's estimate as it would be without any low-cost reading (calibrate()).
-  if (prior_only) readings[object$sensors] <- list(rep(NA_real_, nrow(newdata)))
-  if (!is.null(object$reference)) {
-    # The reference instrument is the model's last sensor; by default the estimate comes from
-    # the low-cost sensors alone, so its readings are treated as missing.
-    ref <- if (use_reference) {
-      check_columns(newdata, object$reference, "use_reference", call = call)
-      new_reference_readings(newdata, object$reference, object$transform, call = call)
-    } else {
-      rep(NA_real_, nrow(newdata))
-    }
-    readings[[object$reference]] <- ref
-  }
-  warn_reading_scale(object, readings, call)  # mg/m3 given to a fit made in ug/m3 (the reference too, if read), before the spike screen
-  if (!raw) readings <- screen_new_spikes(object, readings, call)
-  reference_used <- if (use_reference && !is.null(object$reference)) !is.na(readings[[object$reference]]) else
-    rep(FALSE, nrow(newdata))
-  x <- if (nrow(newdata) == 0L) empty_design(object, newdata, call) else new_design(object, newdata, call = call)
-  unseen <- attr(x, "unseen_rows")  # NA for a level not seen in training, and warned about
-  if (!is.null(unseen)) attr(x, "unseen_rows") <- NULL
-  post <- ncam_posterior_columns(object, x, readings, threads, outputs)
-  # With unit offsets, a row's reference reading is combined with the sensors' own estimate:
-  # where that is beyond range, so is the row.
-  sensors <- if (!raw) sensors_only_posterior(object, x, readings, reference_used, threads)
-  post <- drop_beyond_range(object, post, x, readings, call, also = sensors$beyond_rows)
-  if (!raw) {
-    post <- add_unit_offsets(object, post, newdata, reference_used, readings[[object$reference]], sensors, call)
-  }
-  post$unseen_rows <- unseen
-  if (extrapolation) {
-    post$extrapolation <- extrapolation_distance(object, x, readings, ok = !is.na(post$mu))
-    no_prediction <- is.na(post$mu)
-    no_prediction[unseen] <- FALSE
-    post$missing_covariates <- missing_covariate_counts(object, newdata, no_prediction)
-  }
-  post
-}
-
-# The design of zero rows: terms such as splines::ns(x) cannot be evaluated on no data, and
-# ncam_by()'s predict() builds its column template from zero rows.
-empty_design <- function(object, newdata, call) {
-  check_columns(newdata, model_columns(object$terms), "object", call = call, data_arg = "newdata")
-  matrix(numeric(0), 0L, length(object$covariates), dimnames = list(NULL, object$covariates))
-}
-
-# The engine's posterior for lists of columns (or matrices), already in model units, and per
-# row what `outputs` asks for (each head output is a double per row, and per sensor for the
-# sensors' own, so ask for no more than is used): "posterior" nothing more; "anchor_noise"
-# the anchor's noise variance (`anchor_sigma2`, all a prediction interval needs); "sensors"
-# every head (prior mean `mu0` and variance `s0_2`; gains `a`, offsets `c` and noise variances
-# `sigma2`, rows x sensors), the readings `b` and `ok`. Both add `heads_not_finite` (for
-# drop_beyond_range()). With
-# noise_clamp, the engine's report of where the clamp sets each sensor's noise (`noise_clamp`,
-# rows x sensors: -1 at its lower end, 1 at its upper end, 0 inside).
-ncam_posterior_columns <- function(object, x, readings, threads, outputs = "sensors", noise_clamp = FALSE) {
-  raw <- call_engine(ncam_predict_cpp(object$spec, object$params, x, readings, object$scaling, threads,
-                                      object$settings$control$precision, outputs, noise_clamp, use_simd()))
-  if (raw$interrupted) rlang::interrupt()  # Ctrl-C between blocks of rows
-  missing_x <- is.nan(raw$mean)  # the engine's mark for a row with a missing covariate
-  any_missing <- any(missing_x)
-  if (any_missing) {
-    for (field in setdiff(names(raw), c("interrupted", "heads_not_finite"))) {
-      if (is.matrix(raw[[field]])) raw[[field]][missing_x, ] <- NA else raw[[field]][missing_x] <- NA
-    }
-  }
-  post <- list(mu = raw$mean, var_post = raw$variance, var_pred = raw$variance + aleatoric_variance(object),
-               n_sensors = raw$n_observed, nll = raw$nll)
-  post$heads_not_finite <- raw$heads_not_finite
-  post$noise_clamp <- raw$noise_clamp
-  if (outputs == "anchor_noise") post$anchor_sigma2 <- exp(raw$noise_log_variance)
-  if (outputs != "sensors") return(post)
-  b <- readings
-  if (is.list(readings)) {  # one matrix, without a copy beside it: dim<- on the fresh vector
-    b <- unlist(readings, use.names = FALSE)
-    dim(b) <- c(length(raw$mean), length(readings))
-    dimnames(b) <- list(NULL, names(readings))
-  }
-  c(post, list(mu0 = raw$prior_mean, s0_2 = exp(raw$prior_log_variance), a = raw$gain, c = raw$offset,
-               sigma2 = exp(raw$noise_log_variance), b = b, ok = !missing_x))
-}
-
-# Bias-corrected residuals (b_j - c_j) / a_j - mu, in the units of the fused value.
-sensor_residuals <- function(post) {
-  (post$b - post$c) / post$a - post$mu
-}
-
-# The model's sensors: the formula's, then the reference instrument when there is one.
-model_sensors <- function(object) c(object$sensors, object$reference)
 
 check_ncam <- function(object, arg = "object", call = parent.frame()) {
   if (!inherits(object, "ncam")) {

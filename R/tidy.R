@@ -89,8 +89,8 @@ generics::augment
 #'     prior-only estimates, see [calibrate()]; for the other methods
 #'     `quantile`).
 #'   * `augment()`: the columns of `newdata`, then those of [predict()]:
-#'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`, and
-#'     `.pred_lower` and `.pred_upper` (when an interval is asked for, always
+#'     `.pred`, `.pred_sd`, `.post_sd`, `.n_sensors`, `.extrapolation`,
+#'     `.disagreement`, and `.pred_lower` and `.pred_upper` (when an interval is asked for, always
 #'     for a calibration object); one row per row of `newdata`, in order, `NA`
 #'     where a covariate is missing. Prediction columns that `newdata` already
 #'     has (any of these names, as from an earlier `augment()`) are all removed
@@ -256,7 +256,7 @@ check_augment_newdata <- function(newdata, is_missing, call = parent.frame()) {
 # stay beside the new estimate, and be read as its interval. Exact names, so that a user's own
 # copy (.pred_ncam, kept to compare models) stays.
 prediction_columns <- c(".pred", ".pred_sd", ".pred_lower", ".pred_upper", ".post_sd", ".n_sensors",
-                        ".extrapolation")
+                        ".extrapolation", ".disagreement")
 
 # newdata as a tibble followed by the prediction columns of `model` (a fit, baseline or
 # calibration), in the units of its estimate when newdata has columns with units; `pred` has one

@@ -278,13 +278,16 @@ unit_values <- function(data, unit, arg, call) key_text(unit_column(data, unit, 
 # reference reading enters the posterior (`reference_used`), for a fit with unit offsets, which
 # correct that estimate; NULL without offsets or such rows. `rows` numbers its rows in newdata,
 # `beyond_rows` those of them beyond what the networks compute with (rows_beyond_range()).
-sensors_only_posterior <- function(object, x, readings, reference_used, threads) {
+# With disagreement, also what add_unit_offsets() needs for the rows' `disagreement`: the
+# sensors' own, and their prior (outputs "sensors").
+sensors_only_posterior <- function(object, x, readings, reference_used, threads, disagreement = FALSE) {
   rows <- which(reference_used)
   if (is.null(object$unit_offsets) || !length(rows)) return(NULL)
   row_readings <- lapply(readings, `[`, rows)
   row_readings[[object$reference]] <- rep(NA_real_, length(rows))
   row_x <- if (is.list(x)) lapply(x, `[`, rows) else x[rows, , drop = FALSE]
-  sensors <- ncam_posterior_columns(object, row_x, row_readings, threads, outputs = "anchor_noise")
+  sensors <- ncam_posterior_columns(object, row_x, row_readings, threads, outputs = if (disagreement) "sensors" else "anchor_noise",
+                                    disagreement = disagreement)
   sensors$rows <- rows
   sensors$beyond_rows <- rows[rows_beyond_range(object, sensors, row_x)]
   sensors
@@ -295,7 +298,8 @@ sensors_only_posterior <- function(object, x, readings, reference_used, threads)
 # corrects the estimate of the low-cost sensors: on rows whose reference reading entered the
 # posterior (`reference_used`), that estimate (`sensors`, from sensors_only_posterior()) is
 # corrected, then combined with the reading by their precisions, the reading's variance from
-# the reference's noise head.
+# the reference's noise head. So is the rows' `disagreement`, when there is one: the reading
+# taken as a reading of the corrected estimate (offset_reference_disagreement()).
 add_unit_offsets <- function(object, post, newdata, reference_used, reference, sensors, call) {
   offsets <- object$unit_offsets
   if (is.null(offsets)) return(post)
@@ -317,9 +321,27 @@ add_unit_offsets <- function(object, post, newdata, reference_used, reference, s
     post$var_post[blended] <- 1 / (corrected_precision + reading_precision)
     post$mu[blended] <- post$var_post[blended] *
       (corrected_precision * (sensors$mu[at] + shift[blended]) + reading_precision * reference[blended])
+    if (!is.null(post$disagreement)) {
+      post$disagreement[blended] <- offset_reference_disagreement(sensors, at, reference[blended] - shift[blended],
+                                                                  1 / reading_precision + extra[blended])
+    }
   }
   post$var_pred <- post$var_post + aleatoric
   post
+}
+
+# The disagreement (Q / (k - 1), see ncam_posterior_columns()) of rows `at` of the sensors-only
+# posterior `sensors` with a reference reading `z` (less its unit's offset) of variance `v` around
+# Theta (its noise plus the offset's) as one more reading: the sensors' Q gains
+# (z - zbar)^2 / (V + v), zbar being their readings' precision-weighted mean on the reference's
+# scale and V its variance, found from their posterior by taking its prior out (1 / var_post =
+# 1 / s0^2 + 1 / V, mu / var_post = mu0 / s0^2 + zbar / V). NA without a sensor reading.
+offset_reference_disagreement <- function(sensors, at, z, v) {
+  k <- sensors$n_sensors[at]
+  precision <- 1 / sensors$var_post[at] - 1 / sensors$s0_2[at]
+  zbar <- (sensors$mu[at] / sensors$var_post[at] - sensors$mu0[at] / sensors$s0_2[at]) / precision
+  q_sensors <- ifelse(k >= 2, sensors$disagreement[at] * (k - 1), 0)
+  ifelse(k >= 1, (q_sensors + (z - zbar)^2 / (1 / precision + v)) / k, NA_real_)
 }
 
 # Rows of units without reference rows in the fit: no offset, the variance of a new unit in

@@ -18,11 +18,12 @@
 # rows only, calibrate(method = "split") on the other 30 %. lm: ref ~ mean of the sensors +
 # covariates on the labelled rows, predict.lm(interval = "prediction").
 # Bands of .pred: quantiles of the seed-1 estimates of each data set (below the median, to the
-# 90th, to the 97.5th, above), the same rows for every method. Disagreement: the sensors'
-# readings put on the reference's scale by the fit's gains and offsets (sensor_params()),
-# z_j = (b_j - c_j) / a_j with variance v_j = sigma_j^2 / a_j^2; Q = sum (z_j - zbar)^2 / v_j
-# about their precision-weighted mean zbar, divided by its degrees of freedom (sensors - 1):
-# about 1 when the sensors disagree as much as the fit's noise levels say.
+# 90th, to the 97.5th, above), the same rows for every method. Disagreement: predict()'s
+# `.disagreement` (the low-cost sensors' readings put on the reference's scale by the fit's
+# gains and offsets, z_j = (b_j - c_j) / a_j with variance v_j = sigma_j^2 / a_j^2;
+# Q = sum (z_j - zbar)^2 / v_j about their precision-weighted mean zbar, divided by its degrees
+# of freedom, sensors - 1): about 1 when the sensors disagree as much as the fit's noise levels
+# say. Before session 41 this script computed it itself from sensor_params().
 
 lib <- Sys.getenv("NCAM_LIB")
 suppressPackageStartupMessages(library(ncam, lib.loc = if (nzchar(lib)) lib))
@@ -34,20 +35,6 @@ seeds <- 1:3
 data_dir <- shared_data_dir()
 quiet <- function(expr) suppressWarnings(suppressMessages(expr))
 covered <- function(truth, lower, upper) truth >= lower & truth <= upper
-
-# Q / (sensors - 1) per row from the fit's per-row gains, offsets and noise.
-disagreement <- function(fit, newdata, sensors) {
-  params <- quiet(sensor_params(fit, newdata))
-  z <- v <- matrix(NA_real_, nrow(newdata), length(sensors))
-  for (k in seq_along(sensors)) {
-    p <- params[params$sensor == sensors[k], ]
-    z[, k] <- (newdata[[sensors[k]]] - p$c) / p$a
-    v[, k] <- p$sigma^2 / p$a^2
-  }
-  w <- 1 / v
-  zbar <- rowSums(w * z) / rowSums(w)
-  rowSums(w * (z - zbar)^2) / (length(sensors) - 1)
-}
 
 # One group's rows: `labelled` (indices keeping the reference) and `scored`.
 # Split conformal's fit keeps the first 70 % of each site's labelled rows (`labelled` in date
@@ -73,7 +60,7 @@ group_runs <- function(data, labelled, scored, formula, sensors, covariates, see
              ncam = covered(new$ref, p$.pred_lower, p$.pred_upper),
              conformal = covered(new$ref, pc$.pred_lower, pc$.pred_upper), conformal_width = pc$.pred_upper - pc$.pred_lower,
              lm_pred = pl[, "fit"], lm = covered(new$ref, pl[, "lwr"], pl[, "upr"]),
-             q = disagreement(fit, new, sensors))
+             q = p$.disagreement)
 }
 
 # First `share` of each group's rows (by date) labelled; scored: later rows with a reference and

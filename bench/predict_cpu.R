@@ -5,6 +5,8 @@
 #
 #   NCAM_LIB_BEFORE=<older library> NCAM_LIB=<library> nice -n 10 Rscript bench/predict_cpu.R [rounds reps]
 #
+# Threads: ncam's default (2), or NCAM_THREADS (the children inherit it).
+#
 # Writes bench/predict_cpu.out (NCAM_BENCH_OUT).
 # Child mode: Rscript bench/predict_cpu.R --child <work dir> <library> <reps>
 
@@ -17,4 +19,4 @@ if (length(args) && args[1] == "--child") {
                              prediction = function(work) predict(work$fit, work$d, interval = "prediction")))
 }
 cpu_bench_parent(script, args, cases = c("none", "prediction"), default_reps = 5L,
-                 work_prefix = "ncam-predict-cpu-", threads_txt = "2 threads")
+                 work_prefix = "ncam-predict-cpu-", threads_txt = sprintf("%s thread(s)", Sys.getenv("NCAM_THREADS", "2")))

@@ -67,8 +67,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ncam_predict_cpp
-List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads, std::string precision, std::string outputs, bool noise_clamp, bool simd);
-RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP outputsSEXP, SEXP noise_clampSEXP, SEXP simdSEXP) {
+List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads, std::string precision, std::string outputs, bool noise_clamp, bool simd, bool disagreement);
+RcppExport SEXP _ncam_ncam_predict_cpp(SEXP specSEXP, SEXP paramsSEXP, SEXP xSEXP, SEXP bSEXP, SEXP scalingSEXP, SEXP threadsSEXP, SEXP precisionSEXP, SEXP outputsSEXP, SEXP noise_clampSEXP, SEXP simdSEXP, SEXP disagreementSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -82,7 +82,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type outputs(outputsSEXP);
     Rcpp::traits::input_parameter< bool >::type noise_clamp(noise_clampSEXP);
     Rcpp::traits::input_parameter< bool >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd));
+    Rcpp::traits::input_parameter< bool >::type disagreement(disagreementSEXP);
+    rcpp_result_gen = Rcpp::wrap(ncam_predict_cpp(spec, params, x, b, scaling, threads, precision, outputs, noise_clamp, simd, disagreement));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -215,7 +216,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_ncam_ncam_trainer_epoch", (DL_FUNC) &_ncam_ncam_trainer_epoch, 1},
     {"_ncam_ncam_trainer_nll", (DL_FUNC) &_ncam_ncam_trainer_nll, 2},
     {"_ncam_ncam_trainer_params", (DL_FUNC) &_ncam_ncam_trainer_params, 1},
-    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 10},
+    {"_ncam_ncam_predict_cpp", (DL_FUNC) &_ncam_ncam_predict_cpp, 11},
     {"_ncam_ncam_objective_cpp", (DL_FUNC) &_ncam_ncam_objective_cpp, 9},
     {"_ncam_ncam_init_params_cpp", (DL_FUNC) &_ncam_ncam_init_params_cpp, 3},
     {"_ncam_ncam_layout_cpp", (DL_FUNC) &_ncam_ncam_layout_cpp, 2},

@@ -177,11 +177,14 @@ NumericVector ncam_trainer_params(SEXP state) {
 // others add `heads_not_finite`, the 1-based rows with a head output that is not finite (see
 // PosteriorOut::heads_finite). With noise_clamp, also the engine's report of the noise
 // log-variances the clamp sets (`noise_clamp`, rows x sensors: -1 at the lower bound, 1 at the
-// upper, 0 inside; see PosteriorOut). Rows go to the engine in blocks, with a check for a user
-// interrupt after each: `interrupted` is then TRUE and the outputs incomplete.
+// upper, 0 inside; see PosteriorOut). With disagreement, also how much each row's readings
+// disagree beyond their noise (`disagreement`, Q / (k - 1); NA for fewer than two readings and
+// for a row with a missing covariate; see PosteriorOut). Rows go to the engine in blocks, with a
+// check for a user interrupt after each: `interrupted` is then TRUE and the outputs incomplete.
 // [[Rcpp::export]]
 List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scaling, int threads,
-                      std::string precision, std::string outputs, bool noise_clamp, bool simd = true) {
+                      std::string precision, std::string outputs, bool noise_clamp, bool simd = true,
+                      bool disagreement = false) {
   const ncam_types::ModelSpec s = spec_from_list(spec);
   const ncam_types::DataView data = data_view(s, x, b, scaling);
   const ncam_dispatch::Backend& engine = backend(simd);
@@ -195,7 +198,7 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
   const ncam_types::HeadColumns columns{L};
   NumericVector mean(n), variance(n), nll(n);
   IntegerVector n_obs(n);
-  NumericVector noise(anchor_noise ? n : 0);
+  NumericVector noise(anchor_noise ? n : 0), disagree(disagreement ? n : 0);
   NumericVector prior_mean(sensors ? n : 0), prior_log_variance(sensors ? n : 0);
   NumericMatrix noise_log_variance(sensors ? n : 0, sensors ? L : 0), gain(sensors ? n : 0, sensors ? L : 0),
       offset(sensors ? n : 0, sensors ? L : 0);
@@ -226,7 +229,12 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
       out.noise_sensor = s.anchor;
     }
     if (sensors || anchor_noise) out.heads_finite = block_finite.data();
+    if (disagreement) out.disagreement = disagree.begin() + begin;
     engine.predict(s, params.begin(), block, threads, is_float(precision), out);
+    if (disagreement) {  // the engine's NaN (no statistic) is R's NA
+      for (double* v = disagree.begin() + begin; v != disagree.begin() + begin + m; ++v)
+        if (std::isnan(*v)) *v = NA_REAL;
+    }
     if (sensors) {
       const double* h = block_heads.data();
       copy_columns(h, columns.prior_mean(), 1, m, begin, prior_mean.begin());
@@ -245,6 +253,7 @@ List ncam_predict_cpp(List spec, NumericVector params, SEXP x, SEXP b, List scal
   List result = List::create(Rcpp::_["mean"] = mean, Rcpp::_["variance"] = variance, Rcpp::_["n_observed"] = n_obs,
                              Rcpp::_["nll"] = nll, Rcpp::_["interrupted"] = interrupted);
   if (anchor_noise) result["noise_log_variance"] = noise;
+  if (disagreement) result["disagreement"] = disagree;
   if (sensors) {
     result["prior_mean"] = prior_mean;
     result["prior_log_variance"] = prior_log_variance;

@@ -248,7 +248,11 @@ class Engine {
         penalty += spec.lambda_sensor * relative_w * relative_w;
       }
       loss += nll + penalty;
-      if (out != nullptr) write_row(*out, ws.valid[i], post, nll, h, ws.reliability.out, i);
+      if (out != nullptr) {
+        if (out->disagreement != nullptr)  // shift-invariant: the same in the working scale as in model units
+          out->disagreement[ws.valid[i]] = row_disagreement(L, b, &h.lambda(0, i), a, &h.c(0, i), post.mean);
+        write_row(*out, ws.valid[i], post, nll, h, ws.reliability.out, i);
+      }
       if (!want_grad) continue;
       ws.d_prior(0, i) = static_cast<T>(scale * g_mu0);
       const double raw_v0 = ws.prior.out(1, i);
@@ -330,6 +334,7 @@ class Engine {
       for (int j = 0; j < model_.spec().n_sensors; ++j) out.noise_clamp[row + j * n] = 0;
     }
     if (out.noise_log_variance != nullptr) out.noise_log_variance[row] = nan;
+    if (out.disagreement != nullptr) out.disagreement[row] = nan;
     if (out.heads_finite != nullptr) out.heads_finite[row] = 0;
     if (out.heads == nullptr) return;
     for (int k = 0; k < HeadColumns{model_.spec().n_sensors}.count(); ++k) out.heads[row + k * n] = nan;

@@ -2,7 +2,9 @@
 // closed-form posterior, in O(L) with missing readings (NaN) left out of the row's model.
 // Model: Theta ~ N(mu0, exp(v0)); b_j = a_j Theta + c_j + N(0, exp(w_j)).
 #pragma once
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace ncam {
@@ -62,6 +64,32 @@ inline double row_nll_given_precisions(int n_sensors, const double* b, double mu
     }
   }
   return nll;
+}
+
+// How much one row's observed readings disagree beyond their noise. Each reading put on the
+// scale of Theta, z_j = (b_j - c_j) / a_j, has variance v_j = exp(w_j) / a_j^2 around it; with
+// weights 1 / v_j = a_j^2 lambda_j and zbar their weighted mean, Q = sum_O (z_j - zbar)^2 / v_j,
+// which under the model is chi-square with k - 1 degrees of freedom for k readings, whatever
+// Theta is. Returns Q / (k - 1), NaN for k < 2. One pass about `centre` (the posterior mean:
+// near zbar, so that the difference below loses few digits): with r_j = b_j - c_j - a_j centre =
+// a_j (z_j - centre), Q = sum lambda_j r_j^2 - (sum a_j lambda_j r_j)^2 / sum a_j^2 lambda_j. In
+// terms of r_j it holds also for a gain that underflows to 0: that reading's residual then
+// counts with its noise alone, as in the limit.
+inline double row_disagreement(int n_sensors, const double* b, const double* lambda, const double* a,
+                               const double* c, double centre) {
+  double weight = 0.0, h = 0.0, quad = 0.0;
+  int k = 0;
+  for (int j = 0; j < n_sensors; ++j) {
+    if (std::isnan(b[j])) continue;
+    const double r = b[j] - c[j] - a[j] * centre;
+    weight += a[j] * a[j] * lambda[j];
+    h += a[j] * lambda[j] * r;
+    quad += lambda[j] * r * r;
+    ++k;
+  }
+  if (k < 2) return std::numeric_limits<double>::quiet_NaN();
+  const double q = weight > 0.0 ? quad - h * h / weight : quad;
+  return std::max(q, 0.0) / (k - 1);
 }
 
 // The same from the log-variances alone (the precisions computed here).

@@ -105,6 +105,10 @@ struct PosteriorOut {
   // log-variances, else 0 (also for a row with a missing covariate). A row's posterior can be
   // finite beside a head that is not: a gain that overflows where its sensor has no reading.
   int* heads_finite = nullptr;
+  // Optional n: how much the row's readings disagree beyond their noise, Q / (k - 1) for its k
+  // readings (row_disagreement() in likelihood.hpp; NaN for k < 2 and for a row with a missing
+  // covariate). Q does not depend on the working scale, so it is the same in model units.
+  double* disagreement = nullptr;
 };
 
 // Where each head's weights sit in the flat parameter vector (see mlp.hpp).

@@ -655,6 +655,92 @@ void test_one_noise() {
   one_noise_case<float>("float");
 }
 
+// PosteriorOut::disagreement against a dense two-pass computation from the returned heads (the
+// readings on Theta's scale, z_j = (b_j - c_j) / a_j, their precision-weighted mean, then
+// Q = sum (z_j - zbar)^2 a_j^2 / sigma_j^2 over k - 1), on rows with 0 to L readings and at
+// sensor levels far from the anchor's; the same in model units as in the working scale; NaN
+// for fewer than two readings and for a row without its covariate; the other outputs bit for
+// bit as without it; the same for every thread count.
+template <typename T>
+void disagreement_case(const char* prec) {
+  const std::string tag = std::string("disagreement (") + prec + ")";
+  const int L = 4;
+  const HeadColumns col{L};
+  const std::vector<double> gain = {1.0, 40.0, 0.05, 3.0}, offset = {0.0, 12.5, -7.0, 1.0};
+  Data d = at_levels(simulate(700, 2, L, 123, 0.3), gain, offset);
+  d.x[7] = kNaN;  // row 7 without its covariate
+  for (int j = 0; j < L; ++j) d.b[3 + static_cast<std::size_t>(j) * d.n] = j < 2 ? 11.0 + j : kNaN;  // two readings
+  const ModelSpec spec = with_levels(make_spec(2, L, {6}, 0, 0), gain, offset);
+  Model model(spec);
+  const std::vector<double> pd = generic_params(model, 124, 0.3);
+  const std::vector<T> params(pd.begin(), pd.end());
+  const std::size_t n = d.n;
+  auto run = [&](int threads, bool units, bool with_q, Predicted& pr, std::vector<double>& q) {
+    Engine<T> engine(model, d.view(), threads);
+    pr.mean.assign(n, 0);
+    pr.variance.assign(n, 0);
+    pr.nll.assign(n, 0);
+    pr.n_obs.assign(n, 0);
+    pr.heads.assign(n * col.count(), 0);
+    q.assign(n, -1.0);
+    PosteriorOut out{pr.mean.data(), pr.variance.data(), pr.n_obs.data(), pr.nll.data(), pr.heads.data()};
+    if (with_q) out.disagreement = q.data();
+    engine.predict(params.data(), out, units);
+  };
+  Predicted working, units, plain, threaded;
+  std::vector<double> q_working, q_units, q_none, q_threaded;
+  run(1, false, true, working, q_working);
+  run(1, true, true, units, q_units);
+  run(1, true, false, plain, q_none);
+  run(3, false, true, threaded, q_threaded);
+  double worst = 0, worst_units = 0;
+  bool nan_ok = true, counted[L + 1] = {false};
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> z, v;
+    for (int j = 0; j < L; ++j) {
+      const double b = d.bw(static_cast<int>(i), j);
+      if (std::isnan(b)) continue;
+      const double a = working.heads[i + col.gain(j) * n], c = working.heads[i + col.offset(j) * n];
+      z.push_back((b - c) / a);
+      v.push_back(std::exp(working.heads[i + col.noise_log_variance(j) * n]) / (a * a));
+    }
+    const int k = static_cast<int>(z.size());
+    if (i == 7 || k < 2) {
+      nan_ok = nan_ok && std::isnan(q_working[i]) && std::isnan(q_units[i]);
+      if (i != 7) counted[k] = true;
+      continue;
+    }
+    counted[k] = true;
+    double sw = 0, swz = 0;
+    for (int u = 0; u < k; ++u) {
+      sw += 1 / v[u];
+      swz += z[u] / v[u];
+    }
+    const double zbar = swz / sw;
+    double q = 0;
+    for (int u = 0; u < k; ++u) q += (z[u] - zbar) * (z[u] - zbar) / v[u];
+    q /= k - 1;
+    worst = std::max(worst, std::fabs(q_working[i] - q) / std::max(1.0, q));
+    worst_units = std::max(worst_units, std::fabs(q_units[i] - q_working[i]) / std::max(1.0, q));
+  }
+  check(counted[0] && counted[1] && counted[2] && counted[3] && counted[4], tag + ": rows with 0 to 4 readings (test precondition)");
+  check(worst < 1e-10, tag + ": Q / (k - 1) vs dense two-pass", "(max rel err %g)", worst);
+  check(worst_units < 1e-9, tag + ": the same in model units", "(max rel err %g)", worst_units);
+  check(nan_ok, tag + ": NaN for fewer than two readings and without the covariate");
+  auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  };
+  check(same(units.mean, plain.mean) && same(units.variance, plain.variance) && same(units.nll, plain.nll) &&
+            same(units.heads, plain.heads) && units.n_obs == plain.n_obs,
+        tag + ": the other outputs as without it");
+  check(same(q_working, q_threaded), tag + ": the same for 1 and 3 threads");
+}
+
+void test_disagreement() {
+  disagreement_case<double>("double");
+  disagreement_case<float>("float");
+}
+
 // Identical results for 1, 2 and 3 threads over many chunks (fixed reduction order).
 template <typename T>
 void thread_case(const char* prec) {
@@ -1023,6 +1109,7 @@ int main() {
   test_sensor_levels();
   test_noise_clamp();
   test_one_noise();
+  test_disagreement();
   test_threads();
   test_thread_chooser();
   test_float();

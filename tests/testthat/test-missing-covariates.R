@@ -29,7 +29,9 @@ test_that("predict() leaves rows with a missing covariate NA, in place, and coun
   gaps <- c(3, 10, 250, 300)
   expect_identical(nrow(pred), nrow(d))
   expect_true(all(is.na(as.matrix(pred[gaps, ]))))
-  expect_false(anyNA(as.matrix(pred[-gaps, ])))
+  # .disagreement is NA also where fewer than two sensors read (row 5: none).
+  expect_false(anyNA(as.matrix(pred[-gaps, names(pred) != ".disagreement"])))
+  expect_identical(is.na(pred$.disagreement), seq_len(nrow(d)) %in% c(gaps, 5))
   expect_identical(pred$.n_sensors[5], 0L)
   expect_identical(pred$.n_sensors[-c(gaps, 5)], rep(3L, nrow(d) - 5L))
   # The other rows are predicted as without the gaps (to rounding: the engine's blocks of rows
@@ -97,7 +99,8 @@ test_that("rows with a level not seen in training are NA with their own warning,
   expect_match(conditionMessage(warnings[[1]]), "4 of 400 rows.*Column zone: \"c\", \"d\" in 4 rows: 3, 7, 201, 202")
   expect_match(conditionMessage(warnings[[2]]), "3 of 400 rows have a missing covariate.*rh: 2 rows.*temp: 2 rows")
   expect_true(all(is.na(as.matrix(pred[c(unseen, 10, 250, 300), ]))))
-  expect_false(anyNA(as.matrix(pred[-c(unseen, 10, 250, 300), ])))
+  expect_false(anyNA(as.matrix(pred[-c(unseen, 10, 250, 300), names(pred) != ".disagreement"])))
+  expect_identical(is.na(pred$.disagreement), seq_len(nrow(new)) %in% c(unseen, 5, 10, 250, 300))
 
   warnings <- testthat::capture_warnings(
     chunked <- predict_chunks(fit, row_chunks(new, 100), verbose = FALSE)

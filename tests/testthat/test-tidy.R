@@ -104,7 +104,7 @@ test_that("augment() adds predict()'s columns, one row per input row with NA row
                  "1 of 20 rows has no sensor reading", class = "ncam_warning_no_readings")
   expect_s3_class(out, "tbl_df")
   expect_identical(nrow(out), 20L)
-  columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation")
+  columns <- c(".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation", ".disagreement")
   expect_named(out, c(names(newdata), columns))
   expect_identical(as.data.frame(out[names(newdata)]), as.data.frame(newdata))
   pred <- suppressWarnings(predict(tidy_fit, newdata), classes = c("ncam_warning_missing_covariate", "ncam_warning_no_readings"))
@@ -155,7 +155,7 @@ test_that("augment() on a calibration adds the conformal interval at the request
   out <- augment(cal, newdata, level = 0.8)
   expect_s3_class(out, "tbl_df")
   expect_named(out, c(names(newdata), ".pred", ".pred_sd", ".post_sd", ".n_sensors", ".extrapolation",
-                      ".pred_lower", ".pred_upper"))
+                      ".disagreement", ".pred_lower", ".pred_upper"))
   expect_identical(out$.pred, predict(cal, newdata, level = 0.8)$.pred)
   # Stutz et al. threshold by hand: the k-th largest of the n * m scores,
   # k = floor(alpha * m * (n + 1)) - m + 1.
@@ -224,7 +224,7 @@ test_that("summary() of a baseline prints it with AIC and BIC where there is a l
 test_that("augment() keeps every column of newdata, even two of one name", {
   new <- cbind(tidy_toy[1:3, ], lat = c(-1, -2, -3))
   expect_message(out <- augment(tidy_fit, new), "New names")
-  expect_identical(ncol(out), ncol(new) + 5L)
+  expect_identical(ncol(out), ncol(new) + 6L)
   expect_identical(out[[ncol(new)]], c(-1, -2, -3))
   expect_identical(out[[which(names(new) == "lat")[1]]], tidy_toy$lat[1:3])
 })
