@@ -119,7 +119,8 @@
 #'
 #' @param formula Sensors on the left as in [ncam()] (`a + b + c` or
 #'   `cbind(a, b, c)`, at least two sensors) and `~ 1` on the right: baselines
-#'   take no covariates.
+#'   take no covariates. `~ .` is taken as `~ 1` when `data` holds no other
+#'   columns than the sensors and date-times.
 #' @param data A data frame holding the sensor readings. Columns with units (the units package)
 #'   are converted to one unit as by [ncam()] (see its `data`): plain ones beside readings whose
 #'   numbers were converted are an error; beside columns all in one unit they are taken to be in
@@ -236,14 +237,22 @@ check_baseline_readings <- function(b, call = parent.frame()) {
   }
 }
 
-# Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1.
+# Sensor names from the formula's left side (as ncam() reads them); the right side must be ~ 1
+# (or `~ .` standing for no column).
 baseline_sensors <- function(formula, data, call = parent.frame()) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     ncam_abort("{.arg formula} must be a two-sided formula such as {.code a + b + c ~ 1}.",
                call = call)
   }
   rhs <- formula[[3]]
-  if (!(is.numeric(rhs) && length(rhs) == 1L && rhs == 1)) {
+  if (identical(rhs, quote(.)) && is.data.frame(data)) {
+    # `~ .` as in ncam(): every column but the sensors and date-times, here none.
+    dot <- dot_columns(data, sensor_names(formula, call = call))
+    if (length(dot)) {
+      ncam_abort(c("Baselines take no covariates, but {.code ~ .} takes column{?s} {.code {dot}} of {.arg data}.",
+                   i = "Write {.code ~ 1}, or use {.fn ncam} for a sensor model that depends on covariates."), call = call)
+    }
+  } else if (!(is.numeric(rhs) && length(rhs) == 1L && rhs == 1)) {
     rhs_txt <- paste(deparse(rhs), collapse = " ")
     ncam_abort(c("Baselines take no covariates: the right side of {.arg formula} must be {.code ~ 1}.",
                  x = "Found {.code ~ {rhs_txt}}.",

@@ -171,15 +171,39 @@ text_time_pattern <- "^[[:space:]]*([0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}|[0-9]{1
 # Most distinct values a character or factor column may have to enter `~ .` as a covariate.
 max_dot_levels <- 20L
 
-# `~ .` takes every column that is not a sensor (nor the reference). Date-times, identifiers
-# and labels would enter as a trend or as hundreds of dummies without a word: refuse them,
-# unless the formula takes them out again (`~ . - date`): `rhs`, its terms with `.` expanded
-# and such columns gone (without_removed_variables()).
-check_dot_columns <- function(data, sensors, rhs, call) {
-  candidates <- intersect(setdiff(names(data), sensors), all.vars(rhs))
+# The columns `~ .` stands for: every column of `data` but the sensors and the reference
+# (`sensors`), the `unit` column and date-times (a time stamp would enter as a trend; a term
+# such as `as.numeric(date)` names one explicitly).
+dot_columns <- function(data, sensors, unit = NULL) {
+  columns <- setdiff(names(data), c(sensors, unit))
+  columns[!vapply(columns, function(v) inherits(data[[v]], c("Date", "POSIXt")), logical(1))]
+}
+
+# A formula's right side with each `.` among its terms replaced by the sum of the columns
+# `dot`, in parentheses (`.^2`, `. - x` as terms() reads them), or by `1` for none; as in
+# terms(), a `.` inside a function (`log(.)`) is left alone. terms() with a data frame of those
+# columns would stop on none, and warn of a variable taken out (`. - date`) not among them.
+expand_dot <- function(e, dot) {
+  if (identical(e, quote(.))) {
+    if (!length(dot)) return(1)
+    return(call("(", Reduce(function(a, b) call("+", a, b), lapply(dot, as.name))))
+  }
+  if (is.call(e) && is.name(e[[1]]) && as.character(e[[1]]) %in% c("+", "-", "*", ":", "/", "%in%", "(", "^")) {
+    operands <- if (identical(e[[1]], as.name("^"))) 2L else seq_along(e)[-1]  # not the power
+    e[operands] <- lapply(as.list(e)[operands], expand_dot, dot = dot)
+  }
+  e
+}
+
+# `~ .` takes the columns `dot` (dot_columns(): not a sensor, the reference, the unit or a
+# date-time). Durations, identifiers and labels would enter in arbitrary units or as hundreds
+# of dummies without a word: refuse them, unless the formula takes them out again
+# (`~ . - station`): `rhs`, its terms with `.` expanded and such columns gone
+# (without_removed_variables()). Columns the formula names itself get the checks of any covariate.
+check_dot_columns <- function(data, dot, rhs, call) {
+  candidates <- intersect(dot, all.vars(rhs))
   why <- vapply(candidates, function(v) {
     col <- data[[v]]
-    if (inherits(col, c("Date", "POSIXt"))) return("a date-time")
     if (inherits(col, "difftime")) return("a duration in its own units")
     if (is_list_column(col)) return("a list column")
     if (is.character(col) || is.factor(col)) {

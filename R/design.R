@@ -168,10 +168,15 @@ plain_double <- function(v) {
 # columns, the terms (with the training data's `predvars`, so that poly(), scale() or ns()
 # are evaluated on new data with the training coefficients, as lm() does) and the factor
 # levels.
-build_design <- function(formula, data, sensors, reference = NULL, call = parent.frame()) {
+build_design <- function(formula, data, sensors, reference = NULL, unit = NULL, call = parent.frame()) {
   check_formula_terms(formula[[3]], call)
-  rhs <- without_removed_variables(stats::delete.response(stats::terms(formula, data = data[setdiff(names(data), sensors)])))
-  if ("." %in% all.names(formula[[3]])) check_dot_columns(data, sensors, rhs, call)
+  has_dot <- "." %in% all.names(formula[[3]])
+  if (has_dot) {
+    dot <- dot_columns(data, sensors, unit)
+    formula[[3]] <- expand_dot(formula[[3]], dot)
+  }
+  rhs <- without_removed_variables(stats::delete.response(stats::terms(formula)))
+  if (has_dot) check_dot_columns(data, dot, rhs, call)
   parameters <- formula_parameters(rhs, data, call)
   vars <- setdiff(all.vars(rhs), parameters)
   clash <- intersect(vars, sensors)

@@ -57,9 +57,13 @@
 #'   [ncam_warnings] lists every class, with the functions that give it and when.
 #'
 #' @param formula Sensors on the left (`a + b + c` or `cbind(a, b, c)`; at least two, or one
-#'   with a `reference`), covariates on the right (`~ rh + temp`, `~ .` for every other column,
-#'   `~ 1` for none). Factor and character covariates are one-hot encoded; a date-time column
-#'   is refused (use features of the time, such as the hour of day). Covariates are columns of
+#'   with a `reference`), covariates on the right (`~ rh + temp`, `~ 1` for none). `~ .` stands
+#'   for every column but the sensors, the `reference`, the `unit` and date-times (`Date`,
+#'   `POSIXct`); with no such column it is `~ 1` (a label-free or reference fit without
+#'   covariates). It refuses durations, list columns and text with one value or more than 20:
+#'   take them out (`~ . - station`) or name the covariates. Factor and character covariates
+#'   are one-hot encoded; a date-time column named on the right is refused (use features of the
+#'   time, such as the hour of day). Covariates are columns of
 #'   `data`; other names on the right are settings taken from the formula's environment, as
 #'   [lm()] does (`k` in `poly(rh, k)`), and kept with the fit for `predict()`. An object there
 #'   with one value per row of `data` is refused: add it to `data`.
@@ -257,7 +261,7 @@ ncam <- function(formula, data, anchor = NULL, reference = NULL, hidden = c(64L,
                                                parameterization, transform))
     anchor <- reference
   }
-  design <- build_design(formula, data, c(sensors, reference), reference)
+  design <- build_design(formula, data, c(sensors, reference), reference, unit)
 
   # Stage 2, rows: which rows train and which validate.
   complete_x <- rows_without_na(design$x, nrow(data))

@@ -5,12 +5,13 @@
 # (its fields `leave_out` and `leave_out_of`): under ncam_by() that would drop the column for
 # every group, where one group lacks it. `context` (from ncam_by()): the `by` columns, the
 # formula, the name of `data`, the reference and how many groups read it; `sensors`: those of
-# the group's model, the ones it reads.
+# the group's model, the ones it reads. An error's field `kept_hint` is advice that holds under
+# ncam_by() too, kept before the hint for a group without reference readings.
 group_error_hint <- function(e, context = list(), sensors = character()) {
   if (is.null(e$leave_out)) return(e)
   skip <- "give {.code errors = \"skip\"} to fit the other groups"
   e$body <- if (identical(e$leave_out_of, "reference")) {
-    no_reference_hint(e$leave_out, context, sensors)
+    c(e$kept_hint, no_reference_hint(e$leave_out, context, sensors))
   } else if (e$leave_out %in% sensors && length(sensors) == 2L && is.null(context$reference)) {
     c(i = cli::format_inline("Leaving {.field {e$leave_out}} out of {.arg formula} would drop it for every group, and this group would keep one sensor, {.field {setdiff(sensors, e$leave_out)}}, which needs a reference: ", skip, "."))
   } else {

@@ -71,7 +71,8 @@
 #'   work while `data` is unchanged. With `data` given as a value (`do.call()`) they may not: give
 #'   the group's rows as `newdata`, or use `predict(fits, newdata)` for all groups at once.
 #' @seealso [calibrate()] of the fits, for conformal intervals by group ([calibrate.ncam_by()]);
-#'   [predict_chunks()] on a group's fit (`fits$fit[[i]]`) for scoring data larger than memory;
+#'   [predict_chunks()] of the fits (or of their calibration) for scoring data larger than memory,
+#'   each row by its group's model as `predict()` scores it;
 #'   [sensor_drift()] to check each group's sensors after the co-location.
 #' @examples
 #' toy <- simulate_toy(n = 600, seed = 1)

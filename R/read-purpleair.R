@@ -154,35 +154,17 @@ read_purpleair_file <- function(path, sensor_index, call) {
 # calendar (24:00, 13:59:60, 2023-02-30, an offset of +25:00) is an error, as in parse_time().
 parse_timestamp <- function(x, col, path, lines = NULL, call = parent.frame()) {
   unix <- grepl("^-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?$", x)
-  # RFC 3339 allows "t" and "z" in lower case.
-  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
-  is_iso <- grepl(iso, x)
   out <- rep(NA_real_, length(x))
   out[unix] <- as.numeric(x[unix])
   # R's write.csv() writes 1674000000 as "1.674e+09"; a fraction of a second in that notation is
   # a rounded time, not one written by a logger.
   scientific <- unix & grepl("[eE]", x)
   out[scientific & out != round(out)] <- NA
-  impossible <- rep(FALSE, length(x))
-  if (any(is_iso)) {
-    clock <- sub(iso, "\\1 \\2", x[is_iso])
-    clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
-    time <- as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = "UTC")
-    fraction <- sub(iso, "\\4", x[is_iso])
-    seconds <- as.numeric(time) + ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0)
-    zone <- gsub(":", "", sub(iso, "\\5", x[is_iso]))
-    signed <- grepl("^[+-]", zone)
-    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
-    hours <- as.numeric(substr(zone[signed], 2, 3))
-    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
-    offset <- numeric(length(zone))
-    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) * (hours * 3600 + minutes * 60)
-    # strptime() takes 24:00 and a 60th second, and rolls them into the next hour or day.
-    off_clock <- is.na(time) | format(time, "%Y-%m-%d %H:%M:%S") != clock
-    off_clock[signed] <- off_clock[signed] | minutes >= 60 | hours * 60 + minutes > 14 * 60
-    impossible[is_iso] <- off_clock
-    out[is_iso] <- ifelse(off_clock, NA, seconds - offset)
-  }
+  # ISO 8601, read as text_times() reads it (R/text-times.R).
+  iso <- iso_seconds(x)
+  is_iso <- attr(iso, "form")
+  impossible <- is_iso & is.na(iso)
+  out[is_iso] <- iso[is_iso]
   bad <- which(is.na(out))
   if (length(bad) > 0L) {
     ncam_abort(c("Column {.val {col}} of {.file {path}} must hold ISO 8601 times or Unix seconds: {row_at(bad[1], lines)} is {.val {x[bad[1]]}}.",

@@ -23,11 +23,17 @@ reference_readings <- function(reference, data, sensors, anchor, parameterizatio
   col
 }
 
-# A label-free fit needs two sensors or more: one sensor has nothing to be calibrated by.
+# A label-free fit needs two sensors or more: one sensor has nothing to be calibrated by, and
+# needs a model fitted where a reference read beside it.
 label_free_hint <- function(sensors) {
   if (length(sensors) >= 2L) ", or leave {.arg reference} out for a label-free fit" else
-    "; one sensor cannot be fitted without a reference (label-free fits need two or more)"
+    paste0("; ", one_sensor_without_reference)
 }
+
+one_sensor_without_reference <- paste(
+  "one sensor cannot be fitted without a reference (label-free fits need two or more): fit it on rows",
+  "where a reference monitor read beside it and estimate these rows with that fit ({.code predict(fit, newdata = <these rows>)})"
+)
 
 # `reference` as far as the column names and the other arguments decide: a column of `data`
 # off the formula's left side, with no `anchor` (as given) and the anchored parameterization.
@@ -81,7 +87,7 @@ check_reference_training_rows <- function(readings, rows, reference, call = pare
   n_train <- length(observed)
   n_validation <- sum(colocated[rows$validation])
   if (n_train >= min_reference_rows) {
-    check_reference_varies(observed, reference, call)
+    check_reference_varies(observed, reference, setdiff(names(readings), reference), call)
     return(warn_few_reference_rows(n_train + n_validation, reference))
   }
   ncam_abort(c("Reference column {.field {reference}} is observed beside the sensors on {n_train} training row{?s} ({n_validation} more {?is a/are} validation row{?s}); at least {min_reference_rows} training rows are needed to learn its noise level.",

@@ -99,11 +99,16 @@ check_not_constant <- function(v, sensor, call) {
 
 # A reference reading one value on every training row where it is observed (`v`, those
 # readings) calibrates nothing: most often a missing-value code, which the spike screen cannot
-# tell in a column without spread.
-check_reference_varies <- function(v, reference, call) {
+# tell in a column without spread. Without it, two or more `sensors` (the low-cost ones) can
+# be fitted label-free; one cannot.
+check_reference_varies <- function(v, reference, sensors, call) {
   if (length(v) >= 2L && all(v == v[1])) {
+    without <- if (length(sensors) >= 2L) "leave out {.arg reference} for a label-free fit" else one_sensor_without_reference
+    code <- "A missing-value code? Set such values to {.code NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA})"
+    # Under ncam_by(), what a group without reference readings can do replaces the second part.
     ncam_abort(c("Reference column {.field {reference}} reads {signif(v[1], 6)} on every training row where it is observed: a constant calibrates nothing.",
-                 i = "A missing-value code? Set such values to {.code NA} (such as {.code data${reference}[data${reference} == {signif(v[1], 6)}] <- NA}); if no reading is left, leave out {.arg reference} for a label-free fit."),
+                 i = paste0(code, "; if no reading is left, ", without, ".")),
+               leave_out = reference, leave_out_of = "reference", kept_hint = c(i = cli::format_inline(paste0(code, "."))),
                call = call)
   }
 }

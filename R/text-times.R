@@ -1,7 +1,8 @@
 # Dates and times written as text, as a CSV file holds them: typed as the package's readers type
-# them (parse_timestamp(): ISO 8601 date-times, UTC when no zone is written; parse_time(): days
-# as "2024-05-01"). predict_chunks() types its kept columns so (and the `by` columns of fits by
-# group as the fits' keys), and the checks of a time column (date_column()) say how, given text.
+# them (ISO 8601 date-times by iso_seconds(), which parse_timestamp() reads them with too, UTC
+# when no zone is written; days as "2024-05-01", as parse_time() reads them). predict_chunks()
+# types its kept columns so (and the `by` columns of fits by group as the fits' keys), and the
+# checks of a time column (date_column()) say how, given text.
 
 # Days as write.csv() writes a Date (and a POSIXct whose times are all midnights).
 text_day_pattern <- "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
@@ -18,7 +19,9 @@ text_time_kind <- function(text) {
 }
 
 # `text` as `kind` ("Date" or "POSIXct"), NA where a value is missing or not such a time. A time
-# without a zone is one of `tz` (UTC, as in the readers); a day alone is its midnight there.
+# without a zone is a clock time of `tz` (UTC, as in the readers), read as as.POSIXct(text, tz =
+# tz) reads it (on the days clocks change too); a day alone is its midnight there. Date-times are
+# read by iso_seconds(), as parse_timestamp() reads them.
 text_times <- function(text, kind, tz = "UTC") {
   padded <- which(grepl("^\\s|\\s$", text, perl = TRUE))
   text[padded] <- trimws(text[padded])
@@ -26,29 +29,60 @@ text_times <- function(text, kind, tz = "UTC") {
   day <- !missing & nchar(text) == 10L & grepl(text_day_pattern, text, perl = TRUE)
   if (kind == "Date") return(as.Date(ifelse(day, clock_seconds(text) / 86400, NA_real_), origin = "1970-01-01"))
   seconds <- rep(NA_real_, length(text))
-  seconds[day] <- as.numeric(as.POSIXct(text[day], format = "%Y-%m-%d", tz = tz))
-  seconds[day & format(as.POSIXct(seconds, origin = "1970-01-01", tz = tz), "%Y-%m-%d", tz = tz) != text] <- NA
-  # As write.csv() and predict_chunks() write them ("2024-05-01 13:00:00", "...T13:00:00Z"): by
-  # arithmetic, several times as fast as parse_timestamp(), which reads the other forms.
-  rest <- which(!missing & !day)
-  is_plain <- grepl("^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?$", text[rest], perl = TRUE)
-  plain <- rest[is_plain]
-  seconds[plain] <- clock_seconds(text[plain])
-  iso <- rest[!is_plain][grepl("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]", text[rest[!is_plain]], perl = TRUE)]
-  # parse_timestamp() refuses a whole column for one value; each is read alone only then.
-  read <- function(x) tryCatch(as.numeric(parse_timestamp(x, "", "")), error = function(e) NA_real_)
-  if (length(iso)) {
-    together <- read(text[iso])
-    seconds[iso] <- if (length(together) == length(iso)) together else vapply(text[iso], read, 1)
-  }
-  # Times without a zone are clock times of `tz`, which both read as UTC.
-  if (tz != "UTC") {
-    read <- sort(c(plain, iso))
-    local <- read[!grepl("([Zz]|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)$", text[read], perl = TRUE)]
-    clock <- format(as.POSIXct(seconds[local], origin = "1970-01-01", tz = "UTC"), "%Y-%m-%d %H:%M:%OS6", tz = "UTC")
-    seconds[local] <- as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%OS", tz = tz))
-  }
+  seconds[day] <- clock_in_zone(clock_seconds(text[day]), tz)
+  timed <- which(!missing & !day)
+  seconds[timed] <- iso_seconds(text[timed], tz)
   as.POSIXct(seconds, origin = "1970-01-01", tz = tz)
+}
+
+# ISO 8601 date-times ("2023-05-01T13:00:00Z", "2023-05-01 13:00", "... 13:00:00.25", with a zone
+# "Z", "UTC", "GMT", "+02:00", "+0200", "+02" or none) as seconds since 1970-01-01 UTC, NA for
+# other text (`x`, the values of a column). A time without a zone is a clock time of `tz`.
+# Attribute "form": TRUE where a value has that form, so that NA there is a time not on the clock
+# or calendar (24:00, 13:59:60, 2023-02-30, an offset beyond 14:00). parse_timestamp() (the
+# readers) and text_times() (predict_chunks()' kept columns, the hints of a time column as text).
+iso_seconds <- function(x, tz = "UTC") {
+  out <- rep(NA_real_, length(x))
+  # As write.csv() and predict_chunks() write them ("2024-05-01 13:00:00", "...T13:00:00Z"): by
+  # arithmetic alone, several times as fast as taking the text apart.
+  plain <- grepl("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2})?[Zz]?$", x, perl = TRUE)
+  out[plain] <- clock_seconds(x[plain])
+  zoned <- plain & grepl("[Zz]$", x, perl = TRUE)
+  # RFC 3339 allows "t" and "z" in lower case.
+  iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
+  rest <- which(!plain)
+  rest <- rest[grepl(iso, x[rest], perl = TRUE)]
+  if (length(rest)) {
+    fraction <- sub(iso, "\\4", x[rest], perl = TRUE)
+    zone <- gsub(":", "", sub(iso, "\\5", x[rest], perl = TRUE), fixed = TRUE)
+    signed <- grepl("^[+-]", zone)
+    # An hours-only offset ("+02") has no minutes: the leading "0" makes them 0.
+    hours <- as.numeric(substr(zone[signed], 2, 3))
+    minutes <- as.numeric(paste0("0", substr(zone[signed], 4, 5)))
+    offset <- numeric(length(rest))
+    offset[signed] <- ifelse(startsWith(zone[signed], "-"), -1, 1) * (hours * 3600 + minutes * 60)
+    offset[signed][minutes >= 60 | hours * 60 + minutes > 14 * 60] <- NA
+    out[rest] <- clock_seconds(sub(iso, "\\1 \\2", x[rest], perl = TRUE)) +
+      ifelse(nzchar(fraction), suppressWarnings(as.numeric(fraction)), 0) - offset
+    zoned[rest] <- nzchar(zone)
+  }
+  if (tz != "UTC") {
+    local <- which(!zoned & !is.na(out))
+    out[local] <- clock_in_zone(out[local], tz)
+  }
+  form <- plain
+  form[rest] <- TRUE
+  structure(out, form = form)
+}
+
+# Clock times written as seconds since 1970 of the UTC clock (clock_seconds(), with a fraction)
+# as the instants those clock times are in zone `tz`, as as.POSIXct(<the clock time>, tz = tz)
+# reads them (a clock time skipped when clocks go forward is taken as R takes it).
+clock_in_zone <- function(seconds, tz) {
+  if (tz == "UTC" || !length(seconds)) return(seconds)
+  whole <- floor(seconds)
+  clock <- format(as.POSIXct(whole, origin = "1970-01-01", tz = "UTC"), "%Y-%m-%d %H:%M:%S", tz = "UTC")
+  as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%S", tz = tz)) + (seconds - whole)
 }
 
 # is_missing_value_text() (an empty field, spaces, NA, NaN), faster on columns of times.

@@ -3,7 +3,10 @@
 # builds: session 40 reads a kept column of times as times (R/text-times.R; before, as text), so
 # `keep_date` shows what typing the times costs. In a child Rscript per build and round (the
 # builds alternating, `rounds` rounds), each call repeated `reps` times; the median over all calls
-# of a build. The first child writes the file (utils::write.csv(), outside the timing).
+# of a build. The first child writes the file (utils::write.csv(), outside the timing). Session
+# 41 reads ISO 8601 times by one parser (iso_seconds()) in predict_chunks() and in the readers'
+# parse_timestamp(): `read_times` is parse_timestamp() of the million times as PurpleAir writes
+# them ("2021-04-01T00:00:00Z"), made before the timing.
 #
 #   NCAM_LIB_BEFORE=<older library> NCAM_LIB=<library> nice -n 10 Rscript bench/chunks_kept_times.R [rounds reps]
 #
@@ -20,10 +23,17 @@ if (length(args) && args[1] == "--child") {
     if (!file.exists(path)) utils::write.csv(work$d, path, row.names = FALSE)
     path
   }
+  made <- new.env()
+  iso <- function(work) {
+    if (is.null(made$iso)) made$iso <- format(work$d$date, "%Y-%m-%dT%H:%M:%SZ", tz = "UTC")
+    made$iso
+  }
   cpu_bench_child(args, list(
     csv_first = function(work) csv(work),  # untimed in effect: the file exists after the first child
+    iso_first = function(work) iso(work),  # untimed in effect, as csv_first
+    read_times = function(work) ncam:::parse_timestamp(iso(work), "time_stamp", "x.csv"),
     keep_none = function(work) predict_chunks(work$fit, csv(work), threads = 1, verbose = FALSE),
     keep_date = function(work) predict_chunks(work$fit, csv(work), keep = c("date", "site"), threads = 1, verbose = FALSE)))
 }
-cpu_bench_parent(script, args, cases = c("keep_none", "keep_date"), default_reps = 2L,
+cpu_bench_parent(script, args, cases = c("keep_none", "keep_date", "read_times"), default_reps = 2L,
                  work_prefix = "ncam-chunks-kept-", threads_txt = "1 thread")

@@ -377,7 +377,8 @@ test_that("ncam_baseline() rejects bad input", {
   expect_error(ncam_baseline("a + b", d), "`formula` must be a two-sided formula", fixed = TRUE)
   expect_error(ncam_baseline(~ a + b, d), "`formula` must be a two-sided formula", fixed = TRUE)
   expect_error(ncam_baseline(a + b ~ c, d), "Baselines take no covariates", fixed = TRUE)
-  expect_error(ncam_baseline(a + b ~ ., d), "Found `~ .`", fixed = TRUE)
+  # `~ .` stands for every column but the sensors and date-times (`day`).
+  expect_error(ncam_baseline(a + b ~ ., d), "Baselines take no covariates, but `~ .` takes columns `c` and `txt`", fixed = TRUE)
   expect_error(ncam_baseline(log(a) + b ~ 1, d), "must list sensor columns", fixed = TRUE)
   expect_error(ncam_baseline(a ~ 1, d), "at least two sensors on its left side, not 1", fixed = TRUE)
   expect_error(ncam_baseline(a + a ~ 1, d), "names sensor \"a\" more than once", fixed = TRUE)

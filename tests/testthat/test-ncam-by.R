@@ -719,3 +719,12 @@ test_that("verbose = TRUE prints each group's summary on its own line, as ncam()
   expect_snapshot(writeLines(printed),
                   transform = function(x) gsub("[0-9.]+ s\\b", "<seconds> s", x))
 })
+
+test_that("?ncam_by sends predict_chunks() the fits by group, which it scores, not one group's fit", {
+  help <- paste(capture.output(tools::Rd2txt(tools::Rd_db("ncam")[["ncam_by.Rd"]], options = list(underline_titles = FALSE))),
+                collapse = " ")
+  help <- gsub("\\s+", " ", gsub("[\u2018\u2019'](predict_chunks\\(\\))[\u2018\u2019']", "\\1", help))
+  expect_no_match(help, "predict_chunks() on a group's fit", fixed = TRUE)
+  expect_match(help, "predict_chunks() of the fits (or of their calibration) for scoring data larger than memory, each row by its group's model",
+               fixed = TRUE)
+})

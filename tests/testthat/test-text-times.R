@@ -87,3 +87,60 @@ test_that("times written as write.csv() and predict_chunks() write them are read
   paris <- ncam:::text_times(c("2024-07-01 12:00:00", "2024-07-01T12:00:00Z", "2024-07-01"), "POSIXct", tz = "Europe/Paris")
   expect_identical(as.numeric(paris), as.numeric(as.POSIXct(c("2024-07-01 10:00", "2024-07-01 12:00", "2024-06-30 22:00"), tz = "UTC")))
 })
+
+# Seconds since 1970 of ISO 8601 clock times without a zone, as as.POSIXct() reads them in zone `tz`.
+by_r <- function(clock, tz) {
+  clock <- sub("^(.{10})[Tt]", "\\1 ", clock)
+  clock <- ifelse(nchar(clock) == 16L, paste0(clock, ":00"), clock)
+  as.numeric(as.POSIXct(clock, format = "%Y-%m-%d %H:%M:%OS", tz = tz))
+}
+
+test_that("the readers' parse_timestamp() and text_times() read ISO 8601 alike, as as.POSIXct() reads it", {
+  clock <- c("2024-05-01 13:00:00", "2024-05-01T13:00:00", "2024-05-01t13:00", "1999-12-31 23:59:59", "2024-02-29 00:00:01",
+             "2024-05-01 13:00:00.5", "2024-05-01T13:00:00.123", "2024-05-01 13:00:00.000001", "2071-01-01 06:07:08.75")
+  written <- c(clock, paste0(clock, "Z"), paste0(clock[1:3], "z"), paste(clock[6:7], "UTC"), paste0(clock[1:2], " GMT"),
+               paste0(clock[c(1, 7)], "+02:00"), paste0(clock[c(2, 9)], "-0530"), paste0(clock[4], "+14"))
+  from_readers <- as.numeric(ncam:::parse_timestamp(written, "t", "x.csv"))
+  expect_identical(as.numeric(ncam:::text_times(written, "POSIXct")), from_readers)
+  # By hand: the clock time read by R in UTC, less the offset written.
+  base <- by_r(sub(" ?(Z|z|UTC|GMT|[+-][0-9:]+)$", "", written), "UTC")
+  offset <- rep(0, length(written))
+  offset[endsWith(written, "+02:00")] <- 7200
+  offset[endsWith(written, "-0530")] <- -19800
+  offset[endsWith(written, "+14")] <- 50400
+  expect_identical(from_readers, base - offset)
+  # Times off the clock or calendar are refused by both.
+  off <- c("2024-01-01 24:00:00", "2024-01-01 23:59:60", "2023-02-29 10:00", "2024-01-01 10:00:00.5+14:30", "2024-01-01 10:00+02:60")
+  expect_true(all(is.na(ncam:::text_times(off, "POSIXct"))))
+  for (value in off) expect_error(ncam:::parse_timestamp(value, "t", "x.csv"), "not on the clock or calendar")
+})
+
+test_that("in a time zone, clock times and days are read as as.POSIXct() reads them, on the days clocks change too", {
+  zones <- list(
+    `America/New_York` = c("2024-03-10 01:59:59", "2024-03-10 02:30:00", "2024-03-10 03:00:00", "2024-11-03 01:30:00",
+                           "2024-11-03 02:00:00", "2024-03-10 02:30:00.25", "2024-05-01 13:00:00.123", "2024-05-01T13:00:00.1"),
+    `Europe/Paris` = c("2024-03-31 02:30:00", "2024-10-27 02:30:00", "2024-10-27 02:30:00.5", "2024-07-01 12:00"),
+    # Clocks went from 00:00 to 01:00: that day has no midnight.
+    `America/Sao_Paulo` = c("2018-11-04 00:30:00", "2018-11-04 01:00:00", "2019-02-16 23:30:00"),
+    # Half an hour of daylight saving time.
+    `Australia/Lord_Howe` = c("2024-10-06 02:15:00", "2024-04-07 01:45:00.5"))
+  days <- list(`America/New_York` = c("2024-03-10", "2024-11-03"), `Europe/Paris` = c("2024-03-31", "2024-10-27"),
+               `America/Sao_Paulo` = c("2018-11-04", "2019-02-17"), `Australia/Lord_Howe` = c("2024-10-06", "2024-04-07"))
+  for (tz in names(zones)) {
+    x <- zones[[tz]]
+    want <- by_r(x, tz)
+    got <- ncam:::text_times(x, "POSIXct", tz = tz)
+    expect_identical(attr(got, "tzone"), tz)
+    expect_identical(as.numeric(got), want, label = tz)
+    # A written zone wins over `tz`.
+    expect_identical(as.numeric(ncam:::text_times(paste0(x, "Z"), "POSIXct", tz = tz)),
+                     as.numeric(ncam:::parse_timestamp(paste0(x, "Z"), "t", "x.csv")))
+    expect_identical(as.numeric(ncam:::text_times(days[[tz]], "POSIXct", tz = tz)), as.numeric(as.POSIXct(days[[tz]], tz = tz)),
+                     label = paste(tz, "days"))
+    expect_identical(ncam:::text_times(days[[tz]], "Date", tz = tz), as.Date(days[[tz]]))
+  }
+  # The session's zone, as chunk_times_from_text() gives "" for a key without one.
+  withr::local_timezone("America/New_York")
+  expect_identical(as.numeric(ncam:::text_times(zones$`America/New_York`, "POSIXct", tz = "")),
+                   by_r(zones$`America/New_York`, ""))
+})
