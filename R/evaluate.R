@@ -114,10 +114,12 @@ evaluate_fusion <- function(pred, truth) {
                  }))
   }
   if (length(prior_only)) {
-    cli::cli_inform("Dropped {length(prior_only)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the estimate is the model's prior, not a measurement).")
+    ncam_inform("Dropped {length(prior_only)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the estimate is the model's prior, not a measurement).",
+                "ncam_message_prior_rows")
   }
   if (dropped > 0L) {
-    cli::cli_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.")
+    ncam_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.",
+                "ncam_message_dropped_rows")
   }
   err <- estimate[keep] - truth[keep]
   out <- data.frame(rmse = sqrt(mean(err^2)), mae = mean(abs(err)))
@@ -165,15 +167,16 @@ in_common_units <- function(values, prediction, call = parent.frame()) {
         "{subject} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units
          of {of_owner}.",
         i = "Compare values of one quantity, or convert them yourself first."), call)
-      cli::cli_inform("{subject} is converted from {given} to {goal}, the units of {of_owner}.")
+      ncam_inform("{subject} is converted from {given} to {goal}, the units of {of_owner}.",
+                  "ncam_message_units")
     }
     values[[name]] <- units::drop_units(values[[name]])
   }
   plain <- names(values)[!carry]
   if (length(plain) > 0L) {
     shown <- vapply(plain, function(name) cli::format_inline(label(name)), character(1))
-    cli::cli_inform("{shown}, without units, {cli::qty(length(plain))}{?is/are} taken to be in
-                     {goal}, the units of {of_owner}.")
+    ncam_inform("{shown}, without units, {cli::qty(length(plain))}{?is/are} taken to be in
+                 {goal}, the units of {of_owner}.", "ncam_message_units")
   }
   values
 }
