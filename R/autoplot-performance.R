@@ -20,7 +20,7 @@ autoplot.ncam_performance <- function(object, ...) {
                       {.code averaging = {.val {block}}}."),
                call = call)
   }
-  symbols <- performance_symbols()
+  symbols <- performance_symbols(figure = TRUE)
   spec <- performance_metric_table
   panels <- spec$metric[spec$metric %in% points$metric]
   units <- unique(as.character(object$unit))

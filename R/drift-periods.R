@@ -29,7 +29,7 @@ warn_repeated_drift_rows <- function(newdata, call = parent.frame()) {
 # The start of each row's period, of the class (and time zone) of the time column. Weeks
 # (from Monday), months, quarters and years are calendar periods of the local clock; days and
 # shorter periods are those of join_reference(): whole days from local midnight (23 or 25 hours
-# at a clock change), shorter spans as multiples of their length since the epoch.
+# at a clock change), shorter spans as multiples of their length on the local clock.
 drift_periods <- function(time, period, call = parent.frame()) {
   check_string(period, "period", call = call)
   calendar <- calendar_period(period)

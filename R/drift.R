@@ -76,7 +76,7 @@
 #'   `"year"` or a whole multiple such as `"2 weeks"`, periods of the calendar in the `date`
 #'   column's time zone; `"1 day"` or more whole days, from local midnight (a day of a clock
 #'   change has 23 or 25 hours); or for date-times `"1 hour"`, `"30 min"` and such, spans of
-#'   that length counted from 1970-01-01 UTC (as in [join_reference()]).
+#'   that length counted from 1970-01-01 00:00 of the local clock (as in [join_reference()]).
 #' @param unit Optional name of a column identifying units or sites: each unit's periods are
 #'   checked separately. For fits by group, `NULL`: the groups are the units. Readings are
 #'   compared as they are: the unit offsets of a fit with `unit` (see [ncam()]) are not applied,

@@ -35,18 +35,27 @@
 #'   `.pred_lower` and `.pred_upper`), or a numeric vector of predictions (a
 #'   one-column matrix is taken as a vector; a matrix of several columns is an
 #'   error).
-#' @param truth Numeric vector of reference values, one per prediction, in the
-#'   units of the predictions (or of class `"units"`: see Details).
-#' @return A one-row data frame with `rmse`, `mae`, `coverage` and `mean_width`
+#' @param truth The reference values, one per prediction, in the units of the
+#'   predictions (or of class `"units"`: see Details): a numeric vector, or the
+#'   name of a column of `pred` that holds them (such as `truth = "ref"` for
+#'   `augment(fit, newdata)`, which keeps the reference column beside the
+#'   predictions).
+#' @return A one-row tibble with `rmse`, `mae`, `coverage` and `mean_width`
 #'   (the last two only when `pred` has interval bounds) and `n`, the number of
 #'   rows used; `rmse`, `mae` and `mean_width` are in the units of the
-#'   predictions (see Details).
+#'   predictions (see Details). Tibbles have no row names: to stack the scores of
+#'   several predictions under their names, bind them with
+#'   `dplyr::bind_rows(scores, .id = "method")`, or in base R turn each into a
+#'   data frame first (`as.data.frame()`), whose `rbind()` keeps the names of a
+#'   named list as row names.
 #' @export
 #' @examples
 #' pred <- data.frame(.pred = c(1, 2, 3), .pred_lower = c(0, 1, 2.5),
-#'                    .pred_upper = c(2, 3, 3.5))
+#'                    .pred_upper = c(2, 3, 3.5), ref = c(1.5, 3.2, 3))
+#' evaluate_fusion(pred, truth = "ref")
 #' evaluate_fusion(pred, truth = c(1.5, 3.2, 3))
 evaluate_fusion <- function(pred, truth) {
+  truth <- truth_values(pred, truth)
   if (is.data.frame(pred)) {
     if (!".pred" %in% names(pred)) {
       ncam_abort(c("{.arg pred} has no column {.field .pred}, the predictions of {.fn predict};
@@ -77,7 +86,8 @@ evaluate_fusion <- function(pred, truth) {
   truth <- all_missing_as_numeric(truth)
   if (inherits(truth, "integer64")) truth <- integer64_to_double(truth, "truth", environment())
   if (!is.numeric(truth)) {
-    ncam_abort("{.arg truth} must be a numeric vector, not {.obj_type_friendly {truth}}.")
+    ncam_abort("{.arg truth} must be a numeric vector or the name of a column of {.arg pred},
+                    not {.obj_type_friendly {truth}}.")
   }
   if (length(truth) != length(estimate)) {
     ncam_abort("{.arg truth} has {length(truth)} value{?s} but {.arg pred} has
@@ -114,13 +124,15 @@ evaluate_fusion <- function(pred, truth) {
                  }))
   }
   if (length(prior_only)) {
-    cli::cli_inform("Dropped {length(prior_only)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the estimate is the model's prior, not a measurement).")
+    ncam_inform("Dropped {length(prior_only)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the estimate is the model's prior, not a measurement).",
+                "ncam_message_prior_rows")
   }
   if (dropped > 0L) {
-    cli::cli_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.")
+    ncam_inform("Dropped {dropped} row{?s} with a missing {.arg truth} or {.field .pred}.",
+                "ncam_message_dropped_rows")
   }
   err <- estimate[keep] - truth[keep]
-  out <- data.frame(rmse = sqrt(mean(err^2)), mae = mean(abs(err)))
+  out <- tibble::tibble(rmse = sqrt(mean(err^2)), mae = mean(abs(err)))
   bounds <- interval_bounds(pred, keep)
   if (!is.null(bounds)) {
     y <- truth[keep]
@@ -131,6 +143,31 @@ evaluate_fusion <- function(pred, truth) {
   }
   out$n <- sum(keep)
   out
+}
+
+# `truth` as given, or the column of data frame `pred` it names (one string).
+truth_values <- function(pred, truth, call = parent.frame()) {
+  if (!(is.character(truth) && length(truth) == 1L)) return(truth)
+  if (is.na(truth) || !nzchar(truth)) {
+    ncam_abort("{.arg truth} must be a numeric vector or the name of a column of {.arg pred}, not {.val {truth}}.",
+               call = call)
+  }
+  if (!is.data.frame(pred)) {
+    ncam_abort(c("{.arg truth} names a column ({.val {truth}}), but {.arg pred} is not a data frame.",
+                 i = "Give {.arg truth} as the vector of reference values, or {.arg pred} as the data frame holding both."),
+               call = call)
+  }
+  if (!truth %in% names(pred)) {
+    ncam_abort(c("{.arg truth} names column {.val {truth}}, which {.arg pred} lacks.",
+                 i = "Its column{?s}: {.val {names(pred)}}."), call = call)
+  }
+  check_single_columns(pred, truth, call, data_arg = "pred")
+  column <- pred[[truth]]
+  if (!is.numeric(column) && !is_all_missing(column) && !inherits(column, "integer64")) {
+    ncam_abort("Column {.val {truth}} of {.arg pred} (from {.arg truth}) must be numeric, not
+                {.obj_type_friendly {column}}.", call = call)
+  }
+  column
 }
 
 # Predictions, truth and bounds (NULL when absent) in one unit when any carries units (units
@@ -165,15 +202,16 @@ in_common_units <- function(values, prediction, call = parent.frame()) {
         "{subject} is in {.val {given}}, which cannot be converted to {.val {goal}}, the units
          of {of_owner}.",
         i = "Compare values of one quantity, or convert them yourself first."), call)
-      cli::cli_inform("{subject} is converted from {given} to {goal}, the units of {of_owner}.")
+      ncam_inform("{subject} is converted from {given} to {goal}, the units of {of_owner}.",
+                  "ncam_message_units")
     }
     values[[name]] <- units::drop_units(values[[name]])
   }
   plain <- names(values)[!carry]
   if (length(plain) > 0L) {
     shown <- vapply(plain, function(name) cli::format_inline(label(name)), character(1))
-    cli::cli_inform("{shown}, without units, {cli::qty(length(plain))}{?is/are} taken to be in
-                     {goal}, the units of {of_owner}.")
+    ncam_inform("{shown}, without units, {cli::qty(length(plain))}{?is/are} taken to be in
+                 {goal}, the units of {of_owner}.", "ncam_message_units")
   }
   values
 }

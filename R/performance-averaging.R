@@ -16,9 +16,9 @@ unit_time_steps <- function(obs, named, time_step = NULL, shared = character(),
     centre <- found$centre[who]
     whose <- if (named) cli::format_inline("of unit{?s} {.val {who}} ") else ""
     gaps_shown <- prettyNum(signif(centre, 4))
-    cli::cli_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
-                     {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
-                     step.")
+    ncam_inform("The time stamps {whose}wander around a step of {format_step(step)} (mean
+                 {cli::qty(length(centre))}gap{?s} {gaps_shown} seconds): taken at that
+                 step.", "ncam_message_time_step")
   }
   list(steps = judged_steps(obs, steps, stats::setNames(found$kind, names(steps)), time_step,
                             shared, named, call),
@@ -212,23 +212,25 @@ settle_averaging <- function(averaging, steps, crowded = list()) {
       ""
     }
     if (if (whole_day_step(step)) step > 86400 || "24h" %in% averaging else drop_daily) {
-      cli::cli_inform(paste0(who, coarse_step_message(step, averaging, drop_daily,
-                                                      length(crowded[["24h"]]) > 0L)))
+      ncam_inform(paste0(who, coarse_step_message(step, averaging, drop_daily,
+                                                  length(crowded[["24h"]]) > 0L)),
+                  "ncam_message_averaging")
     }
   }
   # Every unit coarser than an hour (daily O3): no 1-hour means to give beside the rows as given.
   coarse <- both("1h") && isTRUE(all(steps > 3600))
   if (coarse) {
     shown <- toString(vapply(unique(unname(steps)), format_step, character(1)))
-    cli::cli_inform("The data are more than one hour apart ({shown}): they are judged as given, with no 1-hour block.")
+    ncam_inform("The data are more than one hour apart ({shown}): they are judged as given, with no 1-hour block.",
+                "ncam_message_averaging")
   }
   drop_hourly <- coarse || both("1h") && isTRUE(all(steps == 3600))
   if ("1h" %in% averaging && isTRUE(all(steps == 3600)) && length(crowded[["1h"]]) == 0L) {
-    cli::cli_inform(paste0("The data have one value per hour already", if (drop_hourly) {
+    ncam_inform(paste0("The data have one value per hour already", if (drop_hourly) {
       ": they are judged as given, with no separate 1-hour block."
     } else {
       ": the 1-hour block holds them as given."
-    }))
+    }), "ncam_message_averaging")
   }
   setdiff(averaging, c(if (drop_daily) "24h", if (drop_hourly) "1h"))
 }

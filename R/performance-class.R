@@ -74,7 +74,10 @@ metric_thresholds <- function(targets, time_step) {
 }
 
 # "R2", "<=" and ">=" where the output cannot show Unicode (as in snapshots and some consoles).
-performance_symbols <- function() {
+# Figures take ASCII whatever the console shows: a PDF device cannot draw the Unicode signs
+# (pdf() warned "conversion failure" for each and dropped them).
+performance_symbols <- function(figure = FALSE) {
+  if (figure) return(c(r2 = "R-squared", le = "<=", ge = ">="))
   if (cli::is_utf8_output()) c(r2 = "R\u00b2", le = "\u2264", ge = "\u2265") else
     c(r2 = "R2", le = "<=", ge = ">=")
 }

@@ -32,9 +32,9 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   # averaged with measured rows, they would make a day of them count as complete.
   prior <- if (".n_sensors" %in% names(data)) which(data[[".n_sensors"]] == 0 & !is.na(obs$est))
   if (length(prior) > 0L) {
-    cli::cli_inform("{length(prior)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the
-                     estimate is the model's prior) {?is/are} taken without an estimate
-                     ({.val {estimate}}).")
+    ncam_inform("{length(prior)} row{?s} with {.field .n_sensors} = 0 (no sensor reading: the
+                 estimate is the model's prior) {?is/are} taken without an estimate
+                 ({.val {estimate}}).", "ncam_message_prior_rows")
     obs$est[prior] <- NA
   }
   # A row's reference is one whole record; block_means() says which means have all theirs.
@@ -162,8 +162,8 @@ in_target_units <- function(data, columns, to, call) {
     if (length(plain) && !same_scale(from, to)) {
       refuse_plain_beside_converted(plain, col, arg, from, to, call)
     }
-    cli::cli_inform("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to {to},
-                     the units of the targets.")
+    ncam_inform("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to {to},
+                 the units of the targets.", "ncam_message_units")
     data[[col]] <- converted
   }
   data

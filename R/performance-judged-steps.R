@@ -65,13 +65,13 @@ judged_steps <- function(obs, steps, kind, time_step, shared, named, call) {
     to <- format_step(pairs$to[i])
     column <- pairs$column[i]
     n <- length(who)
-    cli::cli_inform(c("{cli::qty(n)}Unit{?s} {.val {who}} {cli::qty(n)}read{?s/} every {from}, but
+    ncam_inform(c("{cli::qty(n)}Unit{?s} {.val {who}} {cli::qty(n)}read{?s/} every {from}, but
                        {cli::qty(n)}{?its/their} {.field {column}} values are, at every time
                        shared, those of {cli::qty(length(leaders))}unit{?s} {.val {leaders}},
                        read every {to} and changing at that step: {cli::qty(n)}{?it is/they are}
                        judged at {to}, as a series with records missing.",
                       i = "Give {.code time_step = c(\"{who[1]}\" = \"{from}\")} to judge a
-                           unit at its own step."))
+                           unit at its own step."), "ncam_message_time_step")
     steps[who] <- pairs$to[i]
   }
   steps

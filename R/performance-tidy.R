@@ -25,7 +25,10 @@
 #'   as within the target, one outside as outside it, one whose target is not judged (such as
 #'   the expanded uncertainty when the limit value lies outside the reference values) in grey.
 #'   The error target is met when RMSE or NRMSE is within its range, the precision target
-#'   when SD or CV is, so one of the two may lie outside while the target is met.
+#'   when SD or CV is, so one of the two may lie outside while the target is met. The figure's
+#'   text is ASCII (`R-squared`, `<=`, `>=`) whatever the console shows, so that every graphics
+#'   device draws it: a PDF device cannot draw the signs R\ifelse{html}{\out{<sup>2</sup>}}{^2},
+#'   less-or-equal and greater-or-equal that `print()` uses on a console that shows Unicode.
 #'
 #' Thresholds are those of [performance_targets()], the table `sensor_performance()` judges
 #' by; `tidy()`'s `pass` is the table's `pass_*` column of the target.

@@ -374,8 +374,8 @@ inform_unpaired <- function(unpaired, averaging, steps) {
     any(fits_span(steps, block_span(block)) & steps < block_span(block))
   }, setdiff(averaging, "as_given"))
   if (length(averaged) == 0L) {
-    cli::cli_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
-                     out of the paired metrics.")
+    ncam_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
+                 out of the paired metrics.", "ncam_message_unpaired_rows")
     return(invisible())
   }
   means <- paste(sub("h$", "-hour", averaged), collapse = " and ")
@@ -384,7 +384,8 @@ inform_unpaired <- function(unpaired, averaging, steps) {
   } else {
     ""
   }
-  cli::cli_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
-                         " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
-                         estimate or reference: each is averaged over the rows that have it."))
+  ncam_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
+                     " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
+                     estimate or reference: each is averaged over the rows that have it."),
+              "ncam_message_unpaired_rows")
 }

@@ -61,14 +61,14 @@ whole_days_apart <- function(step) {
 
 # The hint for readings `step` seconds apart that may each be the mean of the `step` from its
 # time: a period of that length pairs them with the right windows only when every one lies at
-# the start of such a period (those start on multiples of the period from 1970-01-01, or for
-# days at local midnights every so many days from it), else none does.
+# the start of such a period (those start on multiples of the period from 1970-01-01 00:00 of the
+# local clock, or for days at local midnights every so many days from it), else none does.
 window_hint <- function(time, step) {
   spacing <- format_period(step)
   if (all(period_start(time, parse_period(spacing, "average")) == time)) {
     return(cli::format_inline("If each reading is the mean of the {spacing} from its time, use {.code average = \"{spacing}\"}."))
   }
-  cli::format_inline("If each reading is the mean of the {spacing} from its time, no {.arg average} pairs it with its window: periods of {spacing} start at multiples of {spacing} from 1970-01-01, and the readings do not. Average the other table over each reading's window instead.")
+  cli::format_inline("If each reading is the mean of the {spacing} from its time, no {.arg average} pairs it with its window: periods of {spacing} start at multiples of {spacing} from 1970-01-01 00:00 of the local clock, and the readings do not. Average the other table over each reading's window instead.")
 }
 
 # Periods of several days, and a table with about one reading per period or fewer, at local

@@ -59,12 +59,22 @@
 #'   reference row of the same keys that is nearest in time, if it lies within
 #'   `tolerance` (ties go to the earlier reference time).
 #'
-#' Periods that are not a whole number of days (`"1 hour"`, `"36 hours"`) start
-#' at multiples of the period counted from 1970-01-01 00:00 UTC; periods of
-#' whole days, in whatever unit they are given, follow the calendar of the time
-#' zone of the `sensors` time column (a date-time without a time zone is in the
-#' session's zone, as R prints it, as in [sensor_performance()]; for a `Date`
-#' column, the zone of the `reference` date-times). A `Date` time
+#' Periods follow the local clock of the time zone of the `sensors` time column
+#' (a date-time without a time zone is in the session's zone, as R prints it,
+#' as in [sensor_performance()]; for a `Date` column, the zone of the
+#' `reference` date-times), as the hours of [sensor_performance()] and
+#' [average_estimates()] do, so the three pair the same readings. Periods that
+#' are not a whole number of days (`"1 hour"`, `"15 min"`, `"36 hours"`) start at
+#' multiples of the period counted from 1970-01-01 00:00 of the local clock: an
+#' hour starts on the clock's hour also where the offset from UTC is not whole
+#' hours (India, UTC+05:30; Adelaide, +09:30 and +10:30 in summer). Each is a
+#' span of elapsed time from its start: on the day the clock goes back, the
+#' repeated hour (01:00 to 02:00 in London) is two periods of an hour, and the
+#' day holds 25 hourly periods; on the day it goes forward, 23. A period longer
+#' than an hour that the clock change cuts (2 hours from 00:00 when the clock
+#' goes forward at 01:00) expects the readings of the time it lasts. Periods of
+#' whole days, in whatever unit they are given, run from local midnight to
+#' local midnight (23 or 25 hours on a day of a clock change). A `Date` time
 #' column stands for local midnight in that time zone. The daily values of the
 #' AQS files of [read_aqs()] (`Date Local`) are for the local standard day
 #' (midnight to midnight standard time at the monitor, all year): to pair them
@@ -114,11 +124,8 @@
 #' table with `openair::timeAverage(data, avg.time = "hour", data.thresh = 75,
 #' type = "site")` (its `data.thresh` is `completeness` in percent and its time
 #' column must be called `date`) and merge the results by `date` and site. The
-#' periods may differ: other than whole days, those here start on multiples of
-#' the period in UTC, so in a time zone whose offset from UTC is not a whole number
-#' of periods (India, UTC+05:30, with hourly periods) they do not start on the
-#' local clock's hour. Periods of several days start on multiples of that many
-#' days since 1970-01-01, a Thursday: `"7 days"` gives weeks from Thursday.
+#' periods may differ: periods of several days here start on multiples of that
+#' many days since 1970-01-01, a Thursday: `"7 days"` gives weeks from Thursday.
 #'
 #' A time that repeats within a series (the same time and keys on two rows of
 #' one table) is an error: it would count twice in the mean and towards

@@ -135,17 +135,47 @@ warning_classes <- do.call(rbind, lapply(list(
     "relative humidities below -10 or above 110 percent, read as NA")
 ), function(row) data.frame(class = row[1], given_by = row[2], meaning = row[3], stringsAsFactors = FALSE)))
 
-# The Rd of the table, for ?ncam_warnings.
-warning_classes_rd <- function() {
-  # No "%" in the table's text: roxygen escapes an escaped one again, and Rd then reads a comment.
-  stopifnot(!any(grepl("%", unlist(warning_classes), fixed = TRUE)))
-  rows <- sprintf("\\code{%s} \\tab %s \\tab %s \\cr", warning_classes$class,
-                  warning_classes$given_by, warning_classes$meaning)
-  c("@section Classes:", "\\tabular{lll}{", "\\strong{class} \\tab \\strong{given by} \\tab \\strong{when} \\cr",
-    rows, "}")
+# The classes of the messages of ncam_inform() (each also of class "ncam_message"), as the table
+# above: ?ncam_warnings shows them, and a test checks the calls against it.
+message_classes <- do.call(rbind, lapply(list(
+  c("ncam_message_unpaired_rows", "sensor_performance()",
+    "rows without both an estimate and a reference, left out of the pairs (or counted in the means of the column they have)"),
+  c("ncam_message_prior_rows", "sensor_performance(), evaluate_fusion()",
+    "rows with .n_sensors = 0 (no sensor reading: the estimate is the model's prior), taken without an estimate"),
+  c("ncam_message_dropped_rows", "evaluate_fusion()",
+    "rows with a missing truth or .pred, dropped"),
+  c("ncam_message_units", "sensor_performance(), evaluate_fusion()",
+    "a column converted to other units, or taken to be in the units of another"),
+  c("ncam_message_time_step", "sensor_performance(), average_estimates()",
+    "the time step a unit is judged at, when its stamps wander around it or its reference changes at a coarser one"),
+  c("ncam_message_averaging", "sensor_performance()",
+    "data already at the time step of an averaging asked for: that block is left out, or holds them as given")
+), function(row) data.frame(class = row[1], given_by = row[2], meaning = row[3], stringsAsFactors = FALSE)))
+
+# A message (cli text, evaluated in `.envir`) of class `class`, one of message_classes, and of the
+# common class "ncam_message".
+ncam_inform <- function(message, class, .envir = parent.frame()) {
+  cli::cli_inform(message, class = c(class, "ncam_message"), .envir = .envir)
 }
 
-#' Classes of the warnings and errors ncam gives
+# The Rd of the tables, for ?ncam_warnings.
+warning_classes_rd <- function() {
+  # No "%" in the table's text: roxygen escapes an escaped one again, and Rd then reads a comment.
+  stopifnot(!any(grepl("%", unlist(c(warning_classes, message_classes)), fixed = TRUE)))
+  table_rd <- function(table) {
+    c("\\tabular{lll}{", "\\strong{class} \\tab \\strong{given by} \\tab \\strong{when} \\cr",
+      sprintf("\\code{%s} \\tab %s \\tab %s \\cr", table$class, table$given_by, table$meaning), "}")
+  }
+  c("@section Classes:", table_rd(warning_classes),
+    "@section Messages:",
+    paste("The messages of the functions below have a class of their own and the class",
+          "\\code{ncam_message}, common to them, so that one kind can be muffled, such as with",
+          "\\code{suppressMessages(expr, classes = \"ncam_message_unpaired_rows\")}, or all of them",
+          "with \\code{classes = \"ncam_message\"}, while others pass."),
+    "", table_rd(message_classes))
+}
+
+#' Classes of the warnings, messages and errors ncam gives
 #'
 #' Every warning ncam gives has a class besides `warning` and `condition`, so
 #' that code fitting or scoring many models (loops over sites, [ncam_by()]) can

@@ -191,3 +191,26 @@ test_that("predictions without interval columns (a tibble, as predict() gives) s
   expect_equal(out$rmse, sqrt(1 / 3))
   expect_named(out, c("rmse", "mae", "n"))  # no interval, no interval metrics
 })
+
+test_that("truth may name a column of pred, and the result is a one-row tibble", {
+  pred <- data.frame(.pred = c(1, 2, 3, 4), .pred_lower = c(0, 1.5, 2, 3.5),
+                     .pred_upper = c(2, 2.5, 5, 4.5), ref = c(2, 2, 6, 3))
+  # Errors -1, 0, -3, 1; rows 1 and 2 covered; widths 2, 1, 3, 1.
+  out <- evaluate_fusion(pred, truth = "ref")
+  expect_s3_class(out, "tbl_df")
+  expect_equal(as.list(out), list(rmse = sqrt(11 / 4), mae = 5 / 4, coverage = 0.5, mean_width = 7 / 4,
+                                  n = 4L))
+  expect_identical(evaluate_fusion(pred, pred$ref), out)
+  expect_s3_class(evaluate_fusion(pred$.pred, pred$ref), "tbl_df")
+  # A reference column missing on some rows drops them, as a vector does.
+  pred$ref[2] <- NA
+  expect_message(out <- evaluate_fusion(pred, "ref"), "Dropped 1 row", class = "ncam_message_dropped_rows")
+  expect_equal(out$rmse, sqrt(11 / 3))
+  expect_error(evaluate_fusion(pred, "truth"), "names column \"truth\", which `pred` lacks", class = "ncam_error")
+  expect_error(evaluate_fusion(pred$.pred, "ref"), "`pred` is not a data frame", class = "ncam_error")
+  expect_error(evaluate_fusion(transform(pred, ref = "a"), "ref"), "must be numeric, not a character vector",
+               class = "ncam_error")
+  expect_error(evaluate_fusion(pred, NA_character_), "must be a numeric vector or the name of a column",
+               class = "ncam_error")
+  expect_snapshot(evaluate_fusion(pred[-2, ], "ref"))
+})

@@ -198,6 +198,26 @@ test_that("autoplot() draws each judged metric against its target's range", {
   expect_error(ggplot2::autoplot(hourly), class = "ncam_error", regexp = "24-hour")
 })
 
+test_that("autoplot() draws in a PDF device without warnings, whatever the console shows", {
+  skip_if_not_installed("ggplot2")
+  # A console that shows Unicode (print() then writes "R\u00b2" and "\u2265"): the figure keeps to
+  # ASCII, which every device draws (pdf() warned "conversion failure" for each sign).
+  local_reproducible_output(unicode = TRUE)
+  expect_true(cli::is_utf8_output())
+  perf <- colocated_perf()
+  p <- ggplot2::autoplot(perf)
+  built <- ggplot2::ggplot_build(p)
+  text <- c(levels(built$plot$data$panel), p$labels$title, p$labels$subtitle, p$labels$caption)
+  expect_identical(grep("[^ -~\n]", text, value = TRUE), character())
+  expect_true(any(grepl("R-squared\n>= 0.7", levels(built$plot$data$panel), fixed = TRUE)))
+  path <- tempfile(fileext = ".pdf")
+  grDevices::pdf(path)
+  expect_no_warning(print(p))
+  grDevices::dev.off()
+  expect_gt(file.size(path), 0)
+  unlink(path)
+})
+
 test_that("autoplot() builds on the PurpleAir and Toucan data", {
   skip_if_not_installed("ggplot2")
   pa_path <- file.path(shared_data("purpleair-aqs-daily-mathieu"),

@@ -122,17 +122,17 @@ test_that("readings further apart than the period get only hints that pair the r
   expect_no_match(conditionMessage(err), "average = \"3 days\"", fixed = TRUE)
   expect_match(conditionMessage(err), "no `average` pairs it with its window", fixed = TRUE)
   # Readings 3 hours apart are suggested 3-hour periods only when they start such periods
-  # (01:00 New York is 06:00 UTC, a multiple of 3 hours; 00:00 is not).
+  # (00:00, 03:00, ... of the local clock; 01:00, 04:00, ... are not).
   hourly <- data.frame(date = ny_hours, site = "A", pm = 1)
-  on_grid <- data.frame(date = ny_hours[seq(2, 720, 3)], site = "A", ref = 1)
+  on_grid <- data.frame(date = ny_hours[seq(1, 720, 3)], site = "A", ref = 1)
   expect_error(join_reference(hourly, on_grid, keys = "site"),
                "mean of the 3 hours from its time, use `average = \"3 hours\"`", fixed = TRUE)
-  off_grid <- transform(on_grid, date = date - 3600)
+  off_grid <- transform(on_grid, date = date + 3600)
   err <- expect_error(join_reference(hourly, off_grid, keys = "site"), class = "rlang_error")
   expect_no_match(conditionMessage(err), "average = \"3 hours\"", fixed = TRUE)
   expect_match(conditionMessage(err), "no `average` pairs it with its window", fixed = TRUE)
-  # With 3-hour periods as given, the off-grid readings would fall 2 hours into theirs.
-  expect_identical(as.numeric(off_grid$date[1]) %% (3 * 3600), 2 * 3600)
+  # With 3-hour periods as given, the off-grid readings would fall an hour into theirs.
+  expect_identical(format(off_grid$date[1], "%H:%M"), "01:00")
   # Daily periods and readings 36 hours apart: not whole days, so still an error.
   every_36 <- data.frame(date = ny_hours[seq(1, 720, 36)], site = "A", ref = 1)
   expect_error(join_reference(hourly, every_36, keys = "site", average = "1 day"),

@@ -103,9 +103,11 @@ test_that("a whole number of days, however written, is local calendar days as \"
   two <- join_reference(sensors, reference, average = "48 hours", completeness = 1)
   expect_identical(two$date, as.POSIXct(c("2023-03-10", "2023-03-12"), tz = tz))
   expect_equal(two$pm, c(mean(sensors$pm[day <= as.Date("2023-03-11")]), mean(sensors$pm[day >= as.Date("2023-03-12")])))
-  # A length that is not whole days still counts from 1970-01-01 00:00 UTC.
+  # A length that is not whole days counts from 1970-01-01 00:00 of the local clock: the local
+  # clock time (UTC time plus the offset, -5 or -4 hours) floored to 36 hours, less the offset.
   odd <- join_reference(sensors, reference, average = "36 hours")
-  starts <- floor(as.numeric(hours) / (36 * 3600)) * 36 * 3600
+  offset <- as.POSIXlt(hours)$gmtoff
+  starts <- floor((as.numeric(hours) + offset) / (36 * 3600)) * 36 * 3600 - offset
   expect_identical(as.numeric(odd$date), unique(starts))
   # Daily values stamped at UTC midnight are warned about with "24 hours" too.
   utc_days <- data.frame(date = as.POSIXct(c("2023-03-10", "2023-03-11"), tz = "UTC"), ref = 1:2)
