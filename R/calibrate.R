@@ -265,7 +265,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       # The model's own reference column, whichever way "split" was chosen.
       if (!object$reference %in% names(data)) {
         ncam_abort(c("{.arg data} has no column {.field {object$reference}}, the reference the model was fitted with, for {.code method = \"split\"}.",
-                     i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}."))
+                     i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}.",
+                     column_hints(object$reference, names(data))))
       }
       reference <- object$reference
     }
