@@ -188,6 +188,9 @@ max_calibration_scores <- 1e7
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
 #' @param threads Number of threads; see [ncam_threads()].
+#' @param ... Not used: an argument not named above is an error. `newdata` (or `new_data`) is
+#'   pointed to `data`, the calibration rows here; `newdata` is for [predict()] of the
+#'   calibration.
 #' @return An object of class `ncam_calibration`: a list with the fitted
 #'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
 #'   `holdout` scores (for `"ecdf"`, else `NULL`), `n` (calibration rows that
@@ -231,9 +234,11 @@ max_calibration_scores <- 1e7
 #' # Intervals for what the reference would read on the first days of May
 #' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
-                      seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+                      seed = NULL, correction = c("stutz", "ecdf"), threads = NULL, ...) {
+  check_dots_empty_hinted(calibrate_data_hints)
   check_column_name_args("reference")
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
+  check_data_given(missing(data))
   if (inherits(object, "ncam_baseline")) {
     ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn calibrate} calibrates the intervals of {.fn ncam} fits.",
                  i = "Judge the baseline's intervals with {.fn evaluate_fusion} on rows with reference readings, or fit {.fn ncam} (with {.arg reference} for a co-location period) and calibrate that."))
@@ -378,13 +383,4 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# Arguments of the draws (`given`: the names of those the user gave), which the methods that draw
-# nothing would silently ignore: an error for them.
-refuse_draw_arguments <- function(method, given, call = parent.frame()) {
-  if (!length(given) || method %in% c("mc_model", "mc_empirical")) return(invisible())
-  ncam_abort(c("{.arg {given}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-               i = "Leave {cli::qty(length(given))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."),
-             call = call)
 }

@@ -96,16 +96,40 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
   invisible(level)
 }
 
-# rlang::check_dots_empty(), naming the fix for an argument that belongs elsewhere: tidymodels'
-# `new_data` (ncam spells it `newdata`, as stats::predict() does), and the caller's `hints`, cli
-# text named by the argument.
+# rlang::check_dots_empty(), naming the fix for an argument that belongs elsewhere: the caller's
+# `hints` (cli text named by the argument), then the usual misnames of the caller's argument for
+# its rows (data_name_hints()).
 check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), call = parent.frame()) {
-  hints <- c(new_data = new_data_hint, hints)
-  arg <- intersect(dots_names(env), names(hints))[1]
+  hints <- c(hints, data_name_hints(env))
+  given <- dots_names(env)
+  arg <- given[given %in% names(hints)][1]
   if (!is.na(arg)) ncam_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
   # rlang's error, with the class of ncam's errors after its own.
   tryCatch(rlang::check_dots_empty(env = env, call = call),
            rlib_error_dots_nonempty = function(e) rlang::cnd_signal(with_ncam_error_class(e)))
+}
+
+# Hints for the names a user may give the argument that takes the rows, by the name the function
+# whose frame is `env` gives it: `newdata` (ncam spells it as stats::predict() does) given as
+# tidymodels' `new_data` or as `data`; `data` (calibrate(), model.frame()) given as `newdata` or
+# `new_data`; `path` (the readers) given as `file`, as readr's and data.table's readers call it.
+data_name_hints <- function(env) {
+  takes <- formal_names(env)
+  if ("newdata" %in% takes) return(c(new_data = new_data_hint, data = data_newdata_hint))
+  if ("data" %in% takes) return(c(newdata = newdata_data_hint, new_data = newdata_data_hint))
+  if ("path" %in% takes) return(c(file = file_path_hint))
+  character()
+}
+
+new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
+data_newdata_hint <- "Did you mean {.arg newdata}? Here the rows are {.arg newdata}, as for {.fn stats::predict}."
+newdata_data_hint <- "Did you mean {.arg data}? Here the rows are {.arg data}; {.arg newdata} is {.fn predict}'s."
+file_path_hint <- "Did you mean {.arg path}? ncam's readers take the file as {.arg path}."
+
+# The names of the formal arguments of the function whose frame is `env` (none if not called).
+formal_names <- function(env) {
+  at <- Position(function(frame) identical(frame, env), sys.frames(), right = TRUE)
+  if (is.na(at)) character() else names(formals(sys.function(at)))
 }
 
 # A vector of NA read as logical (an empty column of a file, read.csv()'s and others') is
@@ -115,8 +139,6 @@ all_missing_as_numeric <- function(x) if (is_all_missing(x)) as.double(x) else x
 
 # A sensor that did not read is a column of NA in new data, not a column left out.
 missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}, such as {.code {missing[1]} = NA_real_}."
-
-new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
 
 # The names given in the `...` of the function whose environment is `env`, without evaluating them.
 dots_names <- function(env) {

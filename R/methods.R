@@ -25,7 +25,12 @@
 #' when the call's data cannot be evaluated there (a fit read back in a session without it).
 #'
 #' @param x,object A fitted [ncam()] model.
-#' @param ... Unused.
+#' @param ... For `plot()`, graphical parameters passed to [graphics::matplot()]; for
+#'   `update()`, the arguments to change. `print()` ignores them, as print methods do. The others
+#'   take none: an argument they do not know is an error, not ignored (`summary(fit, newdata)`
+#'   points to [sensor_params()], which gives the sensors' gains, offsets and noise on other rows).
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()], which [step()] and others give).
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
 #'   `summary.ncam` with a `sensors` tibble (per sensor the gain `a`, offset `c` and noise
 #'   standard deviation `sigma`, each averaged over the fitted rows with its `_sd`, `_q10` and
@@ -121,6 +126,7 @@ fit_rows_text <- function(x) {
 #' @rdname ncam-methods
 #' @export
 summary.ncam <- function(object, ...) {
+  check_dots_empty_hinted(summary_rows_hints)
   check_ncam(object)
   range_table <- user_calibration_range(object)
   unit_offsets <- object$unit_offsets
@@ -171,6 +177,7 @@ print.summary.ncam <- function(x, ...) {
 #' @rdname ncam-methods
 #' @export
 coef.ncam <- function(object, ...) {
+  check_dots_empty_hinted()
   check_ncam(object)
   layout <- call_engine(ncam_layout_cpp(object$spec))
   lapply(layout$heads, function(head) {
@@ -212,6 +219,7 @@ no_single_uncertainty <- function(what, object) {
 #' @rdname ncam-methods
 #' @export
 logLik.ncam <- function(object, ...) {
+  check_dots_empty_hinted()
   check_ncam(object)
   structure(object$loglik, df = length(object$params) - n_held_params(object$spec), nobs = object$nobs,
             class = "logLik")
@@ -219,7 +227,14 @@ logLik.ncam <- function(object, ...) {
 
 #' @rdname ncam-methods
 #' @export
-nobs.ncam <- function(object, ...) check_ncam(object)$nobs
+nobs.ncam <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
+  check_ncam(object)$nobs
+}
+
+# summary() of a fit is over the rows it was fitted to; sensor_params() takes other rows.
+summary_rows_hints <- stats::setNames(rep("{.fn summary} averages over the rows the model was fitted to; {.code sensor_params(fit, newdata)} gives each sensor's gain, offset and noise on other rows.", 3),
+                                      c("newdata", "new_data", "data"))
 
 #' @rdname ncam-methods
 #' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default

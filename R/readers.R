@@ -16,6 +16,8 @@
 #'
 #' @eval missing_codes_rd("`humidity_a`")
 #' @param path Path to the CSV file.
+#' @param ... Not used: an argument not named above is an error (`file` is
+#'   pointed to `path`).
 #' @return A tibble sorted by `site` and `date`, with columns `date`
 #'   (Date), `site` (the PurpleAir `sensor_index`, character; `131611.0` is
 #'   read as `"131611"`), `pa_a`, `pa_b`
@@ -31,7 +33,8 @@
 #'   "7,2022-01-01,5.2,7.05,7.1,7.0,55,10.1,1.4,23"
 #' ), path)
 #' read_purpleair_aqs(path)
-read_purpleair_aqs <- function(path) {
+read_purpleair_aqs <- function(path, ...) {
+  check_dots_empty_hinted()
   raw <- read_csv_columns(path, c("sensor_index", "DAILY", "conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b",
                                   "humidity_a", "temp_Celsius", "dewPoint", "n"))
   raw <- blank_file_values(raw, c("conc", "pm2.5_cf_1_a", "pm2.5_cf_1_b", "humidity_a", "temp_Celsius",
@@ -111,6 +114,8 @@ read_purpleair_aqs <- function(path) {
 #' @eval missing_codes_rd()
 #' @param dir Folder holding the files.
 #' @param source `"colocated"` or `"join"` (see Details).
+#' @param ... Not used: an argument not named above is an error (`path` and
+#'   `file` are pointed to `dir`).
 #' @return A tibble sorted by `station` and `date`, with columns `date`
 #'   (POSIXct, UTC, start of the hour: daily means of it, in
 #'   [sensor_performance()] or [join_reference()], run midnight to midnight
@@ -130,7 +135,9 @@ read_purpleair_aqs <- function(path) {
 #'   "ANT_REF_AL01,2020-07-01T00:00:00Z,6.0,10.2,4065DA,9.8,,"
 #' ), file.path(dir, "REF_colocated_hourly_all_stations.csv"))
 #' read_senseurcity_antwerp(dir)
-read_senseurcity_antwerp <- function(dir, source = c("colocated", "join")) {
+read_senseurcity_antwerp <- function(dir, source = c("colocated", "join"), ...) {
+  check_dots_empty_hinted(stats::setNames(rep("Did you mean {.arg dir}? {.fn read_senseurcity_antwerp} takes the folder holding the files as {.arg dir}.", 2),
+                                          c("path", "file")))
   check_string(dir, "dir")
   if (!dir.exists(dir)) {
     ncam_abort("{.arg dir} must be an existing folder, not {.file {dir}}.")
