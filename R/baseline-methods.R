@@ -15,7 +15,8 @@
 #' @param newdata A data frame with the sensor columns (and, for `"kalman"`
 #'   with an `order`, that column).
 #' @param interval `"none"` or `"credible"`: the Gaussian interval
-#'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd} from `.pred_sd`. Not available
+#'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd}{theta_hat +/- z_((1+level)/2) * sd} from `.pred_sd`.
+#'   Not available
 #'   for `"mean"`, which has no standard deviation.
 #' @param level Coverage level of the interval (a warning when given without
 #'   `interval`).
@@ -140,7 +141,7 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
 #' a row with every reading) for `"mean"` and `"ivw"`; `noise`, the error
 #' standard deviation, and `noise_var`, its square, for `"ivw"`, `"kalman"`
-#' (three-cornered hat), `"ppca"` (shared \eqn{\sigma}) and `"factor"`; `mean`
+#' (three-cornered hat), `"ppca"` (shared \eqn{\sigma}{sigma}) and `"factor"`; `mean`
 #' and `loading` for `"ppca"`; `gain`, `offset` and the standard errors
 #' `gain_se`, `offset_se`, `noise_var_se` (of the variance) for `"factor"`
 #' (`NA` for the anchor's fixed gain 1 and offset 0). `gain`, `offset` and

@@ -99,36 +99,36 @@ max_calibration_scores <- 1e7
 #' 0.39 to 0.59 of new rows without a reading).
 #'
 #' @section Threshold:
-#' With \eqn{n} calibration rows, \eqn{m} scores per row and
-#' \eqn{\alpha = 1 - level}, `correction = "stutz"` (the default) uses the
+#' With \eqn{n}{n} calibration rows, \eqn{m}{m} scores per row and
+#' \eqn{\alpha = 1 - level}{alpha = 1 - level}, `correction = "stutz"` (the default) uses the
 #' threshold of Algorithm 1 of Stutz et al. (2023): with conformity
-#' \eqn{E = -score}, the \eqn{k}-th largest of the \eqn{mn} scores where
+#' \eqn{E = -score}{E = -score}, the \eqn{k}{k}-th largest of the \eqn{mn}{mn} scores where
 #' \eqn{k = \lfloor \alpha m (n + 1) \rfloor - m + 1}{k = floor(alpha m (n + 1)) - m + 1}.
-#' With \eqn{m = 1} this is exactly split conformal, the
+#' With \eqn{m = 1}{m = 1} this is exactly split conformal, the
 #' \eqn{\lceil (1 - \alpha)(n + 1) \rceil}{ceiling((1 - alpha)(n + 1))}-th
-#' smallest score, with the usual \eqn{1 - \alpha} guarantee (with respect to the
-#' pseudo-label distribution); for \eqn{m \ge 2} the scores of a row are
-#' dependent and the guarantee is \eqn{1 - 2\alpha}, although coverage is
-#' usually close to \eqn{1 - \alpha}.
+#' smallest score, with the usual \eqn{1 - \alpha}{1 - alpha} guarantee (with respect to the
+#' pseudo-label distribution); for \eqn{m \ge 2}{m >= 2} the scores of a row are
+#' dependent and the guarantee is \eqn{1 - 2\alpha}{1 - 2 alpha}, although coverage is
+#' usually close to \eqn{1 - \alpha}{1 - alpha}.
 #'
-#' `correction = "ecdf"` gives an exact \eqn{1 - \alpha} guarantee following the
+#' `correction = "ecdf"` gives an exact \eqn{1 - \alpha}{1 - alpha} guarantee following the
 #' ECDF correction of Stutz et al. (2023): the calibration rows are split at
-#' random into two halves. The first half provides the \eqn{m} scores per row;
-#' a score \eqn{s} gets the Monte Carlo p-value averaged over the \eqn{m}
+#' random into two halves. The first half provides the \eqn{m}{m} scores per row;
+#' a score \eqn{s}{s} gets the Monte Carlo p-value averaged over the \eqn{m}{m}
 #' samples, \eqn{\bar p(s) = (m + \#\{scores \ge s\}) / (m (n_1 + 1))}{pbar(s) = (m + #{scores >= s}) / (m (n1 + 1))}.
 #' Each row of the second half draws one fresh pseudo-label, whose p-value
 #' \eqn{\bar p_h}{pbar_h} is computed the same way. The corrected p-value of a test
 #' label is \eqn{(1 + \#\{h: \bar p_h \le \bar p(s)\}) / (n_2 + 1)}{(1 + #{h: pbar_h <= pbar(s)}) / (n2 + 1)},
 #' and the interval keeps the labels whose corrected p-value exceeds
-#' \eqn{\alpha}; the threshold is the largest score that does so. The
+#' \eqn{\alpha}{alpha}; the threshold is the largest score that does so. The
 #' correction only applies to `"mc_model"` and `"mc_empirical"`. The threshold
 #' is infinite (with the warning below) whenever \eqn{r = \lfloor \alpha (n_2 + 1)
 #' \rfloor}{r = floor(alpha (n2 + 1))} holdout scores exceed every score of the
-#' first half, which is common just above the minimum rows when \eqn{m = 1}: the
-#' \eqn{r} largest of all scores are then all holdout scores with probability
+#' first half, which is common just above the minimum rows when \eqn{m = 1}{m = 1}: the
+#' \eqn{r}{r} largest of all scores are then all holdout scores with probability
 #' \eqn{\binom{n_2}{r} / \binom{n_1 + n_2}{r}}{choose(n2, r) / choose(n1 + n2, r)},
 #' one half with 20 rows at level 0.9 and about a quarter with 40. Larger
-#' \eqn{m} makes it rare; with \eqn{m = 1} use several times the minimum rows.
+#' \eqn{m}{m} makes it rare; with \eqn{m = 1}{m = 1} use several times the minimum rows.
 #'
 #' If the calibration set is too small for the level (for example fewer than
 #' 9 rows at level 0.9; rows with a score, not scores, for

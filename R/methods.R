@@ -3,16 +3,18 @@
 #' `print()` shows the sensors, anchor, covariates and training, and for a fit to columns with
 #' units the unit of its readings and estimates, naming each reading column converted from another
 #' unit or given without units (taken to be in it); `summary()` the per-sensor
-#' gain \eqn{a_j}, offset \eqn{c_j} and noise \eqn{\sigma_j} averaged over the fitted data, with
+#' gain \eqn{a_j}{a_j}, offset \eqn{c_j}{c_j} and noise \eqn{\sigma_j}{sigma_j} averaged over the
+#' fitted data, with
 #' their spread; `coef()` the network weights; `logLik()` the marginal log-likelihood of the
 #' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
 #' of the same readings), of the readings the model was trained on: readings screened out as
 #' gross outliers at fit time (see `screen_outliers` in [ncam_control()]) count as missing,
 #' as they do in `fitted()` and `predict()`, which screen by the same rule; `fitted()` the fused values of the fitted data; `residuals()` the
-#' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
+#' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu}{(b_j - c_j)/a_j - mu_hat} (one
+#' column per sensor, `NA`
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
 #' reference reading minus the estimate, which comes from the low-cost sensors alone as in
-#' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu} includes the row's unit offset, so a
+#' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu}{mu_hat} includes the row's unit offset, so a
 #' unit's sensor residuals show how its sensors differ from the pooled model; in log units
 #' for a model fitted with `transform = "log"`);
 #' `nobs()` the rows that entered the likelihood; `model.frame()` and `model.matrix()` the columns

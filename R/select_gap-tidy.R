@@ -9,7 +9,8 @@
 #' @return `tidy()`: a tibble with columns `lag` (rows, or a `difftime` when
 #'   `select_gap()` was given `date`), `acf`, `series` (only with several
 #'   series), `band` (half-width of the series' band
-#'   \eqn{z_{(1+level)/2} / \sqrt{n}}) and `inside` (`abs(acf) < band`; the
+#'   \eqn{z_{(1+level)/2} / \sqrt{n}}{z_((1+level)/2) / sqrt(n)}) and `inside` (`abs(acf) < band`;
+#'   the
 #'   selected gap is the first lag of at least 1 inside the band, the largest
 #'   over series). `glance()`: a one-row tibble with `gap` (`NA` when the ACF
 #'   never enters the band), `level`, `n_series`, `groups` (number of groups

@@ -8,18 +8,18 @@
 #' \eqn{\pm z_{(1+level)/2} / \sqrt{n}}{+/- qnorm((1 + level) / 2) / sqrt(n)},
 #' the rule the NCAM paper uses to choose the gap of [split_blocks()].
 #'
-#' The ACF at lag \eqn{k} is that of [stats::acf()] with `na.action = na.pass`,
+#' The ACF at lag \eqn{k}{k} is that of [stats::acf()] with `na.action = na.pass`,
 #' \eqn{r_k = (S_k / (p_k + k)) / (S_0 / n)}{r_k = (S_k / (p_k + k)) / (S_0 / n)}:
 #' \eqn{S_k}{S_k} sums the products \eqn{x_t x_{t+k}}{x_t x_(t+k)} of the
 #' mean-centred series over the \eqn{p_k}{p_k} pairs of non-missing values
-#' \eqn{k} apart and \eqn{n} counts the non-missing values (it also sets the
+#' \eqn{k}{k} apart and \eqn{n}{n} counts the non-missing values (it also sets the
 #' band). Dividing each lag by its own pairs keeps missing values, even half the
 #' times missing at random, from pulling the ACF (and the gap) toward 0. Without
 #' missing values this is the usual [stats::acf()],
 #' \eqn{\sum_t x_t x_{t+k} / \sum_t x_t^2}{sum(x_t x_(t+k)) / sum(x_t^2)}. A lag
 #' without any pair has an `NA` ACF; values are clipped to \eqn{[-1, 1]}{[-1, 1]}.
 #' The sums are computed by fast Fourier transform, in time proportional to
-#' \eqn{m \log m}{m log(m)} for \eqn{m} time points, whatever `max_lag`.
+#' \eqn{m \log m}{m log(m)} for \eqn{m}{m} time points, whatever `max_lag`.
 #'
 #' When `date` is given the residuals are first placed on a regular grid whose
 #' step is the median spacing of the distinct times (a spacing within 0.45
@@ -42,8 +42,8 @@
 #' With `group`, each group (for example each site) is a separate series: its
 #' own mean is removed, lags never pair values of different groups, and
 #' \eqn{S_k}{S_k}, \eqn{p_k + k}{p_k + k} (over the groups with a pair at lag
-#' \eqn{k}), \eqn{S_0}{S_0} and \eqn{n} are added over groups before
-#' dividing, giving one pooled ACF with \eqn{n} the total number of values.
+#' \eqn{k}{k}), \eqn{S_0}{S_0} and \eqn{n}{n} are added over groups before
+#' dividing, giving one pooled ACF with \eqn{n}{n} the total number of values.
 #'
 #' With a matrix (one column per sensor) each column gets its own ACF and band,
 #' and the selected gap is the largest of the per-column lags, so that it is
