@@ -15,7 +15,8 @@
 #' @param newdata A data frame with the sensor columns (and, for `"kalman"`
 #'   with an `order`, that column).
 #' @param interval `"none"` or `"credible"`: the Gaussian interval
-#'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd} from `.pred_sd`. Not available
+#'   \eqn{\hat\theta \pm z_{(1+level)/2} \, sd}{theta_hat +/- z_((1+level)/2) * sd} from `.pred_sd`.
+#'   Not available
 #'   for `"mean"`, which has no standard deviation.
 #' @param level Coverage level of the interval (a warning when given without
 #'   `interval`).
@@ -140,7 +141,7 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' the anchor) for `"ppca"` and `"factor"`; `weight` (share of the sensor in
 #' a row with every reading) for `"mean"` and `"ivw"`; `noise`, the error
 #' standard deviation, and `noise_var`, its square, for `"ivw"`, `"kalman"`
-#' (three-cornered hat), `"ppca"` (shared \eqn{\sigma}) and `"factor"`; `mean`
+#' (three-cornered hat), `"ppca"` (shared \eqn{\sigma}{sigma}) and `"factor"`; `mean`
 #' and `loading` for `"ppca"`; `gain`, `offset` and the standard errors
 #' `gain_se`, `offset_se`, `noise_var_se` (of the variance) for `"factor"`
 #' (`NA` for the anchor's fixed gain 1 and offset 0). `gain`, `offset` and
@@ -152,8 +153,10 @@ warn_heywood_interval <- function(heywood, method, call = parent.frame()) {
 #' @param x,object A baseline fitted by [ncam_baseline()].
 #' @param newdata For `augment()`: a data frame with the sensor columns.
 #' @param interval,level For `augment()`: as for [predict.ncam_baseline()].
-#' @param ... Unused by `print()`, `summary()`, `logLik()`, `nobs()`, `coef()` and `update()`; must be empty for
-#'   `tidy()`, `glance()` and `augment()`.
+#' @param ... Ignored by `print()`, as print methods do; must be empty for the others: an
+#'   argument they do not know is an error, not ignored.
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()]).
 #' @return `print()` returns `x` invisibly; `summary()` an object that prints; `logLik()` a `logLik` object;
 #'   `nobs()` an integer; `coef()` a named numeric vector; `tidy()`, `glance()` and `augment()`
 #'   tibbles. `fitted()` and `residuals()` are errors: a baseline keeps no data, so use
@@ -215,6 +218,7 @@ print.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 summary.ncam_baseline <- function(object, ...) {
+  check_dots_empty_hinted()
   check_object_format(object, "object")
   structure(list(baseline = object, glance = glance.ncam_baseline(object)), class = "summary.ncam_baseline")
 }
@@ -232,6 +236,7 @@ print.summary.ncam_baseline <- function(x, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 logLik.ncam_baseline <- function(object, ...) {
+  check_dots_empty_hinted()
   check_object_format(object, "object")
   if (is.null(object$loglik)) {
     ncam_abort(c("Method {.val {object$method}} has no likelihood.",
@@ -242,7 +247,8 @@ logLik.ncam_baseline <- function(object, ...) {
 
 #' @rdname ncam_baseline-methods
 #' @export
-nobs.ncam_baseline <- function(object, ...) {
+nobs.ncam_baseline <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
   check_object_format(object)
   object$nobs
 }
@@ -265,6 +271,7 @@ residuals.ncam_baseline <- function(object, ...) {
 #' @rdname ncam_baseline-methods
 #' @export
 coef.ncam_baseline <- function(object, ...) {
+  check_dots_empty_hinted()
   check_object_format(object, "object")
   p <- object$params
   sensors <- object$sensors

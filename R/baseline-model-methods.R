@@ -13,6 +13,7 @@
 #' @rdname ncam_baseline-methods
 #' @export
 formula.ncam_baseline <- function(x, ...) {
+  check_dots_empty_hinted()
   check_object_format(x, "x")
   sensors <- Reduce(function(left, right) call("+", left, right), lapply(x$sensors, as.name))
   stats::as.formula(call("~", sensors, 1), env = globalenv())
@@ -20,11 +21,15 @@ formula.ncam_baseline <- function(x, ...) {
 
 #' @rdname ncam_baseline-methods
 #' @export
-terms.ncam_baseline <- function(x, ...) stats::terms(formula.ncam_baseline(x))
+terms.ncam_baseline <- function(x, ...) {
+  check_dots_empty_hinted()
+  stats::terms(formula.ncam_baseline(x))
+}
 
 #' @rdname ncam_baseline-methods
 #' @export
 vcov.ncam_baseline <- function(object, ...) {
+  check_dots_empty_hinted()
   check_object_format(object, "object")
   if (object$method != "factor") {
     ncam_abort(c("Method {.val {object$method}} has no covariance matrix of its estimates.",

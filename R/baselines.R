@@ -20,23 +20,26 @@
 #' (`.n_sensors > 0`) before averaging or judging performance.
 #'
 #' Every method is equivariant under a change of units: readings multiplied by
-#' \eqn{k} give `.pred` and `.pred_sd` multiplied by \eqn{k} and a
-#' log-likelihood lower by \eqn{\log k} per reading. Training readings too
+#' \eqn{k}{k} give `.pred` and `.pred_sd` multiplied by \eqn{k}{k} and a
+#' log-likelihood lower by \eqn{\log k}{log(k)} per reading. Training readings too
 #' large or too finely spread for double precision are refused as by [ncam()].
 #'
 #' @section Methods:
 #' * `"mean"`: the mean of the row's observed readings. A sensor reading one value on every
 #'   training row (stuck) is an error, as for the other methods.
-#' * `"ivw"`: inverse-variance weighting, \eqn{\sum_j b_j / s_j^2 / \sum_j 1 / s_j^2}
-#'   over the row's observed sensors, with `.pred_sd` \eqn{= (\sum_j 1/s_j^2)^{-1/2}}.
-#'   The error variances \eqn{s_j^2} come from the three-cornered-hat (Grubbs)
+#' * `"ivw"`: inverse-variance weighting,
+#'   \eqn{\sum_j b_j / s_j^2 / \sum_j 1 / s_j^2}{sum_j(b_j / s_j^2) / sum_j(1 / s_j^2)}
+#'   over the row's observed sensors, with `.pred_sd`
+#'   \eqn{= (\sum_j 1/s_j^2)^{-1/2}}{= (sum_j 1/s_j^2)^(-1/2)}.
+#'   The error variances \eqn{s_j^2}{s_j^2} come from the three-cornered-hat (Grubbs)
 #'   estimator on the training rows: for every pair of sensors observed together
-#'   in at least two training rows, \eqn{\mathrm{Var}(b_j - b_k) = s_j^2 + s_k^2}
-#'   (sample variance, denominator \eqn{n - 1}); these equations are solved by
+#'   in at least two training rows,
+#'   \eqn{\mathrm{Var}(b_j - b_k) = s_j^2 + s_k^2}{Var(b_j - b_k) = s_j^2 + s_k^2}
+#'   (sample variance, denominator \eqn{n - 1}{n - 1}); these equations are solved by
 #'   least squares (exactly for three sensors). An estimate at or below zero
 #'   (a Heywood-like case: the pairwise variances imply a non-positive error
-#'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}
-#'   times the largest pairwise variance (at least \eqn{10^{-12}} times the
+#'   variance, as with sensors of different gains) is raised to \eqn{10^{-6}}{1e-6}
+#'   times the largest pairwise variance (at least \eqn{10^{-12}}{1e-12} times the
 #'   largest sensor variance) with a warning: that sensor then
 #'   takes almost all the weight and the intervals are far too narrow.
 #'   [predict.ncam_baseline()] repeats the warning whenever it makes
@@ -44,20 +47,23 @@
 #'   sensor reading one value on every training row is an error. When the
 #'   equations do not identify every variance (always for two sensors), the
 #'   minimum-norm least-squares solution is used with a warning; for two
-#'   sensors this splits \eqn{\mathrm{Var}(b_1 - b_2)} equally, so `"ivw"`
+#'   sensors this splits \eqn{\mathrm{Var}(b_1 - b_2)}{Var(b_1 - b_2)} equally, so `"ivw"`
 #'   reduces to `"mean"`. Readings are used raw: sensor biases are not corrected.
 #' * `"ppca"`: probabilistic PCA with one latent factor (Tipping & Bishop's
 #'   closed form) fitted on the training rows with every sensor observed:
-#'   \eqn{\mu} = mean, \eqn{S} = covariance (denominator \eqn{n}) with eigenvalues
-#'   \eqn{\lambda_1 \ge \dots \ge \lambda_L}, noise \eqn{\sigma^2 = } mean of
-#'   \eqn{\lambda_2, \dots, \lambda_L}, loadings \eqn{W = u_1 \sqrt{\lambda_1 - \sigma^2}}.
-#'   Each row's latent posterior given its observed sensors \eqn{O} has mean
-#'   \eqn{z = W_O^\top (b_O - \mu_O) / (\sigma^2 + W_O^\top W_O)} and variance
-#'   \eqn{\sigma^2 / (\sigma^2 + W_O^\top W_O)} (with no sensor observed, the
+#'   \eqn{\mu}{mu} = mean, \eqn{S}{S} = covariance (denominator \eqn{n}{n}) with eigenvalues
+#'   \eqn{\lambda_1 \ge \dots \ge \lambda_L}{lambda_1 >= ... >= lambda_L}, noise
+#'   \eqn{\sigma^2 = }{sigma^2 =} mean of
+#'   \eqn{\lambda_2, \dots, \lambda_L}{lambda_2, ..., lambda_L}, loadings
+#'   \eqn{W = u_1 \sqrt{\lambda_1 - \sigma^2}}{W = u_1 sqrt(lambda_1 - sigma^2)}.
+#'   Each row's latent posterior given its observed sensors \eqn{O}{O} has mean
+#'   \eqn{z = W_O^\top (b_O - \mu_O) / (\sigma^2 + W_O^\top W_O)}{z = W_O' (b_O - mu_O) / (sigma^2 + W_O' W_O)} and variance
+#'   \eqn{\sigma^2 / (\sigma^2 + W_O^\top W_O)}{sigma^2 / (sigma^2 + W_O' W_O)} (with no sensor
+#'   observed, the
 #'   prior: mean 0, variance 1). `z` is mapped to the scale of
 #'   the `anchor` sensor by an ordinary least-squares fit of the anchor reading
-#'   on \eqn{[1, z]} over the training rows where the anchor is observed:
-#'   `.pred` \eqn{= c_0 + c_1 z}, `.pred_sd` \eqn{= |c_1|} times the latent
+#'   on \eqn{[1, z]}{[1, z]} over the training rows where the anchor is observed:
+#'   `.pred` \eqn{= c_0 + c_1 z}{= c_0 + c_1 z}, `.pred_sd` \eqn{= |c_1|}{= |c_1|} times the latent
 #'   posterior sd. `logLik()` is the PPCA likelihood of the complete training rows.
 #'   PPCA gives every sensor the same noise variance: with sensors of unequal noise
 #'   its weights and intervals are off (93 % coverage at the 90 % level on one-factor
@@ -65,17 +71,19 @@
 #'   sensor's noise.
 #' * `"kalman"`: a scalar random-walk Kalman filter over the rows sorted by
 #'   the column `order` (one row per time: a time repeated among the `train`
-#'   rows is an error at the fit, among the rows of `newdata` in [predict()]), \eqn{\theta_t = \theta_{t-1} + w_t},
-#'   \eqn{w_t \sim N(0, q \Delta_t)}, and each observed reading
-#'   \eqn{b_{tj} = \theta_t + v_{tj}}, \eqn{v_{tj} \sim N(0, s_j^2)}, with the
-#'   three-cornered-hat variances above. The initial state \eqn{\theta_0} is
-#'   \eqn{N(m_0, P_0)}, the mean and variance of the `"ivw"` estimates over the
-#'   training rows. \eqn{q} is the value of the grid \eqn{P_0 \cdot 10^{k/8}},
-#'   \eqn{k = -48, \dots, 8}, maximising the innovation log-likelihood of the
+#'   rows is an error at the fit, among the rows of `newdata` in [predict()]),
+#'   \eqn{\theta_t = \theta_{t-1} + w_t}{theta_t = theta_(t-1) + w_t},
+#'   \eqn{w_t \sim N(0, q \Delta_t)}{w_t ~ N(0, q Delta_t)}, and each observed reading
+#'   \eqn{b_{tj} = \theta_t + v_{tj}}{b_tj = theta_t + v_tj},
+#'   \eqn{v_{tj} \sim N(0, s_j^2)}{v_tj ~ N(0, s_j^2)}, with the
+#'   three-cornered-hat variances above. The initial state \eqn{\theta_0}{theta_0} is
+#'   \eqn{N(m_0, P_0)}{N(m_0, P_0)}, the mean and variance of the `"ivw"` estimates over the
+#'   training rows. \eqn{q}{q} is the value of the grid \eqn{P_0 \cdot 10^{k/8}}{P_0 * 10^(k/8)},
+#'   \eqn{k = -48, \dots, 8}{k = -48, ..., 8}, maximising the innovation log-likelihood of the
 #'   filter run over the training rows alone (in the same order); `logLik()`
-#'   is that log-likelihood (only \eqn{q} is fitted by likelihood, the other
-#'   \eqn{L + 2} parameters by moments, so AIC and BIC are indicative).
-#'   \eqn{\Delta_t} is the time from the previous row in units of the
+#'   is that log-likelihood (only \eqn{q}{q} is fitted by likelihood, the other
+#'   \eqn{L + 2}{L + 2} parameters by moments, so AIC and BIC are indicative).
+#'   \eqn{\Delta_t}{Delta_t} is the time from the previous row in units of the
 #'   training rows' median time step (`params$step`, in days for a `Date`,
 #'   seconds for a `POSIXct`, the column's units for numbers), so that a gap
 #'   (hours missing from an hourly series, a week without data) lets the state
@@ -92,14 +100,16 @@
 #'   predicting on all rows and keeping that subset.
 #' * `"factor"`: the linear-Gaussian one-factor measurement model that NCAM
 #'   generalises (NCAM with constant heads):
-#'   \eqn{\theta \sim N(\mu_0, s_0^2)}, \eqn{b_j = a_j \theta + c_j + e_j},
-#'   \eqn{e_j \sim N(0, \sigma_j^2)}, with \eqn{a = 1, c = 0} for the `anchor`.
-#'   The \eqn{3L} parameters are estimated by maximum likelihood with missing
+#'   \eqn{\theta \sim N(\mu_0, s_0^2)}{theta ~ N(mu_0, s_0^2)},
+#'   \eqn{b_j = a_j \theta + c_j + e_j}{b_j = a_j theta + c_j + e_j},
+#'   \eqn{e_j \sim N(0, \sigma_j^2)}{e_j ~ N(0, sigma_j^2)}, with \eqn{a = 1, c = 0}{a = 1, c = 0}
+#'   for the `anchor`.
+#'   The \eqn{3L}{3L} parameters are estimated by maximum likelihood with missing
 #'   readings: the exact marginal likelihood of each row's observed readings,
 #'   grouped by pattern of missingness, maximised with analytic gradients from
 #'   a moment-based start. `.pred` and `.pred_sd` are the posterior mean and sd
-#'   of \eqn{\theta} given the row's observed readings (the prior \eqn{\mu_0},
-#'   \eqn{s_0} for a row without any). Standard errors (see
+#'   of \eqn{\theta}{theta} given the row's observed readings (the prior \eqn{\mu_0}{mu_0},
+#'   \eqn{s_0}{s_0} for a row without any). Standard errors (see
 #'   [tidy.ncam_baseline()]) come from the observed information. At least three
 #'   sensors are needed, each pair observed together in at least two training
 #'   rows: with two sensors, their two variances and one covariance give three
@@ -146,12 +156,12 @@
 #'   column, such as `"numeric"` or `"Date"`, which [predict()] checks),
 #'   `params` (the estimates: `sensor_var` for
 #'   `"ivw"` and `"kalman"`; `mu`, `loadings`, `sigma2` and `coef`
-#'   (\eqn{c_0, c_1}) for `"ppca"`; `q`, `m0`, `P0` and `step` (the time
+#'   (\eqn{c_0, c_1}{c_0, c_1}) for `"ppca"`; `q`, `m0`, `P0` and `step` (the time
 #'   step q is the variance of; `NULL` when every row is one step) for `"kalman"`;
 #'   `prior_mean`, `prior_var`, `gain`, `offset`, `noise_var`, `vcov` and
 #'   `se`, the standard errors, for `"factor"`; for readings in units beyond
-#'   about \eqn{10^{\pm 75}} the entries of `vcov` for the variances, which
-#'   scale as \eqn{k^4}, overflow or underflow, while `se` does not),
+#'   about \eqn{10^{\pm 75}}{10^(+/-75)} the entries of `vcov` for the variances, which
+#'   scale as \eqn{k^4}{k^4}, overflow or underflow, while `se` does not),
 #'   `loglik` and `df` (`NULL` for `"mean"` and `"ivw"`) and `nobs`, the
 #'   training rows that entered the fit (rows with a reading; for `"ppca"`
 #'   the rows with every reading). Use [predict.ncam_baseline()],

@@ -19,7 +19,10 @@
 #'
 #' @param object,x A calibration from [calibrate()].
 #' @param y Unused.
-#' @param ... Unused.
+#' @param ... Must be empty for `nobs()`: an argument it does not know is an error. The others
+#'   are errors whatever they are given.
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()]).
 #' @return `nobs()`: an integer. The others signal an error of class `ncam_error`.
 #' @seealso [predict.ncam_calibration()], [ncam-tidy] for `summary()`, `tidy()`, `glance()` and
 #'   `augment()` of a calibration.
@@ -35,7 +38,8 @@ NULL
 
 #' @rdname ncam_calibration-methods
 #' @export
-nobs.ncam_calibration <- function(object, ...) {
+nobs.ncam_calibration <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
   check_calibration(object)
   as.integer(object$n + length(object$holdout))
 }

@@ -99,36 +99,36 @@ max_calibration_scores <- 1e7
 #' 0.39 to 0.59 of new rows without a reading).
 #'
 #' @section Threshold:
-#' With \eqn{n} calibration rows, \eqn{m} scores per row and
-#' \eqn{\alpha = 1 - level}, `correction = "stutz"` (the default) uses the
+#' With \eqn{n}{n} calibration rows, \eqn{m}{m} scores per row and
+#' \eqn{\alpha = 1 - level}{alpha = 1 - level}, `correction = "stutz"` (the default) uses the
 #' threshold of Algorithm 1 of Stutz et al. (2023): with conformity
-#' \eqn{E = -score}, the \eqn{k}-th largest of the \eqn{mn} scores where
+#' \eqn{E = -score}{E = -score}, the \eqn{k}{k}-th largest of the \eqn{mn}{mn} scores where
 #' \eqn{k = \lfloor \alpha m (n + 1) \rfloor - m + 1}{k = floor(alpha m (n + 1)) - m + 1}.
-#' With \eqn{m = 1} this is exactly split conformal, the
+#' With \eqn{m = 1}{m = 1} this is exactly split conformal, the
 #' \eqn{\lceil (1 - \alpha)(n + 1) \rceil}{ceiling((1 - alpha)(n + 1))}-th
-#' smallest score, with the usual \eqn{1 - \alpha} guarantee (with respect to the
-#' pseudo-label distribution); for \eqn{m \ge 2} the scores of a row are
-#' dependent and the guarantee is \eqn{1 - 2\alpha}, although coverage is
-#' usually close to \eqn{1 - \alpha}.
+#' smallest score, with the usual \eqn{1 - \alpha}{1 - alpha} guarantee (with respect to the
+#' pseudo-label distribution); for \eqn{m \ge 2}{m >= 2} the scores of a row are
+#' dependent and the guarantee is \eqn{1 - 2\alpha}{1 - 2 alpha}, although coverage is
+#' usually close to \eqn{1 - \alpha}{1 - alpha}.
 #'
-#' `correction = "ecdf"` gives an exact \eqn{1 - \alpha} guarantee following the
+#' `correction = "ecdf"` gives an exact \eqn{1 - \alpha}{1 - alpha} guarantee following the
 #' ECDF correction of Stutz et al. (2023): the calibration rows are split at
-#' random into two halves. The first half provides the \eqn{m} scores per row;
-#' a score \eqn{s} gets the Monte Carlo p-value averaged over the \eqn{m}
+#' random into two halves. The first half provides the \eqn{m}{m} scores per row;
+#' a score \eqn{s}{s} gets the Monte Carlo p-value averaged over the \eqn{m}{m}
 #' samples, \eqn{\bar p(s) = (m + \#\{scores \ge s\}) / (m (n_1 + 1))}{pbar(s) = (m + #{scores >= s}) / (m (n1 + 1))}.
 #' Each row of the second half draws one fresh pseudo-label, whose p-value
 #' \eqn{\bar p_h}{pbar_h} is computed the same way. The corrected p-value of a test
 #' label is \eqn{(1 + \#\{h: \bar p_h \le \bar p(s)\}) / (n_2 + 1)}{(1 + #{h: pbar_h <= pbar(s)}) / (n2 + 1)},
 #' and the interval keeps the labels whose corrected p-value exceeds
-#' \eqn{\alpha}; the threshold is the largest score that does so. The
+#' \eqn{\alpha}{alpha}; the threshold is the largest score that does so. The
 #' correction only applies to `"mc_model"` and `"mc_empirical"`. The threshold
 #' is infinite (with the warning below) whenever \eqn{r = \lfloor \alpha (n_2 + 1)
 #' \rfloor}{r = floor(alpha (n2 + 1))} holdout scores exceed every score of the
-#' first half, which is common just above the minimum rows when \eqn{m = 1}: the
-#' \eqn{r} largest of all scores are then all holdout scores with probability
+#' first half, which is common just above the minimum rows when \eqn{m = 1}{m = 1}: the
+#' \eqn{r}{r} largest of all scores are then all holdout scores with probability
 #' \eqn{\binom{n_2}{r} / \binom{n_1 + n_2}{r}}{choose(n2, r) / choose(n1 + n2, r)},
 #' one half with 20 rows at level 0.9 and about a quarter with 40. Larger
-#' \eqn{m} makes it rare; with \eqn{m = 1} use several times the minimum rows.
+#' \eqn{m}{m} makes it rare; with \eqn{m = 1}{m = 1} use several times the minimum rows.
 #'
 #' If the calibration set is too small for the level (for example fewer than
 #' 9 rows at level 0.9; rows with a score, not scores, for
@@ -188,6 +188,9 @@ max_calibration_scores <- 1e7
 #'   Algorithm 1, or `"ecdf"` for the exact ECDF-corrected variant; for
 #'   `"mc_model"` and `"mc_empirical"` only (an error with the other methods).
 #' @param threads Number of threads; see [ncam_threads()].
+#' @param ... Not used: an argument not named above is an error. `newdata` (or `new_data`) is
+#'   pointed to `data`, the calibration rows here; `newdata` is for [predict()] of the
+#'   calibration.
 #' @return An object of class `ncam_calibration`: a list with the fitted
 #'   `model`, `method`, `level`, `correction`, the sorted conformity `scores`,
 #'   `holdout` scores (for `"ecdf"`, else `NULL`), `n` (calibration rows that
@@ -231,9 +234,11 @@ max_calibration_scores <- 1e7
 #' # Intervals for what the reference would read on the first days of May
 #' predict(cal_ref, head(colocation[colocation$date >= as.POSIXct("2021-05-01", tz = "UTC"), ]))
 calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
-                      seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+                      seed = NULL, correction = c("stutz", "ecdf"), threads = NULL, ...) {
+  check_dots_empty_hinted(calibrate_data_hints)
   check_column_name_args("reference")
   if (inherits(object, "ncam_by")) UseMethod("calibrate")  # fits by group: calibrate.ncam_by()
+  check_data_given(missing(data))
   if (inherits(object, "ncam_baseline")) {
     ncam_abort(c("{.arg object} is a baseline from {.fn ncam_baseline}: {.fn calibrate} calibrates the intervals of {.fn ncam} fits.",
                  i = "Judge the baseline's intervals with {.fn evaluate_fusion} on rows with reference readings, or fit {.fn ncam} (with {.arg reference} for a co-location period) and calibrate that."))
@@ -265,7 +270,8 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
       # The model's own reference column, whichever way "split" was chosen.
       if (!object$reference %in% names(data)) {
         ncam_abort(c("{.arg data} has no column {.field {object$reference}}, the reference the model was fitted with, for {.code method = \"split\"}.",
-                     i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}."))
+                     i = "Add the reference readings to {.arg data}, or name the column holding them in {.arg reference}.",
+                     column_hints(object$reference, names(data))))
       }
       reference <- object$reference
     }
@@ -377,13 +383,4 @@ calibrate <- function(object, data, method = NULL, level = 0.9, m = 50, referenc
   ), made_by()), class = "ncam_calibration")
   out$quantile <- calibration_quantile(out, level, left_out)
   out
-}
-
-# Arguments of the draws (`given`: the names of those the user gave), which the methods that draw
-# nothing would silently ignore: an error for them.
-refuse_draw_arguments <- function(method, given, call = parent.frame()) {
-  if (!length(given) || method %in% c("mc_model", "mc_empirical")) return(invisible())
-  ncam_abort(c("{.arg {given}} appl{?ies/y} to the Monte Carlo methods ({.val mc_model}, {.val mc_empirical}), not {.val {method}}.",
-               i = "Leave {cli::qty(length(given))}{?it/them} out: {.val {method}} draws no pseudo-labels, and its threshold is split conformal's."),
-             call = call)
 }

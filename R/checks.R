@@ -96,16 +96,40 @@ check_level <- function(level, arg = "level", call = parent.frame()) {
   invisible(level)
 }
 
-# rlang::check_dots_empty(), naming the fix for an argument that belongs elsewhere: tidymodels'
-# `new_data` (ncam spells it `newdata`, as stats::predict() does), and the caller's `hints`, cli
-# text named by the argument.
+# rlang::check_dots_empty(), naming the fix for an argument that belongs elsewhere: the caller's
+# `hints` (cli text named by the argument), then the usual misnames of the caller's argument for
+# its rows (data_name_hints()).
 check_dots_empty_hinted <- function(hints = character(), env = parent.frame(), call = parent.frame()) {
-  hints <- c(new_data = new_data_hint, hints)
-  arg <- intersect(dots_names(env), names(hints))[1]
+  hints <- c(hints, data_name_hints(env))
+  given <- dots_names(env)
+  arg <- given[given %in% names(hints)][1]
   if (!is.na(arg)) ncam_abort(c("Unknown argument {.arg {arg}}.", i = hints[[arg]]), call = call)
   # rlang's error, with the class of ncam's errors after its own.
   tryCatch(rlang::check_dots_empty(env = env, call = call),
            rlib_error_dots_nonempty = function(e) rlang::cnd_signal(with_ncam_error_class(e)))
+}
+
+# Hints for the names a user may give the argument that takes the rows, by the name the function
+# whose frame is `env` gives it: `newdata` (ncam spells it as stats::predict() does) given as
+# tidymodels' `new_data` or as `data`; `data` (calibrate(), model.frame()) given as `newdata` or
+# `new_data`; `path` (the readers) given as `file`, as readr's and data.table's readers call it.
+data_name_hints <- function(env) {
+  takes <- formal_names(env)
+  if ("newdata" %in% takes) return(c(new_data = new_data_hint, data = data_newdata_hint))
+  if ("data" %in% takes) return(c(newdata = newdata_data_hint, new_data = newdata_data_hint))
+  if ("path" %in% takes) return(c(file = file_path_hint))
+  character()
+}
+
+new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
+data_newdata_hint <- "Did you mean {.arg newdata}? Here the rows are {.arg newdata}, as for {.fn stats::predict}."
+newdata_data_hint <- "Did you mean {.arg data}? Here the rows are {.arg data}; {.arg newdata} is {.fn predict}'s."
+file_path_hint <- "Did you mean {.arg path}? ncam's readers take the file as {.arg path}."
+
+# The names of the formal arguments of the function whose frame is `env` (none if not called).
+formal_names <- function(env) {
+  at <- Position(function(frame) identical(frame, env), sys.frames(), right = TRUE)
+  if (is.na(at)) character() else names(formals(sys.function(at)))
 }
 
 # A vector of NA read as logical (an empty column of a file, read.csv()'s and others') is
@@ -116,62 +140,10 @@ all_missing_as_numeric <- function(x) if (is_all_missing(x)) as.double(x) else x
 # A sensor that did not read is a column of NA in new data, not a column left out.
 missing_sensor_hint <- "A sensor without readings is given as a column of {.code NA}, such as {.code {missing[1]} = NA_real_}."
 
-new_data_hint <- "Did you mean {.arg newdata}? ncam spells it without the underscore, as {.fn stats::predict} does."
-
 # The names given in the `...` of the function whose environment is `env`, without evaluating them.
 dots_names <- function(env) {
   given <- names(substitute(list(...), env))
   if (is.null(given)) character() else given[nzchar(given)]
-}
-
-# Arguments that take column names, each checked before anything evaluates it: an unquoted name
-# (`estimate = pm`) is evaluated as a variable, and R's "object 'pm' not found" does not say what
-# the argument wants; one that R finds as a function (`date = date`) is not a column either.
-# `args` may name arguments the caller takes in its `...` (ncam_by() passes ncam()'s on),
-# checked when given.
-check_column_name_args <- function(args, env = parent.frame(), call = parent.frame()) {
-  dots <- if (exists("...", envir = env, inherits = FALSE)) as.list(substitute(list(...), env))[-1] else list()
-  for (arg in args) {
-    formal <- exists(arg, envir = env, inherits = FALSE)
-    at <- match(arg, names(dots))
-    if (!formal && is.na(at)) next
-    given <- if (formal) do.call(substitute, list(as.name(arg), env)) else dots[[at]]
-    value <- tryCatch(if (formal) get(arg, envir = env) else eval(call("...elt", at), env), error = function(e) {
-      # Not given, and without a default (a default would have been found).
-      if (formal && eval(call("missing", as.name(arg)), env)) {
-        ncam_abort("{.arg {arg}} is required: the name of a column of {.arg data}, as a string.", call = call)
-      }
-      abort_unquoted_column(arg, given, conditionMessage(e), call)
-    })
-    if (is.function(value) && is.symbol(given)) {
-      abort_unquoted_column(arg, given, sprintf("R found `%s` as a function, not a column name.", as.character(given)), call)
-    }
-  }
-}
-
-# The error for a column-name argument given as an expression that is no string: the fix when
-# it is a name or c() of names (`by = c("site", "day")`).
-abort_unquoted_column <- function(arg, given, problem, call) {
-  text <- paste(deparse(given), collapse = " ")
-  fix <- quoted_names(given)
-  if (is.null(fix)) {
-    ncam_abort(c("{.arg {arg}} takes a column name as a string, and {.code {text}} could not be evaluated.",
-                 x = "{problem}"), call = call)
-  }
-  what <- if (is.symbol(given)) "a column name as a string" else "column names as strings"
-  ncam_abort(c("{.arg {arg}} takes {what}: {.code {arg} = {fix}}, not {.code {arg} = {text}}.",
-               x = "{problem}"), call = call)
-}
-
-# `expr` with its names written as strings (`site` as "site", `c(site, day)` as c("site", "day")),
-# or NULL for an expression that is not a name or c() of names and strings.
-quoted_names <- function(expr) {
-  name_text <- function(e) if (is.symbol(e)) as.character(e) else if (is.character(e) && length(e) == 1L) e
-  if (is.symbol(expr)) return(encodeString(as.character(expr), quote = "\""))
-  if (!is.call(expr) || !identical(expr[[1]], as.name("c")) || length(expr) < 2L) return(NULL)
-  parts <- lapply(as.list(expr)[-1], name_text)
-  if (any(vapply(parts, is.null, logical(1)))) return(NULL)
-  sprintf("c(%s)", paste(encodeString(unlist(parts), quote = "\""), collapse = ", "))
 }
 
 check_flag <- function(x, arg, call = parent.frame()) {
@@ -186,19 +158,6 @@ check_string <- function(x, arg, call = parent.frame()) {
     ncam_abort("{.arg {arg}} must be a single non-empty string.", call = call)
   }
   invisible(x)
-}
-
-# An argument that names one column: a single string. The column's values instead of its name
-# (`reference = d$ref`) would otherwise fail deep inside with an error that names neither;
-# `example` is a plausible name for the fix.
-check_column_name <- function(x, arg, example, call = parent.frame()) {
-  if (is.character(x) && length(x) == 1L && !is.na(x) && nzchar(x)) return(invisible(x))
-  given <- if (is.character(x) && length(x) == 1L) encodeString(x, quote = "\"") else
-    cli::format_inline("{.obj_type_friendly {x}}")
-  values <- if (length(x) > 1L) " (the column's values?)" else ""
-  ncam_abort(c("{.arg {arg}} must be a single column name, not {given}{values}.",
-               i = "Give the column's name, such as {.code {arg} = \"{example}\"}."),
-             call = call)
 }
 
 # A column of readings must hold numbers. Text is most often numbers with a few entries that are
@@ -231,22 +190,6 @@ check_numeric_readings <- function(v, column, label, data_arg = "data", call = p
   ncam_abort(c("{label} {.field {column}} must be numeric, not {.obj_type_friendly {v}}: {length(bad)} entr{?y is/ies are} not a number, the first {entries}.",
                i = "Correct those entries or set them to {.code NA}, then convert the column: {.code {convert}} (which reads entries that are not numbers as {.code NA})."),
              call = call)
-}
-
-# Every name in `cols` must be a column of `data`. `arg` names what asked for the columns;
-# `data_arg`, when given, is the data frame that lacks them (such as `newdata`); `hint`, cli
-# text that may name `missing`, is added to the error.
-check_columns <- function(data, cols, arg, call = parent.frame(), data_arg = NULL, hint = NULL) {
-  missing <- setdiff(cols, names(data))
-  if (length(missing) > 0L) {
-    msg <- if (is.null(data_arg)) {
-      "{.arg {arg}} names {cli::qty(length(missing))}column{?s} not found in the data: {.val {missing}}."
-    } else {
-      "{.arg {data_arg}} lacks {cli::qty(length(missing))}column{?s} {.val {missing}} used by the model."
-    }
-    ncam_abort(c(msg, i = hint, i = "Available columns: {.val {names(data)}}."), call = call)
-  }
-  invisible(cols)
 }
 
 # One element of `choices`; the full default vector means its first element.

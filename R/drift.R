@@ -24,36 +24,44 @@
 #' calibration. A sensor is also flagged where the model never fitted it well (a unit that differs
 #' from the others of a model pooled over sites), which is equally a reason to look.
 #'
-#' **Method.** For sensor \eqn{j} at a row, the model's predictive distribution of its reading
-#' given the other observed readings \eqn{b_{-j}} is normal with mean
-#' \eqn{a_j m_{-j} + c_j} and variance \eqn{a_j^2 / P_{-j} + \sigma_j^2}, where \eqn{m_{-j}}
-#' and \eqn{P_{-j}} are the posterior mean and precision of \eqn{\Theta} without sensor
-#' \eqn{j}. `mean_z` is the mean of the standardized differences \eqn{z} over the period;
-#' `shift` is the mean of \eqn{(b_j - c_j) / a_j - m_{-j}}, the same difference in the units
+#' **Method.** For sensor \eqn{j}{j} at a row, the model's predictive distribution of its reading
+#' given the other observed readings \eqn{b_{-j}}{b_(-j)} is normal with mean
+#' \eqn{a_j m_{-j} + c_j}{a_j m_(-j) + c_j} and variance
+#' \eqn{a_j^2 / P_{-j} + \sigma_j^2}{a_j^2 / P_(-j) + sigma_j^2}, where \eqn{m_{-j}}{m_(-j)}
+#' and \eqn{P_{-j}}{P_(-j)} are the posterior mean and precision of \eqn{\Theta}{Theta} without
+#' sensor
+#' \eqn{j}{j}. `mean_z` is the mean of the standardized differences \eqn{z}{z} over the period;
+#' `shift` is the mean of \eqn{(b_j - c_j) / a_j - m_{-j}}{(b_j - c_j) / a_j - m_(-j)}, the same
+#' difference in the units
 #' of the fused value. The standard error of `mean_z` has two parts, per sensor: the readings'
-#' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}, with \eqn{s} the standard deviation of
-#' \eqn{z} around its period's mean and \eqn{\rho} the lag-1 autocorrelation of consecutive
+#' own noise, \eqn{s^2 (1 + \rho) / ((1 - \rho) n)}{s^2 (1 + rho) / ((1 - rho) n)}, with \eqn{s}{s}
+#' the standard deviation of
+#' \eqn{z}{z} around its period's mean and \eqn{\rho}{rho} the lag-1 autocorrelation of consecutive
 #' readings (at least 0; readings of a unit at the same time, such as two boxes checked without
 #' `unit`, count in every order alike, so the order of the rows does not matter), both per unit (pooled over units for a unit with fewer than 30
 #' degrees of freedom), so that one failed unit does not hide drift at the others; and,
-#' pooled over units, the variance \eqn{\tau^2} by which the periods' means vary beyond that
+#' pooled over units, the variance \eqn{\tau^2}{tau^2} by which the periods' means vary beyond that
 #' noise (weather and pollution regimes that last longer than a few readings, or than a
 #' period). Each unit's series of period means is first cut where its level steps: a stretch of
-#' \eqn{L} periods is cut where the means of its first \eqn{k} and last \eqn{L - k} periods
-#' differ most, if \eqn{\sqrt{k (L - k) / L}} times that difference, over the sd of one
+#' \eqn{L}{L} periods is cut where the means of its first \eqn{k}{k} and last \eqn{L - k}{L - k}
+#' periods
+#' differ most, if \eqn{\sqrt{k (L - k) / L}}{sqrt(k (L - k) / L)} times that difference, over the
+#' sd of one
 #' period's mean, lies beyond the two-sided 5 % point of the normal Bonferroni-corrected over
-#' the \eqn{L - 1} places of the cut, then each side in turn (that sd from the squared
+#' the \eqn{L - 1}{L - 1} places of the cut, then each side in turn (that sd from the squared
 #' differences of consecutive means, each capped at a high multiple of their median so that
-#' the steps barely move it). \eqn{\tau^2} is the mean square of the means around their
+#' the steps barely move it). \eqn{\tau^2}{tau^2} is the mean square of the means around their
 #' stretch's mean, beyond the noise, over the number of periods less the number of stretches:
 #' a drift's own step does not count as ordinary variation (it would hide itself), while
 #' regimes that outlast a period count more fully than in differences of consecutive periods.
-#' So \eqn{\tau^2} is the variance of variation that is independent from one period to the
+#' So \eqn{\tau^2}{tau^2} is the variance of variation that is independent from one period to the
 #' next (0.96 of it in `bench/drift_regimes.R` in the source repository, 26 periods). Variation that
-#' persists, with correlation \eqn{\phi} between consecutive periods, shows only \eqn{1 - \phi} of
+#' persists, with correlation \eqn{\phi}{phi} between consecutive periods, shows only
+#' \eqn{1 - \phi}{1 - phi} of
 #' its variance in their differences: the cut threshold is too low for it, its wander is cut into
-#' stretches as a drift would be, and \eqn{\tau^2} comes out at 0.64 of that variance for
-#' \eqn{\phi = 0.5} and 0.25 for \eqn{\phi = 0.8}, where 3.4 % and 15 % of periods without
+#' stretches as a drift would be, and \eqn{\tau^2}{tau^2} comes out at 0.64 of that variance for
+#' \eqn{\phi = 0.5}{phi = 0.5} and 0.25 for \eqn{\phi = 0.8}{phi = 0.8}, where 3.4 % and 15 % of
+#' periods without
 #' drift have `p_value` below 0.01 at `tolerance = 0`. A short series cannot tell such wander
 #' from a drift: a cut scaled for it (tried) took steps of 4 sd of the variation for wander (38 % of
 #' drifted periods flagged instead of 52 %). A period is thus judged against the ordinary variation

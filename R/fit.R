@@ -3,29 +3,31 @@
 #' Fuses several sensors that measure the same quantity into one estimate of the true
 #' value, from the sensors' agreement alone or anchored to a reference monitor observed
 #' during a co-location period (`reference`). Each sensor reads
-#' \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))} of a latent true value
-#' \eqn{\Theta \sim N(\mu_0(X), s_0^2(X))}, where the prior, the gains \eqn{a_j}, offsets
-#' \eqn{c_j} and noise levels \eqn{\sigma_j} are small neural networks (GELU multilayer
-#' perceptrons) of the covariates \eqn{X}. The networks are trained by minimising the exact
+#' \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))}{b_j = a_j(X) Theta + c_j(X) + N(0, sigma_j^2(X))} of a
+#' latent true value
+#' \eqn{\Theta \sim N(\mu_0(X), s_0^2(X))}{Theta ~ N(mu_0(X), s_0^2(X))}, where the prior, the gains \eqn{a_j}{a_j},
+#' offsets
+#' \eqn{c_j}{c_j} and noise levels \eqn{\sigma_j}{sigma_j} are small neural networks (GELU multilayer
+#' perceptrons) of the covariates \eqn{X}{X}. The networks are trained by minimising the exact
 #' negative log marginal likelihood of the readings (rank one plus diagonal Gaussian) plus the
-#' variance penalty \eqn{\lambda (\log s_0^2)^2 + \lambda \sum_j (\log \sigma_j^2)^2} (log-variances
+#' variance penalty \eqn{\lambda (\log s_0^2)^2 + \lambda \sum_j (\log \sigma_j^2)^2}{lambda (log s_0^2)^2 + lambda sum_j (log sigma_j^2)^2} (log-variances
 #' on the working scale, a sensor's relative to its level; see Scaling), with Adam and early
-#' stopping on a validation set. The posterior of \eqn{\Theta} is then closed form.
+#' stopping on a validation set. The posterior of \eqn{\Theta}{Theta} is then closed form.
 #'
 #' @section Identifiability: the latent value is only defined up to an affine map unless one
 #'   sensor is fixed. With `parameterization = "anchored"` (the default) the `anchor` sensor has
-#'   \eqn{a = 1, c = 0}, so the fused value is on the anchor's scale: choose the sensor you trust
+#'   \eqn{a = 1, c = 0}{a = 1, c = 0}, so the fused value is on the anchor's scale: choose the sensor you trust
 #'   most for calibration. `"unanchored"` frees every sensor (to demonstrate the drift this
-#'   allows) and `"no_bias"` fixes \eqn{a = 1, c = 0} for all sensors (the paper's ablation).
+#'   allows) and `"no_bias"` fixes \eqn{a = 1, c = 0}{a = 1, c = 0} for all sensors (the paper's ablation).
 #'
 #' @section Scaling: covariates are standardised on the training rows. Sensor readings are put
-#'   on a working scale \eqn{(b - m)/k} with \eqn{m, k} the mean and standard deviation of the
+#'   on a working scale \eqn{(b - m)/k}{(b - m)/k} with \eqn{m, k}{m, k} the mean and standard deviation of the
 #'   anchor (of all sensors pooled when there is no anchor); results are mapped back, so
 #'   multiplying every sensor by a constant multiplies the predictions and their standard
 #'   deviations by it. The clamp of log-variances to `control$logvar_range` (default
-#'   \eqn{[-5, 4]}), the variance penalty and `sigma_y2` all act on this working scale. The
-#'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08} and
-#'   \eqn{e^{2} \approx 7.4} times the standard deviation of the anchor's readings (times its
+#'   \eqn{[-5, 4]}{[-5, 4]}), the variance penalty and `sigma_y2` all act on this working scale. The
+#'   default clamp keeps each noise standard deviation between \eqn{e^{-2.5} \approx 0.08}{exp(-2.5) (about 0.08)} and
+#'   \eqn{e^{2} \approx 7.4}{exp(2) (about 7.4)} times the standard deviation of the anchor's readings (times its
 #'   level's gain for a sensor at its own level, below); when co-located sensors agree more
 #'   closely than that, [summary.ncam()] shows noise levels at the floor, and a wider
 #'   `logvar_range` lets them go lower. Every sensor is fitted at the anchor's level (gain 1,
@@ -101,7 +103,7 @@
 #'   the estimate on its reference rows, shrunk towards 0 by how much units differ (empirical Bayes),
 #'   becomes the unit's offset: [predict.ncam()] adds it to the unit's estimates and its variance to
 #'   their intervals. A unit without reference rows (or `NA`) gets no offset and in its intervals the
-#'   between-unit variance times \eqn{1 + 1/K} (the pooled model's level is itself the mean of the K
+#'   between-unit variance times \eqn{1 + 1/K}{1 + 1/K} (the pooled model's level is itself the mean of the K
 #'   units' biases), with a warning of class `ncam_warning_unknown_unit` naming it. A known unit's
 #'   `offset_sd` is the error of its offset, from how the model's error wanders over the unit's
 #'   reference rows (give each unit's rows in time order); section Unit offsets says what it counts and
@@ -146,7 +148,7 @@
 #' @param lambda_var Weight \eqn{\lambda}{lambda} of the variance penalty (see Description). The
 #'   default `1e-3` barely pulls; the paper used `0` on its toy data and `1.0` on SensEURCity and
 #'   CAIRSENSE: give that value to reproduce its real-data settings.
-#' @param sigma_y2 Variance of the true value around \eqn{\Theta} (the aleatoric term added to
+#' @param sigma_y2 Variance of the true value around \eqn{\Theta}{Theta} (the aleatoric term added to
 #'   the predictive variance), as a fraction of the variance of the anchor's readings on the
 #'   training rows (of all sensors' readings pooled without an anchor; of log readings with
 #'   `transform = "log"`): the default `1e-3` adds a standard deviation of about 3% of the

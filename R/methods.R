@@ -3,16 +3,18 @@
 #' `print()` shows the sensors, anchor, covariates and training, and for a fit to columns with
 #' units the unit of its readings and estimates, naming each reading column converted from another
 #' unit or given without units (taken to be in it); `summary()` the per-sensor
-#' gain \eqn{a_j}, offset \eqn{c_j} and noise \eqn{\sigma_j} averaged over the fitted data, with
+#' gain \eqn{a_j}{a_j}, offset \eqn{c_j}{c_j} and noise \eqn{\sigma_j}{sigma_j} averaged over the
+#' fitted data, with
 #' their spread; `coef()` the network weights; `logLik()` the marginal log-likelihood of the
 #' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
 #' of the same readings), of the readings the model was trained on: readings screened out as
 #' gross outliers at fit time (see `screen_outliers` in [ncam_control()]) count as missing,
 #' as they do in `fitted()` and `predict()`, which screen by the same rule; `fitted()` the fused values of the fitted data; `residuals()` the
-#' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu} (one column per sensor, `NA`
+#' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu}{(b_j - c_j)/a_j - mu_hat} (one
+#' column per sensor, `NA`
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
 #' reference reading minus the estimate, which comes from the low-cost sensors alone as in
-#' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu} includes the row's unit offset, so a
+#' [predict.ncam()]; with `unit` offsets, \eqn{\hat\mu}{mu_hat} includes the row's unit offset, so a
 #' unit's sensor residuals show how its sensors differ from the pooled model; in log units
 #' for a model fitted with `transform = "log"`);
 #' `nobs()` the rows that entered the likelihood; `model.frame()` and `model.matrix()` the columns
@@ -25,7 +27,12 @@
 #' when the call's data cannot be evaluated there (a fit read back in a session without it).
 #'
 #' @param x,object A fitted [ncam()] model.
-#' @param ... Unused.
+#' @param ... For `plot()`, graphical parameters passed to [graphics::matplot()]; for
+#'   `update()`, the arguments to change. `print()` ignores them, as print methods do. The others
+#'   take none: an argument they do not know is an error, not ignored (`summary(fit, newdata)`
+#'   points to [sensor_params()], which gives the sensors' gains, offsets and noise on other rows).
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()], which [step()] and others give).
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` an object of class
 #'   `summary.ncam` with a `sensors` tibble (per sensor the gain `a`, offset `c` and noise
 #'   standard deviation `sigma`, each averaged over the fitted rows with its `_sd`, `_q10` and
@@ -122,6 +129,7 @@ fit_rows_text <- function(x) {
 #' @rdname ncam-methods
 #' @export
 summary.ncam <- function(object, ...) {
+  check_dots_empty_hinted(summary_rows_hints)
   check_ncam(object)
   range_table <- user_calibration_range(object)
   unit_offsets <- object$unit_offsets
@@ -172,6 +180,7 @@ print.summary.ncam <- function(x, ...) {
 #' @rdname ncam-methods
 #' @export
 coef.ncam <- function(object, ...) {
+  check_dots_empty_hinted()
   check_ncam(object)
   layout <- call_engine(ncam_layout_cpp(object$spec))
   lapply(layout$heads, function(head) {
@@ -213,6 +222,7 @@ no_single_uncertainty <- function(what, object) {
 #' @rdname ncam-methods
 #' @export
 logLik.ncam <- function(object, ...) {
+  check_dots_empty_hinted()
   check_ncam(object)
   structure(object$loglik, df = length(object$params) - n_held_params(object$spec), nobs = object$nobs,
             class = "logLik")
@@ -220,7 +230,14 @@ logLik.ncam <- function(object, ...) {
 
 #' @rdname ncam-methods
 #' @export
-nobs.ncam <- function(object, ...) check_ncam(object)$nobs
+nobs.ncam <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
+  check_ncam(object)$nobs
+}
+
+# summary() of a fit is over the rows it was fitted to; sensor_params() takes other rows.
+summary_rows_hints <- stats::setNames(rep("{.fn summary} averages over the rows the model was fitted to; {.code sensor_params(fit, newdata)} gives each sensor's gain, offset and noise on other rows.", 3),
+                                      c("newdata", "new_data", "data"))
 
 #' @rdname ncam-methods
 #' @param newdata For `fitted()` and `residuals()`: the data to compute them on; by default

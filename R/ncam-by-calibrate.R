@@ -43,7 +43,8 @@
 #' @param newdata A data frame with the `by` columns and the sensor and covariate columns of
 #'   the models.
 #' @param ... For `predict()` and `augment()`: `level`, as for [predict.ncam_calibration()]
-#'   (by default each group's own level). Must be empty for `glance()` and `tidy()`.
+#'   (by default each group's own level). Must be empty for `calibrate()` (which points
+#'   `newdata` to `data`), `glance()` and `tidy()`.
 #' @return `calibrate()`: a tibble of class `ncam_by_calibration`, one row per group of
 #'   `object` in its order: the `by` columns, `.n` (the group's rows in `data`), `.seed` (the seed of its draws; `NA` for `"split"` and `"sensor_anchored"`, which
 #'   draw none, and for a group without a model) and `calibration` (a list of `ncam_calibration`
@@ -79,8 +80,10 @@ NULL
 #' @method calibrate ncam_by
 #' @export
 calibrate.ncam_by <- function(object, data, method = NULL, level = 0.9, m = 50, reference = NULL,
-                              seed = NULL, correction = c("stutz", "ecdf"), threads = NULL) {
+                              seed = NULL, correction = c("stutz", "ecdf"), threads = NULL, ...) {
+  check_dots_empty_hinted(calibrate_data_hints)
   check_ncam_by(object)
+  check_data_given(missing(data))
   check_data_frame(data)
   by <- attr(object, "by")
   check_columns(data, by, "object", data_arg = "data")

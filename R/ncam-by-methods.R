@@ -13,9 +13,13 @@
 #'   again to refit them all), and so does `model.matrix()`; `vcov()` and `sigma()`, which one
 #'   fit does not have either (see [ncam-methods]), are errors pointing to [tidy()] and
 #'   [augment()]. `deviance()`, `df.residual()` and `weights()` are `NULL`, as for one fit.
+#'   These methods take no argument but the table: one in `...` is an error, not ignored.
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()]).
 #' @rdname ncam_by-predict
 #' @export
-nobs.ncam_by <- function(object, ...) {
+nobs.ncam_by <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
   check_ncam_by(object)
   sum(vapply(object$fit[has_fit(object)], stats::nobs, integer(1)))
 }
@@ -23,6 +27,7 @@ nobs.ncam_by <- function(object, ...) {
 #' @rdname ncam_by-predict
 #' @export
 logLik.ncam_by <- function(object, ...) {
+  check_dots_empty_hinted()
   check_ncam_by(object)
   parts <- lapply(object$fit[has_fit(object)], stats::logLik)
   total <- function(attribute) sum(vapply(parts, attr, numeric(1), attribute))
@@ -92,10 +97,14 @@ plot.ncam_by <- function(x, y, ...) {
 #'   saying what to use instead: a group's calibration `cals$calibration[[i]]` (whose own methods
 #'   say the same of one calibration), [glance()] and [tidy()] for every group, and `calibrate()`
 #'   of the fits again to change the calibrations. `deviance()`, `df.residual()` and `weights()`
-#'   are `NULL`.
+#'   are `NULL`. These methods take no argument but the table: one in `...` is an error, not
+#'   ignored.
+#' @param use.fallback For `nobs()`: not used, as the number of rows is always known (the
+#'   argument of [stats::nobs()]).
 #' @rdname ncam_by-calibrate
 #' @export
-nobs.ncam_by_calibration <- function(object, ...) {
+nobs.ncam_by_calibration <- function(object, use.fallback = FALSE, ...) {
+  check_dots_empty_hinted()
   check_ncam_by_calibration(object)
   sum(vapply(object$calibration[has_fit(object)], stats::nobs, integer(1)))
 }
@@ -155,22 +164,28 @@ plot.ncam_by_calibration <- function(x, y, ...) {
 # "Unknown or uninitialised column" warning that those defaults give on a table by group.
 #' @rdname ncam_by-predict
 #' @export
-deviance.ncam_by <- function(object, ...) NULL
+deviance.ncam_by <- function(object, ...) no_model_total()
 #' @rdname ncam_by-predict
 #' @export
-df.residual.ncam_by <- function(object, ...) NULL
+df.residual.ncam_by <- function(object, ...) no_model_total()
 #' @rdname ncam_by-predict
 #' @export
-weights.ncam_by <- function(object, ...) NULL
+weights.ncam_by <- function(object, ...) no_model_total()
 #' @rdname ncam_by-calibrate
 #' @export
-deviance.ncam_by_calibration <- function(object, ...) NULL
+deviance.ncam_by_calibration <- function(object, ...) no_model_total()
 #' @rdname ncam_by-calibrate
 #' @export
-df.residual.ncam_by_calibration <- function(object, ...) NULL
+df.residual.ncam_by_calibration <- function(object, ...) no_model_total()
 #' @rdname ncam_by-calibrate
 #' @export
-weights.ncam_by_calibration <- function(object, ...) NULL
+weights.ncam_by_calibration <- function(object, ...) no_model_total()
+
+# NULL, once the caller's `...` is found empty.
+no_model_total <- function(env = parent.frame()) {
+  check_dots_empty_hinted(env = env, call = env)
+  NULL
+}
 
 # Methods of one model, on a table of models (fits, or calibrations) by group: an error saying
 # which model to ask, or what to use for every group.

@@ -45,6 +45,8 @@
 #'   match), and so is a `parameter` never measured at `site`; files without
 #'   data rows give zero rows.
 #' @param tz Time zone in which to show `date` (hourly files only).
+#' @param ... Not used: an argument not named above is an error (`file` is
+#'   pointed to `path`).
 #' @return A tibble with one row per kept file row, in file order. Hourly:
 #'   `date` (POSIXct, start of the hour), `site`, `poc`, `parameter`, `value`
 #'   (the `Sample Measurement`), `units`, `latitude`, `longitude`, `qualifier`
@@ -70,7 +72,8 @@
 #'          '"California","Los Angeles","2023-04-20"')
 #' ), path)
 #' read_aqs(path)
-read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC") {
+read_aqs <- function(path, parameter = NULL, site = NULL, tz = "UTC", ...) {
+  check_dots_empty_hinted()
   check_paths(path)
   check_tz(tz)
   # Parameter codes are five-digit numbers with no leading zero, so 88101 means "88101".

@@ -39,6 +39,8 @@
 #'   `sensor_index` column, a whole number of at least 0 or its digits as text:
 #'   one value, or one per file (`NA` for files with the column).
 #' @param tz Time zone in which to show `date`.
+#' @param ... Not used: an argument not named above is an error (`file` is
+#'   pointed to `path`).
 #' @return A tibble with one row per file row and columns `date` (POSIXct in
 #'   `tz`), `sensor_index` (character), `pm25_cf1_a`, `pm25_cf1_b`, and, if any
 #'   file has them, `pm25_atm_a`, `pm25_atm_b` (ug/m3), then `rh` (%) and
@@ -54,7 +56,8 @@
 #'   "1682949600,44,65.3,9.2,9.0"
 #' ), path)
 #' read_purpleair(path)
-read_purpleair <- function(path, sensor_index = NULL, tz = "UTC") {
+read_purpleair <- function(path, sensor_index = NULL, tz = "UTC", ...) {
+  check_dots_empty_hinted()
   check_paths(path)
   check_tz(tz)
   sensor_index <- check_sensor_index(sensor_index, length(path))

@@ -55,6 +55,8 @@
 #'   1-minute step; a location with a single reading (a box that moved) takes
 #'   the step of the other series, so that lone minute is not an hourly mean.
 #' @param tz Time zone of `date`, in whose calendar periods of whole days run.
+#' @param ... Not used: an argument not named above is an error (`file` is
+#'   pointed to `path`).
 #' @return A tibble, one row per file row (or per box, location and period when
 #'   averaging), files in the order given: `date` (POSIXct in `tz`; when
 #'   averaging, the start of the period), `city` and
@@ -75,7 +77,8 @@
 #' ), path)
 #' read_senseurcity(path)
 read_senseurcity <- function(path, keep_flags = character(), sht31 = c("auto", "swapped", "as_labelled"),
-                             average = NULL, completeness = 0.75, tz = "UTC") {
+                             average = NULL, completeness = 0.75, tz = "UTC", ...) {
+  check_dots_empty_hinted()
   path <- senseurcity_paths(path)
   check_tz(tz)
   if (!is.character(keep_flags) || anyNA(keep_flags)) {

@@ -8,18 +8,18 @@
 #' \eqn{\pm z_{(1+level)/2} / \sqrt{n}}{+/- qnorm((1 + level) / 2) / sqrt(n)},
 #' the rule the NCAM paper uses to choose the gap of [split_blocks()].
 #'
-#' The ACF at lag \eqn{k} is that of [stats::acf()] with `na.action = na.pass`,
+#' The ACF at lag \eqn{k}{k} is that of [stats::acf()] with `na.action = na.pass`,
 #' \eqn{r_k = (S_k / (p_k + k)) / (S_0 / n)}{r_k = (S_k / (p_k + k)) / (S_0 / n)}:
 #' \eqn{S_k}{S_k} sums the products \eqn{x_t x_{t+k}}{x_t x_(t+k)} of the
 #' mean-centred series over the \eqn{p_k}{p_k} pairs of non-missing values
-#' \eqn{k} apart and \eqn{n} counts the non-missing values (it also sets the
+#' \eqn{k}{k} apart and \eqn{n}{n} counts the non-missing values (it also sets the
 #' band). Dividing each lag by its own pairs keeps missing values, even half the
 #' times missing at random, from pulling the ACF (and the gap) toward 0. Without
 #' missing values this is the usual [stats::acf()],
 #' \eqn{\sum_t x_t x_{t+k} / \sum_t x_t^2}{sum(x_t x_(t+k)) / sum(x_t^2)}. A lag
 #' without any pair has an `NA` ACF; values are clipped to \eqn{[-1, 1]}{[-1, 1]}.
 #' The sums are computed by fast Fourier transform, in time proportional to
-#' \eqn{m \log m}{m log(m)} for \eqn{m} time points, whatever `max_lag`.
+#' \eqn{m \log m}{m log(m)} for \eqn{m}{m} time points, whatever `max_lag`.
 #'
 #' When `date` is given the residuals are first placed on a regular grid whose
 #' step is the median spacing of the distinct times (a spacing within 0.45
@@ -42,8 +42,8 @@
 #' With `group`, each group (for example each site) is a separate series: its
 #' own mean is removed, lags never pair values of different groups, and
 #' \eqn{S_k}{S_k}, \eqn{p_k + k}{p_k + k} (over the groups with a pair at lag
-#' \eqn{k}), \eqn{S_0}{S_0} and \eqn{n} are added over groups before
-#' dividing, giving one pooled ACF with \eqn{n} the total number of values.
+#' \eqn{k}{k}), \eqn{S_0}{S_0} and \eqn{n}{n} are added over groups before
+#' dividing, giving one pooled ACF with \eqn{n}{n} the total number of values.
 #'
 #' With a matrix (one column per sensor) each column gets its own ACF and band,
 #' and the selected gap is the largest of the per-column lags, so that it is
@@ -74,6 +74,8 @@
 #' @param group Optional series identifier (such as a site), one per row, or
 #'   the name of such a column of `residuals`. Rows of a group form one series
 #'   (in row order when `date` is not given); the ACF is pooled over groups.
+#' @param ... Not used: an argument not named above is an error (`data` is pointed to
+#'   `residuals`, which takes the data frame).
 #' @return An object of class `ncam_gap`: a list with `gap` (the selected lag;
 #'   a `difftime` when `date` is given, else a whole number of rows; `NA` if the
 #'   ACF never enters the band),
@@ -96,7 +98,8 @@
 #' d <- data.frame(site = rep(c("a", "b"), each = 250), time = c(hours, hours),
 #'                 resid = as.numeric(arima.sim(list(ar = 0.6), n = 500)))
 #' select_gap(d, date = "time", group = "site", max_lag = "12 hours")
-select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, group = NULL) {
+select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, group = NULL, ...) {
+  check_dots_empty_hinted(c(data = "Did you mean {.arg residuals}? {.fn select_gap} takes the residuals (a vector, matrix or data frame) as {.arg residuals}."))
   check_level(level)
   if (length(level) != 1L) ncam_abort("{.arg level} must be a single number.")
   if (is.data.frame(residuals)) {
@@ -150,42 +153,6 @@ select_gap <- function(residuals, date = NULL, max_lag = NULL, level = 0.95, gro
     step = step,
     groups = max(group)
   ), class = "ncam_gap")
-}
-
-#' @export
-print.ncam_gap <- function(x, ...) {
-  gap_txt <- if (is.na(x$gap)) "none found" else format_lag(x$gap)
-  groups <- if (isTRUE(x$groups > 1L)) paste0("Groups pooled:    ", x$groups, "\n") else ""
-  cat("<ncam_gap> lag where the residual ACF enters the ", x$level * 100, "% band\n",
-      "Selected gap:     ", gap_txt, "\n",
-      "Series:           ", length(x$band), " (", paste(x$n, collapse = ", "), " values)\n",
-      groups,
-      "Band half-width:  ", paste(signif(x$band, 3), collapse = ", "), "\n",
-      "Lags examined:    0 to ", format_lag(max(x$acf$lag)), "\n", sep = "")
-  invisible(x)
-}
-
-#' @export
-plot.ncam_gap <- function(x, ...) {
-  lag <- as.numeric(x$acf$lag)
-  xlab <- if (is.null(x$step)) "Lag (rows)" else paste0("Lag (", units(x$acf$lag), ")")
-  series <- if (is.null(x$acf$series)) rep("1", nrow(x$acf)) else x$acf$series
-  groups <- unique(series)
-  cols <- seq_along(groups)
-  graphics::plot(range(lag), range(c(x$acf$acf, x$band, -x$band), na.rm = TRUE),
-                 type = "n", xlab = xlab, ylab = "ACF", ...)
-  for (g in seq_along(groups)) {
-    keep <- series == groups[g]
-    type <- if (length(groups) == 1L) "h" else "b"
-    graphics::lines(lag[keep], x$acf$acf[keep], type = type, col = cols[g], pch = 20)
-    graphics::abline(h = c(-1, 1) * x$band[g], lty = 2, col = cols[g])
-  }
-  graphics::abline(h = 0)
-  if (!is.na(x$gap)) graphics::abline(v = as.numeric(x$gap), col = "red", lty = 3)
-  if (length(groups) > 1L) {
-    graphics::legend("topright", legend = groups, col = cols, lty = 1, bty = "n")
-  }
-  invisible(x)
 }
 
 is_column_name <- function(x) is.character(x) && length(x) == 1L && !is.na(x)

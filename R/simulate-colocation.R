@@ -7,21 +7,23 @@
 #' The true sensor gain and offset functions are attached, so what a model learns
 #' can be compared with the truth.
 #'
-#' @section Weather: temperature \eqn{T} (°C) is a seasonal cycle
-#'   \eqn{11 - 7\cos(2\pi(d - 15)/365.25)} (\eqn{d} the day of the year) plus a
+#' @section Weather: temperature \eqn{T}{T} (°C) is a seasonal cycle
+#'   \eqn{11 - 7\cos(2\pi(d - 15)/365.25)}{11 - 7 cos(2 pi (d - 15)/365.25)} (\eqn{d}{d} the day of
+#'   the year) plus a
 #'   synoptic AR(1) anomaly (sd 3 °C, time constant 3 days), a diurnal cycle of
 #'   amplitude 4 °C peaking at 15:00 and AR(1) noise (sd 0.6 °C, time constant
 #'   6 hours). The dew point is the day's mean temperature minus a log-normal
 #'   depression (median 6 °C, time constant 2 days) plus AR(1) noise (sd 0.8 °C,
-#'   time constant 6 hours), kept at least 0.2 °C below \eqn{T}; relative humidity
+#'   time constant 6 hours), kept at least 0.2 °C below \eqn{T}{T}; relative humidity
 #'   `rh` (%) follows from the Magnus formula, so it peaks at dawn, dips in the
 #'   afternoon and is anti-correlated with temperature.
 #'
-#' @section Truth: \eqn{\log Y} is \eqn{\log 10} plus a diurnal profile (morning and
-#'   evening peaks, afternoon minimum), \eqn{-0.1} at weekends, a regional AR(1)
+#' @section Truth: \eqn{\log Y}{log(Y)} is \eqn{\log 10}{log(10)} plus a diurnal profile (morning
+#'   and
+#'   evening peaks, afternoon minimum), \eqn{-0.1}{-0.1} at weekends, a regional AR(1)
 #'   component (sd 0.55, time constant 2 days) shared by all sites, a local AR(1)
 #'   component (sd 0.3, time constant 4 hours), a site level (sd 0.15) and
-#'   \eqn{-0.04} times the synoptic temperature anomaly (cold spells trap pollution).
+#'   \eqn{-0.04}{-0.04} times the synoptic temperature anomaly (cold spells trap pollution).
 #'   Over a few months this gives a median near 10 µg/m³, a log-sd near 0.6 and
 #'   hour-to-hour autocorrelation near 0.9, as at urban European reference stations
 #'   (`bench/simulate_colocation_stats.R` in the source repository: 10.5, 0.63 and 0.91 on average
@@ -29,30 +31,39 @@
 #'
 #' @section Sensors: each sensor `j` at site `s` reads
 #'   \deqn{b = \max(a_j(rh, T, t, s)\,Y + c_j(rh, T, t, s) + \sigma_j(Y)\,z + o\,\zeta, 0),}{b = max(a_j(rh, T, t, s) Y + c_j(rh, T, t, s) + sigma_j(Y) z + o zeta, 0),}
-#'   with \eqn{z \sim N(0, 1)}, a rare spike \eqn{o \sim \mathrm{Bernoulli}(0.002)},
-#'   \eqn{\zeta \sim \mathrm{Exp}(\mathrm{mean}\ 20)} µg/m³, and \eqn{y} the years since
+#'   with \eqn{z \sim N(0, 1)}{z ~ N(0, 1)}, a rare spike
+#'   \eqn{o \sim \mathrm{Bernoulli}(0.002)}{o ~ Bernoulli(0.002)},
+#'   \eqn{\zeta \sim \mathrm{Exp}(\mathrm{mean}\ 20)}{zeta ~ Exp(mean 20)} µg/m³, and \eqn{y}{y} the
+#'   years since
 #'   `start`:
 #'   * `"plantower"` (optical, unheated, as the two channels of a PurpleAir):
-#'     \eqn{a = g_s (1 + \delta_s y) (1 + (\kappa/1.65)\, w/(1 - w))} with
-#'     \eqn{w = \min(rh, 90)/100}: the kappa-Köhler mass growth factor of Crilley et
+#'     \eqn{a = g_s (1 + \delta_s y) (1 + (\kappa/1.65)\, w/(1 - w))}{a = g_s (1 + delta_s y) (1 + (kappa/1.65) w/(1 - w))} with
+#'     \eqn{w = \min(rh, 90)/100}{w = min(rh, 90)/100}: the kappa-Köhler mass growth factor of
+#'     Crilley et
 #'     al. (2018), so the sensor reads high above about 70 % RH as particles take up
 #'     water (capped at 90 % because the sensor's own warmth keeps its chamber drier);
-#'     \eqn{c = c_s}; \eqn{\sigma(Y) = 0.5 + 0.05Y}. Unit draws:
-#'     \eqn{g_s = 1.35 e^{N(0, 0.1^2)}}, \eqn{c_s \sim N(0.3, 0.5^2)},
-#'     \eqn{\delta_s \sim N(-0.1, 0.2^2)} per year.
+#'     \eqn{c = c_s}{c = c_s}; \eqn{\sigma(Y) = 0.5 + 0.05Y}{sigma(Y) = 0.5 + 0.05 Y}. Unit draws:
+#'     \eqn{g_s = 1.35 e^{N(0, 0.1^2)}}{g_s = 1.35 exp(N(0, 0.1^2))},
+#'     \eqn{c_s \sim N(0.3, 0.5^2)}{c_s ~ N(0.3, 0.5^2)},
+#'     \eqn{\delta_s \sim N(-0.1, 0.2^2)}{delta_s ~ N(-0.1, 0.2^2)} per year.
 #'   * `"heated"` (optical with a heated inlet, so no humidity growth, but with the
 #'     temperature dependence of its laser, its electronics and the loss of
-#'     semi-volatile particles): \eqn{a = g_s (1 + \delta_s y) e^{\tau_s (T - 20)}},
-#'     \eqn{c = c_s + \omega_s (T - 20)}; \eqn{\sigma(Y) = 0.8 + 0.08Y}. Unit draws:
-#'     \eqn{g_s = 0.7 e^{N(0, 0.1^2)}}, \eqn{c_s \sim N(1, 0.6^2)},
-#'     \eqn{\delta_s \sim N(-0.1, 0.2^2)}, \eqn{\tau_s \sim N(-0.015, 0.003^2)} per °C,
-#'     \eqn{\omega_s \sim N(0.1, 0.03^2)} µg/m³ per °C.
+#'     semi-volatile particles):
+#'     \eqn{a = g_s (1 + \delta_s y) e^{\tau_s (T - 20)}}{a = g_s (1 + delta_s y) exp(tau_s (T - 20))},
+#'     \eqn{c = c_s + \omega_s (T - 20)}{c = c_s + omega_s (T - 20)};
+#'     \eqn{\sigma(Y) = 0.8 + 0.08Y}{sigma(Y) = 0.8 + 0.08 Y}. Unit draws:
+#'     \eqn{g_s = 0.7 e^{N(0, 0.1^2)}}{g_s = 0.7 exp(N(0, 0.1^2))},
+#'     \eqn{c_s \sim N(1, 0.6^2)}{c_s ~ N(1, 0.6^2)},
+#'     \eqn{\delta_s \sim N(-0.1, 0.2^2)}{delta_s ~ N(-0.1, 0.2^2)},
+#'     \eqn{\tau_s \sim N(-0.015, 0.003^2)}{tau_s ~ N(-0.015, 0.003^2)} per °C,
+#'     \eqn{\omega_s \sim N(0.1, 0.03^2)}{omega_s ~ N(0.1, 0.03^2)} µg/m³ per °C.
 #'
 #'   Each sensor at each site has a Poisson number (mean `days / 20`) of dropouts
 #'   lasting 2 to 72 hours (log-uniform between 1 and 72, rounded up), which are `NA` runs
 #'   (runs that overlap make longer ones).
 #'
-#' @section Reference: `ref` is \eqn{\max(Y + (0.3 + 0.03Y) z, 0)}, \eqn{z \sim N(0, 1)},
+#' @section Reference: `ref` is \eqn{\max(Y + (0.3 + 0.03Y) z, 0)}{max(Y + (0.3 + 0.03 Y) z, 0)},
+#'   \eqn{z \sim N(0, 1)}{z ~ N(0, 1)},
 #'   inside the co-location window and `NA` outside it; within the window it has
 #'   a Poisson number (mean window length in days / 14) of dropouts of 2 to 6 hours (rounded
 #'   up in the same way).
@@ -71,11 +82,11 @@
 #'   units (own gains, offsets and drifts) of the types in `sensors`.
 #' @param start First day, as a `Date` or a `"YYYY-MM-DD"` string; the series starts
 #'   at midnight UTC. The season sets the temperature.
-#' @param kappa Effective hygroscopicity \eqn{\kappa \ge 0} of the aerosol in the
+#' @param kappa Effective hygroscopicity \eqn{\kappa \ge 0}{kappa >= 0} of the aerosol in the
 #'   growth factor of the `"plantower"` sensors (0.1 to 0.6 is typical; 0 turns the
 #'   humidity effect off).
 #' @param noise If `FALSE`, sensors and reference carry no noise and no spikes, so
-#'   readings are exactly \eqn{\max(aY + c, 0)} and `ref` equals `truth` (dropouts
+#'   readings are exactly \eqn{\max(aY + c, 0)}{max(a Y + c, 0)} and `ref` equals `truth` (dropouts
 #'   remain). The same seed gives the same truth and weather either way.
 #' @param seed `NULL` to draw from the current random number stream (so
 #'   [set.seed()] applies), or a whole number used as a local seed; the caller's

@@ -19,7 +19,7 @@ generics::augment
 #' `glance()` one row of model-level statistics; `augment()` the rows of
 #' `newdata` with the fused estimate added.
 #'
-#' The sensor model is \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))}.
+#' The sensor model is \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))}{b_j = a_j(X) Theta + c_j(X) + N(0, sigma_j^2(X))}.
 #' Gains are readings per unit of the fused value; offsets and noise standard
 #' deviations are in reading units (log units for a model fitted with
 #' `transform = "log"`). The anchor sensor has gain 1 and offset 0 by

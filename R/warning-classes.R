@@ -197,9 +197,23 @@ warning_classes_rd <- function() {
 #' (the message names it, what it is needed for and how to install it), and a
 #' failed internal consistency check of the C++ engine (an "Internal error",
 #' a bug in ncam to be reported, with the engine's message). Without the class:
-#' R's own argument matching (an unused argument of a function without `...`),
-#' and errors of R or of other packages that ncam lets through (such as R
-#' running out of memory).
+#' R's own argument matching (an unused argument of a function without `...`,
+#' such as [ncam()]), and errors of R or of other packages that ncam lets
+#' through (such as R running out of memory).
+#'
+#' An argument that a function or method does not take is an error, not
+#' ignored: the `...` of ncam's methods must be empty, except that `print()`
+#' ignores it, as print methods do, `update()` takes the arguments to change
+#' in it and `plot()` graphical parameters (and the methods of fits by group
+#' pass it on to each group's). The usual other names of the argument that
+#' takes the rows point to it ("Did you mean ...?"): `data` and `new_data` to
+#' `newdata` (`predict()`, `augment()`, [sensor_params()], [sensor_drift()]),
+#' `newdata` and `new_data` to `data` ([calibrate()], `model.frame()`), and
+#' `file` to `path` (the readers, such as [read_toucan()]). A column that the
+#' data lacks, named in an argument or a formula, gives an error naming the
+#' closest columns: the same but for case (`O3_s3` for `o3_s3`), a few
+#' characters off (`air_tmp`), or holding the name (`temp` for `air_temp`);
+#' the data's columns are listed when there are 20 or fewer.
 #'
 #' @eval warning_classes_rd()
 #' @name ncam_warnings
