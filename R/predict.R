@@ -1,7 +1,7 @@
 #' Fused estimates from a fitted NCAM
 #'
 #' The posterior of the true value given each row's sensor readings and covariates:
-#' precision \eqn{s_0^{-2} + \sum_j a_j^2 / \sigma_j^2} over the row's observed sensors, the
+#' precision \eqn{s_0^{-2} + \sum_j a_j^2 / \sigma_j^2}{s_0^-2 + sum_j a_j^2 / sigma_j^2} over the row's observed sensors, the
 #' reliability-weighted, bias-corrected mean, and the predictive variance (posterior variance
 #' plus `sigma_y2`).
 #'
@@ -31,12 +31,12 @@
 #'   is read: the reference column is read only with `use_reference = TRUE`, and otherwise left as
 #'   it is, whatever its units.
 #' @param interval `"none"`, `"credible"` or `"prediction"`. A `"credible"` interval is for the true
-#'   value: \eqn{\mu \pm z_{(1+level)/2} \, sd}, with the posterior variance of \eqn{\Theta} plus
-#'   `sigma_y2`, the paper's small aleatoric variance of the true value around \eqn{\Theta} (so for
-#'   \eqn{\Theta} itself it is slightly conservative; fit with `sigma_y2 = 0` for an interval for
-#'   \eqn{\Theta} alone). A `"prediction"` interval is for what the anchor instrument (the
+#'   value: \eqn{\mu \pm z_{(1+level)/2} \, sd}{mu +/- z_((1+level)/2) * sd}, with the posterior variance of \eqn{\Theta}{Theta} plus
+#'   `sigma_y2`, the paper's small aleatoric variance of the true value around \eqn{\Theta}{Theta} (so for
+#'   \eqn{\Theta}{Theta} itself it is slightly conservative; fit with `sigma_y2 = 0` for an interval for
+#'   \eqn{\Theta}{Theta} alone). A `"prediction"` interval is for what the anchor instrument (the
 #'   `reference` monitor) would read: the posterior variance plus the anchor's own noise variance
-#'   \eqn{\sigma^2_{anchor}(X)} (for a `reference` fitted with `ncam_control(reference_noise =
+#'   \eqn{\sigma^2_{anchor}(X)}{sigma^2_anchor(X)} (for a `reference` fitted with `ncam_control(reference_noise =
 #'   "constant")`, one value for every row); use it to compare with reference readings. Both are
 #'   Gaussian: with heavier-tailed sensor noise they are too wide at 50 % and too narrow at 99 %.
 #'   Both take the model as right: on [simulate_colocation()]'s data, whose sensor noise grows with
@@ -89,11 +89,11 @@
 #' @section Sensor disagreement:
 #' Column `.disagreement` measures how much a row's readings disagree with one another beyond the
 #' noise the model learned for each sensor: the readings are put on the estimate's scale with the
-#' row's gains and offsets, \eqn{z_j = (b_j - c_j) / a_j}, with variance \eqn{v_j = \sigma_j^2 /
-#' a_j^2}; their squared differences from their precision-weighted mean, each divided by its
-#' \eqn{v_j}, are summed and divided by one less than the number \eqn{k} of readings (a reduced
+#' row's gains and offsets, \eqn{z_j = (b_j - c_j) / a_j}{z_j = (b_j - c_j) / a_j}, with variance \eqn{v_j = \sigma_j^2 /
+#' a_j^2}{v_j = sigma_j^2 / a_j^2}; their squared differences from their precision-weighted mean, each divided by its
+#' \eqn{v_j}{v_j}, are summed and divided by one less than the number \eqn{k}{k} of readings (a reduced
 #' chi-square). Where the sensors behave as the model says, it is a chi-square variable with
-#' \eqn{k - 1} degrees of freedom divided by \eqn{k - 1}, whatever the true value, so values near 1
+#' \eqn{k - 1}{k - 1} degrees of freedom divided by \eqn{k - 1}{k - 1}, whatever the true value, so values near 1
 #' are normal, and values above 6.6 (two readings), 4.6 (three) or 3.8 (four) come on 1 % of rows.
 #' It is `NA` with fewer than two readings, which cannot disagree. With `use_reference = TRUE` a
 #' reference reading counts as one of them (for a model with `unit` offsets, after its unit's
@@ -233,7 +233,7 @@ warn_rows_missing_covariates <- function(post) {
 
 #' Per-row sensor gains, offsets and noise
 #'
-#' The sensor model \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))} evaluated at every
+#' The sensor model \eqn{b_j = a_j(X)\Theta + c_j(X) + N(0, \sigma_j^2(X))}{b_j = a_j(X) Theta + c_j(X) + N(0, sigma_j^2(X))} evaluated at every
 #' row, for inspection and plots. With `transform = "log"` these act on log readings.
 #'
 #' @inheritParams predict.ncam
