@@ -6,10 +6,15 @@
 #' gain \eqn{a_j}{a_j}, offset \eqn{c_j}{c_j} and noise \eqn{\sigma_j}{sigma_j} averaged over the
 #' fitted data, with
 #' their spread; `coef()` the network weights; `logLik()` the marginal log-likelihood of the
-#' sensor readings in their original units (so [AIC()] and [BIC()] compare with other models
-#' of the same readings), of the readings the model was trained on: readings screened out as
-#' gross outliers at fit time (see `screen_outliers` in [ncam_control()]) count as missing,
-#' as they do in `fitted()` and `predict()`, which screen by the same rule; `fitted()` the fused values of the fitted data; `residuals()` the
+#' sensor readings in their original units, of the readings the model was trained on: readings
+#' screened out as gross outliers at fit time (see `screen_outliers` in [ncam_control()]) count
+#' as missing, as they do in `fitted()` and `predict()`, which screen by the same rule
+#' (`print()` names how many), so before comparing with a baseline's likelihood set them to `NA`
+#' in its data too. Its `df` counts every network weight: right for heads without hidden layers
+#' (`hidden = integer(0)`), but far more than the effective number of parameters of an
+#' early-stopped network, so with hidden layers [AIC()] and [BIC()] favour any small model
+#' whatever the fit; compare such fits with baselines on held-out rows ([evaluate_fusion()]
+#' on a [split_blocks()] split) instead. `fitted()` the fused values of the fitted data; `residuals()` the
 #' bias-corrected sensor residuals \eqn{(b_j - c_j)/a_j - \hat\mu}{(b_j - c_j)/a_j - mu_hat} (one
 #' column per sensor, `NA`
 #' where a reading is missing; for a model fitted with a `reference`, its column is the
@@ -57,7 +62,7 @@
 #'             epochs = 100, learn_rate = 0.02, seed = 1, threads = 1)
 #' fit
 #' summary(fit)
-#' AIC(fit)
+#' logLik(fit)
 #' str(coef(fit)$prior, max.level = 1)
 #' head(residuals(fit))
 #' plot(fit)

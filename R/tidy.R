@@ -60,7 +60,8 @@ generics::augment
 #'     baseline from [ncam_baseline()], names its constant parameters `gain`, `offset` and
 #'     `noise` (also an sd).
 #'   * `glance()`: one row: `logLik`, `df` (the network's parameters, as
-#'     [logLik()] counts them, without the weights a constant reference noise holds at 0), `AIC`, `BIC`, `nobs`, `n_train`,
+#'     [logLik()] counts them, without the weights a constant reference noise holds at 0), `AIC`, `BIC`
+#'     (with hidden layers not a fair comparison with small models: see [ncam-methods]), `nobs`, `n_train`,
 #'     `n_validation`, `epochs_run`, `best_epoch`, `validation_nll` (validation
 #'     NLL per row at the best epoch, `NA` without validation rows),
 #'     `converged` (see Details), `n_reference` (training and validation rows
