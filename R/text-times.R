@@ -28,10 +28,15 @@ text_times <- function(text, kind, tz = "UTC") {
   missing <- missing_time_text(text)
   day <- !missing & nchar(text) == 10L & grepl(text_day_pattern, text, perl = TRUE)
   if (kind == "Date") return(as.Date(ifelse(day, clock_seconds(text) / 86400, NA_real_), origin = "1970-01-01"))
-  seconds <- rep(NA_real_, length(text))
-  seconds[day] <- clock_in_zone(clock_seconds(text[day]), tz)
-  timed <- which(!missing & !day)
-  seconds[timed] <- iso_seconds(text[timed], tz)
+  timed <- !missing & !day
+  if (all(timed)) {
+    seconds <- iso_seconds(text, tz)  # a column of date-times: without copies of it
+    attr(seconds, "form") <- NULL
+  } else {
+    seconds <- rep(NA_real_, length(text))
+    seconds[day] <- clock_in_zone(clock_seconds(text[day]), tz)
+    seconds[timed] <- iso_seconds(text[timed], tz)
+  }
   as.POSIXct(seconds, origin = "1970-01-01", tz = tz)
 }
 
@@ -42,11 +47,15 @@ text_times <- function(text, kind, tz = "UTC") {
 # or calendar (24:00, 13:59:60, 2023-02-30, an offset beyond 14:00). parse_timestamp() (the
 # readers) and text_times() (predict_chunks()' kept columns, the hints of a time column as text).
 iso_seconds <- function(x, tz = "UTC") {
-  out <- rep(NA_real_, length(x))
   # As write.csv() and predict_chunks() write them ("2024-05-01 13:00:00", "...T13:00:00Z"): by
   # arithmetic alone, several times as fast as taking the text apart.
   plain <- grepl("^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2})?[Zz]?$", x, perl = TRUE)
-  out[plain] <- clock_seconds(x[plain])
+  if (all(plain)) {
+    out <- clock_seconds(x)
+  } else {
+    out <- rep(NA_real_, length(x))
+    out[plain] <- clock_seconds(x[plain])
+  }
   zoned <- plain & grepl("[Zz]$", x, perl = TRUE)
   # RFC 3339 allows "t" and "z" in lower case.
   iso <- "^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(:[0-9]{2})?)(\\.[0-9]+)? *(Z|z|UTC|GMT|[+-][0-9]{2}(:?[0-9]{2})?)?$"
@@ -70,9 +79,9 @@ iso_seconds <- function(x, tz = "UTC") {
     local <- which(!zoned & !is.na(out))
     out[local] <- clock_in_zone(out[local], tz)
   }
-  form <- plain
-  form[rest] <- TRUE
-  structure(out, form = form)
+  plain[rest] <- TRUE
+  attr(out, "form") <- plain
+  out
 }
 
 # Clock times written as seconds since 1970 of the UTC clock (clock_seconds(), with a fraction)
