@@ -70,8 +70,9 @@ autoplot.ncam_performance <- function(object, ...) {
     ggplot2::scale_x_continuous(n.breaks = if (columns >= 6L) 3L else 4L,
                                 expand = ggplot2::expansion(mult = 0.08)) +
     ggplot2::labs(x = NULL, y = NULL,
-                  title = sprintf("Performance for %s against the US EPA and EU targets",
-                                  pollutant_label(attr(object, "pollutant"))),
+                  title = sprintf("Performance for %s (%s) against the %s targets",
+                                  pollutant_label(attr(object, "pollutant")),
+                                  attr(targets, "units"), framework_words(targets)),
                   subtitle = sprintf("On %s; shaded: each target's range", block_txt),
                   caption = performance_plot_caption(panels, units, symbols)) +
     plot_theme() +
@@ -86,7 +87,7 @@ autoplot.ncam_performance <- function(object, ...) {
 performance_panel_titles <- function(panels, targets, limit_value, symbols, width = 22L) {
   spec <- performance_metric_table[match(panels, performance_metric_table$metric), ]
   at <- match(spec$threshold, targets$metric)
-  concentration <- targets$unit[targets$metric == "limit_value"]
+  concentration <- attr(targets, "units")
   split <- targets$upper[targets$metric == "between_sampler_split"]
   side <- if (length(split)) format(split) else ""
   names <- c(r2 = symbols[["r2"]], slope = "Slope", intercept = "Intercept", rmse = "RMSE",

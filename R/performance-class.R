@@ -4,10 +4,11 @@
 # The methods: print() in R/performance-print.R, tidy() and glance() (and the documentation of
 # all four) in R/performance-tidy.R, autoplot() in R/autoplot-performance.R.
 
-# The table as a tibble of class ncam_performance, which keeps the pollutant its targets are of.
-new_performance <- function(table, pollutant) {
+# The table as a tibble of class ncam_performance, which keeps the pollutant its targets are of
+# and the targets it was judged by, in its units (targets_in_units(): attribute "units").
+new_performance <- function(table, pollutant, targets) {
   tibble::new_tibble(as.list(table), nrow = nrow(table), class = "ncam_performance",
-                     pollutant = pollutant)
+                     pollutant = pollutant, targets = targets)
 }
 
 # The metrics of the table: the column giving the count each is computed on, the pass_* column
@@ -34,16 +35,20 @@ performance_method_columns <- c("unit", "averaging", "time_step", "n", "limit_va
                                 "pass_error", "pass_precision", "pass_expanded_uncertainty",
                                 "pass_between_sampler_uncertainty", "note")
 
-# The thresholds of the object's pollutant. A table subset or renamed after sensor_performance()
-# keeps its class but may lack what the methods read, and one of another making lacks the
-# pollutant: `NULL`, or an error when `abort`.
+# The thresholds the object was judged by, in its units (attribute "units"). A table subset or
+# renamed after sensor_performance() keeps its class but may lack what the methods read, and one
+# of another making lacks the pollutant: `NULL`, or an error when `abort`. A table made before
+# the targets were kept with it is in the units of performance_targets()' US EPA targets.
 performance_targets_of <- function(object, abort = TRUE, arg = "x", call = parent.frame()) {
   pollutant <- attr(object, "pollutant")
+  targets <- attr(object, "targets")
   missing <- setdiff(performance_method_columns, names(object))
   known <- is.character(pollutant) && length(pollutant) == 1L &&
-    pollutant %in% performance_target_table$pollutant
+    (is.data.frame(targets) || pollutant %in% c("pm25", "o3"))
   if (!length(missing) && known && nrow(object) > 0L) {
-    return(performance_target_table[performance_target_table$pollutant == pollutant, ])
+    if (is.data.frame(targets)) return(targets)
+    rows <- performance_target_table[performance_target_table$pollutant == pollutant, ]
+    return(targets_in_units(rows, if (pollutant == "o3") "ppb" else "ug/m3", pollutant))
   }
   if (!abort) return(NULL)
   if (nrow(object) == 0L) ncam_abort("{.arg {arg}} has no rows.", call = call)
@@ -63,7 +68,7 @@ metric_thresholds <- function(targets, time_step) {
   spec <- performance_metric_table
   at <- match(spec$threshold, targets$metric)
   applies <- !is.na(at) & !is.na(time_step) & targets$averaging[at] %in% time_step
-  concentration <- targets$unit[targets$metric == "limit_value"]
+  concentration <- attr(targets, "units")
   value_unit <- ifelse(is.na(at), "", targets$unit[at])
   value_unit[spec$metric %in% c("mbe", "orth_intercept")] <- concentration
   data.frame(metric = spec$metric, value_unit = value_unit,
@@ -96,9 +101,11 @@ averaging_words <- function(averaging) {
   c(as_given = "As given", "1h" = "1-hour averages", "24h" = "24-hour averages")[averaging]
 }
 
-# The pollutant as the targets name it.
+# The pollutant as the targets name it: "PM2.5", "O3", "NO2"; others (of targets given) in
+# capitals, "pm10" as "PM10".
 pollutant_label <- function(pollutant) {
-  c(pm25 = "PM2.5", o3 = "O3")[[pollutant]]
+  labels <- c(pm25 = "PM2.5", pm10 = "PM10", pm1 = "PM1")
+  if (pollutant %in% names(labels)) labels[[pollutant]] else toupper(pollutant)
 }
 
 # A subset that keeps every column stays an ncam_performance table; one without some of them
@@ -123,6 +130,7 @@ as_tibble.ncam_performance <- function(x, ...) {
 
 plain_performance <- function(x) {
   attr(x, "pollutant") <- NULL
+  attr(x, "targets") <- NULL
   class(x) <- setdiff(class(x), "ncam_performance")
   x
 }

@@ -1,10 +1,11 @@
 # The input checks of sensor_performance(): the columns validated, with their clock columns, and
-# put in the units of the targets.
+# put in the units of the table (R/performance-units.R).
 
 # Validated columns as a plain data frame: unit, time (seconds), the clock_columns() day, hour
 # and day_seconds, est, ref, ref_complete; attribute `tz`, the time zone of the clock columns
-# (block_frame() times jittered stamps anew in it).
-performance_input <- function(data, estimate, reference, date, unit, target_unit,
+# (block_frame() times jittered stamps anew in it), and `units`, those of est and ref
+# (table_units(), from argument `units`).
+performance_input <- function(data, estimate, reference, date, unit, units, pollutant,
                               call = parent.frame()) {
   check_data_frame(data, "data", call = call)
   for (arg in c("estimate", "reference", "date", if (!is.null(unit)) "unit")) {
@@ -23,7 +24,9 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   data <- blank_unusable_values(data, unique(c(estimate, reference)), cli::format_inline("{.arg data}"),
                                 fix = "Set them to {.code NA} before judging performance to silence this warning.",
                                 call = call)
-  data <- in_target_units(data, c(estimate = estimate, reference = reference), target_unit, call)
+  columns <- c(estimate = estimate, reference = reference)
+  units <- table_units(units, data, columns, pollutant, call)
+  data <- in_table_units(data, columns, units, pollutant, call)
   obs <- data.frame(unit = timed$units, time = timed$seconds, day = timed$clock$day,
                     hour = timed$clock$hour, day_seconds = timed$clock$day_seconds,
                     est = numeric_column(data[[estimate]], estimate, "estimate", call),
@@ -40,6 +43,7 @@ performance_input <- function(data, estimate, reference, date, unit, target_unit
   # A row's reference is one whole record; block_means() says which means have all theirs.
   obs$ref_complete <- !is.na(obs$ref)
   attr(obs, "tz") <- timed$tz
+  attr(obs, "units") <- units
   obs
 }
 
@@ -123,68 +127,6 @@ date_column <- function(data, date, call = parent.frame(), data_arg = "data") {
   time
 }
 
-# Columns of class "units" (the units package) in the units of the targets, `to` (ug/m3 for
-# PM2.5, ppb for O3): mg/m3 judged against targets in ug/m3 would pass an RMSE of 7 mg/m3.
-# A plain numeric column is taken to be in those units, unless the other column's numbers are
-# converted: then its unit is unknown (mg/m3 numbers of a fit on mg/m3 readings read as ug/m3
-# gave a slope of 0.001), and that is an error.
-in_target_units <- function(data, columns, to, call) {
-  carry <- vapply(columns, function(col) inherits(data[[col]], "units"), logical(1))
-  if (!any(carry)) return(data)
-  # The class comes from the units package, whose methods convert once it is loaded (a data
-  # frame read back with readRDS() carries the class without loading it).
-  if (!requireNamespace("units", quietly = TRUE)) {
-    ncam_abort(c("Column{?s} {.val {columns[carry]}} carr{?ies/y} units, but the {.pkg units}
-                      package that converts them is not installed.",
-                 i = "Install it with {.code install.packages(\"units\")}, or drop the units
-                          with {.code as.numeric()} if the values are already in the targets'
-                          units ({to})."), call = call)
-  }
-  plain <- columns[!carry]
-  for (arg in names(columns)[carry]) {
-    col <- columns[[arg]]
-    from <- as.character(units(data[[col]]))
-    if (identical(from, to)) next
-    converted <- tryCatch(units::set_units(data[[col]], to, mode = "standard"),
-                          error = function(e) NULL)
-    if (is.null(converted)) {
-      gas <- "ppb" %in% c(from, to) || any(vapply(c(from, to), units::ud_are_convertible,
-                                                   logical(1), "ppb"))
-      ncam_abort(c("Column {.val {col}} (from {.arg {arg}}) is in {.val {from}}, which
-                        cannot be converted to {.val {to}}, the units of the targets.",
-                   i = if (gas) "A mixing ratio (ppb) and a mass concentration (ug/m3)
-                                    convert only with the molar mass, temperature and
-                                    pressure: convert the column yourself.",
-                   i = "Give the column units of the same quantity as {.val {to}}, such
-                            as with {.fn units::set_units}."), call = call)
-    }
-    # A change of spelling (ug/m^3) leaves the numbers, and a plain column beside, as they are.
-    if (length(plain) && !same_scale(from, to)) {
-      refuse_plain_beside_converted(plain, col, arg, from, to, call)
-    }
-    ncam_inform("Column {.val {col}} (from {.arg {arg}}) is converted from {from} to {to},
-                 the units of the targets.", "ncam_message_units")
-    data[[col]] <- converted
-  }
-  data
-}
-
-# A plain estimate or reference column (`plain`, named by its argument) beside column `col`
-# (from argument `arg`), whose numbers are converted from `from` to `to`: the plain numbers
-# could be in either (predict() gives plain numbers in the unit of the fit's readings).
-refuse_plain_beside_converted <- function(plain, col, arg, from, to, call) {
-  plain_arg <- names(plain)
-  ncam_abort(c("Column {.val {plain}} (from {.arg {plain_arg}}) has no units, beside column
-                {.val {col}} (from {.arg {arg}}) converted from {.val {from}} to {.val {to}},
-                the units of the targets.",
-               x = "The unit of its numbers is not known, so neither is whether they match those
-                    of {.val {col}} ({.fn predict} gives plain numbers in the units of the
-                    fit, {.code fit$units}, which may differ from {.val {from}}).",
-               i = "Give it the units it is in, such as with {.code data${plain} <-
-                    units::set_units(data${plain}, <its unit>, mode = \"standard\")}, or give
-                    both columns as plain numbers in {to}."), call = call)
-}
-
 numeric_column <- function(x, column, arg, call) {
   # 64-bit integers (data.table::fread) by value: as.double() of their bits without bit64 loaded.
   if (inherits(x, "integer64")) x <- integer64_to_double(x, column, call)
@@ -206,4 +148,28 @@ numeric_column <- function(x, column, arg, call) {
 rows_text <- function(rows) {
   more <- if (length(rows) > 5L) sprintf(" and %d more", length(rows) - 5L) else ""
   paste0(if (length(rows) == 1L) "row " else "rows ", toString(utils::head(rows, 5L)), more)
+}
+
+# Rows without both an estimate and a reference: out of the pairs of rows taken as given, but
+# in the 1-hour and 24-hour means, which average each column over the rows that have it.
+inform_unpaired <- function(unpaired, averaging, steps) {
+  if (unpaired == 0L) return(invisible())
+  averaged <- Filter(function(block) {
+    any(fits_span(steps, block_span(block)) & steps < block_span(block))
+  }, setdiff(averaging, "as_given"))
+  if (length(averaged) == 0L) {
+    ncam_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
+                 out of the paired metrics.", "ncam_message_unpaired_rows")
+    return(invisible())
+  }
+  means <- paste(sub("h$", "-hour", averaged), collapse = " and ")
+  given <- if ("as_given" %in% averaging) {
+    " {?is/are} left out of the pairs of the data as given, but"
+  } else {
+    ""
+  }
+  ncam_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
+                     " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
+                     estimate or reference: each is averaged over the rows that have it."),
+              "ncam_message_unpaired_rows")
 }

@@ -158,6 +158,8 @@ expanded_uncertainty <- function(x, y, limit_value, reference_uncertainty) {
     return(list(note = if (s$flat_x) "constant reference: no regression" else vertical))
   }
   b0 <- mean(y) - b1 * mean(x)
+  # Targets given without a limit value: the orthogonal line alone.
+  if (is.na(limit_value)) return(list(orth_slope = b1, orth_intercept = b0))
   u2 <- sum((y - b0 - b1 * x)^2) / (length(x) - 2) - reference_uncertainty^2 +
     (b0 + (b1 - 1) * limit_value)^2
   if (u2 < 0) {

@@ -15,8 +15,8 @@ print.ncam_performance <- function(x, n = 20, ...) {
   units <- unique(rows$unit[rows$unit != "all"])
   who <- if (length(units) == 0L) "one unit" else if (length(units) == 1L) "1 unit" else
     paste(length(units), "units")
-  cat("Performance of ", who, " against the reference, ", pollutant_label(pollutant),
-      " (US EPA and EU targets)\n", sep = "")
+  cat("Performance of ", who, " against the reference, ", pollutant_label(pollutant), " in ",
+      attr(targets, "units"), " (", framework_words(targets), " targets)\n", sep = "")
   # The first n units of each averaging, and all units' row.
   shown <- rows$unit == "all" | rows$unit %in% utils::head(units, n)
   for (avg in unique(rows$averaging)) {
@@ -26,13 +26,14 @@ print.ncam_performance <- function(x, n = 20, ...) {
   hidden <- length(units) - sum(units %in% rows$unit[shown])
   cat("\n")
   width <- performance_print_width()
-  concentration <- targets$unit[targets$metric == "limit_value"]
+  concentration <- attr(targets, "units")
   lines <- c(
     if (hidden > 0L) {
       sprintf("%d more unit%s, and %s notes, not shown: print(x, n = Inf) shows every unit.",
               hidden, if (hidden == 1L) "" else "s", if (hidden == 1L) "its" else "their")
     },
     target_legend(targets, rows$limit_value[1], symbols),
+    converted_targets_line(targets),
     paste0("Intercept, RMSE and bias (mean of estimate - reference) in ", concentration,
            ", NRMSE in %.",
            if (length(units) > 1L) paste0(" Row all: ", symbols[["r2"]],
@@ -46,6 +47,16 @@ print.ncam_performance <- function(x, n = 20, ...) {
 }
 
 performance_print_width <- function() min(max(getOption("width", 80L), 60L), 100L)
+
+# Where targets set in the other unit were converted to the table's: how.
+converted_targets_line <- function(targets) {
+  if (!isTRUE(attr(targets, "converted"))) return(NULL)
+  units <- attr(targets, "units")
+  from <- setdiff(c("ppb", "ug/m3"), units)
+  factor <- ugm3_per_ppb(targets$pollutant[1])
+  sprintf("Targets set in %s are in %s here, at 293 K and 101.3 kPa (1 ppb of %s = %s ug/m3).",
+          from, units, pollutant_label(targets$pollutant[1]), format(signif(factor, 4)))
+}
 
 # The table of one averaging, the figures of its "all" row that have no column, and its notes.
 print_performance_block <- function(rows, averaging, targets, symbols) {
@@ -170,7 +181,7 @@ render_columns <- function(columns) {
 all_row_figures <- function(rows, averaging, targets, symbols) {
   all_row <- rows[rows$unit == "all", , drop = FALSE]
   if (nrow(all_row) != 1L) return(character())
-  concentration <- targets$unit[targets$metric == "limit_value"]
+  concentration <- attr(targets, "units")
   num <- function(v) format(signif(v, 3))
   period <- c(as_given = "times", "1h" = "hours", "24h" = "days")[[averaging]]
   parts <- character()
@@ -232,7 +243,7 @@ target_legend <- function(targets, limit_value, symbols) {
     paste0(words[[target]], paste(bounds[spec$target == target], collapse = " or "))
   }, character(1))
   by_target <- sub("^intercept ", "intercept (int.) ", by_target)
-  concentration <- targets$unit[targets$metric == "limit_value"]
+  concentration <- attr(targets, "units")
   if ("expanded_uncertainty" %in% names(by_target)) {
     by_target["expanded_uncertainty"] <- paste0(by_target[["expanded_uncertainty"]], " at ",
                                                 format(signif(limit_value, 4)), " ", concentration)

@@ -20,7 +20,7 @@
 #' * `glance()` gives one row per averaging: the figures of the row `"all"`.
 #' * `autoplot()` draws, for each metric with a target, the units' values against the
 #'   target's range (shaded), one panel per metric, on the rows whose averaging the targets are
-#'   set for (24-hour values for PM2.5, 1-hour values for O3: the `"24h"` or `"1h"` rows, or
+#'   set for (24-hour values for PM2.5, 1-hour values for O3 and NO2: the `"24h"` or `"1h"` rows, or
 #'   the rows as given when the data have that time step). A value inside its range is drawn
 #'   as within the target, one outside as outside it, one whose target is not judged (such as
 #'   the expanded uncertainty when the limit value lies outside the reference values) in grey.
@@ -30,8 +30,10 @@
 #'   device draws it: a PDF device cannot draw the signs R\ifelse{html}{\out{<sup>2</sup>}}{^2},
 #'   less-or-equal and greater-or-equal that `print()` uses on a console that shows Unicode.
 #'
-#' Thresholds are those of [performance_targets()], the table `sensor_performance()` judges
-#' by; `tidy()`'s `pass` is the table's `pass_*` column of the target.
+#' Thresholds are those the table was judged by, kept with it: those of [performance_targets()]
+#' or of the `targets` given to `sensor_performance()`, in the table's units (a threshold set
+#' in the other unit converted: see its section Units); `tidy()`'s `pass` is the table's
+#' `pass_*` column of the target.
 #'
 #' @param x,object A table from [sensor_performance()].
 #' @param n For `print()`: how many units to show in each averaging (the first `n`, beside the
@@ -115,6 +117,7 @@ glance.ncam_performance <- function(x, ...) {
   verdicts <- function(all_row, framework) {
     spec <- performance_metric_table
     wanted <- unique(spec$target[spec$threshold %in% targets$metric[targets$framework == framework]])
+    if (!length(wanted)) return(NA)  # no target of that framework (NO2 has no US EPA one)
     pass <- unlist(all_row[paste0("pass_", wanted)], use.names = FALSE)
     if (all(is.na(pass))) NA else all(pass, na.rm = TRUE)
   }

@@ -95,8 +95,8 @@
 #' `"as_given"` rows; the `"as_given"` `"all"` row says `"mixed"` when the units' steps differ, and its
 #' `pass_*` are then NA (each target is set for one averaging).
 #'
-#' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3,
-#' whose targets are set on 1-hour values): each unit whose time step is below
+#' **1-hour averages** (`averaging` includes `"1h"`, as by default for O3
+#' and NO2, whose targets are set on 1-hour values): each unit whose time step is below
 #' one hour and divides it (such as 1, 5 or 10 minutes) is averaged per hour,
 #' estimate and reference separately, as in the first stage of the 24-hour
 #' averages below: an hour's mean counts only if at least `completeness` of its
@@ -108,7 +108,7 @@
 #' change has 23. Hourly units' rows are taken one per hour (two in one hour
 #' give their mean), timed at the start of their hour (05:30 at 05:00) as finer
 #' units' means are. Every `"1h"` row
-#' has `time_step` `"1 hour"`, so the O3 targets are judged on it; the PM2.5
+#' has `time_step` `"1 hour"`, so the O3 and NO2 targets are judged on it; the PM2.5
 #' targets are not (their `pass_*` are NA). A unit whose time step does not
 #' divide an hour (such as 7 minutes, 2 hours or daily data) has no 1-hour
 #' means: its `"1h"` row has `n = 0`, NA metrics and a `note` giving its step,
@@ -191,25 +191,19 @@
 #' the whole set only. `pass_between_sampler_uncertainty`
 #' is TRUE when none of the three that are computed exceeds the Guide's 2.5
 #' ug/m3 for the candidate method, judged on 24-hour rows. The Guide sets no
-#' criterion or split for O3: u(bs) is reported, not judged. Fewer than 3
+#' criterion or split for gases: u(bs) is reported, not judged. Fewer than 3
 #' periods, overall or on one side of the split, give NA with a note. With one
 #' unit these are NA, as `sd` and `cv`; for units not co-located (see
 #' Co-location) NA with a note.
 #'
 #' **Pass/fail**: a `pass_*` column is TRUE or FALSE only on rows whose
 #' `time_step` equals the averaging the target is specified for (24 hours for
-#' PM2.5, 1 hour for O3); elsewhere it is NA and `note` says which averaging
+#' PM2.5, 1 hour for O3 and NO2); elsewhere it is NA and `note` says which averaging
 #' the targets apply to (as on hourly PM2.5 rows as given). Where the metric is
 #' NA, it is NA.
 #' `pass_error` is RMSE or NRMSE within target, `pass_precision` SD or CV.
-#' Units are those of the targets: ug/m3 for PM2.5 and ppb for O3 (column `unit` of
-#' [performance_targets()]). A column of class `"units"` (the units package), `estimate` or
-#' `reference` or both, is converted to them with a message (mg/m3 to ug/m3), and it is an
-#' error when it cannot be (ppb against the ug/m3 of PM2.5, or ug/m3 against the ppb of O3:
-#' that needs the molar mass, temperature and pressure); then the units are dropped. A plain
-#' numeric column is taken to be in them, but beside a column whose numbers are converted it
-#' is an error: its unit is unknown (the estimates of a fit on mg/m3 readings are plain mg/m3
-#' numbers). `limit_value` and `reference_uncertainty` are in the targets' units.
+#' Units: the table is in the units of the data (argument `units`), each target
+#' applied in its own unit, converted where it is another (see section Units).
 #'
 #' @param data A data frame with one row per unit and time.
 #' @param estimate,reference Names of the numeric columns holding the sensor
@@ -229,21 +223,24 @@
 #' @param unit Name of the column identifying the sensor unit (or site), or
 #'   `NULL` when all rows come from one unit. The groups of a grouped tibble
 #'   are not read: times repeated without `unit` are an error suggesting it.
-#' @param pollutant `"pm25"` (default) or `"o3"`: which targets apply.
+#' @param pollutant `"pm25"` (default), `"o3"` or `"no2"`: which targets of
+#'   [performance_targets()] apply (for NO2 the EU objective alone), or with
+#'   `targets`, one of the pollutants of that table (by default its only one).
 #' @param averaging Which blocks of rows to give, in that order: one or more of
 #'   `"as_given"` (the data as they stand), `"1h"` (1-hour means) and `"24h"`
 #'   (24-hour means). `NULL` (default) gives the data as given beside the
-#'   averaging of the pollutant's US EPA targets: `c("as_given", "24h")` for
-#'   `"pm25"`, `c("as_given", "1h")` for `"o3"`. With `"as_given"`, a block that
+#'   averaging of the pollutant's targets: `c("as_given", "24h")` for
+#'   `"pm25"`, `c("as_given", "1h")` for `"o3"` and `"no2"`. With `"as_given"`, a block that
 #'   would repeat its rows is left out, with a message: `"24h"` for data one or
 #'   more days apart, `"1h"` when every unit is hourly.
 #' @param completeness Fraction (0 to 1) of its expected records an hour needs
 #'   for its 1-hour mean to count (data below one hour apart), and a day for its
 #'   24-hour mean (of its hours, for data below one hour apart). Default 0.75.
 #' @param limit_value Concentration at which the EU expanded uncertainty is
-#'   evaluated; `NULL` takes the value of [performance_targets()].
+#'   evaluated, in `units`; `NULL` takes the value of [performance_targets()]
+#'   (or of `targets`), converted to `units`.
 #' @param reference_uncertainty Standard uncertainty u(x) of the reference
-#'   measurements, in the targets' units (default 0, the conservative choice):
+#'   measurements, in `units` (default 0, the conservative choice):
 #'   the reference's own random uncertainty, such as the Guide estimates from
 #'   two reference samplers side by side. The units' between-sampler
 #'   uncertainty is reported on its own and does not enter it.
@@ -266,9 +263,11 @@
 #'   Metrics, and Target Values for Fine Particulate Matter Air Sensors. U.S.
 #'   EPA, EPA/600/R-20/280. Duvall R. M. et al. (2021). Performance Testing
 #'   Protocols, Metrics, and Target Values for Ozone Air Sensors. U.S. EPA,
-#'   EPA/600/R-20/279. EC Working Group on Guidance for the Demonstration of
-#'   Equivalence (2010). Guide to the Demonstration of Equivalence of Ambient Air
-#'   Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
+#'   EPA/600/R-20/279. Directive 2008/50/EC of the European Parliament and of
+#'   the Council of 21 May 2008 on ambient air quality and cleaner air for
+#'   Europe, Annexes I, VI, VII and XI. EC Working Group on Guidance for the
+#'   Demonstration of Equivalence (2010). Guide to the Demonstration of
+#'   Equivalence of Ambient Air Monitoring Methods. CEN/TS 17660-1:2021, Air quality - Performance
 #'   evaluation of air quality sensor systems - Part 1: Gaseous pollutants.
 #'   CEN/TS 17660-2:2024, Air quality - Performance evaluation of air quality
 #'   sensor systems - Part 2: Particulate matter in ambient air.
@@ -284,14 +283,22 @@
 #' perf <- sensor_performance(obs, estimate = "pm", reference = "ref", unit = "unit")
 #' perf
 #' as.data.frame(perf[perf$unit == "all", c("averaging", "n", "rmse", "pass_error")])
+#' # O3 in ug/m3, as EU networks report it: EPA's targets in ppb are converted to ug/m3.
+#' o3 <- data.frame(date = hours, ref = 60 + 30 * sin(seq_along(hours) / 4))
+#' o3$est <- 1.05 * o3$ref + rnorm(nrow(o3), sd = 5)
+#' glance(sensor_performance(o3, "est", "ref", pollutant = "o3", units = "ug/m3"))
 sensor_performance <- function(data, estimate, reference, date = "date", unit = NULL,
-                               pollutant = c("pm25", "o3"), averaging = NULL,
+                               pollutant = c("pm25", "o3", "no2"), averaging = NULL,
                                completeness = 0.75, limit_value = NULL,
-                               reference_uncertainty = 0, time_step = NULL) {
+                               reference_uncertainty = 0, time_step = NULL, units = NULL,
+                               targets = NULL) {
   check_column_name_args(c("estimate", "reference", "date", "unit"))
-  pollutant <- match_choice(pollutant, c("pm25", "o3"), "pollutant")
+  chosen <- performance_target_rows(targets, pollutant, missing(pollutant))
+  pollutant <- chosen$pollutant
   # By default the averaging of the pollutant's targets beside the data as given.
-  if (is.null(averaging)) averaging <- c("as_given", if (pollutant == "o3") "1h" else "24h")
+  if (is.null(averaging)) {
+    averaging <- c("as_given", if (chosen$rows$averaging[1] == "1 hour") "1h" else "24h")
+  }
   if (!is.character(averaging) || length(averaging) == 0L || anyNA(averaging) ||
       !all(averaging %in% c("as_given", "1h", "24h")) || anyDuplicated(averaging)) {
     ncam_abort("{.arg averaging} must be one or more of {.val as_given}, {.val 1h} and
@@ -301,10 +308,11 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
   check_number(limit_value, "limit_value", min = 0, allow_null = TRUE)
   if (identical(limit_value > 0, FALSE)) ncam_abort("{.arg limit_value} must be positive.")
   check_number(reference_uncertainty, "reference_uncertainty", min = 0)
-  targets <- performance_target_table[performance_target_table$pollutant == pollutant, ]
-  obs <- performance_input(data, estimate, reference, date, unit,
-                           targets$unit[targets$metric == "limit_value"])
-  if (is.null(limit_value)) limit_value <- targets$upper[targets$metric == "limit_value"]
+  obs <- performance_input(data, estimate, reference, date, unit, units, pollutant)
+  targets <- targets_in_units(chosen$rows, attr(obs, "units"), pollutant)
+  # Without a limit value (targets given without one), no expanded uncertainty.
+  limit_row <- targets$metric == "limit_value"
+  if (is.null(limit_value)) limit_value <- c(targets$upper[limit_row], NA_real_)[1]
   split <- targets$upper[targets$metric == "between_sampler_split"]
   unpaired <- sum(is.na(obs$est) | is.na(obs$ref))
   if (unpaired == nrow(obs)) {
@@ -363,29 +371,5 @@ sensor_performance <- function(data, estimate, reference, date = "date", unit = 
                "between_sampler_uncertainty_above", "pass_r2", "pass_slope", "pass_intercept",
                "pass_error", "pass_precision", "pass_expanded_uncertainty",
                "pass_between_sampler_uncertainty", "note")
-  new_performance(result[columns], pollutant)
-}
-
-# Rows without both an estimate and a reference: out of the pairs of rows taken as given, but
-# in the 1-hour and 24-hour means, which average each column over the rows that have it.
-inform_unpaired <- function(unpaired, averaging, steps) {
-  if (unpaired == 0L) return(invisible())
-  averaged <- Filter(function(block) {
-    any(fits_span(steps, block_span(block)) & steps < block_span(block))
-  }, setdiff(averaging, "as_given"))
-  if (length(averaged) == 0L) {
-    ncam_inform("{unpaired} row{?s} without both an estimate and a reference {?is/are} left
-                 out of the paired metrics.", "ncam_message_unpaired_rows")
-    return(invisible())
-  }
-  means <- paste(sub("h$", "-hour", averaged), collapse = " and ")
-  given <- if ("as_given" %in% averaging) {
-    " {?is/are} left out of the pairs of the data as given, but"
-  } else {
-    ""
-  }
-  ncam_inform(paste0("{unpaired} row{?s} without both an estimate and a reference", given,
-                     " count{?s/} in the {means} means with {cli::qty(unpaired)}{?its/their}
-                     estimate or reference: each is averaged over the rows that have it."),
-              "ncam_message_unpaired_rows")
+  new_performance(result[columns], pollutant, targets)
 }

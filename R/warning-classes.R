@@ -97,6 +97,8 @@ warning_classes <- do.call(rbind, lapply(list(
     "pred has one interval bound but not the other: interval metrics skipped"),
   c("ncam_warning_few_pairs", "sensor_performance()",
     "result rows with fewer than 3 complete pairs"),
+  c("ncam_warning_assumed_units", "sensor_performance()",
+    "a gas (O3, NO2) without units given: taken to be in ppb"),
   c("ncam_warning_uneven_step", "sensor_performance()",
     "a time step that does not divide the averaging period"),
   c("ncam_warning_short_gap", "split_blocks(), split_chronological()",

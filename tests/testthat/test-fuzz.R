@@ -353,14 +353,14 @@ fuzz_cases <- list(
   fuzz_case("performance_completeness_two", "sensor_performance", "error", "`completeness`",
             paste0("d <- data.frame(date = ", hourly, ", est = 1:48, ref = 1:48); sensor_performance(d, \"est\", \"ref\", completeness = 2)")),
   fuzz_case("performance_unknown_pollutant", "sensor_performance", "error", "`pollutant`",
-            paste0("d <- data.frame(date = ", hourly, ", est = 1:48, ref = 1:48); sensor_performance(d, \"est\", \"ref\", pollutant = \"no2\")")),
+            paste0("d <- data.frame(date = ", hourly, ", est = 1:48, ref = 1:48); sensor_performance(d, \"est\", \"ref\", pollutant = \"pm10\")")),
   fuzz_case("performance_zero_rows", "sensor_performance", "error", "est",
             paste0("d <- data.frame(date = ", hourly, ", est = 1:48, ref = 1:48)[0, ]; sensor_performance(d, \"est\", \"ref\")")),
   fuzz_case("performance_unit_named_all", "sensor_performance", "error", "units.*all",
             paste0("d <- data.frame(date = ", hourly, ", est = 1:48, ref = 1:48, units = \"all\"); sensor_performance(d, \"est\", \"ref\", unit = \"units\")")),
   fuzz_case("performance_constant_reference", "sensor_performance", "value", ".", rows = 1,
             paste0("d <- data.frame(date = ", hourly, ", est = rnorm(48, 10), ref = 10); sensor_performance(d, \"est\", \"ref\", averaging = \"as_given\")")),
-  fuzz_case("performance_targets_argument", "performance_targets", "error", "pm25", r"-(performance_targets("pm25"))-"),
+  fuzz_case("performance_targets_argument", "performance_targets", "error", "`pollutant`", r"-(performance_targets("pm10"))-"),
 
   # average_estimates() ------------------------------------------------------------------------------
   fuzz_case("average_no_pred", "average_estimates", "error", ".pred",

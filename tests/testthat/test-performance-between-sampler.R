@@ -193,7 +193,7 @@ test_that("for O3 it is reported but neither split nor judged", {
   hours <- seq(as.POSIXct("2024-06-01", tz = "UTC"), by = "hour", length.out = 6)
   obs <- data.frame(date = rep(hours, 2), unit = rep(c("a", "b"), each = 6), ref = ref,
                     est = ref + c(rep(0, 6), 1, -1, 2, -2, 1, -1))
-  all_row <- quiet_performance(obs, "est", "ref", unit = "unit", pollutant = "o3")
+  all_row <- quiet_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb")
   all_row <- all_row[all_row$unit == "all", ]
   expect_identical(all_row$time_step, "1 hour")
   expect_equal(all_row$between_sampler_uncertainty, sqrt(12 / 12))

@@ -86,7 +86,7 @@ test_that("jittered hourly O3 units share their nominal hours in the 1-hour bloc
   withr::local_seed(13)
   ref <- 30 + 10 * sin(seq_len(24 * 7) / 5) + stats::rexp(24 * 7)
   x <- jittered_hours(list(ref, ref, ref))
-  res <- quiet(x, "pm", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- quiet(x, "pm", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   all_row <- res[res$unit == "all", ]
   # One row per unit and hour, in order: the units' estimates side by side.
   est <- matrix(x$pm, ncol = 3)
@@ -96,7 +96,7 @@ test_that("jittered hourly O3 units share their nominal hours in the 1-hour bloc
   expect_no_match(all_row$note, "co-located")
   # A unit beside a reference 2 ppb higher is at another site.
   x$ref[x$unit == "b"] <- x$ref[x$unit == "b"] + 2
-  res <- quiet(x, "pm", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- quiet(x, "pm", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   all_row <- res[res$unit == "all", ]
   expect_true(is.na(all_row$sd))
   expect_match(all_row$note, paste("references differ at 168 of 168 shared hours on the nominal",
@@ -127,7 +127,7 @@ test_that("1-minute units jittered by +-10 s beside one reference are co-located
     data.frame(date = minutes + stats::runif(length(minutes), -10, 10), unit = u, ref = ref,
                o3 = ref + stats::rnorm(length(ref)))
   }))
-  res <- quiet(x, "o3", "ref", unit = "unit", pollutant = "o3", averaging = c("1h", "24h"))
+  res <- quiet(x, "o3", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = c("1h", "24h"))
   hour <- format(x$date, "%Y-%m-%d %H", tz = "UTC")
   # Hours of 45 or more stamps (of 60) count; a stamp jittered out of the three days makes an
   # hour of its own, which does not.

@@ -43,7 +43,7 @@ test_that("a 1-minute unit beside an hourly one is co-located in the 1-hour bloc
   hourly_ref <- as.vector(tapply(ref, hour, mean))
   slow <- data.frame(date = minutes[!duplicated(hour)], unit = "slow", ref = hourly_ref,
                      o3 = 1.1 * hourly_ref + stats::rnorm(12))
-  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3")
+  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3", units = "ppb")
   one_h <- res[res$averaging == "1h" & res$unit == "all", ]
   est <- cbind(as.vector(tapply(fast$o3, hour, mean)), slow$o3)
   expect_identical(one_h$n_precision, 12L)
@@ -65,7 +65,7 @@ test_that("an hourly unit stamped on the half hour shares the 1-hour block's hou
   hourly_ref <- as.vector(tapply(ref, hour, mean))
   slow <- data.frame(date = tens[!duplicated(hour)] + 1800, unit = "slow", ref = hourly_ref,
                      o3 = 1.1 * hourly_ref + stats::rnorm(24))
-  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- quiet(rbind(fast, slow), "o3", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   one_h <- res[res$unit == "all", ]
   # By hand: the 24 hours from 00:00, each the mean of 6 ten-minute values beside the hourly row.
   est <- cbind(as.vector(tapply(fast$o3, hour, mean)), slow$o3)
@@ -179,7 +179,7 @@ test_that("a 1-minute unit lacking a minute every hour stays co-located beside a
   hourly_ref <- as.vector(tapply(ref, hour, mean))
   slow <- data.frame(date = minutes[!duplicated(hour)], unit = "slow", ref = hourly_ref,
                      o3 = 1.1 * hourly_ref + stats::rnorm(12))
-  res <- quiet(rbind(fast1, fast2, slow), "o3", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- quiet(rbind(fast1, fast2, slow), "o3", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   all_row <- res[res$unit == "all", ]
   hourly <- function(u) as.vector(tapply(u$o3, format(u$date, "%H", tz = "UTC"), mean))
   expect_equal(all_row$sd, epa_sd(cbind(hourly(fast1), hourly(fast2), slow$o3)))

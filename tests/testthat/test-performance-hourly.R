@@ -34,7 +34,7 @@ test_that("1-minute O3 data are judged on 1-hour means by default", {
   obs$ref[hour == "2024-07-01 08" & minute %% 2 == 0] <- NA
   # One missing minute elsewhere only drops that minute from its hour's mean.
   obs$est[hour == "2024-07-02 02" & minute == 17] <- NA
-  res <- quiet_performance(obs, "est", "ref", pollutant = "o3")
+  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", units = "ppb")
   expect_identical(res$averaging, c("as_given", "1h"))
   expect_identical(res$time_step, c("1 minute", "1 hour"))
   hourly <- hand_hourly(obs$est, obs$ref, hour, 45)
@@ -62,7 +62,7 @@ test_that("1-minute O3 data are judged on 1-hour means by default", {
   # ... and not on the 1-minute rows.
   expect_true(all(is.na(unlist(res[1, c("pass_r2", "pass_slope", "pass_intercept", "pass_error")]))))
   # completeness = 0.7 lets hour 3 (44 of 60) count as well.
-  loose <- quiet_performance(obs, "est", "ref", pollutant = "o3", averaging = "1h",
+  loose <- quiet_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = "1h",
                               completeness = 0.7)
   expect_identical(loose$n, 29L)
   expect_equal(loose$mbe, with(hand_hourly(obs$est, obs$ref, hour, 42), mean(est - ref)))
@@ -70,10 +70,10 @@ test_that("1-minute O3 data are judged on 1-hour means by default", {
 
 test_that("the default averaging is 1 hour for O3 and 24 hours for PM2.5", {
   obs <- one_minute_ozone(hours = 72)
-  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3")
+  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb")
   expect_identical(o3$averaging, c("as_given", "1h"))
-  expect_identical(sensor_performance(obs, "est", "ref", pollutant = "o3", averaging = NULL), o3)
-  expect_identical(sensor_performance(obs, "est", "ref", pollutant = "o3",
+  expect_identical(sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = NULL), o3)
+  expect_identical(sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb",
                                       averaging = c("as_given", "1h")), o3)
   pm <- sensor_performance(obs, "est", "ref")
   expect_identical(pm$averaging, c("as_given", "24h"))
@@ -85,7 +85,7 @@ test_that("the default averaging is 1 hour for O3 and 24 hours for PM2.5", {
   expect_equal(pm_hourly[c("n", "slope", "rmse")], o3[2, c("n", "slope", "rmse")])
   expect_true(all(is.na(unlist(pm_hourly[grep("^pass_", names(pm_hourly))]))))
   # Rows come in the order the averagings are given.
-  all3 <- sensor_performance(obs, "est", "ref", pollutant = "o3",
+  all3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb",
                              averaging = c("24h", "1h", "as_given"))
   expect_identical(all3$averaging, c("24h", "1h", "as_given"))
   expect_identical(all3$time_step, c("24 hours", "1 hour", "1 minute"))
@@ -110,7 +110,7 @@ test_that("1-hour means follow the local clock on a daylight-saving change", {
   expect_length(unique(key), 25L) # 24 clock hours, one of them twice
   # 02:00 CEST keeps 4 of its 6 records (67 %): dropped; 02:00 CET keeps all 6.
   obs$est[which(key == "2021-10-31 02 CEST")[1:2]] <- NA
-  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", averaging = "1h")
+  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = "1h")
   hourly <- hand_hourly(obs$est, obs$ref, key, 4.5)
   expect_identical(res$n, 24L)
   expect_true("2021-10-31 02 CET" %in% rownames(hourly))
@@ -125,7 +125,7 @@ test_that("1-hour means follow the local clock on a daylight-saving change", {
   key <- format(m, "%H", tz = tz)
   expect_length(unique(key), 23L)
   obs$ref[key == "05"][1:20] <- NA # 40 of 60 references: hour 05 has no pair
-  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", averaging = "1h")
+  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = "1h")
   hourly <- hand_hourly(obs$est, obs$ref, key, 45)
   expect_identical(res$n, 22L)
   expect_equal(res$rmse, sqrt(mean((hourly$est - hourly$ref)^2)))
@@ -163,7 +163,7 @@ test_that("a period holding exactly its completeness share of records counts", {
   hour <- format(secs, "%H", tz = "UTC")
   for (kept in c(396, 395)) {
     d <- obs[hour != "01" | cumsum(hour == "01") <= kept, ]
-    res <- quiet_performance(d, "est", "ref", pollutant = "o3", averaging = "1h",
+    res <- quiet_performance(d, "est", "ref", pollutant = "o3", units = "ppb", averaging = "1h",
                              completeness = 0.55)
     hourly <- hand_hourly(d$est, d$ref, format(d$date, "%H", tz = "UTC"), 396)
     expect_identical(res$n, if (kept == 396) 4L else 3L)
@@ -178,7 +178,7 @@ test_that("a unit at 7-minute steps beside a 1-minute one has no 1-hour means", 
   c7$ref <- 30 + (0:100) %% 9
   c7$est <- c7$ref + (0:100) %% 2
   obs <- rbind(a, c7)
-  expect_warning(res <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3"),
+  expect_warning(res <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb"),
                  "unit \"c7\" \\(7 minutes\\) does not divide an hour")
   expect_identical(res$unit, c("a", "c7", "all", "a", "c7", "all"))
   expect_identical(res$averaging, rep(c("as_given", "1h"), each = 3))
@@ -196,27 +196,27 @@ test_that("a unit at 7-minute steps beside a 1-minute one has no 1-hour means", 
   # As given, c7 is judged as usual.
   expect_equal(res$mbe[2], mean(c7$est - c7$ref))
   # "1h" alone when no unit fits is an error naming the argument; 2-hour data do not fit either.
-  expect_error(sensor_performance(c7, "est", "ref", unit = "unit", pollutant = "o3",
+  expect_error(sensor_performance(c7, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                                   averaging = "1h"),
                "`averaging` \"1h\" needs a time step that divides an hour.*unit \"c7\" is 7 minutes",
                class = "rlang_error")
   two_hourly <- data.frame(date = a$date[1] + 7200 * (0:29), ref = 1:30, est = 2:31)
-  expect_error(sensor_performance(two_hourly, "est", "ref", pollutant = "o3", averaging = "1h"),
+  expect_error(sensor_performance(two_hourly, "est", "ref", pollutant = "o3", units = "ppb", averaging = "1h"),
                "`averaging` \"1h\".*data is 2 hours", class = "rlang_error")
   # Every unit coarser than an hour, with "as_given": the rows as given alone, with a message
   # (as daily data drop the 24-hour block), not a warning about the defaults.
-  expect_no_warning(expect_message(res <- sensor_performance(two_hourly, "est", "ref", pollutant = "o3"),
+  expect_no_warning(expect_message(res <- sensor_performance(two_hourly, "est", "ref", pollutant = "o3", units = "ppb"),
                                    "more than one hour apart \\(2 hours\\).*no 1-hour block"))
   expect_identical(res$averaging, "as_given")
   expect_identical(res$n, 30L)
   daily <- data.frame(date = as.Date("2024-01-01") + 0:9, ref = 1:10, est = 2:11)
-  expect_no_warning(expect_message(res <- sensor_performance(daily, "est", "ref", pollutant = "o3"),
+  expect_no_warning(expect_message(res <- sensor_performance(daily, "est", "ref", pollutant = "o3", units = "ppb"),
                                    "more than one hour apart \\(24 hours\\)"))
   expect_identical(res$n, 10L)
   # Beside a unit that can be averaged, a 2-hour unit gets its NA "1h" row, a note and a warning.
   mixed <- rbind(cbind(unit = "two", two_hourly),
                  data.frame(unit = "fine", date = a$date[1] + 600 * (0:59), ref = 1, est = 1.5))
-  expect_warning(res <- sensor_performance(mixed, "est", "ref", unit = "unit", pollutant = "o3"),
+  expect_warning(res <- sensor_performance(mixed, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb"),
                  "does not divide an hour")
   two_1h <- res[res$averaging == "1h" & res$unit == "two", ]
   expect_identical(two_1h$n, 0L)
@@ -228,15 +228,15 @@ test_that("hourly data asked for as given and at 1 hour give the as-given rows o
   obs <- data.frame(date = rep(hours, 2), unit = rep(c("a", "b"), each = 72),
                     ref = rep(30 + 10 * sin(seq_along(hours) / 6), 2))
   obs$est <- obs$ref * rep(c(1.05, 0.95), each = 72) + rep(c(1, -1), 72)
-  given <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+  given <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                               averaging = "as_given")
-  expect_message(both <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3"),
+  expect_message(both <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb"),
                  "one value per hour already: they are judged as given, with no separate 1-hour")
   expect_identical(both, given)
-  expect_message(sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+  expect_message(sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                                     averaging = c("1h", "as_given")), "no separate 1-hour")
   # Asked for alone, the 1-hour block holds the hourly rows as they stand.
-  expect_message(alone <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+  expect_message(alone <- sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                                              averaging = "1h"),
                  "1-hour block holds them as given")
   expect_identical(alone$averaging, rep("1h", 3))
@@ -245,7 +245,7 @@ test_that("hourly data asked for as given and at 1 hour give the as-given rows o
   expect_equal(alone$slope[1], unname(stats::coef(fit_a)[2]))
   expect_true(alone$pass_slope[1])
   # With "24h" besides, the 24-hour block stays.
-  three <- suppressMessages(sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+  three <- suppressMessages(sensor_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                                                averaging = c("as_given", "1h", "24h")))
   expect_identical(unique(three$averaging), c("as_given", "24h"))
 })
@@ -260,7 +260,7 @@ test_that("co-located units' 1-hour means share their hours for the inter-unit p
   key <- format(obs$date, "%H", tz = "UTC")
   b <- b[minute >= 5 & !(key == "04" & minute < 20), ] # 55 of 60 minutes; hour 04 40: dropped
   x <- rbind(transform(obs, unit = "a"), transform(b, unit = "b"))
-  res <- quiet_performance(x, "est", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- quiet_performance(x, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   est_a <- tapply(obs$est, key, mean_if, 45)
   est_b <- tapply(b$est, format(b$date, "%H", tz = "UTC"), mean_if, 45)
   # Each unit's hourly reference is the mean of its own rows' references.
@@ -292,7 +292,7 @@ test_that("an hourly unit meets the hours of a 10-minute one in a zone half an h
                        unit = "h", ref = base)
   hourly$est <- hourly$ref * 1.1
   x <- rbind(hourly, data.frame(date = t10, unit = "m", ref = ref10, est = est10))
-  res <- sensor_performance(x, "est", "ref", unit = "unit", pollutant = "o3", averaging = "1h")
+  res <- sensor_performance(x, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb", averaging = "1h")
   expect_identical(res$n, c(12L, 12L, 24L))
   m_hourly <- hand_hourly(est10, ref10, clock, 4.5)
   expect_equal(res$mbe[2], mean(m_hourly$est - m_hourly$ref))
@@ -326,7 +326,7 @@ test_that("1-minute readings stamped a fraction of a second off the minute have 
   obs <- one_minute_ozone(hours = 96, seed = 6)
   # Up to 0.2 s early or late: gaps of 59.6 to 60.4 s, none of them the most common.
   obs$date <- obs$date + withr::with_seed(7, stats::runif(nrow(obs), -0.2, 0.2))
-  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", averaging = c("as_given", "1h", "24h"))
+  res <- quiet_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = c("as_given", "1h", "24h"))
   expect_identical(res$time_step, c("1 minute", "1 hour", "24 hours"))
   # The readings fall in the clock hour of their own (jittered) time.
   key <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
@@ -338,7 +338,7 @@ test_that("1-minute readings stamped a fraction of a second off the minute have 
   expect_equal(res$mbe[3], mean(tapply(hourly$est, day, mean) - tapply(hourly$ref, day, mean)))
   # A step halfway between two seconds is its own: 12.5 s divides an hour.
   steady <- data.frame(date = obs$date[1] + 12.5 * (0:599), ref = obs$ref[1:600], est = obs$est[1:600])
-  res <- quiet_performance(steady, "est", "ref", pollutant = "o3", averaging = "as_given")
+  res <- quiet_performance(steady, "est", "ref", pollutant = "o3", units = "ppb", averaging = "as_given")
   expect_identical(res$time_step, "12.5 seconds")
 })
 
@@ -351,7 +351,7 @@ test_that("a 1-minute logger keeping 8 % of its minutes is judged at 1 minute, w
   for (seed in 1:6) {
     kept <- obs[sort(withr::with_seed(seed, sample(nrow(obs), 461))), ]
     most_common <- c(most_common, as.numeric(names(which.max(table(diff(as.numeric(kept$date)))))))
-    res <- quiet_performance(kept, "est", "ref", pollutant = "o3", completeness = 0.1)
+    res <- quiet_performance(kept, "est", "ref", pollutant = "o3", units = "ppb", completeness = 0.1)
     expect_identical(res$time_step, c("1 minute", "1 hour"))
     # An hour counts with 6 of its 60 minutes.
     hourly <- hand_hourly(kept$est, kept$ref, format(kept$date, "%Y-%m-%d %H", tz = "UTC"), 6)

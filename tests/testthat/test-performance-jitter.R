@@ -56,7 +56,7 @@ test_that("1-minute O3 stamped up to 10 s off the minute is judged on 1-hour and
   hour <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
   # An hour missing 20 of its minutes keeps about 40 stamps: below 45, it does not count.
   obs$est[hour == "2024-07-01 05" & format(obs$date, "%M", tz = "UTC") < "20"] <- NA
-  run <- with_messages(sensor_performance(obs, "est", "ref", pollutant = "o3",
+  run <- with_messages(sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb",
                                           averaging = c("as_given", "1h", "24h")))
   expect_match(run$messages, "wander around a step of 1 minute")
   res <- run$value
@@ -97,7 +97,7 @@ test_that("jittered 2-minute and 10-minute data keep their step, not a finer one
   for (step in c(120, 600)) {
     obs <- jittered_minutes(hours = 30, step = step, jitter = 0.2 * step, seed = 2)
     hour <- format(obs$date, "%Y-%m-%d %H", tz = "UTC")
-    res <- suppressMessages(sensor_performance(obs, "est", "ref", pollutant = "o3"))
+    res <- suppressMessages(sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb"))
     expect_identical(res$time_step, c(if (step == 120) "2 minutes" else "10 minutes", "1 hour"))
     # Every hour holds about 3600 / step stamps, above 75 % of them: 30 hourly pairs.
     need <- 0.75 * 3600 / step
@@ -179,7 +179,7 @@ test_that("gaps scattering around no step that divides an hour are an error or w
   minute$unit <- "m1"
   both <- rbind(seven, minute)
   expect_warning(res <- suppressMessages(sensor_performance(both, "est", "ref", unit = "unit",
-                                                            pollutant = "o3")),
+                                                            pollutant = "o3", units = "ppb")),
                  "of unit \"s7\" scatter", class = "ncam_warning_uneven_step")
   expect_identical(res$time_step[2], "1 minute")
   expect_identical(res$n[res$unit == "m1" & res$averaging == "1h"], 70L)
@@ -198,7 +198,7 @@ test_that("scattered gaps take their mean gap near the median as the step, whate
   date <- as.POSIXct("2024-01-01", tz = "UTC") + cumsum(c(0, gaps))
   d <- data.frame(date = date, est = seq_along(date), ref = seq_along(date))
   shown <- prettyNum(signif(centre, 4))
-  expect_warning(res <- sensor_performance(d, "est", "ref", pollutant = "o3"),
+  expect_warning(res <- sensor_performance(d, "est", "ref", pollutant = "o3", units = "ppb"),
                  paste0("scatter \\(mean gap ", shown, " seconds\\).*that mean gap is their time step"),
                  class = "ncam_warning_uneven_step")
   expect_identical(res$time_step[res$averaging == "as_given"], paste(shown, "seconds"))

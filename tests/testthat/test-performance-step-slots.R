@@ -37,7 +37,7 @@ test_that("a second reading within an hour neither fills a missing hour nor weig
   daily <- data.frame(pm = as.vector(tapply(hourly$pm, hourly$day, mean)),
                       ref = as.vector(tapply(hourly$ref, hourly$day, mean)))
   res <- suppressWarnings(sensor_performance(full, "pm", "ref", averaging = c("1h", "24h"),
-                                             pollutant = "o3"))
+                                             pollutant = "o3", units = "ppb"))
   by_hour <- res[res$averaging == "1h", ]
   expect_identical(by_hour$n, 190L)
   expect_equal(by_hour$mbe, mean(hourly$pm - hourly$ref))
@@ -53,7 +53,7 @@ test_that("a second reading within an hour neither fills a missing hour nor weig
 test_that("hourly data with a crowded hour keep a 1-hour block beside the rows as given", {
   d <- hourly_with_extras(0:4)
   caught <- caught_warnings(said <- testthat::capture_messages(
-    res <- sensor_performance(d, "pm", "ref", pollutant = "o3")
+    res <- sensor_performance(d, "pm", "ref", pollutant = "o3", units = "ppb")
   ))
   expect_identical(unique(vapply(caught, function(w) class(w)[1], "")), "ncam_warning_crowded_periods")
   expect_match(conditionMessage(caught[[1]]), "The rows as given keep every reading")
@@ -63,7 +63,7 @@ test_that("hourly data with a crowded hour keep a 1-hour block beside the rows a
   expect_identical(res$n, c(200L, 190L))
   # Without extras the 1-hour block would repeat the rows as given: left out, as before.
   plain <- d[format(d$date, "%S") == "00", ]
-  expect_message(res <- sensor_performance(plain, "pm", "ref", pollutant = "o3"),
+  expect_message(res <- sensor_performance(plain, "pm", "ref", pollutant = "o3", units = "ppb"),
                  "one value per hour already")
   expect_identical(res$averaging, "as_given")
 })
@@ -126,7 +126,7 @@ test_that("two units: a glitch record in one unit's hour leaves one mean per hou
   glitch$date <- glitch$date + 1
   glitch$o3 <- glitch$o3 + 10
   d <- rbind(a, glitch, b)
-  expect_warning(res <- sensor_performance(d, "o3", "ref", unit = "u", pollutant = "o3",
+  expect_warning(res <- sensor_performance(d, "o3", "ref", unit = "u", pollutant = "o3", units = "ppb",
                                            averaging = "1h"),
                  "unit \"a\": 2 steps of 1 hour hold", class = "ncam_warning_crowded_periods")
   expect_identical(res$n, c(48L, 48L, 96L))

@@ -28,14 +28,24 @@ test_that("performance_targets() holds the cited EPA and EU values", {
   expect_equal(c(value("o3", "slope", "lower"), value("o3", "slope", "upper")), c(0.8, 1.2))
   expect_equal(c(value("o3", "rmse", "upper"), value("o3", "sd", "upper")), c(5, 5))
   expect_length(value("o3", "nrmse", "upper"), 0L)
-  # EU: DQO for indicative measurements; O3 120 ug/m3 at 20 C: 120 / (47.997 / 24.055) ppb.
+  # EU (Directive 2008/50/EC): DQO for indicative measurements (Annex I) at the O3 target value
+  # of 120 ug/m3 (Annex VII) and the NO2 1-hour limit value of 200 ug/m3 (Annex XI), each in the
+  # unit the Directive sets it in.
   expect_equal(c(value("pm25", "expanded_uncertainty", "upper"),
-                 value("o3", "expanded_uncertainty", "upper")), c(50, 30))
+                 value("o3", "expanded_uncertainty", "upper"),
+                 value("no2", "expanded_uncertainty", "upper")), c(50, 30, 25))
   expect_equal(value("pm25", "limit_value", "upper"), 30)
-  expect_equal(value("o3", "limit_value", "upper"), 60.14, tolerance = 1e-3)
+  expect_equal(value("o3", "limit_value", "upper"), 120)
+  expect_equal(value("no2", "limit_value", "upper"), 200)
+  expect_identical(targets$unit[targets$metric == "limit_value"], rep("ug/m3", 3))
+  expect_identical(targets$unit[targets$pollutant == "o3" & targets$framework == "US EPA" &
+                                  targets$metric %in% c("intercept", "rmse", "sd")], rep("ppb", 3))
+  expect_identical(targets$framework[targets$pollutant == "no2"], c("EU", "EU"))
   expect_setequal(unique(targets$averaging[targets$pollutant == "pm25"]), "24 hours")
-  expect_setequal(unique(targets$averaging[targets$pollutant == "o3"]), "1 hour")
+  expect_setequal(unique(targets$averaging[targets$pollutant %in% c("o3", "no2")]), "1 hour")
   expect_false(anyNA(targets$source))
+  expect_identical(performance_targets("no2"), targets[targets$pollutant == "no2", ])
+  expect_error(performance_targets("pm10"), "pollutant", class = "ncam_error")
 })
 
 test_that("the help pages cite CEN/TS 17660-1 for gases and 17660-2 for particulate matter", {
@@ -209,7 +219,7 @@ test_that("inter-unit SD and CV follow the EPA formula on times every unit repor
   readings[15, 3] <- NA
   obs <- data.frame(date = rep(hours, 3), unit = rep(c("u1", "u2", "u3"), each = 20),
                     ref = rep(ref, 3), est = as.vector(readings))
-  res <- quiet_performance(obs, "est", "ref", unit = "unit", pollutant = "o3",
+  res <- quiet_performance(obs, "est", "ref", unit = "unit", pollutant = "o3", units = "ppb",
                            averaging = "as_given")
   all_row <- res[res$unit == "all", ]
   complete <- readings[stats::complete.cases(readings), ]
@@ -350,7 +360,7 @@ test_that("daily values stamped at midnight of another time zone are warned abou
                  class = "ncam_warning_period_offset")
   # Without 24-hour values (rows as given, 1-hour O3 blocks) no day is taken.
   expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref", averaging = "as_given")))
-  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref", pollutant = "o3")))
+  expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref", pollutant = "o3", units = "ppb")))
   # The fix it names: the column in the zone of its midnights, or as Date.
   attr(d$date, "tzone") <- "UTC"
   expect_no_warning(suppressMessages(sensor_performance(d, "est", "ref")))
@@ -391,12 +401,12 @@ test_that("targets apply only at the averaging the reports specify", {
   pm <- sensor_performance(obs, "est", "ref")
   expect_true(all(is.na(unlist(pm[pm$averaging == "as_given", c("pass_r2", "pass_slope")]))))
   expect_true(pm$pass_slope[pm$averaging == "24h"])
-  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", averaging = c("as_given", "24h"))
+  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = c("as_given", "24h"))
   expect_true(o3$pass_slope[o3$averaging == "as_given"])
   expect_true(is.na(o3$pass_slope[o3$averaging == "24h"]))
   # O3 slope bounds are 1 +/- 0.2.
   obs$est <- 1.25 * ref
-  expect_false(sensor_performance(obs, "est", "ref", pollutant = "o3",
+  expect_false(sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb",
                                   averaging = "as_given")$pass_slope)
 })
 
@@ -411,7 +421,7 @@ test_that("the note of a row at another averaging than the targets' says why the
   expect_identical(given$note, "US EPA and EU targets apply to 24-hour averages: not judged at a time step of 1 hour")
   expect_true(is.na(pm$note[pm$averaging == "24h"]))
   # O3's targets are set on 1-hour values: its 24-hour means are the rows not judged.
-  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", averaging = c("as_given", "24h"),
+  o3 <- sensor_performance(obs, "est", "ref", pollutant = "o3", units = "ppb", averaging = c("as_given", "24h"),
                            limit_value = 10)
   expect_true(is.na(o3$note[o3$averaging == "as_given"]))
   expect_identical(o3$note[o3$averaging == "24h"],
@@ -541,7 +551,7 @@ test_that("argument and column errors name the argument, column and rows", {
   named_all <- obs
   named_all$site <- "all"
   expect_error(sensor_performance(named_all, "est", "ref", unit = "site"), "named \"all\"")
-  expect_error(sensor_performance(obs, "est", "ref", pollutant = "no2"), "pollutant")
+  expect_error(sensor_performance(obs, "est", "ref", pollutant = "pm10"), "pollutant")
   expect_error(sensor_performance(obs, "est", "ref", averaging = "8h"), "averaging")
   expect_error(sensor_performance(obs, "est", "ref", completeness = 1.5), "completeness")
   expect_error(sensor_performance(obs, "est", "ref", limit_value = 0), "limit_value")
@@ -749,7 +759,7 @@ test_that("each unit is judged at its own time step", {
   expect_equal(res$time_step[res$averaging == "as_given"], c("24 hours", "1 hour", "mixed"))
 })
 
-test_that("columns with units are converted to the units of the targets", {
+test_that("columns with units are converted to the units of the table", {
   skip_if_not_installed("units")
   ref_ug <- withr::with_seed(6, stats::runif(30, 5, 40))
   est_ug <- 1.1 * ref_ug + 2 + withr::with_seed(7, stats::rnorm(30, sd = 8))
@@ -757,7 +767,8 @@ test_that("columns with units are converted to the units of the targets", {
   obs$ref <- units::set_units(ref_ug / 1000, "mg/m3", mode = "standard")
   obs$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
   expect_message(res <- sensor_performance(obs, "est", "ref", averaging = "as_given"),
-                 "\"ref\".*converted from mg/m3 to ug/m3, the units of the targets")
+                 "\"ref\".*converted from mg/m3 to ug/m3, the units of the table",
+                 class = "ncam_message_units")
   # By hand, in ug/m3 (1 mg = 1000 ug), the units of the PM2.5 targets.
   fit <- stats::lm(est_ug ~ ref_ug)
   rmse <- sqrt(mean((est_ug - ref_ug)^2))
@@ -797,18 +808,28 @@ test_that("columns with units are converted to the units of the targets", {
   o3 <- data.frame(date = as.POSIXct("2024-06-01", tz = "UTC") + 3600 * (0:29))
   o3$ref <- units::set_units(ref_ug, "ppb", mode = "standard")
   o3$est <- units::set_units(est_ug / 1000, "ppm", mode = "standard")
-  expect_message(ozone <- sensor_performance(o3, "est", "ref", pollutant = "o3",
+  expect_message(ozone <- sensor_performance(o3, "est", "ref", pollutant = "o3", units = "ppb",
                                              averaging = "as_given"),
                  "converted from ppm to ppb")
   expect_equal(ozone$rmse, rmse)
-  # A mass concentration against the ppb of O3 (or ppb against PM2.5) needs a molar mass.
+  # A mass concentration of O3 beside ppb: converted at 293 K and 101.3 kPa, 1 ppb = 48.00 g/mol
+  # over the molar volume R T / p = 8.314462618 * 293 / 101.3 L/mol, 1.996 ug/m3.
+  per_ppb <- 48.00 / (8.314462618 * 293 / 101.3)
+  expect_equal(round(per_ppb, 3), 1.996)
   o3$est <- units::set_units(est_ug, "ug/m3", mode = "standard")
-  expect_error(sensor_performance(o3, "est", "ref", pollutant = "o3"),
-               "\"est\".*ug/m3.*cannot be converted to \"ppb\".*molar mass",
-               class = "rlang_error")
+  expect_message(mass <- sensor_performance(o3, "est", "ref", pollutant = "o3", units = "ppb",
+                                            averaging = "as_given"),
+                 "converted from ug/m3 to ppb at 293 K and 101.3 kPa \\(1 ppb of O3 = 1.996 ug/m3\\)",
+                 class = "ncam_message_units")
+  expect_equal(mass$rmse, sqrt(mean((est_ug / per_ppb - ref_ug)^2)))
+  # Without `units`, the reference's unit (ppb) is the table's, without a warning.
+  expect_no_warning(guessed <- suppressMessages(sensor_performance(o3, "est", "ref", pollutant = "o3",
+                                                                   averaging = "as_given")))
+  expect_equal(guessed$rmse, mass$rmse)
+  # ppb against PM2.5, a mass concentration, cannot be converted.
   obs$est <- units::set_units(est_ug, "ppb", mode = "standard")
   expect_error(sensor_performance(obs, "est", "ref"),
-               "\"est\".*ppb.*cannot be converted to \"ug/m3\".*molar mass",
+               "\"est\".*ppb.*cannot be converted to \"ug/m3\".*mass concentration",
                class = "rlang_error")
 })
 
