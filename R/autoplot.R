@@ -182,9 +182,9 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
                  i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
   check_plot_column(plain, reference, "reference", call)
-  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, call, panels))
+  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, date, call, panels))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(source, newdata, plain, reference, levels, interval, call, panels)
+  plot_coverage(source, newdata, plain, reference, date, levels, interval, call, panels)
 }
 
 # newdata is required for every picture but the loss curve, and has rows to draw.

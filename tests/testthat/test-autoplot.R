@@ -285,7 +285,12 @@ test_that("series and scatter mark the rows far outside the calibration range", 
   scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"),
                               classes = "ncam_warning_extrapolation")
   points <- layer_data_of(scatter, "GeomPoint")
-  expect_identical(which(points$colour != points$colour[setdiff(seq_len(nrow(points)), far)[1]]), far)
+  # Drawn in their own colour, last (over the others).
+  marked <- which(points$colour == "#D55E00")
+  expect_identical(marked, nrow(points) - rev(seq_along(far)) + 1L)
+  expect_equal(points$x[marked], newdata$truth[far])
+  expect_equal(points$y[marked], pred$.pred[far])
+  expect_equal(sort(points$x[-marked]), sort(newdata$truth[-far]))
   # Inside the range: no marks, and one colour without a legend.
   expect_false(any(vapply(ggplot2::autoplot(plot_fit, "series", newdata = plot_toy[1:200, ])$layers,
                           function(l) inherits(l$geom, "GeomPoint"), logical(1))))
