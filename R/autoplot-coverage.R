@@ -64,7 +64,9 @@ plot_coverage <- function(source, newdata, plain, reference, date, levels, inter
   ggplot2::ggplot(drawn$data, ggplot2::aes(.data$nominal, .data$empirical, colour = .data$curve)) +
     ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
     drawn$layers +
-    equal_axes(c(lower, 1), shape, labels = drawn$percent) +
+    # Narrow panels: quarters, the lowest above the axis's start (40 % would sit on the panel's
+    # edge, beside the last label of the panel to its left).
+    equal_axes(c(lower, 1), shape, labels = drawn$percent, narrow_breaks = seq(ceiling(4 * lower) / 4, 1, by = 0.25)) +
     ggplot2::labs(x = sprintf("Nominal level of the %s interval%s", interval, drawn$unit),
                   y = sprintf("Rows whose %s lies inside%s", reference, drawn$unit), colour = NULL, shape = NULL,
                   title = sprintf("Coverage of the %s intervals", interval),

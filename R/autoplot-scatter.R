@@ -9,8 +9,8 @@
 panel_stretch <- 4 / 3
 # Panels narrower than this (inches) get fewer axis breaks; points between panels of a grid, for
 # the last tick label of one and the first of the next.
-narrow_panel_in <- 1.2
-equal_panel_spacing_pt <- 16
+narrow_panel_in <- 1
+equal_panel_spacing_pt <- 12
 
 # panel_grid() of panels of equal axes: a side at most panel_stretch times the other, apart by
 # equal_panel_spacing_pt.
@@ -122,7 +122,7 @@ role_legend <- function(labels, beside) {
   }
   # Below the panels: in one row of keys, the labels wrapped at the widest width that lets all fit.
   room <- chars_in(plot_width_in - 0.4, legend_pt) - length(labels) * chars_in(0.45, legend_pt)
-  for (width in seq(max(nchar(labels)), 8L)) {
+  for (width in seq(max(nchar(labels)) + 1L, 8L)) {
     wrapped <- vapply(labels, wrap_plot_text, character(1), width = width)
     widest <- vapply(strsplit(wrapped, "\n", fixed = TRUE), function(x) max(nchar(x)), numeric(1))
     if (sum(widest) <= room) break
@@ -162,10 +162,13 @@ equal_axes_theme <- function(beside, aspect) {
 }
 
 # Axes with the same limits (so that the 1:1 line runs corner to corner) and, in narrow panels,
-# three breaks; labels that would still touch are left out.
-equal_axes <- function(limits, shape, labels = ggplot2::waiver()) {
-  breaks <- if (!is.null(shape$width) && shape$width < narrow_panel_in) 3L
+# three breaks (or those given); labels that would still touch are left out.
+equal_axes <- function(limits, shape, labels = ggplot2::waiver(), narrow_breaks = NULL) {
+  narrow <- !is.null(shape$width) && shape$width < narrow_panel_in
+  breaks <- if (narrow && !is.null(narrow_breaks)) narrow_breaks else ggplot2::waiver()
+  n_breaks <- if (narrow && is.null(narrow_breaks)) 3L
   list(ggplot2::coord_cartesian(xlim = limits, ylim = limits),
-       ggplot2::scale_x_continuous(n.breaks = breaks, labels = labels, guide = ggplot2::guide_axis(check.overlap = TRUE)),
-       ggplot2::scale_y_continuous(n.breaks = breaks, labels = labels))
+       ggplot2::scale_x_continuous(breaks = breaks, n.breaks = n_breaks, labels = labels,
+                                   guide = ggplot2::guide_axis(check.overlap = TRUE)),
+       ggplot2::scale_y_continuous(breaks = breaks, n.breaks = n_breaks, labels = labels))
 }

@@ -66,10 +66,9 @@ test_that("panels of equal axes fill the room, no side more than 4/3 of the othe
   expect_gt(filled$width, filled$height)
   expect_gt(filled$width * filled$height, 1.2 * square$side^2)
   expect_true(filled$aspect >= 3 / 4 && filled$aspect <= 4 / 3)
-  # Narrow panels get three breaks and drop tick labels that would touch.
+  # Panels of more than an inch keep ggplot2's breaks; tick labels that would touch are dropped.
   p <- ggplot2::autoplot(layout_fit, "scatter", newdata = layout_sites, reference = "truth")
-  expect_identical(p$scales$get_scales("x")$n.breaks, 3L)
-  expect_identical(p$scales$get_scales("y")$n.breaks, 3L)
+  expect_null(p$scales$get_scales("x")$n.breaks)
   expect_true(p$scales$get_scales("x")$guide$check.overlap)
   expect_true(p$theme$aspect.ratio >= 3 / 4 && p$theme$aspect.ratio <= 4 / 3)
   expect_identical(p$coordinates$limits$x, p$coordinates$limits$y)

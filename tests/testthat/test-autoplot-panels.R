@@ -83,8 +83,14 @@ test_that("panels are drawn by default while they keep the area of a 0.7-inch sq
   expect_gte(side(k), 0.7)
   if (k < 20L) expect_lt(side(k + 1L), 0.7)
   expect_snapshot(writeLines(p$labels$caption))
+  # Panels under an inch wide: three breaks a side (not "0102030 40").
+  expect_identical(p$scales$get_scales("x")$n.breaks, 3L)
+  expect_identical(p$scales$get_scales("y")$n.breaks, 3L)
   cov <- suppressMessages(ggplot2::autoplot(fit, "coverage", newdata = many, reference = "truth"))
   expect_lte(length(unique(layer_data_of(cov, "GeomPoint")$PANEL)), 20L)
+  # Coverage: quarters from the first above the axis's start.
+  lower <- min(0.5, cov$data$empirical)
+  expect_equal(cov$scales$get_scales("x")$breaks, seq(ceiling(4 * lower) / 4, 1, by = 0.25))
   expect_match(cov$labels$caption, "of 24 shown (one per site); `panels` picks others.", fixed = TRUE)
 })
 
