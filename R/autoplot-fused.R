@@ -50,13 +50,14 @@ fused_source <- function(object) {
                 fused_label = "NCAM fused",
                 group_of = function(newdata) group_labels(newdata[by], beside = object[by]),
                 group_columns = by, group_word = "group", model = first,
-                periods = by_group_periods(object, models)))
+                periods = by_group_periods(object, models), fitted_rows = fitted_reference_rows(models[has_fit(object)])))
   }
   model <- if (calibrated) object$model else object
   unit <- model$unit_offsets$unit
   list(predict = predict, sensors = model$sensors, sensor_series = sensor_labels(model)[seq_along(model$sensors)],
        fused_label = "NCAM fused", group_of = if (!is.null(unit)) unit_panels(unit),
-       group_columns = unit, group_word = "unit", model = model, periods = fit_periods(model))
+       group_columns = unit, group_word = "unit", model = model, periods = fit_periods(model),
+       fitted_rows = fitted_reference_rows(list(model)))
 }
 
 # Which of `sensors` each row of newdata draws (a logical matrix, a row per row of newdata): those
@@ -293,63 +294,6 @@ left_out_caption <- function(rows) {
   c(dropped_caption(rows$n_dropped, "pair"),
     if (rows$n_prior > 0L) sprintf("%s row%s without a sensor reading (the model's prior, not a measurement) not shown.",
                                    format(rows$n_prior, big.mark = ","), if (rows$n_prior == 1L) "" else "s"))
-}
-
-plot_scatter <- function(source, newdata, plain, reference, call, panels = NULL) {
-  rows <- reference_rows(source, newdata, plain, reference, call)
-  points <- data.frame(reference = rows$reference,
-                       fused = rows$pred$.pred[rows$usable],
-                       where = ifelse(far_rows(rows$pred)[rows$usable], far_label(), "inside"))
-  points$group <- rows$group
-  error <- points$fused - points$reference
-  stats_txt <- sprintf("n = %s, bias = %.3g, RMSE = %.3g, correlation = %.3f%s",
-                       format(nrow(points), big.mark = ","), mean(error), sqrt(mean(error^2)),
-                       if (nrow(points) > 1L) stats::cor(points$reference, points$fused) else NA_real_,
-                       if (is.null(rows$group)) "" else sprintf(" (all %ss)", source$group_word))
-  far_legend <- any(points$where != "inside")
-  # The height left for the panels: the figure's less its title, subtitle, axis, legend and caption.
-  room <- function(subtitle, caption) {
-    plot_height_in - 0.8 - 0.19 * n_lines(subtitle) - (if (far_legend) 0.3 else 0) -
-      (if (is.null(caption)) 0 else 0.15 * n_lines(caption))
-  }
-  # The panels drawn, of all groups of newdata (by default as many as are at least
-  # min_square_side a side); the subtitle's figures stay those of all rows.
-  fits <- function(shown) {
-    caption <- wrap_caption(c("Panels 1-20 of 100 shown.", left_out_caption(rows)))
-    in_shown <- points$group %in% shown
-    !any(in_shown) || scatter_grid(factor(points$group[in_shown], levels = shown), room(wrap_subtitle(stats_txt), caption))$side >= min_square_side
-  }
-  picked <- if (!is.null(rows$group)) pick_panels(levels(rows$group), panels, "scatter", source$group_word, call, fits)
-  if (!is.null(picked)) {
-    points <- points[points$group %in% picked$shown, , drop = FALSE]
-    points$group <- factor(points$group, levels = picked$shown)
-    far_legend <- any(points$where != "inside")
-  }
-  limits <- range(points$reference, points$fused)
-  caption_lines <- c(picked$note, left_out_caption(rows))
-  caption <- if (length(caption_lines)) wrap_caption(caption_lines)
-  grid <- scatter_grid(points$group, room(wrap_subtitle(stats_txt), caption))
-  subtitle <- wrap_subtitle(paste(c(stats_txt, panels_note(grid)), collapse = "; "))
-  if (!is.null(grid$key)) grid <- scatter_grid(points$group, room(subtitle, caption))
-  ggplot2::ggplot(points, ggplot2::aes(.data$reference, .data$fused)) +
-    ggplot2::geom_abline(slope = 1, intercept = 0, linetype = "dashed", colour = "grey40") +
-    # The few rows far outside stay visible however many rows fade the others.
-    ggplot2::geom_point(ggplot2::aes(colour = .data$where, alpha = .data$where, size = .data$where),
-                        stroke = 0) +
-    ggplot2::scale_colour_manual(values = stats::setNames(c("#0072B2", far_colour), c("inside", far_label())),
-                                 breaks = far_label(), name = NULL,
-                                 guide = if (far_legend) {
-                                   ggplot2::guide_legend(override.aes = list(alpha = 1, size = 2))
-                                 } else "none") +
-    ggplot2::scale_alpha_manual(values = stats::setNames(c(min(0.7, max(0.1, 200 / nrow(points))), 1),
-                                                         c("inside", far_label())), guide = "none") +
-    ggplot2::scale_size_manual(values = stats::setNames(c(1.2, 2), c("inside", far_label())), guide = "none") +
-    ggplot2::coord_equal(xlim = limits, ylim = limits) +
-    (if (!is.null(grid)) labelled_facets("group", grid$shown, grid$labels, ncol = grid$ncol)) +
-    ggplot2::labs(x = sprintf("Reference (%s)", paste(c(reference, estimate_unit(source$model)), collapse = ", ")),
-                  y = with_unit(paste(source$fused_label, "estimate"), estimate_unit(source$model)),
-                  title = "Fused estimate against the reference", subtitle = subtitle, caption = caption) +
-    plot_theme()
 }
 
 # A calling handler for warnings that muffles each one whose class and message it has seen.

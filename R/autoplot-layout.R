@@ -32,11 +32,20 @@ wrap_plot_text <- function(text, width) {
 wrap_subtitle <- function(text) wrap_plot_text(text, chars_in(plot_width_in - 0.25, subtitle_pt))
 wrap_caption <- function(text) wrap_plot_text(text, chars_in(plot_width_in - 0.25, caption_pt))
 
+# Lines longer than `width` cut into pieces of at most that width: after the last "/", "_", "-",
+# "." or ":" that leaves a piece of at least two characters ("101259/" and "2023", not "101259/20"
+# and "23"), else at the width.
 cut_long_words <- function(lines, width) {
   unlist(lapply(lines, function(line) {
-    if (nchar(line) <= width) return(line)
-    starts <- seq(1L, nchar(line), by = width)
-    substring(line, starts, pmin(starts + width - 1L, nchar(line)))
+    pieces <- character()
+    while (nchar(line) > width) {
+      marks <- gregexpr("[/_.:-]", substr(line, 1L, width))[[1]]
+      cut <- max(c(-1L, marks[marks >= 2L]))
+      if (cut < 2L) cut <- width
+      pieces <- c(pieces, substr(line, 1L, cut))
+      line <- substring(line, cut + 1L)
+    }
+    c(pieces, line)
   }))
 }
 
@@ -65,29 +74,34 @@ n_lines <- function(text) lengths(regmatches(text, gregexpr("\n", text, fixed = 
 # A grid of panels, one per label, in a 7-inch-wide figure whose panels share `room` inches of
 # height: the number of columns and the strips' text, each label fitted to its panel's width by
 # strip_text() (with `extra`, a second part such as "n = 120" for each, on lines of their own).
-# Square panels (coord_equal()) are as large as the room allows: the number of columns that
-# gives the largest side, with the fewest empty cells on a tie; other panels take `ncol` when
-# given, else ggplot2's wrap_dims(). `spacing`: inches between panels. `key` is the key name the
-# strips leave out, or NULL.
+# Panels of equal axes (the scatter and coverage pictures: the same limits on both, so that the
+# 1:1 line is the diagonal) are as large as the room allows, each side at most `stretch` times
+# the other (1: square): the number of columns that gives the largest area, then the fewest
+# empty cells; `width`, `height` and `aspect` (height / width)
+# give the panel, `side` the side of a square of its area (its side when square). Other panels take `ncol` when given, else ggplot2's
+# wrap_dims(). `spacing`: inches between panels. `key` is the key name the strips leave out, or
+# NULL.
 panel_grid <- function(labels, room = NA_real_, square = TRUE, ncol = NULL, extra = NULL,
-                       width = plot_width_in - 0.7, spacing = 5.5 / 72) {
+                       width = plot_width_in - 0.7, spacing = 5.5 / 72, stretch = 1) {
   n <- length(labels)
   layout <- function(columns) {
     rows <- ceiling(n / columns)
     panel_width <- (width - (columns - 1) * spacing) / columns
     side <- panel_width
-    # A square panel narrower than its column: its strip has only its side.
+    # A panel narrower than its column: its strip has only its width.
     for (i in 1:3) {
       text <- strip_text(labels, chars_in(side - 0.1, strip_pt))
       shown <- if (is.null(extra)) text$labels else paste(text$labels, extra, sep = "\n")
       # A strip: 0.12 inches of padding and 0.15 inches per line of text.
       strip <- 0.12 + 0.15 * max(n_lines(shown))
       if (!square) break
-      fits <- min(panel_width, room / rows - strip)
+      fits <- min(panel_width, stretch * (room / rows - strip))
       if (fits >= side - 0.01) break
       side <- fits
     }
-    list(ncol = columns, labels = shown, key = text$key, side = side, empty = columns * rows - n)
+    height <- if (square) min(room / rows - strip, stretch * side) else NA_real_
+    list(ncol = columns, labels = shown, key = text$key, side = sqrt(side * height), width = side,
+         height = height, aspect = height / side, empty = columns * rows - n)
   }
   if (!square) {
     if (is.null(ncol)) ncol <- ggplot2::wrap_dims(n)[2]
@@ -155,14 +169,4 @@ group_grid <- function(group, ncol) {
   if (is.null(group)) return(NULL)
   shown <- levels(droplevels(group))
   c(panel_grid(shown, square = FALSE, ncol = ncol), list(shown = shown))
-}
-
-# A grid of square panels, one per group of `group` (a factor of the rows drawn; NULL without
-# groups), as large as `room` inches of height allow, each strip naming its group in full and
-# its number of rows; `shown`, the groups.
-scatter_grid <- function(group, room) {
-  if (is.null(group)) return(NULL)
-  group <- droplevels(group)
-  counts <- format(as.vector(table(group)), big.mark = ",", trim = TRUE)
-  c(panel_grid(levels(group), room, extra = paste("n =", counts)), list(shown = levels(group)))
 }

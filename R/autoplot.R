@@ -42,9 +42,10 @@
 #'   each one time series, as for fits by group from [ncam_by()]; the
 #'   `"scatter"` then has one panel per unit too, and the `"coverage"` one
 #'   line per unit beside that of all rows (for more than 7 units, a panel each). A figure of
-#'   7 x 5 inches holds 6 series panels, and square scatter or coverage panels while they keep
-#'   0.7 inches a side (18 sites named by number do; at most 20): for more units, the first
-#'   ones are drawn, with a message and a caption naming the `panels` that draw the next.
+#'   7 x 5 inches holds 6 series panels, and scatter or coverage panels while each has the area
+#'   of a square 0.7 inches a side (18 sites named by number do; at most 20): for more units,
+#'   the first ones are drawn, with a message and a caption naming the `panels` that draw the
+#'   next.
 #'   Crosses mark the fused values of rows that lie far outside the range the
 #'   calibration was learned from (those `predict()` warns about; see the
 #'   Extrapolation section of [predict.ncam()]). For a model fitted with
@@ -59,24 +60,48 @@
 #'   not when every row has a reading, or more rows than the fit learned from
 #'   (the caption then says so), so pass the reference as it was at the fit.
 #' * `"scatter"`: the fused estimate against the reference, with the 1:1
-#'   line, and the number of rows, bias, RMSE and correlation in the subtitle.
-#'   Rows far outside the calibration range are drawn in another colour.
+#'   line (the panel's diagonal: both axes have the same limits), and the number of rows,
+#'   bias, RMSE and correlation in the subtitle. Rows far outside the calibration range are
+#'   drawn in another colour. For a model fitted with `reference`, the rows of `newdata` that
+#'   carried it in the fit (its co-location rows, which it learned its calibration from) are
+#'   green triangles, left out of the subtitle's figures (those of the other rows, the strips'
+#'   numbers of rows too), and the caption gives their own. They are told from the fit's data
+#'   when it is found as it was (as [fitted()] finds it; the rows equal to one of its rows with a
+#'   reference reading), else from the periods the fit keeps (`reference_periods`: each unit's
+#'   rows within its periods, also any it had no reading on), else, when `reference` names
+#'   another column, from `newdata`'s column of the fit's reference (its rows with a reading);
+#'   else the caption says that they could not be told apart, and the figures count them.
 #' * `"coverage"`: the fraction of rows whose reference lies inside the
 #'   interval (see `interval`), against the nominal level, at each level of
 #'   `level`, with the diagonal of perfect calibration. With units (or
 #'   groups), up to 7 get a line of their own colour beside the black line of
 #'   all rows; more get one small panel each, their line over the grey line of
-#'   all rows. For conformal intervals use [calibrate()] and [augment()].
+#'   all rows. The fit's co-location rows (as in the scatter) are left out of these lines and
+#'   get a grey line of their own (with more than 7 units, a caption line with their coverage
+#'   at 90%). For conformal intervals use [calibrate()] and [augment()].
 #'
-#' The pictures are laid out for a figure 7 inches wide (`ggsave(width = 7, height = 5)`):
+#' The pictures are laid out for a figure 7 x 5 inches (`ggsave(width = 7, height = 5)`):
 #' subtitles, captions and legends are wrapped to that width, and the panels of units or
 #' groups are arranged so that each strip names its group in full (its value alone, the
-#' subtitle naming the key, such as "one panel per site", when `site = 101259` would not fit),
-#' in the scatter with its number of rows.
+#' subtitle naming the key, such as "one panel per site", when `site = 101259` would not fit;
+#' a value too long for its strip broken after a `/`, `_` or `-`), in the scatter with its
+#' number of rows. A lone scatter or coverage panel stands beside its legend, and the panels of
+#' units fill the room: their sides may differ by up to a third (`theme(aspect.ratio)`; the
+#' same limits on both axes keep the 1:1 line on the diagonal). Narrow panels get three
+#' breaks on each axis.
 #'
 #' Axes of readings and estimates name their unit (such as `Reference (ref, ug/m3)`) when the
 #' model was fitted to columns with units (units package; see `data` in [ncam()]): the unit of the
-#' estimate, as `print()` names it. Fitted to plain numbers, or unanchored, they name none.
+#' estimate, as `print()` names it, also in the sensors picture's panels and the drift
+#' picture's axis. Fitted to plain numbers, or unanchored, they name none ("Reading and
+#' estimate", "Offset (reading units)"): name it on the picture, as on any ggplot, with
+#' `+ ggplot2::labs(y = "PM2.5 (ug/m3)")` (the series, the scatter's estimate and the drift's
+#' shift; `x =` the scatter's reference). The sensors picture names units in its panels'
+#' strips: relabel them with
+#' `+ ggplot2::facet_wrap(ggplot2::vars(parameter), ncol = 2, scales = "free_y", labeller =
+#' ggplot2::as_labeller(c(reading = "Reading at 8 ug/m3", gain = "Gain", offset = "Offset (ug/m3)",
+#' noise = "Noise sd (ug/m3)")))` (its panels are `parameter` `reading`, for an anchored fit,
+#' `gain`, `offset` and `noise`).
 #'
 #' Missing values are left out of the picture and the caption says how many:
 #' in the series, each missing value breaks its own line (the others go on);
@@ -95,7 +120,8 @@
 #' @param covariate For `"sensors"`: name of the numeric, Date or POSIXct
 #'   column of `newdata` for the x axis; default the model's first covariate.
 #' @param date For `"series"`: name of the Date or POSIXct column of
-#'   `newdata` giving the time of each row.
+#'   `newdata` giving the time of each row; for `"scatter"` and `"coverage"`, the column whose
+#'   times the fit's co-location periods are matched with when its data is not found.
 #' @param reference Name of the column of `newdata` with reference values:
 #'   optional for `"series"`, required for `"scatter"` and `"coverage"`. For a
 #'   model fitted with `reference`, that column of `newdata` when it has one
@@ -113,7 +139,7 @@
 #'   by number in the order drawn (`panels = 7:12`) or by label (`"site = 101259"`, or the
 #'   value alone, `"101259"`, when the units are one column's), in the order given. By
 #'   default all of them, up to 6 for `"series"`, and for `"scatter"` and `"coverage"` as many
-#'   as keep their square panels 0.7 inches a side, at most 20; beyond that the first ones,
+#'   as keep the area of a square 0.7 inches a side, at most 20; beyond that the first ones,
 #'   with a message (class `ncam_message_panels`) and a caption saying which `panels` draw the
 #'   others. The subtitle's figures of the scatter and the coverage line of all rows stay
 #'   those of every unit. An error for a picture without such panels.
@@ -182,9 +208,9 @@ plot_fused <- function(source, type, newdata, date, reference, level, interval, 
                  i = "Name the column of {.arg newdata} with the reference values."), call = call)
   }
   check_plot_column(plain, reference, "reference", call)
-  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, call, panels))
+  if (type == "scatter") return(plot_scatter(source, newdata, plain, reference, date, call, panels))
   levels <- if (is.null(level)) seq(0.5, 0.95, by = 0.05) else sort(unique(level))
-  plot_coverage(source, newdata, plain, reference, levels, interval, call, panels)
+  plot_coverage(source, newdata, plain, reference, date, levels, interval, call, panels)
 }
 
 # newdata is required for every picture but the loss curve, and has rows to draw.

@@ -22,6 +22,12 @@ test_that("text is wrapped into lines that fit, every word kept", {
   # Given lines stay apart; a word longer than a line is cut, not lost.
   expect_identical(ncam:::wrap_plot_text(c("a b", "c"), 10), "a b\nc")
   expect_identical(ncam:::wrap_plot_text("abcdefghij", 4), "abcd\nefgh\nij")
+  # ... after a "/", "_", "-", "." or ":" when one leaves a piece of two characters or more.
+  expect_identical(ncam:::wrap_plot_text("101259/2023", 9), "101259/\n2023")
+  expect_identical(ncam:::wrap_plot_text("ANT_REF_R801", 9), "ANT_REF_\nR801")
+  expect_identical(ncam:::wrap_plot_text("/abcdefgh", 4), "/abc\ndefg\nh")
+  expect_identical(ncam:::strip_text(c("site_year = 101259/2023", "site_year = 6008/2021"), 9)$labels,
+                   c("101259/\n2023", "6008/2021"))
   # Group labels break between keys, then after " = ".
   expect_identical(ncam:::wrap_group_label("station = ANT_REF_R801, box = a", 24),
                    "station = ANT_REF_R801,\nbox = a")
@@ -37,15 +43,35 @@ test_that("many panels: scatter strips name each unit in full with its rows, in 
   units <- sort(long_names, method = "radix")
   expect_identical(levels(p$data$group), paste("site =", units))
   strips <- strip_texts(p, "group", levels(p$data$group))
-  # A unit's name on a line of its own (the key is in the subtitle), then its number of rows.
+  # A unit's name on a line of its own (the key is in the subtitle), then its number of rows
+  # outside the co-location (the 30 days after each unit's 60 beside the reference), which the
+  # subtitle's figures count.
   expect_identical(sub("\n.*", "", strips), units)
-  expect_identical(sub(".*\n", "", strips), paste("n =", as.vector(table(layout_sites$site)[units])))
+  expect_identical(sub(".*\n", "", strips), paste("n =", as.vector(table(layout_sites$site[is.na(layout_sites$ref)])[units])))
   subtitle <- p$labels$subtitle
   expect_true(all(nchar(strsplit(subtitle, "\n")[[1]]) <= subtitle_room()))
   expect_match(gsub("\n", " ", subtitle), "correlation = [0-9.]+ \\(all units\\); one panel per site$")
   built <- ggplot2::ggplot_build(p)
   expect_identical(nrow(built$layout$layout), 9L)
   expect_equal(as.vector(table(layer_data_of(p, "GeomPoint")$PANEL)), rep(90L, 9))
+})
+
+test_that("panels of equal axes fill the room, no side more than 4/3 of the other, with room for their ticks", {
+  # 18 units in 3.4 inches of height: 3 rows of 6 panels, each wider than tall; square panels
+  # (as before) were as small as the height allowed, leaving the sides blank.
+  labels <- paste("site =", 1:18)
+  square <- ncam:::panel_grid(labels, 3.4, extra = "n = 100")
+  filled <- ncam:::equal_grid(labels, 3.4, extra = "n = 100")
+  expect_identical(filled$ncol, 6L)
+  expect_gt(filled$width, filled$height)
+  expect_gt(filled$width * filled$height, 1.2 * square$side^2)
+  expect_true(filled$aspect >= 3 / 4 && filled$aspect <= 4 / 3)
+  # Panels of more than an inch keep ggplot2's breaks; tick labels that would touch are dropped.
+  p <- ggplot2::autoplot(layout_fit, "scatter", newdata = layout_sites, reference = "truth")
+  expect_null(p$scales$get_scales("x")$n.breaks)
+  expect_true(p$scales$get_scales("x")$guide$check.overlap)
+  expect_true(p$theme$aspect.ratio >= 3 / 4 && p$theme$aspect.ratio <= 4 / 3)
+  expect_identical(p$coordinates$limits$x, p$coordinates$limits$y)
 })
 
 test_that("coverage of more than seven units: a panel each, its line over the grey line of all rows", {
@@ -58,7 +84,9 @@ test_that("coverage of more than seven units: a panel each, its line over the gr
   for (level in c(0.5, 0.9)) {
     pred <- predict(layout_fit, layout_sites, interval = "prediction", level = level)
     inside <- layout_sites$truth >= pred$.pred_lower & layout_sites$truth <= pred$.pred_upper
-    by_unit <- tapply(inside, layout_sites$site, mean)[sort(long_names, method = "radix")]
+    # Of the rows outside the co-location (those without a reference reading in the fit).
+    later <- is.na(layout_sites$ref)
+    by_unit <- tapply(inside[later], layout_sites$site[later], mean)[sort(long_names, method = "radix")]
     expect_equal(points$y[points$x == level], unname(as.vector(by_unit)))
   }
   # The line of all rows, the same in every panel.
@@ -67,14 +95,21 @@ test_that("coverage of more than seven units: a panel each, its line over the gr
   expect_equal(as.vector(table(all_rows$PANEL)), rep(2L, 9))
   pred <- predict(layout_fit, layout_sites, interval = "prediction", level = 0.9)
   expect_equal(unique(all_rows$y[all_rows$x == 0.9]),
-               mean(layout_sites$truth >= pred$.pred_lower & layout_sites$truth <= pred$.pred_upper))
+               mean((layout_sites$truth >= pred$.pred_lower & layout_sites$truth <= pred$.pred_upper)[later]))
   expect_setequal(unique(all_rows$colour), "grey55")
+  # The co-location rows, left out of the lines, in the caption.
+  expect_match(gsub("\n", " ", p$labels$caption),
+               sprintf("Left out: the %d co-location rows (ref in the fit), %.1f%% inside the 90%% interval.", sum(!later),
+                       100 * mean((layout_sites$truth >= pred$.pred_lower & layout_sites$truth <= pred$.pred_upper)[!later])),
+               fixed = TRUE)
   expect_match(p$labels$subtitle, "one panel per site")
-  # Up to seven units, a colour each and a legend in columns.
+  # Up to seven units, a colour each, and the co-location rows' line, in a legend beside the panel.
   few <- layout_sites[layout_sites$site %in% long_names[1:4], ]
   lines <- ggplot2::autoplot(layout_fit, "coverage", newdata = few, reference = "truth")
   expect_identical(nrow(ggplot2::ggplot_build(lines)$layout$layout), 1L)
-  expect_identical(nlevels(lines$data$curve), 5L)
+  expect_identical(levels(lines$data$curve), c("rows outside the co-location", paste("site =", sort(long_names[1:4], method = "radix")),
+                                               "the 240 co-location rows (ref in the fit)"))
+  expect_identical(lines$theme$legend.position, "right")
 })
 
 test_that("ncam_by panels follow the values of the key columns, not their labels as text", {

@@ -42,9 +42,11 @@ test_that("a series of more than 6 units draws the first 6, saying how to draw t
 test_that("scatter and coverage keep their figures over all units when they draw some", {
   p <- ggplot2::autoplot(panel_fit, "scatter", newdata = panel_sites, reference = "truth", panels = c(2, 5))
   expect_identical(levels(droplevels(p$data$group)), paste("site =", c("b", "e")))
+  # Of all units' rows outside the co-location (without a reference reading in the fit).
+  later <- is.na(panel_sites$ref)
   pred <- predict(panel_fit, panel_sites)
-  error <- pred$.pred - panel_sites$truth
-  expect_match(p$labels$subtitle, sprintf("n = %s, bias = %.3g, RMSE = %.3g", format(nrow(panel_sites), big.mark = ","),
+  error <- (pred$.pred - panel_sites$truth)[later]
+  expect_match(p$labels$subtitle, sprintf("n = %s, bias = %.3g, RMSE = %.3g", format(sum(later), big.mark = ","),
                                           mean(error), sqrt(mean(error^2))), fixed = TRUE)
   expect_identical(nrow(p$data), sum(panel_sites$site %in% c("b", "e")))
   # Coverage of three units: a line each beside that of all rows, which counts every unit's rows.
@@ -53,31 +55,42 @@ test_that("scatter and coverage keep their figures over all units when they draw
   points <- layer_data_of(cov, "GeomPoint")
   interval <- predict(panel_fit, panel_sites, interval = "prediction", level = 0.8)
   inside <- panel_sites$truth >= interval$.pred_lower & panel_sites$truth <= interval$.pred_upper
-  expect_identical(levels(cov$data$curve), c("all rows", paste("site =", c("a", "i", "c"))))
-  expected <- c(mean(inside), vapply(c("a", "i", "c"), function(s) mean(inside[panel_sites$site == s]), 1))
+  expect_identical(levels(cov$data$curve), c("rows outside the co-location", paste("site =", c("a", "i", "c")),
+                                             "the 540 co-location rows (ref in the fit)"))
+  expected <- c(mean(inside[later]), vapply(c("a", "i", "c"), function(s) mean(inside[later & panel_sites$site == s]), 1),
+                mean(inside[!later]))
   expect_equal(points$y[order(points$group)], unname(expected))
   expect_match(cov$labels$caption, "Lines 1, 3, 9 of 9 shown (one per site).", fixed = TRUE)
 })
 
-test_that("square panels are drawn by default while they keep 0.7 inches a side, at most 20", {
+test_that("panels are drawn by default while they keep the area of a 0.7-inch square, at most 20", {
   sites <- sprintf("s%02d", 1:24)
-  many <- unit_sites_data(days = 40, site_bias = stats::setNames(seq(-2, 2, length.out = 24), sites))
+  many <- unit_sites_data(days = 100, site_bias = stats::setNames(seq(-2, 2, length.out = 24), sites))
   many$date <- as.Date("2024-01-01") + many$day - 1
   fit <- short_fit(ncam(s1 + s2 ~ rh, many, reference = "ref", unit = "site", hidden = 4L, epochs = 3L, seed = 1,
-                        threads = 1), also = c("ncam_warning_clamp", "ncam_warning_few_reference_rows"))
+                        threads = 1), also = "ncam_warning_clamp")
+  # The 40 days after the co-location: no legend of co-location rows.
+  many <- many[many$day > 60, ]
   expect_message(p <- ggplot2::autoplot(fit, "scatter", newdata = many, reference = "truth"),
                  class = "ncam_message_panels")
   shown <- levels(droplevels(p$data$group))
   k <- length(shown)
   expect_identical(shown, paste("site =", sites[seq_len(k)]))
   expect_lte(k, 20L)
-  # k panels have the room, one more would not (the strips name the site and its 40 rows).
-  side <- function(n) ncam:::panel_grid(sites[seq_len(n)], 5 - 0.8 - 0.19 * 2 - 0.15, extra = "n = 40")$side
+  # k panels have the room, one more would not (the strips name the site and its 40 rows; the
+  # figure's height less its titles, a subtitle of two lines and a caption of one).
+  side <- function(n) ncam:::equal_grid(sites[seq_len(n)], 5 - 0.8 - 0.19 * 2 - 0.15, extra = "n = 40")$side
   expect_gte(side(k), 0.7)
   if (k < 20L) expect_lt(side(k + 1L), 0.7)
   expect_snapshot(writeLines(p$labels$caption))
+  # Panels under an inch wide: three breaks a side (not "0102030 40").
+  expect_identical(p$scales$get_scales("x")$n.breaks, 3L)
+  expect_identical(p$scales$get_scales("y")$n.breaks, 3L)
   cov <- suppressMessages(ggplot2::autoplot(fit, "coverage", newdata = many, reference = "truth"))
   expect_lte(length(unique(layer_data_of(cov, "GeomPoint")$PANEL)), 20L)
+  # Coverage: quarters from the first above the axis's start.
+  lower <- min(0.5, cov$data$empirical)
+  expect_equal(cov$scales$get_scales("x")$breaks, seq(ceiling(4 * lower) / 4, 1, by = 0.25))
   expect_match(cov$labels$caption, "of 24 shown (one per site); `panels` picks others.", fixed = TRUE)
 })
 

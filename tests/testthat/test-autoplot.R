@@ -285,7 +285,12 @@ test_that("series and scatter mark the rows far outside the calibration range", 
   scatter <- suppressWarnings(ggplot2::autoplot(plot_fit, "scatter", newdata = newdata, reference = "truth"),
                               classes = "ncam_warning_extrapolation")
   points <- layer_data_of(scatter, "GeomPoint")
-  expect_identical(which(points$colour != points$colour[setdiff(seq_len(nrow(points)), far)[1]]), far)
+  # Drawn in their own colour, last (over the others).
+  marked <- which(points$colour == "#D55E00")
+  expect_identical(marked, nrow(points) - rev(seq_along(far)) + 1L)
+  expect_equal(points$x[marked], newdata$truth[far])
+  expect_equal(points$y[marked], pred$.pred[far])
+  expect_equal(sort(points$x[-marked]), sort(newdata$truth[-far]))
   # Inside the range: no marks, and one colour without a legend.
   expect_false(any(vapply(ggplot2::autoplot(plot_fit, "series", newdata = plot_toy[1:200, ])$layers,
                           function(l) inherits(l$geom, "GeomPoint"), logical(1))))
@@ -410,4 +415,28 @@ test_that("a fit with unit offsets draws one panel per unit, in the order of the
   expect_error(ggplot2::autoplot(fit, "series", newdata = twice), "repeats 1 time within a unit")
   expect_error(ggplot2::autoplot(fit, "series", newdata = later[names(later) != "site"]),
                "`newdata` lacks column \"site\"", fixed = TRUE)
+})
+
+test_that("a fit to plain numbers gets its unit on each picture with labs(), the sensors' panels with facet_wrap()", {
+  unit_label <- "PM2.5 (ug/m3)"
+  pictures <- list(series = ggplot2::autoplot(plot_fit, "series", newdata = plot_test, reference = "truth"),
+                   scatter = ggplot2::autoplot(plot_fit, "scatter", newdata = plot_test, reference = "truth"),
+                   drift = ggplot2::autoplot(suppressWarnings(sensor_drift(plot_fit, plot_test, period = "week"))))
+  expect_identical(vapply(pictures, function(p) p$labels$y, ""),
+                   c(series = "Reading and estimate", scatter = "NCAM fused estimate", drift = "Shift (units of the fused value)"))
+  for (p in pictures) {
+    named <- ggplot2::ggplot_build(p + ggplot2::labs(y = unit_label))
+    expect_identical(named$plot$labels$y, unit_label)
+  }
+  scatter <- ggplot2::ggplot_build(pictures$scatter + ggplot2::labs(x = "Reference PM2.5 (ug/m3)"))
+  expect_identical(scatter$plot$labels$x, "Reference PM2.5 (ug/m3)")
+  # The sensors picture: its panels by `parameter`, relabelled.
+  sensors <- ggplot2::autoplot(plot_fit, "sensors", newdata = plot_test)
+  expect_match(levels(sensors$data$parameter), "^(reading|gain|offset|noise)$")
+  strips <- c(reading = "Reading at 10 ug/m3", gain = "Gain", offset = "Offset (ug/m3)", noise = "Noise sd (ug/m3)")
+  relabelled <- sensors + ggplot2::facet_wrap(ggplot2::vars(parameter), ncol = 2, scales = "free_y",
+                                              labeller = ggplot2::as_labeller(strips))
+  built <- ggplot2::ggplot_build(relabelled)
+  expect_identical(nrow(built$layout$layout), 4L)
+  expect_identical(unname(relabelled$facet$params$labeller(data.frame(parameter = names(strips)))[[1]]), unname(strips))
 })
