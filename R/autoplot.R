@@ -87,7 +87,8 @@
 #' a value too long for its strip broken after a `/`, `_` or `-`), in the scatter with its
 #' number of rows. A lone scatter or coverage panel stands beside its legend, and the panels of
 #' units fill the room: their sides may differ by up to a third (`theme(aspect.ratio)`; the
-#' same limits on both axes keep the 1:1 line on the diagonal). Narrow panels get three
+#' same limits on both axes keep the 1:1 line on the diagonal; `+ ggplot2::theme(aspect.ratio
+#' = 1)` makes them square). Narrow panels get three
 #' breaks on each axis.
 #'
 #' Axes of readings and estimates name their unit (such as `Reference (ref, ug/m3)`) when the
