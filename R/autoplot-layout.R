@@ -17,13 +17,15 @@ legend_pt <- 8.8
 chars_in <- function(inches, size) max(8L, as.integer(floor(inches * 72 / (size * 0.55))))
 
 # `text` (one string, or lines of one) wrapped into lines of at most `width` characters, each
-# given line apart; a word longer than a line is cut into pieces of that width. NULL stays NULL.
+# given line apart, a figure kept with its name ("RMSE = 2.26" is not broken at its spaces); a
+# word longer than a line is cut into pieces of that width. NULL stays NULL.
 wrap_plot_text <- function(text, width) {
   if (is.null(text)) return(NULL)
   lines <- unlist(strsplit(paste(text, collapse = "\n"), "\n", fixed = TRUE))
   wrapped <- unlist(lapply(lines, function(line) {
     if (!nzchar(line)) return("")
-    cut_long_words(strwrap(line, width = width), width)
+    kept <- gsub(" = ", "\u00a0=\u00a0", line, fixed = TRUE)
+    gsub("\u00a0", " ", cut_long_words(strwrap(kept, width = width), width), fixed = TRUE)
   }))
   paste(wrapped, collapse = "\n")
 }

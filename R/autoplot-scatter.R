@@ -1,7 +1,7 @@
 # The "scatter" picture of autoplot(): the fused estimate against the reference, the 1:1 line the
 # diagonal of panels with the same limits on both axes. The rows that carried the reference in
 # the fit (colocation_rows()) are drawn apart and scored apart: the subtitle's figures are those
-# of the other rows, the caption's those of the co-location rows.
+# of the other rows, the co-location rows' stand beside their key in the legend.
 
 # The most one side of a panel of equal axes may exceed the other at 7 x 5 inches (panel_grid()):
 # enough to fill the figure's width beside a legend, little enough to keep the 1:1 line near
@@ -39,21 +39,24 @@ plot_scatter <- function(source, newdata, plain, reference, date, call, panels =
   } else if (any(!scored)) {
     sprintf("Rows outside the co-location: %s%s", score_text(points$reference[scored], points$fused[scored]), every)
   } else paste0(score_text(points$reference, points$fused), every)
-  fit_txt <- if (any(!scored) && any(scored)) {
-    sprintf("Co-location rows: %s.",
-            score_text(points$reference[!scored], points$fused[!scored]))
+  # The co-location rows' own figures, beside their key (where the legend has room for them).
+  if (any(!scored) && any(scored)) {
+    role_labels[["fit"]] <- paste0(role_labels[["fit"]], ": ", score_text(points$reference[!scored], points$fused[!scored]))
   }
-  keys <- names(role_labels)[c(any(!scored) && any(scored), any(!scored), any(points$where == "far"))]
+  # The legend's keys: the other rows beside the co-location rows (below panels, where the width
+  # is short, the subtitle names them), and the rows far outside the calibration range.
+  role_keys <- function(beside) names(role_labels)[c(beside && any(!scored) && any(scored), any(!scored), any(points$where == "far"))]
+  keys <- role_keys(is.null(rows$group))
   legend_lines <- if (length(keys)) role_legend(role_labels[keys], beside = FALSE)$lines
   # The height left for the panels: the figure's less its title, subtitle, axis, legend and caption.
   room <- function(subtitle, caption) {
-    plot_height_in - 0.8 - 0.19 * n_lines(subtitle) - (if (length(keys)) 0.1 + 0.15 * legend_lines else 0) -
+    plot_height_in - 0.8 - 0.19 * n_lines(subtitle) - (if (length(keys)) 0.25 + 0.15 * legend_lines else 0) -
       (if (is.null(caption)) 0 else 0.15 * n_lines(caption))
   }
   # The panels drawn, of all groups of newdata (by default as many as are at least
   # min_square_side a side); the subtitle's figures stay those of all rows.
   fits <- function(shown) {
-    caption <- wrap_caption(c(fit_txt, "Panels 1-20 of 100 shown.", left_out_caption(rows), colocation$note))
+    caption <- wrap_caption(c("Panels 1-20 of 100 shown.", left_out_caption(rows), colocation$note))
     in_shown <- points$group %in% shown
     counted <- if (any(scored)) scored else !scored
     !any(in_shown) || scatter_grid(factor(points$group[in_shown], levels = shown), counted[in_shown],
@@ -64,12 +67,12 @@ plot_scatter <- function(source, newdata, plain, reference, date, call, panels =
     points <- points[points$group %in% picked$shown, , drop = FALSE]
     points$group <- factor(points$group, levels = picked$shown)
     scored <- points$where != "fit"
-    keys <- names(role_labels)[c(any(!scored) && any(scored), any(!scored), any(points$where == "far"))]
+    keys <- role_keys(FALSE)
     legend_lines <- if (length(keys)) role_legend(role_labels[keys], beside = FALSE)$lines
   }
   counted <- if (any(scored)) scored else !scored
   limits <- range(points$reference, points$fused)
-  caption_lines <- c(fit_txt, picked$note, left_out_caption(rows), colocation$note)
+  caption_lines <- c(picked$note, left_out_caption(rows), colocation$note)
   caption <- if (length(caption_lines)) wrap_caption(caption_lines)
   grid <- scatter_grid(points$group, counted, room(wrap_subtitle(stats_txt), caption))
   subtitle <- wrap_subtitle(paste(c(stats_txt, panels_note(grid)), collapse = "; "))
@@ -120,14 +123,27 @@ role_legend <- function(labels, beside) {
     return(list(labels = stats::setNames(wrapped, names(labels)), ncol = 1L,
                 width = 0.45 + widest * legend_pt * 0.55 / 72))
   }
-  # Below the panels: in one row of keys, the labels wrapped at the widest width that lets all fit.
-  room <- chars_in(plot_width_in - 0.4, legend_pt) - length(labels) * chars_in(0.45, legend_pt)
-  for (width in seq(max(nchar(labels)) + 1L, 8L)) {
-    wrapped <- vapply(labels, wrap_plot_text, character(1), width = width)
-    widest <- vapply(strsplit(wrapped, "\n", fixed = TRUE), function(x) max(nchar(x)), numeric(1))
-    if (sum(widest) <= room) break
+  # Below the panels: in one row of keys, in as few lines as let all fit, labels that fit on one
+  # line left whole.
+  room <- chars_in(plot_width_in - 0.4, legend_pt) - length(labels) * floor(0.35 * 72 / (legend_pt * 0.55))
+  widest_line <- function(text) max(nchar(strsplit(text, "\n", fixed = TRUE)[[1]]))
+  for (lines in 1:4) {
+    width <- vapply(labels, function(l) {
+      w <- ceiling(nchar(l) / lines)
+      while (n_lines(wrap_plot_text(l, w)) > lines && w <= nchar(l)) w <- w + 1L
+      w
+    }, numeric(1))
+    wrapped <- mapply(wrap_plot_text, labels, width)
+    used <- vapply(wrapped, widest_line, numeric(1))
+    if (sum(used) <= room || lines == 4L) break
   }
-  list(labels = wrapped, ncol = length(labels), width = 0, lines = max(n_lines(wrapped)))
+  for (i in order(nchar(labels))) {
+    if (sum(used) - used[i] + nchar(labels[i]) <= room) {
+      wrapped[i] <- labels[i]
+      used[i] <- nchar(labels[i])
+    }
+  }
+  list(labels = stats::setNames(wrapped, names(labels)), ncol = length(labels), width = 0, lines = max(n_lines(wrapped)))
 }
 
 # One legend of the four scales of the points' roles in `ncol` columns, its keys opaque; or none.

@@ -65,7 +65,7 @@
 #'   drawn in another colour. For a model fitted with `reference`, the rows of `newdata` that
 #'   carried it in the fit (its co-location rows, which it learned its calibration from) are
 #'   green triangles, left out of the subtitle's figures (those of the other rows, the strips'
-#'   numbers of rows too), and the caption gives their own. They are told from the fit's data
+#'   numbers of rows too); the legend gives their own beside their key. They are told from the fit's data
 #'   when it is found as it was (as [fitted()] finds it; the rows equal to one of its rows with a
 #'   reference reading), else from the periods the fit keeps (`reference_periods`: each unit's
 #'   rows within its periods, also any it had no reading on), else, when `reference` names
@@ -87,7 +87,8 @@
 #' a value too long for its strip broken after a `/`, `_` or `-`), in the scatter with its
 #' number of rows. A lone scatter or coverage panel stands beside its legend, and the panels of
 #' units fill the room: their sides may differ by up to a third (`theme(aspect.ratio)`; the
-#' same limits on both axes keep the 1:1 line on the diagonal). Narrow panels get three
+#' same limits on both axes keep the 1:1 line on the diagonal; `+ ggplot2::theme(aspect.ratio
+#' = 1)` makes them square). Narrow panels get three
 #' breaks on each axis.
 #'
 #' Axes of readings and estimates name their unit (such as `Reference (ref, ug/m3)`) when the

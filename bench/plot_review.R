@@ -6,8 +6,10 @@
 # the subtitle and caption (the figures they give), the legend's labels, the panels drawn (rows x
 # columns, each's width x height in inches as drawn on a 7 x 5 inch device, and the share of the
 # figure they cover), the x axis breaks of the first panel, its strip, and the time of autoplot()
-# and drawing. Then, for the one model, the figures of the later rows alone (those the subtitle
-# should give). Each build runs in a child and writes its PNGs into <folder>/<build>/.
+# and drawing (on a shared machine: noisy). Then the time of telling the co-location rows (builds
+# that do), and for the one model the figures of the later rows alone and of the co-location rows
+# alone (those the subtitle and legend should give). Each build runs in a child and writes its
+# PNGs into <folder>/<build>/.
 #   NCAM_LIB_BEFORE=<lib> NCAM_LIB=<lib> NCAM_SHARED_DATA=<shared/data> nice Rscript bench/plot_review.R [folder]
 # (about 1 min a build)
 args <- commandArgs(trailingOnly = TRUE)
@@ -77,6 +79,17 @@ if (length(args) && args[1] == "--child") {
                 name, flat(plot$labels$subtitle), flat(plot$labels$caption), flat(unique(legend)),
                 nrow(layout), max(layout$ROW), max(layout$COL), sizes[1, 1], sizes[2, 1],
                 100 * sum(sizes[1, ] * sizes[2, ]) / 35, flat(format(breaks[!is.na(breaks)])), flat(strip), seconds))
+  }
+  # What telling the co-location rows costs: finding each fit's data and matching newdata's rows.
+  source_of <- ncam:::fused_source
+  if (!is.null(source_of(fits$pooled)$fitted_rows)) {
+    for (case in list(list("pooled", fits$pooled, pa), list("se_by", fits$se_by, se))) {
+      lookup <- source_of(case[[2]])$fitted_rows
+      found <- lookup(case[[3]])
+      seconds <- stats::median(vapply(1:3, function(i) system.time(lookup(case[[3]]))[["elapsed"]], numeric(1)))
+      cat(sprintf("rows lookup %s: %d of %s rows found to be the fit's co-location rows in %.3f s (median of 3)\n",
+                  case[[1]], sum(found), format(nrow(case[[3]]), big.mark = ","), seconds))
+    }
   }
   # The figures the subtitle of the one model's scatter on all rows should give: its later rows'.
   later <- protocol$test

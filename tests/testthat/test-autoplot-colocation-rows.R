@@ -35,9 +35,10 @@ test_that("the scatter marks the fit's co-location rows and gives the other rows
   expect_identical(sort(drawn[["TRUE"]]), as_points(co_usable & co_in_fit))
   expect_identical(sort(drawn[["FALSE"]]), as_points(co_usable & !co_in_fit))
   expect_identical(flat(p$labels$subtitle), paste("Rows outside the co-location:", figures(co_usable & !co_in_fit)))
-  expect_match(flat(p$labels$caption), paste0("Co-location rows: ", figures(co_usable & co_in_fit), "."), fixed = TRUE)
+  # The co-location rows' figures beside their key.
   colour <- ggplot2::ggplot_build(p)$plot$scales$get_scales("colour")
-  expect_identical(flat(colour$get_labels())[1:2], c("other rows", "co-location rows (ref in the fit)"))
+  expect_identical(flat(colour$get_labels())[1:2],
+                   c("other rows", paste("co-location rows (ref in the fit):", figures(co_usable & co_in_fit))))
   # The same figures as a scatter of the later rows alone, which has nothing to mark.
   later <- far_ok(ggplot2::autoplot(co_fit, "scatter", newdata = co_sites[!co_in_fit, ], reference = "truth"))
   expect_identical(flat(later$labels$subtitle), figures(co_usable & !co_in_fit))
