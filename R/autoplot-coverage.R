@@ -53,11 +53,10 @@ plot_coverage <- function(source, newdata, plain, reference, date, levels, inter
   caption <- wrap_caption(c("Dashed diagonal: perfect calibration.", picked$note, left_out_caption(rows),
                             if (apart && in_panels) colocation_caption(fit_label, inside, in_fit, levels), colocation$note))
   drawn <- if (in_panels) {
-    room <- function(subtitle) plot_height_in - 1.35 - 0.19 * n_lines(subtitle) - 0.15 * n_lines(caption)
-    grid <- equal_grid(groups, room(wrap_subtitle(subtitle)))
+    grid <- equal_grid(groups, room(wrap_subtitle(subtitle), caption))
     subtitle <- paste0(subtitle, ", ", panels_note(grid, sprintf("one panel per %s", source$group_word)))
     coverage_panels(points, all_rows, groups, c(grid$key, source$group_word)[1],
-                    equal_grid(groups, room(wrap_subtitle(subtitle))))
+                    equal_grid(groups, room(wrap_subtitle(subtitle), caption)))
   } else coverage_lines(points, all_rows, if (apart) fit_label)
   subtitle <- wrap_subtitle(subtitle)
   shape <- if (in_panels) drawn$grid else beside_legend_panel(drawn$legend, subtitle, caption)
