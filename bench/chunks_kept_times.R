@@ -6,7 +6,8 @@
 # of a build. The first child writes the file (utils::write.csv(), outside the timing). Session
 # 41 reads ISO 8601 times by one parser (iso_seconds()) in predict_chunks() and in the readers'
 # parse_timestamp(): `read_times` is parse_timestamp() of the million times as PurpleAir writes
-# them ("2021-04-01T00:00:00Z"), made before the timing.
+# them ("2021-04-01T00:00:00Z"), `type_times` text_times() of them as write.csv() writes them (the
+# typing of `keep_date`'s times, without reading the file), both made before the timing.
 #
 #   NCAM_LIB_BEFORE=<older library> NCAM_LIB=<library> nice -n 10 Rscript bench/chunks_kept_times.R [rounds reps]
 #
@@ -24,16 +25,20 @@ if (length(args) && args[1] == "--child") {
     path
   }
   made <- new.env()
-  iso <- function(work) {
-    if (is.null(made$iso)) made$iso <- format(work$d$date, "%Y-%m-%dT%H:%M:%SZ", tz = "UTC")
-    made$iso
+  written <- function(work, format) {
+    if (is.null(made[[format]])) made[[format]] <- format(work$d$date, format, tz = "UTC")
+    made[[format]]
   }
+  iso <- function(work) written(work, "%Y-%m-%dT%H:%M:%SZ")
   cpu_bench_child(args, list(
     csv_first = function(work) csv(work),  # untimed in effect: the file exists after the first child
-    iso_first = function(work) iso(work),  # untimed in effect, as csv_first
-    read_times = function(work) ncam:::parse_timestamp(iso(work), "time_stamp", "x.csv"),
     keep_none = function(work) predict_chunks(work$fit, csv(work), threads = 1, verbose = FALSE),
-    keep_date = function(work) predict_chunks(work$fit, csv(work), keep = c("date", "site"), threads = 1, verbose = FALSE)))
+    keep_date = function(work) predict_chunks(work$fit, csv(work), keep = c("date", "site"), threads = 1, verbose = FALSE),
+    # Last, so that the memory these take does not change the collections of the calls above.
+    iso_first = function(work) iso(work),  # untimed in effect, as csv_first
+    csv_times_first = function(work) written(work, "%Y-%m-%d %H:%M:%S"),  # untimed in effect
+    read_times = function(work) ncam:::parse_timestamp(iso(work), "time_stamp", "x.csv"),
+    type_times = function(work) ncam:::text_times(written(work, "%Y-%m-%d %H:%M:%S"), "POSIXct")))
 }
-cpu_bench_parent(script, args, cases = c("keep_none", "keep_date", "read_times"), default_reps = 2L,
+cpu_bench_parent(script, args, cases = c("keep_none", "keep_date", "read_times", "type_times"), default_reps = 2L,
                  work_prefix = "ncam-chunks-kept-", threads_txt = "1 thread")
