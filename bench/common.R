@@ -160,6 +160,17 @@ child_lines <- function(args, tag, timing = NULL) {
   strsplit(lines, " ")
 }
 
+# The figure scripts' parent: one child per library in `libs` (`script --child <out_dir>/<label>
+# <library>`), each library's lines tagged by `tag` echoed under a "## <label>" heading.
+say_child_figures <- function(say, script, libs, out_dir, tag) {
+  for (label in names(libs)) {
+    lines <- child_lines(c(script, "--child", file.path(out_dir, label), shQuote(libs[[label]])), tag)
+    say("")
+    say("## %s", label)
+    for (words in lines) say("%s", paste(words, collapse = " "))
+  }
+}
+
 # Runs Rscript with `args` under /usr/bin/time -v: the words after "result" on the line the child
 # prints, and the child's peak resident size in MB.
 timed_child <- function(args) {

@@ -110,9 +110,4 @@ libs <- bench_libraries()
 out_dir <- if (length(args)) args[1] else tempfile("plot_review")
 say <- script_logger(script)
 say_machine(say, script, libs, after_libraries = sprintf("figures in %s", out_dir))
-for (label in names(libs)) {
-  lines <- child_lines(c(script, "--child", file.path(out_dir, label), shQuote(libs[[label]])), "(fig|rows)")
-  say("")
-  say("## %s", label)
-  for (words in lines) say("%s", paste(words, collapse = " "))
-}
+say_child_figures(say, script, libs, out_dir, "(fig|rows)")
